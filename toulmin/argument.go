@@ -1,0 +1,259 @@
+// Package toulmin is the debate protocol itself, independent of GitHub and of LLMs: the Toulmin
+// argument model with its validation and quality scoring, the phases and protocols as data, and
+// the engine that drives Agents through them while recording a transcript.
+package toulmin
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/debatebot/debatebot/voting"
+)
+
+// Severity ranks a finding or an argument's concern.
+type Severity string
+
+// Severities from the least to the most serious.
+const (
+	SeverityInfo     Severity = "info"
+	SeverityLow      Severity = "low"
+	SeverityMedium   Severity = "medium"
+	SeverityHigh     Severity = "high"
+	SeverityCritical Severity = "critical"
+)
+
+var severityRank = map[Severity]int{SeverityInfo: 0, SeverityLow: 1, SeverityMedium: 2, SeverityHigh: 3, SeverityCritical: 4}
+
+// Rank orders severities; an unknown severity ranks as info.
+func (s Severity) Rank() int { return severityRank[s] }
+
+// Valid reports whether s is a known severity.
+func (s Severity) Valid() bool {
+	_, ok := severityRank[s]
+	return ok
+}
+
+// Evidence is one finding of evidence gathering: what an analyzer saw at a place in the change.
+type Evidence struct {
+	ID          string   `json:"id" yaml:"id"`
+	Analyzer    string   `json:"analyzer" yaml:"analyzer"`
+	Rule        string   `json:"rule" yaml:"rule"`
+	Stakeholder string   `json:"stakeholder" yaml:"stakeholder"`
+	Severity    Severity `json:"severity" yaml:"severity"`
+	Path        string   `json:"path" yaml:"path"`
+	Line        int      `json:"line" yaml:"line"`
+	Message     string   `json:"message" yaml:"message"`
+	// Snippet is the source line the finding is about, secrets redacted.
+	Snippet string `json:"snippet,omitempty" yaml:"snippet,omitempty"`
+	// Mitigates names the rule of a finding this item weakens (e.g. a path check added next to a
+	// file access); empty for findings.
+	Mitigates string `json:"mitigates,omitempty" yaml:"mitigates,omitempty"`
+}
+
+// Location is "path:line", or the path alone when there is no line.
+func (e Evidence) Location() string { return Cite(e.Path, e.Line) }
+
+// Cite formats a citation as path:line.
+func Cite(path string, line int) string {
+	if line <= 0 {
+		return path
+	}
+	return path + ":" + strconv.Itoa(line)
+}
+
+// Ground is one fact an argument rests on, tied to a place in the change.
+type Ground struct {
+	Path string `json:"path,omitempty" yaml:"path,omitempty"`
+	Line int    `json:"line,omitempty" yaml:"line,omitempty"`
+	Text string `json:"text" yaml:"text"`
+}
+
+// Citation is the ground's path:line, or "" when it cites no place.
+func (g Ground) Citation() string {
+	if g.Path == "" {
+		return ""
+	}
+	return Cite(g.Path, g.Line)
+}
+
+// Backing supports a warrant with an authoritative reference or further evidence.
+type Backing struct {
+	Reference string `json:"reference,omitempty" yaml:"reference,omitempty"`
+	Evidence  string `json:"evidence,omitempty" yaml:"evidence,omitempty"`
+}
+
+// Qualifier says how strongly the claim is held.
+type Qualifier struct {
+	Confidence float64 `json:"confidence" yaml:"confidence"`
+	Text       string  `json:"text,omitempty" yaml:"text,omitempty"`
+}
+
+// String renders the qualifier as seed 004 writes it: "High confidence (95%)".
+func (q Qualifier) String() string {
+	word := "Low"
+	switch {
+	case q.Confidence >= 0.8:
+		word = "High"
+	case q.Confidence >= 0.5:
+		word = "Medium"
+	}
+	s := fmt.Sprintf("%s confidence (%.0f%%)", word, q.Confidence*100)
+	if q.Text != "" {
+		s += ": " + q.Text
+	}
+	return s
+}
+
+// Action is a concrete change an argument proposes.
+type Action struct {
+	Text     string `json:"text" yaml:"text"`
+	Path     string `json:"path,omitempty" yaml:"path,omitempty"`
+	Line     int    `json:"line,omitempty" yaml:"line,omitempty"`
+	Required bool   `json:"required" yaml:"required"`
+}
+
+// String ties the action to its path:line when it has one.
+func (a Action) String() string {
+	if a.Path == "" {
+		return a.Text
+	}
+	return Cite(a.Path, a.Line) + ": " + a.Text
+}
+
+// Resolution is how an agent answers a rebuttal of its argument in clarification.
+type Resolution string
+
+// Resolutions.
+const (
+	Maintained Resolution = "maintained"
+	Conceded   Resolution = "conceded"
+)
+
+// Position is a participant's stance at the end of a phase: a vote with what it would take.
+type Position struct {
+	Vote       voting.Option `json:"vote" yaml:"vote"`
+	Confidence float64       `json:"confidence" yaml:"confidence"`
+	// Reason says why the stance is what it is (and, when it changed, why it changed).
+	Reason     string   `json:"reason" yaml:"reason"`
+	Priorities []string `json:"priorities,omitempty" yaml:"priorities,omitempty"`
+	TradeOffs  []string `json:"trade_offs,omitempty" yaml:"trade_offs,omitempty"`
+}
+
+// Synthesis is a maintainer's review of the whole debate (seed 004, phase 6).
+type Synthesis struct {
+	ConsensusPoints []string `json:"consensus_points" yaml:"consensus_points"`
+	Conflicts       []string `json:"conflicts" yaml:"conflicts"`
+	Resolution      string   `json:"resolution" yaml:"resolution"`
+}
+
+// Argument is one contribution to a debate in the Toulmin form. Opening and final arguments,
+// rebuttals, clarifications and syntheses share it; the phase-specific parts are optional.
+type Argument struct {
+	ID    string    `json:"id" yaml:"id"`
+	Agent string    `json:"agent" yaml:"agent"`
+	Phase PhaseKind `json:"phase" yaml:"phase"`
+	Round int       `json:"round" yaml:"round"`
+	// Target is the ID of the argument this one answers (rebuttals and clarifications).
+	Target string `json:"target,omitempty" yaml:"target,omitempty"`
+
+	Claim     string    `json:"claim" yaml:"claim"`
+	Grounds   []Ground  `json:"grounds" yaml:"grounds"`
+	Warrant   string    `json:"warrant" yaml:"warrant"`
+	Backing   []Backing `json:"backing,omitempty" yaml:"backing,omitempty"`
+	Qualifier Qualifier `json:"qualifier" yaml:"qualifier"`
+	// Rebuttal is the condition under which the claim would not hold ("unless ...").
+	Rebuttal string `json:"rebuttal,omitempty" yaml:"rebuttal,omitempty"`
+
+	Severity Severity `json:"severity,omitempty" yaml:"severity,omitempty"`
+	Actions  []Action `json:"actions,omitempty" yaml:"actions,omitempty"`
+	// Rule names the evidence rule the argument is built on, when it is.
+	Rule string `json:"rule,omitempty" yaml:"rule,omitempty"`
+
+	Resolution Resolution `json:"resolution,omitempty" yaml:"resolution,omitempty"`
+	Synthesis  *Synthesis `json:"synthesis,omitempty" yaml:"synthesis,omitempty"`
+
+	// Quality is computed by the engine when the argument is recorded.
+	Quality Quality `json:"quality" yaml:"quality"`
+}
+
+// FieldError is a validation failure of one field of an argument.
+type FieldError struct {
+	Argument string
+	Field    string
+	Problem  string
+}
+
+func (e *FieldError) Error() string {
+	return fmt.Sprintf("argument %q: %s: %s", e.Argument, e.Field, e.Problem)
+}
+
+// Validate checks the argument's structure and returns every problem found, each naming the
+// argument and the field.
+func (a *Argument) Validate() error {
+	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, &FieldError{Argument: a.ID, Field: field, Problem: fmt.Sprintf(format, args...)})
+	}
+	if strings.TrimSpace(a.ID) == "" {
+		bad("id", "must not be empty")
+	}
+	if strings.TrimSpace(a.Agent) == "" {
+		bad("agent", "must not be empty")
+	}
+	if !a.Phase.Valid() {
+		bad("phase", "unknown phase %q", a.Phase)
+	}
+	if strings.TrimSpace(a.Claim) == "" {
+		bad("claim", "must not be empty")
+	}
+	for i, g := range a.Grounds {
+		field := fmt.Sprintf("grounds[%d]", i)
+		if strings.TrimSpace(g.Text) == "" {
+			bad(field+".text", "must not be empty")
+		}
+		if g.Path == "" && g.Line != 0 {
+			bad(field+".path", "a line (%d) is given without a path", g.Line)
+		}
+		if g.Path != "" && g.Line < 1 {
+			bad(field+".line", "must be 1 or more when a path is given, got %d", g.Line)
+		}
+	}
+	needsWarrant := a.Phase == PhaseOpening || a.Phase == PhaseRebuttal || a.Phase == PhaseFinal || a.Phase == PhaseDesignReview
+	if needsWarrant && strings.TrimSpace(a.Warrant) == "" {
+		bad("warrant", "must not be empty in a %s argument", a.Phase)
+	}
+	if needsWarrant && len(a.Grounds) == 0 {
+		bad("grounds", "a %s argument needs at least one ground", a.Phase)
+	}
+	for i, b := range a.Backing {
+		if strings.TrimSpace(b.Reference) == "" && strings.TrimSpace(b.Evidence) == "" {
+			bad(fmt.Sprintf("backing[%d]", i), "needs a reference or evidence")
+		}
+	}
+	if a.Qualifier.Confidence < 0 || a.Qualifier.Confidence > 1 {
+		bad("qualifier.confidence", "must be between 0 and 1, got %g", a.Qualifier.Confidence)
+	}
+	if a.Severity != "" && !a.Severity.Valid() {
+		bad("severity", "unknown severity %q", a.Severity)
+	}
+	for i, act := range a.Actions {
+		if strings.TrimSpace(act.Text) == "" {
+			bad(fmt.Sprintf("actions[%d].text", i), "must not be empty")
+		}
+	}
+	switch a.Phase {
+	case PhaseRebuttal, PhaseClarification:
+		if a.Target == "" {
+			bad("target", "a %s must name the argument it answers", a.Phase)
+		}
+	}
+	if a.Phase == PhaseClarification && a.Resolution != Maintained && a.Resolution != Conceded {
+		bad("resolution", "must be %q or %q, got %q", Maintained, Conceded, a.Resolution)
+	}
+	if a.Phase == PhaseSynthesis && a.Synthesis == nil {
+		bad("synthesis", "a synthesis argument needs consensus points, conflicts and a resolution")
+	}
+	return errors.Join(errs...)
+}

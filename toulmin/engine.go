@@ -1,0 +1,654 @@
+package toulmin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/debatebot/debatebot/voting"
+)
+
+// ErrHumanReview is the cause to cancel a debate's context with when /human-review is invoked:
+// the engine stops at once, keeps what was said, and the decision escalates to a human.
+var ErrHumanReview = errors.New("human review requested")
+
+// Subject is what a debate is about: the change summarised for agents, or a design question.
+type Subject struct {
+	DebateID   string
+	Repository string
+	PRNumber   int
+	HeadSHA    string
+	Trigger    string
+	Title      string
+	// Question is the design question of a debate without code.
+	Question string
+	// Index answers whether a citation is in the change.
+	Index ChangeIndex
+	// Gather runs evidence gathering; the engine times it as the first phase.
+	Gather func(ctx context.Context) ([]Evidence, error)
+	// Data carries what agents need beyond the evidence (the change itself, for review's agents);
+	// the engine passes it through untouched.
+	Data any
+}
+
+// Request is what an agent is asked in one phase.
+type Request struct {
+	Phase   PhaseSpec
+	Round   int
+	Subject *Subject
+	// Self is the agent's own participant record (with its resolved weight).
+	Self         Participant
+	Participants []Participant
+	Evidence     []Evidence
+	// Arguments holds every argument recorded before this turn, in order.
+	Arguments []Argument
+	// Positions holds every participant's latest stance.
+	Positions map[string]Position
+	// Transcript gives read access to the debate so far (helpers such as Conceded).
+	Transcript *Transcript
+}
+
+// Turn is an agent's reply in one phase.
+type Turn struct {
+	Arguments []Argument
+	// Position, when set, is the agent's stance after this phase.
+	Position *Position
+	Usage    Usage
+	// Notes are recorded in the timeline (e.g. a reply that needed repair).
+	Notes []string
+}
+
+// Agent is a debate participant: offline (rules over evidence) or backed by a model.
+type Agent interface {
+	Participant() Participant
+	Take(ctx context.Context, req *Request) (*Turn, error)
+}
+
+// EventKind says what happened.
+type EventKind string
+
+// Events the engine reports as the debate goes.
+const (
+	EventPhaseStarted EventKind = "phase_started"
+	EventPhaseEnded   EventKind = "phase_ended"
+)
+
+// Event is reported to the observer synchronously from the engine's goroutine; the transcript
+// must not be kept or changed by the observer.
+type Event struct {
+	Kind       EventKind
+	Phase      PhaseRecord
+	Transcript *Transcript
+}
+
+// Engine drives agents through a protocol.
+type Engine struct {
+	protocol   Protocol
+	agents     []Agent
+	weights    voting.Weights
+	thresholds voting.Thresholds
+	clock      func() time.Time
+	observer   func(Event)
+}
+
+// Option configures an Engine.
+type Option func(*Engine)
+
+// WithWeights sets the vote weights.
+func WithWeights(w voting.Weights) Option { return func(e *Engine) { e.weights = w } }
+
+// WithThresholds sets the consensus thresholds.
+func WithThresholds(t voting.Thresholds) Option { return func(e *Engine) { e.thresholds = t } }
+
+// WithClock sets the time source (tests use a fixed one for byte-identical transcripts).
+func WithClock(now func() time.Time) Option { return func(e *Engine) { e.clock = now } }
+
+// WithObserver receives phase events, e.g. to show progress or update a PR comment.
+func WithObserver(f func(Event)) Option { return func(e *Engine) { e.observer = f } }
+
+// NewEngine checks the protocol and the agents and returns an engine.
+func NewEngine(p Protocol, agents []Agent, opts ...Option) (*Engine, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	e := &Engine{protocol: p, weights: voting.DefaultWeights(), thresholds: voting.DefaultThresholds(), clock: time.Now}
+	for _, o := range opts {
+		o(e)
+	}
+	if err := e.weights.Validate(); err != nil {
+		return nil, fmt.Errorf("invalid weights: %w", err)
+	}
+	if err := e.thresholds.Validate(); err != nil {
+		return nil, fmt.Errorf("invalid thresholds: %w", err)
+	}
+	allowed := map[string]bool{}
+	for _, n := range p.Agents {
+		allowed[n] = true
+	}
+	seen := map[string]bool{}
+	for _, a := range agents {
+		pt := a.Participant()
+		if pt.Name == "" || pt.Abbrev == "" {
+			return nil, fmt.Errorf("agent %q needs a name and an abbreviation", pt.Name)
+		}
+		if !pt.Role.Valid() {
+			return nil, fmt.Errorf("agent %q has unknown role %q", pt.Name, pt.Role)
+		}
+		if seen[pt.Name] {
+			return nil, fmt.Errorf("two agents are named %q", pt.Name)
+		}
+		seen[pt.Name] = true
+		if len(allowed) == 0 || allowed[pt.Name] {
+			e.agents = append(e.agents, a)
+		}
+	}
+	if len(e.agents) == 0 {
+		return nil, fmt.Errorf("protocol %q has no agents to run (it takes %s)", p.Name, strings.Join(p.Agents, ", "))
+	}
+	return e, nil
+}
+
+// run is the state of one debate.
+type run struct {
+	e            *Engine
+	subject      *Subject
+	t            *Transcript
+	participants []Participant
+	seq          map[string]int
+	failedPhase  string
+	stopped      bool
+}
+
+// Run holds the debate and returns its transcript with the decision record. It returns an error
+// only when the debate cannot be held at all (evidence gathering failed); failures of agents are
+// recorded in the transcript and the debate goes on or escalates.
+func (e *Engine) Run(ctx context.Context, s *Subject) (*Transcript, error) {
+	if s.Index == nil {
+		return nil, errors.New("subject has no change index")
+	}
+	ctx, cancel := context.WithTimeout(ctx, e.protocol.TotalTimeout)
+	defer cancel()
+
+	r := &run{e: e, subject: s, seq: map[string]int{}}
+	r.t = &Transcript{
+		DebateID: s.DebateID, Title: s.Title, Question: s.Question, Protocol: e.protocol.Name,
+		StartedAt: e.clock(), Offline: true, UsageByAgent: map[string]Usage{},
+	}
+	for _, a := range e.agents {
+		p := a.Participant()
+		p.VotingRole, p.Weight = e.weights.Resolve(p.Role, p.Trust)
+		r.participants = append(r.participants, p)
+		r.t.Offline = r.t.Offline && p.Offline
+	}
+	r.t.Participants = r.participants
+
+	phases := e.protocol.Phases
+	loop := e.protocol.Loop
+	round, roundStart := 1, 0
+	for i := 0; i < len(phases); i++ {
+		spec := phases[i]
+		if r.stopped && spec.Kind != PhaseDecision {
+			continue
+		}
+		if loop != nil && spec.Kind == loop.From {
+			roundStart = len(r.t.Arguments)
+		}
+		if err := r.phase(ctx, spec, round); err != nil {
+			return nil, err
+		}
+		if loop == nil || spec.Kind != loop.To || r.stopped {
+			continue
+		}
+		r.t.Rounds = round
+		if reason := r.exit(loop, round, roundStart); reason != "" {
+			r.t.ExitReason = reason
+			continue
+		}
+		round++
+		i = e.protocol.index(loop.From) - 1
+	}
+	return r.t, nil
+}
+
+// exit returns why the loop ends after this round, or "" to go on.
+func (r *run) exit(l *Loop, round, roundStart int) string {
+	for _, rule := range l.ExitWhen {
+		switch rule {
+		case ExitUnanimous:
+			if r.unanimous() {
+				return fmt.Sprintf("all participants agree after round %d", round)
+			}
+		case ExitStagnation:
+			if len(r.t.Arguments) == roundStart {
+				return fmt.Sprintf("round %d added no new argument", round)
+			}
+		}
+	}
+	if round >= l.MaxRounds {
+		return fmt.Sprintf("reached the maximum of %d round(s)", l.MaxRounds)
+	}
+	return ""
+}
+
+// unanimous: everyone with a stance holds the same vote and no rebuttal is left unanswered.
+func (r *run) unanimous() bool {
+	pos := r.t.LatestPositions()
+	var vote voting.Option
+	for _, p := range pos {
+		if vote != "" && p.Vote != vote {
+			return false
+		}
+		vote = p.Vote
+	}
+	for _, a := range r.t.Arguments {
+		if a.Phase != PhaseRebuttal {
+			continue
+		}
+		answered := false
+		for _, c := range r.t.Arguments {
+			if c.Phase == PhaseClarification && c.Target == a.Target {
+				answered = true
+				break
+			}
+		}
+		if !answered {
+			return false
+		}
+	}
+	return vote != ""
+}
+
+func (r *run) takers(spec PhaseSpec) []int {
+	var idx []int
+	for i, p := range r.participants {
+		switch spec.Takers {
+		case TakersAll:
+		case TakersStakeholders:
+			if p.Role.IsMaintainer() {
+				continue
+			}
+		case TakersMaintainers:
+			if !p.Role.IsMaintainer() {
+				continue
+			}
+		default:
+			continue
+		}
+		idx = append(idx, i)
+	}
+	return idx
+}
+
+func (r *run) emit(kind EventKind, rec PhaseRecord) {
+	if r.e.observer != nil {
+		r.e.observer(Event{Kind: kind, Phase: rec, Transcript: r.t})
+	}
+}
+
+func (r *run) phase(ctx context.Context, spec PhaseSpec, round int) error {
+	rec := PhaseRecord{Phase: spec.Kind, Round: round, StartedAt: r.e.clock(), Status: StatusRunning}
+	r.emit(EventPhaseStarted, rec)
+	if err := r.interrupted(ctx, &rec); err == nil {
+		switch spec.Kind {
+		case PhaseEvidence:
+			if err := r.gather(ctx, spec, &rec); err != nil {
+				return err
+			}
+		case PhaseDecision:
+			r.decide(&rec)
+		default:
+			r.turns(ctx, spec, round, &rec)
+		}
+	}
+	rec.EndedAt = r.e.clock()
+	r.t.Timeline = append(r.t.Timeline, rec)
+	if spec.Kind == PhaseDecision {
+		r.t.EndedAt = rec.EndedAt
+		r.t.Record.EndedAt = voting.Timestamp(rec.EndedAt)
+	}
+	r.emit(EventPhaseEnded, rec)
+	return nil
+}
+
+// interrupted stops the debate when the human asked for review or the total time ran out.
+func (r *run) interrupted(ctx context.Context, rec *PhaseRecord) error {
+	if ctx.Err() == nil || rec.Phase == PhaseDecision {
+		return nil
+	}
+	r.stop(ctx, rec)
+	return ctx.Err()
+}
+
+func (r *run) stop(ctx context.Context, rec *PhaseRecord) {
+	r.stopped = true
+	if errors.Is(context.Cause(ctx), ErrHumanReview) {
+		rec.Status = StatusStopped
+		rec.Notes = append(rec.Notes, "the debate was stopped for human review")
+		return
+	}
+	rec.Status = StatusTimedOut
+	rec.Notes = append(rec.Notes, fmt.Sprintf("the debate ran out of its total time (%s)", r.e.protocol.TotalTimeout))
+	r.failedPhase = string(rec.Phase)
+}
+
+func (r *run) gather(ctx context.Context, spec PhaseSpec, rec *PhaseRecord) error {
+	rec.Status = StatusCompleted
+	if r.subject.Gather == nil {
+		rec.Notes = append(rec.Notes, "no evidence to gather")
+		return nil
+	}
+	pctx, cancel := context.WithTimeout(ctx, spec.Timeout)
+	defer cancel()
+	ev, err := r.subject.Gather(pctx)
+	if err != nil {
+		return fmt.Errorf("failed to gather evidence for debate %s: %w", r.subject.DebateID, err)
+	}
+	r.t.Evidence = ev
+	rec.Notes = append(rec.Notes, fmt.Sprintf("%d evidence items", len(ev)))
+	return nil
+}
+
+type result struct {
+	turn *Turn
+	err  error
+}
+
+func (r *run) request(spec PhaseSpec, round int, self Participant) *Request {
+	return &Request{
+		Phase: spec, Round: round, Subject: r.subject, Self: self, Participants: r.participants,
+		Evidence: r.t.Evidence, Arguments: append([]Argument(nil), r.t.Arguments...),
+		Positions: r.t.LatestPositions(), Transcript: r.t,
+	}
+}
+
+func (r *run) turns(ctx context.Context, spec PhaseSpec, round int, rec *PhaseRecord) {
+	who := r.takers(spec)
+	if len(who) == 0 {
+		rec.Status = StatusCompleted
+		rec.Notes = append(rec.Notes, "no participant takes part in this phase")
+		return
+	}
+	pctx, cancel := context.WithTimeout(ctx, spec.Timeout)
+	defer cancel()
+
+	results := make([]result, len(who))
+	if spec.Sequential {
+		for k, i := range who {
+			results[k] = call(pctx, r.e.agents[i], r.request(spec, round, r.participants[i]))
+			r.record(spec, round, i, results[k], rec)
+		}
+	} else {
+		var wg sync.WaitGroup
+		for k, i := range who {
+			req := r.request(spec, round, r.participants[i])
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				results[k] = call(pctx, r.e.agents[i], req)
+			}()
+		}
+		wg.Wait()
+		// Recorded in participant order, whatever order they finished in, so that the same
+		// debate gives the same transcript.
+		for k, i := range who {
+			r.record(spec, round, i, results[k], rec)
+		}
+	}
+
+	ok := 0
+	for _, res := range results {
+		if res.err == nil {
+			ok++
+		}
+	}
+	switch {
+	case ok > 0:
+		rec.Status = StatusCompleted
+	case errors.Is(context.Cause(ctx), ErrHumanReview):
+		r.stop(ctx, rec)
+	case ctx.Err() != nil:
+		r.stop(ctx, rec)
+	default:
+		rec.Status = StatusFailed
+		if pctx.Err() != nil {
+			rec.Status = StatusTimedOut
+		}
+		r.failedPhase = string(spec.Kind)
+		r.stopped = true
+		rec.Notes = append(rec.Notes, "every agent failed in this phase; the debate ends and escalates")
+	}
+}
+
+// call runs one agent's turn and turns a panic or a late reply into an error, so that one agent
+// cannot take the debate down.
+func call(ctx context.Context, a Agent, req *Request) (res result) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = result{err: fmt.Errorf("agent panicked: %v", p)}
+		}
+	}()
+	turn, err := a.Take(ctx, req)
+	if err == nil && turn == nil {
+		err = errors.New("agent returned no turn")
+	}
+	if err == nil && ctx.Err() != nil {
+		err = fmt.Errorf("reply came after the phase ended: %w", ctx.Err())
+	}
+	return result{turn: turn, err: err}
+}
+
+// record validates and stores one agent's turn.
+func (r *run) record(spec PhaseSpec, round, i int, res result, rec *PhaseRecord) {
+	p := r.participants[i]
+	if res.err != nil {
+		rec.Notes = append(rec.Notes, fmt.Sprintf("%s was left out of this phase: %v", p.Title, res.err))
+		return
+	}
+	turn := res.turn
+	rec.Agents = append(rec.Agents, p.Name)
+	rec.Usage.Add(turn.Usage)
+	r.t.Usage.Add(turn.Usage)
+	u := r.t.UsageByAgent[p.Name]
+	u.Add(turn.Usage)
+	r.t.UsageByAgent[p.Name] = u
+	for _, n := range turn.Notes {
+		rec.Notes = append(rec.Notes, p.Title+": "+n)
+	}
+	kept := 0
+	for _, a := range turn.Arguments {
+		if spec.MaxPerAgent > 0 && kept >= spec.MaxPerAgent {
+			rec.Notes = append(rec.Notes, fmt.Sprintf("%s: only %d %s arguments are allowed per agent; the rest were dropped", p.Title, spec.MaxPerAgent, spec.Kind))
+			break
+		}
+		r.seq[p.Name]++
+		a.ID = fmt.Sprintf("%s-%d", p.Abbrev, r.seq[p.Name])
+		a.Agent, a.Phase, a.Round = p.Name, spec.Kind, round
+		if err := r.checkTarget(&a); err != nil {
+			rec.Notes = append(rec.Notes, fmt.Sprintf("%s: argument dropped: %v", p.Title, err))
+			continue
+		}
+		if err := a.Validate(); err != nil {
+			rec.Notes = append(rec.Notes, fmt.Sprintf("%s: argument dropped: %v", p.Title, err))
+			continue
+		}
+		a.Quality = Score(&a, r.subject.Index)
+		if len(a.Quality.BadCitations) > 0 {
+			rec.Notes = append(rec.Notes, fmt.Sprintf("%s: %s cites lines that are not in the change: %s", p.Title, a.ID, strings.Join(a.Quality.BadCitations, ", ")))
+		}
+		r.t.Arguments = append(r.t.Arguments, a)
+		kept++
+	}
+	if turn.Position != nil {
+		pos := *turn.Position
+		if !pos.Vote.Valid() {
+			rec.Notes = append(rec.Notes, fmt.Sprintf("%s: stance ignored: unknown vote %q", p.Title, pos.Vote))
+			return
+		}
+		pos.Confidence = clamp(pos.Confidence)
+		prev, had := r.t.LatestPositions()[p.Name]
+		r.t.Stances = append(r.t.Stances, Stance{Agent: p.Name, Phase: spec.Kind, Round: round, Position: pos, Changed: had && prev.Vote != pos.Vote})
+	}
+}
+
+func clamp(v float64) float64 {
+	switch {
+	case v < 0:
+		return 0
+	case v > 1:
+		return 1
+	}
+	return v
+}
+
+// checkTarget requires rebuttals and clarifications to answer an argument that exists; a
+// rebuttal may not answer its own author, a clarification only its own argument.
+func (r *run) checkTarget(a *Argument) error {
+	if a.Phase != PhaseRebuttal && a.Phase != PhaseClarification {
+		return nil
+	}
+	target, ok := r.t.Argument(a.Target)
+	if !ok {
+		return fmt.Errorf("%s answers unknown argument %q", a.Phase, a.Target)
+	}
+	if a.Phase == PhaseRebuttal && target.Agent == a.Agent {
+		return fmt.Errorf("a rebuttal cannot answer the agent's own argument %s", a.Target)
+	}
+	if a.Phase == PhaseClarification && target.Agent != a.Agent {
+		return fmt.Errorf("a clarification answers the agent's own argument, %s is %s's", a.Target, target.Agent)
+	}
+	return nil
+}
+
+// decide tallies the latest stances into the decision record.
+func (r *run) decide(rec *PhaseRecord) {
+	rec.Status = StatusCompleted
+	t := r.t
+	positions := t.LatestPositions()
+	var ballots []voting.Ballot
+	for _, p := range r.participants {
+		pos, ok := positions[p.Name]
+		if !ok {
+			continue
+		}
+		ballots = append(ballots, voting.Ballot{Agent: p.Name, Role: p.VotingRole, Weight: p.Weight, Vote: pos.Vote, Confidence: pos.Confidence})
+	}
+	out := voting.Decide(voting.Input{
+		Ballots: ballots, Thresholds: r.e.thresholds, CriticalUnrebutted: r.criticalStanding(),
+		HumanReview: r.humanReview(), FailedPhase: r.failedPhase,
+	})
+	t.Escalations = out.Escalations
+	t.Shares = out.Tally.Shares
+
+	required, followUp := r.actions(out.Decision)
+	var dissent []voting.Dissent
+	for _, b := range ballots {
+		if b.Vote != out.Tally.Winner {
+			dissent = append(dissent, voting.Dissent{Agent: b.Agent, Concern: positions[b.Agent].Reason})
+		}
+	}
+	s := r.subject
+	t.Record = voting.Record{
+		DebateID: s.DebateID, Repository: s.Repository, PRNumber: s.PRNumber, HeadSHA: s.HeadSHA,
+		Trigger: s.Trigger, Protocol: r.e.protocol.Name, Decision: out.Decision,
+		ConsensusScore: voting.Round2(out.Tally.Score), ConsensusLevel: out.Tally.Level,
+		Votes: ballots, DissentingOpinions: dissent, RequiredChanges: required, FollowUp: followUp,
+		Tokens:    voting.Tokens{Prompt: t.Usage.Prompt, Completion: t.Usage.Completion},
+		StartedAt: voting.Timestamp(t.StartedAt),
+	}
+	rec.Notes = append(rec.Notes, fmt.Sprintf("%s with %.0f%% of the weighted vote (%s)", out.Decision, out.Tally.Score*100, out.Tally.Level))
+}
+
+func (r *run) humanReview() bool {
+	for _, p := range r.t.Timeline {
+		if p.Status == StatusStopped {
+			return true
+		}
+	}
+	return false
+}
+
+// criticalStanding lists critical concerns whose citations hold and that nobody conceded.
+func (r *run) criticalStanding() []string {
+	seen := map[string]bool{}
+	var out []string
+	for i := range r.t.Arguments {
+		a := &r.t.Arguments[i]
+		if a.Severity != SeverityCritical || !r.t.Standing(a) || !a.Quality.Verified() {
+			continue
+		}
+		where := ""
+		if len(a.Grounds) > 0 {
+			where = a.Grounds[0].Citation()
+		}
+		key := a.Agent + "|" + a.Rule + "|" + where
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, fmt.Sprintf("%s (%s, %s)", a.Claim, a.ID, where))
+	}
+	return out
+}
+
+// actions splits proposed actions into required changes and follow-ups. Required changes come
+// from standing, verified concerns; conceded or unverified ones, and everything when the debate
+// approves outright, become follow-ups.
+func (r *run) actions(decision voting.Option) (required, followUp []string) {
+	seenReq, seenFollow := map[string]bool{}, map[string]bool{}
+	type item struct {
+		text string
+		sev  int
+		path string
+		line int
+	}
+	var req, fol []item
+	for i := range r.t.Arguments {
+		a := &r.t.Arguments[i]
+		standing := r.t.Standing(a)
+		for _, act := range a.Actions {
+			s := act.String()
+			it := item{s, a.Severity.Rank(), act.Path, act.Line}
+			if act.Required && standing && a.Quality.Verified() && decision != voting.Approve {
+				if !seenReq[s] {
+					seenReq[s] = true
+					req = append(req, it)
+				}
+				continue
+			}
+			if a.Phase == PhaseRebuttal || a.Phase == PhaseClarification {
+				continue
+			}
+			if !seenFollow[s] {
+				seenFollow[s] = true
+				fol = append(fol, it)
+			}
+		}
+	}
+	order := func(items []item) []string {
+		sort.SliceStable(items, func(i, j int) bool {
+			if items[i].sev != items[j].sev {
+				return items[i].sev > items[j].sev
+			}
+			if items[i].path != items[j].path {
+				return items[i].path < items[j].path
+			}
+			return items[i].line < items[j].line
+		})
+		out := make([]string, len(items))
+		for i, it := range items {
+			out[i] = it.text
+		}
+		return out
+	}
+	required = order(req)
+	for _, text := range order(fol) {
+		if !seenReq[text] {
+			followUp = append(followUp, text)
+		}
+	}
+	return required, followUp
+}

@@ -1,0 +1,187 @@
+package toulmin
+
+import (
+	"time"
+
+	"github.com/debatebot/debatebot/voting"
+)
+
+// Participant describes an agent as the debate sees it.
+type Participant struct {
+	// Name is the stable key of the agent ("security", "core_maintainer").
+	Name string `json:"name" yaml:"name"`
+	// Title is how the transcript names it ("Security Stakeholder").
+	Title string `json:"title" yaml:"title"`
+	// Abbrev prefixes its argument IDs ("SS").
+	Abbrev string      `json:"abbrev" yaml:"abbrev"`
+	Role   voting.Role `json:"role" yaml:"role"`
+	// Perspective is what the agent argues for: its priorities and accepted trade-offs.
+	Perspective string  `json:"perspective" yaml:"perspective"`
+	Trust       float64 `json:"trust" yaml:"trust"`
+	// Offline is set for agents that argue by rules from the evidence, with no model.
+	Offline bool   `json:"offline" yaml:"offline"`
+	Model   string `json:"model,omitempty" yaml:"model,omitempty"`
+	// Weight and VotingRole are filled in by the engine from the weights and the trust.
+	Weight     float64     `json:"weight" yaml:"weight"`
+	VotingRole voting.Role `json:"voting_role" yaml:"voting_role"`
+}
+
+// Usage is the token usage of one or more model calls.
+type Usage struct {
+	Prompt     int64 `json:"prompt" yaml:"prompt"`
+	Completion int64 `json:"completion" yaml:"completion"`
+	// CachedPrompt is the part of Prompt the provider served from its prompt cache.
+	CachedPrompt int64 `json:"cached_prompt,omitempty" yaml:"cached_prompt,omitempty"`
+	Calls        int   `json:"calls,omitempty" yaml:"calls,omitempty"`
+}
+
+// Add sums usage.
+func (u *Usage) Add(o Usage) {
+	u.Prompt += o.Prompt
+	u.Completion += o.Completion
+	u.CachedPrompt += o.CachedPrompt
+	u.Calls += o.Calls
+}
+
+// PhaseStatus is how a phase ended.
+type PhaseStatus string
+
+// Phase statuses.
+const (
+	StatusRunning   PhaseStatus = "running"
+	StatusCompleted PhaseStatus = "completed"
+	StatusFailed    PhaseStatus = "failed"
+	StatusTimedOut  PhaseStatus = "timed_out"
+	StatusStopped   PhaseStatus = "stopped"
+)
+
+// PhaseRecord is one entry of the timeline.
+type PhaseRecord struct {
+	Phase     PhaseKind   `json:"phase" yaml:"phase"`
+	Round     int         `json:"round" yaml:"round"`
+	StartedAt time.Time   `json:"started_at" yaml:"started_at"`
+	EndedAt   time.Time   `json:"ended_at" yaml:"ended_at"`
+	Status    PhaseStatus `json:"status" yaml:"status"`
+	// Agents lists who spoke in the phase.
+	Agents []string `json:"agents,omitempty" yaml:"agents,omitempty"`
+	// Notes tell what went wrong or was left out.
+	Notes []string `json:"notes,omitempty" yaml:"notes,omitempty"`
+	Usage Usage    `json:"usage" yaml:"usage"`
+}
+
+// Duration of the phase.
+func (r PhaseRecord) Duration() time.Duration { return r.EndedAt.Sub(r.StartedAt) }
+
+// Stance is one entry of a participant's position history (seed 001).
+type Stance struct {
+	Agent    string    `json:"agent" yaml:"agent"`
+	Phase    PhaseKind `json:"phase" yaml:"phase"`
+	Round    int       `json:"round" yaml:"round"`
+	Position Position  `json:"position" yaml:"position"`
+	// Changed is set when the vote differs from the agent's previous stance.
+	Changed bool `json:"changed" yaml:"changed"`
+}
+
+// Transcript is the whole record of a debate.
+type Transcript struct {
+	DebateID     string        `json:"debate_id" yaml:"debate_id"`
+	Title        string        `json:"title" yaml:"title"`
+	Question     string        `json:"question,omitempty" yaml:"question,omitempty"`
+	Protocol     string        `json:"protocol" yaml:"protocol"`
+	Participants []Participant `json:"participants" yaml:"participants"`
+	// Offline is set when every participant argued offline.
+	Offline   bool          `json:"offline" yaml:"offline"`
+	StartedAt time.Time     `json:"started_at" yaml:"started_at"`
+	EndedAt   time.Time     `json:"ended_at" yaml:"ended_at"`
+	Timeline  []PhaseRecord `json:"timeline" yaml:"timeline"`
+	Evidence  []Evidence    `json:"evidence" yaml:"evidence"`
+	Arguments []Argument    `json:"arguments" yaml:"arguments"`
+	Stances   []Stance      `json:"stances" yaml:"stances"`
+	// Rounds is how many rounds of the protocol's loop ran, and ExitReason why the loop ended.
+	Rounds     int    `json:"rounds" yaml:"rounds"`
+	ExitReason string `json:"exit_reason,omitempty" yaml:"exit_reason,omitempty"`
+	// Escalations say why the debate escalated, when it did.
+	Escalations []voting.Escalation `json:"escalations,omitempty" yaml:"escalations,omitempty"`
+	Usage       Usage               `json:"usage" yaml:"usage"`
+	// UsageByAgent sums each agent's token usage over the debate.
+	UsageByAgent map[string]Usage `json:"usage_by_agent,omitempty" yaml:"usage_by_agent,omitempty"`
+	Record       voting.Record    `json:"record" yaml:"record"`
+	// Tally keeps every option's weighted share.
+	Shares map[voting.Option]float64 `json:"shares" yaml:"shares"`
+}
+
+// Argument returns the argument with that ID.
+func (t *Transcript) Argument(id string) (*Argument, bool) {
+	for i := range t.Arguments {
+		if t.Arguments[i].ID == id {
+			return &t.Arguments[i], true
+		}
+	}
+	return nil, false
+}
+
+// ArgumentsIn returns the arguments recorded in a phase, in order.
+func (t *Transcript) ArgumentsIn(kind PhaseKind) []Argument {
+	var out []Argument
+	for _, a := range t.Arguments {
+		if a.Phase == kind {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// Participant returns the participant of that name.
+func (t *Transcript) Participant(name string) (Participant, bool) {
+	for _, p := range t.Participants {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Participant{}, false
+}
+
+// LatestPositions returns each agent's last stance.
+func (t *Transcript) LatestPositions() map[string]Position {
+	out := map[string]Position{}
+	for _, s := range t.Stances {
+		out[s.Agent] = s.Position
+	}
+	return out
+}
+
+// Conceded reports whether the author of the argument conceded it in clarification.
+func (t *Transcript) Conceded(id string) bool {
+	a, ok := t.Argument(id)
+	if !ok {
+		return false
+	}
+	for _, c := range t.Arguments {
+		if c.Phase == PhaseClarification && c.Target == id && c.Agent == a.Agent && c.Resolution == Conceded {
+			return true
+		}
+	}
+	return false
+}
+
+// RebuttalsOf returns the rebuttals that target the argument.
+func (t *Transcript) RebuttalsOf(id string) []Argument {
+	var out []Argument
+	for _, a := range t.Arguments {
+		if a.Phase == PhaseRebuttal && a.Target == id {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// Standing reports whether an argument still counts: it is a concern (opening, final or design
+// review argument) that its author has not conceded.
+func (t *Transcript) Standing(a *Argument) bool {
+	switch a.Phase {
+	case PhaseOpening, PhaseFinal, PhaseDesignReview:
+	default:
+		return false
+	}
+	return !t.Conceded(a.ID)
+}

@@ -1,0 +1,169 @@
+package voting
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// EscalationReason says why a debate was escalated to humans.
+type EscalationReason string
+
+// The escalation rules of DESIGN.md.
+const (
+	ReasonNoConsensus        EscalationReason = "no_consensus"
+	ReasonCriticalUnrebutted EscalationReason = "critical_finding_unrebutted"
+	ReasonHumanReview        EscalationReason = "human_review"
+	ReasonPhaseFailed        EscalationReason = "phase_failed"
+)
+
+// Input is what a decision is made from.
+type Input struct {
+	Ballots    []Ballot
+	Thresholds Thresholds
+	// CriticalUnrebutted lists critical findings that still stand at the end of the debate.
+	CriticalUnrebutted []string
+	// HumanReview is set when /human-review was invoked: a human decides.
+	HumanReview bool
+	// FailedPhase names a phase in which every agent failed; empty when none did.
+	FailedPhase string
+}
+
+// Escalation is one reason a debate escalated, with the detail that triggered it.
+type Escalation struct {
+	Reason EscalationReason `json:"reason"`
+	Detail string           `json:"detail"`
+}
+
+// Outcome is the decision with the tally it came from and every reason it escalated.
+type Outcome struct {
+	Decision    Option
+	Tally       Tally
+	Escalations []Escalation
+}
+
+// Decide applies the rules of DESIGN.md: the weighted vote decides, unless consensus is below the
+// consensus threshold, a critical finding stands unrebutted, /human-review was invoked or a whole
+// phase failed, in which case the debate escalates. Every applicable reason is recorded.
+func Decide(in Input) Outcome {
+	tally := Count(in.Ballots, in.Thresholds)
+	out := Outcome{Decision: tally.Winner, Tally: tally}
+	if in.HumanReview {
+		out.Escalations = append(out.Escalations, Escalation{ReasonHumanReview, "a human review was requested; the human decision is final"})
+	}
+	if in.FailedPhase != "" {
+		out.Escalations = append(out.Escalations, Escalation{ReasonPhaseFailed, fmt.Sprintf("every agent failed in phase %s", in.FailedPhase)})
+	}
+	if tally.Level == LevelNone {
+		out.Escalations = append(out.Escalations, Escalation{ReasonNoConsensus,
+			fmt.Sprintf("the leading option %s has %.0f%% of the weighted vote, not above the %.0f%% consensus threshold",
+				tally.Winner, tally.Score*100, in.Thresholds.Consensus*100)})
+	}
+	for _, c := range in.CriticalUnrebutted {
+		out.Escalations = append(out.Escalations, Escalation{ReasonCriticalUnrebutted, c})
+	}
+	if len(out.Escalations) > 0 {
+		out.Decision = Escalate
+	}
+	return out
+}
+
+// Dissent is an opinion that lost the vote, kept visible.
+type Dissent struct {
+	Agent   string `yaml:"agent" json:"agent"`
+	Concern string `yaml:"concern" json:"concern"`
+}
+
+// Tokens is the token usage of a debate.
+type Tokens struct {
+	Prompt     int64 `yaml:"prompt" json:"prompt"`
+	Completion int64 `yaml:"completion" json:"completion"`
+}
+
+// Record is the decision record of DESIGN.md; its field names are a contract.
+type Record struct {
+	DebateID           string    `yaml:"debate_id" json:"debate_id"`
+	Repository         string    `yaml:"repository" json:"repository"`
+	PRNumber           int       `yaml:"pr_number" json:"pr_number"`
+	HeadSHA            string    `yaml:"head_sha" json:"head_sha"`
+	Trigger            string    `yaml:"trigger" json:"trigger"`
+	Protocol           string    `yaml:"protocol" json:"protocol"`
+	Decision           Option    `yaml:"decision" json:"decision"`
+	ConsensusScore     float64   `yaml:"consensus_score" json:"consensus_score"`
+	ConsensusLevel     Level     `yaml:"consensus_level" json:"consensus_level"`
+	Votes              []Ballot  `yaml:"votes" json:"votes"`
+	DissentingOpinions []Dissent `yaml:"dissenting_opinions" json:"dissenting_opinions"`
+	RequiredChanges    []string  `yaml:"required_changes" json:"required_changes"`
+	FollowUp           []string  `yaml:"follow_up" json:"follow_up"`
+	Tokens             Tokens    `yaml:"tokens" json:"tokens"`
+	StartedAt          string    `yaml:"started_at" json:"started_at"`
+	EndedAt            string    `yaml:"ended_at" json:"ended_at"`
+}
+
+// Round2 rounds a share to two decimals, as the record shows it.
+func Round2(v float64) float64 { return math.Round(v*100) / 100 }
+
+// Timestamp formats t as the record does: RFC 3339 in UTC.
+func Timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// envelope gives the record its top-level "decision" key in both formats.
+type envelope struct {
+	Decision *Record `yaml:"decision" json:"decision"`
+}
+
+func (r *Record) normalised() *Record {
+	c := *r
+	// Empty lists print as [] rather than null so that readers need no special case.
+	if c.Votes == nil {
+		c.Votes = []Ballot{}
+	}
+	if c.DissentingOpinions == nil {
+		c.DissentingOpinions = []Dissent{}
+	}
+	if c.RequiredChanges == nil {
+		c.RequiredChanges = []string{}
+	}
+	if c.FollowUp == nil {
+		c.FollowUp = []string{}
+	}
+	return &c
+}
+
+// YAML renders the record as DESIGN.md shows it, under a top-level "decision" key.
+func (r *Record) YAML() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(envelope{r.normalised()}); err != nil {
+		return nil, fmt.Errorf("failed to encode decision record %s as YAML: %w", r.DebateID, err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("failed to encode decision record %s as YAML: %w", r.DebateID, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// JSON renders the record as an indented JSON object with the same shape as the YAML.
+func (r *Record) JSON() ([]byte, error) {
+	b, err := json.MarshalIndent(envelope{r.normalised()}, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("failed to encode decision record %s as JSON: %w", r.DebateID, err)
+	}
+	return append(b, '\n'), nil
+}
+
+// ParseRecord reads a record written by YAML or JSON (JSON is YAML).
+func ParseRecord(b []byte) (*Record, error) {
+	var e envelope
+	if err := yaml.Unmarshal(b, &e); err != nil {
+		return nil, fmt.Errorf("failed to parse decision record: %w", err)
+	}
+	if e.Decision == nil {
+		return nil, fmt.Errorf("failed to parse decision record: no top-level \"decision\" key")
+	}
+	return e.Decision, nil
+}
