@@ -1,0 +1,299 @@
+package review
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+)
+
+// promptInjectionAnalyzer finds text that addresses AI reviewers, in added lines of any text file
+// and in the change's title and body. Such text is evidence, never an instruction.
+type promptInjectionAnalyzer struct{}
+
+func (promptInjectionAnalyzer) Name() string { return "prompt-injection" }
+
+var injection = regexp.MustCompile(`(?i)` + strings.Join([]string{
+	`\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier|preceding|system)\s+(?:instructions|prompts?|rules|guidelines|directions)`,
+	`\b(?:ai|llm|gpt|language model|assistant|code reviewer|review bot|reviewer bot|debatebot)s?\b[^.\n]{0,40}\b(?:must|should|shall|need to|are instructed to)\s+(?:approve|ignore|skip|merge|not report|not flag)`,
+	`\b(?:approve|merge|lgtm)\s+this\s+(?:pr|pull request|change)\s+(?:without|immediately|regardless)`,
+	`\bdo\s+not\s+(?:report|flag|mention)\s+(?:any\s+|this\s+)?(?:security|issues?|vulnerabilit|findings?|problems?)`,
+	`\byou\s+are\s+now\s+(?:a|an|in)\s+(?:\w+\s+)?(?:mode|assistant|ai|reviewer|bot|model)\b`,
+	`</?\s*system\s*>|\[/?INST\]|<\|im_start\|>|<\|system\|>`,
+	`\bnew\s+(?:system\s+)?instructions\s*:`,
+}, "|"))
+
+func (promptInjectionAnalyzer) Analyze(s *Scan) {
+	for _, f := range s.Change.Files {
+		if f.Status == StatusDeleted || f.IsGenerated() {
+			continue
+		}
+		for _, l := range f.AddedLines() {
+			if m := injection.FindString(l.Text); m != "" {
+				s.Report(RulePromptInjection, f.Path, l.New, fmt.Sprintf("text addresses an AI reviewer: %q", clip(m, 80)))
+			}
+		}
+	}
+	for _, part := range []struct{ name, text string }{{"title", s.Change.Title}, {"description", s.Change.Body}} {
+		if m := injection.FindString(part.text); m != "" {
+			s.Report(RulePromptInjection, "", 0, fmt.Sprintf("the change's %s addresses an AI reviewer: %q", part.name, clip(m, 80)))
+		}
+	}
+}
+
+// changeAnalyzer looks at the change as a whole: dependencies, removed API, unfinished-work
+// markers, tests, and size.
+type changeAnalyzer struct{}
+
+func (changeAnalyzer) Name() string { return "change" }
+
+// DefaultMaxFileLines is how many added lines make an added file "very large".
+const DefaultMaxFileLines = 800
+
+var (
+	goRequire   = regexp.MustCompile(`^\s*(?:require\s+)?([a-z0-9][\w.\-]*\.[a-z]{2,}(?:/[\w.\-~]+)+)\s+(v\d[\w.\-+]*)(\s*//\s*indirect)?`)
+	npmDep      = regexp.MustCompile(`^\s*"(@?[\w.\-]+(?:/[\w.\-]+)?)"\s*:\s*"([\^~<>=]*\d[^"]*|latest|\*|git[^"]*|https?:[^"]*)"`)
+	npmSection  = regexp.MustCompile(`"(?:dependencies|devDependencies|peerDependencies|optionalDependencies)"\s*:\s*\{`)
+	pyRequire   = regexp.MustCompile(`^\s*([A-Za-z0-9][\w.\-\[\]]*)\s*(?:[=<>~!]=?|$|;)`)
+	mvnArtifact = regexp.MustCompile(`<artifactId>([\w.\-]+)</artifactId>`)
+	todo        = regexp.MustCompile(`(?:^|[^\w])(?://|#|/\*|\*|--|<!--)\s*.*?\b(TODO|FIXME|HACK|XXX)\b[:(\s]?`)
+	goExported  = regexp.MustCompile(`^func\s+(?:\(\s*\w*\s*\*?\s*(\w+)(?:\[[^\]]*\])?\s*\)\s*)?([A-Z]\w*)\s*[\[(]|^type\s+([A-Z]\w*)\s`)
+	pyPublic    = regexp.MustCompile(`^(?:def|class)\s+([A-Za-z]\w*)`)
+	jsExported  = regexp.MustCompile(`^export\s+(?:default\s+)?(?:async\s+)?(?:function\*?|class|const|let|var|interface|type|enum)\s+([A-Za-z_$][\w$]*)`)
+	javaPublic  = regexp.MustCompile(`^\s*public\s+(?:static\s+|final\s+|abstract\s+|synchronized\s+)*(?:class|interface|enum|record|[\w<>\[\],\s]+?)\s+(\w+)\s*[({<]`)
+	testDecl    = map[string]*regexp.Regexp{
+		"go":         regexp.MustCompile(`^func\s+(Test\w*|Benchmark\w*|Fuzz\w*)\s*\(`),
+		"python":     regexp.MustCompile(`^\s*def\s+(test_\w*)\s*\(`),
+		"javascript": regexp.MustCompile(`^\s*(?:it|test)\s*\(\s*(["'\x60][^"'\x60]+["'\x60])`),
+		"java":       regexp.MustCompile(`^\s*@Test\b()`),
+	}
+)
+
+func (changeAnalyzer) Analyze(s *Scan) {
+	var code, tests []*File
+	for _, f := range s.Change.Files {
+		switch {
+		case f.IsTest():
+			tests = append(tests, f)
+			testDeleted(s, f)
+		case f.Language() != "" && !f.IsGenerated() && f.Added > 0:
+			code = append(code, f)
+		}
+		if f.Status == StatusDeleted {
+			if !f.IsTest() {
+				exportedRemoved(s, f)
+			}
+			continue
+		}
+		dependencies(s, f)
+		if f.Language() != "" && !f.IsGenerated() {
+			if !f.IsTest() {
+				exportedRemoved(s, f)
+			}
+			for _, l := range f.AddedLines() {
+				if m := todo.FindStringSubmatch(l.Text); m != nil {
+					s.Report(RuleTodo, f.Path, l.New, fmt.Sprintf("%s added: %s", m[1], clip(strings.TrimSpace(l.Text), 100)))
+				}
+			}
+		}
+		if f.Status == StatusAdded && f.Added > DefaultMaxFileLines && !f.IsGenerated() && f.Language() != "" {
+			s.Report(RuleLargeFile, f.Path, 1, fmt.Sprintf("a new file of %d lines", f.Added))
+		}
+	}
+	if len(code) > 0 && len(tests) == 0 {
+		biggest := code[0]
+		names := make([]string, 0, len(code))
+		for _, f := range code {
+			names = append(names, f.Path)
+			if f.Added > biggest.Added {
+				biggest = f
+			}
+		}
+		first := biggest.AddedLines()[0].New
+		s.Report(RuleUntestedChange, biggest.Path, first, fmt.Sprintf("%d source file(s) changed (%s) and no test file was added or changed", len(code), strings.Join(limitNames(names, 4), ", ")))
+	}
+}
+
+func limitNames(s []string, n int) []string {
+	if len(s) <= n {
+		return s
+	}
+	return append(s[:n:n], fmt.Sprintf("%d more", len(s)-n))
+}
+
+// dependencies reports modules and packages the change adds to a manifest.
+func dependencies(s *Scan, f *File) {
+	base := path.Base(f.Path)
+	removed := map[string]bool{}
+	for _, l := range f.DeletedLines() {
+		for _, re := range []*regexp.Regexp{goRequire, npmDep, pyRequire, mvnArtifact} {
+			if m := re.FindStringSubmatch(l.Text); m != nil {
+				removed[m[1]] = true
+			}
+		}
+	}
+	report := func(name string, line int, what string) {
+		if removed[name] {
+			return // a version change of an existing dependency
+		}
+		s.Report(RuleNewDependency, f.Path, line, fmt.Sprintf("new %s dependency %s", what, name))
+	}
+	switch {
+	case base == "go.mod":
+		for _, l := range f.AddedLines() {
+			if m := goRequire.FindStringSubmatch(l.Text); m != nil && m[3] == "" && !strings.HasPrefix(strings.TrimSpace(l.Text), "module") {
+				report(m[1], l.New, "Go module")
+			}
+		}
+	case base == "package.json":
+		inDeps := false
+		for _, l := range view(f) {
+			t := strings.TrimSpace(l.text)
+			switch {
+			case npmSection.MatchString(t):
+				inDeps = true
+				continue
+			case strings.HasPrefix(t, "}"):
+				inDeps = false
+			}
+			if inDeps && l.added {
+				if m := npmDep.FindStringSubmatch(l.text); m != nil {
+					report(m[1], l.n, "npm")
+				}
+			}
+		}
+	case strings.HasPrefix(base, "requirements") && strings.HasSuffix(base, ".txt"):
+		for _, l := range f.AddedLines() {
+			t := strings.TrimSpace(l.Text)
+			if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "-") {
+				continue
+			}
+			if m := pyRequire.FindStringSubmatch(t); m != nil {
+				report(m[1], l.New, "Python")
+			}
+		}
+	case base == "pom.xml" || base == "build.gradle" || base == "build.gradle.kts":
+		for _, l := range f.AddedLines() {
+			if m := mvnArtifact.FindStringSubmatch(l.Text); m != nil {
+				report(m[1], l.New, "Maven")
+			}
+		}
+	}
+}
+
+// exportedRemoved reports public declarations the change deletes and does not add back.
+func exportedRemoved(s *Scan, f *File) {
+	if strings.Contains("/"+f.Path, "/internal/") || strings.HasPrefix(f.Path, "cmd/") || strings.Contains(f.Path, "/cmd/") {
+		return
+	}
+	var re *regexp.Regexp
+	switch loopLang(f.Language()) {
+	case "go":
+		re = goExported
+	case "python":
+		re = pyPublic
+	case "javascript":
+		re = jsExported
+	case "java":
+		re = javaPublic
+	default:
+		return
+	}
+	name := func(m []string) string {
+		for i := len(m) - 1; i >= 1; i-- {
+			if m[i] != "" {
+				if i == 2 && m[1] != "" {
+					return m[1] + "." + m[2]
+				}
+				return m[i]
+			}
+		}
+		return ""
+	}
+	added := map[string]bool{}
+	for _, other := range s.Change.Files {
+		if loopLang(other.Language()) != loopLang(f.Language()) {
+			continue
+		}
+		for _, l := range other.AddedLines() {
+			if m := re.FindStringSubmatch(l.Text); m != nil {
+				added[name(m)] = true
+			}
+		}
+	}
+	for _, l := range f.DeletedLines() {
+		m := re.FindStringSubmatch(l.Text)
+		if m == nil || added[name(m)] {
+			continue
+		}
+		n := name(m)
+		if f.Language() == "python" && strings.HasPrefix(n, "_") {
+			continue
+		}
+		// Cite the file where the declaration stood: the deleted file's removed line, or the
+		// nearest new-side line of a modified file.
+		line := l.Old
+		if f.Status != StatusDeleted {
+			line = nearestNew(f, l.Old)
+		}
+		s.Report(RuleExportedRemoved, f.Path, line, fmt.Sprintf("public %s is removed from %s", n, f.Path))
+	}
+}
+
+// nearestNew maps an old-side line to the new-side line where the hunk continues.
+func nearestNew(f *File, old int) int {
+	for _, h := range f.Hunks {
+		last := 0
+		for _, l := range h.Lines {
+			if l.Kind != Deleted {
+				last = l.New
+			}
+			if l.Kind == Deleted && l.Old == old {
+				if last == 0 {
+					// Removed at the top of the hunk: the first surviving line follows.
+					for _, n := range h.Lines {
+						if n.Kind != Deleted {
+							return n.New
+						}
+					}
+					return max(h.NewStart, 1)
+				}
+				return last
+			}
+		}
+	}
+	return 1
+}
+
+// testDeleted reports deleted test files and removed test functions not added back.
+func testDeleted(s *Scan, f *File) {
+	if f.Status == StatusDeleted {
+		s.Report(RuleTestDeleted, f.Path, 1, fmt.Sprintf("test file %s is deleted (%d lines)", f.Path, f.Deleted))
+		return
+	}
+	re := testDecl[loopLang(f.Language())]
+	if re == nil {
+		return
+	}
+	added := map[string]int{}
+	for _, l := range f.AddedLines() {
+		if m := re.FindStringSubmatch(l.Text); m != nil {
+			added[m[1]]++
+		}
+	}
+	for _, l := range f.DeletedLines() {
+		m := re.FindStringSubmatch(l.Text)
+		if m == nil {
+			continue
+		}
+		if added[m[1]] > 0 {
+			added[m[1]]--
+			continue
+		}
+		what := m[1]
+		if what == "" {
+			what = "a @Test method"
+		}
+		s.Report(RuleTestDeleted, f.Path, nearestNew(f, l.Old), fmt.Sprintf("test %s is removed", what))
+	}
+}

@@ -1,0 +1,126 @@
+package review
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/bluekeyes/go-gitdiff/gitdiff"
+)
+
+// DefaultMaxDiffBytes bounds the size of a diff read from a file or stdin.
+const DefaultMaxDiffBytes = 20 << 20
+
+// InputError is bad input: what was wrong and where. The command prints it on one line.
+type InputError struct {
+	Source  string
+	Problem string
+}
+
+func (e *InputError) Error() string { return e.Source + ": " + e.Problem }
+
+// ReadDiff reads a unified diff of at most max bytes from r, naming it source in errors.
+func ReadDiff(r io.Reader, source string, max int64) (*Change, error) {
+	if max <= 0 {
+		max = DefaultMaxDiffBytes
+	}
+	data, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("failed to read diff %s: %w", source, err)
+	}
+	if int64(len(data)) > max {
+		return nil, &InputError{source, fmt.Sprintf("larger than the %d MiB a diff may have", max>>20)}
+	}
+	return ParseDiff(data, source)
+}
+
+// ParseDiff parses a unified diff (git's or diff -u's) into a Change.
+func ParseDiff(data []byte, source string) (*Change, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, &InputError{source, "empty diff: there is no change to debate"}
+	}
+	head := data
+	if len(head) > 8000 {
+		head = head[:8000]
+	}
+	if bytes.IndexByte(head, 0) >= 0 {
+		return nil, &InputError{source, "binary data, not a unified diff"}
+	}
+	files, _, err := gitdiff.Parse(bytes.NewReader(data))
+	if err != nil {
+		return nil, &InputError{source, "not a valid unified diff: " + err.Error()}
+	}
+	if len(files) == 0 {
+		return nil, &InputError{source, "no file changes found: not a unified diff (expected '--- a/FILE', '+++ b/FILE' and '@@' hunks)"}
+	}
+	c := &Change{Source: source}
+	for _, gf := range files {
+		f, note := convert(gf)
+		if note != "" {
+			c.Notes = append(c.Notes, note)
+		}
+		if f != nil {
+			c.Files = append(c.Files, f)
+		}
+	}
+	if len(c.Files) == 0 {
+		return nil, &InputError{source, "the diff changes no text file: " + strings.Join(c.Notes, "; ")}
+	}
+	sortFiles(c.Files)
+	return c, nil
+}
+
+func convert(gf *gitdiff.File) (*File, string) {
+	f := &File{Path: gf.NewName, OldPath: gf.OldName, Status: StatusModified}
+	switch {
+	case gf.IsNew:
+		f.Status, f.OldPath = StatusAdded, ""
+	case gf.IsDelete:
+		f.Status, f.Path = StatusDeleted, gf.OldName
+	case gf.IsRename || (gf.OldName != "" && gf.NewName != "" && gf.OldName != gf.NewName):
+		f.Status = StatusRenamed
+	}
+	if f.Path == "" {
+		f.Path = gf.OldName
+	}
+	if gf.IsBinary {
+		return nil, fmt.Sprintf("%s: binary file left out", f.Path)
+	}
+	for _, tf := range gf.TextFragments {
+		h := Hunk{
+			OldStart: int(tf.OldPosition), OldLines: int(tf.OldLines),
+			NewStart: int(tf.NewPosition), NewLines: int(tf.NewLines),
+			Section: strings.TrimSpace(tf.Comment),
+		}
+		old, nw := h.OldStart, h.NewStart
+		for _, l := range tf.Lines {
+			text := strings.TrimSuffix(strings.TrimSuffix(l.Line, "\n"), "\r")
+			switch l.Op {
+			case gitdiff.OpAdd:
+				h.Lines = append(h.Lines, Line{Kind: Added, New: nw, Text: text})
+				nw++
+				f.Added++
+			case gitdiff.OpDelete:
+				h.Lines = append(h.Lines, Line{Kind: Deleted, Old: old, Text: text})
+				old++
+				f.Deleted++
+			default:
+				h.Lines = append(h.Lines, Line{Kind: Context, Old: old, New: nw, Text: text})
+				old++
+				nw++
+			}
+		}
+		f.Hunks = append(f.Hunks, h)
+	}
+	// A new file's one hunk is the whole file: analyzers that need whole files can use it.
+	if f.Status == StatusAdded && len(f.Hunks) == 1 && f.Hunks[0].NewStart <= 1 {
+		var b strings.Builder
+		for _, l := range f.Hunks[0].Lines {
+			b.WriteString(l.Text)
+			b.WriteByte('\n')
+		}
+		f.Content, f.HasContent = []byte(b.String()), true
+	}
+	return f, ""
+}

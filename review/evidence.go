@@ -1,0 +1,165 @@
+package review
+
+import (
+	"context"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"sort"
+	"strings"
+
+	"github.com/debatebot/debatebot/toulmin"
+)
+
+// Analyzer looks at a change and reports evidence through the scan.
+type Analyzer interface {
+	Name() string
+	Analyze(s *Scan)
+}
+
+// Scan is one evidence-gathering pass over a change: analyzers share its parsed files and report
+// into it.
+type Scan struct {
+	Change *Change
+	// analyzer is the name of the analyzer running now, stamped on what it reports.
+	analyzer string
+	found    []toulmin.Evidence
+	seen     map[string]bool
+	goFiles  map[string]*goFile
+}
+
+type goFile struct {
+	fset *token.FileSet
+	file *ast.File
+}
+
+// NewScan prepares a scan of c.
+func NewScan(c *Change) *Scan {
+	return &Scan{Change: c, seen: map[string]bool{}, goFiles: map[string]*goFile{}}
+}
+
+// Report records a finding of rule at path:line. The same rule at the same place is reported once.
+func (s *Scan) Report(rule, path string, line int, msg string) {
+	s.report(rule, path, line, msg, "")
+}
+
+// ReportSeverity records a finding with a severity other than the rule's.
+func (s *Scan) ReportSeverity(rule string, sev toulmin.Severity, path string, line int, msg string) {
+	s.add(rule, sev, path, line, msg, "")
+}
+
+// Mitigation records that the check at path:line weakens findings of rule.
+func (s *Scan) Mitigation(rule, path string, line int, msg string) {
+	s.report(RuleMitigation, path, line, msg, rule)
+}
+
+func (s *Scan) report(rule, path string, line int, msg, mitigates string) {
+	r, ok := Rules[rule]
+	if !ok {
+		panic(fmt.Sprintf("review: analyzer %s reported unknown rule %q", s.analyzer, rule))
+	}
+	s.add(rule, r.Severity, path, line, msg, mitigates)
+}
+
+func (s *Scan) add(rule string, sev toulmin.Severity, path string, line int, msg, mitigates string) {
+	key := fmt.Sprintf("%s|%s|%d|%s", rule, path, line, mitigates)
+	if s.seen[key] {
+		return
+	}
+	s.seen[key] = true
+	snippet := ""
+	if f := s.Change.File(path); f != nil && line > 0 {
+		if text, ok := f.Line(line); ok {
+			snippet = clip(strings.TrimSpace(text), 160)
+			if rule == RuleSecret {
+				snippet = ""
+			}
+		}
+	}
+	s.found = append(s.found, toulmin.Evidence{
+		Analyzer: s.analyzer, Rule: rule, Stakeholder: Rules[rule].Stakeholder, Severity: sev,
+		Path: path, Line: line, Message: msg, Snippet: snippet, Mitigates: mitigates,
+	})
+}
+
+// Go returns the parsed Go file at head, when its content is known and parses.
+func (s *Scan) Go(f *File) (*token.FileSet, *ast.File, bool) {
+	if f.Language() != "go" || !f.HasContent {
+		return nil, nil, false
+	}
+	if g, ok := s.goFiles[f.Path]; ok {
+		return g.fset, g.file, g.file != nil
+	}
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, f.Path, f.Content, parser.ParseComments|parser.SkipObjectResolution)
+	if err != nil {
+		file = nil
+	}
+	s.goFiles[f.Path] = &goFile{fset: fset, file: file}
+	return fset, file, file != nil
+}
+
+// Evidence returns what was found, ordered by severity, then place, with stable IDs.
+func (s *Scan) Evidence() []toulmin.Evidence {
+	out := append([]toulmin.Evidence(nil), s.found...)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Severity.Rank() != b.Severity.Rank() {
+			return a.Severity.Rank() > b.Severity.Rank()
+		}
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Rule < b.Rule
+	})
+	for i := range out {
+		out[i].ID = fmt.Sprintf("E%d", i+1)
+	}
+	return out
+}
+
+// DefaultAnalyzers returns every built-in analyzer.
+func DefaultAnalyzers() []Analyzer {
+	return []Analyzer{secretsAnalyzer{}, goAnalyzer{}, lineAnalyzer{}, promptInjectionAnalyzer{}, changeAnalyzer{}}
+}
+
+// Gather runs the analyzers over the change once and returns the evidence.
+func Gather(ctx context.Context, c *Change, analyzers []Analyzer) ([]toulmin.Evidence, error) {
+	s := NewScan(c)
+	for _, a := range analyzers {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("evidence gathering stopped before %s: %w", a.Name(), err)
+		}
+		s.analyzer = a.Name()
+		a.Analyze(s)
+	}
+	return s.Evidence(), nil
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && (s[cut]&0xC0) == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// codeFiles are the files analyzers look at: text files of a known language that the change adds
+// lines to, neither generated nor vendored.
+func (s *Scan) codeFiles() []*File {
+	var out []*File
+	for _, f := range s.Change.Files {
+		if f.Status == StatusDeleted || f.Language() == "" || f.IsGenerated() {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}

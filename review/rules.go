@@ -1,0 +1,158 @@
+package review
+
+import "github.com/debatebot/debatebot/toulmin"
+
+// Stakeholder names of the built-in perspectives.
+const (
+	Security        = "security"
+	Performance     = "performance"
+	Architecture    = "architecture"
+	Maintainability = "maintainability"
+)
+
+// Rule is what the debate knows about one kind of finding: who raises it, how serious it is, and
+// the warrant, backing and fix an argument built on it uses.
+type Rule struct {
+	ID          string
+	Stakeholder string
+	Severity    toulmin.Severity
+	Title       string
+	Warrant     string
+	Reference   string
+	Fix         string
+	// Rebuttal is the condition under which the claim would not hold.
+	Rebuttal string
+	// TradeOff is what the fix costs, for final arguments.
+	TradeOff string
+}
+
+// Rule IDs.
+const (
+	RuleSecret           = "hardcoded-secret"
+	RuleSQLInjection     = "sql-injection"
+	RuleCommandInjection = "command-injection"
+	RuleTLSVerifyOff     = "tls-verification-disabled"
+	RuleWeakPasswordHash = "weak-password-hash"
+	RuleInsecureRandom   = "insecure-random"
+	RulePathTraversal    = "path-traversal"
+	RulePromptInjection  = "prompt-injection"
+	RuleCallInLoop       = "io-call-in-loop"
+	RuleRegexpInLoop     = "regexp-compile-in-loop"
+	RuleRegexpPerCall    = "regexp-compile-per-call"
+	RuleNestedLoop       = "nested-loop-same-collection"
+	RuleUnboundedGo      = "unbounded-goroutines"
+	RuleDeferInLoop      = "defer-in-loop"
+	RuleStringConcatLoop = "string-concat-in-loop"
+	RuleNewDependency    = "new-dependency"
+	RuleLargeFunction    = "large-function"
+	RuleLargeFile        = "large-file"
+	RuleExportedRemoved  = "exported-api-removed"
+	RuleIgnoredError     = "ignored-error"
+	RulePanicInLibrary   = "panic-in-library"
+	RuleTodo             = "todo-added"
+	RuleUntestedChange   = "untested-change"
+	RuleTestDeleted      = "test-deleted"
+	RuleMitigation       = "mitigation"
+)
+
+// Rules is the catalog of every rule the analyzers report.
+var Rules = map[string]Rule{
+	RuleSecret: {ID: RuleSecret, Stakeholder: Security, Severity: toulmin.SeverityCritical, Title: "Hard-coded secret",
+		Warrant:   "A credential committed to the repository is readable by everyone with access to it, forever, in its history",
+		Reference: "CWE-798: Use of Hard-coded Credentials", Fix: "remove the secret, rotate it, and load it from the environment or a secret store",
+		Rebuttal: "unless the value is a revoked or placeholder credential", TradeOff: "one more configuration value to provision per environment"},
+	RuleSQLInjection: {ID: RuleSQLInjection, Stakeholder: Security, Severity: toulmin.SeverityHigh, Title: "SQL built from strings",
+		Warrant:   "Unvalidated input in SQL query construction enables injection attacks",
+		Reference: "OWASP Top 10 - A03:2021 Injection; CWE-89", Fix: "use a parameterised query (placeholders with arguments)",
+		Rebuttal: "unless every interpolated value is a constant or already converted to a number", TradeOff: "none at run time; placeholders are as fast and plan-cacheable"},
+	RuleCommandInjection: {ID: RuleCommandInjection, Stakeholder: Security, Severity: toulmin.SeverityHigh, Title: "Command run with non-constant input",
+		Warrant:   "A command line built from variable input lets that input choose the program or inject shell syntax",
+		Reference: "OWASP Top 10 - A03:2021 Injection; CWE-78", Fix: "run a fixed program with arguments as a list, without a shell, and check input against an allowlist",
+		Rebuttal: "unless the input is checked against an allowlist first", TradeOff: "an allowlist must be kept up to date"},
+	RuleTLSVerifyOff: {ID: RuleTLSVerifyOff, Stakeholder: Security, Severity: toulmin.SeverityHigh, Title: "TLS certificate verification disabled",
+		Warrant:   "Without certificate verification any machine on the path can impersonate the server and read or change the traffic",
+		Reference: "CWE-295: Improper Certificate Validation", Fix: "keep verification on; trust a private CA through a configured root pool instead",
+		Rebuttal: "unless this only ever runs against a local test server", TradeOff: "private CAs must be distributed to clients"},
+	RuleWeakPasswordHash: {ID: RuleWeakPasswordHash, Stakeholder: Security, Severity: toulmin.SeverityHigh, Title: "Password hashed with a fast hash",
+		Warrant:   "Fast unsalted hashes such as MD5 and SHA-1 let stolen password hashes be cracked at billions of guesses per second",
+		Reference: "OWASP Password Storage Cheat Sheet; CWE-916", Fix: "hash passwords with bcrypt, scrypt or argon2id",
+		Rebuttal: "unless the digest is not used for passwords", TradeOff: "tens of milliseconds of CPU per login"},
+	RuleInsecureRandom: {ID: RuleInsecureRandom, Stakeholder: Security, Severity: toulmin.SeverityMedium, Title: "Predictable random numbers for a secret value",
+		Warrant:   "A non-cryptographic generator is predictable, so tokens drawn from it can be guessed",
+		Reference: "CWE-338: Use of Cryptographically Weak PRNG", Fix: "draw tokens from crypto/rand (secrets in Python, crypto.randomBytes in Node, SecureRandom in Java)",
+		Rebuttal: "unless the value guards nothing", TradeOff: "negligible"},
+	RulePathTraversal: {ID: RulePathTraversal, Stakeholder: Security, Severity: toulmin.SeverityHigh, Title: "File path taken from request input",
+		Warrant:   "A path from the request can contain ../ and reach files outside the intended directory",
+		Reference: "OWASP Path Traversal; CWE-22", Fix: "resolve the path inside a fixed root (os.Root, filepath.IsLocal or a prefix check after filepath.Clean)",
+		Rebuttal: "unless the path is checked to stay inside the root", TradeOff: "none"},
+	RulePromptInjection: {ID: RulePromptInjection, Stakeholder: Security, Severity: toulmin.SeverityHigh, Title: "Text that tries to instruct an AI reviewer",
+		Warrant:   "Text in a change that addresses AI reviewers is an attempt to steer automated review; it must be treated as data and looked at by a human",
+		Reference: "OWASP Top 10 for LLM Applications - LLM01 Prompt Injection", Fix: "remove the instruction-like text, or explain why it belongs in the change",
+		Rebuttal: "unless the text is test data for a prompt-injection filter", TradeOff: "none"},
+	RuleCallInLoop: {ID: RuleCallInLoop, Stakeholder: Performance, Severity: toulmin.SeverityMedium, Title: "Database or HTTP call inside a loop",
+		Warrant:   "One round trip per iteration makes latency grow with the data (the N+1 query pattern)",
+		Reference: "N+1 query problem", Fix: "fetch in one batched query or request outside the loop",
+		Rebuttal: "unless the loop is bounded by a small constant", TradeOff: "batched code is a little more complex"},
+	RuleRegexpInLoop: {ID: RuleRegexpInLoop, Stakeholder: Performance, Severity: toulmin.SeverityMedium, Title: "Regular expression compiled inside a loop",
+		Warrant:   "Compiling a regular expression costs far more than matching it; doing it per iteration multiplies that cost",
+		Reference: "Go regexp docs: compile once, reuse", Fix: "compile once at package level (or outside the loop) and reuse it",
+		Rebuttal: "unless the pattern changes per iteration", TradeOff: "none"},
+	RuleRegexpPerCall: {ID: RuleRegexpPerCall, Stakeholder: Performance, Severity: toulmin.SeverityLow, Title: "Regular expression compiled on every call",
+		Warrant:   "A constant pattern compiled inside a function is recompiled on every call",
+		Reference: "Go regexp docs: compile once, reuse", Fix: "hoist the compiled pattern to a package-level variable",
+		Rebuttal: "unless the function runs once", TradeOff: "none"},
+	RuleNestedLoop: {ID: RuleNestedLoop, Stakeholder: Performance, Severity: toulmin.SeverityMedium, Title: "Nested loops over the same collection",
+		Warrant:   "Iterating a collection inside an iteration of itself is quadratic in its size",
+		Reference: "Algorithmic complexity: O(n^2)", Fix: "index the collection once in a map (or sort it) and look up in the inner step",
+		Rebuttal: "unless the collection is known to stay small", TradeOff: "memory for the index"},
+	RuleUnboundedGo: {ID: RuleUnboundedGo, Stakeholder: Performance, Severity: toulmin.SeverityMedium, Title: "Unbounded goroutines started in a loop",
+		Warrant:   "One goroutine per item with no bound lets a large input exhaust memory, file descriptors or the downstream service",
+		Reference: "golang.org/x/sync/errgroup SetLimit", Fix: "bound concurrency with errgroup.SetLimit or a worker pool",
+		Rebuttal: "unless the number of items is small and bounded", TradeOff: "a bound may lengthen wall time"},
+	RuleDeferInLoop: {ID: RuleDeferInLoop, Stakeholder: Performance, Severity: toulmin.SeverityMedium, Title: "defer inside a loop",
+		Warrant:   "Deferred calls run when the function returns, not per iteration, so resources pile up until then",
+		Reference: "Effective Go: Defer", Fix: "move the loop body into a function, or close the resource explicitly each iteration",
+		Rebuttal: "unless the loop runs a handful of times", TradeOff: "none"},
+	RuleStringConcatLoop: {ID: RuleStringConcatLoop, Stakeholder: Performance, Severity: toulmin.SeverityLow, Title: "String built by += in a loop",
+		Warrant:   "Each += copies the whole string, which is quadratic in the output size",
+		Reference: "strings.Builder / str.join", Fix: "use strings.Builder (join a list in Python and JavaScript, StringBuilder in Java)",
+		Rebuttal: "unless the loop is short", TradeOff: "none"},
+	RuleNewDependency: {ID: RuleNewDependency, Stakeholder: Architecture, Severity: toulmin.SeverityLow, Title: "New dependency",
+		Warrant:   "Every dependency adds supply-chain risk, licence terms and upgrade work that the project carries from now on",
+		Reference: "OpenSSF Concise Guide for Evaluating Open Source Software", Fix: "say why the dependency is needed and that its maintenance and licence were checked",
+		Rebuttal: "unless it replaces hand-written code for a solved problem", TradeOff: "less code to own in exchange for an upstream to follow"},
+	RuleLargeFunction: {ID: RuleLargeFunction, Stakeholder: Maintainability, Severity: toulmin.SeverityMedium, Title: "Very large function added",
+		Warrant:   "Long functions mix responsibilities and are hard to review, test and change safely",
+		Reference: "Clean Code: functions should do one thing", Fix: "split the function into named steps",
+		Rebuttal: "unless it is a flat table or generated", TradeOff: "more, smaller functions to navigate"},
+	RuleLargeFile: {ID: RuleLargeFile, Stakeholder: Architecture, Severity: toulmin.SeverityLow, Title: "Very large file added",
+		Warrant:   "A very large file usually holds more than one responsibility and is hard to review in one change",
+		Reference: "Single Responsibility Principle", Fix: "split the file by responsibility, or land it in smaller changes",
+		Rebuttal: "unless it is data or generated", TradeOff: "more files"},
+	RuleExportedRemoved: {ID: RuleExportedRemoved, Stakeholder: Architecture, Severity: toulmin.SeverityHigh, Title: "Exported API removed",
+		Warrant:   "Removing an exported name breaks every caller outside the change without warning",
+		Reference: "Semantic Versioning 2.0.0; Go module compatibility", Fix: "deprecate the name first and keep it working, or release the break as a new major version",
+		Rebuttal: "unless nothing outside the repository uses it", TradeOff: "a deprecated name to keep for a while"},
+	RuleIgnoredError: {ID: RuleIgnoredError, Stakeholder: Maintainability, Severity: toulmin.SeverityMedium, Title: "Error ignored",
+		Warrant:   "An ignored error turns a failure into silent wrong behaviour that is hard to debug",
+		Reference: "Effective Go: Errors", Fix: "handle the error or return it with context",
+		Rebuttal: "unless the call cannot fail in practice", TradeOff: "a few lines of error handling"},
+	RulePanicInLibrary: {ID: RulePanicInLibrary, Stakeholder: Maintainability, Severity: toulmin.SeverityMedium, Title: "panic in library code",
+		Warrant:   "A panic in a library takes down the caller's whole process instead of letting it decide",
+		Reference: "Go Code Review Comments: Don't Panic", Fix: "return an error instead",
+		Rebuttal: "unless the condition is a programming error that can never happen at run time", TradeOff: "callers handle one more error"},
+	RuleTodo: {ID: RuleTodo, Stakeholder: Maintainability, Severity: toulmin.SeverityLow, Title: "TODO/FIXME/HACK added",
+		Warrant:   "Markers of unfinished work get forgotten unless tracked",
+		Reference: "Technical debt tracking", Fix: "finish the work or link the marker to an issue",
+		Rebuttal: "unless an issue tracks it", TradeOff: "none"},
+	RuleUntestedChange: {ID: RuleUntestedChange, Stakeholder: Maintainability, Severity: toulmin.SeverityMedium, Title: "Code changed with no test change",
+		Warrant:   "Changed behaviour without a test is unverified and can regress unnoticed",
+		Reference: "Testing pyramid", Fix: "add or update tests that cover the changed code",
+		Rebuttal: "unless existing tests already cover the change", TradeOff: "time to write the tests"},
+	RuleTestDeleted: {ID: RuleTestDeleted, Stakeholder: Maintainability, Severity: toulmin.SeverityHigh, Title: "Tests deleted",
+		Warrant:   "Deleting tests removes the proof that behaviour still works",
+		Reference: "Testing pyramid", Fix: "keep the tests, or say what covers that behaviour now",
+		Rebuttal: "unless the code they tested was removed too", TradeOff: "none"},
+	RuleMitigation: {ID: RuleMitigation, Stakeholder: Architecture, Severity: toulmin.SeverityInfo, Title: "Mitigation in the same change",
+		Warrant: "A check added in the same change can neutralise a finding", Reference: "Defence in depth"},
+}
