@@ -30,7 +30,7 @@ func ReadDiff(r io.Reader, source string, max int64) (*Change, error) {
 		return nil, fmt.Errorf("failed to read diff %s: %w", source, err)
 	}
 	if int64(len(data)) > max {
-		return nil, &InputError{source, fmt.Sprintf("larger than the %d MiB a diff may have", max>>20)}
+		return nil, &InputError{source, fmt.Sprintf("larger than the %s a diff may have (a huge change is better debated in parts)", humanBytes(max))}
 	}
 	return ParseDiff(data, source)
 }
@@ -123,4 +123,14 @@ func convert(gf *gitdiff.File) (*File, string) {
 		f.Content, f.HasContent = []byte(b.String()), true
 	}
 	return f, ""
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

@@ -547,7 +547,7 @@ func (r *run) decide(rec *PhaseRecord) {
 	var dissent []voting.Dissent
 	for _, b := range ballots {
 		if b.Vote != out.Tally.Winner {
-			dissent = append(dissent, voting.Dissent{Agent: b.Agent, Concern: positions[b.Agent].Reason})
+			dissent = append(dissent, voting.Dissent{Agent: b.Agent, Concern: fmt.Sprintf("votes %s: %s", b.Vote, positions[b.Agent].Reason)})
 		}
 	}
 	s := r.subject
@@ -595,8 +595,8 @@ func (r *run) criticalStanding() []string {
 }
 
 // actions splits proposed actions into required changes and follow-ups. Required changes come
-// from standing, verified concerns; conceded or unverified ones, and everything when the debate
-// approves outright, become follow-ups.
+// from standing, verified concerns; unverified ones, optional ones, and everything when the
+// debate approves outright, become follow-ups; conceded concerns are dropped.
 func (r *run) actions(decision voting.Option) (required, followUp []string) {
 	seenReq, seenFollow := map[string]bool{}, map[string]bool{}
 	type item struct {
@@ -609,6 +609,9 @@ func (r *run) actions(decision voting.Option) (required, followUp []string) {
 	for i := range r.t.Arguments {
 		a := &r.t.Arguments[i]
 		standing := r.t.Standing(a)
+		if r.t.Conceded(a.ID) {
+			continue // withdrawn by its author: neither required nor a follow-up
+		}
 		for _, act := range a.Actions {
 			s := act.String()
 			it := item{s, a.Severity.Rank(), act.Path, act.Line}

@@ -247,7 +247,7 @@ func TestEngineRebuttalsSeeOpeningsAndAreBounded(t *testing.T) {
 	if rec.Decision != voting.RequestChanges || rec.ConsensusLevel != voting.LevelConsensus || rec.ConsensusScore != 0.67 {
 		t.Errorf("decision %s %s %.2f, want request_changes consensus 0.67", rec.Decision, rec.ConsensusLevel, rec.ConsensusScore)
 	}
-	if len(rec.DissentingOpinions) != 1 || rec.DissentingOpinions[0].Agent != "c" || rec.DissentingOpinions[0].Concern != "final approve" {
+	if len(rec.DissentingOpinions) != 1 || rec.DissentingOpinions[0].Agent != "c" || rec.DissentingOpinions[0].Concern != "votes approve: final approve" {
 		t.Errorf("dissent = %+v, want agent c", rec.DissentingOpinions)
 	}
 	if rec.Tokens.Prompt != 300 || rec.Tokens.Completion != 30 {

@@ -19,6 +19,7 @@ const (
 	ReasonCriticalUnrebutted EscalationReason = "critical_finding_unrebutted"
 	ReasonHumanReview        EscalationReason = "human_review"
 	ReasonPhaseFailed        EscalationReason = "phase_failed"
+	ReasonVoted              EscalationReason = "escalation_voted"
 )
 
 // Input is what a decision is made from.
@@ -65,6 +66,10 @@ func Decide(in Input) Outcome {
 	}
 	for _, c := range in.CriticalUnrebutted {
 		out.Escalations = append(out.Escalations, Escalation{ReasonCriticalUnrebutted, c})
+	}
+	if len(out.Escalations) == 0 && tally.Winner == Escalate && len(in.Ballots) > 0 {
+		out.Escalations = append(out.Escalations, Escalation{ReasonVoted,
+			fmt.Sprintf("%.0f%% of the weighted vote asks for a human decision", tally.Score*100)})
 	}
 	if len(out.Escalations) > 0 {
 		out.Decision = Escalate

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/debatebot/debatebot/config"
+	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/toulmin"
+)
+
+var errHelp = errors.New("help requested")
+
+// Version is set at build time with -ldflags "-X main.Version=...".
+var Version = ""
+
+func version() string {
+	if Version != "" {
+		return Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+func isInputError(err error) bool {
+	var ie *review.InputError
+	var ce *config.Error
+	return errors.As(err, &ie) || errors.As(err, &ce)
+}
+
+type debateFlags struct {
+	diff, git, question, format, protocol, configFile, dir string
+	offline                                                 bool
+	maxDiff                                                 int64
+}
+
+func parseDebateFlags(args []string, stderr io.Writer) (*debateFlags, error) {
+	f := &debateFlags{}
+	fs := flag.NewFlagSet("debate", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&f.diff, "diff", "", "unified diff to debate (FILE, or - for stdin)")
+	fs.StringVar(&f.git, "git", "", "git range BASE..HEAD to debate, in the repository at --dir")
+	fs.StringVar(&f.question, "question", "", "a design question to debate (no code)")
+	fs.StringVar(&f.format, "format", "markdown", "output: markdown (transcript and record) or json (decision record)")
+	fs.StringVar(&f.protocol, "protocol", "", "standard, fast-track or extended (default: the config's, else standard)")
+	fs.StringVar(&f.configFile, "config", "", "a debatebot.yml to use (default: the embedded defaults)")
+	fs.StringVar(&f.dir, "dir", ".", "repository directory for --git")
+	fs.BoolVar(&f.offline, "offline", false, "use offline agents even when a model is configured")
+	fs.Int64Var(&f.maxDiff, "max-diff-bytes", review.DefaultMaxDiffBytes, "largest diff accepted")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stderr, "Usage: debatebot debate (--diff FILE | --git BASE..HEAD | --question TEXT) [flags]")
+			fs.SetOutput(stderr)
+			fs.PrintDefaults()
+			return nil, errHelp
+		}
+		return nil, &usageError{strings.TrimSpace(err.Error()) + " (run 'debatebot debate -h' for the flags)"}
+	}
+	if fs.NArg() > 0 {
+		return nil, &usageError{fmt.Sprintf("unexpected argument %q (run 'debatebot debate -h' for the flags)", fs.Arg(0))}
+	}
+	n := 0
+	for _, s := range []string{f.diff, f.git, f.question} {
+		if s != "" {
+			n++
+		}
+	}
+	if n != 1 {
+		return nil, &usageError{"give exactly one of --diff FILE, --git BASE..HEAD or --question TEXT"}
+	}
+	if f.format != "markdown" && f.format != "json" {
+		return nil, &usageError{fmt.Sprintf("--format %q: want markdown or json", f.format)}
+	}
+	return f, nil
+}
+
+func debate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
+	f, err := parseDebateFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	repo := config.Default()
+	if f.configFile != "" {
+		data, err := os.ReadFile(f.configFile)
+		if err != nil {
+			return &usageError{fmt.Sprintf("cannot read config %s: %v", f.configFile, unwrapPath(err))}
+		}
+		if repo, err = config.Parse(data, f.configFile); err != nil {
+			return err
+		}
+	}
+	protocol, err := repo.DebateProtocol(f.protocol)
+	if err != nil {
+		return &usageError{"--protocol: " + err.Error()}
+	}
+
+	var change *review.Change
+	switch {
+	case f.diff != "":
+		change, err = readDiff(f.diff, stdin, f.maxDiff)
+	case f.git != "":
+		change, err = review.FromGit(ctx, f.dir, f.git)
+	}
+	if err != nil {
+		return err
+	}
+	agents := review.OfflinePanel(repo.Stakeholders)
+	if getenv("OPENAI_API_KEY") != "" && !f.offline {
+		fmt.Fprintln(stderr, "debatebot: model-backed agents are not part of this build yet; running offline agents")
+	}
+	d := &review.Debate{
+		Change: change, Question: f.question, Trigger: "cli",
+		Protocol: protocol, Agents: agents, Ignore: repo.Ignore,
+		Weights: *repo.Weights, Thresholds: repo.VotingThresholds(),
+	}
+	if isTerminal(stderr) {
+		d.Observer = progress(stderr)
+	}
+	t, err := d.Run(ctx)
+	if err != nil {
+		return err
+	}
+	if f.format == "json" {
+		b, err := t.Record.JSON()
+		if err != nil {
+			return err
+		}
+		_, err = stdout.Write(b)
+		return err
+	}
+	md, err := review.Markdown(t, review.RenderOptions{})
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(stdout, md)
+	return err
+}
+
+func readDiff(name string, stdin io.Reader, max int64) (*review.Change, error) {
+	if name == "-" {
+		return review.ReadDiff(stdin, "stdin", max)
+	}
+	st, err := os.Stat(name)
+	if err != nil {
+		return nil, &review.InputError{Source: name, Problem: "cannot read: " + unwrapPath(err).Error()}
+	}
+	if st.IsDir() {
+		return nil, &review.InputError{Source: name, Problem: "is a directory, not a diff file"}
+	}
+	file, err := os.Open(name)
+	if err != nil {
+		return nil, &review.InputError{Source: name, Problem: "cannot read: " + unwrapPath(err).Error()}
+	}
+	defer file.Close()
+	return review.ReadDiff(file, name, max)
+}
+
+// unwrapPath drops the path from *fs.PathError, which the caller already names.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// progress shows each phase as it starts and ends.
+func progress(w io.Writer) func(toulmin.Event) {
+	return func(e toulmin.Event) {
+		switch e.Kind {
+		case toulmin.EventPhaseStarted:
+			fmt.Fprintf(w, "\r\033[K… %s", e.Phase.Phase.Title())
+		case toulmin.EventPhaseEnded:
+			fmt.Fprintf(w, "\r\033[K%s %s (%s)\n", mark(e.Phase.Status), e.Phase.Phase.Title(), e.Phase.Duration().Round(time.Millisecond))
+		}
+	}
+}
+
+func mark(s toulmin.PhaseStatus) string {
+	if s == toulmin.StatusCompleted {
+		return "✓"
+	}
+	return "✗ " + string(s)
+}

@@ -1,0 +1,76 @@
+// Command debatebot reviews changes by a structured debate among stakeholder agents.
+//
+//	debatebot debate --diff change.diff      debate a unified diff (- for stdin)
+//	debatebot debate --git main..HEAD        debate a range of the repository here
+//	debatebot debate --question "..."        debate a design question
+//	debatebot version
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	stop()
+	os.Exit(code)
+}
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+// usageError is bad input from the user: printed on one line, exit 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+const usage = `debatebot reviews changes by a structured debate among stakeholder agents.
+
+Usage:
+  debatebot debate (--diff FILE | --git BASE..HEAD | --question TEXT) [flags]
+  debatebot version
+
+Run 'debatebot debate -h' for the debate flags.
+`
+
+// run is main without the process: tests call it with their own streams and environment.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	var err error
+	switch args[0] {
+	case "debate":
+		err = debate(ctx, args[1:], stdin, stdout, stderr, getenv)
+	case "version", "--version":
+		fmt.Fprintln(stdout, "debatebot", version())
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+	default:
+		err = &usageError{fmt.Sprintf("unknown command %q (want debate or version)", args[0])}
+	}
+	if err == nil {
+		return exitOK
+	}
+	if errors.Is(err, errHelp) {
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "debatebot: %v\n", err)
+	var ue *usageError
+	if errors.As(err, &ue) || isInputError(err) {
+		return exitUsage
+	}
+	return exitError
+}

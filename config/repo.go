@@ -1,0 +1,393 @@
+// Package config reads debatebot's configuration: the per-repository file .github/debatebot.yml
+// (parsed strictly, validated with errors that name the key and the line, defaults filled in).
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"gopkg.in/yaml.v3"
+
+	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
+)
+
+// RepoPath is where a repository keeps its configuration, read from the base branch.
+const RepoPath = ".github/debatebot.yml"
+
+// Defaults of the repository file.
+const (
+	DefaultCommandPermission = "write"
+	DefaultMaxDebatesPerHour = 5
+	DefaultLabel             = "needs-debate"
+)
+
+// Duration is a time.Duration written as "90s", "10m" or "1h30m".
+type Duration time.Duration
+
+// UnmarshalYAML parses a Go duration string.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	var s string
+	if err := n.Decode(&s); err != nil {
+		return fmt.Errorf("line %d: want a duration such as 90s or 10m", n.Line)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil || v <= 0 {
+		return fmt.Errorf("line %d: %q is not a positive duration (want e.g. 90s or 10m)", n.Line, s)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalYAML writes the duration back as a string.
+func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
+
+// Phase overrides one phase's limits.
+type Phase struct {
+	TokenLimit *int     `yaml:"token_limit"`
+	Timeout    Duration `yaml:"timeout"`
+}
+
+// Triggers say which events start a debate.
+type Triggers struct {
+	PullRequest []string `yaml:"pull_request"`
+	Drafts      bool     `yaml:"drafts"`
+	Label       string   `yaml:"label"`
+	Command     bool     `yaml:"command"`
+	// Bots lists other bots whose comments may trigger a debate.
+	Bots []string `yaml:"bots"`
+}
+
+// Thresholds override the consensus thresholds.
+type Thresholds struct {
+	Strong    *float64 `yaml:"strong"`
+	Consensus *float64 `yaml:"consensus"`
+}
+
+// Repo is .github/debatebot.yml.
+type Repo struct {
+	Protocol          string                      `yaml:"protocol"`
+	Triggers          Triggers                    `yaml:"triggers"`
+	CommandPermission string                      `yaml:"command_permission"`
+	MaxDebatesPerHour *int                        `yaml:"max_debates_per_hour"`
+	Ignore            []string                    `yaml:"ignore"`
+	Thresholds        Thresholds                  `yaml:"thresholds"`
+	Weights           *voting.Weights             `yaml:"weights"`
+	Stakeholders      []review.Perspective        `yaml:"stakeholders"`
+	Phases            map[toulmin.PhaseKind]Phase `yaml:"phases"`
+	MaxRounds         int                         `yaml:"max_rounds"`
+	TotalTimeout      Duration                    `yaml:"total_timeout"`
+}
+
+// Error is a problem with the configuration file: where and what.
+type Error struct {
+	File     string
+	Problems []string
+}
+
+func (e *Error) Error() string {
+	return e.File + ": " + strings.Join(e.Problems, "; ")
+}
+
+// Default returns the configuration of a repository with no file.
+func Default() *Repo {
+	r := &Repo{}
+	if err := r.fill(); err != nil {
+		panic(fmt.Sprintf("config: the defaults do not validate: %v", err))
+	}
+	return r
+}
+
+// Parse reads and validates a repository configuration. An empty file means the defaults.
+func Parse(data []byte, file string) (*Repo, error) {
+	r := &Repo{}
+	if len(bytes.TrimSpace(data)) > 0 {
+		dec := yaml.NewDecoder(bytes.NewReader(data))
+		dec.KnownFields(true)
+		if err := dec.Decode(r); err != nil && !errors.Is(err, io.EOF) {
+			return nil, &Error{File: file, Problems: yamlProblems(err)}
+		}
+	}
+	if err := r.fill(); err != nil {
+		var ce *Error
+		if errors.As(err, &ce) {
+			ce.File = file
+			return nil, ce
+		}
+		return nil, &Error{File: file, Problems: []string{err.Error()}}
+	}
+	return r, nil
+}
+
+var (
+	unknownField = regexp.MustCompile(`line (\d+): field (\S+) not found in type (\S+)`)
+	badType      = regexp.MustCompile("line (\\d+): cannot unmarshal !!(\\w+) `([^`]*)` into (\\S+)")
+)
+
+// yamlProblems turns yaml.v3's messages into ones a user can act on.
+func yamlProblems(err error) []string {
+	var te *yaml.TypeError
+	var msgs []string
+	if errors.As(err, &te) {
+		msgs = te.Errors
+	} else {
+		msgs = []string{strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	out := make([]string, 0, len(msgs))
+	for _, m := range msgs {
+		if s := unknownField.FindStringSubmatch(m); s != nil {
+			m = fmt.Sprintf("line %s: unknown key %q", s[1], s[2])
+		} else if s := badType.FindStringSubmatch(m); s != nil {
+			m = fmt.Sprintf("line %s: %q is not a valid %s", s[1], s[3], friendlyType(s[4]))
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func friendlyType(t string) string {
+	switch {
+	case strings.Contains(t, "float"):
+		return "number"
+	case strings.Contains(t, "int"):
+		return "whole number"
+	case strings.Contains(t, "bool"):
+		return "true/false value"
+	case strings.HasPrefix(t, "[]"):
+		return "list"
+	case strings.HasPrefix(t, "map") || strings.Contains(t, "config."):
+		return "mapping"
+	}
+	return t
+}
+
+var permissions = map[string]int{"read": 0, "triage": 1, "write": 2, "maintain": 3, "admin": 4}
+
+// PermissionAtLeast reports whether have is at least want (GitHub repository permission levels).
+func PermissionAtLeast(have, want string) bool {
+	h, ok1 := permissions[have]
+	w, ok2 := permissions[want]
+	return ok1 && ok2 && h >= w
+}
+
+var prActions = map[string]bool{"opened": true, "synchronize": true, "reopened": true, "ready_for_review": true, "labeled": true}
+
+// fill validates the file and fills every gap with its default.
+func (r *Repo) fill() error {
+	var problems []string
+	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+
+	if r.Protocol == "" {
+		r.Protocol = toulmin.ProtocolStandard
+	}
+	if _, err := toulmin.Named(r.Protocol); err != nil {
+		bad("protocol: %v", err)
+	}
+	if r.Triggers.PullRequest == nil {
+		r.Triggers.PullRequest = []string{"opened", "synchronize", "reopened", "ready_for_review"}
+	}
+	for _, a := range r.Triggers.PullRequest {
+		if !prActions[a] {
+			bad("triggers.pull_request: unknown action %q (want opened, synchronize, reopened, ready_for_review or labeled)", a)
+		}
+	}
+	if r.Triggers.Label == "" {
+		r.Triggers.Label = DefaultLabel
+	}
+	if r.CommandPermission == "" {
+		r.CommandPermission = DefaultCommandPermission
+	}
+	if _, ok := permissions[r.CommandPermission]; !ok {
+		bad("command_permission: %q is not a permission level (want read, triage, write, maintain or admin)", r.CommandPermission)
+	}
+	if r.MaxDebatesPerHour == nil {
+		n := DefaultMaxDebatesPerHour
+		r.MaxDebatesPerHour = &n
+	} else if *r.MaxDebatesPerHour < 0 {
+		bad("max_debates_per_hour: must not be negative, got %d", *r.MaxDebatesPerHour)
+	}
+	for i, g := range r.Ignore {
+		if !doublestar.ValidatePattern(g) {
+			bad("ignore[%d]: %q is not a valid glob", i, g)
+		}
+	}
+	th := voting.DefaultThresholds()
+	if r.Thresholds.Strong != nil {
+		th.Strong = *r.Thresholds.Strong
+	}
+	if r.Thresholds.Consensus != nil {
+		th.Consensus = *r.Thresholds.Consensus
+	}
+	if err := th.Validate(); err != nil {
+		bad("thresholds: %v", err)
+	}
+	r.Thresholds = Thresholds{Strong: &th.Strong, Consensus: &th.Consensus}
+	if r.Weights == nil {
+		w := voting.DefaultWeights()
+		r.Weights = &w
+	} else if err := r.Weights.Validate(); err != nil {
+		bad("weights: %v", err)
+	}
+	problems = append(problems, r.fillStakeholders()...)
+	for kind, p := range r.Phases {
+		if !kind.Valid() || kind == toulmin.PhaseDecision {
+			bad("phases: unknown phase %q (want one of evidence_gathering, opening_arguments, rebuttal, clarification, final_arguments, design_review, synthesis)", kind)
+			continue
+		}
+		if p.TokenLimit != nil && *p.TokenLimit < 0 {
+			bad("phases.%s.token_limit: must not be negative, got %d", kind, *p.TokenLimit)
+		}
+	}
+	if r.MaxRounds < 0 || r.MaxRounds > 10 {
+		bad("max_rounds: must be between 1 and 10, got %d", r.MaxRounds)
+	}
+	if len(problems) > 0 {
+		return &Error{Problems: problems}
+	}
+	return nil
+}
+
+var abbrevOK = regexp.MustCompile(`^[A-Z][A-Z0-9]{0,4}$`)
+
+func (r *Repo) fillStakeholders() []string {
+	var problems []string
+	if len(r.Stakeholders) == 0 {
+		r.Stakeholders = review.DefaultPerspectives()
+		return nil
+	}
+	defaults := map[string]review.Perspective{}
+	for _, p := range review.DefaultPerspectives() {
+		defaults[p.Name] = p
+	}
+	names, abbrevs := map[string]bool{}, map[string]bool{}
+	for i := range r.Stakeholders {
+		s := &r.Stakeholders[i]
+		at := fmt.Sprintf("stakeholders[%d]", i)
+		if s.Name == "" {
+			problems = append(problems, at+".name: must not be empty")
+			continue
+		}
+		// A built-in name inherits everything it does not set.
+		if d, ok := defaults[s.Name]; ok {
+			if s.Title == "" {
+				s.Title = d.Title
+			}
+			if s.Abbrev == "" {
+				s.Abbrev = d.Abbrev
+			}
+			if s.Role == "" {
+				s.Role = d.Role
+			}
+			if s.Summary == "" {
+				s.Summary = d.Summary
+			}
+			if s.Priorities == nil {
+				s.Priorities = d.Priorities
+			}
+			if s.TradeOffs == nil {
+				s.TradeOffs = d.TradeOffs
+			}
+		}
+		if s.Title == "" {
+			s.Title = titleCase(s.Name)
+		}
+		if s.Abbrev == "" {
+			s.Abbrev = initials(s.Title)
+		}
+		if s.Role == "" {
+			s.Role = voting.RoleStakeholder
+		}
+		if names[s.Name] {
+			problems = append(problems, fmt.Sprintf("%s.name: %q appears twice", at, s.Name))
+		}
+		names[s.Name] = true
+		if !abbrevOK.MatchString(s.Abbrev) {
+			problems = append(problems, fmt.Sprintf("%s.abbrev: %q must be 1-5 capital letters or digits", at, s.Abbrev))
+		} else if abbrevs[s.Abbrev] {
+			problems = append(problems, fmt.Sprintf("%s.abbrev: %q is used by another stakeholder", at, s.Abbrev))
+		}
+		abbrevs[s.Abbrev] = true
+		if !s.Role.Valid() || s.Role == voting.RoleSeniorStakeholder {
+			problems = append(problems, fmt.Sprintf("%s.role: %q is not a role (want stakeholder, subsystem_maintainer or core_maintainer; seniority comes from trust)", at, s.Role))
+		}
+		if s.Trust < 0 {
+			problems = append(problems, fmt.Sprintf("%s.trust: must not be negative, got %g", at, s.Trust))
+		}
+		for j, g := range s.Paths {
+			if !doublestar.ValidatePattern(g) {
+				problems = append(problems, fmt.Sprintf("%s.paths[%d]: %q is not a valid glob", at, j, g))
+			}
+		}
+	}
+	return problems
+}
+
+func titleCase(name string) string {
+	words := strings.FieldsFunc(name, func(r rune) bool { return r == '_' || r == '-' || r == ' ' })
+	for i, w := range words {
+		words[i] = strings.ToUpper(w[:1]) + w[1:]
+	}
+	return strings.Join(words, " ")
+}
+
+func initials(title string) string {
+	var b strings.Builder
+	for _, w := range strings.Fields(title) {
+		b.WriteString(strings.ToUpper(w[:1]))
+	}
+	s := b.String()
+	if len(s) > 5 {
+		s = s[:5]
+	}
+	return s
+}
+
+// DebateProtocol returns the named protocol (the file's default when name is empty) with the
+// file's phase limits, rounds and total time applied.
+func (r *Repo) DebateProtocol(name string) (toulmin.Protocol, error) {
+	if name == "" {
+		name = r.Protocol
+	}
+	p, err := toulmin.Named(name)
+	if err != nil {
+		return p, err
+	}
+	kinds := make([]string, 0, len(r.Phases))
+	for k := range r.Phases {
+		kinds = append(kinds, string(k))
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		o := r.Phases[toulmin.PhaseKind(k)]
+		spec, ok := p.Phase(toulmin.PhaseKind(k))
+		if !ok {
+			continue // a phase this protocol does not run
+		}
+		if o.TokenLimit != nil {
+			spec.TokenLimit = *o.TokenLimit
+		}
+		if o.Timeout > 0 {
+			spec.Timeout = time.Duration(o.Timeout)
+		}
+	}
+	if r.MaxRounds > 0 && p.Loop != nil {
+		p.Loop.MaxRounds = r.MaxRounds
+	}
+	if r.TotalTimeout > 0 {
+		p.TotalTimeout = time.Duration(r.TotalTimeout)
+	}
+	return p, p.Validate()
+}
+
+// VotingThresholds returns the thresholds with defaults applied.
+func (r *Repo) VotingThresholds() voting.Thresholds {
+	return voting.Thresholds{Strong: *r.Thresholds.Strong, Consensus: *r.Thresholds.Consensus}
+}

@@ -1,0 +1,155 @@
+package review
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
+)
+
+// Debate is one debate to hold: the change or question, and how to debate it.
+type Debate struct {
+	Change *Change
+	// Question is set for a design debate with no code.
+	Question string
+	// Repository, PRNumber and Trigger identify the debate on GitHub (empty for local ones).
+	Repository string
+	PRNumber   int
+	Trigger    string
+
+	Protocol   toulmin.Protocol
+	Agents     []toulmin.Agent
+	Analyzers  []Analyzer
+	Weights    voting.Weights
+	Thresholds voting.Thresholds
+	// Ignore lists globs of paths dropped before anything else.
+	Ignore []string
+	Clock  func() time.Time
+	// Observer receives phase events (progress on a terminal, a PR comment being edited).
+	Observer func(toulmin.Event)
+}
+
+// Run is the one path every debate takes, from the command line or the App: drop ignored paths,
+// gather evidence, run the engine over the agents, and return the transcript with its record.
+func (d *Debate) Run(ctx context.Context) (*toulmin.Transcript, error) {
+	c := d.Change
+	if c == nil {
+		if strings.TrimSpace(d.Question) == "" {
+			return nil, fmt.Errorf("a debate needs a change or a question")
+		}
+		c = &Change{Source: "question", Title: clip(strings.TrimSpace(d.Question), 120), Body: d.Question}
+	}
+	if err := DropIgnored(c, d.Ignore); err != nil {
+		return nil, err
+	}
+	if len(c.Files) == 0 && d.Change != nil && d.Question == "" {
+		return nil, &InputError{c.Source, "every file of the change matches an ignored path; nothing is left to debate"}
+	}
+	analyzers := d.Analyzers
+	if analyzers == nil {
+		analyzers = DefaultAnalyzers()
+	}
+	agents := d.Agents
+	if agents == nil {
+		agents = OfflinePanel(DefaultPerspectives())
+	}
+	opts := []toulmin.Option{toulmin.WithWeights(d.Weights), toulmin.WithThresholds(d.Thresholds)}
+	if d.Weights == (voting.Weights{}) {
+		opts[0] = toulmin.WithWeights(voting.DefaultWeights())
+	}
+	if d.Thresholds == (voting.Thresholds{}) {
+		opts[1] = toulmin.WithThresholds(voting.DefaultThresholds())
+	}
+	if d.Clock != nil {
+		opts = append(opts, toulmin.WithClock(d.Clock))
+	}
+	if d.Observer != nil {
+		opts = append(opts, toulmin.WithObserver(d.Observer))
+	}
+	engine, err := toulmin.NewEngine(d.Protocol, agents, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("failed to set up the debate: %w", err)
+	}
+	trigger := d.Trigger
+	if trigger == "" {
+		trigger = "cli"
+	}
+	title := c.Title
+	if title == "" {
+		title = c.Source
+	}
+	subject := &toulmin.Subject{
+		DebateID:   DebateID(c, d.Question, d.Repository, d.PRNumber, trigger, d.Protocol.Name),
+		Repository: d.Repository, PRNumber: d.PRNumber, HeadSHA: c.HeadSHA, Trigger: trigger,
+		Title: title, Question: d.Question, Index: c, Data: c,
+		Gather: func(ctx context.Context) ([]toulmin.Evidence, error) { return Gather(ctx, c, analyzers) },
+	}
+	t, err := engine.Run(ctx, subject)
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// DropIgnored removes files whose path matches any of the globs, noting what was dropped.
+func DropIgnored(c *Change, globs []string) error {
+	if len(globs) == 0 {
+		return nil
+	}
+	for _, g := range globs {
+		if !doublestar.ValidatePattern(g) {
+			return fmt.Errorf("invalid ignore pattern %q", g)
+		}
+	}
+	kept := c.Files[:0]
+	dropped := 0
+	for _, f := range c.Files {
+		ignored := false
+		for _, g := range globs {
+			if ok, _ := doublestar.Match(g, f.Path); ok {
+				ignored = true
+				break
+			}
+		}
+		if ignored {
+			dropped++
+			continue
+		}
+		kept = append(kept, f)
+	}
+	c.Files = kept
+	if dropped > 0 {
+		c.Notes = append(c.Notes, fmt.Sprintf("%d file(s) matching ignored paths left out", dropped))
+	}
+	return nil
+}
+
+// DebateID is stable for the same debate: the same change (or question) under the same protocol
+// and trigger gets the same id, so that a repeated run is recognisable.
+func DebateID(c *Change, question, repo string, pr int, trigger, protocol string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%d\x00%s\x00%s\x00%s\x00%s\x00", repo, pr, c.HeadSHA, trigger, protocol, question)
+	if c.HeadSHA == "" {
+		writeChange(h, c)
+	}
+	return "deb-" + hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+func writeChange(w io.Writer, c *Change) {
+	for _, f := range c.Files {
+		fmt.Fprintf(w, "%s\x00%s\x00", f.Path, f.Status)
+		for _, h := range f.Hunks {
+			for _, l := range h.Lines {
+				fmt.Fprintf(w, "%c%d:%s\n", l.Kind, l.New, l.Text)
+			}
+		}
+	}
+}

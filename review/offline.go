@@ -1,0 +1,704 @@
+package review
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
+)
+
+// OfflineAgent argues by rules from the analyzers' evidence, with no model: the embedded default
+// of `debatebot debate` and the deterministic twin the tests use. The same input gives the same
+// turns, byte for byte.
+type OfflineAgent struct {
+	p     toulmin.Participant
+	persp Perspective
+	// evidence lists the stakeholders whose evidence the agent argues from.
+	evidence map[string]bool
+	paths    []string
+	// maxArguments bounds opening arguments; the rest are summarised in the last one.
+	maxArguments int
+}
+
+// DefaultMaxOpeningArguments bounds how many concerns one offline agent opens with.
+const DefaultMaxOpeningArguments = 6
+
+// NewOfflineAgent returns an offline agent for the perspective.
+func NewOfflineAgent(p Perspective) *OfflineAgent {
+	a := &OfflineAgent{
+		p: toulmin.Participant{
+			Name: p.Name, Title: p.Title, Abbrev: p.Abbrev, Role: p.Role, Perspective: p.Summary,
+			Trust: p.Trust, Offline: true,
+		},
+		persp: p, evidence: map[string]bool{}, paths: p.Paths, maxArguments: DefaultMaxOpeningArguments,
+	}
+	if a.p.Trust == 0 {
+		a.p.Trust = 1
+	}
+	scope := p.Evidence
+	if len(scope) == 0 && !p.Role.IsMaintainer() {
+		scope = []string{p.Name}
+	}
+	for _, s := range scope {
+		a.evidence[s] = true
+	}
+	return a
+}
+
+// OfflinePanel returns offline agents for the perspectives.
+func OfflinePanel(ps []Perspective) []toulmin.Agent {
+	out := make([]toulmin.Agent, len(ps))
+	for i, p := range ps {
+		out[i] = NewOfflineAgent(p)
+	}
+	return out
+}
+
+// Participant implements toulmin.Agent.
+func (a *OfflineAgent) Participant() toulmin.Participant { return a.p }
+
+func (a *OfflineAgent) maintainer() bool { return a.p.Role.IsMaintainer() }
+
+// mine reports whether the agent argues from the evidence item.
+func (a *OfflineAgent) mine(e toulmin.Evidence) bool {
+	if e.Rule == RuleMitigation {
+		return false
+	}
+	if !a.maintainer() || len(a.evidence) > 0 {
+		if !a.evidence[e.Stakeholder] {
+			return false
+		}
+	}
+	if len(a.paths) > 0 {
+		for _, g := range a.paths {
+			if ok, _ := doublestar.Match(g, e.Path); ok {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// Take implements toulmin.Agent.
+func (a *OfflineAgent) Take(ctx context.Context, req *toulmin.Request) (*toulmin.Turn, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if req.Subject.Index.Empty() {
+		return a.question(req), nil
+	}
+	switch req.Phase.Kind {
+	case toulmin.PhaseOpening:
+		return a.opening(req), nil
+	case toulmin.PhaseRebuttal:
+		return a.rebuttals(req), nil
+	case toulmin.PhaseClarification:
+		return a.clarify(req), nil
+	case toulmin.PhaseFinal:
+		return a.final(req), nil
+	case toulmin.PhaseDesignReview:
+		return a.designReview(req), nil
+	case toulmin.PhaseSynthesis:
+		return a.synthesis(req), nil
+	}
+	return &toulmin.Turn{}, nil
+}
+
+// voteFor maps the most serious standing concern to a vote.
+func voteFor(sev toulmin.Severity) voting.Option {
+	switch {
+	case sev.Rank() >= toulmin.SeverityHigh.Rank():
+		return voting.RequestChanges
+	case sev.Rank() >= toulmin.SeverityMedium.Rank():
+		return voting.ApproveWithChanges
+	}
+	return voting.Approve
+}
+
+// confidence of an offline argument: AST findings are precise, line patterns less so.
+func confidence(items []toulmin.Evidence) float64 {
+	c := 0.75
+	switch items[0].Analyzer {
+	case "go-ast", "secrets":
+		c = 0.9
+	case "change":
+		c = 0.85
+	}
+	return c
+}
+
+func (a *OfflineAgent) groups(ev []toulmin.Evidence) [][]toulmin.Evidence {
+	byRule := map[string][]toulmin.Evidence{}
+	var order []string
+	for _, e := range ev {
+		if !a.mine(e) {
+			continue
+		}
+		if _, ok := byRule[e.Rule]; !ok {
+			order = append(order, e.Rule)
+		}
+		byRule[e.Rule] = append(byRule[e.Rule], e)
+	}
+	// Evidence arrives sorted by severity, so the first item of each group is its worst.
+	out := make([][]toulmin.Evidence, len(order))
+	for i, r := range order {
+		out[i] = byRule[r]
+	}
+	return out
+}
+
+// concern turns one rule's evidence into an argument.
+func concern(items []toulmin.Evidence) toulmin.Argument {
+	rule := Rules[items[0].Rule]
+	first := items[0]
+	claim := strings.ToUpper(first.Message[:1]) + first.Message[1:]
+	if first.Path != "" {
+		claim += " at " + first.Location()
+	}
+	if len(items) > 1 {
+		claim += fmt.Sprintf(" (and %d more)", len(items)-1)
+	}
+	arg := toulmin.Argument{
+		Claim:   claim,
+		Warrant: rule.Warrant,
+		Backing: []toulmin.Backing{
+			{Reference: rule.Reference},
+			{Evidence: fmt.Sprintf("the %s analyzer found %d occurrence(s) in the change (%s)", first.Analyzer, len(items), evidenceIDs(items))},
+		},
+		Qualifier: toulmin.Qualifier{Confidence: confidence(items), Text: "offline rules see code patterns, not intent"},
+		Rebuttal:  rule.Rebuttal,
+		Severity:  first.Severity,
+		Rule:      rule.ID,
+	}
+	for i, e := range items {
+		if i == 5 {
+			break
+		}
+		text := e.Message
+		if e.Snippet != "" {
+			text += ": `" + e.Snippet + "`"
+		}
+		arg.Grounds = append(arg.Grounds, toulmin.Ground{Path: e.Path, Line: e.Line, Text: text})
+		arg.Actions = append(arg.Actions, toulmin.Action{Text: rule.Fix, Path: e.Path, Line: e.Line, Required: e.Severity.Rank() >= toulmin.SeverityMedium.Rank()})
+	}
+	return arg
+}
+
+func evidenceIDs(items []toulmin.Evidence) string {
+	ids := make([]string, 0, len(items))
+	for _, e := range items {
+		ids = append(ids, e.ID)
+	}
+	return strings.Join(limitNames(ids, 6), ", ")
+}
+
+func (a *OfflineAgent) noConcern(req *toulmin.Request) toulmin.Argument {
+	c, _ := req.Subject.Data.(*Change)
+	files, added := 0, 0
+	if c != nil {
+		files, added, _ = c.Stats()
+	}
+	return toulmin.Argument{
+		Claim:     fmt.Sprintf("No %s concern found in the change", a.topic()),
+		Grounds:   []toulmin.Ground{{Text: fmt.Sprintf("the analyzers ran over %d added lines in %d files and reported nothing for %s", added, files, a.topic())}},
+		Warrant:   "Without evidence of a problem, this perspective has no reason to hold the change back",
+		Qualifier: toulmin.Qualifier{Confidence: 0.6, Text: "offline analyzers cover known patterns only"},
+		Rebuttal:  "unless the change has a problem the analyzers do not recognise",
+		Severity:  toulmin.SeverityInfo,
+	}
+}
+
+func (a *OfflineAgent) topic() string {
+	if a.maintainer() {
+		return "blocking"
+	}
+	return strings.ToLower(strings.TrimSuffix(a.p.Title, " Stakeholder"))
+}
+
+func (a *OfflineAgent) opening(req *toulmin.Request) *toulmin.Turn {
+	var args []toulmin.Argument
+	groups := a.groups(req.Evidence)
+	for i, g := range groups {
+		if i == a.maxArguments {
+			rest := 0
+			for _, g := range groups[i:] {
+				rest += len(g)
+			}
+			args[len(args)-1].Backing = append(args[len(args)-1].Backing, toulmin.Backing{Evidence: fmt.Sprintf("%d lower-ranked finding(s) of this perspective are listed in the evidence only", rest)})
+			break
+		}
+		args = append(args, concern(g))
+	}
+	if len(args) == 0 {
+		args = append(args, a.noConcern(req))
+	}
+	return &toulmin.Turn{Arguments: args, Position: a.position(args, "opening")}
+}
+
+// position derives the stance from the concerns that stand.
+func (a *OfflineAgent) position(standing []toulmin.Argument, when string) *toulmin.Position {
+	worst := toulmin.SeverityInfo
+	var priorities, tradeOffs []string
+	seenTrade := map[string]bool{}
+	for _, arg := range standing {
+		if arg.Severity.Rank() > worst.Rank() {
+			worst = arg.Severity
+		}
+		if arg.Rule != "" {
+			priorities = append(priorities, fmt.Sprintf("[%s] %s", arg.Severity, arg.Claim))
+			if t := Rules[arg.Rule].TradeOff; t != "" && !seenTrade[t] {
+				seenTrade[t] = true
+				tradeOffs = append(tradeOffs, Rules[arg.Rule].Title+": "+t)
+			}
+		}
+	}
+	vote := voteFor(worst)
+	reason := fmt.Sprintf("No %s concern stands", a.topic())
+	if len(priorities) > 0 {
+		reason = fmt.Sprintf("%d %s concern(s) stand after %s, the most serious %s: %s", len(priorities), a.topic(), when, worst, firstClaim(standing))
+	}
+	return &toulmin.Position{Vote: vote, Confidence: 0.8, Reason: reason, Priorities: priorities, TradeOffs: tradeOffs}
+}
+
+func firstClaim(args []toulmin.Argument) string {
+	best := args[0]
+	for _, a := range args[1:] {
+		if a.Severity.Rank() > best.Severity.Rank() {
+			best = a
+		}
+	}
+	return best.Claim
+}
+
+// rebuttal kinds offline agents make and accept.
+const (
+	rebutTestOnly   = "rebuttal:test-only"
+	rebutGenerated  = "rebuttal:generated"
+	rebutMitigated  = "rebuttal:mitigated"
+	rebutUnverified = "rebuttal:unverified"
+)
+
+// rebuttals applies this agent's rebuttal rules to the other agents' concerns: the
+// maintainability stakeholder points out test-only code; the architecture stakeholder points out
+// generated code, checks already added in the same change, and citations that are not in the change.
+func (a *OfflineAgent) rebuttals(req *toulmin.Request) *toulmin.Turn {
+	t := req.Transcript
+	answered := map[string]bool{}
+	for _, arg := range req.Arguments {
+		if arg.Phase == toulmin.PhaseRebuttal && arg.Agent == a.p.Name {
+			answered[arg.Target] = true
+		}
+	}
+	var candidates []toulmin.Argument
+	for _, arg := range req.Arguments {
+		if arg.Phase != toulmin.PhaseOpening || arg.Agent == a.p.Name || answered[arg.ID] || !t.Standing(&arg) {
+			continue
+		}
+		if arg.Severity.Rank() < toulmin.SeverityMedium.Rank() {
+			continue // nothing blocks on it; no need to argue
+		}
+		if r, ok := a.rebut(arg, req.Evidence); ok {
+			candidates = append(candidates, r)
+		}
+	}
+	// The most serious concerns first: a rebuttal budget is spent where it matters.
+	sort.SliceStable(candidates, func(i, j int) bool {
+		ti, _ := t.Argument(candidates[i].Target)
+		tj, _ := t.Argument(candidates[j].Target)
+		return ti.Severity.Rank() > tj.Severity.Rank()
+	})
+	if max := req.Phase.MaxPerAgent; max > 0 && len(candidates) > max {
+		candidates = candidates[:max]
+	}
+	return &toulmin.Turn{Arguments: candidates}
+}
+
+func (a *OfflineAgent) rebut(target toulmin.Argument, ev []toulmin.Evidence) (toulmin.Argument, bool) {
+	cited := target.Grounds[:0:0]
+	for _, g := range target.Grounds {
+		if g.Path != "" {
+			cited = append(cited, g)
+		}
+	}
+	all := func(pred func(string) bool) bool {
+		if len(cited) == 0 {
+			return false
+		}
+		for _, g := range cited {
+			if !pred(g.Path) {
+				return false
+			}
+		}
+		return true
+	}
+	base := toulmin.Argument{Target: target.ID, Qualifier: toulmin.Qualifier{Confidence: 0.8}}
+	switch a.p.Name {
+	case Maintainability:
+		if all(IsTestPath) {
+			r := base
+			r.Rule = rebutTestOnly
+			r.Claim = fmt.Sprintf("%s concerns test-only code, not production behaviour", target.ID)
+			r.Grounds = groundsWith(cited, "is a test file")
+			r.Warrant = "Test code does not run in production; a finding there does not reach users"
+			r.Backing = []toulmin.Backing{{Reference: "test files by language convention (_test.go, test_*.py, *.test.ts, src/test/java)"}}
+			r.Actions = []toulmin.Action{{Text: "treat " + target.ID + " as a follow-up rather than a merge blocker"}}
+			return r, true
+		}
+	case Architecture:
+		if all(IsGeneratedPath) {
+			r := base
+			r.Rule = rebutGenerated
+			r.Claim = fmt.Sprintf("%s concerns generated or vendored code that the change does not author", target.ID)
+			r.Grounds = groundsWith(cited, "is generated or vendored")
+			r.Warrant = "Generated and vendored code is fixed in its generator or upstream, not by hand in this change"
+			r.Backing = []toulmin.Backing{{Reference: "generated-file conventions (vendor/, *.pb.go, lock files, 'Code generated ... DO NOT EDIT.')"}}
+			r.Actions = []toulmin.Action{{Text: "report " + target.ID + " upstream or fix the generator"}}
+			return r, true
+		}
+		if m, ok := mitigation(target, ev); ok {
+			r := base
+			r.Rule = rebutMitigated
+			r.Claim = fmt.Sprintf("%s is already mitigated in the same change at %s", target.ID, m.Location())
+			r.Grounds = []toulmin.Ground{{Path: m.Path, Line: m.Line, Text: m.Message + ": `" + m.Snippet + "`"}}
+			r.Warrant = "A check that neutralises the input before use removes the attack the claim describes"
+			r.Backing = []toulmin.Backing{{Reference: Rules[target.Rule].Reference}, {Evidence: "mitigation evidence " + m.ID}}
+			r.Actions = []toulmin.Action{{Text: "keep the check at " + m.Location() + " covered by a test"}}
+			return r, true
+		}
+		if !target.Quality.Verified() && len(target.Quality.BadCitations) > 0 {
+			r := base
+			r.Rule = rebutUnverified
+			r.Claim = fmt.Sprintf("%s cites lines that are not in the change: %s", target.ID, strings.Join(target.Quality.BadCitations, ", "))
+			r.Grounds = []toulmin.Ground{{Text: "the cited lines are neither added, removed nor shown as context by the diff"}}
+			r.Warrant = "A claim about code the change does not contain is outside its scope and cannot be checked"
+			r.Backing = []toulmin.Backing{{Reference: "seed 004 evidence standards: code references must include file:line citations of the change"}}
+			return r, true
+		}
+	}
+	return toulmin.Argument{}, false
+}
+
+func groundsWith(cited []toulmin.Ground, what string) []toulmin.Ground {
+	out := make([]toulmin.Ground, len(cited))
+	for i, g := range cited {
+		out[i] = toulmin.Ground{Path: g.Path, Line: g.Line, Text: g.Path + " " + what}
+	}
+	return out
+}
+
+// mitigation finds evidence of a check in the same file that weakens the target's rule.
+func mitigation(target toulmin.Argument, ev []toulmin.Evidence) (toulmin.Evidence, bool) {
+	for _, e := range ev {
+		if e.Rule != RuleMitigation || e.Mitigates != target.Rule {
+			continue
+		}
+		for _, g := range target.Grounds {
+			if g.Path == e.Path {
+				return e, true
+			}
+		}
+	}
+	return toulmin.Evidence{}, false
+}
+
+// clarify answers rebuttals of the agent's concerns: it concedes those it can check by rule, and
+// maintains the rest with its reason.
+func (a *OfflineAgent) clarify(req *toulmin.Request) *toulmin.Turn {
+	t := req.Transcript
+	var out []toulmin.Argument
+	done := map[string]bool{}
+	for _, reb := range req.Arguments {
+		if reb.Phase != toulmin.PhaseRebuttal || reb.Round != req.Round {
+			continue
+		}
+		target, ok := t.Argument(reb.Target)
+		if !ok || target.Agent != a.p.Name || done[target.ID] || t.Conceded(target.ID) {
+			continue
+		}
+		done[target.ID] = true
+		c := toulmin.Argument{Target: target.ID, Grounds: reb.Grounds, Qualifier: toulmin.Qualifier{Confidence: 0.8}}
+		concede, why := a.accepts(reb, target)
+		if concede {
+			c.Resolution = toulmin.Conceded
+			c.Claim = fmt.Sprintf("Conceded: %s no longer blocks, as %s shows", target.ID, reb.ID)
+		} else {
+			c.Resolution = toulmin.Maintained
+			c.Claim = fmt.Sprintf("Maintained: %s stands despite %s", target.ID, reb.ID)
+		}
+		c.Warrant = why
+		out = append(out, c)
+	}
+	if len(out) == 0 {
+		return &toulmin.Turn{}
+	}
+	// Concessions recorded in this turn are not in the transcript yet: count them here.
+	conceded := map[string]bool{}
+	for _, c := range out {
+		if c.Resolution == toulmin.Conceded {
+			conceded[c.Target] = true
+		}
+	}
+	var standing []toulmin.Argument
+	for _, arg := range a.own(req, toulmin.PhaseOpening) {
+		if !conceded[arg.ID] {
+			standing = append(standing, arg)
+		}
+	}
+	return &toulmin.Turn{Arguments: out, Position: a.position(standing, "clarification")}
+}
+
+// accepts decides whether a rebuttal defeats the target, and says why.
+func (a *OfflineAgent) accepts(reb toulmin.Argument, target *toulmin.Argument) (bool, string) {
+	switch reb.Rule {
+	case rebutTestOnly:
+		if target.Rule == RuleSecret {
+			return false, "a credential in a test file is published with the repository all the same; it must be rotated and removed"
+		}
+		return true, "test-only code does not affect production; the concern becomes a follow-up"
+	case rebutGenerated:
+		return true, "generated or vendored code is fixed at its source, not in this change"
+	case rebutMitigated:
+		return true, "the cited check neutralises the input before it is used"
+	case rebutUnverified:
+		return true, "a concern whose citations are not in the change cannot be upheld"
+	}
+	return false, "offline agents concede only to rebuttals they can check by rule; this one needs a model or a human to weigh"
+}
+
+// own returns the agent's arguments of a phase that still stand.
+func (a *OfflineAgent) own(req *toulmin.Request, phase toulmin.PhaseKind) []toulmin.Argument {
+	var out []toulmin.Argument
+	for _, arg := range req.Arguments {
+		if arg.Agent == a.p.Name && arg.Phase == phase && req.Transcript.Standing(&arg) {
+			out = append(out, arg)
+		}
+	}
+	return out
+}
+
+func (a *OfflineAgent) final(req *toulmin.Request) *toulmin.Turn {
+	var concerns []toulmin.Argument
+	for _, arg := range a.own(req, toulmin.PhaseOpening) {
+		if arg.Rule != "" {
+			concerns = append(concerns, arg)
+		}
+	}
+	pos := a.position(concerns, "rebuttal and clarification")
+	if len(concerns) == 0 {
+		arg := a.noConcern(req)
+		arg.Claim = fmt.Sprintf("Approve: no %s concern stands", a.topic())
+		return &toulmin.Turn{Arguments: []toulmin.Argument{arg}, Position: pos}
+	}
+	arg := summary(concerns, pos.Vote)
+	arg.Claim = fmt.Sprintf("%s: %d %s concern(s) stand", voteTitle(pos.Vote), len(concerns), a.topic())
+	return &toulmin.Turn{Arguments: []toulmin.Argument{arg}, Position: pos}
+}
+
+// summary restates standing concerns as one argument with all their actions.
+func summary(concerns []toulmin.Argument, vote voting.Option) toulmin.Argument {
+	arg := toulmin.Argument{
+		Warrant:   fmt.Sprintf("Concerns that survived rebuttal decide the stance: the most serious is %s, which maps to %s", worstOf(concerns), vote),
+		Qualifier: toulmin.Qualifier{Confidence: 0.8, Text: "after rebuttal and clarification"},
+		Severity:  worstOf(concerns),
+	}
+	seen := map[string]bool{}
+	for _, c := range concerns {
+		if len(c.Grounds) > 0 {
+			g := c.Grounds[0]
+			g.Text = c.ID + ": " + c.Claim
+			arg.Grounds = append(arg.Grounds, g)
+		}
+		arg.Backing = append(arg.Backing, toulmin.Backing{Evidence: c.ID})
+		for _, act := range c.Actions {
+			if !seen[act.String()] {
+				seen[act.String()] = true
+				arg.Actions = append(arg.Actions, act)
+			}
+		}
+	}
+	return arg
+}
+
+func worstOf(args []toulmin.Argument) toulmin.Severity {
+	w := toulmin.SeverityInfo
+	for _, a := range args {
+		if a.Severity.Rank() > w.Rank() {
+			w = a.Severity
+		}
+	}
+	return w
+}
+
+func voteTitle(v voting.Option) string {
+	switch v {
+	case voting.Approve:
+		return "Approve"
+	case voting.ApproveWithChanges:
+		return "Approve with changes"
+	case voting.RequestChanges:
+		return "Request changes"
+	}
+	return "Escalate"
+}
+
+// standingConcerns returns every participant's standing, verified concerns of the debate.
+func standingConcerns(req *toulmin.Request) []toulmin.Argument {
+	var out []toulmin.Argument
+	for _, arg := range req.Arguments {
+		if arg.Phase == toulmin.PhaseOpening && arg.Rule != "" && req.Transcript.Standing(&arg) && arg.Quality.Verified() {
+			out = append(out, arg)
+		}
+	}
+	return out
+}
+
+// maintainerVote is how a maintainer weighs the standing concerns. The core maintainer blocks on
+// high findings and asks for medium ones to be fixed; the architecture maintainer also wants
+// design findings (dependencies, API, structure) signed off before merge, even when low.
+func (a *OfflineAgent) maintainerVote(concerns []toulmin.Argument) voting.Option {
+	vote := voteFor(worstOf(concerns))
+	if a.p.Name == ArchitectureMaintainer && vote == voting.Approve {
+		for _, c := range concerns {
+			if Rules[c.Rule].Stakeholder == Architecture {
+				return voting.ApproveWithChanges
+			}
+		}
+	}
+	return vote
+}
+
+// synthesis: a maintainer reviews the final positions, names agreement and conflict, and votes.
+func (a *OfflineAgent) synthesis(req *toulmin.Request) *toulmin.Turn {
+	concerns := standingConcerns(req)
+	if len(a.paths) > 0 || len(a.evidence) > 0 {
+		var scoped []toulmin.Argument
+		for _, c := range concerns {
+			for _, e := range req.Evidence {
+				if e.Rule == c.Rule && a.mine(e) {
+					scoped = append(scoped, c)
+					break
+				}
+			}
+		}
+		concerns = scoped
+	}
+	vote := a.maintainerVote(concerns)
+	syn := &toulmin.Synthesis{}
+	byVote := map[voting.Option][]string{}
+	for _, p := range req.Participants {
+		if pos, ok := req.Positions[p.Name]; ok && !p.Role.IsMaintainer() {
+			byVote[pos.Vote] = append(byVote[pos.Vote], p.Title)
+		}
+	}
+	for _, v := range []voting.Option{voting.RequestChanges, voting.ApproveWithChanges, voting.Approve, voting.Escalate} {
+		if names := byVote[v]; len(names) > 0 {
+			syn.ConsensusPoints = append(syn.ConsensusPoints, fmt.Sprintf("%s: %s", v, strings.Join(names, ", ")))
+		}
+	}
+	t := req.Transcript
+	for _, reb := range req.Arguments {
+		if reb.Phase != toulmin.PhaseRebuttal {
+			continue
+		}
+		target, _ := t.Argument(reb.Target)
+		state := "maintained"
+		if t.Conceded(reb.Target) {
+			state = "conceded"
+		}
+		syn.Conflicts = append(syn.Conflicts, fmt.Sprintf("%s (%s) rebutted by %s: %s", reb.Target, clip(target.Claim, 90), reb.ID, state))
+	}
+	if len(byVote) > 1 {
+		syn.Conflicts = append(syn.Conflicts, fmt.Sprintf("stakeholders split %d ways on the vote", len(byVote)))
+	}
+	pos := &toulmin.Position{Vote: vote, Confidence: 0.85, Priorities: nil}
+	arg := toulmin.Argument{Synthesis: syn, Qualifier: toulmin.Qualifier{Confidence: 0.85}}
+	if len(concerns) == 0 {
+		arg.Claim = "Approve: no verified concern stands after the debate"
+		arg.Grounds = []toulmin.Ground{{Text: "every concern raised was conceded, or none was raised"}}
+		arg.Warrant = "A change with no standing concern meets the bar for merge"
+		syn.Resolution = "approve as is"
+		pos.Reason = "No verified concern stands"
+	} else {
+		s := summary(concerns, vote)
+		arg.Grounds, arg.Actions, arg.Severity, arg.Backing = s.Grounds, s.Actions, s.Severity, s.Backing
+		arg.Claim = fmt.Sprintf("%s: %d verified concern(s) stand, the most serious %s", voteTitle(vote), len(concerns), worstOf(concerns))
+		arg.Warrant = s.Warrant
+		syn.Resolution = fmt.Sprintf("%s; resolve %d required change(s) before merge", vote, countRequired(s.Actions))
+		if vote == voting.Approve {
+			syn.Resolution = "approve; the remaining low-severity findings are follow-ups"
+		}
+		pos.Reason = fmt.Sprintf("%d verified concern(s) stand, the most serious: %s", len(concerns), firstClaim(concerns))
+		for _, c := range concerns {
+			pos.Priorities = append(pos.Priorities, fmt.Sprintf("[%s] %s", c.Severity, c.Claim))
+		}
+	}
+	return &toulmin.Turn{Arguments: []toulmin.Argument{arg}, Position: pos}
+}
+
+func countRequired(acts []toulmin.Action) int {
+	n := 0
+	for _, a := range acts {
+		if a.Required {
+			n++
+		}
+	}
+	return n
+}
+
+// designReview (extended protocol): maintainers restate the design-level evidence.
+func (a *OfflineAgent) designReview(req *toulmin.Request) *toulmin.Turn {
+	var design []toulmin.Evidence
+	for _, e := range req.Evidence {
+		if e.Stakeholder == Architecture && e.Rule != RuleMitigation {
+			design = append(design, e)
+		}
+	}
+	if len(design) == 0 {
+		arg := a.noConcern(req)
+		arg.Claim = "No design-level change: no new dependency, API removal or oversized file"
+		return &toulmin.Turn{Arguments: []toulmin.Argument{arg}}
+	}
+	arg := concern(design)
+	arg.Claim = fmt.Sprintf("Design review: %d design-level finding(s), led by %s", len(design), design[0].Message)
+	arg.Rule = ""
+	return &toulmin.Turn{Arguments: []toulmin.Argument{arg}}
+}
+
+// question: offline agents cannot weigh a design question; they say so, give the perspective's
+// considerations, and leave the decision to a model or a human.
+func (a *OfflineAgent) question(req *toulmin.Request) *toulmin.Turn {
+	if req.Phase.Kind != toulmin.PhaseOpening && req.Phase.Kind != toulmin.PhaseSynthesis && req.Phase.Kind != toulmin.PhaseFinal {
+		return &toulmin.Turn{}
+	}
+	var injected []toulmin.Evidence
+	for _, e := range req.Evidence {
+		if e.Rule == RulePromptInjection {
+			injected = append(injected, e)
+		}
+	}
+	if a.p.Name == Security && len(injected) > 0 && req.Phase.Kind == toulmin.PhaseOpening {
+		arg := concern(injected)
+		return &toulmin.Turn{Arguments: []toulmin.Argument{arg}, Position: &toulmin.Position{Vote: voting.Escalate, Confidence: 0.9, Reason: "the question contains text addressed to AI reviewers"}}
+	}
+	arg := toulmin.Argument{
+		Claim:     fmt.Sprintf("%s cannot weigh this design question offline", a.p.Title),
+		Grounds:   []toulmin.Ground{{Text: "question: " + clip(req.Subject.Question, 200)}},
+		Warrant:   "Offline agents argue only from analyzer evidence over code; a design question needs a model or a human to weigh its trade-offs",
+		Backing:   []toulmin.Backing{{Evidence: "perspective: " + a.p.Perspective}},
+		Qualifier: toulmin.Qualifier{Confidence: 0.3, Text: "no model configured"},
+		Actions:   []toulmin.Action{{Text: "re-run with OPENAI_API_KEY set, or decide by human review"}},
+	}
+	if req.Phase.Kind == toulmin.PhaseSynthesis {
+		arg.Synthesis = &toulmin.Synthesis{Resolution: "escalate to a human: no perspective could weigh the question offline"}
+	}
+	return &toulmin.Turn{Arguments: []toulmin.Argument{arg}, Position: &toulmin.Position{
+		Vote: voting.Escalate, Confidence: 0.3, Reason: "a design question cannot be weighed offline",
+		Priorities: a.persp.Priorities, TradeOffs: a.persp.TradeOffs,
+	}}
+}
