@@ -71,7 +71,7 @@ func (s *Scan) add(rule string, sev toulmin.Severity, path string, line int, msg
 	snippet := ""
 	if f := s.Change.File(path); f != nil && line > 0 {
 		if text, ok := f.Line(line); ok {
-			snippet = clip(strings.TrimSpace(text), 160)
+			snippet = strings.ReplaceAll(clip(strings.TrimSpace(text), 160), "`", "'")
 			if rule == RuleSecret {
 				snippet = ""
 			}

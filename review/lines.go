@@ -27,7 +27,10 @@ type lineRule struct {
 }
 
 var (
-	sqlStart   = `(?i)["'\x60]\s*(?:select\s[^"'\x60]*\bfrom\b|insert\s+into\b|update\s+\w+\s+set\b|delete\s+from\b|select\s)[^"'\x60]*`
+	sqlKeyword = `\s*(?:select|insert\s+into|update\s+\w+\s+set|delete\s+from)\b`
+	// sqlConcat: a SQL literal in double or single quotes, closed and followed by +, % or
+	// .format( with a variable.
+	sqlConcat  = `(?i)(?:"` + sqlKeyword + `[^"]*"|'` + sqlKeyword + `[^']*')\s*(?:\+\s*[A-Za-z_$(]|%\s*[A-Za-z_(]|\.format\()`
 	secretName = regexp.MustCompile(`(?i)token|secret|nonce|salt|passw|session|otp|csrf|api_?key|reset`)
 	password   = regexp.MustCompile(`(?i)passw|pwd`)
 )
@@ -35,8 +38,8 @@ var (
 var lineRules = []lineRule{
 	// SQL built from strings, in any language: a SQL literal followed by concatenation,
 	// interpolation or formatting with a variable.
-	{rule: RuleSQLInjection, langs: "python javascript typescript java go kotlin ruby php", re: regexp.MustCompile(sqlStart + `["']\s*(?:\+\s*[A-Za-z_$(]|%\s*[A-Za-z_(]|\.format\()`), msg: "SQL text is concatenated or formatted with a variable"},
-	{rule: RuleSQLInjection, langs: "python", re: regexp.MustCompile(`(?i)\bf["'](?:select|insert|update|delete)\b[^"']*\{[^}]+\}`), msg: "an f-string interpolates a value into SQL"},
+	{rule: RuleSQLInjection, langs: "python javascript typescript java go kotlin ruby php", re: regexp.MustCompile(sqlConcat), msg: "SQL text is concatenated or formatted with a variable"},
+	{rule: RuleSQLInjection, langs: "python", re: regexp.MustCompile(`(?i)\bf(?:"(?:select|insert|update|delete)\b[^"]*\{[^}]+\}|'(?:select|insert|update|delete)\b[^']*\{[^}]+\})`), msg: "an f-string interpolates a value into SQL"},
 	{rule: RuleSQLInjection, langs: "javascript typescript", re: regexp.MustCompile(`(?i)\x60\s*(?:select|insert|update|delete)\b[^\x60]*\$\{[^}]+\}`), msg: "a template literal interpolates a value into SQL"},
 	{rule: RuleSQLInjection, langs: "go", re: regexp.MustCompile(`(?i)fmt\.Sprintf\(\s*"\s*(?:select|insert|update|delete)\b[^"]*%[sv][^"]*"\s*,`), msg: "fmt.Sprintf formats a value into SQL"},
 

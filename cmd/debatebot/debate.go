@@ -41,8 +41,8 @@ func isInputError(err error) bool {
 
 type debateFlags struct {
 	diff, git, question, format, protocol, configFile, dir string
-	offline                                                 bool
-	maxDiff                                                 int64
+	offline                                                bool
+	maxDiff                                                int64
 }
 
 func parseDebateFlags(args []string, stderr io.Writer) (*debateFlags, error) {

@@ -1,0 +1,124 @@
+package config
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
+)
+
+func TestDefaults(t *testing.T) {
+	for name, data := range map[string]string{"no file": "", "comments only": "# nothing set\n"} {
+		t.Run(name, func(t *testing.T) {
+			r, err := Parse([]byte(data), RepoPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Protocol != "standard" || r.CommandPermission != "write" || *r.MaxDebatesPerHour != 5 || r.Triggers.Label != "needs-debate" {
+				t.Errorf("defaults = %+v", r)
+			}
+			if len(r.Stakeholders) != 6 || r.VotingThresholds() != voting.DefaultThresholds() || *r.Weights != voting.DefaultWeights() {
+				t.Errorf("stakeholders %d thresholds %+v weights %+v", len(r.Stakeholders), r.VotingThresholds(), *r.Weights)
+			}
+		})
+	}
+}
+
+func TestParseValid(t *testing.T) {
+	r, err := Parse([]byte(`
+protocol: extended
+command_permission: maintain
+max_debates_per_hour: 2
+ignore: ["vendor/**", "**/*.pb.go"]
+thresholds:
+  consensus: 0.6
+stakeholders:
+  - name: security
+    trust: 1.5
+  - name: privacy
+    perspective: "Guards personal data"
+    priorities: ["no personal data in logs"]
+  - name: core_maintainer
+phases:
+  opening_arguments: {token_limit: 700, timeout: 90s}
+max_rounds: 2
+total_timeout: 20m
+`), RepoPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := r.Stakeholders[0]
+	if sec.Title != "Security Stakeholder" || sec.Abbrev != "SS" || sec.Trust != 1.5 || len(sec.Priorities) == 0 {
+		t.Errorf("a built-in name did not inherit its defaults: %+v", sec)
+	}
+	priv := r.Stakeholders[1]
+	if priv.Title != "Privacy" || priv.Abbrev != "P" || priv.Role != voting.RoleStakeholder || priv.Summary != "Guards personal data" {
+		t.Errorf("custom stakeholder = %+v", priv)
+	}
+	if r.VotingThresholds().Consensus != 0.6 || r.VotingThresholds().Strong != 0.8 {
+		t.Errorf("thresholds = %+v", r.VotingThresholds())
+	}
+	p, err := r.DebateProtocol("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	open, _ := p.Phase(toulmin.PhaseOpening)
+	if p.Name != "extended" || open.TokenLimit != 700 || open.Timeout != 90*time.Second || p.Loop.MaxRounds != 2 || p.TotalTimeout != 20*time.Minute {
+		t.Errorf("protocol = %s opening %+v rounds %d total %s", p.Name, open, p.Loop.MaxRounds, p.TotalTimeout)
+	}
+	fast, err := r.DebateProtocol("fast-track")
+	if err != nil || fast.Name != "fast-track" {
+		t.Errorf("fast-track = %v %v", fast.Name, err)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := map[string]struct {
+		data string
+		want []string
+	}{
+		"unknown key":             {"protocl: standard\n", []string{`line 1: unknown key "protocl"`}},
+		"nested unknown key":      {"thresholds:\n  strength: 0.9\n", []string{`line 2: unknown key "strength"`}},
+		"not a number":            {"thresholds:\n  strong: high\n", []string{`line 2: "high" is not a valid number`}},
+		"not yaml":                {"protocol: [standard\n", []string{"line 1"}},
+		"unknown protocol":        {"protocol: quick\n", []string{`protocol: unknown protocol "quick"`}},
+		"thresholds out of order": {"thresholds:\n  strong: 0.6\n  consensus: 0.7\n", []string{"thresholds: strong threshold must be above the consensus threshold"}},
+		"bad permission":          {"command_permission: owner\n", []string{`command_permission: "owner" is not a permission level`}},
+		"bad glob":                {"ignore: [\"[abc\"]\n", []string{`ignore[0]: "[abc" is not a valid glob`}},
+		"bad duration":            {"phases:\n  rebuttal: {timeout: soon}\n", []string{`line 2: "soon" is not a positive duration`}},
+		"unknown phase":           {"phases:\n  debate: {token_limit: 3}\n", []string{`phases: unknown phase "debate"`}},
+		"duplicate stakeholder":   {"stakeholders:\n  - name: security\n  - name: security\n", []string{`stakeholders[1].name: "security" appears twice`}},
+		"senior is not a role":    {"stakeholders:\n  - name: x\n    role: senior_stakeholder\n", []string{`stakeholders[0].role: "senior_stakeholder" is not a role`}},
+		"two problems at once":    {"command_permission: owner\nmax_debates_per_hour: -1\n", []string{"command_permission", "max_debates_per_hour: must not be negative"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			_, err := Parse([]byte(tc.data), RepoPath)
+			if err == nil {
+				t.Fatal("Parse succeeded, want an error")
+			}
+			msg := err.Error()
+			if !strings.HasPrefix(msg, RepoPath+": ") || strings.Contains(msg, "\n") {
+				t.Errorf("error %q must be one line naming the file", msg)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error %q lacks %q", msg, w)
+				}
+			}
+		})
+	}
+}
+
+func TestPermissionAtLeast(t *testing.T) {
+	for _, tc := range []struct {
+		have, want string
+		ok         bool
+	}{{"admin", "write", true}, {"write", "write", true}, {"read", "write", false}, {"triage", "write", false}, {"none", "read", false}} {
+		if got := PermissionAtLeast(tc.have, tc.want); got != tc.ok {
+			t.Errorf("PermissionAtLeast(%s, %s) = %v, want %v", tc.have, tc.want, got, tc.ok)
+		}
+	}
+}

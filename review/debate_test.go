@@ -1,0 +1,234 @@
+package review
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func fixedClock() func() time.Time {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	var n atomic.Int64
+	return func() time.Time { return t0.Add(time.Duration(n.Add(1)) * 100 * time.Millisecond) }
+}
+
+func readChange(t testing.TB, path string) *Change {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	c, err := ReadDiff(f, path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func runDebate(t testing.TB, c *Change, protocol string) *toulmin.Transcript {
+	t.Helper()
+	p, err := toulmin.Named(protocol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Debate{Change: c, Protocol: p, Clock: fixedClock()}
+	tr, err := d.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// TestExampleTranscriptIsDeterministic debates the bundled example twice and compares the
+// Markdown byte for byte, and with the golden file (go test ./review -run Example -update).
+func TestExampleTranscriptIsDeterministic(t *testing.T) {
+	example := filepath.Join("..", "examples", "admin-export.diff")
+	var outs []string
+	for i := 0; i < 2; i++ {
+		md, err := Markdown(runDebate(t, readChange(t, example), toulmin.ProtocolStandard), RenderOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs = append(outs, md)
+	}
+	if outs[0] != outs[1] {
+		t.Fatal("two debates of the same change gave different transcripts")
+	}
+	golden := filepath.Join("testdata", "admin-export.golden.md")
+	if *update {
+		if err := os.WriteFile(golden, []byte(outs[0]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test ./review -run Example -update to create it)", err)
+	}
+	if outs[0] != string(want) {
+		t.Errorf("transcript differs from %s (rerun with -update after checking the change):\n%s", golden, outs[0])
+	}
+	for _, part := range []string{"## Participants", "## Timeline", "## Arguments", "### Opening Arguments", "### Rebuttals (round 1)",
+		"## Decision Rationale", "## Action Items", "## Decision Record", "> **Offline debate.**", "```yaml\ndecision:\n"} {
+		if !strings.Contains(outs[0], part) {
+			t.Errorf("transcript lacks %q", part)
+		}
+	}
+}
+
+// TestExampleDebate checks what the example's debate decides and why.
+func TestExampleDebate(t *testing.T) {
+	tr := runDebate(t, readChange(t, filepath.Join("..", "examples", "admin-export.diff")), toulmin.ProtocolStandard)
+	r := tr.Record
+	if r.Decision != voting.RequestChanges || r.ConsensusLevel != voting.LevelConsensus {
+		t.Fatalf("decision = %s (%s), want request_changes with consensus", r.Decision, r.ConsensusLevel)
+	}
+	if !strings.HasPrefix(r.RequiredChanges[0], "internal/export/users.go:30: use a parameterised query") {
+		t.Errorf("first required change = %q, want the SQL injection at users.go:30", r.RequiredChanges[0])
+	}
+	// The path traversal was rebutted as mitigated and conceded: it must not be required.
+	for _, c := range r.RequiredChanges {
+		if strings.Contains(c, ":61:") {
+			t.Errorf("conceded path-traversal concern is still required: %q", c)
+		}
+	}
+	var conceded bool
+	for _, a := range tr.ArgumentsIn(toulmin.PhaseClarification) {
+		if a.Agent == Security && a.Resolution == toulmin.Conceded {
+			conceded = true
+		}
+	}
+	if !conceded {
+		t.Error("the security stakeholder did not concede the mitigated path traversal")
+	}
+	if len(r.DissentingOpinions) == 0 {
+		t.Error("no dissent recorded, though stakeholders voted differently")
+	}
+	if !tr.Offline || !strings.HasPrefix(r.DebateID, "deb-") || r.Trigger != "cli" {
+		t.Errorf("offline %v id %q trigger %q", tr.Offline, r.DebateID, r.Trigger)
+	}
+}
+
+// defectRules says which finding each defect case must be flagged for.
+var defectRules = map[string]string{
+	"defect-express-path-traversal":  RulePathTraversal,
+	"defect-go-defer-in-loop":        RuleDeferInLoop,
+	"defect-go-exported-api-removed": RuleExportedRemoved,
+	"defect-go-ignored-errors":       RuleIgnoredError,
+	"defect-go-sql-injection":        RuleSQLInjection,
+	"defect-go-tls-disabled":         RuleTLSVerifyOff,
+	"defect-go-unbounded-goroutines": RuleUnboundedGo,
+	"defect-java-sql-injection":      RuleSQLInjection,
+	"defect-node-command-injection":  RuleCommandInjection,
+	"defect-prompt-injection-docs":   RulePromptInjection,
+	"defect-python-aws-key":          RuleSecret,
+	"defect-python-md5-password":     RuleWeakPasswordHash,
+	"defect-python-n-plus-one":       RuleCallInLoop,
+	"defect-python-tests-deleted":    RuleTestDeleted,
+}
+
+// TestCorpus debates every case under testdata/cases: each defect must end with the change held
+// back (a required change for the expected rule), each safe change must be approved outright.
+func TestCorpus(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join("testdata", "cases", "*.diff"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no cases: %v", err)
+	}
+	var defects, flagged, safe, falseAlarms int
+	for _, p := range paths {
+		name := strings.TrimSuffix(filepath.Base(p), ".diff")
+		t.Run(name, func(t *testing.T) {
+			tr := runDebate(t, readChange(t, p), toulmin.ProtocolStandard)
+			r := tr.Record
+			switch {
+			case strings.HasPrefix(name, "defect-"):
+				defects++
+				rule, ok := defectRules[name]
+				if !ok {
+					t.Fatalf("no expected rule for %s", name)
+				}
+				fix := Rules[rule].Fix
+				held := r.Decision != voting.Approve && len(r.RequiredChanges) > 0
+				var tied bool
+				for _, c := range r.RequiredChanges {
+					tied = tied || strings.Contains(c, fix)
+				}
+				if held && tied {
+					flagged++
+				} else {
+					t.Errorf("defect not flagged: decision %s, required %v; want a required change for %s", r.Decision, r.RequiredChanges, rule)
+				}
+			case strings.HasPrefix(name, "safe-"):
+				safe++
+				if r.Decision != voting.Approve || len(r.RequiredChanges) > 0 {
+					falseAlarms++
+					t.Errorf("false alarm: decision %s, required %v", r.Decision, r.RequiredChanges)
+				}
+			default:
+				t.Fatalf("case %s is neither defect- nor safe-", name)
+			}
+		})
+	}
+	t.Logf("defect cases flagged: %d of %d; false alarms on safe changes: %d of %d", flagged, defects, falseAlarms, safe)
+}
+
+func TestProtocols(t *testing.T) {
+	c := func() *Change { return readChange(t, filepath.Join("..", "examples", "admin-export.diff")) }
+	fast := runDebate(t, c(), toulmin.ProtocolFastTrack)
+	if len(fast.Participants) != 2 || len(fast.Timeline) != 3 {
+		t.Errorf("fast-track: %d participants, %d phases; want security and core maintainer over 3 phases", len(fast.Participants), len(fast.Timeline))
+	}
+	if fast.Record.Decision != voting.RequestChanges {
+		t.Errorf("fast-track decision = %s", fast.Record.Decision)
+	}
+	ext := runDebate(t, c(), toulmin.ProtocolExtended)
+	if len(ext.ArgumentsIn(toulmin.PhaseDesignReview)) != 2 {
+		t.Errorf("extended: %d design review arguments, want one per maintainer", len(ext.ArgumentsIn(toulmin.PhaseDesignReview)))
+	}
+	// Offline agents say all they have in round 1: stagnation ends the loop before round 3.
+	if ext.Rounds != 2 || !strings.Contains(ext.ExitReason, "no new argument") {
+		t.Errorf("extended: %d rounds (%s), want 2 ending on stagnation", ext.Rounds, ext.ExitReason)
+	}
+}
+
+func TestQuestionDebateEscalates(t *testing.T) {
+	d := &Debate{Question: "Should sessions live in Redis or PostgreSQL?", Protocol: toulmin.Standard(), Clock: fixedClock()}
+	tr, err := d.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Record.Decision != voting.Escalate || len(tr.Escalations) != 1 || tr.Escalations[0].Reason != voting.ReasonVoted {
+		t.Fatalf("decision %s escalations %+v, want an escalation voted by agents that cannot weigh it offline", tr.Record.Decision, tr.Escalations)
+	}
+	if len(tr.ArgumentsIn(toulmin.PhaseOpening)) != 4 {
+		t.Errorf("opening arguments = %d, want one per stakeholder", len(tr.ArgumentsIn(toulmin.PhaseOpening)))
+	}
+}
+
+func TestIgnoredPathsAreDropped(t *testing.T) {
+	c := changeOf(t, map[string]string{"vendor/x/x.go": "package x\n\nvar k = \"AKIAIOSFODNN7EXAMPLA\"\n", "a/a.go": "package a\n"})
+	if err := DropIgnored(c, []string{"vendor/**"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Files) != 1 || c.Files[0].Path != "a/a.go" || !strings.Contains(strings.Join(c.Notes, ";"), "1 file(s) matching ignored paths") {
+		t.Errorf("files %v notes %v", c.Files, c.Notes)
+	}
+	if err := DropIgnored(c, []string{"[bad"}); err == nil {
+		t.Error("an invalid glob was accepted")
+	}
+	all := changeOf(t, map[string]string{"vendor/x/x.go": "package x\n"})
+	_, err := (&Debate{Change: all, Protocol: toulmin.Standard(), Ignore: []string{"vendor/**"}}).Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "every file of the change matches an ignored path") {
+		t.Errorf("debate of a fully ignored change: err = %v", err)
+	}
+}
