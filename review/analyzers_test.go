@@ -72,6 +72,17 @@ func Find(db *sql.DB, name string) (*sql.Rows, error) {
 	return db.Query("SELECT * FROM "+table+" WHERE name = $1", name)
 }
 `}, rule: RuleSQLInjection},
+		"safe: go number formatted into SQL": {files: map[string]string{"store/page.go": `package store
+
+import (
+	"database/sql"
+	"strconv"
+)
+
+func Page(db *sql.DB, limit int) (*sql.Rows, error) {
+	return db.Query("SELECT id FROM users ORDER BY id LIMIT " + strconv.Itoa(limit))
+}
+`}, rule: RuleSQLInjection},
 		"python f-string": {files: map[string]string{"app/db.py": "def find(cur, name):\n    cur.execute(f\"SELECT * FROM users WHERE name = '{name}'\")\n"},
 			rule: RuleSQLInjection, want: []string{"app/db.py:2"}},
 		"python percent formatting": {files: map[string]string{"app/db.py": "def find(cur, name):\n    cur.execute(\"SELECT * FROM users WHERE name = '%s'\" % name)\n"},

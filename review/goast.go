@@ -318,6 +318,17 @@ func (g *goCheck) dynamicSQL(e ast.Expr, c *fn) (bool, []string) {
 				}
 				dynamic = true
 				idents = append(idents, x.Name)
+			case *ast.CallExpr:
+				if g.pkgCall(x, "strconv", "Itoa", "FormatInt", "FormatUint", "FormatFloat", "FormatBool") {
+					return // digits only: nothing to inject
+				}
+				dynamic = true
+				ast.Inspect(x, func(n ast.Node) bool {
+					if id, ok := n.(*ast.Ident); ok {
+						idents = append(idents, id.Name)
+					}
+					return true
+				})
 			default:
 				dynamic = true
 				ast.Inspect(x, func(n ast.Node) bool {

@@ -96,3 +96,52 @@ func TestMarkdownQuotesUntrustedText(t *testing.T) {
 		t.Error("the injection attempt is not reported as evidence")
 	}
 }
+
+// Input converted to a number before it reaches SQL, and a command checked against an allowlist:
+// the analyzers report the pattern and the mitigation, the architecture stakeholder rebuts, the
+// security stakeholder concedes, and nothing is required.
+func TestMitigatedFindingsAreConceded(t *testing.T) {
+	c := changeOf(t, map[string]string{
+		"store/orders.go": `package store
+
+import (
+	"database/sql"
+	"fmt"
+	"os/exec"
+	"strconv"
+)
+
+var tools = map[string]bool{"gzip": true, "zstd": true}
+
+func Orders(db *sql.DB, raw string) (*sql.Rows, error) {
+	id, err := strconv.Atoi(raw)
+	if err != nil {
+		return nil, err
+	}
+	return db.Query(fmt.Sprintf("SELECT * FROM orders WHERE user_id = %d LIMIT 50", id))
+}
+
+func Compress(tool, path string) error {
+	if !tools[tool] {
+		return exec.ErrNotFound
+	}
+	return exec.Command(tool, path).Run()
+}
+`,
+		"store/orders_test.go": "package store\n",
+	})
+	ev := gather(t, c)
+	if got := found(ev, RuleMitigation); strings.Join(got, " ") != "store/orders.go:13 store/orders.go:21" {
+		t.Fatalf("mitigations = %v, want the Atoi at :13 and the allowlist check at :21\n%s", got, dump(ev))
+	}
+	tr := runDebate(t, c, toulmin.ProtocolStandard)
+	conceded := 0
+	for _, a := range tr.ArgumentsIn(toulmin.PhaseClarification) {
+		if a.Agent == Security && a.Resolution == toulmin.Conceded {
+			conceded++
+		}
+	}
+	if conceded != 2 || tr.Record.Decision != voting.Approve || len(tr.Record.RequiredChanges) != 0 {
+		t.Errorf("conceded %d, decision %s, required %v; want both concerns conceded and an approval", conceded, tr.Record.Decision, tr.Record.RequiredChanges)
+	}
+}
