@@ -74,24 +74,16 @@ func (f *File) Language() string { return LanguageOf(f.Path) }
 func (f *File) IsTest() bool { return IsTestPath(f.Path) }
 
 // AddedLines returns the added lines of the file in order.
-func (f *File) AddedLines() []Line {
-	var out []Line
-	for _, h := range f.Hunks {
-		for _, l := range h.Lines {
-			if l.Kind == Added {
-				out = append(out, l)
-			}
-		}
-	}
-	return out
-}
+func (f *File) AddedLines() []Line { return f.lines(Added) }
 
 // DeletedLines returns the removed lines of the file in order.
-func (f *File) DeletedLines() []Line {
+func (f *File) DeletedLines() []Line { return f.lines(Deleted) }
+
+func (f *File) lines(kind LineKind) []Line {
 	var out []Line
 	for _, h := range f.Hunks {
 		for _, l := range h.Lines {
-			if l.Kind == Deleted {
+			if l.Kind == kind {
 				out = append(out, l)
 			}
 		}

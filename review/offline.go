@@ -313,8 +313,8 @@ func (a *OfflineAgent) rebuttals(req *toulmin.Request) *toulmin.Turn {
 		tj, _ := t.Argument(candidates[j].Target)
 		return ti.Severity.Rank() > tj.Severity.Rank()
 	})
-	if max := req.Phase.MaxPerAgent; max > 0 && len(candidates) > max {
-		candidates = candidates[:max]
+	if limit := req.Phase.MaxPerAgent; limit > 0 && len(candidates) > limit {
+		candidates = candidates[:limit]
 	}
 	return &toulmin.Turn{Arguments: candidates}
 }
@@ -496,7 +496,7 @@ func (a *OfflineAgent) final(req *toulmin.Request) *toulmin.Turn {
 		return &toulmin.Turn{Arguments: []toulmin.Argument{arg}, Position: pos}
 	}
 	arg := summary(concerns, pos.Vote)
-	arg.Claim = fmt.Sprintf("%s: %d %s concern(s) stand", voteTitle(pos.Vote), len(concerns), a.topic())
+	arg.Claim = fmt.Sprintf("%s: %d %s concern(s) stand", decisionTitle(pos.Vote), len(concerns), a.topic())
 	return &toulmin.Turn{Arguments: []toulmin.Argument{arg}, Position: pos}
 }
 
@@ -533,18 +533,6 @@ func worstOf(args []toulmin.Argument) toulmin.Severity {
 		}
 	}
 	return w
-}
-
-func voteTitle(v voting.Option) string {
-	switch v {
-	case voting.Approve:
-		return "Approve"
-	case voting.ApproveWithChanges:
-		return "Approve with changes"
-	case voting.RequestChanges:
-		return "Request changes"
-	}
-	return "Escalate"
 }
 
 // standingConcerns returns every participant's standing, verified concerns of the debate.
@@ -616,7 +604,7 @@ func (a *OfflineAgent) synthesis(req *toulmin.Request) *toulmin.Turn {
 	if len(byVote) > 1 {
 		syn.Conflicts = append(syn.Conflicts, fmt.Sprintf("stakeholders split %d ways on the vote", len(byVote)))
 	}
-	pos := &toulmin.Position{Vote: vote, Confidence: 0.85, Priorities: nil}
+	pos := &toulmin.Position{Vote: vote, Confidence: 0.85}
 	arg := toulmin.Argument{Synthesis: syn, Qualifier: toulmin.Qualifier{Confidence: 0.85}}
 	if len(concerns) == 0 {
 		arg.Claim = "Approve: no verified concern stands after the debate"
@@ -627,7 +615,7 @@ func (a *OfflineAgent) synthesis(req *toulmin.Request) *toulmin.Turn {
 	} else {
 		s := summary(concerns, vote)
 		arg.Grounds, arg.Actions, arg.Severity, arg.Backing = s.Grounds, s.Actions, s.Severity, s.Backing
-		arg.Claim = fmt.Sprintf("%s: %d verified concern(s) stand, the most serious %s", voteTitle(vote), len(concerns), worstOf(concerns))
+		arg.Claim = fmt.Sprintf("%s: %d verified concern(s) stand, the most serious %s", decisionTitle(vote), len(concerns), worstOf(concerns))
 		arg.Warrant = s.Warrant
 		syn.Resolution = fmt.Sprintf("%s; resolve %d required change(s) before merge", vote, countRequired(s.Actions))
 		if vote == voting.Approve {

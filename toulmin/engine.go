@@ -584,7 +584,8 @@ func (r *run) criticalStanding() []string {
 		if len(a.Grounds) > 0 {
 			where = a.Grounds[0].Citation()
 		}
-		key := a.Agent + "|" + a.Rule + "|" + where
+		// A final argument restates its author's opening concern at the same place: one entry.
+		key := a.Agent + "|" + where
 		if seen[key] {
 			continue
 		}
