@@ -85,6 +85,34 @@ type Repo struct {
 	Phases            map[toulmin.PhaseKind]Phase `yaml:"phases"`
 	MaxRounds         int                         `yaml:"max_rounds"`
 	TotalTimeout      Duration                    `yaml:"total_timeout"`
+	LLM               LLM                         `yaml:"llm"`
+}
+
+// LLM tunes the model-backed agents.
+type LLM struct {
+	// Concurrency bounds the model calls of one phase in flight at once.
+	Concurrency int `yaml:"concurrency"`
+	// ContextTokens is the budget for the change in a prompt.
+	ContextTokens int `yaml:"context_tokens"`
+	// MaxRetries bounds the retries of a call on 429 and 5xx.
+	MaxRetries int `yaml:"max_retries"`
+	// Prices adds to or replaces entries of the built-in price table (US dollars per million tokens).
+	Prices review.PriceTable `yaml:"prices"`
+}
+
+// Defaults of the llm section.
+const (
+	DefaultConcurrency = 4
+	DefaultMaxRetries  = review.DefaultMaxRetries
+)
+
+// PriceTable is the built-in table with the file's entries applied.
+func (l LLM) PriceTable() review.PriceTable {
+	t := review.DefaultPrices()
+	for k, v := range l.Prices {
+		t[k] = v
+	}
+	return t
 }
 
 // Error is a problem with the configuration file: where and what.
@@ -244,6 +272,23 @@ func (r *Repo) fill() error {
 		}
 		if p.TokenLimit != nil && *p.TokenLimit < 0 {
 			bad("phases.%s.token_limit: must not be negative, got %d", kind, *p.TokenLimit)
+		}
+	}
+	if r.LLM.Concurrency == 0 {
+		r.LLM.Concurrency = DefaultConcurrency
+	}
+	if r.LLM.ContextTokens == 0 {
+		r.LLM.ContextTokens = review.DefaultContextTokens
+	}
+	if r.LLM.MaxRetries == 0 {
+		r.LLM.MaxRetries = DefaultMaxRetries
+	}
+	if r.LLM.Concurrency < 0 || r.LLM.ContextTokens < 500 || r.LLM.MaxRetries < 0 || r.LLM.MaxRetries > 10 {
+		bad("llm: concurrency must be positive, context_tokens at least 500 and max_retries between 0 and 10 (got %d, %d, %d)", r.LLM.Concurrency, r.LLM.ContextTokens, r.LLM.MaxRetries)
+	}
+	for model, p := range r.LLM.Prices {
+		if p.Input < 0 || p.CachedInput < 0 || p.Output < 0 {
+			bad("llm.prices.%s: prices must not be negative", model)
 		}
 	}
 	if r.MaxRounds < 0 || r.MaxRounds > 10 {

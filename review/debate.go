@@ -32,7 +32,9 @@ type Debate struct {
 	Thresholds voting.Thresholds
 	// Ignore lists globs of paths dropped before anything else.
 	Ignore []string
-	Clock  func() time.Time
+	// Concurrency bounds the agents speaking at once (0: all of a phase).
+	Concurrency int
+	Clock       func() time.Time
 	// Observer receives phase events (progress on a terminal, a PR comment being edited).
 	Observer func(toulmin.Event)
 }
@@ -73,6 +75,9 @@ func (d *Debate) Run(ctx context.Context) (*toulmin.Transcript, error) {
 	}
 	if d.Observer != nil {
 		opts = append(opts, toulmin.WithObserver(d.Observer))
+	}
+	if d.Concurrency > 0 {
+		opts = append(opts, toulmin.WithConcurrency(d.Concurrency))
 	}
 	engine, err := toulmin.NewEngine(d.Protocol, agents, opts...)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"sync"
@@ -93,6 +94,8 @@ type Engine struct {
 	thresholds voting.Thresholds
 	clock      func() time.Time
 	observer   func(Event)
+	// concurrency bounds the agents speaking at once in a parallel phase (0: no bound).
+	concurrency int
 }
 
 // Option configures an Engine.
@@ -106,6 +109,10 @@ func WithThresholds(t voting.Thresholds) Option { return func(e *Engine) { e.thr
 
 // WithClock sets the time source (tests use a fixed one for byte-identical transcripts).
 func WithClock(now func() time.Time) Option { return func(e *Engine) { e.clock = now } }
+
+// WithConcurrency bounds how many agents speak at once in a parallel phase; model-backed agents
+// use it to stay within a provider's rate limits.
+func WithConcurrency(n int) Option { return func(e *Engine) { e.concurrency = n } }
 
 // WithObserver receives phase events, e.g. to show progress or update a PR comment.
 func WithObserver(f func(Event)) Option { return func(e *Engine) { e.observer = f } }
@@ -383,11 +390,23 @@ func (r *run) turns(ctx context.Context, spec PhaseSpec, round int, rec *PhaseRe
 		}
 	} else {
 		var wg sync.WaitGroup
+		limit := r.e.concurrency
+		if limit <= 0 || limit > len(who) {
+			limit = len(who)
+		}
+		slots := make(chan struct{}, limit)
 		for k, i := range who {
 			req := r.request(spec, round, r.participants[i])
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				select {
+				case slots <- struct{}{}:
+					defer func() { <-slots }()
+				case <-pctx.Done():
+					results[k] = result{err: fmt.Errorf("no turn before the phase ended: %w", pctx.Err())}
+					return
+				}
 				results[k] = call(pctx, r.e.agents[i], req)
 			}()
 		}
@@ -451,6 +470,12 @@ func (r *run) record(spec PhaseSpec, round, i int, res result, rec *PhaseRecord)
 	turn := res.turn
 	rec.Agents = append(rec.Agents, p.Name)
 	rec.Usage.Add(turn.Usage)
+	if turn.Usage != (Usage{}) {
+		if rec.ByAgent == nil {
+			rec.ByAgent = map[string]Usage{}
+		}
+		rec.ByAgent[p.Name] = turn.Usage
+	}
 	r.t.Usage.Add(turn.Usage)
 	u := r.t.UsageByAgent[p.Name]
 	u.Add(turn.Usage)
@@ -556,7 +581,7 @@ func (r *run) decide(rec *PhaseRecord) {
 		Trigger: s.Trigger, Protocol: r.e.protocol.Name, Decision: out.Decision,
 		ConsensusScore: voting.Round2(out.Tally.Score), ConsensusLevel: out.Tally.Level,
 		Votes: ballots, DissentingOpinions: dissent, RequiredChanges: required, FollowUp: followUp,
-		Tokens:    voting.Tokens{Prompt: t.Usage.Prompt, Completion: t.Usage.Completion},
+		Tokens:    voting.Tokens{Prompt: t.Usage.Prompt, Completion: t.Usage.Completion, CostUSD: math.Round(t.Usage.CostUSD*1e6) / 1e6},
 		StartedAt: voting.Timestamp(t.StartedAt),
 	}
 	rec.Notes = append(rec.Notes, fmt.Sprintf("%s with %.0f%% of the weighted vote (%s)", out.Decision, out.Tally.Score*100, out.Tally.Level))

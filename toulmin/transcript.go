@@ -33,6 +33,8 @@ type Usage struct {
 	// CachedPrompt is the part of Prompt the provider served from its prompt cache.
 	CachedPrompt int64 `json:"cached_prompt,omitempty" yaml:"cached_prompt,omitempty"`
 	Calls        int   `json:"calls,omitempty" yaml:"calls,omitempty"`
+	// CostUSD is the estimated cost from the price table of the agent's model.
+	CostUSD float64 `json:"cost_usd,omitempty" yaml:"cost_usd,omitempty"`
 }
 
 // Add sums usage.
@@ -41,6 +43,7 @@ func (u *Usage) Add(o Usage) {
 	u.Completion += o.Completion
 	u.CachedPrompt += o.CachedPrompt
 	u.Calls += o.Calls
+	u.CostUSD += o.CostUSD
 }
 
 // PhaseStatus is how a phase ended.
@@ -67,6 +70,8 @@ type PhaseRecord struct {
 	// Notes tell what went wrong or was left out.
 	Notes []string `json:"notes,omitempty" yaml:"notes,omitempty"`
 	Usage Usage    `json:"usage" yaml:"usage"`
+	// ByAgent is each agent's usage in this phase.
+	ByAgent map[string]Usage `json:"by_agent,omitempty" yaml:"by_agent,omitempty"`
 }
 
 // Duration of the phase.

@@ -83,10 +83,11 @@ type Dissent struct {
 	Concern string `yaml:"concern" json:"concern"`
 }
 
-// Tokens is the token usage of a debate.
+// Tokens is the token usage of a debate, with its estimated cost when a model was used.
 type Tokens struct {
-	Prompt     int64 `yaml:"prompt" json:"prompt"`
-	Completion int64 `yaml:"completion" json:"completion"`
+	Prompt     int64   `yaml:"prompt" json:"prompt"`
+	Completion int64   `yaml:"completion" json:"completion"`
+	CostUSD    float64 `yaml:"cost_usd,omitempty" json:"cost_usd,omitempty"`
 }
 
 // Record is the decision record of DESIGN.md; its field names are a contract.

@@ -116,13 +116,19 @@ func debate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return err
 	}
 	agents := review.OfflinePanel(repo.Stakeholders)
-	if getenv("OPENAI_API_KEY") != "" && !f.offline {
-		fmt.Fprintln(stderr, "debatebot: model-backed agents are not part of this build yet; running offline agents")
+	if key := getenv("OPENAI_API_KEY"); key != "" && !f.offline {
+		agents, err = review.LLMPanel(repo.Stakeholders, review.LLMOptions{
+			APIKey: key, BaseURL: getenv("OPENAI_BASE_URL"), Model: getenv("DEBATEBOT_MODEL"),
+			MaxRetries: repo.LLM.MaxRetries, ContextTokens: repo.LLM.ContextTokens, Prices: repo.LLM.PriceTable(),
+		})
+		if err != nil {
+			return err
+		}
 	}
 	d := &review.Debate{
 		Change: change, Question: f.question, Trigger: "cli",
 		Protocol: protocol, Agents: agents, Ignore: repo.Ignore,
-		Weights: *repo.Weights, Thresholds: repo.VotingThresholds(),
+		Weights: *repo.Weights, Thresholds: repo.VotingThresholds(), Concurrency: repo.LLM.Concurrency,
 	}
 	if isTerminal(stderr) {
 		d.Observer = progress(stderr)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review/llmtest"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -177,5 +178,25 @@ func TestProgressShowsEachPhase(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("progress %q lacks %q", got, want)
 		}
+	}
+}
+
+func TestDebateWithModel(t *testing.T) {
+	srv := llmtest.New(t, nil)
+	env := map[string]string{"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": srv.BaseURL(), "DEBATEBOT_MODEL": "gpt-4.1-mini"}
+	code, out, errOut := runCmd(t, "", env, "debate", "--diff", example)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if len(srv.Requests()) == 0 || srv.Requests()[0].Model != "gpt-4.1-mini" {
+		t.Fatalf("the model was not called with DEBATEBOT_MODEL")
+	}
+	if strings.Contains(out, "Offline debate") || !strings.Contains(out, "(model gpt-4.1-mini)") || !strings.Contains(out, "cost_usd:") {
+		t.Errorf("the transcript does not show model-backed agents and their cost:\n%s", out[:min(len(out), 2000)])
+	}
+	calls := len(srv.Requests())
+	code, out, _ = runCmd(t, "", env, "debate", "--diff", example, "--offline")
+	if code != 0 || len(srv.Requests()) != calls || !strings.Contains(out, "Offline debate") {
+		t.Errorf("--offline still called the model (%d calls) or did not say it was offline", len(srv.Requests())-calls)
 	}
 }

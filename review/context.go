@@ -1,0 +1,170 @@
+package review
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/debatebot/debatebot/toulmin"
+)
+
+// DefaultContextTokens is the budget for the change in a prompt.
+const DefaultContextTokens = 6000
+
+// ChangeContext is the part of a change that fits a prompt, with what was left out.
+type ChangeContext struct {
+	// Text is the selected hunks as a unified diff, file by file.
+	Text string
+	// Tokens counts Text.
+	Tokens int
+	// Omitted lists what was left out and why, one entry per file or group.
+	Omitted []string
+}
+
+type fileRank struct {
+	f        *File
+	score    int
+	evidence map[int]bool
+}
+
+// BuildContext selects the parts of the change that fit in budget tokens the way a careful
+// reviewer reads a large change: files with evidence first (the most serious first), then source
+// before tests before everything else; hunks are kept whole; generated, vendored and lock files
+// and deletion-only hunks are the first to go; whatever does not fit is listed by name with its
+// stats so that every agent knows what it did not see.
+func BuildContext(c *Change, ev []toulmin.Evidence, budget int, tok *Tokenizer) ChangeContext {
+	if budget <= 0 {
+		budget = DefaultContextTokens
+	}
+	var ranks []*fileRank
+	var generated, deletionOnly []string
+	for _, f := range c.Files {
+		if f.IsGenerated() {
+			generated = append(generated, fmt.Sprintf("%s (+%d -%d, generated, vendored or lock file)", f.Path, f.Added, f.Deleted))
+			continue
+		}
+		r := &fileRank{f: f, evidence: map[int]bool{}}
+		for _, e := range ev {
+			if e.Path == f.Path {
+				r.score += 10 * (1 + e.Severity.Rank())
+				r.evidence[e.Line] = true
+			}
+		}
+		switch {
+		case f.Language() != "" && !f.IsTest():
+			r.score += 3
+		case f.IsTest():
+			r.score += 2
+		}
+		ranks = append(ranks, r)
+	}
+	sort.SliceStable(ranks, func(i, j int) bool {
+		if ranks[i].score != ranks[j].score {
+			return ranks[i].score > ranks[j].score
+		}
+		return ranks[i].f.Path < ranks[j].f.Path
+	})
+
+	var b strings.Builder
+	used := 0
+	var omitted []string
+	for _, r := range ranks {
+		f := r.f
+		header := fmt.Sprintf("--- %s (%s, +%d -%d)\n", f.Path, f.Status, f.Added, f.Deleted)
+		hunks := r.orderedHunks()
+		var kept []string
+		left := 0
+		for _, h := range hunks {
+			if hunkDeletionOnly(h) && f.Status != StatusDeleted {
+				left++
+				continue
+			}
+			text := hunkText(h)
+			cost := tok.Count(text)
+			if len(kept) == 0 {
+				cost += tok.Count(header)
+			}
+			if used+cost > budget {
+				left++
+				continue
+			}
+			used += cost
+			kept = append(kept, text)
+		}
+		for _, h := range hunks {
+			if hunkDeletionOnly(h) && f.Status != StatusDeleted {
+				deletionOnly = append(deletionOnly, fmt.Sprintf("%s @@ -%d,%d (%d lines removed)", f.Path, h.OldStart, h.OldLines, h.OldLines))
+			}
+		}
+		if len(kept) == 0 {
+			if len(hunks) > 0 {
+				omitted = append(omitted, fmt.Sprintf("%s (+%d -%d, over budget)", f.Path, f.Added, f.Deleted))
+			}
+			continue
+		}
+		b.WriteString(header)
+		for _, k := range kept {
+			b.WriteString(k)
+		}
+		if over := left - countDeletionOnly(hunks, f); over > 0 {
+			omitted = append(omitted, fmt.Sprintf("%s: %d of %d hunks (over budget)", f.Path, over, len(hunks)))
+		}
+	}
+	omitted = append(omitted, deletionOnly...)
+	omitted = append(omitted, generated...)
+	omitted = append(omitted, c.Notes...)
+	return ChangeContext{Text: b.String(), Tokens: used, Omitted: omitted}
+}
+
+// orderedHunks puts hunks with evidence first, keeping file order otherwise, so that a file cut
+// by the budget keeps its most relevant hunks.
+func (r *fileRank) orderedHunks() []Hunk {
+	hs := append([]Hunk(nil), r.f.Hunks...)
+	has := func(h Hunk) bool {
+		for _, l := range h.Lines {
+			if l.Kind != Deleted && r.evidence[l.New] {
+				return true
+			}
+		}
+		return false
+	}
+	sort.SliceStable(hs, func(i, j int) bool { return has(hs[i]) && !has(hs[j]) })
+	return hs
+}
+
+func countDeletionOnly(hs []Hunk, f *File) int {
+	if f.Status == StatusDeleted {
+		return 0
+	}
+	n := 0
+	for _, h := range hs {
+		if hunkDeletionOnly(h) {
+			n++
+		}
+	}
+	return n
+}
+
+func hunkDeletionOnly(h Hunk) bool {
+	for _, l := range h.Lines {
+		if l.Kind == Added {
+			return false
+		}
+	}
+	return true
+}
+
+// hunkText renders a hunk with new-side line numbers, so that agents can cite path:line.
+func hunkText(h Hunk) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "@@ -%d,%d +%d,%d @@ %s\n", h.OldStart, h.OldLines, h.NewStart, h.NewLines, h.Section)
+	for _, l := range h.Lines {
+		switch l.Kind {
+		case Deleted:
+			fmt.Fprintf(&b, "     -%s\n", l.Text)
+		default:
+			fmt.Fprintf(&b, "%4d %c%s\n", l.New, l.Kind, l.Text)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,341 @@
+// Package llmtest is an OpenAI-compatible chat completions server for tests: scripted or
+// schema-valid replies, usage figures with provider-style prompt caching, latency, and the
+// failures of the real API (429 with retry headers, 5xx, timeouts, truncated and non-JSON replies),
+// with OpenAI's status codes, headers and error bodies.
+package llmtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pkoukk/tiktoken-go"
+	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
+)
+
+// Message is one chat message of a request.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// Request is what the server received.
+type Request struct {
+	Model               string    `json:"model"`
+	Messages            []Message `json:"messages"`
+	MaxCompletionTokens int       `json:"max_completion_tokens"`
+	ResponseFormat      struct {
+		Type       string `json:"type"`
+		JSONSchema struct {
+			Name   string         `json:"name"`
+			Strict bool           `json:"strict"`
+			Schema map[string]any `json:"schema"`
+		} `json:"json_schema"`
+	} `json:"response_format"`
+	// Received is when the request arrived; Tokens is its prompt size and SharedPrefix how many
+	// of its leading tokens an earlier request of the server started with.
+	Received     time.Time `json:"-"`
+	Tokens       int       `json:"-"`
+	SharedPrefix int       `json:"-"`
+}
+
+// Last returns the content of the last message.
+func (r *Request) Last() string {
+	if len(r.Messages) == 0 {
+		return ""
+	}
+	return r.Messages[len(r.Messages)-1].Content
+}
+
+// Response is what the server answers to one request.
+type Response struct {
+	Status  int
+	Headers map[string]string
+	// Content is the assistant message; Finish its finish_reason (default "stop").
+	Content string
+	Finish  string
+	// Delay is waited before answering (the request's context cancels it).
+	Delay time.Duration
+	// ErrorCode and ErrorMessage fill OpenAI's error body for a non-2xx status.
+	ErrorCode, ErrorMessage string
+	// CompletionTokens overrides the counted completion tokens.
+	CompletionTokens int
+}
+
+// Responder decides the answer to the n-th request (1-based).
+type Responder func(n int, r *Request) Response
+
+// Server is the fake.
+type Server struct {
+	*httptest.Server
+	t       testing.TB
+	mu      sync.Mutex
+	respond Responder
+	reqs    []*Request
+	history [][]int
+	latency time.Duration
+	enc     *tiktoken.Tiktoken
+}
+
+// New starts a server that answers with respond (Valid when nil) and stops with the test.
+func New(t testing.TB, respond Responder) *Server {
+	t.Helper()
+	tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader())
+	enc, err := tiktoken.GetEncoding(tiktoken.MODEL_O200K_BASE)
+	if err != nil {
+		t.Fatalf("llmtest: %v", err)
+	}
+	if respond == nil {
+		respond = Valid
+	}
+	s := &Server{t: t, respond: respond, enc: enc}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.handle))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// BaseURL is what OPENAI_BASE_URL would be.
+func (s *Server) BaseURL() string { return s.URL + "/v1/" }
+
+// SetLatency makes every answer wait d.
+func (s *Server) SetLatency(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.latency = d
+}
+
+// Requests returns the requests received so far.
+func (s *Server) Requests() []*Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]*Request(nil), s.reqs...)
+}
+
+func writeError(w http.ResponseWriter, status int, code, typ, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": code}})
+}
+
+func (s *Server) handle(w http.ResponseWriter, hr *http.Request) {
+	w.Header().Set("x-request-id", fmt.Sprintf("req_%d", time.Now().UnixNano()))
+	if hr.Method != http.MethodPost || !strings.HasSuffix(hr.URL.Path, "/chat/completions") {
+		writeError(w, http.StatusNotFound, "unknown_url", "invalid_request_error", fmt.Sprintf("Unknown request URL: %s %s", hr.Method, hr.URL.Path))
+		return
+	}
+	if !strings.HasPrefix(hr.Header.Get("Authorization"), "Bearer ") {
+		writeError(w, http.StatusUnauthorized, "invalid_api_key", "invalid_request_error", "You didn't provide an API key.")
+		return
+	}
+	body, err := io.ReadAll(hr.Body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_body", "invalid_request_error", err.Error())
+		return
+	}
+	req := &Request{Received: time.Now()}
+	if err := json.Unmarshal(body, req); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_json", "invalid_request_error", "We could not parse the JSON body of your request: "+err.Error())
+		return
+	}
+	if req.Model == "" || len(req.Messages) == 0 {
+		writeError(w, http.StatusBadRequest, "missing_required_parameter", "invalid_request_error", "model and messages are required")
+		return
+	}
+	tokens := s.enc.EncodeOrdinary(serialize(req.Messages))
+	s.mu.Lock()
+	shared := 0
+	for _, h := range s.history {
+		shared = max(shared, commonPrefix(h, tokens))
+	}
+	s.history = append(s.history, tokens)
+	req.Tokens, req.SharedPrefix = len(tokens), shared
+	s.reqs = append(s.reqs, req)
+	n := len(s.reqs)
+	latency := s.latency
+	s.mu.Unlock()
+
+	resp := s.respond(n, req)
+	if d := latency + resp.Delay; d > 0 {
+		select {
+		case <-time.After(d):
+		case <-hr.Context().Done():
+			return
+		}
+	}
+	w.Header().Set("x-ratelimit-limit-requests", "10000")
+	w.Header().Set("x-ratelimit-remaining-requests", "9999")
+	for k, v := range resp.Headers {
+		w.Header().Set(k, v)
+	}
+	if resp.Status != 0 && resp.Status != http.StatusOK {
+		typ := "server_error"
+		if resp.Status < 500 {
+			typ = "invalid_request_error"
+		}
+		if resp.Status == http.StatusTooManyRequests {
+			typ = "requests"
+		}
+		writeError(w, resp.Status, resp.ErrorCode, typ, resp.ErrorMessage)
+		return
+	}
+	finish := resp.Finish
+	if finish == "" {
+		finish = "stop"
+	}
+	completion := resp.CompletionTokens
+	if completion == 0 {
+		completion = len(s.enc.EncodeOrdinary(resp.Content))
+	}
+	// Providers cache prompt prefixes of at least 1024 tokens, in steps of 128.
+	cached := 0
+	if shared >= 1024 {
+		cached = shared / 128 * 128
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"id": fmt.Sprintf("chatcmpl-%d", n), "object": "chat.completion", "created": time.Now().Unix(), "model": req.Model,
+		"choices": []map[string]any{{"index": 0, "finish_reason": finish, "message": map[string]any{"role": "assistant", "content": resp.Content, "refusal": nil}}},
+		"usage": map[string]any{
+			"prompt_tokens": len(tokens), "completion_tokens": completion, "total_tokens": len(tokens) + completion,
+			"prompt_tokens_details": map[string]any{"cached_tokens": cached},
+		},
+	})
+}
+
+func serialize(msgs []Message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		b.WriteString("<|" + m.Role + "|>")
+		b.WriteString(m.Content)
+		b.WriteString("<|end|>")
+	}
+	return b.String()
+}
+
+func commonPrefix(a, b []int) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// Failure responses of the real API.
+
+// RateLimited is a 429 that asks to retry after ms milliseconds.
+func RateLimited(ms int) Response {
+	return Response{Status: http.StatusTooManyRequests, ErrorCode: "rate_limit_exceeded",
+		ErrorMessage: "Rate limit reached for requests", Headers: map[string]string{
+			"retry-after-ms": fmt.Sprint(ms), "x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": fmt.Sprintf("%dms", ms)}}
+}
+
+// ServerError is a 500 that asks to retry after ms milliseconds (0: no header).
+func ServerError(ms int) Response {
+	r := Response{Status: http.StatusInternalServerError, ErrorCode: "server_error", ErrorMessage: "The server had an error while processing your request."}
+	if ms > 0 {
+		r.Headers = map[string]string{"retry-after-ms": fmt.Sprint(ms)}
+	}
+	return r
+}
+
+// NotJSON is a reply in prose.
+func NotJSON() Response {
+	return Response{Content: "I think this change looks fine overall, but consider adding tests."}
+}
+
+// Truncated is a reply cut off at the token limit.
+func Truncated(r *Request) Response {
+	full := Valid(0, r).Content
+	return Response{Content: full[:len(full)/2], Finish: "length"}
+}
+
+var (
+	selfRe     = regexp.MustCompile(`You are the (.+?) \(([A-Z0-9]+)\), role (\w+)`)
+	phaseRe    = regexp.MustCompile(`Phase: (\w+) \(round (\d+)\)`)
+	citeRe     = regexp.MustCompile(`(?m)^- E\d+ \[(\w+)\] [\w-]+ \((\w+)\) at ([^\s:]+):(\d+): (.*)$`)
+	argRe      = regexp.MustCompile(`(?m)^### ([A-Z0-9]+-\d+) by (\w+) \((\w+)`)
+	rebuttedRe = regexp.MustCompile(`Answer each rebuttal of your arguments: ((?:[A-Z0-9]+-\d+ )+)`)
+)
+
+// Phase returns the phase and agent abbreviation a request is for.
+func Phase(r *Request) (phase, abbrev string) {
+	last := r.Last()
+	// A repair request ends with the repair; the turn is the last message that names a phase.
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		if r.Messages[i].Role == "user" && phaseRe.MatchString(r.Messages[i].Content) {
+			last = r.Messages[i].Content
+			break
+		}
+	}
+	if m := phaseRe.FindStringSubmatch(last); m != nil {
+		phase = m[1]
+	}
+	if m := selfRe.FindStringSubmatch(last); m != nil {
+		abbrev = m[2]
+	}
+	return phase, abbrev
+}
+
+// Valid answers with a schema-valid reply for the phase and agent the request is for: an
+// argument citing the first evidence item of the change, rebuttals of another agent's opening,
+// concessions of rebuttals, and a synthesis.
+func Valid(_ int, r *Request) Response {
+	phase, abbrev := Phase(r)
+	all := ""
+	for _, m := range r.Messages {
+		all += m.Content + "\n"
+	}
+	ground := map[string]any{"path": "", "line": 0, "text": "the change as a whole"}
+	severity := "info"
+	if m := citeRe.FindStringSubmatch(all); m != nil {
+		var line int
+		fmt.Sscan(m[4], &line)
+		ground = map[string]any{"path": m[3], "line": line, "text": m[5]}
+		severity = m[1]
+	}
+	arg := func(target, resolution string) map[string]any {
+		return map[string]any{
+			"target": target, "claim": "The cited line carries the risk the analyzers reported", "grounds": []any{ground},
+			"warrant": "The pattern at the cited line is a known cause of defects", "backing": []any{map[string]any{"reference": "OWASP Top 10", "evidence": ""}},
+			"confidence": 0.8, "qualifier": "from the diff alone", "rebuttal": "unless it is mitigated elsewhere", "severity": severity,
+			"actions":    []any{map[string]any{"text": "fix the cited line", "path": ground["path"], "line": ground["line"], "required": severity != "info" && severity != "low"}},
+			"resolution": resolution,
+		}
+	}
+	reply := map[string]any{
+		"arguments": []any{},
+		"position":  map[string]any{"vote": "approve_with_changes", "confidence": 0.7, "reason": "one concern stands", "priorities": []any{"fix the cited line"}, "trade_offs": []any{}},
+		"synthesis": map[string]any{"consensus_points": []any{}, "conflicts": []any{}, "resolution": ""},
+	}
+	switch phase {
+	case "opening_arguments", "final_arguments", "design_review":
+		reply["arguments"] = []any{arg("", "")}
+	case "rebuttal":
+		for _, m := range argRe.FindAllStringSubmatch(all, -1) {
+			if m[3] == "opening_arguments" && !strings.HasPrefix(m[1], abbrev+"-") {
+				reply["arguments"] = []any{arg(m[1], "")}
+				break
+			}
+		}
+	case "clarification":
+		if m := rebuttedRe.FindStringSubmatch(all); m != nil {
+			var out []any
+			for _, id := range strings.Fields(m[1]) {
+				out = append(out, arg(id, "maintained"))
+			}
+			reply["arguments"] = out
+		}
+	case "synthesis":
+		reply["arguments"] = []any{arg("", "")}
+		reply["synthesis"] = map[string]any{"consensus_points": []any{"the cited line needs a fix"}, "conflicts": []any{}, "resolution": "approve once the cited line is fixed"}
+	}
+	b, _ := json.Marshal(reply)
+	return Response{Content: string(b)}
+}

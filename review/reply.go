@@ -1,0 +1,184 @@
+package review
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/invopop/jsonschema"
+
+	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
+)
+
+// Reply is what a model answers in every phase; its JSON schema is derived from these types and
+// sent as the structured-output format. Every field is required and none is nullable, as strict
+// structured outputs demand; parts a phase does not use are left empty.
+type Reply struct {
+	Arguments []ReplyArgument `json:"arguments" jsonschema_description:"Your arguments for this phase, each in the Toulmin form"`
+	Position  ReplyPosition   `json:"position" jsonschema_description:"Your stance after this phase"`
+	Synthesis ReplySynthesis  `json:"synthesis" jsonschema_description:"Maintainers in the synthesis phase only; empty lists and text otherwise"`
+}
+
+// ReplyArgument is one Toulmin argument.
+type ReplyArgument struct {
+	Target     string         `json:"target" jsonschema_description:"ID of the argument this one answers (rebuttal, clarification); empty otherwise"`
+	Claim      string         `json:"claim" jsonschema_description:"What you assert, in one sentence"`
+	Grounds    []ReplyGround  `json:"grounds" jsonschema_description:"Facts from the change, each citing path and new-side line"`
+	Warrant    string         `json:"warrant" jsonschema_description:"Why the grounds support the claim"`
+	Backing    []ReplyBacking `json:"backing" jsonschema_description:"Authoritative references or further evidence for the warrant"`
+	Confidence float64        `json:"confidence" jsonschema_description:"How sure you are, 0 to 1"`
+	Qualifier  string         `json:"qualifier" jsonschema_description:"What limits your confidence"`
+	Rebuttal   string         `json:"rebuttal" jsonschema_description:"The condition under which your claim would not hold"`
+	Severity   string         `json:"severity" jsonschema:"enum=info,enum=low,enum=medium,enum=high,enum=critical"`
+	Actions    []ReplyAction  `json:"actions" jsonschema_description:"Concrete changes you propose"`
+	Resolution string         `json:"resolution" jsonschema_description:"Clarification only: maintained or conceded; empty otherwise"`
+}
+
+// ReplyGround is one fact with its citation.
+type ReplyGround struct {
+	Path string `json:"path" jsonschema_description:"File path in the change; empty only when no file applies"`
+	Line int    `json:"line" jsonschema_description:"New-side line number shown in the change; 0 with an empty path"`
+	Text string `json:"text"`
+}
+
+// ReplyBacking supports a warrant.
+type ReplyBacking struct {
+	Reference string `json:"reference"`
+	Evidence  string `json:"evidence"`
+}
+
+// ReplyAction is a proposed change.
+type ReplyAction struct {
+	Text     string `json:"text"`
+	Path     string `json:"path"`
+	Line     int    `json:"line"`
+	Required bool   `json:"required" jsonschema_description:"true when the change must not merge without it"`
+}
+
+// ReplyPosition is a stance.
+type ReplyPosition struct {
+	Vote       string   `json:"vote" jsonschema:"enum=approve,enum=approve_with_changes,enum=request_changes,enum=escalate"`
+	Confidence float64  `json:"confidence"`
+	Reason     string   `json:"reason" jsonschema_description:"Why; say what changed your stance if it changed"`
+	Priorities []string `json:"priorities"`
+	TradeOffs  []string `json:"trade_offs"`
+}
+
+// ReplySynthesis is a maintainer's synthesis.
+type ReplySynthesis struct {
+	ConsensusPoints []string `json:"consensus_points"`
+	Conflicts       []string `json:"conflicts"`
+	Resolution      string   `json:"resolution"`
+}
+
+// ReplySchema is the JSON schema of Reply for structured outputs.
+var ReplySchema = func() map[string]any {
+	r := jsonschema.Reflector{AllowAdditionalProperties: false, DoNotReference: true}
+	s := r.Reflect(&Reply{})
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(fmt.Sprintf("review: the reply schema does not encode: %v", err))
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		panic(fmt.Sprintf("review: the reply schema does not decode: %v", err))
+	}
+	delete(m, "$schema")
+	delete(m, "$id")
+	return m
+}()
+
+// ErrTruncated is a reply cut off by the token limit.
+var ErrTruncated = errors.New("the reply was cut off at the token limit")
+
+// ParseReply reads a model's reply. Servers that ignore the schema may wrap the JSON in a code
+// fence or prose; the outermost object is taken.
+func ParseReply(content string) (*Reply, error) {
+	s := strings.TrimSpace(content)
+	if s == "" {
+		return nil, errors.New("the reply is empty")
+	}
+	if i, j := strings.IndexByte(s, '{'), strings.LastIndexByte(s, '}'); i >= 0 && j > i {
+		s = s[i : j+1]
+	} else {
+		return nil, fmt.Errorf("the reply is not a JSON object: %q", clip(s, 80))
+	}
+	var r Reply
+	if err := json.Unmarshal([]byte(s), &r); err != nil {
+		return nil, fmt.Errorf("the reply is not valid JSON for the schema: %w", err)
+	}
+	return &r, nil
+}
+
+// Turn converts the reply into the agent's turn, checking it against the phase: every argument
+// must validate, targets must exist (another agent's argument for a rebuttal, one's own for a
+// clarification), and the vote must be known. Every problem is reported, with its place.
+func (r *Reply) Turn(req *toulmin.Request) (*toulmin.Turn, error) {
+	var errs []error
+	turn := &toulmin.Turn{}
+	kind := req.Phase.Kind
+	for i, ra := range r.Arguments {
+		a := toulmin.Argument{
+			ID: fmt.Sprintf("arguments[%d]", i), Agent: req.Self.Name, Phase: kind, Round: req.Round,
+			Target: strings.TrimSpace(ra.Target), Claim: strings.TrimSpace(ra.Claim), Warrant: strings.TrimSpace(ra.Warrant),
+			Qualifier: toulmin.Qualifier{Confidence: ra.Confidence, Text: ra.Qualifier},
+			Rebuttal:  ra.Rebuttal, Severity: toulmin.Severity(ra.Severity), Resolution: toulmin.Resolution(ra.Resolution),
+		}
+		for _, g := range ra.Grounds {
+			a.Grounds = append(a.Grounds, toulmin.Ground{Path: strings.TrimSpace(g.Path), Line: g.Line, Text: g.Text})
+		}
+		for _, b := range ra.Backing {
+			if b.Reference != "" || b.Evidence != "" {
+				a.Backing = append(a.Backing, toulmin.Backing{Reference: b.Reference, Evidence: b.Evidence})
+			}
+		}
+		for _, act := range ra.Actions {
+			a.Actions = append(a.Actions, toulmin.Action{Text: act.Text, Path: strings.TrimSpace(act.Path), Line: act.Line, Required: act.Required})
+		}
+		if kind == toulmin.PhaseSynthesis {
+			a.Synthesis = &toulmin.Synthesis{ConsensusPoints: r.Synthesis.ConsensusPoints, Conflicts: r.Synthesis.Conflicts, Resolution: r.Synthesis.Resolution}
+		}
+		if kind != toulmin.PhaseClarification {
+			a.Resolution = ""
+		}
+		if kind != toulmin.PhaseRebuttal && kind != toulmin.PhaseClarification {
+			a.Target = ""
+		}
+		if err := a.Validate(); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if a.Target != "" {
+			target, ok := req.Transcript.Argument(a.Target)
+			switch {
+			case !ok:
+				errs = append(errs, fmt.Errorf("arguments[%d].target: no argument %q in the debate", i, a.Target))
+				continue
+			case kind == toulmin.PhaseRebuttal && target.Agent == req.Self.Name:
+				errs = append(errs, fmt.Errorf("arguments[%d].target: %s is your own argument; rebut other agents' arguments", i, a.Target))
+				continue
+			case kind == toulmin.PhaseClarification && target.Agent != req.Self.Name:
+				errs = append(errs, fmt.Errorf("arguments[%d].target: %s is not your argument; clarify your own", i, a.Target))
+				continue
+			}
+		}
+		a.ID = ""
+		turn.Arguments = append(turn.Arguments, a)
+	}
+	vote := voting.Option(r.Position.Vote)
+	if !vote.Valid() {
+		errs = append(errs, fmt.Errorf("position.vote: %q is not one of approve, approve_with_changes, request_changes, escalate", r.Position.Vote))
+	} else if kind != toulmin.PhaseRebuttal {
+		turn.Position = &toulmin.Position{Vote: vote, Confidence: r.Position.Confidence, Reason: r.Position.Reason,
+			Priorities: r.Position.Priorities, TradeOffs: r.Position.TradeOffs}
+	}
+	if kind == toulmin.PhaseSynthesis && len(turn.Arguments) == 0 && len(errs) == 0 {
+		errs = append(errs, errors.New("arguments: a synthesis needs one argument"))
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return turn, nil
+}
