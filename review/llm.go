@@ -321,3 +321,25 @@ func (a *LLMAgent) messages(req *toulmin.Request, rebutted []string) ([]openai.C
 	}
 	return append(msgs, openai.UserMessage(turn)), nil
 }
+
+// SingleCallPromptTokens is the size of one review prompt of the change built within the same
+// budget (the system rules, the change with its evidence and diff, one instruction): the
+// yardstick a debate's prompt tokens are measured against.
+func SingleCallPromptTokens(c *Change, ev []toulmin.Evidence, budget int) (int, error) {
+	prompts, err := LoadPrompts()
+	if err != nil {
+		return 0, err
+	}
+	tok, err := DefaultTokenizer()
+	if err != nil {
+		return 0, err
+	}
+	s := &sharedContext{prompts: prompts, tok: tok, budget: budget}
+	req := &toulmin.Request{Subject: &toulmin.Subject{DebateID: "single", Title: c.Title, Data: c}, Evidence: ev}
+	ctxText, diffText, err := s.get(req)
+	if err != nil {
+		return 0, err
+	}
+	instruction := "Review this change: list the problems with path:line, and say whether to approve, approve with changes or request changes."
+	return tok.Count(prompts.system) + tok.Count(ctxText+"\n"+diffText) + tok.Count(instruction), nil
+}

@@ -320,3 +320,23 @@ func TestLLMUntrustedTextStaysData(t *testing.T) {
 		t.Error("the debate approved a change whose description tries to steer the reviewer")
 	}
 }
+
+// A local server that ignores response_format and wraps its JSON in prose still works.
+func TestLLMServerIgnoringSchema(t *testing.T) {
+	srv := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
+		resp := llmtest.Valid(n, r)
+		resp.Content = "Sure, here is my turn:\n```json\n" + resp.Content + "\n```"
+		return resp
+	})
+	tr := llmDebate(t, srv, toulmin.Standard(), nil)
+	for _, p := range tr.Timeline {
+		for _, n := range p.Notes {
+			if strings.Contains(n, "repair") || strings.Contains(n, "left out") {
+				t.Errorf("%s: %s", p.Phase, n)
+			}
+		}
+	}
+	if len(tr.ArgumentsIn(toulmin.PhaseOpening)) != 4 {
+		t.Errorf("opening arguments = %d, want 4", len(tr.ArgumentsIn(toulmin.PhaseOpening)))
+	}
+}
