@@ -1,0 +1,323 @@
+package review
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
+)
+
+// PullRequest names a pull request (or an issue, for design debates).
+type PullRequest struct {
+	Owner  string
+	Repo   string
+	Number int
+}
+
+func (p PullRequest) String() string { return fmt.Sprintf("%s/%s#%d", p.Owner, p.Repo, p.Number) }
+
+// Repository is "owner/name".
+func (p PullRequest) Repository() string { return p.Owner + "/" + p.Repo }
+
+// ReadPullRequest reads a pull request through the API: its metadata, its diff (the diff media
+// type, falling back to the paginated files API when GitHub refuses a very large diff), and the
+// head content of the changed files the AST analyzers need. Each resource is read once; ignored
+// paths are dropped before any content is fetched.
+func ReadPullRequest(ctx context.Context, gh *github.Client, pr PullRequest, ignore []string, maxDiff int64) (*Change, error) {
+	meta, _, err := gh.PullRequests.Get(ctx, pr.Owner, pr.Repo, pr.Number)
+	if err != nil {
+		return nil, fmt.Errorf("failed to get pull request %s: %w", pr, err)
+	}
+	source := pr.String()
+	var c *Change
+	raw, _, err := gh.PullRequests.GetRaw(ctx, pr.Owner, pr.Repo, pr.Number, github.RawOptions{Type: github.Diff})
+	switch {
+	case err == nil && int64(len(raw)) <= maxDiff:
+		c, err = ParseDiff([]byte(raw), source)
+		if err != nil {
+			return nil, err
+		}
+	case err == nil || tooLarge(err):
+		if c, err = readFiles(ctx, gh, pr, source); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("failed to get the diff of %s: %w", pr, err)
+	}
+	c.Title, c.Body = meta.GetTitle(), meta.GetBody()
+	c.BaseRef, c.HeadRef, c.HeadSHA = meta.GetBase().GetRef(), meta.GetHead().GetRef(), meta.GetHead().GetSHA()
+	if err := DropIgnored(c, ignore); err != nil {
+		return nil, err
+	}
+	for _, f := range c.Files {
+		if f.HasContent || f.Status == StatusDeleted || f.Language() != "go" || f.IsGenerated() {
+			continue
+		}
+		fc, _, _, err := gh.Repositories.GetContents(ctx, pr.Owner, pr.Repo, f.Path, &github.RepositoryContentGetOptions{Ref: c.HeadSHA})
+		if err != nil || fc == nil {
+			c.Notes = append(c.Notes, fmt.Sprintf("%s: head content unavailable, analysed from its diff only", f.Path))
+			continue
+		}
+		content, err := fc.GetContent()
+		if err != nil {
+			c.Notes = append(c.Notes, fmt.Sprintf("%s: head content undecodable, analysed from its diff only", f.Path))
+			continue
+		}
+		f.Content, f.HasContent = []byte(content), true
+	}
+	return c, nil
+}
+
+// tooLarge recognises GitHub's refusal to render a diff (406 "diff too large" or 422).
+func tooLarge(err error) bool {
+	var er *github.ErrorResponse
+	return errors.As(err, &er) && er.Response != nil &&
+		(er.Response.StatusCode == http.StatusNotAcceptable || er.Response.StatusCode == http.StatusUnprocessableEntity)
+}
+
+// readFiles rebuilds the diff from the paginated files API.
+func readFiles(ctx context.Context, gh *github.Client, pr PullRequest, source string) (*Change, error) {
+	var b strings.Builder
+	var notes []string
+	opts := &github.ListOptions{PerPage: 100}
+	for {
+		files, resp, err := gh.PullRequests.ListFiles(ctx, pr.Owner, pr.Repo, pr.Number, opts)
+		if err != nil {
+			return nil, fmt.Errorf("failed to list the files of %s: %w", pr, err)
+		}
+		for _, f := range files {
+			if f.GetPatch() == "" {
+				notes = append(notes, fmt.Sprintf("%s: no patch (binary or too large), left out", f.GetFilename()))
+				continue
+			}
+			oldName, newName := "a/"+f.GetFilename(), "b/"+f.GetFilename()
+			if f.GetPreviousFilename() != "" {
+				oldName = "a/" + f.GetPreviousFilename()
+			}
+			header := fmt.Sprintf("diff --git %s %s\n", oldName, newName)
+			switch f.GetStatus() {
+			case "added":
+				header += "new file mode 100644\n"
+				oldName = "/dev/null"
+			case "removed":
+				header += "deleted file mode 100644\n"
+				newName = "/dev/null"
+			}
+			fmt.Fprintf(&b, "%s--- %s\n+++ %s\n%s\n", header, oldName, newName, strings.TrimSuffix(f.GetPatch(), "\n"))
+		}
+		if resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	c, err := ParseDiff([]byte(b.String()), source)
+	if err != nil {
+		return nil, err
+	}
+	c.Notes = append(c.Notes, notes...)
+	return c, nil
+}
+
+// MaxCommentChars is GitHub's limit on a comment body.
+const MaxCommentChars = 65536
+
+// FitComment keeps a comment under max characters: past the limit the text is cut at a line
+// boundary, any open code fence closed, and a note added that points to the full transcript.
+func FitComment(body string, max int, link string) string {
+	if len(body) <= max {
+		return body
+	}
+	note := "\n\n> The transcript was cut to fit GitHub's comment limit."
+	if link != "" {
+		note += " The whole debate is at " + link + "."
+	}
+	cut := body[:max-len(note)-8]
+	if i := strings.LastIndexByte(cut, '\n'); i > 0 {
+		cut = cut[:i]
+	}
+	if strings.Count(cut, "```")%2 == 1 {
+		cut += "\n```"
+	}
+	return cut + note
+}
+
+// Publisher keeps one transcript comment, one decision comment and one check run per pull
+// request, found again by their markers and edited in place.
+type Publisher struct {
+	gh  *github.Client
+	pr  PullRequest
+	ids map[string]int64
+	// checkRunID is the check run of this debate, once created.
+	checkRunID int64
+	// Link points to the dashboard page of the debate, when there is one.
+	Link string
+}
+
+// NewPublisher returns a publisher for the pull request.
+func NewPublisher(gh *github.Client, pr PullRequest) *Publisher {
+	return &Publisher{gh: gh, pr: pr}
+}
+
+// find lists the comments once, page by page, and remembers the bot's by marker.
+func (p *Publisher) find(ctx context.Context) error {
+	if p.ids != nil {
+		return nil
+	}
+	ids := map[string]int64{}
+	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
+	for {
+		comments, resp, err := p.gh.Issues.ListComments(ctx, p.pr.Owner, p.pr.Repo, p.pr.Number, opts)
+		if err != nil {
+			return fmt.Errorf("failed to list comments of %s: %w", p.pr, err)
+		}
+		for _, c := range comments {
+			for _, m := range []string{TranscriptMarker, DecisionMarker} {
+				if strings.HasPrefix(c.GetBody(), m) {
+					if _, seen := ids[m]; !seen {
+						ids[m] = c.GetID()
+					}
+				}
+			}
+		}
+		if resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	p.ids = ids
+	return nil
+}
+
+// Upsert writes the comment that starts with marker: edited when it exists, created otherwise.
+func (p *Publisher) Upsert(ctx context.Context, marker, body string) error {
+	if !strings.HasPrefix(body, marker) {
+		body = marker + "\n" + body
+	}
+	body = FitComment(body, MaxCommentChars, p.Link)
+	if err := p.find(ctx); err != nil {
+		return err
+	}
+	if id, ok := p.ids[marker]; ok {
+		if _, _, err := p.gh.Issues.EditComment(ctx, p.pr.Owner, p.pr.Repo, id, &github.IssueComment{Body: github.String(body)}); err != nil {
+			return fmt.Errorf("failed to edit comment %d on %s: %w", id, p.pr, err)
+		}
+		return nil
+	}
+	c, _, err := p.gh.Issues.CreateComment(ctx, p.pr.Owner, p.pr.Repo, p.pr.Number, &github.IssueComment{Body: github.String(body)})
+	if err != nil {
+		return fmt.Errorf("failed to comment on %s: %w", p.pr, err)
+	}
+	p.ids[marker] = c.GetID()
+	return nil
+}
+
+// CheckRunName is the name of the bot's check run.
+const CheckRunName = "debatebot"
+
+// StartCheck creates the in-progress check run on the head commit.
+func (p *Publisher) StartCheck(ctx context.Context, headSHA string) error {
+	run, _, err := p.gh.Checks.CreateCheckRun(ctx, p.pr.Owner, p.pr.Repo, github.CreateCheckRunOptions{
+		Name: CheckRunName, HeadSHA: headSHA, Status: github.String("in_progress"),
+		Output: &github.CheckRunOutput{Title: github.String("Debate in progress"), Summary: github.String("The stakeholders are debating this change.")},
+	})
+	if err != nil {
+		return fmt.Errorf("failed to create the check run on %s: %w", p.pr, err)
+	}
+	p.checkRunID = run.GetID()
+	return nil
+}
+
+// Conclusion maps a decision to a check-run conclusion.
+func Conclusion(d voting.Option) string {
+	switch d {
+	case voting.Approve:
+		return "success"
+	case voting.ApproveWithChanges:
+		return "neutral"
+	}
+	return "action_required"
+}
+
+// FinishCheck concludes the check run with the decision and a summary.
+func (p *Publisher) FinishCheck(ctx context.Context, t *toulmin.Transcript) error {
+	if p.checkRunID == 0 {
+		return nil
+	}
+	summary := Summary(t)
+	text := ""
+	if len(t.Record.RequiredChanges) > 0 {
+		text = "Required changes:\n- " + strings.Join(t.Record.RequiredChanges, "\n- ")
+	}
+	opts := github.UpdateCheckRunOptions{
+		Name: CheckRunName, Status: github.String("completed"), Conclusion: github.String(Conclusion(t.Record.Decision)),
+		Output: &github.CheckRunOutput{Title: github.String(decisionTitle(t.Record.Decision)), Summary: github.String(summary), Text: github.String(FitComment(text, MaxCommentChars, ""))},
+	}
+	if Conclusion(t.Record.Decision) == "action_required" {
+		// GitHub requires a details URL (or actions) for action_required.
+		opts.DetailsURL = github.String(p.detailsURL())
+	}
+	if _, _, err := p.gh.Checks.UpdateCheckRun(ctx, p.pr.Owner, p.pr.Repo, p.checkRunID, opts); err != nil {
+		return fmt.Errorf("failed to conclude the check run on %s: %w", p.pr, err)
+	}
+	return nil
+}
+
+func (p *Publisher) detailsURL() string {
+	if p.Link != "" {
+		return p.Link
+	}
+	return fmt.Sprintf("https://github.com/%s/%s/pull/%d", p.pr.Owner, p.pr.Repo, p.pr.Number)
+}
+
+// EscalationLabel is put on a pull request whose debate escalated.
+const EscalationLabel = "debate-escalated"
+
+// Label adds a label to the pull request.
+func (p *Publisher) Label(ctx context.Context, label string) error {
+	if _, _, err := p.gh.Issues.AddLabelsToIssue(ctx, p.pr.Owner, p.pr.Repo, p.pr.Number, []string{label}); err != nil {
+		return fmt.Errorf("failed to label %s: %w", p.pr, err)
+	}
+	return nil
+}
+
+// Comment posts a plain comment (answers to commands, configuration problems).
+func (p *Publisher) Comment(ctx context.Context, body string) error {
+	if _, _, err := p.gh.Issues.CreateComment(ctx, p.pr.Owner, p.pr.Repo, p.pr.Number, &github.IssueComment{Body: github.String(FitComment(body, MaxCommentChars, ""))}); err != nil {
+		return fmt.Errorf("failed to comment on %s: %w", p.pr, err)
+	}
+	return nil
+}
+
+// DecisionComment renders the decision-record comment.
+func DecisionComment(t *toulmin.Transcript) (string, error) {
+	y, err := t.Record.YAML()
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n## debatebot decision: %s\n\n%s\n", DecisionMarker, decisionTitle(t.Record.Decision), inline(Summary(t)))
+	for _, e := range t.Escalations {
+		fmt.Fprintf(&b, "\n- **Escalated (%s):** %s", e.Reason, inline(e.Detail))
+	}
+	fmt.Fprintf(&b, "\n\n```yaml\n%s```\n", fence(string(y)))
+	return b.String(), nil
+}
+
+// ProgressComment is the transcript comment while the debate runs.
+func ProgressComment(t *toulmin.Transcript, running toulmin.PhaseKind) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n# Debate in progress: %s\n\n", TranscriptMarker, inline(t.Title))
+	for _, p := range t.Timeline {
+		fmt.Fprintf(&b, "- [x] %s (%s)\n", p.Phase.Title(), p.Status)
+	}
+	if running != "" {
+		fmt.Fprintf(&b, "- [ ] **%s** (running)\n", running.Title())
+	}
+	return b.String()
+}

@@ -1,0 +1,456 @@
+// Package githubtest is a GitHub REST API for tests, on loopback: installation tokens, pull
+// requests (JSON and diff media types), files and comments with pagination and Link headers,
+// contents, collaborator permissions, check runs, labels and reactions, with rate-limit headers,
+// GitHub's error bodies, and injectable 5xx and secondary rate limits. Every request is checked
+// against the list of real operations (testdata/github-rest-ops.tsv, from ../shared/fixtures).
+package githubtest
+
+import (
+	"bufio"
+	_ "embed"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+//go:embed testdata/github-rest-ops.tsv
+var restOps string
+
+type op struct {
+	method string
+	re     *regexp.Regexp
+	id     string
+}
+
+var ops = func() []op {
+	var out []op
+	sc := bufio.NewScanner(strings.NewReader(restOps))
+	for sc.Scan() {
+		parts := strings.Split(sc.Text(), "\t")
+		if len(parts) != 3 {
+			continue
+		}
+		pattern := regexp.QuoteMeta(parts[1])
+		// {path} of the contents API spans segments; every other {name} is one segment.
+		pattern = strings.ReplaceAll(pattern, `\{path\}`, `.+`)
+		pattern = regexp.MustCompile(`\\\{[a-z_]+\\\}`).ReplaceAllString(pattern, `[^/]+`)
+		out = append(out, op{method: parts[0], re: regexp.MustCompile("^" + pattern + "$"), id: parts[2]})
+	}
+	return out
+}()
+
+// Operation returns the operationId of a request, or "" when GitHub has no such operation.
+func Operation(method, path string) string {
+	for _, o := range ops {
+		if o.method == method && o.re.MatchString(path) {
+			return o.id
+		}
+	}
+	return ""
+}
+
+// Call is one request the server received.
+type Call struct {
+	Method    string
+	Path      string
+	Query     string
+	Accept    string
+	Body      string
+	Operation string
+}
+
+// Comment is an issue comment.
+type Comment struct {
+	ID   int64
+	Body string
+	User string
+}
+
+// CheckRun is a check run.
+type CheckRun struct {
+	ID         int64
+	Name       string
+	HeadSHA    string
+	Status     string
+	Conclusion string
+	Title      string
+	Summary    string
+}
+
+// PR is a pull request the server knows.
+type PR struct {
+	Title, Body      string
+	BaseRef, HeadRef string
+	HeadSHA          string
+	Draft            bool
+	Diff             string
+	// DiffTooLarge makes the diff media type answer 406, as GitHub does for huge diffs.
+	DiffTooLarge bool
+	// Files are what the files API lists: filename, status, patch.
+	Files []map[string]any
+}
+
+type failure struct {
+	method, prefix string
+	status         int
+	times          int
+}
+
+// Server is the fake GitHub.
+type Server struct {
+	*httptest.Server
+	t  testing.TB
+	mu sync.Mutex
+
+	calls       []Call
+	Slug        string
+	PRs         map[string]*PR         // "owner/repo#n"
+	Contents    map[string]string      // "owner/repo@ref:path"
+	Permissions map[string]string      // "owner/repo:user" -> admin|write|read|none
+	Comments    map[string][]*Comment  // "owner/repo#n"
+	Labels      map[string][]string    // "owner/repo#n"
+	CheckRuns   map[string][]*CheckRun // "owner/repo"
+	Reactions   map[int64][]string     // comment id -> contents
+	failures    []*failure
+	nextID      int64
+}
+
+// New starts a fake GitHub that stops with the test.
+func New(t testing.TB) *Server {
+	s := &Server{
+		t: t, Slug: "debatebot", PRs: map[string]*PR{}, Contents: map[string]string{}, Permissions: map[string]string{},
+		Comments: map[string][]*Comment{}, Labels: map[string][]string{}, CheckRuns: map[string][]*CheckRun{},
+		Reactions: map[int64][]string{}, nextID: 1000,
+	}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Fail makes the next times requests whose path starts with prefix answer status.
+func (s *Server) Fail(method, prefix string, status, times int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failures = append(s.failures, &failure{method, prefix, status, times})
+}
+
+// Calls returns the requests received so far.
+func (s *Server) Calls() []Call {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Call(nil), s.calls...)
+}
+
+// Unknown lists requests that match no real GitHub operation.
+func (s *Server) Unknown() []Call {
+	var out []Call
+	for _, c := range s.Calls() {
+		if c.Operation == "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// CommentsOn returns the comments of an issue or pull request.
+func (s *Server) CommentsOn(key string) []Comment {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Comment
+	for _, c := range s.Comments[key] {
+		out = append(out, *c)
+	}
+	return out
+}
+
+// Checks returns the check runs of a repository.
+func (s *Server) Checks(repo string) []CheckRun {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []CheckRun
+	for _, c := range s.CheckRuns[repo] {
+		out = append(out, *c)
+	}
+	return out
+}
+
+// AddComment puts a comment on an issue, as a user would.
+func (s *Server) AddComment(key, user, body string) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextID++
+	s.Comments[key] = append(s.Comments[key], &Comment{ID: s.nextID, Body: body, User: user})
+	return s.nextID
+}
+
+func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func (s *Server) writeError(w http.ResponseWriter, status int, msg string) {
+	s.writeJSON(w, status, map[string]any{"message": msg, "documentation_url": "https://docs.github.com/rest"})
+}
+
+var (
+	rePR       = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)(/files)?$`)
+	reComments = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/(\d+)/comments$`)
+	reComment  = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/comments/(\d+)(/reactions)?$`)
+	reLabels   = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/(\d+)/labels$`)
+	reChecks   = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/check-runs(?:/(\d+))?$`)
+	rePerm     = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/collaborators/([^/]+)/permission$`)
+	reContents = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/contents/(.+)$`)
+	reToken    = regexp.MustCompile(`^/app/installations/(\d+)/access_tokens$`)
+)
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	path := strings.TrimPrefix(r.URL.Path, "/api/v3")
+	call := Call{Method: r.Method, Path: path, Query: r.URL.RawQuery, Accept: r.Header.Get("Accept"), Body: string(body), Operation: Operation(r.Method, path)}
+	s.mu.Lock()
+	s.calls = append(s.calls, call)
+	var fail *failure
+	for _, f := range s.failures {
+		if f.times > 0 && f.method == r.Method && strings.HasPrefix(path, f.prefix) {
+			f.times--
+			fail = f
+			break
+		}
+	}
+	s.mu.Unlock()
+
+	h := w.Header()
+	h.Set("X-GitHub-Request-Id", fmt.Sprintf("F00D:%d", time.Now().UnixNano()))
+	h.Set("X-RateLimit-Limit", "5000")
+	h.Set("X-RateLimit-Remaining", "4999")
+	h.Set("X-RateLimit-Used", "1")
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10))
+	h.Set("X-RateLimit-Resource", "core")
+	if call.Operation == "" {
+		s.writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	if fail != nil {
+		if fail.status == http.StatusForbidden {
+			h.Set("Retry-After", "1")
+			s.writeError(w, http.StatusForbidden, "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.")
+			return
+		}
+		s.writeError(w, fail.status, "Server Error")
+		return
+	}
+	if r.Header.Get("Authorization") == "" {
+		s.writeError(w, http.StatusUnauthorized, "Requires authentication")
+		return
+	}
+	s.route(w, r, path, body)
+}
+
+func (s *Server) route(w http.ResponseWriter, r *http.Request, path string, body []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var in map[string]any
+	_ = json.Unmarshal(body, &in)
+	switch {
+	case path == "/app" && r.Method == http.MethodGet:
+		s.writeJSON(w, 200, map[string]any{"id": 1, "slug": s.Slug, "name": s.Slug})
+	case reToken.MatchString(path):
+		s.writeJSON(w, 201, map[string]any{"token": "ghs_test", "expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)})
+	case rePR.MatchString(path):
+		m := rePR.FindStringSubmatch(path)
+		key := fmt.Sprintf("%s/%s#%s", m[1], m[2], m[3])
+		pr, ok := s.PRs[key]
+		if !ok {
+			s.writeError(w, 404, "Not Found")
+			return
+		}
+		if m[4] != "" {
+			s.paginate(w, r, toAny(pr.Files))
+			return
+		}
+		if strings.Contains(r.Header.Get("Accept"), "diff") {
+			if pr.DiffTooLarge {
+				s.writeError(w, http.StatusNotAcceptable, "Sorry, the diff exceeded the maximum number of lines (20000)")
+				return
+			}
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			_, _ = io.WriteString(w, pr.Diff)
+			return
+		}
+		n, _ := strconv.Atoi(m[3])
+		s.writeJSON(w, 200, map[string]any{"number": n, "title": pr.Title, "body": pr.Body, "draft": pr.Draft, "state": "open",
+			"base": map[string]any{"ref": pr.BaseRef, "sha": "base0000"}, "head": map[string]any{"ref": pr.HeadRef, "sha": pr.HeadSHA}})
+	case reComments.MatchString(path):
+		m := reComments.FindStringSubmatch(path)
+		key := fmt.Sprintf("%s/%s#%s", m[1], m[2], m[3])
+		if r.Method == http.MethodPost {
+			s.nextID++
+			c := &Comment{ID: s.nextID, Body: fmt.Sprint(in["body"]), User: s.Slug + "[bot]"}
+			s.Comments[key] = append(s.Comments[key], c)
+			s.writeJSON(w, 201, commentJSON(c))
+			return
+		}
+		var list []any
+		for _, c := range s.Comments[key] {
+			list = append(list, commentJSON(c))
+		}
+		s.paginate(w, r, list)
+	case reComment.MatchString(path):
+		m := reComment.FindStringSubmatch(path)
+		id, _ := strconv.ParseInt(m[3], 10, 64)
+		if m[4] != "" {
+			s.Reactions[id] = append(s.Reactions[id], fmt.Sprint(in["content"]))
+			s.writeJSON(w, 201, map[string]any{"id": 1, "content": in["content"]})
+			return
+		}
+		for _, list := range s.Comments {
+			for _, c := range list {
+				if c.ID == id {
+					if r.Method == http.MethodPatch {
+						c.Body = fmt.Sprint(in["body"])
+					}
+					s.writeJSON(w, 200, commentJSON(c))
+					return
+				}
+			}
+		}
+		s.writeError(w, 404, "Not Found")
+	case reLabels.MatchString(path):
+		m := reLabels.FindStringSubmatch(path)
+		key := fmt.Sprintf("%s/%s#%s", m[1], m[2], m[3])
+		var labels []string
+		_ = json.Unmarshal(body, &labels)
+		if len(labels) == 0 {
+			var obj struct{ Labels []string }
+			_ = json.Unmarshal(body, &obj)
+			labels = obj.Labels
+		}
+		s.Labels[key] = append(s.Labels[key], labels...)
+		var out []any
+		for _, l := range s.Labels[key] {
+			out = append(out, map[string]any{"name": l})
+		}
+		s.writeJSON(w, 200, out)
+	case reChecks.MatchString(path):
+		m := reChecks.FindStringSubmatch(path)
+		repo := m[1] + "/" + m[2]
+		var cr *CheckRun
+		if m[3] == "" {
+			s.nextID++
+			cr = &CheckRun{ID: s.nextID}
+			s.CheckRuns[repo] = append(s.CheckRuns[repo], cr)
+		} else {
+			id, _ := strconv.ParseInt(m[3], 10, 64)
+			for _, c := range s.CheckRuns[repo] {
+				if c.ID == id {
+					cr = c
+				}
+			}
+			if cr == nil {
+				s.writeError(w, 404, "Not Found")
+				return
+			}
+		}
+		if v, ok := in["name"].(string); ok {
+			cr.Name = v
+		}
+		if v, ok := in["head_sha"].(string); ok {
+			cr.HeadSHA = v
+		}
+		if v, ok := in["status"].(string); ok {
+			cr.Status = v
+		}
+		if v, ok := in["conclusion"].(string); ok {
+			if v == "action_required" && in["details_url"] == nil {
+				s.writeJSON(w, 422, map[string]any{"message": "Validation Failed", "errors": []any{map[string]any{"resource": "CheckRun", "code": "missing_field", "field": "details_url"}}})
+				return
+			}
+			cr.Conclusion = v
+		}
+		if out, ok := in["output"].(map[string]any); ok {
+			cr.Title, cr.Summary = fmt.Sprint(out["title"]), fmt.Sprint(out["summary"])
+		}
+		s.writeJSON(w, map[bool]int{true: 201, false: 200}[m[3] == ""], map[string]any{"id": cr.ID, "name": cr.Name, "status": cr.Status, "conclusion": cr.Conclusion})
+	case rePerm.MatchString(path):
+		m := rePerm.FindStringSubmatch(path)
+		perm, ok := s.Permissions[m[1]+"/"+m[2]+":"+m[3]]
+		if !ok {
+			s.writeError(w, 404, m[3]+" is not a user")
+			return
+		}
+		s.writeJSON(w, 200, map[string]any{"permission": perm, "role_name": perm, "user": map[string]any{"login": m[3]}})
+	case reContents.MatchString(path):
+		m := reContents.FindStringSubmatch(path)
+		key := fmt.Sprintf("%s/%s@%s:%s", m[1], m[2], r.URL.Query().Get("ref"), m[3])
+		content, ok := s.Contents[key]
+		if !ok {
+			s.writeError(w, 404, "Not Found")
+			return
+		}
+		s.writeJSON(w, 200, map[string]any{"type": "file", "encoding": "base64", "path": m[3], "name": m[3][strings.LastIndex(m[3], "/")+1:],
+			"size": len(content), "content": base64.StdEncoding.EncodeToString([]byte(content))})
+	default:
+		s.writeError(w, 404, "Not Found")
+	}
+}
+
+func toAny(ms []map[string]any) []any {
+	out := make([]any, len(ms))
+	for i, m := range ms {
+		out[i] = m
+	}
+	return out
+}
+
+func commentJSON(c *Comment) map[string]any {
+	return map[string]any{"id": c.ID, "body": c.Body, "user": map[string]any{"login": c.User, "type": "User"}}
+}
+
+// paginate answers one page of list with GitHub's Link header.
+func (s *Server) paginate(w http.ResponseWriter, r *http.Request, list []any) {
+	per, _ := strconv.Atoi(r.URL.Query().Get("per_page"))
+	if per <= 0 {
+		per = 30
+	}
+	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+	if page <= 0 {
+		page = 1
+	}
+	last := (len(list) + per - 1) / per
+	start, end := min((page-1)*per, len(list)), min(page*per, len(list))
+	if page < last {
+		link := func(p int, rel string) string {
+			q := r.URL.Query()
+			q.Set("page", strconv.Itoa(p))
+			q.Set("per_page", strconv.Itoa(per))
+			return fmt.Sprintf("<%s%s?%s>; rel=%q", s.URL, r.URL.Path, q.Encode(), rel)
+		}
+		w.Header().Set("Link", link(page+1, "next")+", "+link(last, "last"))
+	}
+	out := list[start:end]
+	if out == nil {
+		out = []any{}
+	}
+	s.writeJSON(w, 200, out)
+}
+
+// Keys lists a map's keys in order, for messages.
+func Keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
