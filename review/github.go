@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 
 	"github.com/google/go-github/v62/github"
@@ -157,6 +158,8 @@ type Publisher struct {
 	checkRunID int64
 	// Link points to the dashboard page of the debate, when there is one.
 	Link string
+	// Bot is the App's login ("<slug>[bot]"); when set, only its comments are edited.
+	Bot string
 }
 
 // NewPublisher returns a publisher for the pull request.
@@ -177,11 +180,14 @@ func (p *Publisher) find(ctx context.Context) error {
 			return fmt.Errorf("failed to list comments of %s: %w", p.pr, err)
 		}
 		for _, c := range comments {
-			for _, m := range []string{TranscriptMarker, DecisionMarker} {
-				if strings.HasPrefix(c.GetBody(), m) {
-					if _, seen := ids[m]; !seen {
-						ids[m] = c.GetID()
-					}
+			// Only the bot's own comments count: anyone can write a marker into a comment.
+			login := c.GetUser().GetLogin()
+			if !strings.HasSuffix(login, "[bot]") || (p.Bot != "" && login != p.Bot) {
+				continue
+			}
+			if m := markerRe.FindString(c.GetBody()); m != "" {
+				if _, seen := ids[m]; !seen {
+					ids[m] = c.GetID()
 				}
 			}
 		}
@@ -193,6 +199,9 @@ func (p *Publisher) find(ctx context.Context) error {
 	p.ids = ids
 	return nil
 }
+
+// markerRe finds the hidden marker a bot comment starts with.
+var markerRe = regexp.MustCompile(`^<!-- debatebot:[a-z-]+ -->`)
 
 // Upsert writes the comment that starts with marker: edited when it exists, created otherwise.
 func (p *Publisher) Upsert(ctx context.Context, marker, body string) error {

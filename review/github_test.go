@@ -102,9 +102,12 @@ func TestPublisherEditsInPlace(t *testing.T) {
 	for i := 0; i < 120; i++ {
 		srv.AddComment("acme/shop#7", "alice", fmt.Sprintf("comment %d", i))
 	}
+	// A person's comment that forges the marker is left alone.
+	srv.AddComment("acme/shop#7", "mallory", TranscriptMarker+"\nforged")
 	old := srv.AddComment("acme/shop#7", "debatebot[bot]", TranscriptMarker+"\nold transcript")
 	ctx := context.Background()
 	p := NewPublisher(ghClient(t, srv), examplePR)
+	p.Bot = "debatebot[bot]"
 	for i := 0; i < 3; i++ {
 		if err := p.Upsert(ctx, TranscriptMarker, fmt.Sprintf("transcript v%d", i)); err != nil {
 			t.Fatal(err)
@@ -116,7 +119,7 @@ func TestPublisherEditsInPlace(t *testing.T) {
 	var transcripts, decisions []githubtest.Comment
 	for _, c := range srv.CommentsOn("acme/shop#7") {
 		switch {
-		case strings.HasPrefix(c.Body, TranscriptMarker):
+		case strings.HasPrefix(c.Body, TranscriptMarker) && c.User != "mallory":
 			transcripts = append(transcripts, c)
 		case strings.HasPrefix(c.Body, DecisionMarker):
 			decisions = append(decisions, c)

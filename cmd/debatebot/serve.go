@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/debatebot/debatebot/config"
+	"github.com/debatebot/debatebot/handlers"
+)
+
+// serve runs the GitHub App until ctx ends.
+func serve(ctx context.Context, args []string, stderr io.Writer, getenv func(string) string) error {
+	if len(args) > 0 {
+		return &usageError{fmt.Sprintf("serve takes no arguments, got %q (configure it with the environment or DEBATEBOT_CONFIG)", args[0])}
+	}
+	cfg, err := config.LoadServer(getenv, os.ReadFile)
+	if err != nil {
+		return err
+	}
+	level, err := zerolog.ParseLevel(cfg.LogLevel)
+	if err != nil {
+		return &usageError{fmt.Sprintf("DEBATEBOT_LOG_LEVEL: %v", err)}
+	}
+	log := zerolog.New(stderr).Level(level).With().Timestamp().Logger()
+	srv, err := handlers.New(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	workers, stop := context.WithCancel(context.Background())
+	defer stop()
+	srv.Start(workers)
+	httpServer := &http.Server{Addr: cfg.Addr, Handler: srv.Handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- httpServer.ListenAndServe() }()
+	log.Info().Str("addr", cfg.Addr).Str("app", srv.Slug).Msg("debatebot is serving.")
+	select {
+	case err := <-errc:
+		return fmt.Errorf("failed to serve on %s: %w", cfg.Addr, err)
+	case <-ctx.Done():
+	}
+	log.Info().Msg("Shutting down: no new deliveries; waiting for running debates.")
+	shutdown, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := httpServer.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("failed to shut down: %w", err)
+	}
+	done := make(chan struct{})
+	go func() { srv.Queue.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-shutdown.Done():
+		log.Warn().Msg("Debates still running at shutdown were stopped; their deliveries need redelivery.")
+	}
+	stop()
+	srv.Queue.Stop()
+	return nil
+}

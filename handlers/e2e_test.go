@@ -1,0 +1,289 @@
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/debatebot/debatebot/config"
+	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/githubtest"
+)
+
+const secret = "webhook-secret"
+
+type app struct {
+	t      *testing.T
+	gh     *githubtest.Server
+	srv    *Server
+	url    string
+	cancel context.CancelFunc
+}
+
+func testKey(t *testing.T) string {
+	t.Helper()
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)}))
+}
+
+// newApp starts the whole App against a fake GitHub that holds the example pull request acme/shop#7.
+func newApp(t *testing.T) *app {
+	t.Helper()
+	gh := githubtest.New(t)
+	diff, err := os.ReadFile(filepath.Join("..", "examples", "admin-export.diff"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gh.PRs["acme/shop#7"] = &githubtest.PR{Title: "Add admin user export", BaseRef: "main", HeadRef: "export", HeadSHA: "abc123", Diff: string(diff)}
+	gh.Permissions["acme/shop:alice"] = "write"
+	gh.Permissions["acme/shop:mallory"] = "read"
+	cfg := &config.Server{QueueSize: 100, Workers: 2}
+	cfg.GitHub.V3APIURL = gh.URL + "/"
+	cfg.GitHub.V4APIURL = gh.URL + "/graphql"
+	cfg.GitHub.App.IntegrationID = 1
+	cfg.GitHub.App.WebhookSecret = secret
+	cfg.GitHub.App.PrivateKey = testKey(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	s, err := New(ctx, cfg, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Start(ctx)
+	hs := httptest.NewServer(s.Handler)
+	t.Cleanup(func() { hs.Close(); cancel(); s.Queue.Stop() })
+	return &app{t: t, gh: gh, srv: s, url: hs.URL, cancel: cancel}
+}
+
+// fixture loads a real webhook payload from ../shared/fixtures and points it at acme/shop#7.
+func fixture(t *testing.T, name string, edit func(map[string]any)) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "shared", "fixtures", "webhooks", name))
+	if err != nil {
+		t.Fatalf("%v (the fixtures come from ../shared beside the repository)", err)
+	}
+	var p map[string]any
+	if err := json.Unmarshal(data, &p); err != nil {
+		t.Fatal(err)
+	}
+	repo := p["repository"].(map[string]any)
+	repo["name"], repo["full_name"] = "shop", "acme/shop"
+	repo["owner"].(map[string]any)["login"] = "acme"
+	p["installation"] = map[string]any{"id": 42}
+	p["sender"] = map[string]any{"login": "alice", "type": "User"}
+	if pr, ok := p["pull_request"].(map[string]any); ok {
+		pr["number"] = 7
+		pr["head"].(map[string]any)["sha"] = "abc123"
+		pr["draft"] = false
+	}
+	if is, ok := p["issue"].(map[string]any); ok {
+		is["number"] = 7
+	}
+	if edit != nil {
+		edit(p)
+	}
+	out, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func sign(body []byte, key string) string {
+	m := hmac.New(sha256.New, []byte(key))
+	m.Write(body)
+	return "sha256=" + hex.EncodeToString(m.Sum(nil))
+}
+
+func (a *app) post(event, delivery string, body []byte, key string) int {
+	a.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, a.url+WebhookPath, bytes.NewReader(body))
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-GitHub-Event", event)
+	req.Header.Set("X-GitHub-Delivery", delivery)
+	req.Header.Set("X-Hub-Signature-256", sign(body, key))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func (a *app) comments(prefix string) []githubtest.Comment {
+	var out []githubtest.Comment
+	for _, c := range a.gh.CommentsOn("acme/shop#7") {
+		if strings.HasPrefix(c.Body, prefix) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (a *app) checkCalls() {
+	a.t.Helper()
+	for _, c := range a.gh.Unknown() {
+		a.t.Errorf("the bot made a request that is no GitHub operation: %s %s", c.Method, c.Path)
+	}
+}
+
+func TestPullRequestOpenedIsDebatedAndPublished(t *testing.T) {
+	a := newApp(t)
+	if code := a.post("pull_request", "d-1", fixture(t, "pull_request.opened.json", nil), secret); code != http.StatusOK && code != http.StatusAccepted {
+		t.Fatalf("delivery answered %d", code)
+	}
+	a.srv.Queue.Wait()
+	tr, dec := a.comments(review.TranscriptMarker), a.comments(review.DecisionMarker)
+	if len(tr) != 1 || len(dec) != 1 {
+		t.Fatalf("transcript comments %d, decision comments %d; want one each", len(tr), len(dec))
+	}
+	if !strings.Contains(tr[0].Body, "# Debate: Add admin user export") || !strings.Contains(dec[0].Body, "decision: request_changes") ||
+		!strings.Contains(dec[0].Body, "repository: acme/shop") || !strings.Contains(dec[0].Body, "trigger: pull_request.opened") {
+		t.Errorf("published comments do not hold the debate:\n%s\n%s", tr[0].Body[:300], dec[0].Body)
+	}
+	runs := a.gh.Checks("acme/shop")
+	if len(runs) != 1 || runs[0].Status != "completed" || runs[0].Conclusion != "action_required" || runs[0].HeadSHA != "abc123" {
+		t.Errorf("check runs = %+v", runs)
+	}
+	// A new push: the same comments are edited, a new check run concludes on the new head.
+	a.gh.PRs["acme/shop#7"].HeadSHA = "def456"
+	sync := fixture(t, "pull_request.synchronize.json", func(p map[string]any) { p["pull_request"].(map[string]any)["head"].(map[string]any)["sha"] = "def456" })
+	a.post("pull_request", "d-2", sync, secret)
+	a.srv.Queue.Wait()
+	tr2, dec2 := a.comments(review.TranscriptMarker), a.comments(review.DecisionMarker)
+	if len(tr2) != 1 || len(dec2) != 1 || tr2[0].ID != tr[0].ID || !strings.Contains(dec2[0].Body, "trigger: pull_request.synchronize") {
+		t.Errorf("after a push: %d transcript and %d decision comments; want the same two edited", len(tr2), len(dec2))
+	}
+	if runs := a.gh.Checks("acme/shop"); len(runs) != 2 || runs[1].HeadSHA != "def456" {
+		t.Errorf("check runs after the push = %+v", runs)
+	}
+	a.checkCalls()
+}
+
+func TestRedeliveryStartsOneDebate(t *testing.T) {
+	a := newApp(t)
+	body := fixture(t, "pull_request.opened.json", nil)
+	for i := 0; i < 3; i++ {
+		a.post("pull_request", "same-delivery", body, secret)
+	}
+	a.srv.Queue.Wait()
+	if runs := a.gh.Checks("acme/shop"); len(runs) != 1 {
+		t.Errorf("check runs = %d, want one debate for one delivery", len(runs))
+	}
+}
+
+func TestBadSignatureIsRefused(t *testing.T) {
+	a := newApp(t)
+	code := a.post("pull_request", "d-bad", fixture(t, "pull_request.opened.json", nil), "wrong-secret")
+	a.srv.Queue.Wait()
+	if code != http.StatusUnauthorized {
+		t.Errorf("bad signature answered %d, want 401", code)
+	}
+	for _, c := range a.gh.Calls() {
+		if c.Method != http.MethodGet || !strings.HasPrefix(c.Path, "/app") {
+			t.Errorf("a refused delivery reached GitHub: %s %s", c.Method, c.Path)
+		}
+	}
+}
+
+func TestCommandFromReadOnlyUserIsRefused(t *testing.T) {
+	a := newApp(t)
+	body := fixture(t, "issue_comment.created.on-pull-request.json", func(p map[string]any) {
+		p["sender"] = map[string]any{"login": "mallory", "type": "User"}
+		p["comment"].(map[string]any)["body"] = "/debate extended"
+	})
+	a.post("issue_comment", "d-cmd", body, secret)
+	a.srv.Queue.Wait()
+	all := a.gh.CommentsOn("acme/shop#7")
+	if len(all) != 1 || !strings.Contains(all[0].Body, "@mallory: debatebot commands need write permission") {
+		t.Fatalf("comments = %+v, want one refusal", all)
+	}
+	if len(a.gh.Checks("acme/shop")) != 0 {
+		t.Error("a refused command started a debate")
+	}
+	a.checkCalls()
+}
+
+func TestCommandStartsDebateWithProtocol(t *testing.T) {
+	a := newApp(t)
+	body := fixture(t, "issue_comment.created.on-pull-request.json", func(p map[string]any) {
+		p["comment"].(map[string]any)["body"] = "/debate fast-track\nplease"
+	})
+	a.post("issue_comment", "d-cmd2", body, secret)
+	a.srv.Queue.Wait()
+	dec := a.comments(review.DecisionMarker)
+	if len(dec) != 1 || !strings.Contains(dec[0].Body, "protocol: fast-track") || !strings.Contains(dec[0].Body, "trigger: issue_comment.created") {
+		t.Fatalf("decision = %+v", dec)
+	}
+	a.checkCalls()
+}
+
+func TestBrokenConfigGetsOneComment(t *testing.T) {
+	a := newApp(t)
+	a.gh.Contents["acme/shop@main:.github/debatebot.yml"] = "protocol: standard\nthreshold: 0.5\n"
+	a.post("pull_request", "d-c1", fixture(t, "pull_request.opened.json", nil), secret)
+	a.srv.Queue.Wait()
+	a.post("pull_request", "d-c2", fixture(t, "pull_request.reopened.json", nil), secret)
+	a.srv.Queue.Wait()
+	errs := a.comments(ConfigErrorMarker)
+	if len(errs) != 1 || !strings.Contains(errs[0].Body, `line 2: unknown key "threshold"`) {
+		t.Fatalf("config error comments = %+v, want one naming the key and line", errs)
+	}
+	if len(a.comments(review.TranscriptMarker)) != 0 || len(a.gh.Checks("acme/shop")) != 0 {
+		t.Error("a debate ran under a broken configuration")
+	}
+	a.checkCalls()
+}
+
+func TestOwnCommentsAreIgnored(t *testing.T) {
+	a := newApp(t)
+	body := fixture(t, "issue_comment.created.on-pull-request.json", func(p map[string]any) {
+		p["sender"] = map[string]any{"login": "debatebot[bot]", "type": "Bot"}
+		p["comment"].(map[string]any)["body"] = "/debate"
+	})
+	a.post("issue_comment", "d-bot", body, secret)
+	a.srv.Queue.Wait()
+	if n := len(a.gh.CommentsOn("acme/shop#7")); n != 0 {
+		t.Errorf("the bot answered its own comment (%d comments)", n)
+	}
+}
+
+func TestHealthAndMetrics(t *testing.T) {
+	a := newApp(t)
+	a.post("pull_request", "d-m", fixture(t, "pull_request.opened.json", nil), secret)
+	a.srv.Queue.Wait()
+	for path, want := range map[string]string{"/healthz": "ok", "/metrics": `debatebot_debates_total{decision="request_changes",protocol="standard"} 1`} {
+		resp, err := http.Get(a.url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		_, _ = b.ReadFrom(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(b.String(), want) {
+			t.Errorf("GET %s = %d, lacks %q", path, resp.StatusCode, want)
+		}
+	}
+	_ = fmt.Sprint()
+}

@@ -1,0 +1,276 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+	"github.com/palantir/go-githubapp/githubapp"
+	"github.com/rs/zerolog"
+
+	"github.com/debatebot/debatebot/config"
+	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
+)
+
+// ConfigErrorMarker marks the one comment that explains a broken .github/debatebot.yml.
+const ConfigErrorMarker = "<!-- debatebot:config-error -->"
+
+// AgentFactory builds the agents of one debate from the repository's stakeholders.
+type AgentFactory func(repo *config.Repo) ([]toulmin.Agent, error)
+
+// Runner holds a job's debate: it authorises commands, reads the repository's configuration from
+// the base branch, reads the change, runs the debate and publishes it.
+type Runner struct {
+	Clients githubapp.ClientCreator
+	// Bot is the App's login, "<slug>[bot]".
+	Bot     string
+	Agents  AgentFactory
+	Metrics *Metrics
+	// PublicURL links the check run and cut comments to the dashboard.
+	PublicURL string
+	// Clock is time.Now except in tests.
+	Clock func() time.Time
+
+	mu       sync.Mutex
+	commands map[string][]time.Time // PR -> debates started by commands
+}
+
+func (r *Runner) now() time.Time {
+	if r.Clock != nil {
+		return r.Clock()
+	}
+	return time.Now()
+}
+
+// Run implements RunFunc.
+func (r *Runner) Run(ctx context.Context, job *Job) error {
+	start := r.now()
+	err := r.run(ctx, job)
+	r.Metrics.job(job, err, time.Since(start))
+	return err
+}
+
+func (r *Runner) run(ctx context.Context, job *Job) error {
+	log := zerolog.Ctx(ctx)
+	gh, err := r.Clients.NewInstallationClient(job.Installation)
+	if err != nil {
+		return fmt.Errorf("failed to create a client for installation %d: %w", job.Installation, err)
+	}
+	pub := review.NewPublisher(gh, job.PR)
+	pub.Bot = r.Bot
+	if job.Kind == KindHumanReview {
+		return pub.Comment(ctx, fmt.Sprintf("No debate is running on this pull request; @%s asked for human review, and a human decides.", job.Requester))
+	}
+
+	baseRef := ""
+	var meta *github.PullRequest
+	if job.Kind == KindReview {
+		meta, _, err = gh.PullRequests.Get(ctx, job.PR.Owner, job.PR.Repo, job.PR.Number)
+		if err != nil {
+			return fmt.Errorf("failed to get pull request %s: %w", job.PR, err)
+		}
+		baseRef = meta.GetBase().GetRef()
+		if job.HeadSHA == "" {
+			job.HeadSHA = meta.GetHead().GetSHA()
+		}
+	}
+	repo, err := LoadRepoConfig(ctx, gh, job.PR, baseRef)
+	if err != nil {
+		var ce *config.Error
+		if errors.As(err, &ce) {
+			log.Warn().Err(err).Msg("The repository configuration is broken; no debate.")
+			return pub.Upsert(ctx, ConfigErrorMarker, fmt.Sprintf("debatebot cannot run: `%s` is not valid.\n\n%s\n\nFix the file on the base branch and comment `/debate` to try again.",
+				config.RepoPath, "- "+strings.Join(ce.Problems, "\n- ")))
+		}
+		return err
+	}
+	if job.Requester != "" {
+		if ok, err := r.authorise(ctx, gh, pub, job, repo); err != nil || !ok {
+			return err
+		}
+	}
+	if job.Kind == KindReview && meta.GetDraft() && !repo.Triggers.Drafts && job.Requester == "" {
+		log.Info().Msg("Skipped a draft pull request.")
+		return nil
+	}
+	if job.CommentID != 0 {
+		if _, _, err := gh.Reactions.CreateIssueCommentReaction(ctx, job.PR.Owner, job.PR.Repo, job.CommentID, "eyes"); err != nil {
+			log.Warn().Err(err).Msg("Could not react to the command.")
+		}
+	}
+
+	protocol, err := repo.DebateProtocol(job.Protocol)
+	if err != nil {
+		return pub.Comment(ctx, fmt.Sprintf("debatebot: %v", err))
+	}
+	agents, err := r.Agents(repo)
+	if err != nil {
+		return err
+	}
+	d := &review.Debate{
+		Repository: job.PR.Repository(), PRNumber: job.PR.Number, Trigger: job.Trigger,
+		Protocol: protocol, Agents: agents, Ignore: repo.Ignore, Weights: *repo.Weights,
+		Thresholds: repo.VotingThresholds(), Concurrency: repo.LLM.Concurrency, Clock: r.Clock,
+	}
+	if job.Kind == KindDesign {
+		d.Question = strings.TrimSpace(job.Title + "\n\n" + job.Body)
+	} else {
+		if d.Change, err = review.ReadPullRequest(ctx, gh, job.PR, repo.Ignore, review.DefaultMaxDiffBytes); err != nil {
+			var ie *review.InputError
+			if errors.As(err, &ie) {
+				return pub.Comment(ctx, fmt.Sprintf("debatebot cannot debate this pull request: %v", ie.Problem))
+			}
+			return err
+		}
+		if err := pub.StartCheck(ctx, d.Change.HeadSHA); err != nil {
+			log.Warn().Err(err).Msg("Could not create the check run.")
+		}
+	}
+	if r.PublicURL != "" {
+		pub.Link = r.PublicURL + "/debates/" + review.DebateID(changeOrEmpty(d.Change), d.Question, d.Repository, d.PRNumber, d.Trigger, protocol.Name)
+	}
+	// The transcript comment shows which phase runs, edited at most once per phase.
+	d.Observer = func(e toulmin.Event) {
+		if e.Kind != toulmin.EventPhaseStarted || e.Phase.Phase == toulmin.PhaseDecision {
+			return
+		}
+		if err := pub.Upsert(ctx, review.TranscriptMarker, review.ProgressComment(e.Transcript, e.Phase.Phase)); err != nil {
+			log.Warn().Err(err).Msg("Could not show the debate's progress.")
+		}
+	}
+	t, err := d.Run(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		return err
+	}
+	logger := log.With().Str("debate_id", t.DebateID).Logger()
+	r.Metrics.debate(t)
+	return r.publish(logger.WithContext(ctx), pub, t)
+}
+
+func changeOrEmpty(c *review.Change) *review.Change {
+	if c == nil {
+		return &review.Change{}
+	}
+	return c
+}
+
+// publish writes the transcript, the decision, the check run and the escalation label; each
+// write is tried three times with backoff, and a write that still fails fails the job.
+func (r *Runner) publish(ctx context.Context, pub *review.Publisher, t *toulmin.Transcript) error {
+	md, err := review.Markdown(t, review.RenderOptions{Marker: true})
+	if err != nil {
+		return err
+	}
+	dc, err := review.DecisionComment(t)
+	if err != nil {
+		return err
+	}
+	steps := []func() error{
+		func() error { return pub.Upsert(ctx, review.TranscriptMarker, md) },
+		func() error { return pub.Upsert(ctx, review.DecisionMarker, dc) },
+		func() error { return pub.FinishCheck(ctx, t) },
+	}
+	if t.Record.Decision == voting.Escalate {
+		steps = append(steps, func() error { return pub.Label(ctx, review.EscalationLabel) })
+	}
+	for _, step := range steps {
+		if err := retry(ctx, 3, step); err != nil {
+			return fmt.Errorf("failed to publish debate %s: %w", t.DebateID, err)
+		}
+	}
+	zerolog.Ctx(ctx).Info().Str("decision", string(t.Record.Decision)).Msg("Published the debate.")
+	return nil
+}
+
+func retry(ctx context.Context, attempts int, f func() error) error {
+	var err error
+	delay := 200 * time.Millisecond
+	for i := 0; i < attempts; i++ {
+		if err = f(); err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Join(err, ctx.Err())
+		case <-time.After(delay):
+		}
+		delay *= 2
+	}
+	return err
+}
+
+// authorise checks a command's requester against command_permission and the per-PR hourly
+// bound; a refusal is answered with a short comment and nothing is spent.
+func (r *Runner) authorise(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job, repo *config.Repo) (bool, error) {
+	perm, _, err := gh.Repositories.GetPermissionLevel(ctx, job.PR.Owner, job.PR.Repo, job.Requester)
+	have := "none"
+	if err == nil {
+		have = perm.GetPermission()
+	} else {
+		var er *github.ErrorResponse
+		if !errors.As(err, &er) || er.Response == nil || er.Response.StatusCode != http.StatusNotFound {
+			return false, fmt.Errorf("failed to get the permission of %s on %s: %w", job.Requester, job.PR.Repository(), err)
+		}
+	}
+	if !config.PermissionAtLeast(have, repo.CommandPermission) {
+		r.Metrics.refused("permission")
+		return false, pub.Comment(ctx, fmt.Sprintf("@%s: debatebot commands need %s permission on this repository; you have %s. Nothing was started.", job.Requester, repo.CommandPermission, have))
+	}
+	if job.Kind == KindReview {
+		r.mu.Lock()
+		if r.commands == nil {
+			r.commands = map[string][]time.Time{}
+		}
+		key := job.PR.String()
+		now := r.now()
+		var recent []time.Time
+		for _, t := range r.commands[key] {
+			if now.Sub(t) < time.Hour {
+				recent = append(recent, t)
+			}
+		}
+		over := len(recent) >= *repo.MaxDebatesPerHour
+		if !over {
+			recent = append(recent, now)
+		}
+		r.commands[key] = recent
+		r.mu.Unlock()
+		if over {
+			r.Metrics.refused("rate")
+			return false, pub.Comment(ctx, fmt.Sprintf("@%s: this pull request already had %d debates started by commands in the last hour (the limit is max_debates_per_hour). Try again later.", job.Requester, *repo.MaxDebatesPerHour))
+		}
+	}
+	return true, nil
+}
+
+// LoadRepoConfig reads .github/debatebot.yml from the base branch, so that a pull request cannot
+// change the rules that judge it. A missing file means the defaults.
+func LoadRepoConfig(ctx context.Context, gh *github.Client, pr review.PullRequest, ref string) (*config.Repo, error) {
+	var opts *github.RepositoryContentGetOptions
+	if ref != "" {
+		opts = &github.RepositoryContentGetOptions{Ref: ref}
+	}
+	fc, _, _, err := gh.Repositories.GetContents(ctx, pr.Owner, pr.Repo, config.RepoPath, opts)
+	if err != nil {
+		var er *github.ErrorResponse
+		if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound {
+			return config.Default(), nil
+		}
+		return nil, fmt.Errorf("failed to read %s of %s: %w", config.RepoPath, pr.Repository(), err)
+	}
+	content, err := fc.GetContent()
+	if err != nil {
+		return nil, fmt.Errorf("failed to decode %s of %s: %w", config.RepoPath, pr.Repository(), err)
+	}
+	return config.Parse([]byte(content), config.RepoPath)
+}

@@ -1,0 +1,85 @@
+package handlers
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// retryTransport retries GitHub's transient failures: 5xx for requests that are safe to repeat
+// (GET, PUT, PATCH, DELETE), and secondary rate limits (403 or 429 with Retry-After) for every
+// method, since GitHub did not process those. It waits Retry-After when given (up to maxWait),
+// otherwise 250 ms doubling, at most attempts times in all.
+type retryTransport struct {
+	next     http.RoundTripper
+	attempts int
+	maxWait  time.Duration
+	metrics  *Metrics
+}
+
+func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	var body []byte
+	if req.Body != nil {
+		var err error
+		if body, err = io.ReadAll(req.Body); err != nil {
+			return nil, err
+		}
+		req.Body.Close()
+	}
+	delay := 250 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		if body != nil {
+			req.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		start := time.Now()
+		resp, err := t.next.RoundTrip(req)
+		if t.metrics != nil {
+			code := "error"
+			if resp != nil {
+				code = strconv.Itoa(resp.StatusCode)
+			}
+			t.metrics.GitHubRequests.WithLabelValues(req.Method, code).Inc()
+			t.metrics.GitHubSeconds.Observe(time.Since(start).Seconds())
+		}
+		if err != nil || attempt >= t.attempts || !t.retryable(req, resp) {
+			return resp, err
+		}
+		wait := delay
+		if ra, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && ra >= 0 {
+			wait = time.Duration(ra) * time.Second
+		}
+		if wait > t.maxWait {
+			return resp, nil
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		select {
+		case <-req.Context().Done():
+			return nil, req.Context().Err()
+		case <-time.After(wait):
+		}
+		delay *= 2
+	}
+}
+
+func (t *retryTransport) retryable(req *http.Request, resp *http.Response) bool {
+	switch {
+	case resp.StatusCode == http.StatusTooManyRequests:
+		return true
+	case resp.StatusCode == http.StatusForbidden:
+		return resp.Header.Get("Retry-After") != "" || resp.Header.Get("X-RateLimit-Remaining") == "0"
+	case resp.StatusCode >= 500:
+		return req.Method != http.MethodPost || strings.HasSuffix(req.URL.Path, "/access_tokens")
+	}
+	return false
+}
+
+// RetryMiddleware is the go-githubapp client middleware that adds retries and request metrics.
+func RetryMiddleware(m *Metrics) func(http.RoundTripper) http.RoundTripper {
+	return func(next http.RoundTripper) http.RoundTripper {
+		return &retryTransport{next: next, attempts: 4, maxWait: 10 * time.Second, metrics: m}
+	}
+}
