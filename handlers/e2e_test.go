@@ -29,14 +29,14 @@ import (
 const secret = "webhook-secret"
 
 type app struct {
-	t      *testing.T
+	t      testing.TB
 	gh     *githubtest.Server
 	srv    *Server
 	url    string
 	cancel context.CancelFunc
 }
 
-func testKey(t *testing.T) string {
+func testKey(t testing.TB) string {
 	t.Helper()
 	k, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
@@ -46,7 +46,7 @@ func testKey(t *testing.T) string {
 }
 
 // newApp starts the whole App against a fake GitHub that holds the example pull request acme/shop#7.
-func newApp(t *testing.T) *app {
+func newApp(t testing.TB) *app {
 	t.Helper()
 	gh := githubtest.New(t)
 	diff, err := os.ReadFile(filepath.Join("..", "examples", "admin-export.diff"))
@@ -74,7 +74,7 @@ func newApp(t *testing.T) *app {
 }
 
 // fixture loads a real webhook payload from ../shared/fixtures and points it at acme/shop#7.
-func fixture(t *testing.T, name string, edit func(map[string]any)) []byte {
+func fixture(t testing.TB, name string, edit func(map[string]any)) []byte {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "..", "shared", "fixtures", "webhooks", name))
 	if err != nil {
@@ -286,4 +286,78 @@ func TestHealthAndMetrics(t *testing.T) {
 		}
 	}
 	_ = fmt.Sprint()
+}
+
+func TestGitHubFailuresAreRetried(t *testing.T) {
+	a := newApp(t)
+	// A 502 on the diff (a GET: retried by the transport), a secondary rate limit on the check
+	// run, and a 502 on creating the transcript comment (a POST: retried by the job after listing
+	// again, so that it is not posted twice).
+	a.gh.Fail("GET", "/repos/acme/shop/pulls/7", 502, 1)
+	a.gh.Fail("POST", "/repos/acme/shop/check-runs", 403, 1)
+	a.gh.Fail("PATCH", "/repos/acme/shop/issues/comments/", 502, 2)
+	a.post("pull_request", "d-f", fixture(t, "pull_request.opened.json", nil), secret)
+	a.srv.Queue.Wait()
+	if len(a.comments(review.TranscriptMarker)) != 1 || len(a.comments(review.DecisionMarker)) != 1 {
+		t.Fatalf("after transient failures: %d transcript, %d decision comments; want one each",
+			len(a.comments(review.TranscriptMarker)), len(a.comments(review.DecisionMarker)))
+	}
+	if runs := a.gh.Checks("acme/shop"); len(runs) != 1 || runs[0].Conclusion == "" {
+		t.Errorf("check runs = %+v, want one concluded after the rate limit", runs)
+	}
+	a.checkCalls()
+}
+
+func TestTranscriptShowsProgressOncePerPhase(t *testing.T) {
+	a := newApp(t)
+	a.post("pull_request", "d-p", fixture(t, "pull_request.opened.json", nil), secret)
+	a.srv.Queue.Wait()
+	creates, edits := 0, 0
+	id := a.comments(review.TranscriptMarker)[0].ID
+	for _, c := range a.gh.Calls() {
+		switch {
+		case c.Method == "POST" && strings.HasSuffix(c.Path, "/issues/7/comments") && strings.Contains(c.Body, "debatebot:transcript"):
+			creates++
+		case c.Method == "PATCH" && strings.HasSuffix(c.Path, fmt.Sprintf("/comments/%d", id)):
+			edits++
+		}
+	}
+	// Seven phases: the comment is created when the first starts, edited as each of the next
+	// five starts (the decision phase is not shown), and once more with the whole transcript.
+	if creates != 1 || edits != 6 {
+		t.Errorf("transcript created %d times and edited %d times, want 1 and 6", creates, edits)
+	}
+}
+
+func TestHumanReviewWithNoDebateRunning(t *testing.T) {
+	a := newApp(t)
+	body := fixture(t, "issue_comment.created.on-pull-request.json", func(p map[string]any) {
+		p["comment"].(map[string]any)["body"] = "/human-review"
+	})
+	a.post("issue_comment", "d-h", body, secret)
+	a.srv.Queue.Wait()
+	all := a.gh.CommentsOn("acme/shop#7")
+	if len(all) != 1 || !strings.Contains(all[0].Body, "@alice asked for human review, and a human decides") {
+		t.Errorf("comments = %+v", all)
+	}
+}
+
+func TestIssueLabeledStartsDesignDebate(t *testing.T) {
+	a := newApp(t)
+	body := fixture(t, "issues.labeled.json", func(p map[string]any) {
+		is := p["issue"].(map[string]any)
+		is["title"], is["body"] = "Cache sessions in Redis?", "Sessions are slow to load from PostgreSQL."
+		delete(is, "pull_request")
+		p["label"] = map[string]any{"name": "needs-debate"}
+	})
+	a.post("issues", "d-i", body, secret)
+	a.srv.Queue.Wait()
+	dec := a.comments(review.DecisionMarker)
+	if len(dec) != 1 || !strings.Contains(dec[0].Body, "decision: escalate") || !strings.Contains(dec[0].Body, "trigger: issues.labeled") {
+		t.Fatalf("design debate decision = %+v", dec)
+	}
+	if len(a.gh.Checks("acme/shop")) != 0 {
+		t.Error("an issue got a check run")
+	}
+	a.checkCalls()
 }

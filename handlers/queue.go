@@ -126,29 +126,31 @@ func (q *Queue) Enqueue(job *Job) (accepted bool, reason string, err error) {
 			return true, "stopping the running debate for human review", nil
 		}
 	}
+	dedupe := ""
 	if job.Kind == KindReview && job.HeadSHA != "" {
-		dedupe := fmt.Sprintf("%s@%s/%s/%s", key, job.HeadSHA, job.Trigger, job.Protocol)
+		dedupe = fmt.Sprintf("%s@%s/%s/%s", key, job.HeadSHA, job.Trigger, job.Protocol)
 		if q.keys[dedupe] {
 			return false, "this head was already debated for this trigger", nil
 		}
-		if prev, ok := q.latest[key]; ok && prev != job.HeadSHA {
-			if r, ok := q.running[key]; ok && r.job.HeadSHA != job.HeadSHA {
-				r.cancel(ErrSuperseded)
-			}
-		}
-		q.latest[key] = job.HeadSHA
-		q.keys[dedupe] = true
 	}
 	job.Enqueued = time.Now()
 	q.active.Add(1)
 	select {
 	case q.jobs <- job:
 	default:
+		// Nothing is remembered of a refused job, so that GitHub's redelivery is accepted.
 		q.active.Done()
 		return false, "", ErrQueueFull
 	}
 	if job.DeliveryID != "" {
 		q.deliveries[job.DeliveryID] = true
+	}
+	if dedupe != "" {
+		q.keys[dedupe] = true
+		if r, ok := q.running[key]; ok && r.job.HeadSHA != job.HeadSHA {
+			r.cancel(ErrSuperseded)
+		}
+		q.latest[key] = job.HeadSHA
 	}
 	return true, "queued", nil
 }

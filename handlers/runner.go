@@ -122,7 +122,7 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 	if job.Kind == KindDesign {
 		d.Question = strings.TrimSpace(job.Title + "\n\n" + job.Body)
 	} else {
-		if d.Change, err = review.ReadPullRequest(ctx, gh, job.PR, repo.Ignore, review.DefaultMaxDiffBytes); err != nil {
+		if d.Change, err = review.ReadPullRequest(ctx, gh, job.PR, meta, repo.Ignore, review.DefaultMaxDiffBytes); err != nil {
 			var ie *review.InputError
 			if errors.As(err, &ie) {
 				return pub.Comment(ctx, fmt.Sprintf("debatebot cannot debate this pull request: %v", ie.Problem))

@@ -30,10 +30,13 @@ func (p PullRequest) Repository() string { return p.Owner + "/" + p.Repo }
 // type, falling back to the paginated files API when GitHub refuses a very large diff), and the
 // head content of the changed files the AST analyzers need. Each resource is read once; ignored
 // paths are dropped before any content is fetched.
-func ReadPullRequest(ctx context.Context, gh *github.Client, pr PullRequest, ignore []string, maxDiff int64) (*Change, error) {
-	meta, _, err := gh.PullRequests.Get(ctx, pr.Owner, pr.Repo, pr.Number)
-	if err != nil {
-		return nil, fmt.Errorf("failed to get pull request %s: %w", pr, err)
+// meta is the pull request when the caller already read it, nil otherwise.
+func ReadPullRequest(ctx context.Context, gh *github.Client, pr PullRequest, meta *github.PullRequest, ignore []string, maxDiff int64) (*Change, error) {
+	if meta == nil {
+		var err error
+		if meta, _, err = gh.PullRequests.Get(ctx, pr.Owner, pr.Repo, pr.Number); err != nil {
+			return nil, fmt.Errorf("failed to get pull request %s: %w", pr, err)
+		}
 	}
 	source := pr.String()
 	var c *Change
@@ -220,6 +223,9 @@ func (p *Publisher) Upsert(ctx context.Context, marker, body string) error {
 	}
 	c, _, err := p.gh.Issues.CreateComment(ctx, p.pr.Owner, p.pr.Repo, p.pr.Number, &github.IssueComment{Body: github.String(body)})
 	if err != nil {
+		// A 5xx may still have created the comment: list again before the next try, so that a
+		// retry edits it rather than posting a second one.
+		p.ids = nil
 		return fmt.Errorf("failed to comment on %s: %w", p.pr, err)
 	}
 	p.ids[marker] = c.GetID()

@@ -42,7 +42,7 @@ func seedExamplePR(t testing.TB, srv *githubtest.Server) {
 func TestReadPullRequest(t *testing.T) {
 	srv := githubtest.New(t)
 	seedExamplePR(t, srv)
-	c, err := ReadPullRequest(context.Background(), ghClient(t, srv), examplePR, []string{"go.mod"}, DefaultMaxDiffBytes)
+	c, err := ReadPullRequest(context.Background(), ghClient(t, srv), examplePR, nil, []string{"go.mod"}, DefaultMaxDiffBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestReadPullRequestFallsBackToFiles(t *testing.T) {
 	}
 	pr.Files = append(pr.Files, map[string]any{"filename": "logo.png", "status": "added"})
 	srv.PRs["acme/shop#8"] = pr
-	c, err := ReadPullRequest(context.Background(), ghClient(t, srv), PullRequest{"acme", "shop", 8}, nil, DefaultMaxDiffBytes)
+	c, err := ReadPullRequest(context.Background(), ghClient(t, srv), PullRequest{"acme", "shop", 8}, nil, nil, DefaultMaxDiffBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestPublisherChecksAndSizes(t *testing.T) {
 	seedExamplePR(t, srv)
 	ctx := context.Background()
 	gh := ghClient(t, srv)
-	c, err := ReadPullRequest(ctx, gh, examplePR, nil, DefaultMaxDiffBytes)
+	c, err := ReadPullRequest(ctx, gh, examplePR, nil, nil, DefaultMaxDiffBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestGitHubFailuresAreErrors(t *testing.T) {
 	srv := githubtest.New(t)
 	seedExamplePR(t, srv)
 	srv.Fail("GET", "/repos/acme/shop/pulls/7", 502, 1)
-	_, err := ReadPullRequest(context.Background(), ghClient(t, srv), examplePR, nil, DefaultMaxDiffBytes)
+	_, err := ReadPullRequest(context.Background(), ghClient(t, srv), examplePR, nil, nil, DefaultMaxDiffBytes)
 	if err == nil || !strings.Contains(err.Error(), "failed to get pull request acme/shop#7") || !strings.Contains(err.Error(), "502") {
 		t.Errorf("err = %v, want the 502 wrapped with the pull request", err)
 	}
