@@ -115,11 +115,11 @@ func TestQueueDedupesAndBounds(t *testing.T) {
 
 func TestParseCommand(t *testing.T) {
 	for body, want := range map[string][2]string{
-		"/debate":                   {"/debate", ""},
+		"/debate":                    {"/debate", ""},
 		"  /debate fast-track\nmore": {"/debate", "fast-track"},
-		"/human-review approve":     {"/human-review", "approve"},
-		"please /debate":            {"", ""},
-		"/debater":                  {"", ""},
+		"/human-review approve":      {"/human-review", "approve"},
+		"please /debate":             {"", ""},
+		"/debater":                   {"", ""},
 	} {
 		cmd, arg, _ := ParseCommand(body)
 		if cmd != want[0] || arg != want[1] {
