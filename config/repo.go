@@ -27,7 +27,6 @@ const RepoPath = ".github/debatebot.yml"
 const (
 	DefaultCommandPermission = "write"
 	DefaultMaxDebatesPerHour = 5
-	DefaultLabel             = "needs-debate"
 )
 
 // Duration is a time.Duration written as "90s", "10m" or "1h30m".
@@ -58,12 +57,10 @@ type Phase struct {
 
 // Triggers say which events start a debate.
 type Triggers struct {
-	PullRequest []string `yaml:"pull_request"`
-	Drafts      bool     `yaml:"drafts"`
-	Label       string   `yaml:"label"`
-	Command     bool     `yaml:"command"`
-	// Bots lists other bots whose comments may trigger a debate.
-	Bots []string `yaml:"bots"`
+	// PullRequest lists the pull_request actions that start a debate.
+	PullRequest []string `yaml:"pull_request" jsonschema:"uniqueItems=true"`
+	// Drafts debates draft pull requests too.
+	Drafts bool `yaml:"drafts"`
 }
 
 // Thresholds override the consensus thresholds.
@@ -74,9 +71,9 @@ type Thresholds struct {
 
 // Repo is .github/debatebot.yml.
 type Repo struct {
-	Protocol          string                      `yaml:"protocol"`
+	Protocol          string                      `yaml:"protocol" jsonschema:"enum=standard,enum=fast-track,enum=extended"`
 	Triggers          Triggers                    `yaml:"triggers"`
-	CommandPermission string                      `yaml:"command_permission"`
+	CommandPermission string                      `yaml:"command_permission" jsonschema:"enum=read,enum=triage,enum=write,enum=maintain,enum=admin"`
 	MaxDebatesPerHour *int                        `yaml:"max_debates_per_hour"`
 	Ignore            []string                    `yaml:"ignore"`
 	Thresholds        Thresholds                  `yaml:"thresholds"`
@@ -226,9 +223,6 @@ func (r *Repo) fill() error {
 		if !prActions[a] {
 			bad("triggers.pull_request: unknown action %q (want opened, synchronize, reopened, ready_for_review or labeled)", a)
 		}
-	}
-	if r.Triggers.Label == "" {
-		r.Triggers.Label = DefaultLabel
 	}
 	if r.CommandPermission == "" {
 		r.CommandPermission = DefaultCommandPermission

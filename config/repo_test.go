@@ -16,7 +16,7 @@ func TestDefaults(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.Protocol != "standard" || r.CommandPermission != "write" || *r.MaxDebatesPerHour != 5 || r.Triggers.Label != "needs-debate" {
+			if r.Protocol != "standard" || r.CommandPermission != "write" || *r.MaxDebatesPerHour != 5 || len(r.Triggers.PullRequest) != 4 {
 				t.Errorf("defaults = %+v", r)
 			}
 			if len(r.Stakeholders) != 6 || r.VotingThresholds() != voting.DefaultThresholds() || *r.Weights != voting.DefaultWeights() {

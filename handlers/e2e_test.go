@@ -73,12 +73,13 @@ func newApp(t testing.TB) *app {
 	return &app{t: t, gh: gh, srv: s, url: hs.URL, cancel: cancel}
 }
 
-// fixture loads a real webhook payload from ../shared/fixtures and points it at acme/shop#7.
+// fixture loads a real webhook payload (testdata/webhooks, from ../shared/fixtures) and points
+// it at acme/shop#7.
 func fixture(t testing.TB, name string, edit func(map[string]any)) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "shared", "fixtures", "webhooks", name))
+	data, err := os.ReadFile(filepath.Join("testdata", "webhooks", name))
 	if err != nil {
-		t.Fatalf("%v (the fixtures come from ../shared beside the repository)", err)
+		t.Fatal(err)
 	}
 	var p map[string]any
 	if err := json.Unmarshal(data, &p); err != nil {
@@ -360,4 +361,18 @@ func TestIssueLabeledStartsDesignDebate(t *testing.T) {
 		t.Error("an issue got a check run")
 	}
 	a.checkCalls()
+}
+
+func TestTriggersFromConfig(t *testing.T) {
+	a := newApp(t)
+	a.gh.Contents["acme/shop@main:.github/debatebot.yml"] = "triggers:\n  pull_request: [opened]\n"
+	a.post("pull_request", "d-s", fixture(t, "pull_request.synchronize.json", nil), secret)
+	a.gh.PRs["acme/shop#7"].Draft = true
+	a.post("pull_request", "d-o", fixture(t, "pull_request.opened.json", func(p map[string]any) {
+		p["pull_request"].(map[string]any)["head"].(map[string]any)["sha"] = "draft1"
+	}), secret)
+	a.srv.Queue.Wait()
+	if n := len(a.gh.Checks("acme/shop")); n != 0 {
+		t.Errorf("%d debates ran: synchronize is not configured and drafts are skipped", n)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -96,9 +97,15 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 			return err
 		}
 	}
-	if job.Kind == KindReview && meta.GetDraft() && !repo.Triggers.Drafts && job.Requester == "" {
-		log.Info().Msg("Skipped a draft pull request.")
-		return nil
+	if job.Kind == KindReview && job.Requester == "" {
+		if meta.GetDraft() && !repo.Triggers.Drafts {
+			log.Info().Msg("Skipped a draft pull request.")
+			return nil
+		}
+		if action, ok := strings.CutPrefix(job.Trigger, "pull_request."); ok && action != "labeled" && !slices.Contains(repo.Triggers.PullRequest, action) {
+			log.Info().Str("action", action).Msg("Skipped a pull_request action the repository does not debate.")
+			return nil
+		}
 	}
 	if job.CommentID != 0 {
 		if _, _, err := gh.Reactions.CreateIssueCommentReaction(ctx, job.PR.Owner, job.PR.Repo, job.CommentID, "eyes"); err != nil {

@@ -200,3 +200,10 @@ func TestDebateWithModel(t *testing.T) {
 		t.Errorf("--offline still called the model (%d calls) or did not say it was offline", len(srv.Requests())-calls)
 	}
 }
+
+func TestServeNeedsConfiguration(t *testing.T) {
+	code, _, errOut := runCmd(t, "", map[string]string{}, "serve")
+	if code != exitUsage || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "GITHUB_APP_INTEGRATION_ID: not set") {
+		t.Errorf("serve without configuration: exit %d, stderr %q", code, errOut)
+	}
+}
