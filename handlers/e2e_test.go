@@ -376,3 +376,55 @@ func TestTriggersFromConfig(t *testing.T) {
 		t.Errorf("%d debates ran: synchronize is not configured and drafts are skipped", n)
 	}
 }
+
+// A push after a debate is debated incrementally: only what changed since, with the earlier
+// required changes carried forward, and no finding on unchanged code posted again.
+func TestNewPushIsDebatedIncrementally(t *testing.T) {
+	a := newApp(t)
+	a.post("pull_request", "d-1", fixture(t, "pull_request.opened.json", nil), secret)
+	a.srv.Queue.Wait()
+	first := a.comments(review.DecisionMarker)[0].Body
+	if !strings.Contains(first, "internal/export/users.go:30: use a parameterised query") {
+		t.Fatalf("first decision lacks the SQL finding:\n%s", first)
+	}
+	// The new push fixes the query at line 30 and adds a helper with a TODO.
+	a.gh.PRs["acme/shop#7"].HeadSHA = "def456"
+	a.gh.Compares["acme/shop@abc123...def456"] = []map[string]any{
+		{"filename": "internal/export/users.go", "status": "modified", "patch": "@@ -29,3 +29,3 @@ func (h *Handler) Users(w http.ResponseWriter, r *http.Request) {\n \tcountry := r.URL.Query().Get(\"country\")\n-\tquery := fmt.Sprintf(\"SELECT id, email FROM users WHERE country = '%s' ORDER BY id\", country)\n-\trows, err := h.db.Query(query)\n+\tconst query = \"SELECT id, email FROM users WHERE country = $1 ORDER BY id\"\n+\trows, err := h.db.Query(query, country)"},
+		{"filename": "internal/export/format.py", "status": "added", "patch": "@@ -0,0 +1,2 @@\n+# TODO: support XLSX\n+FORMATS = ['csv']"},
+	}
+	sync := fixture(t, "pull_request.synchronize.json", func(p map[string]any) { p["pull_request"].(map[string]any)["head"].(map[string]any)["sha"] = "def456" })
+	a.post("pull_request", "d-2", sync, secret)
+	a.srv.Queue.Wait()
+	tr, dec := a.comments(review.TranscriptMarker), a.comments(review.DecisionMarker)
+	if len(tr) != 1 || len(dec) != 1 {
+		t.Fatalf("%d transcript and %d decision comments, want the same two edited", len(tr), len(dec))
+	}
+	body := tr[0].Body
+	for _, want := range []string{"## Carried forward from `abc123`", "- [x] internal/export/users.go:30: use a parameterised query (placeholders with arguments) (resolved)",
+		"- [ ] internal/export/users.go:47: fetch in one batched query or request outside the loop (still open)", "internal/export/format.py:1"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("transcript lacks %q", want)
+		}
+	}
+	if strings.Contains(body, "users.go:61") {
+		t.Error("a finding on unchanged code was posted again")
+	}
+	d := dec[0].Body
+	if !strings.Contains(d, "head_sha: def456") || !strings.Contains(d, "decision: approve_with_changes") || strings.Contains(d, "users.go:30: use a parameterised query") {
+		t.Errorf("incremental decision:\n%s", d)
+	}
+	compares, diffs := 0, 0
+	for _, c := range a.gh.Calls() {
+		if strings.Contains(c.Path, "/compare/") {
+			compares++
+		}
+		if strings.Contains(c.Accept, "diff") {
+			diffs++
+		}
+	}
+	if compares != 1 || diffs != 1 {
+		t.Errorf("compare calls = %d, whole-diff reads = %d; want 1 and 1 (the first debate's only)", compares, diffs)
+	}
+	a.checkCalls()
+}

@@ -129,7 +129,14 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 	if job.Kind == KindDesign {
 		d.Question = strings.TrimSpace(job.Title + "\n\n" + job.Body)
 	} else {
-		if d.Change, err = review.ReadPullRequest(ctx, gh, job.PR, meta, repo.Ignore, review.DefaultMaxDiffBytes); err != nil {
+		prev, carried, since, err := r.since(ctx, gh, pub, job, meta, repo)
+		if err != nil {
+			return err
+		}
+		if since != nil {
+			d.Change = since
+			d.Carry = func(t *toulmin.Transcript) { review.ApplyCarried(t, prev, carried) }
+		} else if d.Change, err = review.ReadPullRequest(ctx, gh, job.PR, meta, repo.Ignore, review.DefaultMaxDiffBytes); err != nil {
 			var ie *review.InputError
 			if errors.As(err, &ie) {
 				return pub.Comment(ctx, fmt.Sprintf("debatebot cannot debate this pull request: %v", ie.Problem))
@@ -162,6 +169,29 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 	logger := log.With().Str("debate_id", t.DebateID).Logger()
 	r.Metrics.debate(t)
 	return r.publish(logger.WithContext(ctx), pub, t)
+}
+
+// since returns what changed since the last debated head of the pull request, with the earlier
+// required changes carried forward, when a new push follows a debate: users should not pay for,
+// nor read again, a debate of code that was already debated. nil means debate the whole change.
+func (r *Runner) since(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job, meta *github.PullRequest, repo *config.Repo) (*voting.Record, []toulmin.Carried, *review.Change, error) {
+	if job.Trigger != "pull_request.synchronize" {
+		return nil, nil, nil, nil
+	}
+	prev, err := pub.PreviousRecord(ctx)
+	if err != nil || prev == nil || prev.HeadSHA == "" || prev.HeadSHA == job.HeadSHA {
+		return nil, nil, nil, err
+	}
+	c, ok, err := review.ReadSince(ctx, gh, job.PR, prev.HeadSHA, job.HeadSHA)
+	if err != nil || !ok {
+		return nil, nil, nil, err
+	}
+	if err := review.DropIgnored(c, repo.Ignore); err != nil || len(c.Files) == 0 {
+		return nil, nil, nil, err
+	}
+	c.Title, c.Body, c.BaseRef, c.HeadRef = meta.GetTitle(), meta.GetBody(), meta.GetBase().GetRef(), meta.GetHead().GetRef()
+	review.FillContents(ctx, gh, job.PR, c)
+	return prev, review.CarryForward(prev, c), c, nil
 }
 
 func changeOrEmpty(c *review.Change) *review.Change {

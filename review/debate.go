@@ -37,6 +37,9 @@ type Debate struct {
 	Clock       func() time.Time
 	// Observer receives phase events (progress on a terminal, a PR comment being edited).
 	Observer func(toulmin.Event)
+	// Carry, when set, amends the finished transcript with what an earlier debate of the same
+	// pull request left open (incremental debates of new pushes).
+	Carry func(*toulmin.Transcript)
 }
 
 // Run is the one path every debate takes, from the command line or the App: drop ignored paths,
@@ -100,6 +103,9 @@ func (d *Debate) Run(ctx context.Context) (*toulmin.Transcript, error) {
 	t, err := engine.Run(ctx, subject)
 	if err != nil {
 		return nil, err
+	}
+	if d.Carry != nil {
+		d.Carry(t)
 	}
 	return t, nil
 }

@@ -59,6 +59,14 @@ func ReadPullRequest(ctx context.Context, gh *github.Client, pr PullRequest, met
 	if err := DropIgnored(c, ignore); err != nil {
 		return nil, err
 	}
+	FillContents(ctx, gh, pr, c)
+	return c, nil
+}
+
+// FillContents reads the head content of the changed files the AST analyzers need (Go files
+// whose content the diff does not hold), once each; a file that cannot be read is analysed from
+// its diff, with a note.
+func FillContents(ctx context.Context, gh *github.Client, pr PullRequest, c *Change) {
 	for _, f := range c.Files {
 		if f.HasContent || f.Status == StatusDeleted || f.Language() != "go" || f.IsGenerated() {
 			continue
@@ -75,7 +83,6 @@ func ReadPullRequest(ctx context.Context, gh *github.Client, pr PullRequest, met
 		}
 		f.Content, f.HasContent = []byte(content), true
 	}
-	return c, nil
 }
 
 // tooLarge recognises GitHub's refusal to render a diff (406 "diff too large" or 422).
@@ -87,38 +94,48 @@ func tooLarge(err error) bool {
 
 // readFiles rebuilds the diff from the paginated files API.
 func readFiles(ctx context.Context, gh *github.Client, pr PullRequest, source string) (*Change, error) {
-	var b strings.Builder
-	var notes []string
+	var all []*github.CommitFile
 	opts := &github.ListOptions{PerPage: 100}
 	for {
 		files, resp, err := gh.PullRequests.ListFiles(ctx, pr.Owner, pr.Repo, pr.Number, opts)
 		if err != nil {
 			return nil, fmt.Errorf("failed to list the files of %s: %w", pr, err)
 		}
-		for _, f := range files {
-			if f.GetPatch() == "" {
-				notes = append(notes, fmt.Sprintf("%s: no patch (binary or too large), left out", f.GetFilename()))
-				continue
-			}
-			oldName, newName := "a/"+f.GetFilename(), "b/"+f.GetFilename()
-			if f.GetPreviousFilename() != "" {
-				oldName = "a/" + f.GetPreviousFilename()
-			}
-			header := fmt.Sprintf("diff --git %s %s\n", oldName, newName)
-			switch f.GetStatus() {
-			case "added":
-				header += "new file mode 100644\n"
-				oldName = "/dev/null"
-			case "removed":
-				header += "deleted file mode 100644\n"
-				newName = "/dev/null"
-			}
-			fmt.Fprintf(&b, "%s--- %s\n+++ %s\n%s\n", header, oldName, newName, strings.TrimSuffix(f.GetPatch(), "\n"))
-		}
+		all = append(all, files...)
 		if resp.NextPage == 0 {
 			break
 		}
 		opts.Page = resp.NextPage
+	}
+	return filesChange(all, source)
+}
+
+// filesChange turns the files of the files or compare API (each with its patch) into a Change.
+func filesChange(files []*github.CommitFile, source string) (*Change, error) {
+	var b strings.Builder
+	var notes []string
+	for _, f := range files {
+		if f.GetPatch() == "" {
+			notes = append(notes, fmt.Sprintf("%s: no patch (binary or too large), left out", f.GetFilename()))
+			continue
+		}
+		oldName, newName := "a/"+f.GetFilename(), "b/"+f.GetFilename()
+		if f.GetPreviousFilename() != "" {
+			oldName = "a/" + f.GetPreviousFilename()
+		}
+		header := fmt.Sprintf("diff --git %s %s\n", oldName, newName)
+		switch f.GetStatus() {
+		case "added":
+			header += "new file mode 100644\n"
+			oldName = "/dev/null"
+		case "removed":
+			header += "deleted file mode 100644\n"
+			newName = "/dev/null"
+		}
+		fmt.Fprintf(&b, "%s--- %s\n+++ %s\n%s\n", header, oldName, newName, strings.TrimSuffix(f.GetPatch(), "\n"))
+	}
+	if b.Len() == 0 {
+		return &Change{Source: source, Notes: notes}, nil
 	}
 	c, err := ParseDiff([]byte(b.String()), source)
 	if err != nil {
@@ -154,9 +171,10 @@ func FitComment(body string, max int, link string) string {
 // Publisher keeps one transcript comment, one decision comment and one check run per pull
 // request, found again by their markers and edited in place.
 type Publisher struct {
-	gh  *github.Client
-	pr  PullRequest
-	ids map[string]int64
+	gh     *github.Client
+	pr     PullRequest
+	ids    map[string]int64
+	bodies map[string]string
 	// checkRunID is the check run of this debate, once created.
 	checkRunID int64
 	// Link points to the dashboard page of the debate, when there is one.
@@ -175,7 +193,7 @@ func (p *Publisher) find(ctx context.Context) error {
 	if p.ids != nil {
 		return nil
 	}
-	ids := map[string]int64{}
+	ids, bodies := map[string]int64{}, map[string]string{}
 	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	for {
 		comments, resp, err := p.gh.Issues.ListComments(ctx, p.pr.Owner, p.pr.Repo, p.pr.Number, opts)
@@ -190,7 +208,7 @@ func (p *Publisher) find(ctx context.Context) error {
 			}
 			if m := markerRe.FindString(c.GetBody()); m != "" {
 				if _, seen := ids[m]; !seen {
-					ids[m] = c.GetID()
+					ids[m], bodies[m] = c.GetID(), c.GetBody()
 				}
 			}
 		}
@@ -199,7 +217,7 @@ func (p *Publisher) find(ctx context.Context) error {
 		}
 		opts.Page = resp.NextPage
 	}
-	p.ids = ids
+	p.ids, p.bodies = ids, bodies
 	return nil
 }
 

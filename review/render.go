@@ -128,6 +128,17 @@ func Markdown(t *toulmin.Transcript, opts RenderOptions) (string, error) {
 		w("- **Dissent, %s:** %s\n", title(t, d.Agent), inline(d.Concern))
 	}
 
+	if len(t.Carried) > 0 {
+		w("\n## Carried forward from `%s`\n\nThis debate covered what changed since the last debated head; the earlier required changes:\n\n", code(short(t.Carried[0].From)))
+		for _, c := range t.Carried {
+			mark := "[ ]"
+			if c.Status == toulmin.Resolved {
+				mark = "[x]"
+			}
+			w("- %s %s (%s)\n", mark, inline(c.Text), strings.ReplaceAll(string(c.Status), "_", " "))
+		}
+	}
+
 	w("\n## Action Items\n\n")
 	if len(t.Record.RequiredChanges) == 0 && len(t.Record.FollowUp) == 0 {
 		w("None.\n")

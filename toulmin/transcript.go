@@ -111,6 +111,9 @@ type Transcript struct {
 	// UsageByAgent sums each agent's token usage over the debate.
 	UsageByAgent map[string]Usage `json:"usage_by_agent,omitempty" yaml:"usage_by_agent,omitempty"`
 	Record       voting.Record    `json:"record" yaml:"record"`
+	// Carried lists the required changes of an earlier debate of the same pull request, each
+	// resolved or still open, when this debate covered only what changed since.
+	Carried []Carried `json:"carried,omitempty" yaml:"carried,omitempty"`
 	// Tally keeps every option's weighted share.
 	Shares map[voting.Option]float64 `json:"shares" yaml:"shares"`
 }
@@ -189,4 +192,20 @@ func (t *Transcript) Standing(a *Argument) bool {
 		return false
 	}
 	return !t.Conceded(a.ID)
+}
+
+// CarriedStatus says whether an earlier required change was dealt with.
+type CarriedStatus string
+
+// Statuses of carried required changes.
+const (
+	Resolved  CarriedStatus = "resolved"
+	StillOpen CarriedStatus = "still_open"
+)
+
+// Carried is a required change of an earlier debate.
+type Carried struct {
+	Text   string        `json:"text" yaml:"text"`
+	From   string        `json:"from" yaml:"from"`
+	Status CarriedStatus `json:"status" yaml:"status"`
 }

@@ -121,8 +121,10 @@ type Server struct {
 	Labels      map[string][]string    // "owner/repo#n"
 	CheckRuns   map[string][]*CheckRun // "owner/repo"
 	Reactions   map[int64][]string     // comment id -> contents
-	failures    []*failure
-	nextID      int64
+	// Compares answers the compare API: "owner/repo@base...head" -> files (status "ahead").
+	Compares map[string][]map[string]any
+	failures []*failure
+	nextID   int64
 }
 
 // New starts a fake GitHub that stops with the test.
@@ -130,7 +132,7 @@ func New(t testing.TB) *Server {
 	s := &Server{
 		t: t, Slug: "debatebot", PRs: map[string]*PR{}, Contents: map[string]string{}, Permissions: map[string]string{},
 		Comments: map[string][]*Comment{}, Labels: map[string][]string{}, CheckRuns: map[string][]*CheckRun{},
-		Reactions: map[int64][]string{}, nextID: 1000,
+		Reactions: map[int64][]string{}, Compares: map[string][]map[string]any{}, nextID: 1000,
 	}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
@@ -212,6 +214,7 @@ var (
 	rePerm     = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/collaborators/([^/]+)/permission$`)
 	reContents = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/contents/(.+)$`)
 	reToken    = regexp.MustCompile(`^/app/installations/(\d+)/access_tokens$`)
+	reCompare  = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/compare/([^/]+)$`)
 )
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
@@ -382,6 +385,15 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, path string, body
 			cr.Title, cr.Summary = fmt.Sprint(out["title"]), fmt.Sprint(out["summary"])
 		}
 		s.writeJSON(w, map[bool]int{true: 201, false: 200}[m[3] == ""], map[string]any{"id": cr.ID, "name": cr.Name, "status": cr.Status, "conclusion": cr.Conclusion})
+	case reCompare.MatchString(path):
+		m := reCompare.FindStringSubmatch(path)
+		files, ok := s.Compares[m[1]+"/"+m[2]+"@"+m[3]]
+		if !ok {
+			// Unknown commits: GitHub answers 404; a force push shows as diverged.
+			s.writeJSON(w, 200, map[string]any{"status": "diverged", "ahead_by": 1, "behind_by": 1, "files": []any{}})
+			return
+		}
+		s.writeJSON(w, 200, map[string]any{"status": "ahead", "ahead_by": 1, "behind_by": 0, "total_commits": 1, "files": toAny(files)})
 	case rePerm.MatchString(path):
 		m := rePerm.FindStringSubmatch(path)
 		perm, ok := s.Permissions[m[1]+"/"+m[2]+":"+m[3]]

@@ -1,0 +1,108 @@
+package review
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
+)
+
+// PreviousRecord returns the decision record the bot last posted on the pull request, or nil.
+func (p *Publisher) PreviousRecord(ctx context.Context) (*voting.Record, error) {
+	if err := p.find(ctx); err != nil {
+		return nil, err
+	}
+	body, ok := p.bodies[DecisionMarker]
+	if !ok {
+		return nil, nil
+	}
+	start := strings.Index(body, "```yaml\n")
+	end := strings.LastIndex(body, "```")
+	if start < 0 || end <= start+8 {
+		return nil, nil
+	}
+	rec, err := voting.ParseRecord([]byte(body[start+8 : end]))
+	if err != nil {
+		return nil, nil // an unreadable old record is no reason to fail: debate the whole change
+	}
+	return rec, nil
+}
+
+// ReadSince reads what changed on the pull request between an earlier debated head and the new
+// one (the compare API). ok is false when the new head does not descend from the old one (a
+// force push): the whole change must be debated again.
+func ReadSince(ctx context.Context, gh *github.Client, pr PullRequest, oldHead, newHead string) (c *Change, ok bool, err error) {
+	cmp, _, err := gh.Repositories.CompareCommits(ctx, pr.Owner, pr.Repo, oldHead, newHead, &github.ListOptions{PerPage: 100})
+	if err != nil {
+		return nil, false, fmt.Errorf("failed to compare %s...%s on %s: %w", short(oldHead), short(newHead), pr, err)
+	}
+	if cmp.GetStatus() != "ahead" {
+		return nil, false, nil
+	}
+	c, err = filesChange(cmp.Files, fmt.Sprintf("%s %s...%s", pr, short(oldHead), short(newHead)))
+	if err != nil {
+		return nil, false, err
+	}
+	c.HeadSHA = newHead
+	return c, len(c.Files) > 0, nil
+}
+
+func short(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
+}
+
+var citation = regexp.MustCompile(`^([^\s:]+):(\d+): `)
+
+// CarryForward marks each required change of the earlier decision resolved or still open by
+// what changed since: a change tied to path:line is resolved when that line was changed or
+// removed since; one whose file was deleted is resolved; everything else is still open.
+func CarryForward(prev *voting.Record, since *Change) []toulmin.Carried {
+	var out []toulmin.Carried
+	for _, rc := range prev.RequiredChanges {
+		text := strings.TrimSuffix(rc, " (still open)")
+		item := toulmin.Carried{Text: text, From: prev.HeadSHA, Status: toulmin.StillOpen}
+		if m := citation.FindStringSubmatch(text); m != nil {
+			line, _ := strconv.Atoi(m[2])
+			if f := since.File(m[1]); f != nil {
+				f.index()
+				if f.Status == StatusDeleted || f.removed[line] {
+					item.Status = toulmin.Resolved
+				}
+			}
+		}
+		out = append(out, item)
+	}
+	return out
+}
+
+// ApplyCarried adds the earlier decision's open required changes to the new record. A debate of
+// what changed since cannot approve what it did not see: when nothing carried was resolved, the
+// earlier decision stands (or the new one, if more cautious); when some were, the open ones still
+// keep the change from a plain approval; `/debate` runs a full debate.
+func ApplyCarried(t *toulmin.Transcript, prev *voting.Record, carried []toulmin.Carried) {
+	t.Carried = carried
+	open, resolved := 0, 0
+	for _, c := range carried {
+		if c.Status == toulmin.StillOpen {
+			open++
+			t.Record.RequiredChanges = append(t.Record.RequiredChanges, c.Text+" (still open)")
+		} else {
+			resolved++
+		}
+	}
+	switch {
+	case open > 0 && resolved == 0:
+		t.Record.Decision = voting.MoreCautious(t.Record.Decision, prev.Decision)
+	case open > 0:
+		t.Record.Decision = voting.MoreCautious(t.Record.Decision, voting.ApproveWithChanges)
+	}
+}
