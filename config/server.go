@@ -29,6 +29,9 @@ type Server struct {
 	QueueSize int
 	// LogLevel is zerolog's level name.
 	LogLevel string
+	// AllowedBots are other bots whose events and commands may start debates (the App itself
+	// never does).
+	AllowedBots []string
 }
 
 // Defaults of the server.
@@ -45,7 +48,7 @@ var serverKeys = []string{
 	"GITHUB_WEB_URL", "GITHUB_V3_API_URL", "GITHUB_V4_API_URL",
 	"GITHUB_APP_INTEGRATION_ID", "GITHUB_APP_WEBHOOK_SECRET", "GITHUB_APP_PRIVATE_KEY",
 	"OPENAI_API_KEY", "OPENAI_BASE_URL", "DEBATEBOT_MODEL", "DEBATEBOT_ADDR", "DEBATEBOT_DATABASE_URL",
-	"DEBATEBOT_PUBLIC_URL", "DEBATEBOT_WORKERS", "DEBATEBOT_QUEUE_SIZE", "DEBATEBOT_LOG_LEVEL",
+	"DEBATEBOT_PUBLIC_URL", "DEBATEBOT_WORKERS", "DEBATEBOT_QUEUE_SIZE", "DEBATEBOT_LOG_LEVEL", "DEBATEBOT_ALLOWED_BOTS",
 }
 
 // LoadServer reads the server configuration. getenv and readFile are the process's (os.Getenv,
@@ -102,6 +105,11 @@ func LoadServer(getenv func(string) string, readFile func(string) ([]byte, error
 		OpenAIKey: get("OPENAI_API_KEY", ""), OpenAIBaseURL: get("OPENAI_BASE_URL", ""), Model: get("DEBATEBOT_MODEL", ""),
 		DatabaseURL: get("DEBATEBOT_DATABASE_URL", DefaultDatabaseURL), LogLevel: get("DEBATEBOT_LOG_LEVEL", DefaultLogLevel),
 		Workers: num("DEBATEBOT_WORKERS", DefaultWorkers), QueueSize: num("DEBATEBOT_QUEUE_SIZE", DefaultQueueSize),
+	}
+	for _, b := range strings.Split(get("DEBATEBOT_ALLOWED_BOTS", ""), ",") {
+		if b = strings.TrimSpace(b); b != "" {
+			s.AllowedBots = append(s.AllowedBots, b)
+		}
 	}
 	g := &s.GitHub
 	g.WebURL = get("GITHUB_WEB_URL", "https://github.com")

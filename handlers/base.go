@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/google/go-github/v62/github"
@@ -19,13 +20,21 @@ type Base struct {
 	// Slug is the App's slug, read once at start: its own comments come from "<slug>[bot]".
 	Slug    string
 	Metrics *Metrics
+	// AllowedBots may trigger debates although they are bots.
+	AllowedBots []string
 }
 
-// fromBot reports whether the sender is a bot (this App or another); bots never trigger
-// debates, so the bot cannot loop on its own comments.
+// fromBot reports whether the sender is a bot whose events are ignored: this App always (it
+// cannot loop on its own comments), other bots unless allowed.
 func (b *Base) fromBot(u *github.User) bool {
 	login := u.GetLogin()
-	return u.GetType() == "Bot" || strings.HasSuffix(login, "[bot]") || login == b.Slug+"[bot]"
+	if login == b.Slug+"[bot]" {
+		return true
+	}
+	if u.GetType() != "Bot" && !strings.HasSuffix(login, "[bot]") {
+		return false
+	}
+	return !slices.Contains(b.AllowedBots, login)
 }
 
 // enqueue hands a job to the queue and logs what happened.

@@ -18,12 +18,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/githubtest"
+	"github.com/debatebot/debatebot/review/llmtest"
 )
 
 const secret = "webhook-secret"
@@ -46,7 +48,9 @@ func testKey(t testing.TB) string {
 }
 
 // newApp starts the whole App against a fake GitHub that holds the example pull request acme/shop#7.
-func newApp(t testing.TB) *app {
+func newApp(t testing.TB) *app { return newAppWith(t, nil) }
+
+func newAppWith(t testing.TB, edit func(*config.Server)) *app {
 	t.Helper()
 	gh := githubtest.New(t)
 	diff, err := os.ReadFile(filepath.Join("..", "examples", "admin-export.diff"))
@@ -62,6 +66,9 @@ func newApp(t testing.TB) *app {
 	cfg.GitHub.App.IntegrationID = 1
 	cfg.GitHub.App.WebhookSecret = secret
 	cfg.GitHub.App.PrivateKey = testKey(t)
+	if edit != nil {
+		edit(cfg)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s, err := New(ctx, cfg, zerolog.Nop())
 	if err != nil {
@@ -258,7 +265,8 @@ func TestBrokenConfigGetsOneComment(t *testing.T) {
 }
 
 func TestOwnCommentsAreIgnored(t *testing.T) {
-	a := newApp(t)
+	// Even when every bot is allowed, the App never answers itself.
+	a := newAppWith(t, func(cfg *config.Server) { cfg.AllowedBots = []string{"debatebot[bot]", "renovate[bot]"} })
 	body := fixture(t, "issue_comment.created.on-pull-request.json", func(p map[string]any) {
 		p["sender"] = map[string]any{"login": "debatebot[bot]", "type": "Bot"}
 		p["comment"].(map[string]any)["body"] = "/debate"
@@ -427,4 +435,51 @@ func TestNewPushIsDebatedIncrementally(t *testing.T) {
 		t.Errorf("compare calls = %d, whole-diff reads = %d; want 1 and 1 (the first debate's only)", compares, diffs)
 	}
 	a.checkCalls()
+}
+
+// /human-review while a model-backed debate runs: the debate stops, what was said is published,
+// and the decision record says a human decides.
+func TestHumanReviewStopsRunningDebate(t *testing.T) {
+	llm := llmtest.New(t, nil)
+	llm.SetLatency(300 * time.Millisecond)
+	a := newAppWith(t, func(cfg *config.Server) { cfg.OpenAIKey, cfg.OpenAIBaseURL = "sk-test", llm.BaseURL() })
+	a.post("pull_request", "d-1", fixture(t, "pull_request.opened.json", nil), secret)
+	deadline := time.Now().Add(10 * time.Second)
+	for len(llm.Requests()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	body := fixture(t, "issue_comment.created.on-pull-request.json", func(p map[string]any) {
+		p["comment"].(map[string]any)["body"] = "/human-review"
+	})
+	a.post("issue_comment", "d-h", body, secret)
+	a.srv.Queue.Wait()
+	dec := a.comments(review.DecisionMarker)
+	if len(dec) != 1 || !strings.Contains(dec[0].Body, "decision: escalate") || !strings.Contains(dec[0].Body, "human_review") {
+		t.Fatalf("decision after /human-review = %+v", dec)
+	}
+	tr := a.comments(review.TranscriptMarker)
+	if len(tr) != 1 || !strings.Contains(tr[0].Body, "stopped") {
+		t.Errorf("the transcript does not show the debate stopped for human review")
+	}
+	if n := len(llm.Requests()); n > 8 {
+		t.Errorf("%d model calls: the debate went on after /human-review", n)
+	}
+	if runs := a.gh.Checks("acme/shop"); len(runs) != 1 || runs[0].Conclusion != "action_required" {
+		t.Errorf("check runs = %+v", runs)
+	}
+}
+
+func TestOtherBotsOnlyWhenAllowed(t *testing.T) {
+	for name, allowed := range map[string][]string{"ignored": nil, "allowed": {"renovate[bot]"}} {
+		t.Run(name, func(t *testing.T) {
+			a := newAppWith(t, func(cfg *config.Server) { cfg.AllowedBots = allowed })
+			a.post("pull_request", "d-r", fixture(t, "pull_request.opened.json", func(p map[string]any) {
+				p["sender"] = map[string]any{"login": "renovate[bot]", "type": "Bot"}
+			}), secret)
+			a.srv.Queue.Wait()
+			if got, want := len(a.gh.Checks("acme/shop")), len(allowed); got != want {
+				t.Errorf("debates = %d, want %d", got, want)
+			}
+		})
+	}
 }

@@ -160,14 +160,23 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 		}
 	}
 	t, err := d.Run(ctx)
-	if err != nil {
-		if ctx.Err() != nil {
-			return context.Cause(ctx)
-		}
+	cause := context.Cause(ctx)
+	switch {
+	case errors.Is(cause, ErrSuperseded):
+		return cause // the newer head's debate publishes
+	case err != nil && ctx.Err() != nil:
+		return cause
+	case err != nil:
 		return err
 	}
 	logger := log.With().Str("debate_id", t.DebateID).Logger()
 	r.Metrics.debate(t)
+	if errors.Is(cause, toulmin.ErrHumanReview) {
+		// The debate stopped for a human: its state is still published, on a context of its own.
+		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		return r.publish(logger.WithContext(pctx), pub, t)
+	}
 	return r.publish(logger.WithContext(ctx), pub, t)
 }
 

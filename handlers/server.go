@@ -53,7 +53,7 @@ func New(ctx context.Context, cfg *config.Server, log zerolog.Logger) (*Server, 
 	}
 	runner := &Runner{Clients: clients, Bot: me.GetSlug() + "[bot]", Metrics: metrics, PublicURL: cfg.PublicURL, Agents: agentFactory(cfg)}
 	queue := NewQueue(cfg.QueueSize, runner.Run, log)
-	base := Base{Queue: queue, Slug: me.GetSlug(), Metrics: metrics}
+	base := Base{Queue: queue, Slug: me.GetSlug(), Metrics: metrics, AllowedBots: cfg.AllowedBots}
 	dispatcher := githubapp.NewEventDispatcher(
 		[]githubapp.EventHandler{&PullRequest{base}, &IssueComment{base}, &Issues{base}},
 		cfg.GitHub.App.WebhookSecret,
