@@ -30,6 +30,9 @@ import (
 
 const secret = "webhook-secret"
 
+// GitHub's transient failures are retried quickly in tests.
+func init() { retryBaseDelay = time.Millisecond }
+
 type app struct {
 	t      testing.TB
 	gh     *githubtest.Server
@@ -481,5 +484,25 @@ func TestOtherBotsOnlyWhenAllowed(t *testing.T) {
 				t.Errorf("debates = %d, want %d", got, want)
 			}
 		})
+	}
+}
+
+// GitHub fails every edit for a while: the finished debate is published later, once, without
+// running it again.
+func TestPublishIsRetriedLater(t *testing.T) {
+	a := newApp(t)
+	a.srv.Runner.Republish = []time.Duration{50 * time.Millisecond, 50 * time.Millisecond}
+	// The progress comment is created, then every edit fails for the job's own attempts.
+	a.gh.Fail("PATCH", "/repos/acme/shop/issues/comments/", 502, 30)
+	a.post("pull_request", "d-r", fixture(t, "pull_request.opened.json", nil), secret)
+	a.srv.Queue.Wait()
+	a.srv.Runner.WaitRepublish()
+	dec := a.comments(review.DecisionMarker)
+	tr := a.comments(review.TranscriptMarker)
+	if len(dec) != 1 || len(tr) != 1 || !strings.Contains(tr[0].Body, "## Decision Record") {
+		t.Fatalf("after GitHub recovered: %d decision and %d transcript comments (transcript complete: %v)", len(dec), len(tr), len(tr) == 1 && strings.Contains(tr[0].Body, "## Decision Record"))
+	}
+	if runs := a.gh.Checks("acme/shop"); len(runs) != 1 || runs[0].Status != "completed" {
+		t.Errorf("check runs = %+v", runs)
 	}
 }

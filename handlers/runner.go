@@ -38,9 +38,13 @@ type Runner struct {
 	PublicURL string
 	// Clock is time.Now except in tests.
 	Clock func() time.Time
+	// Republish are the waits before publishing a finished debate again when GitHub kept failing
+	// (DefaultRepublish when nil): the debate is not run again, and not lost.
+	Republish []time.Duration
 
 	mu       sync.Mutex
 	commands map[string][]time.Time // PR -> debates started by commands
+	retries  sync.WaitGroup
 }
 
 func (r *Runner) now() time.Time {
@@ -210,9 +214,45 @@ func changeOrEmpty(c *review.Change) *review.Change {
 	return c
 }
 
-// publish writes the transcript, the decision, the check run and the escalation label; each
-// write is tried three times with backoff, and a write that still fails fails the job.
+// DefaultRepublish are the waits before publishing a finished debate again.
+var DefaultRepublish = []time.Duration{30 * time.Second, 2 * time.Minute, 10 * time.Minute}
+
+// publish writes the debate; when GitHub keeps failing, it tries again later on its own context,
+// with the same transcript, and logs each failure with the delivery id.
 func (r *Runner) publish(ctx context.Context, pub *review.Publisher, t *toulmin.Transcript) error {
+	err := r.publishOnce(ctx, pub, t)
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	waits := r.Republish
+	if waits == nil {
+		waits = DefaultRepublish
+	}
+	log := *zerolog.Ctx(ctx)
+	r.retries.Add(1)
+	go func() {
+		defer r.retries.Done()
+		bg := log.WithContext(context.WithoutCancel(ctx))
+		for i, wait := range waits {
+			time.Sleep(wait)
+			if err := r.publishOnce(bg, pub, t); err != nil {
+				log.Error().Err(err).Int("attempt", i+2).Msg("Publishing the debate failed again.")
+				continue
+			}
+			log.Info().Int("attempt", i+2).Msg("Published the debate after GitHub recovered.")
+			return
+		}
+		log.Error().Msg("Gave up publishing the debate; comment /debate to run it again.")
+	}()
+	return err
+}
+
+// WaitRepublish blocks until every pending republication has finished (tests, shutdown).
+func (r *Runner) WaitRepublish() { r.retries.Wait() }
+
+// publishOnce writes the transcript, the decision, the check run and the escalation label; each
+// write is tried three times with backoff.
+func (r *Runner) publishOnce(ctx context.Context, pub *review.Publisher, t *toulmin.Transcript) error {
 	md, err := review.Markdown(t, review.RenderOptions{Marker: true})
 	if err != nil {
 		return err

@@ -25,6 +25,7 @@ const WebhookPath = "/api/github/hook"
 type Server struct {
 	Handler http.Handler
 	Queue   *Queue
+	Runner  *Runner
 	Slug    string
 	workers int
 }
@@ -67,7 +68,7 @@ func New(ctx context.Context, cfg *config.Server, log zerolog.Logger) (*Server, 
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	handler := withLogger(log, mux)
-	return &Server{Handler: handler, Queue: queue, Slug: me.GetSlug(), workers: cfg.Workers}, nil
+	return &Server{Handler: handler, Queue: queue, Runner: runner, Slug: me.GetSlug(), workers: cfg.Workers}, nil
 }
 
 // Start runs the workers until ctx ends.

@@ -29,7 +29,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		req.Body.Close()
 	}
-	delay := 250 * time.Millisecond
+	delay := retryBaseDelay
 	for attempt := 1; ; attempt++ {
 		if body != nil {
 			req.Body = io.NopCloser(bytes.NewReader(body))
@@ -76,6 +76,9 @@ func (t *retryTransport) retryable(req *http.Request, resp *http.Response) bool 
 	}
 	return false
 }
+
+// retryBaseDelay is the first wait between tries; tests shorten it.
+var retryBaseDelay = 250 * time.Millisecond
 
 // RetryMiddleware is the go-githubapp client middleware that adds retries and request metrics.
 func RetryMiddleware(m *Metrics) func(http.RoundTripper) http.RoundTripper {
