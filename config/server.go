@@ -17,9 +17,7 @@ import (
 type Server struct {
 	GitHub githubapp.Config
 	// Addr is where the server listens.
-	Addr string
-	// PublicURL is where users reach the server (links to the dashboard).
-	PublicURL     string
+	Addr          string
 	OpenAIKey     string
 	OpenAIBaseURL string
 	Model         string
@@ -48,7 +46,7 @@ var serverKeys = []string{
 	"GITHUB_WEB_URL", "GITHUB_V3_API_URL", "GITHUB_V4_API_URL",
 	"GITHUB_APP_INTEGRATION_ID", "GITHUB_APP_WEBHOOK_SECRET", "GITHUB_APP_PRIVATE_KEY",
 	"OPENAI_API_KEY", "OPENAI_BASE_URL", "DEBATEBOT_MODEL", "DEBATEBOT_ADDR", "DEBATEBOT_DATABASE_URL",
-	"DEBATEBOT_PUBLIC_URL", "DEBATEBOT_WORKERS", "DEBATEBOT_QUEUE_SIZE", "DEBATEBOT_LOG_LEVEL", "DEBATEBOT_ALLOWED_BOTS",
+	"DEBATEBOT_WORKERS", "DEBATEBOT_QUEUE_SIZE", "DEBATEBOT_LOG_LEVEL", "DEBATEBOT_ALLOWED_BOTS",
 }
 
 // LoadServer reads the server configuration. getenv and readFile are the process's (os.Getenv,
@@ -101,7 +99,7 @@ func LoadServer(getenv func(string) string, readFile func(string) ([]byte, error
 		return n
 	}
 	s := &Server{
-		Addr: get("DEBATEBOT_ADDR", DefaultAddr), PublicURL: strings.TrimSuffix(get("DEBATEBOT_PUBLIC_URL", ""), "/"),
+		Addr:      get("DEBATEBOT_ADDR", DefaultAddr),
 		OpenAIKey: get("OPENAI_API_KEY", ""), OpenAIBaseURL: get("OPENAI_BASE_URL", ""), Model: get("DEBATEBOT_MODEL", ""),
 		DatabaseURL: get("DEBATEBOT_DATABASE_URL", DefaultDatabaseURL), LogLevel: get("DEBATEBOT_LOG_LEVEL", DefaultLogLevel),
 		Workers: num("DEBATEBOT_WORKERS", DefaultWorkers), QueueSize: num("DEBATEBOT_QUEUE_SIZE", DefaultQueueSize),

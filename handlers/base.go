@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/go-github/v62/github"
 	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/rs/zerolog"
 
@@ -26,12 +25,12 @@ type Base struct {
 
 // fromBot reports whether the sender is a bot whose events are ignored: this App always (it
 // cannot loop on its own comments), other bots unless allowed.
-func (b *Base) fromBot(u *github.User) bool {
-	login := u.GetLogin()
+func (b *Base) fromBot(u slimUser) bool {
+	login := u.Login
 	if login == b.Slug+"[bot]" {
 		return true
 	}
-	if u.GetType() != "Bot" && !strings.HasSuffix(login, "[bot]") {
+	if u.Type != "Bot" && !strings.HasSuffix(login, "[bot]") {
 		return false
 	}
 	return !slices.Contains(b.AllowedBots, login)
@@ -61,8 +60,81 @@ func decode(payload []byte, v any, event string) error {
 	return nil
 }
 
-func prOf(repo *github.Repository, number int) review.PullRequest {
-	return review.PullRequest{Owner: repo.GetOwner().GetLogin(), Repo: repo.GetName(), Number: number}
+// The handlers decode only the fields they route on: a pull_request payload is 20-30 KB, and
+// decoding all of it into go-github's event type is most of the time a delivery takes to
+// acknowledge. The runner reads the rest from the API.
+type (
+	slimUser struct {
+		Login string `json:"login"`
+		Type  string `json:"type"`
+	}
+	slimRepo struct {
+		Name  string `json:"name"`
+		Owner struct {
+			Login string `json:"login"`
+		} `json:"owner"`
+	}
+	slimInstallation struct {
+		ID int64 `json:"id"`
+	}
+	slimLabel struct {
+		Name string `json:"name"`
+	}
+	slimIssue struct {
+		Number      int             `json:"number"`
+		Title       string          `json:"title"`
+		Body        string          `json:"body"`
+		PullRequest json.RawMessage `json:"pull_request"`
+	}
+	pullRequestPayload struct {
+		Action       string           `json:"action"`
+		Label        slimLabel        `json:"label"`
+		Sender       slimUser         `json:"sender"`
+		Installation slimInstallation `json:"installation"`
+		Repository   slimRepo         `json:"repository"`
+		PullRequest  struct {
+			Number int  `json:"number"`
+			Draft  bool `json:"draft"`
+			Head   struct {
+				SHA string `json:"sha"`
+			} `json:"head"`
+		} `json:"pull_request"`
+	}
+	issueCommentPayload struct {
+		Action       string           `json:"action"`
+		Sender       slimUser         `json:"sender"`
+		Installation slimInstallation `json:"installation"`
+		Repository   slimRepo         `json:"repository"`
+		Issue        slimIssue        `json:"issue"`
+		Comment      struct {
+			ID   int64  `json:"id"`
+			Body string `json:"body"`
+		} `json:"comment"`
+	}
+	issuesPayload struct {
+		Action       string           `json:"action"`
+		Label        slimLabel        `json:"label"`
+		Sender       slimUser         `json:"sender"`
+		Installation slimInstallation `json:"installation"`
+		Repository   slimRepo         `json:"repository"`
+		Issue        slimIssue        `json:"issue"`
+	}
+)
+
+func (r slimRepo) pr(number int) review.PullRequest {
+	return review.PullRequest{Owner: r.Owner.Login, Repo: r.Name, Number: number}
+}
+
+func (i slimIssue) isPullRequest() bool {
+	return len(i.PullRequest) > 0 && string(i.PullRequest) != "null"
+}
+
+// logContext adds what go-githubapp's PreparePRContext would, from the slim payload.
+func logContext(ctx context.Context, installation int64, pr review.PullRequest) context.Context {
+	l := zerolog.Ctx(ctx).With().Int64(githubapp.LogKeyInstallationID, installation).
+		Str(githubapp.LogKeyRepositoryOwner, pr.Owner).Str(githubapp.LogKeyRepositoryName, pr.Repo).
+		Int(githubapp.LogKeyPRNum, pr.Number).Logger()
+	return l.WithContext(ctx)
 }
 
 // PullRequest handles pull_request events.
@@ -75,28 +147,26 @@ func (h *PullRequest) Handles() []string { return []string{"pull_request"} }
 
 // Handle implements githubapp.EventHandler.
 func (h *PullRequest) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
-	var e github.PullRequestEvent
+	var e pullRequestPayload
 	if err := decode(payload, &e, eventType); err != nil {
 		return err
 	}
-	switch e.GetAction() {
+	switch e.Action {
 	case "opened", "synchronize", "reopened", "ready_for_review":
 	case "labeled":
-		if e.GetLabel().GetName() != "needs-debate" {
+		if e.Label.Name != "needs-debate" {
 			return nil
 		}
 	default:
 		return nil
 	}
-	if h.fromBot(e.GetSender()) {
+	if h.fromBot(e.Sender) {
 		return nil
 	}
-	pr := e.GetPullRequest()
-	ctx, _ = githubapp.PreparePRContext(ctx, e.GetInstallation().GetID(), e.GetRepo(), pr.GetNumber())
-	return h.enqueue(ctx, &Job{
-		DeliveryID: deliveryID, Trigger: "pull_request." + e.GetAction(), Kind: KindReview,
-		Installation: e.GetInstallation().GetID(), PR: prOf(e.GetRepo(), pr.GetNumber()),
-		HeadSHA: pr.GetHead().GetSHA(), Draft: pr.GetDraft(),
+	pr := e.Repository.pr(e.PullRequest.Number)
+	return h.enqueue(logContext(ctx, e.Installation.ID, pr), &Job{
+		DeliveryID: deliveryID, Trigger: "pull_request." + e.Action, Kind: KindReview,
+		Installation: e.Installation.ID, PR: pr, HeadSHA: e.PullRequest.Head.SHA, Draft: e.PullRequest.Draft,
 	})
 }
 
@@ -127,31 +197,29 @@ func ParseCommand(body string) (cmd, arg string, ok bool) {
 
 // Handle implements githubapp.EventHandler.
 func (h *IssueComment) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
-	var e github.IssueCommentEvent
+	var e issueCommentPayload
 	if err := decode(payload, &e, eventType); err != nil {
 		return err
 	}
-	if e.GetAction() != "created" || h.fromBot(e.GetSender()) {
+	if e.Action != "created" || h.fromBot(e.Sender) {
 		return nil
 	}
-	cmd, arg, ok := ParseCommand(e.GetComment().GetBody())
+	cmd, arg, ok := ParseCommand(e.Comment.Body)
 	if !ok {
 		return nil
 	}
-	issue := e.GetIssue()
 	job := &Job{
-		DeliveryID: deliveryID, Trigger: "issue_comment.created", Installation: e.GetInstallation().GetID(),
-		PR: prOf(e.GetRepo(), issue.GetNumber()), Requester: e.GetSender().GetLogin(), CommentID: e.GetComment().GetID(),
+		DeliveryID: deliveryID, Trigger: "issue_comment.created", Installation: e.Installation.ID,
+		PR: e.Repository.pr(e.Issue.Number), Requester: e.Sender.Login, CommentID: e.Comment.ID,
 		Kind: KindReview, Protocol: arg,
 	}
 	switch {
 	case cmd == "/human-review":
 		job.Kind, job.Protocol = KindHumanReview, ""
-	case !issue.IsPullRequest():
-		job.Kind, job.Title, job.Body = KindDesign, issue.GetTitle(), issue.GetBody()
+	case !e.Issue.isPullRequest():
+		job.Kind, job.Title, job.Body = KindDesign, e.Issue.Title, e.Issue.Body
 	}
-	ctx, _ = githubapp.PreparePRContext(ctx, job.Installation, e.GetRepo(), issue.GetNumber())
-	return h.enqueue(ctx, job)
+	return h.enqueue(logContext(ctx, job.Installation, job.PR), job)
 }
 
 // Issues handles issues labeled needs-debate: a design debate over the issue's title and body.
@@ -164,21 +232,19 @@ func (h *Issues) Handles() []string { return []string{"issues"} }
 
 // Handle implements githubapp.EventHandler.
 func (h *Issues) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
-	var e github.IssuesEvent
+	var e issuesPayload
 	if err := decode(payload, &e, eventType); err != nil {
 		return err
 	}
-	if e.GetAction() != "labeled" || e.GetLabel().GetName() != "needs-debate" || h.fromBot(e.GetSender()) {
+	if e.Action != "labeled" || e.Label.Name != "needs-debate" || h.fromBot(e.Sender) {
 		return nil
 	}
-	issue := e.GetIssue()
 	job := &Job{
-		DeliveryID: deliveryID, Trigger: "issues.labeled", Kind: KindDesign, Installation: e.GetInstallation().GetID(),
-		PR: prOf(e.GetRepo(), issue.GetNumber()), Title: issue.GetTitle(), Body: issue.GetBody(),
+		DeliveryID: deliveryID, Trigger: "issues.labeled", Kind: KindDesign, Installation: e.Installation.ID,
+		PR: e.Repository.pr(e.Issue.Number), Title: e.Issue.Title, Body: e.Issue.Body,
 	}
-	if issue.IsPullRequest() {
+	if e.Issue.isPullRequest() {
 		job.Kind = KindReview
 	}
-	ctx, _ = githubapp.PreparePRContext(ctx, job.Installation, e.GetRepo(), issue.GetNumber())
-	return h.enqueue(ctx, job)
+	return h.enqueue(logContext(ctx, job.Installation, job.PR), job)
 }

@@ -118,6 +118,9 @@ func fixture(t testing.TB, name string, edit func(map[string]any)) []byte {
 	return out
 }
 
+// client keeps connections alive, as GitHub's delivery workers do between deliveries.
+var client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+
 func sign(body []byte, key string) string {
 	m := hmac.New(sha256.New, []byte(key))
 	m.Write(body)
@@ -134,7 +137,7 @@ func (a *app) post(event, delivery string, body []byte, key string) int {
 	req.Header.Set("X-GitHub-Event", event)
 	req.Header.Set("X-GitHub-Delivery", delivery)
 	req.Header.Set("X-Hub-Signature-256", sign(body, key))
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		a.t.Fatal(err)
 	}

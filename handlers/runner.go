@@ -34,8 +34,6 @@ type Runner struct {
 	Bot     string
 	Agents  AgentFactory
 	Metrics *Metrics
-	// PublicURL links the check run and cut comments to the dashboard.
-	PublicURL string
 	// Clock is time.Now except in tests.
 	Clock func() time.Time
 	// Republish are the waits before publishing a finished debate again when GitHub kept failing
@@ -151,8 +149,8 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 			log.Warn().Err(err).Msg("Could not create the check run.")
 		}
 	}
-	if r.PublicURL != "" {
-		pub.Link = r.PublicURL + "/debates/" + review.DebateID(changeOrEmpty(d.Change), d.Question, d.Repository, d.PRNumber, d.Trigger, protocol.Name)
+	if meta != nil {
+		pub.DetailsURL = meta.GetHTMLURL()
 	}
 	// The transcript comment shows which phase runs, edited at most once per phase.
 	d.Observer = func(e toulmin.Event) {
@@ -205,13 +203,6 @@ func (r *Runner) since(ctx context.Context, gh *github.Client, pub *review.Publi
 	c.Title, c.Body, c.BaseRef, c.HeadRef = meta.GetTitle(), meta.GetBody(), meta.GetBase().GetRef(), meta.GetHead().GetRef()
 	review.FillContents(ctx, gh, job.PR, c)
 	return prev, review.CarryForward(prev, c), c, nil
-}
-
-func changeOrEmpty(c *review.Change) *review.Change {
-	if c == nil {
-		return &review.Change{}
-	}
-	return c
 }
 
 // DefaultRepublish are the waits before publishing a finished debate again.

@@ -52,7 +52,7 @@ func New(ctx context.Context, cfg *config.Server, log zerolog.Logger) (*Server, 
 	if err != nil {
 		return nil, fmt.Errorf("failed to read the App (check GITHUB_APP_INTEGRATION_ID and GITHUB_APP_PRIVATE_KEY): %w", err)
 	}
-	runner := &Runner{Clients: clients, Bot: me.GetSlug() + "[bot]", Metrics: metrics, PublicURL: cfg.PublicURL, Agents: agentFactory(cfg)}
+	runner := &Runner{Clients: clients, Bot: me.GetSlug() + "[bot]", Metrics: metrics, Agents: agentFactory(cfg)}
 	queue := NewQueue(cfg.QueueSize, runner.Run, log)
 	base := Base{Queue: queue, Slug: me.GetSlug(), Metrics: metrics, AllowedBots: cfg.AllowedBots}
 	dispatcher := githubapp.NewEventDispatcher(

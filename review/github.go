@@ -181,6 +181,8 @@ type Publisher struct {
 	Link string
 	// Bot is the App's login ("<slug>[bot]"); when set, only its comments are edited.
 	Bot string
+	// DetailsURL is the pull request's page, which the check run links to.
+	DetailsURL string
 }
 
 // NewPublisher returns a publisher for the pull request.
@@ -302,8 +304,11 @@ func (p *Publisher) FinishCheck(ctx context.Context, t *toulmin.Transcript) erro
 }
 
 func (p *Publisher) detailsURL() string {
-	if p.Link != "" {
+	switch {
+	case p.Link != "":
 		return p.Link
+	case p.DetailsURL != "":
+		return p.DetailsURL
 	}
 	return fmt.Sprintf("https://github.com/%s/%s/pull/%d", p.pr.Owner, p.pr.Repo, p.pr.Number)
 }
