@@ -96,6 +96,14 @@ type Engine struct {
 	observer   func(Event)
 	// concurrency bounds the agents speaking at once in a parallel phase (0: no bound).
 	concurrency int
+	checkpoint  func(context.Context, *Transcript) error
+}
+
+// WithCheckpoint is called after every completed phase with the transcript so far, so that a
+// debate interrupted by a crash can resume after its last completed phase (see Resume). An error
+// ends the debate: a checkpoint that cannot be kept must not be lost silently.
+func WithCheckpoint(f func(context.Context, *Transcript) error) Option {
+	return func(e *Engine) { e.checkpoint = f }
 }
 
 // Option configures an Engine.
@@ -174,6 +182,13 @@ type run struct {
 // only when the debate cannot be held at all (evidence gathering failed); failures of agents are
 // recorded in the transcript and the debate goes on or escalates.
 func (e *Engine) Run(ctx context.Context, s *Subject) (*Transcript, error) {
+	return e.Resume(ctx, s, nil)
+}
+
+// Resume continues a debate from a checkpoint: the phases the prior transcript completed are not
+// run again (no agent is asked anything for them) and the debate goes on from the next one. A nil
+// prior runs the whole debate.
+func (e *Engine) Resume(ctx context.Context, s *Subject, prior *Transcript) (*Transcript, error) {
 	if s.Index == nil {
 		return nil, errors.New("subject has no change index")
 	}
@@ -192,10 +207,11 @@ func (e *Engine) Run(ctx context.Context, s *Subject) (*Transcript, error) {
 		r.t.Offline = r.t.Offline && p.Offline
 	}
 	r.t.Participants = r.participants
+	done := r.restore(prior)
 
 	phases := e.protocol.Phases
 	loop := e.protocol.Loop
-	round, roundStart := 1, 0
+	round, roundStart, step := 1, 0, 0
 	for i := 0; i < len(phases); i++ {
 		spec := phases[i]
 		if r.stopped && spec.Kind != PhaseDecision {
@@ -203,14 +219,29 @@ func (e *Engine) Run(ctx context.Context, s *Subject) (*Transcript, error) {
 		}
 		if loop != nil && spec.Kind == loop.From {
 			roundStart = len(r.t.Arguments)
+			if step < len(done) {
+				roundStart = r.argumentsBefore(round)
+			}
 		}
-		if err := r.phase(ctx, spec, round); err != nil {
-			return nil, err
+		replayed := step < len(done) && done[step].Phase == spec.Kind && done[step].Round == round
+		step++
+		if !replayed {
+			if err := r.phase(ctx, spec, round); err != nil {
+				return nil, err
+			}
 		}
 		if loop == nil || spec.Kind != loop.To || r.stopped {
 			continue
 		}
 		r.t.Rounds = round
+		if replayed && step < len(done) {
+			// The checkpoint shows what the loop did after this round.
+			if next := done[step]; next.Phase == loop.From && next.Round == round+1 {
+				round++
+				i = e.protocol.index(loop.From) - 1
+			}
+			continue
+		}
 		if reason := r.exit(loop, round, roundStart); reason != "" {
 			r.t.ExitReason = reason
 			continue
@@ -219,6 +250,61 @@ func (e *Engine) Run(ctx context.Context, s *Subject) (*Transcript, error) {
 		i = e.protocol.index(loop.From) - 1
 	}
 	return r.t, nil
+}
+
+// restore loads a checkpoint's completed phases into the run and returns their timeline.
+func (r *run) restore(prior *Transcript) []PhaseRecord {
+	if prior == nil {
+		return nil
+	}
+	var done []PhaseRecord
+	for _, p := range prior.Timeline {
+		if p.Phase == PhaseDecision || p.Status == StatusRunning {
+			break
+		}
+		done = append(done, p)
+		if p.Status == StatusFailed || p.Status == StatusTimedOut {
+			r.stopped, r.failedPhase = true, string(p.Phase)
+		}
+	}
+	t := r.t
+	t.StartedAt = prior.StartedAt
+	t.Timeline = append([]PhaseRecord(nil), done...)
+	t.Evidence = append([]Evidence(nil), prior.Evidence...)
+	t.Arguments = append([]Argument(nil), prior.Arguments...)
+	t.Stances = append([]Stance(nil), prior.Stances...)
+	t.Rounds, t.ExitReason = prior.Rounds, prior.ExitReason
+	for _, p := range done {
+		t.Usage.Add(p.Usage)
+		for agent, u := range p.ByAgent {
+			sum := t.UsageByAgent[agent]
+			sum.Add(u)
+			t.UsageByAgent[agent] = sum
+		}
+	}
+	for _, a := range t.Arguments {
+		if i := strings.LastIndexByte(a.ID, '-'); i > 0 {
+			var n int
+			if _, err := fmt.Sscan(a.ID[i+1:], &n); err == nil && n > r.seq[a.Agent] {
+				r.seq[a.Agent] = n
+			}
+		}
+	}
+	return done
+}
+
+// argumentsBefore counts the arguments recorded before the given round of the loop began.
+func (r *run) argumentsBefore(round int) int {
+	l := r.e.protocol.Loop
+	from, to := r.e.protocol.index(l.From), r.e.protocol.index(l.To)
+	n := 0
+	for _, a := range r.t.Arguments {
+		i := r.e.protocol.index(a.Phase)
+		if i < from || i > to || a.Round < round {
+			n++
+		}
+	}
+	return n
 }
 
 // exit returns why the loop ends after this round, or "" to go on.
@@ -318,6 +404,11 @@ func (r *run) phase(ctx context.Context, spec PhaseSpec, round int) error {
 		r.t.Record.EndedAt = voting.Timestamp(rec.EndedAt)
 	}
 	r.emit(EventPhaseEnded, rec)
+	if r.e.checkpoint != nil && spec.Kind != PhaseDecision {
+		if err := r.e.checkpoint(ctx, r.t); err != nil {
+			return fmt.Errorf("failed to checkpoint debate %s after %s: %w", r.subject.DebateID, spec.Kind, err)
+		}
+	}
 	return nil
 }
 
