@@ -1,0 +1,511 @@
+// Package store keeps what must survive a crash: deliveries seen, jobs with their leases,
+// debates with a checkpoint after every phase, the bot's comment and check-run ids, and trust per
+// agent and repository. One implementation over database/sql serves two backends: SQLite
+// (modernc.org/sqlite, pure Go, the default) and PostgreSQL (pgx) for several replicas.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver
+	_ "modernc.org/sqlite"             // the "sqlite" driver
+)
+
+//go:embed migrations
+var migrations embed.FS
+
+// Job states.
+const (
+	Queued     = "queued"
+	Running    = "running"
+	Done       = "done"
+	Failed     = "failed"
+	Superseded = "superseded"
+)
+
+// Job is a debate to hold, as the store keeps it.
+type Job struct {
+	ID         int64
+	DeliveryID string
+	// Key dedupes jobs: the same key twice is one job.
+	Key string
+	// PR is "owner/repo#n": a newer head of it supersedes queued jobs of older heads.
+	PR         string
+	HeadSHA    string
+	Kind       string
+	Payload    []byte
+	State      string
+	Attempts   int
+	LeaseOwner string
+	LeaseUntil time.Time
+	RunAfter   time.Time
+	Error      string
+}
+
+// Errors of the store.
+var (
+	ErrLeaseLost = errors.New("the job's lease belongs to another worker")
+	ErrNotFound  = errors.New("not found")
+)
+
+// Store is the database.
+type Store struct {
+	db      *sql.DB
+	dialect string // "sqlite" or "postgres"
+	now     func() time.Time
+}
+
+// Open connects to url ("sqlite:PATH", "sqlite::memory:" or "postgres://...") and applies the
+// embedded migrations.
+func Open(ctx context.Context, url string) (*Store, error) {
+	var s *Store
+	switch {
+	case strings.HasPrefix(url, "sqlite:"):
+		path := strings.TrimPrefix(url, "sqlite:")
+		if path == "" {
+			return nil, fmt.Errorf("database url %q names no file (want sqlite:PATH)", url)
+		}
+		dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_txlock=immediate"
+		if path == ":memory:" {
+			dsn = "file::memory:?_pragma=busy_timeout(10000)"
+		}
+		db, err := sql.Open("sqlite", dsn)
+		if err != nil {
+			return nil, fmt.Errorf("failed to open SQLite database %s: %w", path, err)
+		}
+		// One connection: SQLite has one writer, and a single connection serialises transactions
+		// without "database is locked".
+		db.SetMaxOpenConns(1)
+		s = &Store{db: db, dialect: "sqlite"}
+	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
+		db, err := sql.Open("pgx", url)
+		if err != nil {
+			return nil, fmt.Errorf("failed to open PostgreSQL database: %w", err)
+		}
+		db.SetMaxOpenConns(20)
+		db.SetConnMaxIdleTime(5 * time.Minute)
+		s = &Store{db: db, dialect: "postgres"}
+	default:
+		return nil, fmt.Errorf("unsupported database url %q (want sqlite:PATH or postgres://...)", redact(url))
+	}
+	s.now = time.Now
+	if err := s.db.PingContext(ctx); err != nil {
+		s.db.Close()
+		return nil, fmt.Errorf("database %s is unavailable: %w", redact(url), err)
+	}
+	if err := s.migrate(ctx); err != nil {
+		s.db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// redact hides a password in a database url.
+func redact(url string) string {
+	if i := strings.Index(url, "://"); i >= 0 {
+		if j := strings.Index(url[i+3:], "@"); j >= 0 {
+			return url[:i+3] + "***" + url[i+3+j:]
+		}
+	}
+	return url
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Dialect is "sqlite" or "postgres".
+func (s *Store) Dialect() string { return s.dialect }
+
+// q rewrites ? placeholders to $n for PostgreSQL.
+func (s *Store) q(query string) string {
+	if s.dialect != "postgres" {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range query {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func (s *Store) migrate(ctx context.Context) error {
+	dir := "migrations/" + s.dialect
+	entries, err := fs.ReadDir(migrations, dir)
+	if err != nil {
+		return fmt.Errorf("failed to read migrations: %w", err)
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("failed to migrate: %w", err)
+	}
+	defer tx.Rollback()
+	if s.dialect == "postgres" {
+		// Replicas starting together migrate one at a time.
+		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(7301996)"); err != nil {
+			return fmt.Errorf("failed to lock migrations: %w", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)"); err != nil {
+		return fmt.Errorf("failed to create schema_migrations: %w", err)
+	}
+	for _, e := range entries {
+		version, err := strconv.Atoi(strings.SplitN(e.Name(), "_", 2)[0])
+		if err != nil {
+			return fmt.Errorf("migration %s has no version number", e.Name())
+		}
+		var n int
+		if err := tx.QueryRowContext(ctx, s.q("SELECT COUNT(*) FROM schema_migrations WHERE version = ?"), version).Scan(&n); err != nil {
+			return fmt.Errorf("failed to read schema_migrations: %w", err)
+		}
+		if n > 0 {
+			continue
+		}
+		body, err := fs.ReadFile(migrations, dir+"/"+e.Name())
+		if err != nil {
+			return err
+		}
+		for _, stmt := range strings.Split(string(body), ";") {
+			if strings.TrimSpace(stmt) == "" {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				return fmt.Errorf("migration %s failed: %w", e.Name(), err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, s.q("INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)"), version, s.now().UnixNano()); err != nil {
+			return fmt.Errorf("failed to record migration %s: %w", e.Name(), err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("failed to commit migrations: %w", err)
+	}
+	return nil
+}
+
+// Version is the schema version applied.
+func (s *Store) Version(ctx context.Context) (int, error) {
+	var v sql.NullInt64
+	if err := s.db.QueryRowContext(ctx, "SELECT MAX(version) FROM schema_migrations").Scan(&v); err != nil {
+		return 0, fmt.Errorf("failed to read the schema version: %w", err)
+	}
+	return int(v.Int64), nil
+}
+
+// Enqueued says what Enqueue did.
+type Enqueued struct {
+	Accepted bool
+	JobID    int64
+	// Reason is why a job was not created ("duplicate delivery", "duplicate job").
+	Reason string
+	// Superseded counts queued jobs of older heads of the same pull request that were dropped.
+	Superseded int
+}
+
+// Enqueue records the delivery and its job in one transaction, before the webhook is
+// acknowledged: the same delivery twice, or the same job key twice, is one job; a job for a new
+// head supersedes the queued jobs of the same pull request's older heads.
+func (s *Store) Enqueue(ctx context.Context, deliveryID, event string, j *Job) (Enqueued, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return Enqueued{}, fmt.Errorf("failed to enqueue delivery %s: %w", deliveryID, err)
+	}
+	defer tx.Rollback()
+	now := s.now().UnixNano()
+	res, err := tx.ExecContext(ctx, s.q("INSERT INTO deliveries (id, event, received_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING"), deliveryID, event, now)
+	if err != nil {
+		return Enqueued{}, fmt.Errorf("failed to record delivery %s: %w", deliveryID, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return Enqueued{Reason: "duplicate delivery"}, nil
+	}
+	out := Enqueued{}
+	if j != nil {
+		var id int64
+		err := tx.QueryRowContext(ctx, s.q(`INSERT INTO jobs (delivery_id, dedupe_key, pr_key, head_sha, kind, payload, state, run_after, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (dedupe_key) DO NOTHING RETURNING id`),
+			deliveryID, j.Key, j.PR, j.HeadSHA, j.Kind, j.Payload, Queued, now, now, now).Scan(&id)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			out.Reason = "duplicate job"
+		case err != nil:
+			return Enqueued{}, fmt.Errorf("failed to record the job of delivery %s: %w", deliveryID, err)
+		default:
+			out.Accepted, out.JobID = true, id
+			j.ID = id
+			if j.HeadSHA != "" {
+				res, err := tx.ExecContext(ctx, s.q(`UPDATE jobs SET state = ?, updated_at = ? WHERE pr_key = ? AND state = ? AND head_sha <> '' AND head_sha <> ? AND id <> ?`),
+					Superseded, now, j.PR, Queued, j.HeadSHA, id)
+				if err != nil {
+					return Enqueued{}, fmt.Errorf("failed to supersede older jobs of %s: %w", j.PR, err)
+				}
+				n, _ := res.RowsAffected()
+				out.Superseded = int(n)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return Enqueued{}, fmt.Errorf("failed to commit delivery %s: %w", deliveryID, err)
+	}
+	return out, nil
+}
+
+const jobColumns = "id, delivery_id, dedupe_key, pr_key, head_sha, kind, payload, state, attempts, lease_owner, lease_until, run_after, error"
+
+func scanJob(row interface{ Scan(...any) error }) (*Job, error) {
+	var j Job
+	var leaseUntil, runAfter int64
+	if err := row.Scan(&j.ID, &j.DeliveryID, &j.Key, &j.PR, &j.HeadSHA, &j.Kind, &j.Payload, &j.State, &j.Attempts, &j.LeaseOwner, &leaseUntil, &runAfter, &j.Error); err != nil {
+		return nil, err
+	}
+	j.LeaseUntil, j.RunAfter = time.Unix(0, leaseUntil), time.Unix(0, runAfter)
+	return &j, nil
+}
+
+// Claim leases the oldest job that is due (queued and past its retry time, or running under an
+// expired lease of a dead worker) to owner, or returns nil when none is. On PostgreSQL,
+// FOR UPDATE SKIP LOCKED lets replicas claim concurrently without waiting on each other.
+func (s *Store) Claim(ctx context.Context, owner string, lease time.Duration) (*Job, error) {
+	now := s.now()
+	lock := ""
+	if s.dialect == "postgres" {
+		lock = " FOR UPDATE SKIP LOCKED"
+	}
+	query := s.q(`UPDATE jobs SET state = ?, lease_owner = ?, lease_until = ?, attempts = attempts + 1, updated_at = ?
+		WHERE id = (SELECT id FROM jobs WHERE (state = ? AND run_after <= ?) OR (state = ? AND lease_until < ?) ORDER BY id LIMIT 1` + lock + `)
+		RETURNING ` + jobColumns)
+	j, err := scanJob(s.db.QueryRowContext(ctx, query, Running, owner, now.Add(lease).UnixNano(), now.UnixNano(), Queued, now.UnixNano(), Running, now.UnixNano()))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("failed to claim a job for %s: %w", owner, err)
+	}
+	return j, nil
+}
+
+// Heartbeat extends the lease of a running job; ErrLeaseLost when another worker took it over
+// (this worker was presumed dead) or it was superseded.
+func (s *Store) Heartbeat(ctx context.Context, id int64, owner string, lease time.Duration) error {
+	now := s.now()
+	res, err := s.db.ExecContext(ctx, s.q("UPDATE jobs SET lease_until = ?, updated_at = ? WHERE id = ? AND lease_owner = ? AND state = ?"),
+		now.Add(lease).UnixNano(), now.UnixNano(), id, owner, Running)
+	if err != nil {
+		return fmt.Errorf("failed to extend the lease of job %d: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrLeaseLost
+	}
+	return nil
+}
+
+// Complete marks a running job done.
+func (s *Store) Complete(ctx context.Context, id int64, owner string) error {
+	return s.finish(ctx, id, owner, Done, "")
+}
+
+// Supersede marks a job superseded by a newer head.
+func (s *Store) Supersede(ctx context.Context, id int64, owner string) error {
+	return s.finish(ctx, id, owner, Superseded, "")
+}
+
+func (s *Store) finish(ctx context.Context, id int64, owner, state, msg string) error {
+	res, err := s.db.ExecContext(ctx, s.q("UPDATE jobs SET state = ?, error = ?, lease_owner = '', updated_at = ? WHERE id = ? AND lease_owner = ? AND state = ?"),
+		state, msg, s.now().UnixNano(), id, owner, Running)
+	if err != nil {
+		return fmt.Errorf("failed to mark job %d %s: %w", id, state, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrLeaseLost
+	}
+	return nil
+}
+
+// Fail records a failed attempt: the job is queued again after backoff (attempt n waits
+// base x 2^(n-1)), or, once it has had maxAttempts, marked failed with its error. final reports
+// the latter.
+func (s *Store) Fail(ctx context.Context, j *Job, owner string, cause error, base time.Duration, maxAttempts int) (final bool, err error) {
+	msg := cause.Error()
+	if j.Attempts >= maxAttempts {
+		return true, s.finish(ctx, j.ID, owner, Failed, msg)
+	}
+	backoff := base << (j.Attempts - 1)
+	now := s.now()
+	res, err := s.db.ExecContext(ctx, s.q("UPDATE jobs SET state = ?, error = ?, lease_owner = '', run_after = ?, updated_at = ? WHERE id = ? AND lease_owner = ? AND state = ?"),
+		Queued, msg, now.Add(backoff).UnixNano(), now.UnixNano(), j.ID, owner, Running)
+	if err != nil {
+		return false, fmt.Errorf("failed to requeue job %d: %w", j.ID, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return false, ErrLeaseLost
+	}
+	return false, nil
+}
+
+// Job reads one job.
+func (s *Store) Job(ctx context.Context, id int64) (*Job, error) {
+	j, err := scanJob(s.db.QueryRowContext(ctx, s.q("SELECT "+jobColumns+" FROM jobs WHERE id = ?"), id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("failed to read job %d: %w", id, err)
+	}
+	return j, nil
+}
+
+// Counts returns how many jobs are in each state.
+func (s *Store) Counts(ctx context.Context) (map[string]int, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT state, COUNT(*) FROM jobs GROUP BY state")
+	if err != nil {
+		return nil, fmt.Errorf("failed to count jobs: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var state string
+		var n int
+		if err := rows.Scan(&state, &n); err != nil {
+			return nil, err
+		}
+		out[state] = n
+	}
+	return out, rows.Err()
+}
+
+// Debate is a debate's row: its identity, its last checkpoint and, once decided, its record.
+type Debate struct {
+	ID         string
+	JobID      int64
+	Repository string
+	PRNumber   int
+	HeadSHA    string
+	Trigger    string
+	Protocol   string
+	Decision   string
+	// Phases counts the phases the checkpoint holds.
+	Phases     int
+	Checkpoint []byte
+	Record     []byte
+	Prompt     int64
+	Completion int64
+	StartedAt  time.Time
+	EndedAt    time.Time
+}
+
+// SaveCheckpoint stores the transcript after a completed phase, replacing the previous one.
+func (s *Store) SaveCheckpoint(ctx context.Context, d *Debate) error {
+	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO debates (id, job_id, repository, pr_number, head_sha, trigger_name, protocol, phases, checkpoint, started_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET job_id = excluded.job_id, phases = excluded.phases, checkpoint = excluded.checkpoint`),
+		d.ID, d.JobID, d.Repository, d.PRNumber, d.HeadSHA, d.Trigger, d.Protocol, d.Phases, d.Checkpoint, d.StartedAt.UnixNano())
+	if err != nil {
+		return fmt.Errorf("failed to checkpoint debate %s: %w", d.ID, err)
+	}
+	return nil
+}
+
+// FinishDebate stores a debate's decision record.
+func (s *Store) FinishDebate(ctx context.Context, d *Debate) error {
+	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO debates (id, job_id, repository, pr_number, head_sha, trigger_name, protocol, decision, phases, checkpoint, record, prompt_tokens, completion_tokens, started_at, ended_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET decision = excluded.decision, phases = excluded.phases, checkpoint = excluded.checkpoint, record = excluded.record,
+			prompt_tokens = excluded.prompt_tokens, completion_tokens = excluded.completion_tokens, ended_at = excluded.ended_at`),
+		d.ID, d.JobID, d.Repository, d.PRNumber, d.HeadSHA, d.Trigger, d.Protocol, d.Decision, d.Phases, d.Checkpoint, d.Record, d.Prompt, d.Completion,
+		d.StartedAt.UnixNano(), d.EndedAt.UnixNano())
+	if err != nil {
+		return fmt.Errorf("failed to store the decision of debate %s: %w", d.ID, err)
+	}
+	return nil
+}
+
+// Debate reads a debate.
+func (s *Store) Debate(ctx context.Context, id string) (*Debate, error) {
+	var d Debate
+	var started, ended int64
+	err := s.db.QueryRowContext(ctx, s.q(`SELECT id, job_id, repository, pr_number, head_sha, trigger_name, protocol, decision, phases, checkpoint, record, prompt_tokens, completion_tokens, started_at, ended_at
+		FROM debates WHERE id = ?`), id).Scan(&d.ID, &d.JobID, &d.Repository, &d.PRNumber, &d.HeadSHA, &d.Trigger, &d.Protocol, &d.Decision, &d.Phases,
+		&d.Checkpoint, &d.Record, &d.Prompt, &d.Completion, &started, &ended)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("failed to read debate %s: %w", id, err)
+	}
+	d.StartedAt, d.EndedAt = time.Unix(0, started), time.Unix(0, ended)
+	return &d, nil
+}
+
+// SavePublication remembers the comment that carries a marker on a pull request.
+func (s *Store) SavePublication(ctx context.Context, pr, marker string, commentID int64) error {
+	_, err := s.db.ExecContext(ctx, s.q("INSERT INTO publications (pr_key, marker, comment_id) VALUES (?, ?, ?) ON CONFLICT (pr_key, marker) DO UPDATE SET comment_id = excluded.comment_id"),
+		pr, marker, commentID)
+	if err != nil {
+		return fmt.Errorf("failed to remember comment %d of %s: %w", commentID, pr, err)
+	}
+	return nil
+}
+
+// Publication returns the comment id of a marker on a pull request, or ErrNotFound.
+func (s *Store) Publication(ctx context.Context, pr, marker string) (int64, error) {
+	var id int64
+	err := s.db.QueryRowContext(ctx, s.q("SELECT comment_id FROM publications WHERE pr_key = ? AND marker = ?"), pr, marker).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, ErrNotFound
+	}
+	if err != nil {
+		return 0, fmt.Errorf("failed to read the comments of %s: %w", pr, err)
+	}
+	return id, nil
+}
+
+// DefaultTrust is an agent's trust before any human override.
+const DefaultTrust = 1.0
+
+// Trust returns an agent's trust in a repository.
+func (s *Store) Trust(ctx context.Context, repo, agent string) (float64, error) {
+	var v float64
+	err := s.db.QueryRowContext(ctx, s.q("SELECT trust FROM trust WHERE repository = ? AND agent = ?"), repo, agent).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return DefaultTrust, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("failed to read the trust of %s in %s: %w", agent, repo, err)
+	}
+	return v, nil
+}
+
+// LearnTrust moves an agent's trust toward its agreement with a human decision: an exponential
+// moving average toward 1.5 when it agreed and 0.5 when it did not, at rate alpha.
+func (s *Store) LearnTrust(ctx context.Context, repo, agent string, agreed bool, alpha float64) (float64, error) {
+	cur, err := s.Trust(ctx, repo, agent)
+	if err != nil {
+		return 0, err
+	}
+	target := 0.5
+	if agreed {
+		target = 1.5
+	}
+	next := cur + alpha*(target-cur)
+	_, err = s.db.ExecContext(ctx, s.q(`INSERT INTO trust (repository, agent, trust, overrides) VALUES (?, ?, ?, 1)
+		ON CONFLICT (repository, agent) DO UPDATE SET trust = excluded.trust, overrides = trust.overrides + 1`), repo, agent, next)
+	if err != nil {
+		return 0, fmt.Errorf("failed to store the trust of %s in %s: %w", agent, repo, err)
+	}
+	return next, nil
+}

@@ -1,0 +1,315 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// PostgresEnv names the PostgreSQL server the suite also runs against.
+const PostgresEnv = "DEBATEBOT_TEST_POSTGRES"
+
+var schemaSeq atomic.Int64
+
+// backends opens a fresh store on each backend: SQLite always; PostgreSQL when PostgresEnv is
+// set (each test in a schema of its own).
+func backends(t testing.TB) map[string]func(testing.TB) *Store {
+	out := map[string]func(testing.TB) *Store{
+		"sqlite": func(t testing.TB) *Store {
+			s, err := Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "debatebot.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			return s
+		},
+	}
+	url := os.Getenv(PostgresEnv)
+	out["postgres"] = func(t testing.TB) *Store {
+		if url == "" {
+			t.Skipf("PostgreSQL tests need a server: set %s=postgres://user:pass@127.0.0.1:5432/db?sslmode=disable (.ci/run does)", PostgresEnv)
+		}
+		schema := fmt.Sprintf("t%d_%d", time.Now().UnixNano()%1e9, schemaSeq.Add(1))
+		admin, err := sql.Open("pgx", url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
+			t.Fatalf("create schema: %v", err)
+		}
+		sep := "?"
+		if strings.Contains(url, "?") {
+			sep = "&"
+		}
+		s, err := Open(context.Background(), url+sep+"search_path="+schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			s.Close()
+			_, _ = admin.Exec("DROP SCHEMA " + schema + " CASCADE")
+			admin.Close()
+		})
+		return s
+	}
+	return out
+}
+
+func forEach(t *testing.T, f func(t *testing.T, open func(testing.TB) *Store)) {
+	for name, open := range backends(t) {
+		t.Run(name, func(t *testing.T) { f(t, open) })
+	}
+}
+
+func job(key, pr, head string) *Job {
+	return &Job{Key: key, PR: pr, HeadSHA: head, Kind: "review", Payload: []byte(`{"k":"` + key + `"}`)}
+}
+
+func TestMigrations(t *testing.T) {
+	forEach(t, func(t *testing.T, open func(testing.TB) *Store) {
+		s := open(t)
+		v, err := s.Version(context.Background())
+		if err != nil || v != 1 {
+			t.Errorf("version = %d (%v), want 1", v, err)
+		}
+		// Migrating again changes nothing.
+		if err := s.migrate(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func TestEnqueueDedupesAndSupersedes(t *testing.T) {
+	forEach(t, func(t *testing.T, open func(testing.TB) *Store) {
+		s, ctx := open(t), context.Background()
+		e, err := s.Enqueue(ctx, "d1", "pull_request", job("pr7@a/opened", "acme/shop#7", "a"))
+		if err != nil || !e.Accepted {
+			t.Fatalf("first: %+v %v", e, err)
+		}
+		if e, _ := s.Enqueue(ctx, "d1", "pull_request", job("pr7@a/opened", "acme/shop#7", "a")); e.Accepted || e.Reason != "duplicate delivery" {
+			t.Errorf("same delivery: %+v", e)
+		}
+		if e, _ := s.Enqueue(ctx, "d2", "pull_request", job("pr7@a/opened", "acme/shop#7", "a")); e.Accepted || e.Reason != "duplicate job" {
+			t.Errorf("same job key: %+v", e)
+		}
+		e3, err := s.Enqueue(ctx, "d3", "pull_request", job("pr7@b/synchronize", "acme/shop#7", "b"))
+		if err != nil || !e3.Accepted || e3.Superseded != 1 {
+			t.Errorf("newer head: %+v %v, want the older queued job superseded", e3, err)
+		}
+		old, _ := s.Job(ctx, e.JobID)
+		if old.State != Superseded {
+			t.Errorf("older job state = %s", old.State)
+		}
+		// A delivery without a job (an event that starts nothing) is remembered too.
+		if e, _ := s.Enqueue(ctx, "d4", "ping", nil); e.Accepted || e.Reason != "" {
+			t.Errorf("delivery without a job: %+v", e)
+		}
+		if e, _ := s.Enqueue(ctx, "d4", "ping", nil); e.Reason != "duplicate delivery" {
+			t.Errorf("repeated delivery without a job: %+v", e)
+		}
+	})
+}
+
+func TestClaimLeaseHeartbeat(t *testing.T) {
+	forEach(t, func(t *testing.T, open func(testing.TB) *Store) {
+		s, ctx := open(t), context.Background()
+		clock := time.Unix(1_800_000_000, 0)
+		s.now = func() time.Time { return clock }
+		for i := 0; i < 2; i++ {
+			if _, err := s.Enqueue(ctx, fmt.Sprintf("d%d", i), "pull_request", job(fmt.Sprintf("k%d", i), fmt.Sprintf("acme/shop#%d", i), "h")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		a, err := s.Claim(ctx, "worker-a", time.Minute)
+		if err != nil || a == nil || a.Attempts != 1 || a.LeaseOwner != "worker-a" {
+			t.Fatalf("claim a: %+v %v", a, err)
+		}
+		b, _ := s.Claim(ctx, "worker-b", time.Minute)
+		if b == nil || b.ID == a.ID {
+			t.Fatalf("claim b: %+v, want the other job", b)
+		}
+		if c, _ := s.Claim(ctx, "worker-c", time.Minute); c != nil {
+			t.Fatalf("claim c: %+v, want nothing while leases hold", c)
+		}
+		clock = clock.Add(30 * time.Second)
+		if err := s.Heartbeat(ctx, a.ID, "worker-a", time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		// b's worker died: its lease expires and c takes the job over; b's heartbeat is refused.
+		clock = clock.Add(45 * time.Second)
+		c, _ := s.Claim(ctx, "worker-c", time.Minute)
+		if c == nil || c.ID != b.ID || c.Attempts != 2 {
+			t.Fatalf("claim after b's lease expired: %+v", c)
+		}
+		if err := s.Heartbeat(ctx, b.ID, "worker-b", time.Minute); !errors.Is(err, ErrLeaseLost) {
+			t.Errorf("dead worker's heartbeat: %v", err)
+		}
+		if err := s.Complete(ctx, b.ID, "worker-b"); !errors.Is(err, ErrLeaseLost) {
+			t.Errorf("dead worker's completion: %v", err)
+		}
+		if err := s.Complete(ctx, c.ID, "worker-c"); err != nil {
+			t.Fatal(err)
+		}
+		counts, _ := s.Counts(ctx)
+		if counts[Done] != 1 || counts[Running] != 1 {
+			t.Errorf("counts = %v", counts)
+		}
+	})
+}
+
+func TestFailRetriesThenFails(t *testing.T) {
+	forEach(t, func(t *testing.T, open func(testing.TB) *Store) {
+		s, ctx := open(t), context.Background()
+		clock := time.Unix(1_800_000_000, 0)
+		s.now = func() time.Time { return clock }
+		if _, err := s.Enqueue(ctx, "d", "pull_request", job("k", "acme/shop#1", "h")); err != nil {
+			t.Fatal(err)
+		}
+		for attempt := 1; attempt <= 3; attempt++ {
+			j, _ := s.Claim(ctx, "w", time.Minute)
+			if j == nil {
+				t.Fatalf("attempt %d: nothing to claim", attempt)
+			}
+			final, err := s.Fail(ctx, j, "w", errors.New("GitHub answered 502"), time.Second, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if final != (attempt == 3) {
+				t.Errorf("attempt %d: final = %v", attempt, final)
+			}
+			if !final {
+				// Not before its backoff.
+				if again, _ := s.Claim(ctx, "w", time.Minute); again != nil {
+					t.Errorf("attempt %d: claimed again before the backoff", attempt)
+				}
+				clock = clock.Add(time.Duration(1<<(attempt-1)) * time.Second)
+			}
+		}
+		j, _ := s.Job(ctx, 1)
+		if j.State != Failed || j.Error != "GitHub answered 502" || j.Attempts != 3 {
+			t.Errorf("job = %+v", j)
+		}
+	})
+}
+
+// Four workers claim 100 jobs at once: each runs exactly once.
+func TestConcurrentClaimsRunEachJobOnce(t *testing.T) {
+	forEach(t, func(t *testing.T, open func(testing.TB) *Store) {
+		s, ctx := open(t), context.Background()
+		for i := 0; i < 100; i++ {
+			if _, err := s.Enqueue(ctx, fmt.Sprintf("d%d", i), "pull_request", job(fmt.Sprintf("k%d", i), fmt.Sprintf("acme/shop#%d", i), "h")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var mu sync.Mutex
+		ran := map[int64]int{}
+		var wg sync.WaitGroup
+		for w := 0; w < 4; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				owner := fmt.Sprintf("w%d", w)
+				for {
+					j, err := s.Claim(ctx, owner, time.Minute)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					if j == nil {
+						return
+					}
+					mu.Lock()
+					ran[j.ID]++
+					mu.Unlock()
+					if err := s.Complete(ctx, j.ID, owner); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		if len(ran) != 100 {
+			t.Errorf("%d jobs ran, want 100", len(ran))
+		}
+		for id, n := range ran {
+			if n != 1 {
+				t.Errorf("job %d ran %d times", id, n)
+			}
+		}
+	})
+}
+
+func TestDebatesPublicationsTrust(t *testing.T) {
+	forEach(t, func(t *testing.T, open func(testing.TB) *Store) {
+		s, ctx := open(t), context.Background()
+		d := &Debate{ID: "deb-1", JobID: 1, Repository: "acme/shop", PRNumber: 7, HeadSHA: "h", Trigger: "pull_request.opened", Protocol: "standard",
+			Phases: 2, Checkpoint: []byte(`{"phase":2}`), StartedAt: time.Unix(100, 0)}
+		if err := s.SaveCheckpoint(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+		d.Phases, d.Checkpoint = 4, []byte(`{"phase":4}`)
+		if err := s.SaveCheckpoint(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Debate(ctx, "deb-1")
+		if err != nil || got.Phases != 4 || string(got.Checkpoint) != `{"phase":4}` || got.Decision != "" {
+			t.Fatalf("checkpointed debate = %+v %v", got, err)
+		}
+		d.Decision, d.Record, d.Prompt, d.EndedAt = "approve", []byte("decision: {}"), 10, time.Unix(200, 0)
+		if err := s.FinishDebate(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+		got, _ = s.Debate(ctx, "deb-1")
+		if got.Decision != "approve" || got.Prompt != 10 || !got.EndedAt.Equal(time.Unix(200, 0)) {
+			t.Errorf("finished debate = %+v", got)
+		}
+		if _, err := s.Debate(ctx, "nope"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("missing debate: %v", err)
+		}
+		if err := s.SavePublication(ctx, "acme/shop#7", "<!-- debatebot:transcript -->", 11); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SavePublication(ctx, "acme/shop#7", "<!-- debatebot:transcript -->", 12); err != nil {
+			t.Fatal(err)
+		}
+		if id, err := s.Publication(ctx, "acme/shop#7", "<!-- debatebot:transcript -->"); err != nil || id != 12 {
+			t.Errorf("publication = %d %v", id, err)
+		}
+		if v, _ := s.Trust(ctx, "acme/shop", "security"); v != DefaultTrust {
+			t.Errorf("default trust = %g", v)
+		}
+		var v float64
+		for i := 0; i < 3; i++ {
+			v, _ = s.LearnTrust(ctx, "acme/shop", "security", true, 0.3)
+		}
+		if v <= 1.2 {
+			t.Errorf("trust after three agreements = %g, want above 1.2 (a senior stakeholder)", v)
+		}
+		if w, _ := s.LearnTrust(ctx, "acme/shop", "security", false, 0.3); w >= v {
+			t.Errorf("trust after a disagreement = %g, want below %g", w, v)
+		}
+	})
+}
+
+func TestOpenErrors(t *testing.T) {
+	ctx := context.Background()
+	for url, want := range map[string]string{
+		"mysql://x":   "unsupported database url",
+		"sqlite:":     "names no file",
+		"postgres://debatebot:secret@127.0.0.1:1/db?sslmode=disable&connect_timeout=2": "database postgres://***@127.0.0.1:1/db",
+	} {
+		_, err := Open(ctx, url)
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "secret") {
+			t.Errorf("Open(%s) = %v, want an error containing %q and no password", url, err, want)
+		}
+	}
+}
