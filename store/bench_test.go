@@ -1,0 +1,97 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+)
+
+// BenchmarkAcceptAndPersist records 1,000 deliveries with their jobs, 8 at a time, on each
+// backend, and reports the p50 and p99 of one Enqueue (what a webhook waits for before 2xx).
+func BenchmarkAcceptAndPersist(b *testing.B) {
+	for name, open := range backends(b) {
+		b.Run(name, func(b *testing.B) {
+			s := open(b)
+			ctx := context.Background()
+			var p50, p99 time.Duration
+			round := 0
+			for b.Loop() {
+				round++
+				lat := make([]time.Duration, 1000)
+				var wg sync.WaitGroup
+				sem := make(chan struct{}, 8)
+				for i := range lat {
+					wg.Add(1)
+					sem <- struct{}{}
+					go func() {
+						defer wg.Done()
+						defer func() { <-sem }()
+						start := time.Now()
+						id := fmt.Sprintf("r%d-%d", round, i)
+						if _, err := s.Enqueue(ctx, id, "pull_request", job(id, fmt.Sprintf("acme/shop#%d", i), "h")); err != nil {
+							b.Error(err)
+						}
+						lat[i] = time.Since(start)
+					}()
+				}
+				wg.Wait()
+				sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+				p50, p99 = lat[len(lat)/2], lat[len(lat)*99/100]
+			}
+			b.ReportMetric(float64(p50.Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(p99.Microseconds())/1000, "p99-ms")
+		})
+	}
+}
+
+// BenchmarkClaims has 4 workers claim and complete 1,000 queued jobs and reports jobs per second.
+func BenchmarkClaims(b *testing.B) {
+	for name, open := range backends(b) {
+		b.Run(name, func(b *testing.B) {
+			s := open(b)
+			ctx := context.Background()
+			var rate float64
+			round := 0
+			for b.Loop() {
+				round++
+				b.StopTimer()
+				for i := 0; i < 1000; i++ {
+					id := fmt.Sprintf("c%d-%d", round, i)
+					if _, err := s.Enqueue(ctx, id, "pull_request", job(id, id, "h")); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StartTimer()
+				start := time.Now()
+				var wg sync.WaitGroup
+				for w := 0; w < 4; w++ {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						owner := fmt.Sprintf("w%d", w)
+						for {
+							j, err := s.Claim(ctx, owner, time.Minute)
+							if err != nil {
+								b.Error(err)
+								return
+							}
+							if j == nil {
+								return
+							}
+							if err := s.Complete(ctx, j.ID, owner); err != nil {
+								b.Error(err)
+								return
+							}
+						}
+					}()
+				}
+				wg.Wait()
+				rate = 1000 / time.Since(start).Seconds()
+			}
+			b.ReportMetric(rate, "claims/s")
+		})
+	}
+}
