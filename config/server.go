@@ -22,9 +22,8 @@ type Server struct {
 	OpenAIBaseURL string
 	Model         string
 	DatabaseURL   string
-	// Workers run debates; QueueSize bounds the debates waiting.
-	Workers   int
-	QueueSize int
+	// Workers run debates on this replica.
+	Workers int
 	// LogLevel is zerolog's level name.
 	LogLevel string
 	// AllowedBots are other bots whose events and commands may start debates (the App itself
@@ -37,7 +36,6 @@ const (
 	DefaultAddr        = ":8080"
 	DefaultDatabaseURL = "sqlite:debatebot.db"
 	DefaultWorkers     = 2
-	DefaultQueueSize   = 1000
 	DefaultLogLevel    = "info"
 )
 
@@ -102,7 +100,7 @@ func LoadServer(getenv func(string) string, readFile func(string) ([]byte, error
 		Addr:      get("DEBATEBOT_ADDR", DefaultAddr),
 		OpenAIKey: get("OPENAI_API_KEY", ""), OpenAIBaseURL: get("OPENAI_BASE_URL", ""), Model: get("DEBATEBOT_MODEL", ""),
 		DatabaseURL: get("DEBATEBOT_DATABASE_URL", DefaultDatabaseURL), LogLevel: get("DEBATEBOT_LOG_LEVEL", DefaultLogLevel),
-		Workers: num("DEBATEBOT_WORKERS", DefaultWorkers), QueueSize: num("DEBATEBOT_QUEUE_SIZE", DefaultQueueSize),
+		Workers: num("DEBATEBOT_WORKERS", DefaultWorkers),
 	}
 	for _, b := range strings.Split(get("DEBATEBOT_ALLOWED_BOTS", ""), ",") {
 		if b = strings.TrimSpace(b); b != "" {

@@ -39,9 +39,9 @@ func (b *Base) fromBot(u slimUser) bool {
 // enqueue hands a job to the queue and logs what happened.
 func (b *Base) enqueue(ctx context.Context, job *Job) error {
 	log := zerolog.Ctx(ctx).With().Str("repository", job.PR.Repository()).Int("pr_number", job.PR.Number).Str("trigger", job.Trigger).Logger()
-	accepted, reason, err := b.Queue.Enqueue(job)
+	accepted, reason, err := b.Queue.Enqueue(ctx, job)
 	if err != nil {
-		b.Metrics.webhookOutcome(job.Trigger, "queue_full")
+		b.Metrics.webhookOutcome(job.Trigger, "store_unavailable")
 		return fmt.Errorf("failed to enqueue a debate for %s: %w", job.PR, err)
 	}
 	outcome := "enqueued"

@@ -63,7 +63,7 @@ func newAppWith(t testing.TB, edit func(*config.Server)) *app {
 	gh.PRs["acme/shop#7"] = &githubtest.PR{Title: "Add admin user export", BaseRef: "main", HeadRef: "export", HeadSHA: "abc123", Diff: string(diff)}
 	gh.Permissions["acme/shop:alice"] = "write"
 	gh.Permissions["acme/shop:mallory"] = "read"
-	cfg := &config.Server{QueueSize: 100, Workers: 2}
+	cfg := &config.Server{Workers: 2, DatabaseURL: "sqlite:" + filepath.Join(t.TempDir(), "debatebot.db")}
 	cfg.GitHub.V3APIURL = gh.URL + "/"
 	cfg.GitHub.V4APIURL = gh.URL + "/graphql"
 	cfg.GitHub.App.IntegrationID = 1
@@ -73,13 +73,15 @@ func newAppWith(t testing.TB, edit func(*config.Server)) *app {
 		edit(cfg)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s, err := New(ctx, cfg, zerolog.Nop())
+	s, err := New(ctx, cfg, testLogger(), func(o *QueueOptions) {
+		o.Poll, o.Heartbeat, o.Lease, o.Backoff = 5*time.Millisecond, 50*time.Millisecond, 2*time.Second, 10*time.Millisecond
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.Start(ctx)
 	hs := httptest.NewServer(s.Handler)
-	t.Cleanup(func() { hs.Close(); cancel(); s.Queue.Stop() })
+	t.Cleanup(func() { hs.Close(); cancel(); s.Queue.Stop(); s.Close() })
 	return &app{t: t, gh: gh, srv: s, url: hs.URL, cancel: cancel}
 }
 
@@ -508,4 +510,11 @@ func TestPublishIsRetriedLater(t *testing.T) {
 	if runs := a.gh.Checks("acme/shop"); len(runs) != 1 || runs[0].Status != "completed" {
 		t.Errorf("check runs = %+v", runs)
 	}
+}
+
+func testLogger() zerolog.Logger {
+	if os.Getenv("DEBATEBOT_TEST_LOG") != "" {
+		return zerolog.New(os.Stderr)
+	}
+	return zerolog.Nop()
 }

@@ -5,14 +5,18 @@ package handlers
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -49,9 +53,10 @@ type Job struct {
 // arrives.
 var ErrSuperseded = errors.New("superseded by a newer push")
 
-// ErrQueueFull is returned when no more jobs can wait; the handler answers 503 and GitHub shows
-// the delivery as failed, so that it can be redelivered.
-var ErrQueueFull = errors.New("the debate queue is full")
+// ErrUnavailable wraps a store failure while accepting a delivery: the handler answers 503 and
+// GitHub shows the delivery failed, so that it can be redelivered; nothing is acknowledged that
+// was not kept.
+var ErrUnavailable = errors.New("the job store is unavailable")
 
 // RunFunc holds one job.
 type RunFunc func(ctx context.Context, job *Job) error
@@ -61,28 +66,105 @@ type running struct {
 	cancel context.CancelCauseFunc
 }
 
-// Queue holds jobs in memory for a pool of workers: the same delivery twice is one job, the same
-// head and trigger twice is one debate, a newer head of a pull request supersedes the older one's
-// queued and running debates, and /human-review stops the running debate. (Durable jobs come with
-// the store; this is the seam.)
-type Queue struct {
-	run RunFunc
-	log zerolog.Logger
-
-	mu         sync.Mutex
-	jobs       chan *Job
-	deliveries map[string]bool
-	keys       map[string]bool
-	latest     map[string]string // PR -> latest head SHA accepted
-	running    map[string]*running
-	wg         sync.WaitGroup
-	active     sync.WaitGroup
+// QueueOptions tune the workers.
+type QueueOptions struct {
+	// Owner names this replica in leases.
+	Owner string
+	// Lease is how long a claimed job is this worker's without a heartbeat; Heartbeat how often
+	// it is extended.
+	Lease, Heartbeat time.Duration
+	// Poll is how often idle workers look for jobs other replicas enqueued.
+	Poll time.Duration
+	// MaxAttempts bounds the tries of a job; Backoff is the wait after the first failure,
+	// doubling after each.
+	MaxAttempts int
+	Backoff     time.Duration
 }
 
-// NewQueue returns a queue of at most size waiting jobs.
-func NewQueue(size int, run RunFunc, log zerolog.Logger) *Queue {
-	return &Queue{run: run, log: log, jobs: make(chan *Job, size), deliveries: map[string]bool{}, keys: map[string]bool{},
-		latest: map[string]string{}, running: map[string]*running{}}
+// DefaultQueueOptions are the production settings.
+func DefaultQueueOptions() QueueOptions {
+	host, _ := os.Hostname()
+	return QueueOptions{
+		Owner: fmt.Sprintf("%s-%d-%d", host, os.Getpid(), time.Now().UnixNano()%1e6),
+		Lease: 2 * time.Minute, Heartbeat: 30 * time.Second, Poll: time.Second, MaxAttempts: 5, Backoff: 30 * time.Second,
+	}
+}
+
+// Queue keeps jobs in the store: a delivery is written before the webhook is acknowledged, the
+// same delivery twice or the same head and trigger twice is one job, a newer head supersedes the
+// older head's queued and running debates, workers claim jobs with a lease they heartbeat, and a
+// failed job is retried with backoff up to a bound, then marked failed with its error. A replica
+// that dies leaves its lease to expire, and another takes the job over.
+type Queue struct {
+	store *store.Store
+	run   RunFunc
+	log   zerolog.Logger
+	opts  QueueOptions
+
+	notify  chan struct{}
+	mu      sync.Mutex
+	running map[string]*running
+	wg      sync.WaitGroup
+	active  atomic.Int64
+}
+
+// NewQueue returns a queue over the store.
+func NewQueue(st *store.Store, run RunFunc, log zerolog.Logger, opts QueueOptions) *Queue {
+	return &Queue{store: st, run: run, log: log, opts: opts, notify: make(chan struct{}, 1), running: map[string]*running{}}
+}
+
+func prKey(pr review.PullRequest) string { return pr.String() }
+
+// jobKey dedupes jobs: a review of a known head is one per head, trigger and protocol; anything
+// else is one per delivery.
+func jobKey(job *Job) string {
+	if job.Kind == KindReview && job.HeadSHA != "" {
+		return fmt.Sprintf("%s@%s/%s/%s", prKey(job.PR), job.HeadSHA, job.Trigger, job.Protocol)
+	}
+	return "delivery/" + job.DeliveryID
+}
+
+// Enqueue keeps the job in the store and wakes a worker.
+func (q *Queue) Enqueue(ctx context.Context, job *Job) (accepted bool, reason string, err error) {
+	job.Enqueued = time.Now()
+	key := prKey(job.PR)
+	if job.Kind == KindHumanReview {
+		q.mu.Lock()
+		r, ok := q.running[key]
+		q.mu.Unlock()
+		if ok && r.job.Kind != KindHumanReview {
+			if _, err := q.store.Enqueue(ctx, job.DeliveryID, job.Trigger, nil); err != nil {
+				return false, "", fmt.Errorf("%w: %v", ErrUnavailable, err)
+			}
+			r.cancel(toulmin.ErrHumanReview)
+			return true, "stopping the running debate for human review", nil
+		}
+	}
+	payload, err := json.Marshal(job)
+	if err != nil {
+		return false, "", fmt.Errorf("failed to encode the job of delivery %s: %w", job.DeliveryID, err)
+	}
+	res, err := q.store.Enqueue(ctx, job.DeliveryID, job.Trigger, &store.Job{
+		Key: jobKey(job), PR: key, HeadSHA: job.HeadSHA, Kind: string(job.Kind), Payload: payload,
+	})
+	if err != nil {
+		return false, "", fmt.Errorf("%w: %v", ErrUnavailable, err)
+	}
+	if !res.Accepted {
+		return false, res.Reason, nil
+	}
+	if job.Kind == KindReview && job.HeadSHA != "" {
+		q.mu.Lock()
+		if r, ok := q.running[key]; ok && r.job.Kind == KindReview && r.job.HeadSHA != job.HeadSHA {
+			r.cancel(ErrSuperseded)
+		}
+		q.mu.Unlock()
+	}
+	select {
+	case q.notify <- struct{}{}:
+	default:
+	}
+	return true, "queued", nil
 }
 
 // Start runs workers until ctx ends.
@@ -91,101 +173,123 @@ func (q *Queue) Start(ctx context.Context, workers int) {
 		q.wg.Add(1)
 		go func() {
 			defer q.wg.Done()
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case job := <-q.jobs:
-					q.execute(ctx, job)
-				}
-			}
+			q.work(ctx)
 		}()
 	}
 }
 
-// Wait blocks until every accepted job has finished (tests, shutdown).
-func (q *Queue) Wait() { q.active.Wait() }
-
 // Stop waits for the workers to return after their context ended.
 func (q *Queue) Stop() { q.wg.Wait() }
 
-func prKey(pr review.PullRequest) string { return pr.String() }
-
-// Enqueue accepts a job, or says why it is not needed. It never blocks.
-func (q *Queue) Enqueue(job *Job) (accepted bool, reason string, err error) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if job.DeliveryID != "" && q.deliveries[job.DeliveryID] {
-		return false, "delivery already accepted", nil
-	}
-	key := prKey(job.PR)
-	if job.Kind == KindHumanReview {
-		if r, ok := q.running[key]; ok && r.job.Kind != KindHumanReview {
-			r.cancel(toulmin.ErrHumanReview)
-			q.deliveries[job.DeliveryID] = true
-			return true, "stopping the running debate for human review", nil
+// Wait blocks until no job is queued, running or due for a retry soon (tests, shutdown).
+func (q *Queue) Wait() {
+	for {
+		counts, err := q.store.Counts(context.Background())
+		if err == nil && counts[store.Queued] == 0 && counts[store.Running] == 0 && q.active.Load() == 0 {
+			return
 		}
+		time.Sleep(5 * time.Millisecond)
 	}
-	dedupe := ""
-	if job.Kind == KindReview && job.HeadSHA != "" {
-		dedupe = fmt.Sprintf("%s@%s/%s/%s", key, job.HeadSHA, job.Trigger, job.Protocol)
-		if q.keys[dedupe] {
-			return false, "this head was already debated for this trigger", nil
-		}
-	}
-	job.Enqueued = time.Now()
-	q.active.Add(1)
-	select {
-	case q.jobs <- job:
-	default:
-		// Nothing is remembered of a refused job, so that GitHub's redelivery is accepted.
-		q.active.Done()
-		return false, "", ErrQueueFull
-	}
-	if job.DeliveryID != "" {
-		q.deliveries[job.DeliveryID] = true
-	}
-	if dedupe != "" {
-		q.keys[dedupe] = true
-		if r, ok := q.running[key]; ok && r.job.HeadSHA != job.HeadSHA {
-			r.cancel(ErrSuperseded)
-		}
-		q.latest[key] = job.HeadSHA
-	}
-	return true, "queued", nil
 }
 
-func (q *Queue) execute(parent context.Context, job *Job) {
-	defer q.active.Done()
-	key := prKey(job.PR)
-	q.mu.Lock()
-	if job.Kind == KindReview && job.HeadSHA != "" && q.latest[key] != job.HeadSHA {
-		q.mu.Unlock()
-		q.log.Info().Str("delivery_id", job.DeliveryID).Str("repository", job.PR.Repository()).Int("pr_number", job.PR.Number).
-			Msg("Skipped a queued debate superseded by a newer push.")
+func (q *Queue) work(ctx context.Context) {
+	idle := time.NewTimer(0)
+	defer idle.Stop()
+	for ctx.Err() == nil {
+		q.active.Add(1)
+		j, err := q.store.Claim(ctx, q.opts.Owner, q.opts.Lease)
+		if err != nil || j == nil {
+			q.active.Add(-1)
+			if err != nil && ctx.Err() == nil {
+				q.log.Error().Err(err).Msg("Could not claim a job; the store may be down. Retrying.")
+			}
+			idle.Reset(q.opts.Poll)
+			select {
+			case <-ctx.Done():
+				return
+			case <-q.notify:
+			case <-idle.C:
+			}
+			continue
+		}
+		q.execute(ctx, j)
+		q.active.Add(-1)
+	}
+}
+
+func (q *Queue) execute(parent context.Context, sj *store.Job) {
+	var job Job
+	log := q.log.With().Int64("job_id", sj.ID).Str("delivery_id", sj.DeliveryID).Logger()
+	if err := json.Unmarshal(sj.Payload, &job); err != nil {
+		log.Error().Err(err).Msg("A job's payload is unreadable; it is marked failed.")
+		_, _ = q.store.Fail(parent, sj, q.opts.Owner, fmt.Errorf("unreadable payload: %w", err), q.opts.Backoff, 0)
 		return
 	}
+	key := prKey(job.PR)
+	log = log.With().Str("repository", job.PR.Repository()).Int("pr_number", job.PR.Number).Logger()
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
-	if r, ok := q.running[key]; ok && job.Kind == KindReview && r.job.Kind == KindReview {
-		// One debate per pull request at a time: a newer one replaces the older.
+	q.mu.Lock()
+	if r, ok := q.running[key]; ok && job.Kind == KindReview && r.job.Kind == KindReview && r.job.HeadSHA != job.HeadSHA {
 		r.cancel(ErrSuperseded)
 	}
-	q.running[key] = &running{job: job, cancel: cancel}
+	q.running[key] = &running{job: &job, cancel: cancel}
 	q.mu.Unlock()
 	defer func() {
 		q.mu.Lock()
-		if r, ok := q.running[key]; ok && r.job == job {
+		if r, ok := q.running[key]; ok && r.job == &job {
 			delete(q.running, key)
 		}
 		q.mu.Unlock()
 	}()
-	log := q.log.With().Str("delivery_id", job.DeliveryID).Str("repository", job.PR.Repository()).Int("pr_number", job.PR.Number).Logger()
-	if err := q.run(log.WithContext(ctx), job); err != nil {
-		if errors.Is(context.Cause(ctx), ErrSuperseded) {
-			log.Info().Msg("The debate was superseded by a newer push.")
-			return
+
+	// Heartbeat: a lost lease means another replica took the job over, or a newer head
+	// superseded it; either way this worker stops.
+	beat := make(chan struct{})
+	go func() {
+		t := time.NewTicker(q.opts.Heartbeat)
+		defer t.Stop()
+		for {
+			select {
+			case <-beat:
+				return
+			case <-t.C:
+				if err := q.store.Heartbeat(parent, sj.ID, q.opts.Owner, q.opts.Lease); errors.Is(err, store.ErrLeaseLost) {
+					if cur, err := q.store.Job(parent, sj.ID); err == nil && cur.State == store.Superseded {
+						cancel(ErrSuperseded)
+					} else {
+						cancel(store.ErrLeaseLost)
+					}
+					return
+				} else if err != nil {
+					log.Warn().Err(err).Msg("Could not extend the job's lease.")
+				}
+			}
 		}
-		log.Error().Err(err).Msg("The debate job failed.")
+	}()
+	err := q.run(log.WithContext(ctx), &job)
+	close(beat)
+	cause := context.Cause(ctx)
+	switch {
+	case errors.Is(cause, ErrSuperseded), errors.Is(cause, store.ErrLeaseLost):
+		log.Info().AnErr("cause", cause).Msg("The debate stopped: superseded by a newer push or taken over.")
+		return
+	case parent.Err() != nil:
+		// Shutting down: the lease expires and a worker resumes the job from its checkpoint.
+		return
+	case err == nil:
+		if err := q.store.Complete(parent, sj.ID, q.opts.Owner); err != nil {
+			log.Warn().Err(err).Msg("Could not mark the job done.")
+		}
+	default:
+		final, ferr := q.store.Fail(parent, sj, q.opts.Owner, err, q.opts.Backoff, q.opts.MaxAttempts)
+		if ferr != nil {
+			log.Error().Err(ferr).Msg("Could not record the job's failure.")
+		}
+		if final {
+			log.Error().Err(err).Int("attempts", sj.Attempts).Msg("The debate job failed for good.")
+		} else {
+			log.Warn().Err(err).Int("attempts", sj.Attempts).Msg("The debate job failed; it will be retried.")
+		}
 	}
 }

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -53,17 +55,28 @@ func waitStarted(t *testing.T, b *blocking, id string) {
 	}
 }
 
+func testQueue(t *testing.T, run RunFunc) *Queue {
+	t.Helper()
+	st, err := store.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "q.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return NewQueue(st, run, zerolog.Nop(), QueueOptions{Owner: "test", Lease: time.Minute, Heartbeat: 20 * time.Millisecond, Poll: 5 * time.Millisecond, MaxAttempts: 3, Backoff: time.Millisecond})
+}
+
 func TestQueueNewHeadSupersedesRunningDebate(t *testing.T) {
 	b := newBlocking()
-	q := NewQueue(10, b.run, zerolog.Nop())
+	q := testQueue(t, b.run)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer func() { cancel(); q.Stop() }()
 	q.Start(ctx, 2)
-	if ok, _, err := q.Enqueue(&Job{DeliveryID: "a", Kind: KindReview, PR: pr7, HeadSHA: "old", Trigger: "pull_request.opened"}); !ok || err != nil {
-		t.Fatal("first job refused")
+	bg := context.Background()
+	if ok, _, err := q.Enqueue(bg, &Job{DeliveryID: "a", Kind: KindReview, PR: pr7, HeadSHA: "old", Trigger: "pull_request.opened"}); !ok || err != nil {
+		t.Fatalf("first job refused: %v", err)
 	}
 	waitStarted(t, b, "a")
-	if ok, _, _ := q.Enqueue(&Job{DeliveryID: "b", Kind: KindReview, PR: pr7, HeadSHA: "new", Trigger: "pull_request.synchronize"}); !ok {
+	if ok, _, _ := q.Enqueue(bg, &Job{DeliveryID: "b", Kind: KindReview, PR: pr7, HeadSHA: "new", Trigger: "pull_request.synchronize"}); !ok {
 		t.Fatal("newer head refused")
 	}
 	waitStarted(t, b, "b")
@@ -75,7 +88,7 @@ func TestQueueNewHeadSupersedesRunningDebate(t *testing.T) {
 		t.Errorf("the older debate ended with %v, want ErrSuperseded", b.cause("a"))
 	}
 	// /human-review stops the running debate with ErrHumanReview.
-	if ok, reason, _ := q.Enqueue(&Job{DeliveryID: "c", Kind: KindHumanReview, PR: pr7}); !ok || reason != "stopping the running debate for human review" {
+	if ok, reason, _ := q.Enqueue(bg, &Job{DeliveryID: "c", Kind: KindHumanReview, PR: pr7}); !ok || reason != "stopping the running debate for human review" {
 		t.Fatalf("human review: %v %q", ok, reason)
 	}
 	for b.cause("b") == nil && time.Now().Before(deadline) {
@@ -86,30 +99,72 @@ func TestQueueNewHeadSupersedesRunningDebate(t *testing.T) {
 	}
 }
 
-func TestQueueDedupesAndBounds(t *testing.T) {
-	q := NewQueue(2, func(context.Context, *Job) error { return nil }, zerolog.Nop())
-	job := func(id, head string) *Job {
-		return &Job{DeliveryID: id, Kind: KindReview, PR: pr7, HeadSHA: head, Trigger: "pull_request.opened"}
+// Another replica's newer head supersedes a running job in the store: this worker learns it at
+// its next heartbeat and stops.
+func TestQueueHeartbeatLearnsOfSupersession(t *testing.T) {
+	b := newBlocking()
+	q := testQueue(t, b.run)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer func() { cancel(); q.Stop() }()
+	q.Start(ctx, 1)
+	bg := context.Background()
+	q.Enqueue(bg, &Job{DeliveryID: "a", Kind: KindReview, PR: pr7, HeadSHA: "old", Trigger: "pull_request.opened"})
+	waitStarted(t, b, "a")
+	// Written straight to the store, as another replica's handler would.
+	if _, err := q.store.Enqueue(bg, "b", "pull_request", &store.Job{Key: "other", PR: pr7.String(), HeadSHA: "new", Kind: "review", Payload: []byte(`{}`)}); err != nil {
+		t.Fatal(err)
 	}
-	if ok, _, _ := q.Enqueue(job("1", "h1")); !ok {
+	deadline := time.Now().Add(5 * time.Second)
+	for b.cause("a") == nil && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if !errors.Is(b.cause("a"), ErrSuperseded) {
+		t.Errorf("the debate ended with %v, want ErrSuperseded from the heartbeat", b.cause("a"))
+	}
+}
+
+func TestQueueDedupesAndRetries(t *testing.T) {
+	var mu sync.Mutex
+	runs := map[string]int{}
+	q := testQueue(t, func(_ context.Context, j *Job) error {
+		mu.Lock()
+		defer mu.Unlock()
+		runs[j.DeliveryID]++
+		if j.DeliveryID == "flaky" && runs[j.DeliveryID] < 2 {
+			return errors.New("GitHub answered 502")
+		}
+		if j.DeliveryID == "broken" {
+			return errors.New("always fails")
+		}
+		return nil
+	})
+	bg := context.Background()
+	job := func(id, head string) *Job {
+		return &Job{DeliveryID: id, Kind: KindReview, PR: review.PullRequest{Owner: "acme", Repo: "shop", Number: len(id)}, HeadSHA: head, Trigger: "pull_request.opened"}
+	}
+	if ok, _, _ := q.Enqueue(bg, job("1", "h1")); !ok {
 		t.Fatal("refused")
 	}
-	if ok, reason, _ := q.Enqueue(job("1", "h1")); ok || reason != "delivery already accepted" {
+	if ok, reason, _ := q.Enqueue(bg, job("1", "h1")); ok || reason != "duplicate delivery" {
 		t.Errorf("same delivery: %v %q", ok, reason)
 	}
-	if ok, reason, _ := q.Enqueue(job("2", "h1")); ok || reason != "this head was already debated for this trigger" {
+	if ok, reason, _ := q.Enqueue(bg, job("2", "h1")); ok || reason != "duplicate job" {
 		t.Errorf("same head and trigger: %v %q", ok, reason)
 	}
-	if ok, _, _ := q.Enqueue(job("3", "h2")); !ok {
-		t.Fatal("second head refused")
+	q.Enqueue(bg, job("flaky", "h2"))
+	q.Enqueue(bg, job("broken", "h3"))
+	ctx, cancel := context.WithCancel(bg)
+	defer func() { cancel(); q.Stop() }()
+	q.Start(ctx, 2)
+	q.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if runs["1"] != 1 || runs["flaky"] != 2 || runs["broken"] != 3 {
+		t.Errorf("runs = %v, want 1 once, flaky twice (one retry), broken three times (the bound)", runs)
 	}
-	// No workers run: the third waiting job finds the queue full, and is not marked as seen,
-	// so that GitHub's redelivery is accepted later.
-	if _, _, err := q.Enqueue(job("4", "h3")); !errors.Is(err, ErrQueueFull) {
-		t.Errorf("full queue: err = %v", err)
-	}
-	if q.deliveries["4"] || q.keys["acme/shop#7@h3/pull_request.opened/"] {
-		t.Error("a refused delivery was remembered")
+	counts, _ := q.store.Counts(bg)
+	if counts[store.Done] != 2 || counts[store.Failed] != 1 {
+		t.Errorf("job states = %v", counts)
 	}
 }
 

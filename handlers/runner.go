@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -30,6 +32,8 @@ type AgentFactory func(repo *config.Repo) ([]toulmin.Agent, error)
 // the base branch, reads the change, runs the debate and publishes it.
 type Runner struct {
 	Clients githubapp.ClientCreator
+	// Store keeps checkpoints and decisions, so that a debate cut short resumes.
+	Store *store.Store
 	// Bot is the App's login, "<slug>[bot]".
 	Bot     string
 	Agents  AgentFactory
@@ -145,13 +149,12 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 			}
 			return err
 		}
-		if err := pub.StartCheck(ctx, d.Change.HeadSHA); err != nil {
-			log.Warn().Err(err).Msg("Could not create the check run.")
-		}
+		r.startCheck(ctx, pub, d)
 	}
 	if meta != nil {
 		pub.DetailsURL = meta.GetHTMLURL()
 	}
+	r.durable(ctx, d, job)
 	// The transcript comment shows which phase runs, edited at most once per phase.
 	d.Observer = func(e toulmin.Event) {
 		if e.Kind != toulmin.EventPhaseStarted || e.Phase.Phase == toulmin.PhaseDecision {
@@ -174,12 +177,68 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 	logger := log.With().Str("debate_id", t.DebateID).Logger()
 	r.Metrics.debate(t)
 	if errors.Is(cause, toulmin.ErrHumanReview) {
-		// The debate stopped for a human: its state is still published, on a context of its own.
+		// The debate stopped for a human: its state is still kept and published, on a context of
+		// its own.
 		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		defer cancel()
-		return r.publish(logger.WithContext(pctx), pub, t)
+		ctx = pctx
+	}
+	if r.Store != nil {
+		rec, _ := t.Record.YAML()
+		cp, _ := json.Marshal(t)
+		if err := r.Store.FinishDebate(ctx, &store.Debate{ID: t.DebateID, Repository: d.Repository, PRNumber: d.PRNumber, HeadSHA: t.Record.HeadSHA,
+			Trigger: d.Trigger, Protocol: t.Protocol, Decision: string(t.Record.Decision), Phases: len(t.Timeline), Checkpoint: cp, Record: rec,
+			Prompt: t.Usage.Prompt, Completion: t.Usage.Completion, StartedAt: t.StartedAt, EndedAt: t.EndedAt}); err != nil {
+			return err
+		}
 	}
 	return r.publish(logger.WithContext(ctx), pub, t)
+}
+
+// startCheck creates the debate's check run, or reuses the one a resumed debate created.
+func (r *Runner) startCheck(ctx context.Context, pub *review.Publisher, d *review.Debate) {
+	log := zerolog.Ctx(ctx)
+	if r.Store != nil {
+		if id, err := r.Store.CheckRun(ctx, d.ID()); err == nil {
+			pub.UseCheckRun(id)
+			return
+		}
+	}
+	if err := pub.StartCheck(ctx, d.Change.HeadSHA); err != nil {
+		log.Warn().Err(err).Msg("Could not create the check run.")
+		return
+	}
+	if r.Store != nil {
+		if err := r.Store.SaveCheckRun(ctx, d.ID(), pub.CheckRunID()); err != nil {
+			log.Warn().Err(err).Msg("Could not remember the check run.")
+		}
+	}
+}
+
+// durable makes the debate resumable: every completed phase is checkpointed in the store, and a
+// debate of the same id that a crash cut short resumes from its last checkpoint, asking no agent
+// again for a phase it completed.
+func (r *Runner) durable(ctx context.Context, d *review.Debate, job *Job) {
+	if r.Store == nil {
+		return
+	}
+	id := d.ID()
+	if prior, err := r.Store.Debate(ctx, id); err == nil && prior.Decision == "" && len(prior.Checkpoint) > 0 {
+		var t toulmin.Transcript
+		if err := json.Unmarshal(prior.Checkpoint, &t); err == nil {
+			d.Prior = &t
+			zerolog.Ctx(ctx).Info().Str("debate_id", id).Int("phases", len(t.Timeline)).Msg("Resuming a debate from its checkpoint.")
+		}
+	}
+	d.Checkpoint = func(ctx context.Context, t *toulmin.Transcript) error {
+		cp, err := json.Marshal(t)
+		if err != nil {
+			return fmt.Errorf("failed to encode the checkpoint of %s: %w", t.DebateID, err)
+		}
+		// Kept even while the debate stops (human review, shutdown): it is what a resume needs.
+		return r.Store.SaveCheckpoint(context.WithoutCancel(ctx), &store.Debate{ID: t.DebateID, Repository: d.Repository, PRNumber: d.PRNumber, HeadSHA: job.HeadSHA,
+			Trigger: d.Trigger, Protocol: t.Protocol, Phases: len(t.Timeline), Checkpoint: cp, StartedAt: t.StartedAt})
+	}
 }
 
 // since returns what changed since the last debated head of the pull request, with the earlier

@@ -15,6 +15,7 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -26,13 +27,15 @@ type Server struct {
 	Handler http.Handler
 	Queue   *Queue
 	Runner  *Runner
+	Store   *store.Store
 	Slug    string
 	workers int
 }
 
 // New builds everything `serve` needs from the configuration: the client creator, the App's slug
 // (read once), the queue and runner, the handlers and the routes. It is the one place that wires.
-func New(ctx context.Context, cfg *config.Server, log zerolog.Logger) (*Server, error) {
+// qo, when not nil, adjusts the queue's options (tests shorten leases and polls).
+func New(ctx context.Context, cfg *config.Server, log zerolog.Logger, qo func(*QueueOptions)) (*Server, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics := NewMetrics(reg)
@@ -52,8 +55,16 @@ func New(ctx context.Context, cfg *config.Server, log zerolog.Logger) (*Server, 
 	if err != nil {
 		return nil, fmt.Errorf("failed to read the App (check GITHUB_APP_INTEGRATION_ID and GITHUB_APP_PRIVATE_KEY): %w", err)
 	}
-	runner := &Runner{Clients: clients, Bot: me.GetSlug() + "[bot]", Metrics: metrics, Agents: agentFactory(cfg)}
-	queue := NewQueue(cfg.QueueSize, runner.Run, log)
+	st, err := store.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	runner := &Runner{Clients: clients, Bot: me.GetSlug() + "[bot]", Metrics: metrics, Agents: agentFactory(cfg), Store: st}
+	opts := DefaultQueueOptions()
+	if qo != nil {
+		qo(&opts)
+	}
+	queue := NewQueue(st, runner.Run, log, opts)
 	base := Base{Queue: queue, Slug: me.GetSlug(), Metrics: metrics, AllowedBots: cfg.AllowedBots}
 	dispatcher := githubapp.NewEventDispatcher(
 		[]githubapp.EventHandler{&PullRequest{base}, &IssueComment{base}, &Issues{base}},
@@ -68,11 +79,14 @@ func New(ctx context.Context, cfg *config.Server, log zerolog.Logger) (*Server, 
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	handler := withLogger(log, mux)
-	return &Server{Handler: handler, Queue: queue, Runner: runner, Slug: me.GetSlug(), workers: cfg.Workers}, nil
+	return &Server{Handler: handler, Queue: queue, Runner: runner, Store: st, Slug: me.GetSlug(), workers: cfg.Workers}, nil
 }
 
 // Start runs the workers until ctx ends.
 func (s *Server) Start(ctx context.Context) { s.Queue.Start(ctx, s.workers) }
+
+// Close releases the store once the workers have stopped.
+func (s *Server) Close() error { return s.Store.Close() }
 
 func agentFactory(cfg *config.Server) AgentFactory {
 	return func(repo *config.Repo) ([]toulmin.Agent, error) {
@@ -87,8 +101,8 @@ func agentFactory(cfg *config.Server) AgentFactory {
 }
 
 // errorCallback answers 401 for a delivery whose signature does not verify, 400 for other bad
-// deliveries, 503 when the queue is full (GitHub shows it failed; it can be redelivered) and 500
-// otherwise.
+// deliveries, 503 when the store could not keep it (GitHub shows it failed; it can be
+// redelivered) and 500 otherwise.
 func errorCallback(m *Metrics) githubapp.ErrorCallback {
 	return func(w http.ResponseWriter, r *http.Request, err error) {
 		log := zerolog.Ctx(r.Context())
@@ -99,7 +113,7 @@ func errorCallback(m *Metrics) githubapp.ErrorCallback {
 			status = http.StatusBadRequest
 		case errors.As(err, &ve):
 			status = http.StatusUnauthorized
-		case errors.Is(err, ErrQueueFull):
+		case errors.Is(err, ErrUnavailable):
 			status = http.StatusServiceUnavailable
 		}
 		m.webhookOutcome(r.Header.Get("X-GitHub-Event"), http.StatusText(status))

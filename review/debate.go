@@ -40,6 +40,10 @@ type Debate struct {
 	// Carry, when set, amends the finished transcript with what an earlier debate of the same
 	// pull request left open (incremental debates of new pushes).
 	Carry func(*toulmin.Transcript)
+	// Checkpoint, when set, keeps the transcript after every completed phase; Prior is the last
+	// one kept, to resume from after a crash.
+	Checkpoint func(context.Context, *toulmin.Transcript) error
+	Prior      *toulmin.Transcript
 }
 
 // Run is the one path every debate takes, from the command line or the App: drop ignored paths,
@@ -82,6 +86,9 @@ func (d *Debate) Run(ctx context.Context) (*toulmin.Transcript, error) {
 	if d.Concurrency > 0 {
 		opts = append(opts, toulmin.WithConcurrency(d.Concurrency))
 	}
+	if d.Checkpoint != nil {
+		opts = append(opts, toulmin.WithCheckpoint(d.Checkpoint))
+	}
 	engine, err := toulmin.NewEngine(d.Protocol, agents, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("failed to set up the debate: %w", err)
@@ -95,12 +102,12 @@ func (d *Debate) Run(ctx context.Context) (*toulmin.Transcript, error) {
 		title = c.Source
 	}
 	subject := &toulmin.Subject{
-		DebateID:   DebateID(c, d.Question, d.Repository, d.PRNumber, trigger, d.Protocol.Name),
+		DebateID:   d.ID(),
 		Repository: d.Repository, PRNumber: d.PRNumber, HeadSHA: c.HeadSHA, Trigger: trigger,
 		Title: title, Question: d.Question, Index: c, Data: c,
 		Gather: func(ctx context.Context) ([]toulmin.Evidence, error) { return Gather(ctx, c, analyzers) },
 	}
-	t, err := engine.Run(ctx, subject)
+	t, err := engine.Resume(ctx, subject, d.Prior)
 	if err != nil {
 		return nil, err
 	}
@@ -108,6 +115,19 @@ func (d *Debate) Run(ctx context.Context) (*toulmin.Transcript, error) {
 		d.Carry(t)
 	}
 	return t, nil
+}
+
+// ID is the debate's stable id (see DebateID).
+func (d *Debate) ID() string {
+	c := d.Change
+	if c == nil {
+		c = &Change{}
+	}
+	trigger := d.Trigger
+	if trigger == "" {
+		trigger = "cli"
+	}
+	return DebateID(c, d.Question, d.Repository, d.PRNumber, trigger, d.Protocol.Name)
 }
 
 // DropIgnored removes files whose path matches any of the globs, noting what was dropped.

@@ -255,6 +255,12 @@ func (p *Publisher) Upsert(ctx context.Context, marker, body string) error {
 // CheckRunName is the name of the bot's check run.
 const CheckRunName = "debatebot"
 
+// CheckRunID is the check run this publisher concludes (0 before StartCheck).
+func (p *Publisher) CheckRunID() int64 { return p.checkRunID }
+
+// UseCheckRun makes the publisher conclude an existing check run (a resumed debate's).
+func (p *Publisher) UseCheckRun(id int64) { p.checkRunID = id }
+
 // StartCheck creates the in-progress check run on the head commit.
 func (p *Publisher) StartCheck(ctx context.Context, headSHA string) error {
 	run, _, err := p.gh.Checks.CreateCheckRun(ctx, p.pr.Owner, p.pr.Repo, github.CreateCheckRunOptions{

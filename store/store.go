@@ -249,8 +249,9 @@ func (s *Store) Enqueue(ctx context.Context, deliveryID, event string, j *Job) (
 			out.Accepted, out.JobID = true, id
 			j.ID = id
 			if j.HeadSHA != "" {
-				res, err := tx.ExecContext(ctx, s.q(`UPDATE jobs SET state = ?, updated_at = ? WHERE pr_key = ? AND state = ? AND head_sha <> '' AND head_sha <> ? AND id <> ?`),
-					Superseded, now, j.PR, Queued, j.HeadSHA, id)
+				// Running jobs too: their workers learn it at their next heartbeat.
+				res, err := tx.ExecContext(ctx, s.q(`UPDATE jobs SET state = ?, updated_at = ? WHERE pr_key = ? AND state IN (?, ?) AND head_sha <> '' AND head_sha <> ? AND id <> ?`),
+					Superseded, now, j.PR, Queued, Running, j.HeadSHA, id)
 				if err != nil {
 					return Enqueued{}, fmt.Errorf("failed to supersede older jobs of %s: %w", j.PR, err)
 				}
@@ -319,10 +320,7 @@ func (s *Store) Complete(ctx context.Context, id int64, owner string) error {
 	return s.finish(ctx, id, owner, Done, "")
 }
 
-// Supersede marks a job superseded by a newer head.
-func (s *Store) Supersede(ctx context.Context, id int64, owner string) error {
-	return s.finish(ctx, id, owner, Superseded, "")
-}
+
 
 func (s *Store) finish(ctx context.Context, id int64, owner, state, msg string) error {
 	res, err := s.db.ExecContext(ctx, s.q("UPDATE jobs SET state = ?, error = ?, lease_owner = '', updated_at = ? WHERE id = ? AND lease_owner = ? AND state = ?"),
@@ -470,6 +468,28 @@ func (s *Store) Publication(ctx context.Context, pr, marker string) (int64, erro
 	}
 	if err != nil {
 		return 0, fmt.Errorf("failed to read the comments of %s: %w", pr, err)
+	}
+	return id, nil
+}
+
+// SaveCheckRun remembers a debate's check run, so that a resumed debate concludes the same one.
+func (s *Store) SaveCheckRun(ctx context.Context, debateID string, id int64) error {
+	_, err := s.db.ExecContext(ctx, s.q("INSERT INTO check_runs (debate_id, check_run_id) VALUES (?, ?) ON CONFLICT (debate_id) DO UPDATE SET check_run_id = excluded.check_run_id"), debateID, id)
+	if err != nil {
+		return fmt.Errorf("failed to remember the check run of %s: %w", debateID, err)
+	}
+	return nil
+}
+
+// CheckRun returns a debate's check run id, or ErrNotFound.
+func (s *Store) CheckRun(ctx context.Context, debateID string) (int64, error) {
+	var id int64
+	err := s.db.QueryRowContext(ctx, s.q("SELECT check_run_id FROM check_runs WHERE debate_id = ?"), debateID).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, ErrNotFound
+	}
+	if err != nil {
+		return 0, fmt.Errorf("failed to read the check run of %s: %w", debateID, err)
 	}
 	return id, nil
 }

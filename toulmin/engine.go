@@ -263,8 +263,11 @@ func (r *run) restore(prior *Transcript) []PhaseRecord {
 			break
 		}
 		done = append(done, p)
-		if p.Status == StatusFailed || p.Status == StatusTimedOut {
+		switch p.Status {
+		case StatusFailed, StatusTimedOut:
 			r.stopped, r.failedPhase = true, string(p.Phase)
+		case StatusStopped:
+			r.stopped = true // stopped for human review: only the decision is left
 		}
 	}
 	t := r.t

@@ -29,10 +29,11 @@ func serve(ctx context.Context, args []string, stderr io.Writer, getenv func(str
 		return &usageError{fmt.Sprintf("DEBATEBOT_LOG_LEVEL: %v", err)}
 	}
 	log := zerolog.New(stderr).Level(level).With().Timestamp().Logger()
-	srv, err := handlers.New(ctx, cfg, log)
+	srv, err := handlers.New(ctx, cfg, log, nil)
 	if err != nil {
 		return err
 	}
+	defer srv.Close()
 	workers, stop := context.WithCancel(context.Background())
 	defer stop()
 	srv.Start(workers)
