@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/palantir/go-githubapp/githubapp"
 	"gopkg.in/yaml.v3"
@@ -24,6 +25,9 @@ type Server struct {
 	DatabaseURL   string
 	// Workers run debates on this replica.
 	Workers int
+	// JobLease is how long a replica holds a job without a heartbeat: after a crash, another
+	// replica (or the restarted one) takes the job over once it expires.
+	JobLease time.Duration
 	// LogLevel is zerolog's level name.
 	LogLevel string
 	// AllowedBots are other bots whose events and commands may start debates (the App itself
@@ -37,6 +41,7 @@ const (
 	DefaultDatabaseURL = "sqlite:debatebot.db"
 	DefaultWorkers     = 2
 	DefaultLogLevel    = "info"
+	DefaultJobLease    = 2 * time.Minute
 )
 
 // serverKeys are every key the environment and the file may set.
@@ -106,6 +111,12 @@ func LoadServer(getenv func(string) string, readFile func(string) ([]byte, error
 		if b = strings.TrimSpace(b); b != "" {
 			s.AllowedBots = append(s.AllowedBots, b)
 		}
+	}
+	lease := get("DEBATEBOT_JOB_LEASE", DefaultJobLease.String())
+	if d, err := time.ParseDuration(lease); err != nil || d < time.Second {
+		problems = append(problems, fmt.Sprintf("DEBATEBOT_JOB_LEASE: %q is not a duration of at least 1s", lease))
+	} else {
+		s.JobLease = d
 	}
 	g := &s.GitHub
 	g.WebURL = get("GITHUB_WEB_URL", "https://github.com")

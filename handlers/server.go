@@ -61,6 +61,9 @@ func New(ctx context.Context, cfg *config.Server, log zerolog.Logger, qo func(*Q
 	}
 	runner := &Runner{Clients: clients, Bot: me.GetSlug() + "[bot]", Metrics: metrics, Agents: agentFactory(cfg), Store: st}
 	opts := DefaultQueueOptions()
+	if cfg.JobLease > 0 {
+		opts.Lease, opts.Heartbeat = cfg.JobLease, cfg.JobLease/4
+	}
 	if qo != nil {
 		qo(&opts)
 	}

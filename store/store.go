@@ -449,6 +449,27 @@ func (s *Store) Debate(ctx context.Context, id string) (*Debate, error) {
 	return &d, nil
 }
 
+// Debates lists every debate, oldest first, without their checkpoints and records.
+func (s *Store) Debates(ctx context.Context) ([]Debate, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, job_id, repository, pr_number, head_sha, trigger_name, protocol, decision, phases, prompt_tokens, completion_tokens, started_at, ended_at
+		FROM debates ORDER BY started_at, id`)
+	if err != nil {
+		return nil, fmt.Errorf("failed to list debates: %w", err)
+	}
+	defer rows.Close()
+	var out []Debate
+	for rows.Next() {
+		var d Debate
+		var started, ended int64
+		if err := rows.Scan(&d.ID, &d.JobID, &d.Repository, &d.PRNumber, &d.HeadSHA, &d.Trigger, &d.Protocol, &d.Decision, &d.Phases, &d.Prompt, &d.Completion, &started, &ended); err != nil {
+			return nil, fmt.Errorf("failed to read a debate: %w", err)
+		}
+		d.StartedAt, d.EndedAt = time.Unix(0, started), time.Unix(0, ended)
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
 // SavePublication remembers the comment that carries a marker on a pull request.
 func (s *Store) SavePublication(ctx context.Context, pr, marker string, commentID int64) error {
 	_, err := s.db.ExecContext(ctx, s.q("INSERT INTO publications (pr_key, marker, comment_id) VALUES (?, ?, ?) ON CONFLICT (pr_key, marker) DO UPDATE SET comment_id = excluded.comment_id"),

@@ -1,0 +1,249 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/json"
+	"encoding/pem"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/githubtest"
+	"github.com/debatebot/debatebot/review/llmtest"
+	"github.com/debatebot/debatebot/store"
+)
+
+// serveProcess is `debatebot serve` running as a real process.
+type serveProcess struct {
+	t    *testing.T
+	bin  string
+	env  []string
+	addr string
+	cmd  *exec.Cmd
+	logs bytes.Buffer
+}
+
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "debatebot")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func (p *serveProcess) start() {
+	p.t.Helper()
+	p.cmd = exec.Command(p.bin, "serve")
+	p.cmd.Env = p.env
+	p.cmd.Stderr = &p.logs
+	if err := p.cmd.Start(); err != nil {
+		p.t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if resp, err := http.Get("http://" + p.addr + "/healthz"); err == nil {
+			resp.Body.Close()
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	p.t.Fatalf("serve did not come up:\n%s", p.logs.String())
+}
+
+func (p *serveProcess) kill() {
+	_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	_, _ = p.cmd.Process.Wait()
+}
+
+func (p *serveProcess) stop() {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	_, _ = p.cmd.Process.Wait()
+}
+
+func (p *serveProcess) post(event, delivery string, body []byte) int {
+	p.t.Helper()
+	m := hmac.New(sha256.New, []byte("s3cret"))
+	m.Write(body)
+	req, _ := http.NewRequest(http.MethodPost, "http://"+p.addr+"/api/github/hook", bytes.NewReader(body))
+	req.Header.Set("X-GitHub-Event", event)
+	req.Header.Set("X-GitHub-Delivery", delivery)
+	req.Header.Set("X-Hub-Signature-256", "sha256="+hex.EncodeToString(m.Sum(nil)))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func prOpened(t *testing.T, head string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "handlers", "testdata", "webhooks", "pull_request.opened.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p map[string]any
+	if err := json.Unmarshal(data, &p); err != nil {
+		t.Fatal(err)
+	}
+	repo := p["repository"].(map[string]any)
+	repo["name"], repo["full_name"] = "shop", "acme/shop"
+	repo["owner"].(map[string]any)["login"] = "acme"
+	p["installation"] = map[string]any{"id": 42}
+	p["sender"] = map[string]any{"login": "alice", "type": "User"}
+	pr := p["pull_request"].(map[string]any)
+	pr["number"], pr["draft"] = 7, false
+	pr["head"].(map[string]any)["sha"] = head
+	out, _ := json.Marshal(p)
+	return out
+}
+
+// TestKillDashNineMidDebateResumes kills `debatebot serve` with SIGKILL in the middle of a
+// model-backed debate and starts it again: the debate continues from its last completed phase,
+// no model call of a completed phase is made again, the comments are edited rather than
+// duplicated, and the check run is concluded.
+func TestKillDashNineMidDebateResumes(t *testing.T) {
+	bin := buildBinary(t)
+	gh := githubtest.New(t)
+	diff, err := os.ReadFile(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gh.PRs["acme/shop#7"] = &githubtest.PR{Title: "Add admin user export", BaseRef: "main", HeadRef: "export", HeadSHA: "abc123", Diff: string(diff)}
+	llm := llmtest.New(t, nil)
+	llm.SetLatency(250 * time.Millisecond)
+	key, _ := rsa.GenerateKey(rand.Reader, 2048)
+	db := filepath.Join(t.TempDir(), "debatebot.db")
+	p := &serveProcess{t: t, bin: bin, addr: freeAddr(t)}
+	p.env = []string{
+		"GITHUB_V3_API_URL=" + gh.URL + "/", "GITHUB_APP_INTEGRATION_ID=1", "GITHUB_APP_WEBHOOK_SECRET=s3cret",
+		"GITHUB_APP_PRIVATE_KEY=" + string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})),
+		"OPENAI_API_KEY=sk-test", "OPENAI_BASE_URL=" + llm.BaseURL(), "DEBATEBOT_DATABASE_URL=sqlite:" + db,
+		"DEBATEBOT_ADDR=" + p.addr, "DEBATEBOT_JOB_LEASE=1s", "DEBATEBOT_LOG_LEVEL=debug",
+	}
+	p.start()
+	if code := p.post("pull_request", "d-1", prOpened(t, "abc123")); code != http.StatusOK && code != http.StatusAccepted {
+		t.Fatalf("delivery answered %d\n%s", code, p.logs.String())
+	}
+	// Kill once the rebuttal phase has been checkpointed.
+	st, err := store.Open(context.Background(), "sqlite:"+db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var debateID string
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if ids := checkpointed(st, 3); ids != "" {
+			debateID = ids
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if debateID == "" {
+		t.Fatalf("no checkpoint after three phases:\n%s", p.logs.String())
+	}
+	p.kill()
+	before := phaseCalls(llm)
+	if before["final_arguments"] > 0 {
+		t.Logf("the kill came late: final arguments had started (%v)", before)
+	}
+
+	p.logs.Reset()
+	p.start()
+	defer p.stop()
+	deadline = time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if d, err := st.Debate(context.Background(), debateID); err == nil && d.Decision != "" {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	d, err := st.Debate(context.Background(), debateID)
+	if err != nil || d.Decision == "" {
+		t.Fatalf("the debate did not finish after the restart (%v):\n%s", err, p.logs.String())
+	}
+	after := phaseCalls(llm)
+	for _, phase := range []string{"opening_arguments", "rebuttal"} {
+		if after[phase] != before[phase] {
+			t.Errorf("%s: %d model calls before the kill, %d after the restart: a completed phase was asked again", phase, before[phase], after[phase])
+		}
+	}
+	if after["synthesis"] == 0 {
+		t.Errorf("the resumed debate did not reach synthesis: %v", after)
+	}
+	// Publication may lag the stored decision by a moment.
+	deadline = time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) && !concluded(gh) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	var transcripts, decisions int
+	for _, c := range gh.CommentsOn("acme/shop#7") {
+		switch {
+		case strings.HasPrefix(c.Body, review.TranscriptMarker):
+			transcripts++
+		case strings.HasPrefix(c.Body, review.DecisionMarker):
+			decisions++
+		}
+	}
+	runs := gh.Checks("acme/shop")
+	if transcripts != 1 || decisions != 1 || len(runs) != 1 || runs[0].Status != "completed" {
+		t.Errorf("after the crash: %d transcript, %d decision comments, check runs %+v; want one each, concluded", transcripts, decisions, runs)
+	}
+}
+
+// checkpointed returns the unfinished debate that has at least phases phases checkpointed.
+func checkpointed(st *store.Store, phases int) string {
+	ds, err := st.Debates(context.Background())
+	if err != nil {
+		return ""
+	}
+	for _, d := range ds {
+		if d.Phases >= phases && d.Decision == "" {
+			return d.ID
+		}
+	}
+	return ""
+}
+
+func concluded(gh *githubtest.Server) bool {
+	runs := gh.Checks("acme/shop")
+	return len(runs) == 1 && runs[0].Status == "completed"
+}
+
+func phaseCalls(llm *llmtest.Server) map[string]int {
+	out := map[string]int{}
+	for _, r := range llm.Requests() {
+		phase, _ := llmtest.Phase(r)
+		out[phase]++
+	}
+	return out
+}
+
