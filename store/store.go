@@ -266,6 +266,15 @@ func (s *Store) Enqueue(ctx context.Context, deliveryID, event string, j *Job) (
 	return out, nil
 }
 
+// Delivered reports whether a delivery was recorded.
+func (s *Store) Delivered(ctx context.Context, id string) (bool, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, s.q("SELECT COUNT(*) FROM deliveries WHERE id = ?"), id).Scan(&n); err != nil {
+		return false, fmt.Errorf("failed to look up delivery %s: %w", id, err)
+	}
+	return n > 0, nil
+}
+
 const jobColumns = "id, delivery_id, dedupe_key, pr_key, head_sha, kind, payload, state, attempts, lease_owner, lease_until, run_after, error"
 
 func scanJob(row interface{ Scan(...any) error }) (*Job, error) {

@@ -11,12 +11,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -247,3 +249,120 @@ func phaseCalls(llm *llmtest.Server) map[string]int {
 	return out
 }
 
+
+// TestBurstWithKillAndRestart sends 1,000 deliveries (five for each of 200 pull requests) to a
+// server that is killed with SIGKILL halfway and started again; deliveries that were not
+// acknowledged are redelivered, as GitHub's redelivery would. Every acknowledged delivery must
+// end as one debate or one dedupe, and no pull request gets a comment twice.
+func TestBurstWithKillAndRestart(t *testing.T) {
+	bin := buildBinary(t)
+	gh := githubtest.New(t)
+	diff, err := os.ReadFile(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const prs, perPR = 200, 5
+	for n := 1; n <= prs; n++ {
+		gh.PRs[fmt.Sprintf("acme/shop#%d", n)] = &githubtest.PR{Title: "Export", BaseRef: "main", HeadRef: "x", HeadSHA: fmt.Sprintf("h%d", n), Diff: string(diff)}
+	}
+	key, _ := rsa.GenerateKey(rand.Reader, 2048)
+	db := filepath.Join(t.TempDir(), "debatebot.db")
+	p := &serveProcess{t: t, bin: bin, addr: freeAddr(t)}
+	p.env = []string{
+		"GITHUB_V3_API_URL=" + gh.URL + "/", "GITHUB_APP_INTEGRATION_ID=1", "GITHUB_APP_WEBHOOK_SECRET=s3cret",
+		"GITHUB_APP_PRIVATE_KEY=" + string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})),
+		"DEBATEBOT_DATABASE_URL=sqlite:" + db, "DEBATEBOT_ADDR=" + p.addr, "DEBATEBOT_JOB_LEASE=1s", "DEBATEBOT_WORKERS=4",
+	}
+	p.start()
+	type delivery struct {
+		id   string
+		body []byte
+	}
+	var all []delivery
+	for i := 0; i < prs*perPR; i++ {
+		n := i%prs + 1
+		body := prOpened(t, fmt.Sprintf("h%d", n))
+		var m map[string]any
+		_ = json.Unmarshal(body, &m)
+		m["pull_request"].(map[string]any)["number"] = n
+		body, _ = json.Marshal(m)
+		all = append(all, delivery{fmt.Sprintf("burst-%d", i), body})
+	}
+	acked := map[string]bool{}
+	send := func(ds []delivery) (failed []delivery) {
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, 20)
+		for _, d := range ds {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer wg.Done()
+				defer func() { <-sem }()
+				code := p.post("pull_request", d.id, d.body)
+				mu.Lock()
+				defer mu.Unlock()
+				if code >= 200 && code < 300 {
+					acked[d.id] = true
+				} else {
+					failed = append(failed, d)
+				}
+			}()
+		}
+		wg.Wait()
+		return failed
+	}
+	// First half, then SIGKILL while debates run, a restart, the second half, and redelivery of
+	// whatever was not acknowledged.
+	failed := send(all[:len(all)/2])
+	p.kill()
+	failed = append(failed, send(all[len(all)/2:len(all)/2+50])...) // sent while the server is down
+	p.start()
+	defer p.stop()
+	failed = append(failed, send(all[len(all)/2+50:])...)
+	redelivered := len(failed)
+	if still := send(failed); len(still) > 0 {
+		t.Fatalf("%d deliveries still failed after the restart", len(still))
+	}
+
+	st, err := store.Open(context.Background(), "sqlite:"+db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	deadline := time.Now().Add(120 * time.Second)
+	var counts map[string]int
+	for time.Now().Before(deadline) {
+		counts, _ = st.Counts(context.Background())
+		if counts[store.Queued] == 0 && counts[store.Running] == 0 && counts[store.Done] >= prs {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	lost := 0
+	for id := range acked {
+		if ok, err := st.Delivered(context.Background(), id); err != nil || !ok {
+			lost++
+		}
+	}
+	duplicates := 0
+	for n := 1; n <= prs; n++ {
+		var tr, dec int
+		for _, c := range gh.CommentsOn(fmt.Sprintf("acme/shop#%d", n)) {
+			switch {
+			case strings.HasPrefix(c.Body, review.TranscriptMarker):
+				tr++
+			case strings.HasPrefix(c.Body, review.DecisionMarker):
+				dec++
+			}
+		}
+		if tr != 1 || dec != 1 {
+			duplicates++
+		}
+	}
+	t.Logf("1,000 deliveries: %d acknowledged (%d redelivered after failing), %d debated, %d deduplicated, %d lost, %d pull requests without exactly one transcript and one decision comment",
+		len(acked), redelivered, counts[store.Done], len(acked)-counts[store.Done], lost, duplicates)
+	if len(acked) != prs*perPR || counts[store.Done] != prs || counts[store.Failed] != 0 || lost != 0 || duplicates != 0 {
+		t.Errorf("want all 1,000 acknowledged, %d debated, none failed, none lost, no duplicate comments; job states %v", prs, counts)
+	}
+}
