@@ -95,6 +95,7 @@ type (
 		PullRequest  struct {
 			Number int  `json:"number"`
 			Draft  bool `json:"draft"`
+			Merged bool `json:"merged"`
 			Head   struct {
 				SHA string `json:"sha"`
 			} `json:"head"`
@@ -153,6 +154,18 @@ func (h *PullRequest) Handle(ctx context.Context, eventType, deliveryID string, 
 	}
 	switch e.Action {
 	case "opened", "synchronize", "reopened", "ready_for_review":
+	case "closed":
+		// Merging or closing is a human decision: it teaches trust after /human-review and
+		// counts for the reversal rate.
+		decision := "request_changes"
+		if e.PullRequest.Merged {
+			decision = "approve"
+		}
+		pr := e.Repository.pr(e.PullRequest.Number)
+		return h.enqueue(logContext(ctx, e.Installation.ID, pr), &Job{
+			DeliveryID: deliveryID, Trigger: "pull_request.closed", Kind: KindHumanDecision,
+			Installation: e.Installation.ID, PR: pr, Protocol: decision,
+		})
 	case "labeled":
 		if e.Label.Name != "needs-debate" {
 			return nil
@@ -214,6 +227,8 @@ func (h *IssueComment) Handle(ctx context.Context, eventType, deliveryID string,
 		Kind: KindReview, Protocol: arg,
 	}
 	switch {
+	case cmd == "/human-review" && (arg == "approve" || arg == "request-changes"):
+		job.Kind, job.Protocol = KindHumanDecision, strings.ReplaceAll(arg, "-", "_")
 	case cmd == "/human-review":
 		job.Kind, job.Protocol = KindHumanReview, ""
 	case !e.Issue.isPullRequest():

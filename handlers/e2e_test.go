@@ -290,7 +290,8 @@ func TestHealthAndMetrics(t *testing.T) {
 	a := newApp(t)
 	a.post("pull_request", "d-m", fixture(t, "pull_request.opened.json", nil), secret)
 	a.srv.Queue.Wait()
-	for path, want := range map[string]string{"/healthz": "ok", "/metrics": `debatebot_debates_total{decision="request_changes",protocol="standard"} 1`} {
+	for path, want := range map[string]string{"/healthz": "ok", "/metrics": `debatebot_debates_total{decision="request_changes",protocol="standard"} 1`, "/metrics#store": "debatebot_recorded_decisions{decision=\"request_changes\"} 1"} {
+		path = strings.TrimSuffix(path, "#store")
 		resp, err := http.Get(a.url + path)
 		if err != nil {
 			t.Fatal(err)
@@ -517,4 +518,66 @@ func testLogger() zerolog.Logger {
 		return zerolog.New(os.Stderr)
 	}
 	return zerolog.Nop()
+}
+
+// After /human-review, a maintainer's decision moves each agent's trust toward its agreement
+// with the human; trust above 1.2 makes a stakeholder senior in the next debate.
+func TestHumanDecisionsTeachTrust(t *testing.T) {
+	a := newApp(t)
+	a.gh.Permissions["acme/shop:maria"] = "maintain"
+	ctx := context.Background()
+	comment := func(id, user, body string) {
+		a.post("issue_comment", id, fixture(t, "issue_comment.created.on-pull-request.json", func(p map[string]any) {
+			p["sender"] = map[string]any{"login": user, "type": "User"}
+			p["comment"].(map[string]any)["body"] = body
+		}), secret)
+		a.srv.Queue.Wait()
+	}
+	for round, head := range []string{"abc123", "def456"} {
+		a.gh.PRs["acme/shop#7"].HeadSHA = head
+		a.post("pull_request", "open-"+head, fixture(t, "pull_request.opened.json", func(p map[string]any) {
+			p["pull_request"].(map[string]any)["head"].(map[string]any)["sha"] = head
+		}), secret)
+		a.srv.Queue.Wait()
+		comment(fmt.Sprintf("hr-%d", round), "alice", "/human-review")
+		comment(fmt.Sprintf("refused-%d", round), "alice", "/human-review approve")
+		comment(fmt.Sprintf("decide-%d", round), "maria", "/human-review approve")
+	}
+	perf, _ := a.srv.Store.Trust(ctx, "acme/shop", "performance")
+	sec, _ := a.srv.Store.Trust(ctx, "acme/shop", "security")
+	if perf <= 1.2 || sec >= 1.0 {
+		t.Errorf("trust after two approvals: performance %.3f (voted approve_with_changes), security %.3f (voted request_changes)", perf, sec)
+	}
+	var refusals, lessons int
+	for _, c := range a.gh.CommentsOn("acme/shop#7") {
+		switch {
+		case strings.Contains(c.Body, "only maintainers decide after /human-review"):
+			refusals++
+		case strings.Contains(c.Body, "The agents learn from it") && strings.Contains(c.Body, "performance voted approve_with_changes: trust"):
+			lessons++
+		}
+	}
+	if refusals != 2 || lessons != 2 {
+		t.Errorf("%d refusals and %d lessons, want 2 and 2", refusals, lessons)
+	}
+	// The next debate weighs the performance stakeholder as senior.
+	a.gh.PRs["acme/shop#7"].HeadSHA = "fff999"
+	a.post("pull_request", "open-3", fixture(t, "pull_request.opened.json", func(p map[string]any) {
+		p["pull_request"].(map[string]any)["head"].(map[string]any)["sha"] = "fff999"
+	}), secret)
+	a.srv.Queue.Wait()
+	dec := a.comments(review.DecisionMarker)[0].Body
+	if !strings.Contains(dec, "- agent: performance\n      role: senior_stakeholder\n      weight: 1.5") {
+		t.Errorf("the trusted stakeholder does not vote as senior:\n%s", dec)
+	}
+	// Merging is a human decision too: it counts for the reversal rate.
+	a.post("pull_request", "closed", fixture(t, "pull_request.closed.json", func(p map[string]any) { p["pull_request"].(map[string]any)["merged"] = true }), secret)
+	a.srv.Queue.Wait()
+	st, err := a.srv.Store.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Debates != 3 || st.HumanDecided != 3 || st.ReversalRate != 1 {
+		t.Errorf("stats = %+v: the merge of a pull request the debate held back is a reversal", st)
+	}
 }

@@ -28,6 +28,9 @@ const (
 	KindReview      Kind = "review"       // debate a pull request
 	KindDesign      Kind = "design"       // debate an issue's title and body
 	KindHumanReview Kind = "human_review" // /human-review: a human decides
+	// KindHumanDecision is the human's decision after /human-review: "/human-review approve",
+	// "/human-review request-changes", or the pull request merged or closed.
+	KindHumanDecision Kind = "human_decision"
 )
 
 // Job is one accepted delivery's work.

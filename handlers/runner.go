@@ -72,8 +72,18 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 	}
 	pub := review.NewPublisher(gh, job.PR)
 	pub.Bot = r.Bot
-	if job.Kind == KindHumanReview {
-		return pub.Comment(ctx, fmt.Sprintf("No debate is running on this pull request; @%s asked for human review, and a human decides.", job.Requester))
+	switch job.Kind {
+	case KindHumanReview:
+		if r.Store != nil {
+			if d, err := r.latestDebate(ctx, job); err == nil && d.HumanDecision == "" {
+				if err := r.Store.SetHumanDecision(ctx, d.ID, "pending"); err != nil {
+					return err
+				}
+			}
+		}
+		return pub.Comment(ctx, fmt.Sprintf("No debate is running on this pull request; @%s asked for human review, and a human decides (`/human-review approve` or `/human-review request-changes`).", job.Requester))
+	case KindHumanDecision:
+		return r.humanDecision(ctx, gh, pub, job)
 	}
 
 	baseRef := ""
@@ -123,7 +133,7 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 	if err != nil {
 		return pub.Comment(ctx, fmt.Sprintf("debatebot: %v", err))
 	}
-	agents, err := r.Agents(repo)
+	agents, err := r.Agents(r.withTrust(ctx, repo, job.PR.Repository()))
 	if err != nil {
 		return err
 	}
@@ -186,13 +196,113 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 	if r.Store != nil {
 		rec, _ := t.Record.YAML()
 		cp, _ := json.Marshal(t)
+		var reasons, votes []string
+		for _, e := range t.Escalations {
+			reasons = append(reasons, string(e.Reason))
+		}
+		for _, v := range t.Record.Votes {
+			votes = append(votes, v.Agent+"="+string(v.Vote))
+		}
+		human := ""
+		if errors.Is(cause, toulmin.ErrHumanReview) {
+			human = "pending"
+		}
 		if err := r.Store.FinishDebate(ctx, &store.Debate{ID: t.DebateID, Repository: d.Repository, PRNumber: d.PRNumber, HeadSHA: t.Record.HeadSHA,
 			Trigger: d.Trigger, Protocol: t.Protocol, Decision: string(t.Record.Decision), Phases: len(t.Timeline), Checkpoint: cp, Record: rec,
-			Prompt: t.Usage.Prompt, Completion: t.Usage.Completion, StartedAt: t.StartedAt, EndedAt: t.EndedAt}); err != nil {
+			Prompt: t.Usage.Prompt, Completion: t.Usage.Completion, StartedAt: t.StartedAt, EndedAt: t.EndedAt,
+			ConsensusLevel: string(t.Record.ConsensusLevel), Escalations: strings.Join(reasons, ","), Votes: strings.Join(votes, ","), HumanDecision: human}); err != nil {
 			return err
 		}
 	}
 	return r.publish(logger.WithContext(ctx), pub, t)
+}
+
+// TrustRate is how far one human decision moves an agent's trust toward its agreement.
+const TrustRate = 0.3
+
+// withTrust fills each stakeholder's trust from what human decisions taught in this repository,
+// unless the configuration sets it; trust above 1.2 makes a stakeholder senior.
+func (r *Runner) withTrust(ctx context.Context, repo *config.Repo, repository string) *config.Repo {
+	if r.Store == nil {
+		return repo
+	}
+	c := *repo
+	c.Stakeholders = append([]review.Perspective(nil), repo.Stakeholders...)
+	for i := range c.Stakeholders {
+		if c.Stakeholders[i].Trust != 0 {
+			continue
+		}
+		if v, err := r.Store.Trust(ctx, repository, c.Stakeholders[i].Name); err == nil {
+			c.Stakeholders[i].Trust = v
+		}
+	}
+	return &c
+}
+
+func (r *Runner) latestDebate(ctx context.Context, job *Job) (*store.Debate, error) {
+	ds, err := r.Store.Debates(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i := len(ds) - 1; i >= 0; i-- {
+		if ds[i].Repository == job.PR.Repository() && ds[i].PRNumber == job.PR.Number && ds[i].Decision != "" {
+			return &ds[i], nil
+		}
+	}
+	return nil, store.ErrNotFound
+}
+
+// humanDecision records a human's decision. After /human-review, each agent's trust in the
+// repository moves toward its agreement with the human; a merge or close of a pull request whose
+// debate was not escalated counts for the reversal rate.
+func (r *Runner) humanDecision(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job) error {
+	if r.Store == nil {
+		return nil
+	}
+	if job.Requester != "" {
+		perm, _, err := gh.Repositories.GetPermissionLevel(ctx, job.PR.Owner, job.PR.Repo, job.Requester)
+		if err != nil || !config.PermissionAtLeast(perm.GetPermission(), "maintain") {
+			r.Metrics.refused("permission")
+			return pub.Comment(ctx, fmt.Sprintf("@%s: only maintainers decide after /human-review. Nothing was recorded.", job.Requester))
+		}
+	}
+	human := job.Protocol
+	d, err := r.Store.PendingHumanDecision(ctx, job.PR.Repository(), job.PR.Number)
+	if errors.Is(err, store.ErrNotFound) {
+		if job.Requester != "" {
+			return pub.Comment(ctx, "No debate on this pull request waits for a human decision; comment `/human-review` first.")
+		}
+		if d, err := r.latestDebate(ctx, job); err == nil && d.HumanDecision == "" {
+			return r.Store.SetHumanDecision(ctx, d.ID, human)
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var lines []string
+	for _, v := range strings.Split(d.Votes, ",") {
+		agent, vote, ok := strings.Cut(v, "=")
+		if !ok {
+			continue
+		}
+		before, err := r.Store.Trust(ctx, job.PR.Repository(), agent)
+		if err != nil {
+			return err
+		}
+		after, err := r.Store.LearnTrust(ctx, job.PR.Repository(), agent, store.Agrees(vote, human), TrustRate)
+		if err != nil {
+			return err
+		}
+		lines = append(lines, fmt.Sprintf("- %s voted %s: trust %.2f → %.2f", agent, vote, before, after))
+	}
+	if err := r.Store.SetHumanDecision(ctx, d.ID, human); err != nil {
+		return err
+	}
+	if job.Requester == "" {
+		return nil
+	}
+	return pub.Comment(ctx, fmt.Sprintf("Human decision on debate `%s`: **%s**. The agents learn from it:\n\n%s", d.ID, strings.ReplaceAll(human, "_", " "), strings.Join(lines, "\n")))
 }
 
 // startCheck creates the debate's check run, or reuses the one a resumed debate created.

@@ -59,6 +59,7 @@ func New(ctx context.Context, cfg *config.Server, log zerolog.Logger, qo func(*Q
 	if err != nil {
 		return nil, err
 	}
+	reg.MustRegister(newStatsCollector(st))
 	runner := &Runner{Clients: clients, Bot: me.GetSlug() + "[bot]", Metrics: metrics, Agents: agentFactory(cfg), Store: st}
 	opts := DefaultQueueOptions()
 	if cfg.JobLease > 0 {

@@ -329,8 +329,6 @@ func (s *Store) Complete(ctx context.Context, id int64, owner string) error {
 	return s.finish(ctx, id, owner, Done, "")
 }
 
-
-
 func (s *Store) finish(ctx context.Context, id int64, owner, state, msg string) error {
 	res, err := s.db.ExecContext(ctx, s.q("UPDATE jobs SET state = ?, error = ?, lease_owner = '', updated_at = ? WHERE id = ? AND lease_owner = ? AND state = ?"),
 		state, msg, s.now().UnixNano(), id, owner, Running)
@@ -413,6 +411,13 @@ type Debate struct {
 	Completion int64
 	StartedAt  time.Time
 	EndedAt    time.Time
+	// ConsensusLevel and Escalations (comma-separated reasons) are the decision's; Votes is
+	// "agent=vote" comma-separated.
+	ConsensusLevel string
+	Escalations    string
+	Votes          string
+	// HumanDecision is "pending" after /human-review, then the human's decision.
+	HumanDecision string
 }
 
 // SaveCheckpoint stores the transcript after a completed phase, replacing the previous one.
@@ -429,12 +434,13 @@ func (s *Store) SaveCheckpoint(ctx context.Context, d *Debate) error {
 
 // FinishDebate stores a debate's decision record.
 func (s *Store) FinishDebate(ctx context.Context, d *Debate) error {
-	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO debates (id, job_id, repository, pr_number, head_sha, trigger_name, protocol, decision, phases, checkpoint, record, prompt_tokens, completion_tokens, started_at, ended_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO debates (id, job_id, repository, pr_number, head_sha, trigger_name, protocol, decision, phases, checkpoint, record, prompt_tokens, completion_tokens, started_at, ended_at, consensus_level, escalations, votes, human_decision)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET decision = excluded.decision, phases = excluded.phases, checkpoint = excluded.checkpoint, record = excluded.record,
-			prompt_tokens = excluded.prompt_tokens, completion_tokens = excluded.completion_tokens, ended_at = excluded.ended_at`),
+			prompt_tokens = excluded.prompt_tokens, completion_tokens = excluded.completion_tokens, ended_at = excluded.ended_at,
+			consensus_level = excluded.consensus_level, escalations = excluded.escalations, votes = excluded.votes, human_decision = excluded.human_decision`),
 		d.ID, d.JobID, d.Repository, d.PRNumber, d.HeadSHA, d.Trigger, d.Protocol, d.Decision, d.Phases, d.Checkpoint, d.Record, d.Prompt, d.Completion,
-		d.StartedAt.UnixNano(), d.EndedAt.UnixNano())
+		d.StartedAt.UnixNano(), d.EndedAt.UnixNano(), d.ConsensusLevel, d.Escalations, []byte(d.Votes), d.HumanDecision)
 	if err != nil {
 		return fmt.Errorf("failed to store the decision of debate %s: %w", d.ID, err)
 	}
@@ -460,8 +466,8 @@ func (s *Store) Debate(ctx context.Context, id string) (*Debate, error) {
 
 // Debates lists every debate, oldest first, without their checkpoints and records.
 func (s *Store) Debates(ctx context.Context) ([]Debate, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, job_id, repository, pr_number, head_sha, trigger_name, protocol, decision, phases, prompt_tokens, completion_tokens, started_at, ended_at
-		FROM debates ORDER BY started_at, id`)
+	rows, err := s.db.QueryContext(ctx, `SELECT id, job_id, repository, pr_number, head_sha, trigger_name, protocol, decision, phases, prompt_tokens, completion_tokens, started_at, ended_at,
+		consensus_level, escalations, votes, human_decision FROM debates ORDER BY started_at, id`)
 	if err != nil {
 		return nil, fmt.Errorf("failed to list debates: %w", err)
 	}
@@ -470,13 +476,39 @@ func (s *Store) Debates(ctx context.Context) ([]Debate, error) {
 	for rows.Next() {
 		var d Debate
 		var started, ended int64
-		if err := rows.Scan(&d.ID, &d.JobID, &d.Repository, &d.PRNumber, &d.HeadSHA, &d.Trigger, &d.Protocol, &d.Decision, &d.Phases, &d.Prompt, &d.Completion, &started, &ended); err != nil {
+		var votes []byte
+		if err := rows.Scan(&d.ID, &d.JobID, &d.Repository, &d.PRNumber, &d.HeadSHA, &d.Trigger, &d.Protocol, &d.Decision, &d.Phases, &d.Prompt, &d.Completion, &started, &ended,
+			&d.ConsensusLevel, &d.Escalations, &votes, &d.HumanDecision); err != nil {
 			return nil, fmt.Errorf("failed to read a debate: %w", err)
 		}
+		d.Votes = string(votes)
 		d.StartedAt, d.EndedAt = time.Unix(0, started), time.Unix(0, ended)
 		out = append(out, d)
 	}
 	return out, rows.Err()
+}
+
+// PendingHumanDecision returns the latest debate of a pull request that waits for a human
+// decision (after /human-review), or ErrNotFound.
+func (s *Store) PendingHumanDecision(ctx context.Context, repo string, pr int) (*Debate, error) {
+	ds, err := s.Debates(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i := len(ds) - 1; i >= 0; i-- {
+		if ds[i].Repository == repo && ds[i].PRNumber == pr && ds[i].HumanDecision == "pending" {
+			return &ds[i], nil
+		}
+	}
+	return nil, ErrNotFound
+}
+
+// SetHumanDecision records the human's decision of a debate.
+func (s *Store) SetHumanDecision(ctx context.Context, id, decision string) error {
+	if _, err := s.db.ExecContext(ctx, s.q("UPDATE debates SET human_decision = ? WHERE id = ?"), decision, id); err != nil {
+		return fmt.Errorf("failed to record the human decision of %s: %w", id, err)
+	}
+	return nil
 }
 
 // SavePublication remembers the comment that carries a marker on a pull request.

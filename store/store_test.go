@@ -77,8 +77,8 @@ func TestMigrations(t *testing.T) {
 	forEach(t, func(t *testing.T, open func(testing.TB) *Store) {
 		s := open(t)
 		v, err := s.Version(context.Background())
-		if err != nil || v != 1 {
-			t.Errorf("version = %d (%v), want 1", v, err)
+		if err != nil || v != 2 {
+			t.Errorf("version = %d (%v), want 2", v, err)
 		}
 		// Migrating again changes nothing.
 		if err := s.migrate(context.Background()); err != nil {
@@ -303,8 +303,8 @@ func TestDebatesPublicationsTrust(t *testing.T) {
 func TestOpenErrors(t *testing.T) {
 	ctx := context.Background()
 	for url, want := range map[string]string{
-		"mysql://x":   "unsupported database url",
-		"sqlite:":     "names no file",
+		"mysql://x": "unsupported database url",
+		"sqlite:":   "names no file",
 		"postgres://debatebot:secret@127.0.0.1:1/db?sslmode=disable&connect_timeout=2": "database postgres://***@127.0.0.1:1/db",
 	} {
 		_, err := Open(ctx, url)
@@ -312,4 +312,43 @@ func TestOpenErrors(t *testing.T) {
 			t.Errorf("Open(%s) = %v, want an error containing %q and no password", url, err, want)
 		}
 	}
+}
+
+func TestStats(t *testing.T) {
+	forEach(t, func(t *testing.T, open func(testing.TB) *Store) {
+		s, ctx := open(t), context.Background()
+		add := func(id, protocol, decision, level, escalations, human string, secs int, tokens int64) {
+			t.Helper()
+			if err := s.FinishDebate(ctx, &Debate{ID: id, Repository: "acme/shop", PRNumber: 1, Protocol: protocol, Decision: decision, ConsensusLevel: level,
+				Escalations: escalations, HumanDecision: human, Prompt: tokens, StartedAt: time.Unix(0, 0), EndedAt: time.Unix(int64(secs), 0)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		add("1", "standard", "approve", "strong", "", "", 10, 100)
+		add("2", "standard", "request_changes", "consensus", "", "approve", 20, 300)         // reversed by a merge
+		add("3", "fast-track", "escalate", "none", "no_consensus", "", 4, 0)                 // escalated on its own
+		add("4", "standard", "escalate", "none", "human_review", "request_changes", 30, 200) // a human decided
+		st, err := s.Stats(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Debates != 4 || st.ConsensusRate != 0.5 || st.AutoEscalationRate != 0.25 || st.HumanDecided != 2 || st.ReversalRate != 0.5 ||
+			st.TokensPerDebate != 150 || st.MeanSecondsByProtocol["standard"] != 20 || st.MeanSecondsByProtocol["fast-track"] != 4 {
+			t.Errorf("stats = %+v", st)
+		}
+		pending, err := s.PendingHumanDecision(ctx, "acme/shop", 1)
+		if !errors.Is(err, ErrNotFound) || pending != nil {
+			t.Errorf("pending = %+v %v", pending, err)
+		}
+		add("5", "standard", "escalate", "none", "human_review", "pending", 1, 0)
+		if p, err := s.PendingHumanDecision(ctx, "acme/shop", 1); err != nil || p.ID != "5" {
+			t.Errorf("pending = %+v %v", p, err)
+		}
+		if err := s.SetHumanDecision(ctx, "5", "approve"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.PendingHumanDecision(ctx, "acme/shop", 1); !errors.Is(err, ErrNotFound) {
+			t.Errorf("still pending after the decision: %v", err)
+		}
+	})
 }

@@ -249,7 +249,6 @@ func phaseCalls(llm *llmtest.Server) map[string]int {
 	return out
 }
 
-
 // TestBurstWithKillAndRestart sends 1,000 deliveries (five for each of 200 pull requests) to a
 // server that is killed with SIGKILL halfway and started again; deliveries that were not
 // acknowledged are redelivered, as GitHub's redelivery would. Every acknowledged delivery must

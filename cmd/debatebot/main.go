@@ -40,6 +40,7 @@ const usage = `debatebot reviews changes by a structured debate among stakeholde
 Usage:
   debatebot debate (--diff FILE | --git BASE..HEAD | --question TEXT) [flags]
   debatebot serve
+  debatebot stats [--format text|json]
   debatebot version
 
 Run 'debatebot debate -h' for the debate flags.
@@ -57,12 +58,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = debate(ctx, args[1:], stdin, stdout, stderr, getenv)
 	case "serve":
 		err = serve(ctx, args[1:], stderr, getenv)
+	case "stats":
+		err = stats(ctx, args[1:], stdout, stderr, getenv)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "debatebot", version())
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 	default:
-		err = &usageError{fmt.Sprintf("unknown command %q (want debate, serve or version)", args[0])}
+		err = &usageError{fmt.Sprintf("unknown command %q (want debate, serve, stats or version)", args[0])}
 	}
 	if err == nil {
 		return exitOK

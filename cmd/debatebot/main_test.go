@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/debatebot/debatebot/review/llmtest"
+	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -205,5 +207,31 @@ func TestServeNeedsConfiguration(t *testing.T) {
 	code, _, errOut := runCmd(t, "", map[string]string{}, "serve")
 	if code != exitUsage || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "GITHUB_APP_INTEGRATION_ID: not set") {
 		t.Errorf("serve without configuration: exit %d, stderr %q", code, errOut)
+	}
+}
+
+func TestStatsCommand(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "s.db")
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.FinishDebate(context.Background(), &store.Debate{ID: "deb-1", Protocol: "standard", Decision: "approve", ConsensusLevel: "strong", Prompt: 100,
+		StartedAt: time.Unix(0, 0), EndedAt: time.Unix(3, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	env := map[string]string{"DEBATEBOT_DATABASE_URL": db}
+	code, out, errOut := runCmd(t, "", env, "stats")
+	if code != 0 || !strings.Contains(out, "debates decided       1") || !strings.Contains(out, "consensus rate        100.0%") || !strings.Contains(out, "mean duration         3.0s (standard)") {
+		t.Errorf("stats: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, _ = runCmd(t, "", env, "stats", "--format", "json")
+	if code != 0 || !strings.Contains(out, `"tokens_per_debate": 100`) {
+		t.Errorf("stats json: exit %d\n%s", code, out)
+	}
+	code, _, errOut = runCmd(t, "", map[string]string{"DEBATEBOT_DATABASE_URL": "mysql://x"}, "stats")
+	if code != exitError || !strings.Contains(errOut, "unsupported database url") {
+		t.Errorf("bad url: exit %d %q", code, errOut)
 	}
 }

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/debatebot/debatebot/config"
+	"github.com/debatebot/debatebot/store"
+)
+
+// stats prints the debate metrics of the store named by DEBATEBOT_DATABASE_URL.
+func stats(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	fs := flag.NewFlagSet("stats", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	format := fs.String("format", "text", "text or json")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stderr, "Usage: debatebot stats [--format text|json]  (reads DEBATEBOT_DATABASE_URL)")
+			return errHelp
+		}
+		return &usageError{err.Error() + " (run 'debatebot stats -h')"}
+	}
+	if *format != "text" && *format != "json" {
+		return &usageError{fmt.Sprintf("--format %q: want text or json", *format)}
+	}
+	url := getenv("DEBATEBOT_DATABASE_URL")
+	if url == "" {
+		url = config.DefaultDatabaseURL
+	}
+	st, err := store.Open(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	s, err := st.Stats(ctx)
+	if err != nil {
+		return err
+	}
+	if *format == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(s)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "debates decided       %d\n", s.Debates)
+	fmt.Fprintf(&b, "consensus rate        %.1f%%\n", 100*s.ConsensusRate)
+	fmt.Fprintf(&b, "auto-escalation rate  %.1f%%\n", 100*s.AutoEscalationRate)
+	fmt.Fprintf(&b, "human decisions       %d (reversal rate %.1f%%)\n", s.HumanDecided, 100*s.ReversalRate)
+	fmt.Fprintf(&b, "tokens per debate     %.0f\n", s.TokensPerDebate)
+	for _, m := range []map[string]float64{s.MeanSecondsByProtocol} {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(&b, "mean duration         %.1fs (%s)\n", m[k], k)
+		}
+	}
+	decisions := make([]string, 0, len(s.Decisions))
+	for d, n := range s.Decisions {
+		decisions = append(decisions, fmt.Sprintf("%s %d", d, n))
+	}
+	sort.Strings(decisions)
+	fmt.Fprintf(&b, "decisions             %s\n", strings.Join(decisions, ", "))
+	_, err = io.WriteString(stdout, b.String())
+	return err
+}

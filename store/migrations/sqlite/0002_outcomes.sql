@@ -1,0 +1,4 @@
+ALTER TABLE debates ADD COLUMN consensus_level TEXT NOT NULL DEFAULT '';
+ALTER TABLE debates ADD COLUMN escalations TEXT NOT NULL DEFAULT '';
+ALTER TABLE debates ADD COLUMN human_decision TEXT NOT NULL DEFAULT '';
+ALTER TABLE debates ADD COLUMN votes BLOB;
