@@ -581,3 +581,47 @@ func TestHumanDecisionsTeachTrust(t *testing.T) {
 		t.Errorf("stats = %+v: the merge of a pull request the debate held back is a reversal", st)
 	}
 }
+
+// A job that keeps failing is retried up to its bound, then reported on the check run.
+func TestFailedJobIsSurfacedOnTheCheckRun(t *testing.T) {
+	a := newAppWith(t, nil)
+	a.gh.Fail("GET", "/repos/acme/shop/pulls/7", 500, 1000)
+	a.post("pull_request", "d-x", fixture(t, "pull_request.opened.json", nil), secret)
+	a.srv.Queue.Wait()
+	runs := a.gh.Checks("acme/shop")
+	if len(runs) != 1 || runs[0].Conclusion != "failure" || !strings.Contains(runs[0].Summary, "500") || runs[0].HeadSHA != "abc123" {
+		t.Fatalf("check runs = %+v, want one failure naming the error", runs)
+	}
+	counts, _ := a.srv.Store.Counts(context.Background())
+	if counts["failed"] != 1 {
+		t.Errorf("job states = %v", counts)
+	}
+}
+
+// The bot's comment ids are kept in the store; a comment someone deleted is posted again, once.
+func TestCommentIDsAreRemembered(t *testing.T) {
+	a := newApp(t)
+	a.post("pull_request", "d-1", fixture(t, "pull_request.opened.json", nil), secret)
+	a.srv.Queue.Wait()
+	id, err := a.srv.Store.Publication(context.Background(), "acme/shop#7", review.DecisionMarker)
+	if err != nil || id != a.comments(review.DecisionMarker)[0].ID {
+		t.Fatalf("stored decision comment id = %d (%v)", id, err)
+	}
+	// Someone deletes the decision comment; the next debate posts it again.
+	kept := a.gh.Comments["acme/shop#7"][:0]
+	for _, c := range a.gh.Comments["acme/shop#7"] {
+		if c.ID != id {
+			kept = append(kept, c)
+		}
+	}
+	a.gh.Comments["acme/shop#7"] = kept
+	a.gh.PRs["acme/shop#7"].HeadSHA = "def456"
+	a.post("pull_request", "d-2", fixture(t, "pull_request.reopened.json", func(p map[string]any) {
+		p["pull_request"].(map[string]any)["head"].(map[string]any)["sha"] = "def456"
+	}), secret)
+	a.srv.Queue.Wait()
+	if n := len(a.comments(review.DecisionMarker)); n != 1 {
+		t.Errorf("decision comments after the deletion = %d, want 1", n)
+	}
+	a.checkCalls()
+}

@@ -80,3 +80,9 @@ func (m *Metrics) webhookOutcome(trigger, outcome string) {
 		m.Webhooks.WithLabelValues(trigger, outcome).Inc()
 	}
 }
+
+func (m *Metrics) gaveUp(j *Job) {
+	if m != nil {
+		m.Jobs.WithLabelValues(string(j.Kind), "given_up").Inc()
+	}
+}

@@ -82,6 +82,8 @@ type QueueOptions struct {
 	// doubling after each.
 	MaxAttempts int
 	Backoff     time.Duration
+	// GiveUp is told of a job that failed for good, to surface it where users look.
+	GiveUp func(context.Context, *Job, error)
 }
 
 // DefaultQueueOptions are the production settings.
@@ -291,6 +293,9 @@ func (q *Queue) execute(parent context.Context, sj *store.Job) {
 		}
 		if final {
 			log.Error().Err(err).Int("attempts", sj.Attempts).Msg("The debate job failed for good.")
+			if q.opts.GiveUp != nil {
+				q.opts.GiveUp(log.WithContext(parent), &job, err)
+			}
 		} else {
 			log.Warn().Err(err).Int("attempts", sj.Attempts).Msg("The debate job failed; it will be retried.")
 		}

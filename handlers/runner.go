@@ -70,8 +70,7 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 	if err != nil {
 		return fmt.Errorf("failed to create a client for installation %d: %w", job.Installation, err)
 	}
-	pub := review.NewPublisher(gh, job.PR)
-	pub.Bot = r.Bot
+	pub := r.publisher(ctx, gh, job)
 	switch job.Kind {
 	case KindHumanReview:
 		if r.Store != nil {
@@ -215,6 +214,42 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 		}
 	}
 	return r.publish(logger.WithContext(ctx), pub, t)
+}
+
+// publisher returns the publisher of a job's pull request; with a store, it remembers the ids of
+// the bot's comments there, so that it need not list the comments to find them.
+func (r *Runner) publisher(ctx context.Context, gh *github.Client, job *Job) *review.Publisher {
+	pub := review.NewPublisher(gh, job.PR)
+	pub.Bot = r.Bot
+	if r.Store != nil {
+		key := job.PR.String()
+		log := zerolog.Ctx(ctx)
+		pub.Known = func(marker string) (int64, bool) {
+			id, err := r.Store.Publication(ctx, key, marker)
+			return id, err == nil
+		}
+		pub.Remember = func(marker string, id int64) {
+			if err := r.Store.SavePublication(context.WithoutCancel(ctx), key, marker, id); err != nil {
+				log.Warn().Err(err).Msg("Could not remember a comment id.")
+			}
+		}
+	}
+	return pub
+}
+
+// GiveUp reports a job that failed for good where users look: on the pull request's check run.
+func (r *Runner) GiveUp(ctx context.Context, job *Job, cause error) {
+	r.Metrics.gaveUp(job)
+	if job.Kind != KindReview || job.HeadSHA == "" {
+		return
+	}
+	gh, err := r.Clients.NewInstallationClient(job.Installation)
+	if err != nil {
+		return
+	}
+	if err := review.NewPublisher(gh, job.PR).FailCheck(ctx, job.HeadSHA, cause); err != nil {
+		zerolog.Ctx(ctx).Error().Err(err).Msg("Could not report the failed debate on the check run.")
+	}
 }
 
 // TrustRate is how far one human decision moves an agent's trust toward its agreement.

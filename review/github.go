@@ -183,6 +183,10 @@ type Publisher struct {
 	Bot string
 	// DetailsURL is the pull request's page, which the check run links to.
 	DetailsURL string
+	// Known and Remember keep comment ids outside GitHub (the store), so that a publisher need
+	// not list the comments to find its own.
+	Known    func(marker string) (int64, bool)
+	Remember func(marker string, id int64)
 }
 
 // NewPublisher returns a publisher for the pull request.
@@ -232,12 +236,28 @@ func (p *Publisher) Upsert(ctx context.Context, marker, body string) error {
 		body = marker + "\n" + body
 	}
 	body = FitComment(body, MaxCommentChars, p.Link)
+	if p.ids == nil && p.Known != nil {
+		if id, ok := p.Known(marker); ok {
+			_, _, err := p.gh.Issues.EditComment(ctx, p.pr.Owner, p.pr.Repo, id, &github.IssueComment{Body: github.String(body)})
+			if err == nil {
+				return nil
+			}
+			// Deleted by someone, or not the bot's: fall back to finding it by its marker.
+			var er *github.ErrorResponse
+			if !errors.As(err, &er) || er.Response == nil || er.Response.StatusCode != http.StatusNotFound {
+				return fmt.Errorf("failed to edit comment %d on %s: %w", id, p.pr, err)
+			}
+		}
+	}
 	if err := p.find(ctx); err != nil {
 		return err
 	}
 	if id, ok := p.ids[marker]; ok {
 		if _, _, err := p.gh.Issues.EditComment(ctx, p.pr.Owner, p.pr.Repo, id, &github.IssueComment{Body: github.String(body)}); err != nil {
 			return fmt.Errorf("failed to edit comment %d on %s: %w", id, p.pr, err)
+		}
+		if p.Remember != nil {
+			p.Remember(marker, id)
 		}
 		return nil
 	}
@@ -249,6 +269,9 @@ func (p *Publisher) Upsert(ctx context.Context, marker, body string) error {
 		return fmt.Errorf("failed to comment on %s: %w", p.pr, err)
 	}
 	p.ids[marker] = c.GetID()
+	if p.Remember != nil {
+		p.Remember(marker, c.GetID())
+	}
 	return nil
 }
 
@@ -260,6 +283,25 @@ func (p *Publisher) CheckRunID() int64 { return p.checkRunID }
 
 // UseCheckRun makes the publisher conclude an existing check run (a resumed debate's).
 func (p *Publisher) UseCheckRun(id int64) { p.checkRunID = id }
+
+// FailCheck reports on the head commit that the debate could not be held.
+func (p *Publisher) FailCheck(ctx context.Context, headSHA string, cause error) error {
+	opts := github.CreateCheckRunOptions{
+		Name: CheckRunName, HeadSHA: headSHA, Status: github.String("completed"), Conclusion: github.String("failure"),
+		Output: &github.CheckRunOutput{Title: github.String("The debate could not be held"), Summary: github.String(clip(cause.Error(), 1000) + "\n\nComment `/debate` to try again.")},
+	}
+	if p.checkRunID != 0 {
+		if _, _, err := p.gh.Checks.UpdateCheckRun(ctx, p.pr.Owner, p.pr.Repo, p.checkRunID, github.UpdateCheckRunOptions{
+			Name: CheckRunName, Status: opts.Status, Conclusion: opts.Conclusion, Output: opts.Output}); err != nil {
+			return fmt.Errorf("failed to report the failure on %s: %w", p.pr, err)
+		}
+		return nil
+	}
+	if _, _, err := p.gh.Checks.CreateCheckRun(ctx, p.pr.Owner, p.pr.Repo, opts); err != nil {
+		return fmt.Errorf("failed to report the failure on %s: %w", p.pr, err)
+	}
+	return nil
+}
 
 // StartCheck creates the in-progress check run on the head commit.
 func (p *Publisher) StartCheck(ctx context.Context, headSHA string) error {

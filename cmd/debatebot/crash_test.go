@@ -365,3 +365,22 @@ func TestBurstWithKillAndRestart(t *testing.T) {
 		t.Errorf("want all 1,000 acknowledged, %d debated, none failed, none lost, no duplicate comments; job states %v", prs, counts)
 	}
 }
+
+// A database that is down when serve starts is a clear one-line error, not a server that
+// acknowledges deliveries it cannot keep.
+func TestServeWithDatabaseDown(t *testing.T) {
+	gh := githubtest.New(t)
+	key, _ := rsa.GenerateKey(rand.Reader, 2048)
+	env := map[string]string{
+		"GITHUB_V3_API_URL": gh.URL + "/", "GITHUB_APP_INTEGRATION_ID": "1", "GITHUB_APP_WEBHOOK_SECRET": "s3cret",
+		"GITHUB_APP_PRIVATE_KEY": string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})),
+		"DEBATEBOT_DATABASE_URL": "postgres://debatebot:hunter2@127.0.0.1:1/debatebot?sslmode=disable&connect_timeout=2",
+		"DEBATEBOT_ADDR":         freeAddr(t),
+		"DEBATEBOT_LOG_LEVEL":    "error",
+	}
+	code, _, errOut := runCmd(t, "", env, "serve")
+	if code != exitError || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "database postgres://***@127.0.0.1:1/debatebot") ||
+		!strings.Contains(errOut, "is unavailable") || strings.Contains(errOut, "hunter2") {
+		t.Errorf("serve with the database down: exit %d, stderr %q", code, errOut)
+	}
+}
