@@ -36,7 +36,31 @@ type serveProcess struct {
 	env  []string
 	addr string
 	cmd  *exec.Cmd
-	logs bytes.Buffer
+	logs syncBuffer
+}
+
+// syncBuffer is the process's stderr, written by exec's copier while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func (s *syncBuffer) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.b.Reset()
 }
 
 func buildBinary(t *testing.T) string {
@@ -80,12 +104,12 @@ func (p *serveProcess) start() {
 
 func (p *serveProcess) kill() {
 	_ = p.cmd.Process.Signal(syscall.SIGKILL)
-	_, _ = p.cmd.Process.Wait()
+	_ = p.cmd.Wait()
 }
 
 func (p *serveProcess) stop() {
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	_, _ = p.cmd.Process.Wait()
+	_ = p.cmd.Wait()
 }
 
 func (p *serveProcess) post(event, delivery string, body []byte) int {
