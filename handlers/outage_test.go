@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -87,23 +86,13 @@ func TestDatabaseOutageLosesNothing(t *testing.T) {
 	if dsn == "" {
 		t.Skip("needs PostgreSQL: set DEBATEBOT_TEST_POSTGRES=postgres://user:pass@127.0.0.1:5432/db?sslmode=disable (.ci/run does)")
 	}
-	u, err := url.Parse(dsn)
+	u, err := url.Parse(pgSchema(t, dsn, "outage"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	px := newProxy(t, u.Host)
-	schema := fmt.Sprintf("outage_%d", time.Now().UnixNano())
-	admin, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _, _ = admin.Exec("DROP SCHEMA " + schema + " CASCADE"); admin.Close() })
 	u.Host = px.ln.Addr().String()
 	q := u.Query()
-	q.Set("search_path", schema)
 	q.Set("connect_timeout", "2")
 	u.RawQuery = q.Encode()
 	st, err := store.Open(context.Background(), u.String())

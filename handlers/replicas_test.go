@@ -4,9 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -34,34 +34,46 @@ func sharedStores(t *testing.T) map[string][2]*store.Store {
 	}
 	t.Cleanup(func() { a.Close(); b.Close() })
 	out["sqlite"] = [2]*store.Store{a, b}
-	url := os.Getenv("DEBATEBOT_TEST_POSTGRES")
-	if url == "" {
+	dsn := os.Getenv("DEBATEBOT_TEST_POSTGRES")
+	if dsn == "" {
 		t.Log("PostgreSQL replicas not tested: set DEBATEBOT_TEST_POSTGRES=postgres://user:pass@127.0.0.1:5432/db?sslmode=disable (.ci/run does)")
 		return out
 	}
-	schema := fmt.Sprintf("replicas_%d", time.Now().UnixNano())
-	admin, err := sql.Open("pgx", url)
+	schemaURL := pgSchema(t, dsn, "replicas")
+	pa, err := store.Open(ctx, schemaURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := store.Open(ctx, schemaURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pa.Close(); pb.Close() })
+	out["postgres"] = [2]*store.Store{pa, pb}
+	return out
+}
+
+// pgSchema creates a schema of its own for a test on the PostgreSQL server at dsn, dropped when
+// the test ends, and returns dsn with that schema as its search path.
+func pgSchema(t *testing.T, dsn, prefix string) string {
+	t.Helper()
+	schema := fmt.Sprintf("%s_%d", prefix, time.Now().UnixNano())
+	admin, err := sql.Open("pgx", dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
 		t.Fatal(err)
 	}
-	sep := "?"
-	if strings.Contains(url, "?") {
-		sep = "&"
-	}
-	pa, err := store.Open(ctx, url+sep+"search_path="+schema)
+	t.Cleanup(func() { _, _ = admin.Exec("DROP SCHEMA " + schema + " CASCADE"); admin.Close() })
+	u, err := url.Parse(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pb, err := store.Open(ctx, url+sep+"search_path="+schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pa.Close(); pb.Close(); _, _ = admin.Exec("DROP SCHEMA " + schema + " CASCADE"); admin.Close() })
-	out["postgres"] = [2]*store.Store{pa, pb}
-	return out
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
 }
 
 // Two replicas share 100 queued debates: each runs exactly once, both do work; a replica that
