@@ -74,7 +74,10 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		if path == "" {
 			return nil, fmt.Errorf("database url %q names no file (want sqlite:PATH)", url)
 		}
-		dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_txlock=immediate"
+		// WAL with synchronous=NORMAL: a committed delivery survives the process being killed
+		// (kill -9); only an operating-system crash or power loss can take the last commits.
+		// Use PostgreSQL where that matters.
+		dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
 		if path == ":memory:" {
 			dsn = "file::memory:?_pragma=busy_timeout(10000)"
 		}
