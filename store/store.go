@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver
@@ -62,6 +63,11 @@ type Store struct {
 	db      *sql.DB
 	dialect string // "sqlite" or "postgres"
 	now     func() time.Time
+	// batch feeds SQLite's group commit; nil on PostgreSQL.
+	batch       chan *enqueueReq
+	closed      chan struct{}
+	batcherDone chan struct{}
+	closeOnce   sync.Once
 }
 
 // Open connects to url ("sqlite:PATH", "sqlite::memory:" or "postgres://...") and applies the
@@ -109,6 +115,11 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		s.db.Close()
 		return nil, err
 	}
+	s.closed = make(chan struct{})
+	if s.dialect == "sqlite" {
+		s.batch, s.batcherDone = make(chan *enqueueReq, maxBatch), make(chan struct{})
+		go s.batcher()
+	}
 	return s, nil
 }
 
@@ -122,8 +133,16 @@ func redact(url string) string {
 	return url
 }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+// Close stops the group commit and closes the database.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		close(s.closed)
+		if s.batcherDone != nil {
+			<-s.batcherDone
+		}
+	})
+	return s.db.Close()
+}
 
 // Dialect is "sqlite" or "postgres".
 func (s *Store) Dialect() string { return s.dialect }
@@ -220,15 +239,110 @@ type Enqueued struct {
 	Superseded int
 }
 
-// Enqueue records the delivery and its job in one transaction, before the webhook is
-// acknowledged: the same delivery twice, or the same job key twice, is one job; a job for a new
-// head supersedes the queued jobs of the same pull request's older heads.
+// Enqueue records the delivery and its job, committed before it returns: the same delivery
+// twice, or the same job key twice, is one job; a job for a new head supersedes the queued and
+// running jobs of the same pull request's older heads. On SQLite, concurrent calls are committed
+// together in one transaction (group commit), since SQLite has a single writer.
 func (s *Store) Enqueue(ctx context.Context, deliveryID, event string, j *Job) (Enqueued, error) {
+	if s.batch == nil {
+		tx, err := s.db.BeginTx(ctx, nil)
+		if err != nil {
+			return Enqueued{}, fmt.Errorf("failed to enqueue delivery %s: %w", deliveryID, err)
+		}
+		defer tx.Rollback()
+		out, err := s.enqueueTx(ctx, tx, deliveryID, event, j)
+		if err != nil {
+			return Enqueued{}, err
+		}
+		if err := tx.Commit(); err != nil {
+			return Enqueued{}, fmt.Errorf("failed to commit delivery %s: %w", deliveryID, err)
+		}
+		return out, nil
+	}
+	req := &enqueueReq{ctx: ctx, deliveryID: deliveryID, event: event, job: j, done: make(chan struct{})}
+	select {
+	case s.batch <- req:
+	case <-ctx.Done():
+		return Enqueued{}, fmt.Errorf("failed to enqueue delivery %s: %w", deliveryID, ctx.Err())
+	case <-s.closed:
+		return Enqueued{}, fmt.Errorf("failed to enqueue delivery %s: the store is closed", deliveryID)
+	}
+	<-req.done
+	return req.out, req.err
+}
+
+type enqueueReq struct {
+	ctx               context.Context
+	deliveryID, event string
+	job               *Job
+	out               Enqueued
+	err               error
+	done              chan struct{}
+}
+
+// maxBatch bounds one group commit.
+const maxBatch = 128
+
+// batcher commits queued Enqueue calls together: it takes one, then whatever else is waiting.
+func (s *Store) batcher() {
+	defer close(s.batcherDone)
+	for {
+		var first *enqueueReq
+		select {
+		case first = <-s.batch:
+		case <-s.closed:
+			return
+		}
+		reqs := []*enqueueReq{first}
+	more:
+		for len(reqs) < maxBatch {
+			select {
+			case r := <-s.batch:
+				reqs = append(reqs, r)
+			default:
+				break more
+			}
+		}
+		s.commitBatch(reqs)
+	}
+}
+
+func (s *Store) commitBatch(reqs []*enqueueReq) {
+	finish := func(err error) {
+		for _, r := range reqs {
+			if err != nil {
+				r.out, r.err = Enqueued{}, err
+			}
+			close(r.done)
+		}
+	}
+	ctx := context.Background()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return Enqueued{}, fmt.Errorf("failed to enqueue delivery %s: %w", deliveryID, err)
+		finish(fmt.Errorf("failed to enqueue %d deliveries: %w", len(reqs), err))
+		return
 	}
 	defer tx.Rollback()
+	for _, r := range reqs {
+		if r.ctx.Err() != nil {
+			// The caller gave up (its webhook timed out): GitHub will redeliver; keep nothing.
+			r.err = fmt.Errorf("failed to enqueue delivery %s: %w", r.deliveryID, r.ctx.Err())
+			continue
+		}
+		if r.out, r.err = s.enqueueTx(ctx, tx, r.deliveryID, r.event, r.job); r.err != nil {
+			finish(r.err)
+			return
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		finish(fmt.Errorf("failed to commit %d deliveries: %w", len(reqs), err))
+		return
+	}
+	finish(nil)
+}
+
+// enqueueTx does Enqueue's work inside tx.
+func (s *Store) enqueueTx(ctx context.Context, tx *sql.Tx, deliveryID, event string, j *Job) (Enqueued, error) {
 	now := s.now().UnixNano()
 	res, err := tx.ExecContext(ctx, s.q("INSERT INTO deliveries (id, event, received_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING"), deliveryID, event, now)
 	if err != nil {
@@ -238,33 +352,31 @@ func (s *Store) Enqueue(ctx context.Context, deliveryID, event string, j *Job) (
 		return Enqueued{Reason: "duplicate delivery"}, nil
 	}
 	out := Enqueued{}
-	if j != nil {
-		var id int64
-		err := tx.QueryRowContext(ctx, s.q(`INSERT INTO jobs (delivery_id, dedupe_key, pr_key, head_sha, kind, payload, state, run_after, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (dedupe_key) DO NOTHING RETURNING id`),
-			deliveryID, j.Key, j.PR, j.HeadSHA, j.Kind, j.Payload, Queued, now, now, now).Scan(&id)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			out.Reason = "duplicate job"
-		case err != nil:
-			return Enqueued{}, fmt.Errorf("failed to record the job of delivery %s: %w", deliveryID, err)
-		default:
-			out.Accepted, out.JobID = true, id
-			j.ID = id
-			if j.HeadSHA != "" {
-				// Running jobs too: their workers learn it at their next heartbeat.
-				res, err := tx.ExecContext(ctx, s.q(`UPDATE jobs SET state = ?, updated_at = ? WHERE pr_key = ? AND state IN (?, ?) AND head_sha <> '' AND head_sha <> ? AND id <> ?`),
-					Superseded, now, j.PR, Queued, Running, j.HeadSHA, id)
-				if err != nil {
-					return Enqueued{}, fmt.Errorf("failed to supersede older jobs of %s: %w", j.PR, err)
-				}
-				n, _ := res.RowsAffected()
-				out.Superseded = int(n)
-			}
-		}
+	if j == nil {
+		return out, nil
 	}
-	if err := tx.Commit(); err != nil {
-		return Enqueued{}, fmt.Errorf("failed to commit delivery %s: %w", deliveryID, err)
+	var id int64
+	err = tx.QueryRowContext(ctx, s.q(`INSERT INTO jobs (delivery_id, dedupe_key, pr_key, head_sha, kind, payload, state, run_after, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (dedupe_key) DO NOTHING RETURNING id`),
+		deliveryID, j.Key, j.PR, j.HeadSHA, j.Kind, j.Payload, Queued, now, now, now).Scan(&id)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		out.Reason = "duplicate job"
+		return out, nil
+	case err != nil:
+		return Enqueued{}, fmt.Errorf("failed to record the job of delivery %s: %w", deliveryID, err)
+	}
+	out.Accepted, out.JobID = true, id
+	j.ID = id
+	if j.HeadSHA != "" {
+		// Running jobs too: their workers learn it at their next heartbeat.
+		res, err := tx.ExecContext(ctx, s.q(`UPDATE jobs SET state = ?, updated_at = ? WHERE pr_key = ? AND state IN (?, ?) AND head_sha <> '' AND head_sha <> ? AND id <> ?`),
+			Superseded, now, j.PR, Queued, Running, j.HeadSHA, id)
+		if err != nil {
+			return Enqueued{}, fmt.Errorf("failed to supersede older jobs of %s: %w", j.PR, err)
+		}
+		n, _ := res.RowsAffected()
+		out.Superseded = int(n)
 	}
 	return out, nil
 }
