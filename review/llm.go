@@ -169,7 +169,7 @@ func (s *sharedContext) get(req *toulmin.Request) (ctxText, diffText string, err
 
 // untrusted keeps data from closing its fence.
 func untrusted(s string) string {
-	return strings.NewReplacer("<<<UNTRUSTED", "<< <UNTRUSTED", "UNTRUSTED DIFF>>>", "UNTRUSTED DIFF> >>",
+	return strings.NewReplacer("<<<UNTRUSTED", "<< <UNTRUSTED", "UNTRUSTED DIFF>>>", "UNTRUSTED DIFF> >>", "UNTRUSTED TITLE>>>", "UNTRUSTED TITLE> >>",
 		"UNTRUSTED DESCRIPTION>>>", "UNTRUSTED DESCRIPTION> >>", "UNTRUSTED QUESTION>>>", "UNTRUSTED QUESTION> >>").Replace(s)
 }
 
