@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -39,6 +40,9 @@ type app struct {
 	srv    *Server
 	url    string
 	cancel context.CancelFunc
+	// served records how long the server took to answer each request, as it sees it.
+	mu     sync.Mutex
+	served []time.Duration
 }
 
 func testKey(t testing.TB) string {
@@ -80,9 +84,17 @@ func newAppWith(t testing.TB, edit func(*config.Server)) *app {
 		t.Fatal(err)
 	}
 	s.Start(ctx)
-	hs := httptest.NewServer(s.Handler)
+	a := &app{t: t, gh: gh, srv: s, cancel: cancel}
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		s.Handler.ServeHTTP(w, r)
+		a.mu.Lock()
+		a.served = append(a.served, time.Since(start))
+		a.mu.Unlock()
+	}))
 	t.Cleanup(func() { hs.Close(); cancel(); s.Queue.Stop(); s.Close() })
-	return &app{t: t, gh: gh, srv: s, url: hs.URL, cancel: cancel}
+	a.url = hs.URL
+	return a
 }
 
 // fixture loads a real webhook payload (testdata/webhooks, from ../shared/fixtures) and points
