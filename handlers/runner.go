@@ -74,7 +74,7 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 	switch job.Kind {
 	case KindHumanReview:
 		if r.Store != nil {
-			if d, err := r.latestDebate(ctx, job); err == nil && d.HumanDecision == "" {
+			if d, err := r.Store.LatestDecided(ctx, job.PR.Repository(), job.PR.Number); err == nil && d.HumanDecision == "" {
 				if err := r.Store.SetHumanDecision(ctx, d.ID, "pending"); err != nil {
 					return err
 				}
@@ -193,8 +193,14 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 		ctx = pctx
 	}
 	if r.Store != nil {
-		rec, _ := t.Record.YAML()
-		cp, _ := json.Marshal(t)
+		rec, err := t.Record.YAML()
+		if err != nil {
+			return err
+		}
+		cp, err := json.Marshal(t)
+		if err != nil {
+			return fmt.Errorf("failed to encode debate %s: %w", t.DebateID, err)
+		}
 		var reasons, votes []string
 		for _, e := range t.Escalations {
 			reasons = append(reasons, string(e.Reason))
@@ -274,19 +280,6 @@ func (r *Runner) withTrust(ctx context.Context, repo *config.Repo, repository st
 	return &c
 }
 
-func (r *Runner) latestDebate(ctx context.Context, job *Job) (*store.Debate, error) {
-	ds, err := r.Store.Debates(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for i := len(ds) - 1; i >= 0; i-- {
-		if ds[i].Repository == job.PR.Repository() && ds[i].PRNumber == job.PR.Number && ds[i].Decision != "" {
-			return &ds[i], nil
-		}
-	}
-	return nil, store.ErrNotFound
-}
-
 // humanDecision records a human's decision. After /human-review, each agent's trust in the
 // repository moves toward its agreement with the human; a merge or close of a pull request whose
 // debate was not escalated counts for the reversal rate.
@@ -307,7 +300,7 @@ func (r *Runner) humanDecision(ctx context.Context, gh *github.Client, pub *revi
 		if job.Requester != "" {
 			return pub.Comment(ctx, "No debate on this pull request waits for a human decision; comment `/human-review` first.")
 		}
-		if d, err := r.latestDebate(ctx, job); err == nil && d.HumanDecision == "" {
+		if d, err := r.Store.LatestDecided(ctx, job.PR.Repository(), job.PR.Number); err == nil && d.HumanDecision == "" {
 			return r.Store.SetHumanDecision(ctx, d.ID, human)
 		}
 		return nil

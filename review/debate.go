@@ -70,13 +70,14 @@ func (d *Debate) Run(ctx context.Context) (*toulmin.Transcript, error) {
 	if agents == nil {
 		agents = OfflinePanel(DefaultPerspectives())
 	}
-	opts := []toulmin.Option{toulmin.WithWeights(d.Weights), toulmin.WithThresholds(d.Thresholds)}
-	if d.Weights == (voting.Weights{}) {
-		opts[0] = toulmin.WithWeights(voting.DefaultWeights())
+	weights, thresholds := d.Weights, d.Thresholds
+	if weights == (voting.Weights{}) {
+		weights = voting.DefaultWeights()
 	}
-	if d.Thresholds == (voting.Thresholds{}) {
-		opts[1] = toulmin.WithThresholds(voting.DefaultThresholds())
+	if thresholds == (voting.Thresholds{}) {
+		thresholds = voting.DefaultThresholds()
 	}
+	opts := []toulmin.Option{toulmin.WithWeights(weights), toulmin.WithThresholds(thresholds)}
 	if d.Clock != nil {
 		opts = append(opts, toulmin.WithClock(d.Clock))
 	}
@@ -93,17 +94,13 @@ func (d *Debate) Run(ctx context.Context) (*toulmin.Transcript, error) {
 	if err != nil {
 		return nil, fmt.Errorf("failed to set up the debate: %w", err)
 	}
-	trigger := d.Trigger
-	if trigger == "" {
-		trigger = "cli"
-	}
 	title := c.Title
 	if title == "" {
 		title = c.Source
 	}
 	subject := &toulmin.Subject{
 		DebateID:   d.ID(),
-		Repository: d.Repository, PRNumber: d.PRNumber, HeadSHA: c.HeadSHA, Trigger: trigger,
+		Repository: d.Repository, PRNumber: d.PRNumber, HeadSHA: c.HeadSHA, Trigger: d.trigger(),
 		Title: title, Question: d.Question, Index: c, Data: c,
 		Gather: func(ctx context.Context) ([]toulmin.Evidence, error) { return Gather(ctx, c, analyzers) },
 	}
@@ -123,11 +120,15 @@ func (d *Debate) ID() string {
 	if c == nil {
 		c = &Change{}
 	}
-	trigger := d.Trigger
-	if trigger == "" {
-		trigger = "cli"
+	return DebateID(c, d.Question, d.Repository, d.PRNumber, d.trigger(), d.Protocol.Name)
+}
+
+// trigger is what started the debate; a local debate is "cli".
+func (d *Debate) trigger() string {
+	if d.Trigger == "" {
+		return "cli"
 	}
-	return DebateID(c, d.Question, d.Repository, d.PRNumber, trigger, d.Protocol.Name)
+	return d.Trigger
 }
 
 // DropIgnored removes files whose path matches any of the globs, noting what was dropped.

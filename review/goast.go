@@ -569,8 +569,8 @@ func (g *goCheck) call(call *ast.CallExpr, stack []ast.Node, c *fn) {
 		}
 		if len(args) > 0 && (requestInput.MatchString(text(args[0])) || g.mentions(args[0], c.tainted)) {
 			g.report(RulePathTraversal, call, fmt.Sprintf("%s opens a path derived from request input (%s)", text(call.Fun), clip(text(args[0]), 60)))
-			for _, l := range c.pathSafe {
-				if g.f.IsAdded(g.line(call)) {
+			if g.f.IsAdded(g.line(call)) {
+				for _, l := range c.pathSafe {
 					g.s.Mitigation(RulePathTraversal, g.f.Path, l, "the path is checked to stay inside its root before use")
 				}
 			}

@@ -167,11 +167,12 @@ func (s *sharedContext) get(req *toulmin.Request) (ctxText, diffText string, err
 	return s.context, s.diff, nil
 }
 
+// fenceBreakers are the texts that would open or close an untrusted fence.
+var fenceBreakers = strings.NewReplacer("<<<UNTRUSTED", "<< <UNTRUSTED", "UNTRUSTED DIFF>>>", "UNTRUSTED DIFF> >>", "UNTRUSTED TITLE>>>", "UNTRUSTED TITLE> >>",
+	"UNTRUSTED DESCRIPTION>>>", "UNTRUSTED DESCRIPTION> >>", "UNTRUSTED QUESTION>>>", "UNTRUSTED QUESTION> >>")
+
 // untrusted keeps data from closing its fence.
-func untrusted(s string) string {
-	return strings.NewReplacer("<<<UNTRUSTED", "<< <UNTRUSTED", "UNTRUSTED DIFF>>>", "UNTRUSTED DIFF> >>", "UNTRUSTED TITLE>>>", "UNTRUSTED TITLE> >>",
-		"UNTRUSTED DESCRIPTION>>>", "UNTRUSTED DESCRIPTION> >>", "UNTRUSTED QUESTION>>>", "UNTRUSTED QUESTION> >>").Replace(s)
-}
+func untrusted(s string) string { return fenceBreakers.Replace(s) }
 
 // LLMAgent argues through an OpenAI-compatible chat completions endpoint.
 type LLMAgent struct {

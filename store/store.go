@@ -581,8 +581,35 @@ func (s *Store) Debate(ctx context.Context, id string) (*Debate, error) {
 
 // Debates lists every debate, oldest first, without their checkpoints and records.
 func (s *Store) Debates(ctx context.Context) ([]Debate, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, job_id, repository, pr_number, head_sha, trigger_name, protocol, decision, phases, prompt_tokens, completion_tokens, started_at, ended_at,
-		consensus_level, escalations, votes, human_decision FROM debates ORDER BY started_at, id`)
+	return s.debates(ctx, "ORDER BY started_at, id")
+}
+
+// LatestDecided returns the latest decided debate of a pull request, or ErrNotFound.
+func (s *Store) LatestDecided(ctx context.Context, repo string, pr int) (*Debate, error) {
+	return s.latest(ctx, "decision <> ''", repo, pr)
+}
+
+// PendingHumanDecision returns the latest debate of a pull request that waits for a human
+// decision (after /human-review), or ErrNotFound.
+func (s *Store) PendingHumanDecision(ctx context.Context, repo string, pr int) (*Debate, error) {
+	return s.latest(ctx, "human_decision = 'pending'", repo, pr)
+}
+
+func (s *Store) latest(ctx context.Context, cond, repo string, pr int) (*Debate, error) {
+	ds, err := s.debates(ctx, "WHERE repository = ? AND pr_number = ? AND "+cond+" ORDER BY started_at DESC, id DESC LIMIT 1", repo, pr)
+	if err != nil {
+		return nil, err
+	}
+	if len(ds) == 0 {
+		return nil, ErrNotFound
+	}
+	return &ds[0], nil
+}
+
+// debates reads debates without their checkpoints and records; tail filters and orders them.
+func (s *Store) debates(ctx context.Context, tail string, args ...any) ([]Debate, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, job_id, repository, pr_number, head_sha, trigger_name, protocol, decision, phases, prompt_tokens, completion_tokens, started_at, ended_at,
+		consensus_level, escalations, votes, human_decision FROM debates `+tail), args...)
 	if err != nil {
 		return nil, fmt.Errorf("failed to list debates: %w", err)
 	}
@@ -601,21 +628,6 @@ func (s *Store) Debates(ctx context.Context) ([]Debate, error) {
 		out = append(out, d)
 	}
 	return out, rows.Err()
-}
-
-// PendingHumanDecision returns the latest debate of a pull request that waits for a human
-// decision (after /human-review), or ErrNotFound.
-func (s *Store) PendingHumanDecision(ctx context.Context, repo string, pr int) (*Debate, error) {
-	ds, err := s.Debates(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for i := len(ds) - 1; i >= 0; i-- {
-		if ds[i].Repository == repo && ds[i].PRNumber == pr && ds[i].HumanDecision == "pending" {
-			return &ds[i], nil
-		}
-	}
-	return nil, ErrNotFound
 }
 
 // SetHumanDecision records the human's decision of a debate.

@@ -53,15 +53,13 @@ func stats(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 	fmt.Fprintf(&b, "auto-escalation rate  %.1f%%\n", 100*s.AutoEscalationRate)
 	fmt.Fprintf(&b, "human decisions       %d (reversal rate %.1f%%)\n", s.HumanDecided, 100*s.ReversalRate)
 	fmt.Fprintf(&b, "tokens per debate     %.0f\n", s.TokensPerDebate)
-	for _, m := range []map[string]float64{s.MeanSecondsByProtocol} {
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			fmt.Fprintf(&b, "mean duration         %.1fs (%s)\n", m[k], k)
-		}
+	protocols := make([]string, 0, len(s.MeanSecondsByProtocol))
+	for p := range s.MeanSecondsByProtocol {
+		protocols = append(protocols, p)
+	}
+	sort.Strings(protocols)
+	for _, p := range protocols {
+		fmt.Fprintf(&b, "mean duration         %.1fs (%s)\n", s.MeanSecondsByProtocol[p], p)
 	}
 	decisions := make([]string, 0, len(s.Decisions))
 	for d, n := range s.Decisions {
