@@ -106,8 +106,11 @@ type Record struct {
 	RequiredChanges    []string  `yaml:"required_changes" json:"required_changes"`
 	FollowUp           []string  `yaml:"follow_up" json:"follow_up"`
 	Tokens             Tokens    `yaml:"tokens" json:"tokens"`
-	StartedAt          string    `yaml:"started_at" json:"started_at"`
-	EndedAt            string    `yaml:"ended_at" json:"ended_at"`
+	// HumanDecision is the maintainer's decision after /human-review ("approve" or
+	// "request_changes"), set beside the debate's own; empty until a human decided.
+	HumanDecision string `yaml:"human_decision" json:"human_decision"`
+	StartedAt     string `yaml:"started_at" json:"started_at"`
+	EndedAt       string `yaml:"ended_at" json:"ended_at"`
 }
 
 // Round2 rounds a share to two decimals, as the record shows it.
