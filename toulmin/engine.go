@@ -17,6 +17,15 @@ import (
 // the engine stops at once, keeps what was said, and the decision escalates to a human.
 var ErrHumanReview = errors.New("human review requested")
 
+// ErrInterrupted is returned when the debate's context is cancelled from outside (the server
+// shutting down, a lost lease, a newer push) for any reason but human review: the phase that was
+// running is neither recorded nor checkpointed, so that resuming from the last checkpoint asks
+// it again. Only the debate's own timeouts (a phase's, the whole debate's) end a phase for good.
+var ErrInterrupted = errors.New("debate interrupted")
+
+// errTotalTimeout is the cause of the debate's own context when its total time runs out.
+var errTotalTimeout = errors.New("the debate ran out of its total time")
+
 // Subject is what a debate is about: the change summarised for agents, or a design question.
 type Subject struct {
 	DebateID   string
@@ -192,7 +201,7 @@ func (e *Engine) Resume(ctx context.Context, s *Subject, prior *Transcript) (*Tr
 	if s.Index == nil {
 		return nil, errors.New("subject has no change index")
 	}
-	ctx, cancel := context.WithTimeout(ctx, e.protocol.TotalTimeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, e.protocol.TotalTimeout, errTotalTimeout)
 	defer cancel()
 
 	r := &run{e: e, subject: s, seq: map[string]int{}}
@@ -386,18 +395,26 @@ func (r *run) emit(kind EventKind, rec PhaseRecord) {
 }
 
 func (r *run) phase(ctx context.Context, spec PhaseSpec, round int) error {
+	if err := r.cancelled(ctx, spec, round); err != nil {
+		return err
+	}
 	rec := PhaseRecord{Phase: spec.Kind, Round: round, StartedAt: r.e.clock(), Status: StatusRunning}
 	r.emit(EventPhaseStarted, rec)
 	if err := r.interrupted(ctx, &rec); err == nil {
 		switch spec.Kind {
 		case PhaseEvidence:
 			if err := r.gather(ctx, spec, &rec); err != nil {
+				if ierr := r.cancelled(ctx, spec, round); ierr != nil {
+					return ierr
+				}
 				return err
 			}
 		case PhaseDecision:
 			r.decide(&rec)
 		default:
-			r.turns(ctx, spec, round, &rec)
+			if err := r.turns(ctx, spec, round, &rec); err != nil {
+				return err
+			}
 		}
 	}
 	rec.EndedAt = r.e.clock()
@@ -413,6 +430,20 @@ func (r *run) phase(ctx context.Context, spec PhaseSpec, round int) error {
 		}
 	}
 	return nil
+}
+
+// cancelled returns ErrInterrupted (with the cause) when the debate's context was cancelled from
+// outside the engine: not by the debate's total time, not for human review. The phase in hand is
+// then left unrecorded, to be run again when the debate resumes from its last checkpoint.
+func (r *run) cancelled(ctx context.Context, spec PhaseSpec, round int) error {
+	if ctx.Err() == nil {
+		return nil
+	}
+	cause := context.Cause(ctx)
+	if errors.Is(cause, errTotalTimeout) || errors.Is(cause, ErrHumanReview) {
+		return nil
+	}
+	return fmt.Errorf("%w: debate %s stopped in %s (round %d), which runs again on resume: %w", ErrInterrupted, r.subject.DebateID, spec.Kind, round, cause)
 }
 
 // interrupted stops the debate when the human asked for review or the total time ran out.
@@ -466,12 +497,14 @@ func (r *run) request(spec PhaseSpec, round int, self Participant) *Request {
 	}
 }
 
-func (r *run) turns(ctx context.Context, spec PhaseSpec, round int, rec *PhaseRecord) {
+// turns asks the phase's takers; it returns an error only when the debate was interrupted from
+// outside before every taker answered (see cancelled).
+func (r *run) turns(ctx context.Context, spec PhaseSpec, round int, rec *PhaseRecord) error {
 	who := r.takers(spec)
 	if len(who) == 0 {
 		rec.Status = StatusCompleted
 		rec.Notes = append(rec.Notes, "no participant takes part in this phase")
-		return
+		return nil
 	}
 	pctx, cancel := context.WithTimeout(ctx, spec.Timeout)
 	defer cancel()
@@ -480,6 +513,11 @@ func (r *run) turns(ctx context.Context, spec PhaseSpec, round int, rec *PhaseRe
 	if spec.Sequential {
 		for k, i := range who {
 			results[k] = call(pctx, r.e.agents[i], r.request(spec, round, r.participants[i]))
+			if results[k].err != nil {
+				if err := r.cancelled(ctx, spec, round); err != nil {
+					return err
+				}
+			}
 			r.record(spec, round, i, results[k], rec)
 		}
 	} else {
@@ -505,6 +543,14 @@ func (r *run) turns(ctx context.Context, spec PhaseSpec, round int, rec *PhaseRe
 			}()
 		}
 		wg.Wait()
+		for _, res := range results {
+			if res.err == nil {
+				continue
+			}
+			if err := r.cancelled(ctx, spec, round); err != nil {
+				return err
+			}
+		}
 		// Recorded in participant order, whatever order they finished in, so that the same
 		// debate gives the same transcript.
 		for k, i := range who {
@@ -534,6 +580,7 @@ func (r *run) turns(ctx context.Context, spec PhaseSpec, round int, rec *PhaseRe
 		r.stopped = true
 		rec.Notes = append(rec.Notes, "every agent failed in this phase; the debate ends and escalates")
 	}
+	return nil
 }
 
 // call runs one agent's turn and turns a panic or a late reply into an error, so that one agent

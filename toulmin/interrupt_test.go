@@ -1,0 +1,176 @@
+package toulmin
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/debatebot/debatebot/voting"
+)
+
+// A debate whose context is cancelled from outside in the middle of a phase (the server shutting
+// down, a lost lease) returns ErrInterrupted, does not checkpoint the phase, and a resume from
+// the last checkpoint asks that phase again and decides on the votes.
+func TestEngineInterruptedPhaseRunsAgainOnResume(t *testing.T) {
+	for _, sequential := range []bool{false, true} {
+		name := "parallel"
+		if sequential {
+			name = "sequential"
+		}
+		t.Run(name, func(t *testing.T) {
+			p := Standard()
+			for i := range p.Phases {
+				if p.Phases[i].Kind == PhaseRebuttal {
+					p.Phases[i].Sequential = sequential
+				}
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var rebuttals atomic.Int32
+			// "a" answers its rebuttal; "b" holds it until the shutdown cancels the debate.
+			holding := func(vote voting.Option) func(ctx context.Context, req *Request) (*Turn, error) {
+				return func(ctx context.Context, req *Request) (*Turn, error) {
+					if req.Phase.Kind == PhaseRebuttal {
+						rebuttals.Add(1)
+						if req.Self.Name == "b" {
+							cancel()
+							<-ctx.Done()
+							return nil, ctx.Err()
+						}
+					}
+					return opener(vote)(ctx, req)
+				}
+			}
+			var saved []*Transcript
+			checkpoint := WithCheckpoint(func(_ context.Context, tr *Transcript) error {
+				saved = append(saved, copyTranscript(t, tr))
+				return nil
+			})
+			panelOf := func(take func(voting.Option) func(context.Context, *Request) (*Turn, error)) []Agent {
+				return []Agent{
+					stakeholder("a", "A", take(voting.Approve)), stakeholder("b", "B", take(voting.Approve)),
+					maintainer("core", "CM", voting.RoleCoreMaintainer, voting.Approve),
+				}
+			}
+			e, err := NewEngine(p, panelOf(holding), WithClock(fixedClock()), checkpoint)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr, err := e.Run(ctx, subject())
+			if !errors.Is(err, ErrInterrupted) || !errors.Is(err, context.Canceled) || tr != nil {
+				t.Fatalf("interrupted debate returned %v, %v; want ErrInterrupted wrapping context.Canceled and no transcript", tr, err)
+			}
+			last := saved[len(saved)-1]
+			for _, ph := range last.Timeline {
+				if ph.Phase == PhaseRebuttal || ph.Status != StatusCompleted {
+					t.Fatalf("the checkpoint holds %s:%s; want only the completed phases before the interrupted rebuttal", ph.Phase, ph.Status)
+				}
+			}
+
+			// Resume from the last checkpoint: the rebuttal is asked again and the debate decides.
+			rebuttals.Store(0)
+			e2, _ := NewEngine(p, panelOf(func(v voting.Option) func(context.Context, *Request) (*Turn, error) { return opener(v) }), WithClock(fixedClock()))
+			got, err := e2.Resume(context.Background(), subject(), last)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Record.Decision != voting.Approve || len(got.Escalations) != 0 {
+				t.Errorf("resumed decision %s, escalations %+v; want approve", got.Record.Decision, got.Escalations)
+			}
+			if n := len(got.ArgumentsIn(PhaseRebuttal)); n != 4 {
+				t.Errorf("resumed debate has %d rebuttals, want 4 (two per stakeholder): the interrupted phase must run again", n)
+			}
+			for _, ph := range got.Timeline {
+				if ph.Status != StatusCompleted {
+					t.Errorf("resumed timeline has %s:%s", ph.Phase, ph.Status)
+				}
+			}
+		})
+	}
+}
+
+// A cancellation between phases is an interruption too: nothing of the next phase is recorded.
+func TestEngineInterruptedBetweenPhases(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	lost := errors.New("lease lost")
+	var phases []PhaseKind
+	e, _ := NewEngine(Standard(), []Agent{stakeholder("a", "A", opener(voting.Approve))}, WithClock(fixedClock()),
+		WithCheckpoint(func(_ context.Context, tr *Transcript) error {
+			phases = append(phases, tr.Timeline[len(tr.Timeline)-1].Phase)
+			if len(phases) == 2 {
+				cancel(lost)
+			}
+			return nil
+		}))
+	_, err := e.Run(ctx, subject())
+	if !errors.Is(err, ErrInterrupted) || !errors.Is(err, lost) {
+		t.Fatalf("err = %v, want ErrInterrupted wrapping the cause", err)
+	}
+	if len(phases) != 2 || phases[1] != PhaseOpening {
+		t.Errorf("checkpointed phases %v, want evidence and opening only", phases)
+	}
+}
+
+// A real phase timeout is final: the phase is checkpointed as timed out and the debate
+// escalates, as before.
+func TestEnginePhaseTimeoutIsFinal(t *testing.T) {
+	p := Standard()
+	for i := range p.Phases {
+		if p.Phases[i].Kind == PhaseRebuttal {
+			p.Phases[i].Timeout = 50 * time.Millisecond
+		}
+	}
+	hang := func(ctx context.Context, req *Request) (*Turn, error) {
+		if req.Phase.Kind == PhaseRebuttal {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}
+		return opener(voting.Approve)(ctx, req)
+	}
+	var saved *Transcript
+	e, _ := NewEngine(p, []Agent{stakeholder("a", "A", hang), stakeholder("b", "B", hang)}, WithClock(fixedClock()),
+		WithCheckpoint(func(_ context.Context, tr *Transcript) error { saved = copyTranscript(t, tr); return nil }))
+	tr, err := e.Run(context.Background(), subject())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Record.Decision != voting.Escalate || len(tr.Escalations) == 0 || tr.Escalations[0].Reason != voting.ReasonPhaseFailed {
+		t.Fatalf("decision %s escalations %+v, want a failed-phase escalation", tr.Record.Decision, tr.Escalations)
+	}
+	if st := saved.Timeline[len(saved.Timeline)-1]; st.Phase != PhaseRebuttal || st.Status != StatusTimedOut {
+		t.Errorf("last checkpointed phase %s:%s, want rebuttal:timed_out", st.Phase, st.Status)
+	}
+}
+
+// The debate's own total time running out is final as well.
+func TestEngineTotalTimeoutIsFinal(t *testing.T) {
+	p := Standard()
+	p.TotalTimeout = 50 * time.Millisecond
+	hang := func(ctx context.Context, req *Request) (*Turn, error) {
+		if req.Phase.Kind == PhaseRebuttal {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}
+		return opener(voting.Approve)(ctx, req)
+	}
+	e, _ := NewEngine(p, []Agent{stakeholder("a", "A", hang)}, WithClock(fixedClock()))
+	tr, err := e.Run(context.Background(), subject())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Record.Decision != voting.Escalate {
+		t.Errorf("decision %s, want escalate after the total time ran out", tr.Record.Decision)
+	}
+	var status PhaseStatus
+	for _, ph := range tr.Timeline {
+		if ph.Phase == PhaseRebuttal {
+			status = ph.Status
+		}
+	}
+	if status != StatusTimedOut {
+		t.Errorf("rebuttal status %q, want timed_out", status)
+	}
+}
