@@ -50,7 +50,14 @@ type Job struct {
 	LeaseUntil time.Time
 	RunAfter   time.Time
 	Error      string
+	// Cancel is the cause a stop was requested with (CancelHumanReview), or empty: a flag in the
+	// store, so that the worker holding the job sees it on whichever replica it runs, and a job
+	// not yet claimed sees it when it is.
+	Cancel string
 }
+
+// CancelHumanReview is the Cancel of a job whose debate /human-review stopped.
+const CancelHumanReview = "human_review"
 
 // Errors of the store.
 var (
@@ -390,12 +397,12 @@ func (s *Store) Delivered(ctx context.Context, id string) (bool, error) {
 	return n > 0, nil
 }
 
-const jobColumns = "id, delivery_id, dedupe_key, pr_key, head_sha, kind, payload, state, attempts, lease_owner, lease_until, run_after, error"
+const jobColumns = "id, delivery_id, dedupe_key, pr_key, head_sha, kind, payload, state, attempts, lease_owner, lease_until, run_after, error, cancel"
 
 func scanJob(row interface{ Scan(...any) error }) (*Job, error) {
 	var j Job
 	var leaseUntil, runAfter int64
-	if err := row.Scan(&j.ID, &j.DeliveryID, &j.Key, &j.PR, &j.HeadSHA, &j.Kind, &j.Payload, &j.State, &j.Attempts, &j.LeaseOwner, &leaseUntil, &runAfter, &j.Error); err != nil {
+	if err := row.Scan(&j.ID, &j.DeliveryID, &j.Key, &j.PR, &j.HeadSHA, &j.Kind, &j.Payload, &j.State, &j.Attempts, &j.LeaseOwner, &leaseUntil, &runAfter, &j.Error, &j.Cancel); err != nil {
 		return nil, err
 	}
 	j.LeaseUntil, j.RunAfter = time.Unix(0, leaseUntil), time.Unix(0, runAfter)
@@ -427,16 +434,59 @@ func (s *Store) Claim(ctx context.Context, owner string, lease time.Duration) (*
 // Heartbeat extends the lease of a running job; ErrLeaseLost when another worker took it over
 // (this worker was presumed dead) or it was superseded.
 func (s *Store) Heartbeat(ctx context.Context, id int64, owner string, lease time.Duration) error {
+	_, err := s.Beat(ctx, id, owner, lease)
+	return err
+}
+
+// Beat is Heartbeat that also returns the stop requested for the job (its Cancel), so that a
+// worker learns of /human-review at its next heartbeat, on whichever replica it was asked.
+func (s *Store) Beat(ctx context.Context, id int64, owner string, lease time.Duration) (cancel string, err error) {
 	now := s.now()
-	res, err := s.db.ExecContext(ctx, s.q("UPDATE jobs SET lease_until = ?, updated_at = ? WHERE id = ? AND lease_owner = ? AND state = ?"),
-		now.Add(lease).UnixNano(), now.UnixNano(), id, owner, Running)
+	err = s.db.QueryRowContext(ctx, s.q("UPDATE jobs SET lease_until = ?, updated_at = ? WHERE id = ? AND lease_owner = ? AND state = ? RETURNING cancel"),
+		now.Add(lease).UnixNano(), now.UnixNano(), id, owner, Running).Scan(&cancel)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", ErrLeaseLost
+	}
 	if err != nil {
-		return fmt.Errorf("failed to extend the lease of job %d: %w", id, err)
+		return "", fmt.Errorf("failed to extend the lease of job %d: %w", id, err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return ErrLeaseLost
+	return cancel, nil
+}
+
+// RequestCancel flags the queued and running jobs of a kind on a pull request with a stop cause;
+// their workers see it at their next heartbeat or phase boundary, and a queued job when it is
+// claimed. It returns how many jobs were flagged.
+func (s *Store) RequestCancel(ctx context.Context, pr, kind, cause string) (int, error) {
+	res, err := s.db.ExecContext(ctx, s.q("UPDATE jobs SET cancel = ?, updated_at = ? WHERE pr_key = ? AND kind = ? AND state IN (?, ?) AND cancel = ''"),
+		cause, s.now().UnixNano(), pr, kind, Queued, Running)
+	if err != nil {
+		return 0, fmt.Errorf("failed to request a stop of the debates of %s: %w", pr, err)
 	}
-	return nil
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}
+
+// StartCommand counts a debate started by a command against the pull request's hourly bound:
+// it reports false when limit debates were started on pr within window before now. The same
+// jobKey twice (a retried job) is counted once and allowed again. One statement, so that
+// replicas sharing the database cannot both take the last place.
+func (s *Store) StartCommand(ctx context.Context, pr, jobKey string, limit int, window time.Duration) (bool, error) {
+	now := s.now()
+	var n int
+	if err := s.db.QueryRowContext(ctx, s.q("SELECT COUNT(*) FROM command_starts WHERE job_key = ?"), jobKey).Scan(&n); err != nil {
+		return false, fmt.Errorf("failed to read the command debates of %s: %w", pr, err)
+	}
+	if n > 0 {
+		return true, nil
+	}
+	res, err := s.db.ExecContext(ctx, s.q(`INSERT INTO command_starts (job_key, pr_key, started_at)
+		SELECT ?, ?, ? WHERE (SELECT COUNT(*) FROM command_starts WHERE pr_key = ? AND started_at > ?) < ?
+		ON CONFLICT (job_key) DO NOTHING`), jobKey, pr, now.UnixNano(), pr, now.Add(-window).UnixNano(), limit)
+	if err != nil {
+		return false, fmt.Errorf("failed to count a command debate of %s: %w", pr, err)
+	}
+	n64, _ := res.RowsAffected()
+	return n64 > 0, nil
 }
 
 // Complete marks a running job done.
@@ -628,6 +678,15 @@ func (s *Store) debates(ctx context.Context, tail string, args ...any) ([]Debate
 		out = append(out, d)
 	}
 	return out, rows.Err()
+}
+
+// RecordHumanDecision keeps a human's final decision on a debate with its record and transcript
+// rewritten to carry it (human_decision beside the debate's own decision).
+func (s *Store) RecordHumanDecision(ctx context.Context, id, decision string, record, checkpoint []byte) error {
+	if _, err := s.db.ExecContext(ctx, s.q("UPDATE debates SET human_decision = ?, record = ?, checkpoint = ? WHERE id = ?"), decision, record, checkpoint, id); err != nil {
+		return fmt.Errorf("failed to record the human decision of %s: %w", id, err)
+	}
+	return nil
 }
 
 // SetHumanDecision records the human's decision of a debate.

@@ -77,8 +77,8 @@ func TestMigrations(t *testing.T) {
 	forEach(t, func(t *testing.T, open func(testing.TB) *Store) {
 		s := open(t)
 		v, err := s.Version(context.Background())
-		if err != nil || v != 2 {
-			t.Errorf("version = %d (%v), want 2", v, err)
+		if err != nil || v != 3 {
+			t.Errorf("version = %d (%v), want 3", v, err)
 		}
 		// Migrating again changes nothing.
 		if err := s.migrate(context.Background()); err != nil {
@@ -349,6 +349,75 @@ func TestStats(t *testing.T) {
 		}
 		if _, err := s.PendingHumanDecision(ctx, "acme/shop", 1); !errors.Is(err, ErrNotFound) {
 			t.Errorf("still pending after the decision: %v", err)
+		}
+	})
+}
+
+// A stop requested for a pull request's debates is seen by the worker holding the job at its
+// next heartbeat, and by a queued job when it is claimed; jobs of other pull requests and kinds
+// are left alone.
+func TestRequestCancel(t *testing.T) {
+	forEach(t, func(t *testing.T, open func(testing.TB) *Store) {
+		s := open(t)
+		ctx := context.Background()
+		for i, j := range []*Job{job("a", "o/r#1", "h1"), job("b", "o/r#1", "h1-cmd"), job("c", "o/r#2", "h2"), {Key: "d", PR: "o/r#1", Kind: "human_review", Payload: []byte(`{}`)}} {
+			if j.Key == "b" {
+				j.HeadSHA = ""
+			}
+			if _, err := s.Enqueue(ctx, fmt.Sprintf("d-%d", i), "e", j); err != nil {
+				t.Fatal(err)
+			}
+		}
+		running, err := s.Claim(ctx, "w", time.Minute)
+		if err != nil || running == nil || running.Key != "a" {
+			t.Fatalf("claimed %+v (%v)", running, err)
+		}
+		if c, err := s.Beat(ctx, running.ID, "w", time.Minute); err != nil || c != "" {
+			t.Fatalf("beat before the stop = %q (%v)", c, err)
+		}
+		n, err := s.RequestCancel(ctx, "o/r#1", "review", CancelHumanReview)
+		if err != nil || n != 2 {
+			t.Fatalf("flagged %d jobs (%v), want the running and the queued review of o/r#1", n, err)
+		}
+		if c, err := s.Beat(ctx, running.ID, "w", time.Minute); err != nil || c != CancelHumanReview {
+			t.Errorf("beat after the stop = %q (%v)", c, err)
+		}
+		queued, _ := s.Claim(ctx, "w", time.Minute)
+		if queued == nil || queued.Key != "b" || queued.Cancel != CancelHumanReview {
+			t.Errorf("the queued job claimed after the stop = %+v", queued)
+		}
+		other, _ := s.Claim(ctx, "w", time.Minute)
+		if other == nil || other.Cancel != "" {
+			t.Errorf("a job of another pull request or kind was flagged: %+v", other)
+		}
+	})
+}
+
+// Command debates count against the pull request's hourly bound in the store, so that every
+// replica and a restart see the same count; a retried job is counted once.
+func TestStartCommand(t *testing.T) {
+	forEach(t, func(t *testing.T, open func(testing.TB) *Store) {
+		s := open(t)
+		ctx := context.Background()
+		now := time.Unix(1_700_000_000, 0)
+		s.now = func() time.Time { return now }
+		for i := 0; i < 2; i++ {
+			if ok, err := s.StartCommand(ctx, "o/r#1", fmt.Sprintf("k%d", i), 2, time.Hour); err != nil || !ok {
+				t.Fatalf("command %d refused (%v)", i, err)
+			}
+		}
+		if ok, _ := s.StartCommand(ctx, "o/r#1", "k2", 2, time.Hour); ok {
+			t.Error("a third command debate within the hour was allowed")
+		}
+		if ok, _ := s.StartCommand(ctx, "o/r#1", "k1", 2, time.Hour); !ok {
+			t.Error("a retried job was refused")
+		}
+		if ok, _ := s.StartCommand(ctx, "o/r#2", "k3", 2, time.Hour); !ok {
+			t.Error("another pull request's bound was used")
+		}
+		now = now.Add(61 * time.Minute)
+		if ok, _ := s.StartCommand(ctx, "o/r#1", "k4", 2, time.Hour); !ok {
+			t.Error("the bound did not free up after an hour")
 		}
 	})
 }

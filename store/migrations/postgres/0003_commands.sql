@@ -1,0 +1,8 @@
+ALTER TABLE jobs ADD COLUMN cancel TEXT NOT NULL DEFAULT '';
+
+CREATE TABLE command_starts (
+	job_key    TEXT PRIMARY KEY,
+	pr_key     TEXT NOT NULL,
+	started_at BIGINT NOT NULL
+);
+CREATE INDEX command_starts_pr ON command_starts (pr_key, started_at);
