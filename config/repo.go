@@ -26,7 +26,9 @@ const RepoPath = ".github/debatebot.yml"
 // Defaults of the repository file.
 const (
 	DefaultCommandPermission = "write"
-	DefaultMaxDebatesPerHour = 5
+	// DefaultHumanReviewPermission is who may stop a debate with /human-review.
+	DefaultHumanReviewPermission = "write"
+	DefaultMaxDebatesPerHour     = 5
 )
 
 // Duration is a time.Duration written as "90s", "10m" or "1h30m".
@@ -71,18 +73,21 @@ type Thresholds struct {
 
 // Repo is .github/debatebot.yml.
 type Repo struct {
-	Protocol          string                      `yaml:"protocol" jsonschema:"enum=standard,enum=fast-track,enum=extended"`
-	Triggers          Triggers                    `yaml:"triggers"`
-	CommandPermission string                      `yaml:"command_permission" jsonschema:"enum=read,enum=triage,enum=write,enum=maintain,enum=admin"`
-	MaxDebatesPerHour *int                        `yaml:"max_debates_per_hour"`
-	Ignore            []string                    `yaml:"ignore"`
-	Thresholds        Thresholds                  `yaml:"thresholds"`
-	Weights           *voting.Weights             `yaml:"weights"`
-	Stakeholders      []review.Perspective        `yaml:"stakeholders"`
-	Phases            map[toulmin.PhaseKind]Phase `yaml:"phases"`
-	MaxRounds         int                         `yaml:"max_rounds"`
-	TotalTimeout      Duration                    `yaml:"total_timeout"`
-	LLM               LLM                         `yaml:"llm"`
+	Protocol          string   `yaml:"protocol" jsonschema:"enum=standard,enum=fast-track,enum=extended"`
+	Triggers          Triggers `yaml:"triggers"`
+	CommandPermission string   `yaml:"command_permission" jsonschema:"enum=read,enum=triage,enum=write,enum=maintain,enum=admin"`
+	// HumanReviewPermission is the permission /human-review needs (deciding after it needs
+	// maintain).
+	HumanReviewPermission string                      `yaml:"human_review_permission" jsonschema:"enum=read,enum=triage,enum=write,enum=maintain,enum=admin"`
+	MaxDebatesPerHour     *int                        `yaml:"max_debates_per_hour"`
+	Ignore                []string                    `yaml:"ignore"`
+	Thresholds            Thresholds                  `yaml:"thresholds"`
+	Weights               *voting.Weights             `yaml:"weights"`
+	Stakeholders          []review.Perspective        `yaml:"stakeholders"`
+	Phases                map[toulmin.PhaseKind]Phase `yaml:"phases"`
+	MaxRounds             int                         `yaml:"max_rounds"`
+	TotalTimeout          Duration                    `yaml:"total_timeout"`
+	LLM                   LLM                         `yaml:"llm"`
 }
 
 // LLM tunes the model-backed agents.
@@ -229,6 +234,12 @@ func (r *Repo) fill() error {
 	}
 	if _, ok := permissions[r.CommandPermission]; !ok {
 		bad("command_permission: %q is not a permission level (want read, triage, write, maintain or admin)", r.CommandPermission)
+	}
+	if r.HumanReviewPermission == "" {
+		r.HumanReviewPermission = DefaultHumanReviewPermission
+	}
+	if _, ok := permissions[r.HumanReviewPermission]; !ok {
+		bad("human_review_permission: %q is not a permission level (want read, triage, write, maintain or admin)", r.HumanReviewPermission)
 	}
 	if r.MaxDebatesPerHour == nil {
 		n := DefaultMaxDebatesPerHour
