@@ -2,12 +2,15 @@ package review
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/google/go-github/v62/github"
+	"github.com/rs/zerolog"
 
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
@@ -36,9 +39,16 @@ func (p *Publisher) PreviousRecord(ctx context.Context) (*voting.Record, error) 
 
 // ReadSince reads what changed on the pull request between an earlier debated head and the new
 // one (the compare API). ok is false when the new head does not descend from the old one (a
-// force push): the whole change must be debated again.
+// force push): the whole change must be debated again. After a force push GitHub may no longer
+// know the old head, or find no common ancestor; it answers 404 then ("Not Found", "No common
+// ancestor between ..."), which means the same: debate the whole change, not fail the job.
 func ReadSince(ctx context.Context, gh *github.Client, pr PullRequest, oldHead, newHead string) (c *Change, ok bool, err error) {
 	cmp, _, err := gh.Repositories.CompareCommits(ctx, pr.Owner, pr.Repo, oldHead, newHead, &github.ListOptions{PerPage: 100})
+	if er := (*github.ErrorResponse)(nil); errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound {
+		zerolog.Ctx(ctx).Info().Str("old_head", oldHead).Str("new_head", newHead).Str("github_message", er.Message).
+			Msg("GitHub cannot compare the debated head with the new one (a force push?); the whole change is debated.")
+		return nil, false, nil
+	}
 	if err != nil {
 		return nil, false, fmt.Errorf("failed to compare %s...%s on %s: %w", short(oldHead), short(newHead), pr, err)
 	}

@@ -14,6 +14,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"sort"
 	"strconv"
@@ -122,9 +123,17 @@ type Server struct {
 	CheckRuns   map[string][]*CheckRun // "owner/repo"
 	Reactions   map[int64][]string     // comment id -> contents
 	// Compares answers the compare API: "owner/repo@base...head" -> files (status "ahead").
+	// Any other comparison of two commits the repository holds answers "diverged"; one of a
+	// commit it does not hold answers 404, as GitHub does for the old head after a force push.
 	Compares map[string][]map[string]any
-	failures []*failure
-	nextID   int64
+	// Commits are commits a repository holds, "owner/repo@sha", besides its pull requests'
+	// current heads and base branches and the ends of Compares.
+	Commits map[string]bool
+	// Unrelated are comparisons, "owner/repo@base...head", of commits without a common
+	// ancestor: GitHub answers them 404 "No common ancestor between base and head."
+	Unrelated map[string]bool
+	failures  []*failure
+	nextID    int64
 }
 
 // New starts a fake GitHub that stops with the test.
@@ -132,7 +141,7 @@ func New(t testing.TB) *Server {
 	s := &Server{
 		t: t, Slug: "debatebot", PRs: map[string]*PR{}, Contents: map[string]string{}, Permissions: map[string]string{},
 		Comments: map[string][]*Comment{}, Labels: map[string][]string{}, CheckRuns: map[string][]*CheckRun{},
-		Reactions: map[int64][]string{}, Compares: map[string][]map[string]any{}, nextID: 1000,
+		Reactions: map[int64][]string{}, Compares: map[string][]map[string]any{}, Commits: map[string]bool{}, Unrelated: map[string]bool{}, nextID: 1000,
 	}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
@@ -195,6 +204,29 @@ func (s *Server) AddComment(key, user, body string) int64 {
 	return s.nextID
 }
 
+// knownCommit says whether the repository holds the commit or branch (s.mu held).
+func (s *Server) knownCommit(repo, ref string) bool {
+	if ref == "" {
+		return false
+	}
+	if s.Commits[repo+"@"+ref] {
+		return true
+	}
+	for key, pr := range s.PRs {
+		if strings.HasPrefix(key, repo+"#") && (pr.HeadSHA == ref || pr.BaseRef == ref || pr.HeadRef == ref) {
+			return true
+		}
+	}
+	for key := range s.Compares {
+		if basehead, ok := strings.CutPrefix(key, repo+"@"); ok {
+			if base, head, _ := strings.Cut(basehead, "..."); base == ref || head == ref {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
@@ -210,6 +242,7 @@ var (
 	reComments = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/(\d+)/comments$`)
 	reComment  = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/comments/(\d+)(/reactions)?$`)
 	reLabels   = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/(\d+)/labels$`)
+	reLabel    = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/(\d+)/labels/([^/]+)$`)
 	reChecks   = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/check-runs(?:/(\d+))?$`)
 	rePerm     = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/collaborators/([^/]+)/permission$`)
 	reContents = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/contents/(.+)$`)
@@ -329,6 +362,28 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, path string, body
 			}
 		}
 		s.writeError(w, 404, "Not Found")
+	case reLabel.MatchString(path) && r.Method == http.MethodDelete:
+		m := reLabel.FindStringSubmatch(path)
+		key := fmt.Sprintf("%s/%s#%s", m[1], m[2], m[3])
+		name, _ := url.PathUnescape(m[4])
+		kept, found := s.Labels[key][:0:0], false
+		for _, l := range s.Labels[key] {
+			if l == name {
+				found = true
+				continue
+			}
+			kept = append(kept, l)
+		}
+		if !found {
+			s.writeError(w, 404, "Label does not exist")
+			return
+		}
+		s.Labels[key] = kept
+		out := []any{}
+		for _, l := range kept {
+			out = append(out, map[string]any{"name": l})
+		}
+		s.writeJSON(w, 200, out)
 	case reLabels.MatchString(path):
 		m := reLabels.FindStringSubmatch(path)
 		key := fmt.Sprintf("%s/%s#%s", m[1], m[2], m[3])
@@ -387,13 +442,25 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, path string, body
 		s.writeJSON(w, map[bool]int{true: 201, false: 200}[m[3] == ""], map[string]any{"id": cr.ID, "name": cr.Name, "status": cr.Status, "conclusion": cr.Conclusion})
 	case reCompare.MatchString(path):
 		m := reCompare.FindStringSubmatch(path)
-		files, ok := s.Compares[m[1]+"/"+m[2]+"@"+m[3]]
-		if !ok {
-			// Unknown commits: GitHub answers 404; a force push shows as diverged.
-			s.writeJSON(w, 200, map[string]any{"status": "diverged", "ahead_by": 1, "behind_by": 1, "files": []any{}})
+		repo, basehead := m[1]+"/"+m[2], m[3]
+		if files, ok := s.Compares[repo+"@"+basehead]; ok {
+			s.writeJSON(w, 200, map[string]any{"status": "ahead", "ahead_by": 1, "behind_by": 0, "total_commits": 1, "files": toAny(files)})
 			return
 		}
-		s.writeJSON(w, 200, map[string]any{"status": "ahead", "ahead_by": 1, "behind_by": 0, "total_commits": 1, "files": toAny(files)})
+		base, head, ok := strings.Cut(basehead, "...")
+		if !ok {
+			base, head, _ = strings.Cut(basehead, "..")
+		}
+		const doc = "https://docs.github.com/rest/commits/commits#compare-two-commits"
+		switch {
+		case !s.knownCommit(repo, base) || !s.knownCommit(repo, head):
+			s.writeJSON(w, 404, map[string]any{"message": "Not Found", "documentation_url": doc, "status": "404"})
+		case s.Unrelated[repo+"@"+basehead]:
+			s.writeJSON(w, 404, map[string]any{"message": fmt.Sprintf("No common ancestor between %s and %s.", base, head), "documentation_url": doc, "status": "404"})
+		default:
+			// Both commits exist, and the head does not descend from the base (a force push).
+			s.writeJSON(w, 200, map[string]any{"status": "diverged", "ahead_by": 1, "behind_by": 1, "total_commits": 1, "files": []any{}})
+		}
 	case rePerm.MatchString(path):
 		m := rePerm.FindStringSubmatch(path)
 		perm, ok := s.Permissions[m[1]+"/"+m[2]+":"+m[3]]
@@ -401,7 +468,13 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, path string, body
 			s.writeError(w, 404, m[3]+" is not a user")
 			return
 		}
-		s.writeJSON(w, 200, map[string]any{"permission": perm, "role_name": perm, "user": map[string]any{"login": m[3]}})
+		// The legacy permission field knows only admin, write, read and none: GitHub reports
+		// maintain as write and triage as read there, and the role itself in role_name.
+		legacy := map[string]string{"maintain": "write", "triage": "read"}[perm]
+		if legacy == "" {
+			legacy = perm
+		}
+		s.writeJSON(w, 200, map[string]any{"permission": legacy, "role_name": perm, "user": map[string]any{"login": m[3]}})
 	case reContents.MatchString(path):
 		m := reContents.FindStringSubmatch(path)
 		key := fmt.Sprintf("%s/%s@%s:%s", m[1], m[2], r.URL.Query().Get("ref"), m[3])
