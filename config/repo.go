@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"gopkg.in/yaml.v3"
@@ -54,7 +56,7 @@ func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(),
 // Phase overrides one phase's limits.
 type Phase struct {
 	TokenLimit *int     `yaml:"token_limit"`
-	Timeout    Duration `yaml:"timeout"`
+	Timeout    Duration `yaml:"timeout,omitempty"`
 }
 
 // Triggers say which events start a debate.
@@ -86,7 +88,7 @@ type Repo struct {
 	Stakeholders          []review.Perspective        `yaml:"stakeholders"`
 	Phases                map[toulmin.PhaseKind]Phase `yaml:"phases"`
 	MaxRounds             int                         `yaml:"max_rounds"`
-	TotalTimeout          Duration                    `yaml:"total_timeout"`
+	TotalTimeout          Duration                    `yaml:"total_timeout,omitempty"`
 	LLM                   LLM                         `yaml:"llm"`
 }
 
@@ -380,24 +382,28 @@ func (r *Repo) fillStakeholders() []string {
 	return problems
 }
 
+// titleCase capitalises each word's first letter (a whole rune: "élan" is "Élan").
 func titleCase(name string) string {
 	words := strings.FieldsFunc(name, func(r rune) bool { return r == '_' || r == '-' || r == ' ' })
 	for i, w := range words {
-		words[i] = strings.ToUpper(w[:1]) + w[1:]
+		_, n := utf8.DecodeRuneInString(w)
+		words[i] = strings.ToUpper(w[:n]) + w[n:]
 	}
 	return strings.Join(words, " ")
 }
 
+// initials abbreviates a title by the first letters of its words that are A-Z or 0-9 once
+// capitalised (an abbreviation prefixes argument ids), at most five.
 func initials(title string) string {
 	var b strings.Builder
 	for _, w := range strings.Fields(title) {
-		b.WriteString(strings.ToUpper(w[:1]))
+		if r, _ := utf8.DecodeRuneInString(w); b.Len() < 5 {
+			if r = unicode.ToUpper(r); r < utf8.RuneSelf && (unicode.IsUpper(r) || unicode.IsDigit(r)) {
+				b.WriteRune(r)
+			}
+		}
 	}
-	s := b.String()
-	if len(s) > 5 {
-		s = s[:5]
-	}
-	return s
+	return b.String()
 }
 
 // DebateProtocol returns the named protocol (the file's default when name is empty) with the
