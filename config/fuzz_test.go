@@ -42,7 +42,7 @@ func FuzzParse(f *testing.F) {
 			if !errors.As(err, &ce) || ce.File != RepoPath || len(ce.Problems) == 0 {
 				t.Fatalf("Parse error %#v is not a config error naming the file with its problems", err)
 			}
-			if msg := err.Error(); strings.ContainsAny(msg, "\r\n") {
+			if msg := err.Error(); strings.ContainsAny(msg, "\r\n\u2028\u2029\u0085") {
 				t.Fatalf("error %q is more than one line", msg)
 			}
 			return

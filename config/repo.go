@@ -98,8 +98,11 @@ type LLM struct {
 	Concurrency int `yaml:"concurrency"`
 	// ContextTokens is the budget for the change in a prompt.
 	ContextTokens int `yaml:"context_tokens"`
-	// MaxRetries bounds the retries of a call on 429 and 5xx.
+	// MaxRetries bounds the retries of a call on 429, 5xx and request timeouts.
 	MaxRetries int `yaml:"max_retries"`
+	// RequestTimeout bounds each model request (each retry has its own); one that times out is
+	// retried like a 5xx.
+	RequestTimeout Duration `yaml:"request_timeout,omitempty"`
 	// Prices adds to or replaces entries of the built-in price table (US dollars per million tokens).
 	Prices review.PriceTable `yaml:"prices"`
 }
@@ -152,9 +155,12 @@ func Parse(data []byte, file string) (*Repo, error) {
 		var ce *Error
 		if errors.As(err, &ce) {
 			ce.File = file
+			for i, p := range ce.Problems {
+				ce.Problems[i] = oneLine(p)
+			}
 			return nil, ce
 		}
-		return nil, &Error{File: file, Problems: []string{err.Error()}}
+		return nil, &Error{File: file, Problems: []string{oneLine(err.Error())}}
 	}
 	return r, nil
 }
@@ -180,10 +186,17 @@ func yamlProblems(err error) []string {
 		} else if s := badType.FindStringSubmatch(m); s != nil {
 			m = fmt.Sprintf("line %s: %q is not a valid %s", s[1], s[3], friendlyType(s[4]))
 		}
-		out = append(out, m)
+		out = append(out, oneLine(m))
 	}
 	return out
 }
+
+// lineBreaks escapes the line breaks a key, tag or value quoted from the file may hold.
+var lineBreaks = strings.NewReplacer("\r", `\r`, "\n", `\n`, "\u2028", `\u2028`, "\u2029", `\u2029`, "\u0085", `\u0085`)
+
+// oneLine keeps a problem on one line: problems are listed one a line in the comment that
+// reports a broken file, and joined in one line in logs.
+func oneLine(problem string) string { return lineBreaks.Replace(problem) }
 
 func friendlyType(t string) string {
 	switch {
@@ -289,6 +302,9 @@ func (r *Repo) fill() error {
 	}
 	if r.LLM.MaxRetries == 0 {
 		r.LLM.MaxRetries = DefaultMaxRetries
+	}
+	if r.LLM.RequestTimeout == 0 {
+		r.LLM.RequestTimeout = Duration(review.DefaultRequestTimeout)
 	}
 	if r.LLM.Concurrency < 0 || r.LLM.ContextTokens < 500 || r.LLM.MaxRetries < 0 || r.LLM.MaxRetries > 10 {
 		bad("llm: concurrency must be positive, context_tokens at least 500 and max_retries between 0 and 10 (got %d, %d, %d)", r.LLM.Concurrency, r.LLM.ContextTokens, r.LLM.MaxRetries)
