@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -130,6 +131,19 @@ func fixture(t testing.TB, name string, edit func(map[string]any)) []byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+var commentIDs atomic.Int64
+
+// commentFixture is a new comment by user on acme/shop#7: each call is another comment, with its
+// own id.
+func commentFixture(t testing.TB, user, body string) []byte {
+	id := 5000 + commentIDs.Add(1)
+	return fixture(t, "issue_comment.created.on-pull-request.json", func(p map[string]any) {
+		p["sender"] = map[string]any{"login": user, "type": "User"}
+		c := p["comment"].(map[string]any)
+		c["id"], c["body"] = id, body
+	})
 }
 
 // client keeps connections alive, as GitHub's delivery workers do between deliveries.
@@ -505,16 +519,14 @@ func TestOtherBotsOnlyWhenAllowed(t *testing.T) {
 	}
 }
 
-// GitHub fails every edit for a while: the finished debate is published later, once, without
-// running it again.
+// GitHub fails every edit for a while: the finished debate is published later, once, from the
+// store, without running it again.
 func TestPublishIsRetriedLater(t *testing.T) {
 	a := newApp(t)
-	a.srv.Runner.Republish = []time.Duration{50 * time.Millisecond, 50 * time.Millisecond}
-	// The progress comment is created, then every edit fails for the job's own attempts.
+	// The progress comment is created, then every edit fails for the job's first attempts.
 	a.gh.Fail("PATCH", "/repos/acme/shop/issues/comments/", 502, 30)
 	a.post("pull_request", "d-r", fixture(t, "pull_request.opened.json", nil), secret)
 	a.srv.Queue.Wait()
-	a.srv.Runner.WaitRepublish()
 	dec := a.comments(review.DecisionMarker)
 	tr := a.comments(review.TranscriptMarker)
 	if len(dec) != 1 || len(tr) != 1 || !strings.Contains(tr[0].Body, "## Decision Record") {
@@ -539,10 +551,7 @@ func TestHumanDecisionsTeachTrust(t *testing.T) {
 	a.gh.Permissions["acme/shop:maria"] = "maintain"
 	ctx := context.Background()
 	comment := func(id, user, body string) {
-		a.post("issue_comment", id, fixture(t, "issue_comment.created.on-pull-request.json", func(p map[string]any) {
-			p["sender"] = map[string]any{"login": user, "type": "User"}
-			p["comment"].(map[string]any)["body"] = body
-		}), secret)
+		a.post("issue_comment", id, commentFixture(t, user, body), secret)
 		a.srv.Queue.Wait()
 	}
 	for round, head := range []string{"abc123", "def456"} {

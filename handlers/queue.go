@@ -47,9 +47,17 @@ type Job struct {
 	// Requester is the commenter whose permission a command needs; empty for events.
 	Requester string
 	CommentID int64
+	// CommentVersion is the command comment's updated_at: a command is one job per comment and
+	// edit, however often its delivery is replayed.
+	CommentVersion string
 	// Title and Body are the issue's, for design debates.
 	Title, Body string
 	Enqueued    time.Time
+
+	// StoreID is the job's id in the store, and Cancel the stop requested for it there (the
+	// store's CancelHumanReview); both are set when a worker claims it.
+	StoreID int64  `json:"-"`
+	Cancel  string `json:"-"`
 }
 
 // ErrSuperseded is the cause a debate is cancelled with when a newer head of its pull request
@@ -65,8 +73,16 @@ var ErrUnavailable = errors.New("the job store is unavailable")
 type RunFunc func(ctx context.Context, job *Job) error
 
 type running struct {
-	job    *Job
+	job *Job
+	// head is the head the job was enqueued with (empty for commands until they read it): only a
+	// different, known head supersedes a running debate.
+	head   string
 	cancel context.CancelCauseFunc
+}
+
+// supersedes reports whether a review of head makes the running job's debate stale.
+func (r *running) supersededBy(kind Kind, head string) bool {
+	return kind == KindReview && r.job.Kind == KindReview && head != "" && r.head != "" && r.head != head
 }
 
 // QueueOptions tune the workers.
@@ -120,9 +136,13 @@ func NewQueue(st *store.Store, run RunFunc, log zerolog.Logger, opts QueueOption
 
 func prKey(pr review.PullRequest) string { return pr.String() }
 
-// jobKey dedupes jobs: a review of a known head is one per head, trigger and protocol; anything
-// else is one per delivery.
+// jobKey dedupes jobs: a command is one per comment and edit (a replayed comment, under any
+// delivery id, is one job); a review of a known head is one per head, trigger and protocol;
+// anything else is one per delivery.
 func jobKey(job *Job) string {
+	if job.CommentID != 0 {
+		return fmt.Sprintf("comment/%s/%d/%s", prKey(job.PR), job.CommentID, job.CommentVersion)
+	}
 	if job.Kind == KindReview && job.HeadSHA != "" {
 		return fmt.Sprintf("%s@%s/%s/%s", prKey(job.PR), job.HeadSHA, job.Trigger, job.Protocol)
 	}
@@ -133,18 +153,8 @@ func jobKey(job *Job) string {
 func (q *Queue) Enqueue(ctx context.Context, job *Job) (accepted bool, reason string, err error) {
 	job.Enqueued = time.Now()
 	key := prKey(job.PR)
-	if job.Kind == KindHumanReview {
-		q.mu.Lock()
-		r, ok := q.running[key]
-		q.mu.Unlock()
-		if ok && r.job.Kind != KindHumanReview {
-			if _, err := q.store.Enqueue(ctx, job.DeliveryID, job.Trigger, nil); err != nil {
-				return false, "", fmt.Errorf("%w: %v", ErrUnavailable, err)
-			}
-			r.cancel(toulmin.ErrHumanReview)
-			return true, "stopping the running debate for human review", nil
-		}
-	}
+	// /human-review stops nothing here: its job authorises the commenter first, then asks the
+	// store to stop the pull request's debates (StopDebates).
 	payload, err := json.Marshal(job)
 	if err != nil {
 		return false, "", fmt.Errorf("failed to encode the job of delivery %s: %w", job.DeliveryID, err)
@@ -160,7 +170,7 @@ func (q *Queue) Enqueue(ctx context.Context, job *Job) (accepted bool, reason st
 	}
 	if job.Kind == KindReview && job.HeadSHA != "" {
 		q.mu.Lock()
-		if r, ok := q.running[key]; ok && r.job.Kind == KindReview && r.job.HeadSHA != job.HeadSHA {
+		if r, ok := q.running[key]; ok && r.supersededBy(job.Kind, job.HeadSHA) {
 			r.cancel(ErrSuperseded)
 		}
 		q.mu.Unlock()
@@ -170,6 +180,18 @@ func (q *Queue) Enqueue(ctx context.Context, job *Job) (accepted bool, reason st
 	default:
 	}
 	return true, "queued", nil
+}
+
+// StopLocal cancels the running review debate of a pull request on this replica at once, with
+// cause; other replicas learn of a stop from the store at their next heartbeat.
+func (q *Queue) StopLocal(pr review.PullRequest, cause error) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	r, ok := q.running[prKey(pr)]
+	if ok && r.job.Kind == KindReview {
+		r.cancel(cause)
+	}
+	return ok && r.job.Kind == KindReview
 }
 
 // Start runs workers until ctx ends.
@@ -230,15 +252,16 @@ func (q *Queue) execute(parent context.Context, sj *store.Job) {
 		_, _ = q.store.Fail(parent, sj, q.opts.Owner, fmt.Errorf("unreadable payload: %w", err), q.opts.Backoff, 0)
 		return
 	}
+	job.StoreID, job.Cancel = sj.ID, sj.Cancel
 	key := prKey(job.PR)
 	log = log.With().Str("repository", job.PR.Repository()).Int("pr_number", job.PR.Number).Logger()
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
 	q.mu.Lock()
-	if r, ok := q.running[key]; ok && job.Kind == KindReview && r.job.Kind == KindReview && r.job.HeadSHA != job.HeadSHA {
+	if r, ok := q.running[key]; ok && r.supersededBy(job.Kind, sj.HeadSHA) {
 		r.cancel(ErrSuperseded)
 	}
-	q.running[key] = &running{job: &job, cancel: cancel}
+	q.running[key] = &running{job: &job, head: sj.HeadSHA, cancel: cancel}
 	q.mu.Unlock()
 	defer func() {
 		q.mu.Lock()
@@ -259,7 +282,13 @@ func (q *Queue) execute(parent context.Context, sj *store.Job) {
 			case <-beat:
 				return
 			case <-t.C:
-				if err := q.store.Heartbeat(parent, sj.ID, q.opts.Owner, q.opts.Lease); errors.Is(err, store.ErrLeaseLost) {
+				stop, err := q.store.Beat(parent, sj.ID, q.opts.Owner, q.opts.Lease)
+				if stop == store.CancelHumanReview {
+					// /human-review, asked on any replica: the debate stops and publishes
+					// what was said; the heartbeat goes on while it does.
+					cancel(toulmin.ErrHumanReview)
+				}
+				if errors.Is(err, store.ErrLeaseLost) {
 					if cur, err := q.store.Job(parent, sj.ID); err == nil && cur.State == store.Superseded {
 						cancel(ErrSuperseded)
 					} else {

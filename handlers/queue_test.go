@@ -87,9 +87,10 @@ func TestQueueNewHeadSupersedesRunningDebate(t *testing.T) {
 	if !errors.Is(b.cause("a"), ErrSuperseded) {
 		t.Errorf("the older debate ended with %v, want ErrSuperseded", b.cause("a"))
 	}
-	// /human-review stops the running debate with ErrHumanReview.
-	if ok, reason, _ := q.Enqueue(bg, &Job{DeliveryID: "c", Kind: KindHumanReview, PR: pr7}); !ok || reason != "stopping the running debate for human review" {
-		t.Fatalf("human review: %v %q", ok, reason)
+	// A stop asked for in the store (/human-review, on any replica) is seen at the next
+	// heartbeat: the running debate stops with ErrHumanReview.
+	if n, err := q.store.RequestCancel(bg, prKey(pr7), string(KindReview), store.CancelHumanReview); n != 1 || err != nil {
+		t.Fatalf("stop requested for %d jobs (%v)", n, err)
 	}
 	for b.cause("b") == nil && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/go-github/v62/github"
@@ -40,13 +40,9 @@ type Runner struct {
 	Metrics *Metrics
 	// Clock is time.Now except in tests.
 	Clock func() time.Time
-	// Republish are the waits before publishing a finished debate again when GitHub kept failing
-	// (DefaultRepublish when nil): the debate is not run again, and not lost.
-	Republish []time.Duration
-
-	mu       sync.Mutex
-	commands map[string][]time.Time // PR -> debates started by commands
-	retries  sync.WaitGroup
+	// StopLocal stops a pull request's running debate on this replica at once (the queue's);
+	// other replicas see the stop in the store.
+	StopLocal func(pr review.PullRequest, cause error) bool
 }
 
 func (r *Runner) now() time.Time {
@@ -73,14 +69,7 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 	pub := r.publisher(ctx, gh, job)
 	switch job.Kind {
 	case KindHumanReview:
-		if r.Store != nil {
-			if d, err := r.Store.LatestDecided(ctx, job.PR.Repository(), job.PR.Number); err == nil && d.HumanDecision == "" {
-				if err := r.Store.SetHumanDecision(ctx, d.ID, "pending"); err != nil {
-					return err
-				}
-			}
-		}
-		return pub.Comment(ctx, fmt.Sprintf("No debate is running on this pull request; @%s asked for human review, and a human decides (`/human-review approve` or `/human-review request-changes`).", job.Requester))
+		return r.humanReview(ctx, gh, pub, job)
 	case KindHumanDecision:
 		return r.humanDecision(ctx, gh, pub, job)
 	}
@@ -154,16 +143,34 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 		} else if d.Change, err = review.ReadPullRequest(ctx, gh, job.PR, meta, repo.Ignore, review.DefaultMaxDiffBytes); err != nil {
 			var ie *review.InputError
 			if errors.As(err, &ie) {
-				return pub.Comment(ctx, fmt.Sprintf("debatebot cannot debate this pull request: %v", ie.Problem))
+				return r.cannotDebate(ctx, pub, job, ie)
 			}
 			return err
 		}
-		r.startCheck(ctx, pub, d)
 	}
 	if meta != nil {
 		pub.DetailsURL = meta.GetHTMLURL()
 	}
-	r.durable(ctx, d, job)
+	if d.Change != nil {
+		r.startCheck(ctx, pub, d)
+	}
+	// A retry of a job whose debate was decided (publishing failed) publishes the stored
+	// transcript: the debate is never held, nor paid for, twice.
+	if t, err := r.decided(ctx, d.ID(), job); err != nil || t != nil {
+		if err != nil {
+			return err
+		}
+		log.Info().Str("debate_id", t.DebateID).Msg("Publishing a decided debate from the store.")
+		return r.publish(log.With().Str("debate_id", t.DebateID).Logger().WithContext(ctx), pub, t)
+	}
+	// The debate's own context: /human-review stops it, seen on the job in the store when it was
+	// claimed, at a heartbeat (the queue) or at a phase boundary (here).
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	if job.Cancel == store.CancelHumanReview {
+		stop(toulmin.ErrHumanReview)
+	}
+	r.durable(ctx, d, job, stop)
 	// The transcript comment shows which phase runs, edited at most once per phase.
 	d.Observer = func(e toulmin.Event) {
 		if e.Kind != toulmin.EventPhaseStarted || e.Phase.Phase == toulmin.PhaseDecision {
@@ -175,11 +182,14 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 	}
 	t, err := d.Run(ctx)
 	cause := context.Cause(ctx)
+	var ie *review.InputError
 	switch {
 	case errors.Is(cause, ErrSuperseded):
 		return cause // the newer head's debate publishes
 	case err != nil && ctx.Err() != nil:
 		return cause
+	case errors.As(err, &ie):
+		return r.cannotDebate(ctx, pub, job, ie)
 	case err != nil:
 		return err
 	}
@@ -209,10 +219,11 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 			votes = append(votes, v.Agent+"="+string(v.Vote))
 		}
 		human := ""
-		if errors.Is(cause, toulmin.ErrHumanReview) {
+		if errors.Is(cause, toulmin.ErrHumanReview) || r.stopRequested(ctx, job) {
+			// Asked for while the debate ended on its own: a human decides all the same.
 			human = "pending"
 		}
-		if err := r.Store.FinishDebate(ctx, &store.Debate{ID: t.DebateID, Repository: d.Repository, PRNumber: d.PRNumber, HeadSHA: t.Record.HeadSHA,
+		if err := r.Store.FinishDebate(ctx, &store.Debate{ID: t.DebateID, JobID: job.StoreID, Repository: d.Repository, PRNumber: d.PRNumber, HeadSHA: t.Record.HeadSHA,
 			Trigger: d.Trigger, Protocol: t.Protocol, Decision: string(t.Record.Decision), Phases: len(t.Timeline), Checkpoint: cp, Record: rec,
 			Prompt: t.Usage.Prompt, Completion: t.Usage.Completion, StartedAt: t.StartedAt, EndedAt: t.EndedAt,
 			ConsensusLevel: string(t.Record.ConsensusLevel), Escalations: strings.Join(reasons, ","), Votes: strings.Join(votes, ","), HumanDecision: human}); err != nil {
@@ -280,18 +291,21 @@ func (r *Runner) withTrust(ctx context.Context, repo *config.Repo, repository st
 	return &c
 }
 
-// humanDecision records a human's decision. After /human-review, each agent's trust in the
-// repository moves toward its agreement with the human; a merge or close of a pull request whose
-// debate was not escalated counts for the reversal rate.
+// humanDecision records a human's decision. After /human-review, a maintainer's decision is
+// final: it concludes the debate's check run (approve: success; request changes: failure), is
+// written into the decision comment and record beside the debate's own decision, and removes
+// the escalation label; each agent's trust in the repository moves toward its agreement with the
+// human. A merge or close of a pull request whose debate was not escalated counts for the
+// reversal rate.
 func (r *Runner) humanDecision(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job) error {
-	if r.Store == nil {
-		return nil
-	}
 	if job.Requester != "" {
-		perm, _, err := gh.Repositories.GetPermissionLevel(ctx, job.PR.Owner, job.PR.Repo, job.Requester)
-		if err != nil || !config.PermissionAtLeast(perm.GetPermission(), "maintain") {
+		have, err := Permission(ctx, gh, job.PR, job.Requester)
+		if err != nil {
+			return err
+		}
+		if !config.PermissionAtLeast(have, "maintain") {
 			r.Metrics.refused("permission")
-			return pub.Comment(ctx, fmt.Sprintf("@%s: only maintainers decide after /human-review. Nothing was recorded.", job.Requester))
+			return pub.Comment(ctx, fmt.Sprintf("@%s: only maintainers decide after /human-review (you have %s). Nothing was recorded.", job.Requester, have))
 		}
 	}
 	human := job.Protocol
@@ -324,13 +338,60 @@ func (r *Runner) humanDecision(ctx context.Context, gh *github.Client, pub *revi
 		}
 		lines = append(lines, fmt.Sprintf("- %s voted %s: trust %.2f → %.2f", agent, vote, before, after))
 	}
-	if err := r.Store.SetHumanDecision(ctx, d.ID, human); err != nil {
+	if err := r.finalise(ctx, pub, d.ID, human, job.Requester); err != nil {
 		return err
 	}
 	if job.Requester == "" {
 		return nil
 	}
 	return pub.Comment(ctx, fmt.Sprintf("Human decision on debate `%s`: **%s**. The agents learn from it:\n\n%s", d.ID, strings.ReplaceAll(human, "_", " "), strings.Join(lines, "\n")))
+}
+
+// finalise makes a human decision the debate's final word where users look: the record and the
+// stored transcript carry it, the decision comment shows it, the check run concludes with it and
+// the escalation label goes.
+func (r *Runner) finalise(ctx context.Context, pub *review.Publisher, id, human, by string) error {
+	full, err := r.Store.Debate(ctx, id)
+	if err != nil {
+		return err
+	}
+	var t toulmin.Transcript
+	if err := json.Unmarshal(full.Checkpoint, &t); err != nil || t.Record.DebateID == "" {
+		// Nothing to show it in; the decision is recorded all the same.
+		return r.Store.SetHumanDecision(ctx, id, human)
+	}
+	t.Record.HumanDecision = human
+	rec, err := t.Record.YAML()
+	if err != nil {
+		return err
+	}
+	cp, err := json.Marshal(&t)
+	if err != nil {
+		return fmt.Errorf("failed to encode debate %s: %w", id, err)
+	}
+	if err := r.Store.RecordHumanDecision(ctx, id, human, rec, cp); err != nil {
+		return err
+	}
+	dc, err := review.DecisionComment(&t)
+	if err != nil {
+		return err
+	}
+	if cid, err := r.Store.CheckRun(ctx, id); err == nil {
+		pub.UseCheckRun(cid)
+	}
+	steps := []func() error{
+		func() error { return pub.Upsert(ctx, review.DecisionMarker, dc) },
+		func() error { return pub.Unlabel(ctx, review.EscalationLabel) },
+	}
+	if t.Record.HeadSHA != "" {
+		steps = append(steps, func() error { return pub.ConcludeHuman(ctx, t.Record.HeadSHA, human, by, &t) })
+	}
+	for _, step := range steps {
+		if err := retry(ctx, 3, step); err != nil {
+			return fmt.Errorf("failed to publish the human decision on debate %s: %w", id, err)
+		}
+	}
+	return nil
 }
 
 // startCheck creates the debate's check run, or reuses the one a resumed debate created.
@@ -342,7 +403,8 @@ func (r *Runner) startCheck(ctx context.Context, pub *review.Publisher, d *revie
 			return
 		}
 	}
-	if err := pub.StartCheck(ctx, d.Change.HeadSHA); err != nil {
+	if err := retry(ctx, 3, func() error { return pub.StartCheck(ctx, d.Change.HeadSHA) }); err != nil {
+		// Publishing creates it once GitHub answers again.
 		log.Warn().Err(err).Msg("Could not create the check run.")
 		return
 	}
@@ -356,10 +418,7 @@ func (r *Runner) startCheck(ctx context.Context, pub *review.Publisher, d *revie
 // durable makes the debate resumable: every completed phase is checkpointed in the store, and a
 // debate of the same id that a crash cut short resumes from its last checkpoint, asking no agent
 // again for a phase it completed.
-func (r *Runner) durable(ctx context.Context, d *review.Debate, job *Job) {
-	if r.Store == nil {
-		return
-	}
+func (r *Runner) durable(ctx context.Context, d *review.Debate, job *Job, stop context.CancelCauseFunc) {
 	id := d.ID()
 	if prior, err := r.Store.Debate(ctx, id); err == nil && prior.Decision == "" && len(prior.Checkpoint) > 0 {
 		var t toulmin.Transcript
@@ -374,9 +433,46 @@ func (r *Runner) durable(ctx context.Context, d *review.Debate, job *Job) {
 			return fmt.Errorf("failed to encode the checkpoint of %s: %w", t.DebateID, err)
 		}
 		// Kept even while the debate stops (human review, shutdown): it is what a resume needs.
-		return r.Store.SaveCheckpoint(context.WithoutCancel(ctx), &store.Debate{ID: t.DebateID, Repository: d.Repository, PRNumber: d.PRNumber, HeadSHA: job.HeadSHA,
-			Trigger: d.Trigger, Protocol: t.Protocol, Phases: len(t.Timeline), Checkpoint: cp, StartedAt: t.StartedAt})
+		if err := r.Store.SaveCheckpoint(context.WithoutCancel(ctx), &store.Debate{ID: t.DebateID, JobID: job.StoreID, Repository: d.Repository, PRNumber: d.PRNumber, HeadSHA: job.HeadSHA,
+			Trigger: d.Trigger, Protocol: t.Protocol, Phases: len(t.Timeline), Checkpoint: cp, StartedAt: t.StartedAt}); err != nil {
+			return err
+		}
+		// A phase boundary: /human-review asked on another replica stops the debate here at
+		// the latest.
+		if r.stopRequested(ctx, job) {
+			stop(toulmin.ErrHumanReview)
+		}
+		return nil
 	}
+}
+
+// stopRequested reports whether /human-review flagged the job in the store.
+func (r *Runner) stopRequested(ctx context.Context, job *Job) bool {
+	if job.StoreID == 0 {
+		return false
+	}
+	cur, err := r.Store.Job(context.WithoutCancel(ctx), job.StoreID)
+	return err == nil && cur.Cancel == store.CancelHumanReview
+}
+
+// decided returns the transcript of the job's own debate when it was already decided (a retry
+// after its publication failed), or nil.
+func (r *Runner) decided(ctx context.Context, id string, job *Job) (*toulmin.Transcript, error) {
+	if job.StoreID == 0 {
+		return nil, nil
+	}
+	prior, err := r.Store.Debate(ctx, id)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && (prior.Decision == "" || prior.JobID != job.StoreID || len(prior.Checkpoint) == 0)) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var t toulmin.Transcript
+	if err := json.Unmarshal(prior.Checkpoint, &t); err != nil {
+		return nil, fmt.Errorf("failed to read the stored transcript of debate %s: %w", id, err)
+	}
+	return &t, nil
 }
 
 // since returns what changed since the last debated head of the pull request, with the earlier
@@ -402,45 +498,11 @@ func (r *Runner) since(ctx context.Context, gh *github.Client, pub *review.Publi
 	return prev, review.CarryForward(prev, c), c, nil
 }
 
-// DefaultRepublish are the waits before publishing a finished debate again.
-var DefaultRepublish = []time.Duration{30 * time.Second, 2 * time.Minute, 10 * time.Minute}
-
-// publish writes the debate; when GitHub keeps failing, it tries again later on its own context,
-// with the same transcript, and logs each failure with the delivery id.
+// publish writes the transcript, the decision, the check run and the escalation label; each
+// write is tried three times with backoff. When GitHub keeps failing, the error fails the job,
+// which the queue retries with backoff from the store: the retry publishes the stored transcript
+// (Runner.decided), it does not debate again, and a restart loses nothing.
 func (r *Runner) publish(ctx context.Context, pub *review.Publisher, t *toulmin.Transcript) error {
-	err := r.publishOnce(ctx, pub, t)
-	if err == nil || ctx.Err() != nil {
-		return err
-	}
-	waits := r.Republish
-	if waits == nil {
-		waits = DefaultRepublish
-	}
-	log := *zerolog.Ctx(ctx)
-	r.retries.Add(1)
-	go func() {
-		defer r.retries.Done()
-		bg := log.WithContext(context.WithoutCancel(ctx))
-		for i, wait := range waits {
-			time.Sleep(wait)
-			if err := r.publishOnce(bg, pub, t); err != nil {
-				log.Error().Err(err).Int("attempt", i+2).Msg("Publishing the debate failed again.")
-				continue
-			}
-			log.Info().Int("attempt", i+2).Msg("Published the debate after GitHub recovered.")
-			return
-		}
-		log.Error().Msg("Gave up publishing the debate; comment /debate to run it again.")
-	}()
-	return err
-}
-
-// WaitRepublish blocks until every pending republication has finished (tests, shutdown).
-func (r *Runner) WaitRepublish() { r.retries.Wait() }
-
-// publishOnce writes the transcript, the decision, the check run and the escalation label; each
-// write is tried three times with backoff.
-func (r *Runner) publishOnce(ctx context.Context, pub *review.Publisher, t *toulmin.Transcript) error {
 	md, err := review.Markdown(t, review.RenderOptions{Marker: true})
 	if err != nil {
 		return err
@@ -452,7 +514,19 @@ func (r *Runner) publishOnce(ctx context.Context, pub *review.Publisher, t *toul
 	steps := []func() error{
 		func() error { return pub.Upsert(ctx, review.TranscriptMarker, md) },
 		func() error { return pub.Upsert(ctx, review.DecisionMarker, dc) },
-		func() error { return pub.FinishCheck(ctx, t) },
+		func() error {
+			had := pub.CheckRunID()
+			if err := pub.FinishCheck(ctx, t); err != nil {
+				return err
+			}
+			if id := pub.CheckRunID(); id != had {
+				// Created now, as its creation failed when the debate started.
+				if err := r.Store.SaveCheckRun(ctx, t.DebateID, id); err != nil {
+					zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not remember the check run.")
+				}
+			}
+			return nil
+		},
 	}
 	if t.Record.Decision == voting.Escalate {
 		steps = append(steps, func() error { return pub.Label(ctx, review.EscalationLabel) })
@@ -484,47 +558,137 @@ func retry(ctx context.Context, attempts int, f func() error) error {
 }
 
 // authorise checks a command's requester against command_permission and the per-PR hourly
-// bound; a refusal is answered with a short comment and nothing is spent.
+// bound (kept in the store, so that replicas and restarts share it); a refusal is answered with a
+// short comment and nothing is spent.
 func (r *Runner) authorise(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job, repo *config.Repo) (bool, error) {
-	perm, _, err := gh.Repositories.GetPermissionLevel(ctx, job.PR.Owner, job.PR.Repo, job.Requester)
-	have := "none"
-	if err == nil {
-		have = perm.GetPermission()
-	} else {
-		var er *github.ErrorResponse
-		if !errors.As(err, &er) || er.Response == nil || er.Response.StatusCode != http.StatusNotFound {
-			return false, fmt.Errorf("failed to get the permission of %s on %s: %w", job.Requester, job.PR.Repository(), err)
-		}
+	have, err := Permission(ctx, gh, job.PR, job.Requester)
+	if err != nil {
+		return false, err
 	}
 	if !config.PermissionAtLeast(have, repo.CommandPermission) {
 		r.Metrics.refused("permission")
 		return false, pub.Comment(ctx, fmt.Sprintf("@%s: debatebot commands need %s permission on this repository; you have %s. Nothing was started.", job.Requester, repo.CommandPermission, have))
 	}
 	if job.Kind == KindReview {
-		r.mu.Lock()
-		if r.commands == nil {
-			r.commands = map[string][]time.Time{}
+		ok, err := r.Store.StartCommand(ctx, job.PR.String(), jobKey(job), *repo.MaxDebatesPerHour, time.Hour)
+		if err != nil {
+			return false, err
 		}
-		key := job.PR.String()
-		now := r.now()
-		var recent []time.Time
-		for _, t := range r.commands[key] {
-			if now.Sub(t) < time.Hour {
-				recent = append(recent, t)
-			}
-		}
-		over := len(recent) >= *repo.MaxDebatesPerHour
-		if !over {
-			recent = append(recent, now)
-		}
-		r.commands[key] = recent
-		r.mu.Unlock()
-		if over {
+		if !ok {
 			r.Metrics.refused("rate")
 			return false, pub.Comment(ctx, fmt.Sprintf("@%s: this pull request already had %d debates started by commands in the last hour (the limit is max_debates_per_hour). Try again later.", job.Requester, *repo.MaxDebatesPerHour))
 		}
 	}
 	return true, nil
+}
+
+// Permission returns a user's role on the repository: GitHub's role_name (so that triage and
+// maintain are seen as such; the legacy permission field says read and write for them), the
+// legacy permission for a custom role, and "none" for someone who is not a collaborator.
+func Permission(ctx context.Context, gh *github.Client, pr review.PullRequest, user string) (string, error) {
+	req, err := gh.NewRequest(http.MethodGet, fmt.Sprintf("repos/%s/%s/collaborators/%s/permission", url.PathEscape(pr.Owner), url.PathEscape(pr.Repo), url.PathEscape(user)), nil)
+	if err != nil {
+		return "", fmt.Errorf("failed to ask the permission of %s on %s: %w", user, pr.Repository(), err)
+	}
+	var level struct {
+		Permission string `json:"permission"`
+		RoleName   string `json:"role_name"`
+	}
+	if _, err := gh.Do(ctx, req, &level); err != nil {
+		var er *github.ErrorResponse
+		if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound {
+			return "none", nil
+		}
+		return "", fmt.Errorf("failed to get the permission of %s on %s: %w", user, pr.Repository(), err)
+	}
+	if config.PermissionAtLeast(level.RoleName, "read") {
+		return level.RoleName, nil
+	}
+	if level.Permission == "" {
+		return "none", nil
+	}
+	return level.Permission, nil
+}
+
+// humanReview holds /human-review: the commenter must have human_review_permission; then the
+// pull request's debates are stopped through the store (the one running on any replica, and any
+// still queued), or, when none runs, the last debate waits for a human decision.
+func (r *Runner) humanReview(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job) error {
+	repo, err := r.commandConfig(ctx, gh, job)
+	if err != nil {
+		return err
+	}
+	have, err := Permission(ctx, gh, job.PR, job.Requester)
+	if err != nil {
+		return err
+	}
+	if !config.PermissionAtLeast(have, repo.HumanReviewPermission) {
+		r.Metrics.refused("permission")
+		return pub.Comment(ctx, fmt.Sprintf("@%s: /human-review needs %s permission on this repository; you have %s. Nothing was changed.", job.Requester, repo.HumanReviewPermission, have))
+	}
+	n, err := r.Store.RequestCancel(ctx, job.PR.String(), string(KindReview), store.CancelHumanReview)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		if r.StopLocal != nil {
+			r.StopLocal(job.PR, toulmin.ErrHumanReview)
+		}
+		zerolog.Ctx(ctx).Info().Int("debates", n).Msg("Stopping the pull request's debates for human review.")
+		return pub.Comment(ctx, fmt.Sprintf("@%s asked for human review: the debate stops, what was said is published, and a human decides (`/human-review approve` or `/human-review request-changes`, by a maintainer).", job.Requester))
+	}
+	if d, err := r.Store.LatestDecided(ctx, job.PR.Repository(), job.PR.Number); err == nil && d.HumanDecision == "" {
+		if err := r.Store.SetHumanDecision(ctx, d.ID, "pending"); err != nil {
+			return err
+		}
+	}
+	return pub.Comment(ctx, fmt.Sprintf("No debate is running on this pull request; @%s asked for human review, and a human decides (`/human-review approve` or `/human-review request-changes`, by a maintainer).", job.Requester))
+}
+
+// commandConfig reads the repository configuration a command is judged by, from the pull
+// request's base branch (the default branch for an issue); a broken file means the defaults,
+// so that a broken file cannot open commands to everyone.
+func (r *Runner) commandConfig(ctx context.Context, gh *github.Client, job *Job) (*config.Repo, error) {
+	ref := ""
+	meta, _, err := gh.PullRequests.Get(ctx, job.PR.Owner, job.PR.Repo, job.PR.Number)
+	var er *github.ErrorResponse
+	switch {
+	case err == nil:
+		ref = meta.GetBase().GetRef()
+	case errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound:
+		// An issue, not a pull request.
+	default:
+		return nil, fmt.Errorf("failed to get pull request %s: %w", job.PR, err)
+	}
+	repo, err := LoadRepoConfig(ctx, gh, job.PR, ref)
+	var ce *config.Error
+	if errors.As(err, &ce) {
+		return config.Default(), nil
+	}
+	return repo, err
+}
+
+// CannotDebateMarker marks the one comment that says why a pull request cannot be debated.
+const CannotDebateMarker = "<!-- debatebot:cannot-debate -->"
+
+// cannotDebate says once, edited in place, why the change cannot be debated (binary-only, empty,
+// every file ignored), and concludes a neutral check run on its head.
+func (r *Runner) cannotDebate(ctx context.Context, pub *review.Publisher, job *Job, ie *review.InputError) error {
+	msg := fmt.Sprintf("debatebot cannot debate this pull request: %v", ie.Problem)
+	if err := retry(ctx, 3, func() error { return pub.Upsert(ctx, CannotDebateMarker, msg) }); err != nil {
+		return err
+	}
+	if job.HeadSHA == "" {
+		return nil
+	}
+	key := "cannot-debate/" + job.PR.String() + "@" + job.HeadSHA
+	if id, err := r.Store.CheckRun(ctx, key); err == nil {
+		pub.UseCheckRun(id)
+	}
+	if err := retry(ctx, 3, func() error { return pub.NeutralCheck(ctx, job.HeadSHA, "Nothing to debate", msg) }); err != nil {
+		return err
+	}
+	return r.Store.SaveCheckRun(ctx, key, pub.CheckRunID())
 }
 
 // LoadRepoConfig reads .github/debatebot.yml from the base branch, so that a pull request cannot

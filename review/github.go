@@ -189,9 +189,10 @@ type Publisher struct {
 	Remember func(marker string, id int64)
 }
 
-// NewPublisher returns a publisher for the pull request.
+// NewPublisher returns a publisher for the pull request. Everything it writes to GitHub is
+// redacted by the secret detector first (see redactingClient).
 func NewPublisher(gh *github.Client, pr PullRequest) *Publisher {
-	return &Publisher{gh: gh, pr: pr}
+	return &Publisher{gh: redactingClient(gh), pr: pr}
 }
 
 // find lists the comments once, page by page, and remembers the bot's by marker.
@@ -330,7 +331,13 @@ func Conclusion(d voting.Option) string {
 // FinishCheck concludes the check run with the decision and a summary.
 func (p *Publisher) FinishCheck(ctx context.Context, t *toulmin.Transcript) error {
 	if p.checkRunID == 0 {
-		return nil
+		if t.Record.HeadSHA == "" {
+			return nil // a design debate: no commit to report on
+		}
+		// Its creation failed when the debate started: create it now.
+		if err := p.StartCheck(ctx, t.Record.HeadSHA); err != nil {
+			return err
+		}
 	}
 	summary := Summary(t)
 	text := ""
@@ -388,6 +395,9 @@ func DecisionComment(t *toulmin.Transcript) (string, error) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n## debatebot decision: %s\n\n%s\n", DecisionMarker, decisionTitle(t.Record.Decision), inline(Summary(t)))
+	if h := t.Record.HumanDecision; h != "" && h != "pending" {
+		fmt.Fprintf(&b, "\n**Human decision (final): %s.** A maintainer decided after human review; the debate's own decision stays below for the record.\n", strings.ReplaceAll(h, "_", " "))
+	}
 	for _, e := range t.Escalations {
 		fmt.Fprintf(&b, "\n- **Escalated (%s):** %s", e.Reason, inline(e.Detail))
 	}
@@ -406,4 +416,53 @@ func ProgressComment(t *toulmin.Transcript, running toulmin.PhaseKind) string {
 		fmt.Fprintf(&b, "- [ ] **%s** (running)\n", running.Title())
 	}
 	return b.String()
+}
+
+// NeutralCheck concludes the check run on the head commit as neutral, with a title and summary
+// (a change that cannot be debated); it is created when there is none yet.
+func (p *Publisher) NeutralCheck(ctx context.Context, headSHA, title, summary string) error {
+	return p.concludeCheck(ctx, headSHA, "neutral", title, summary)
+}
+
+// ConcludeHuman concludes the check run with a maintainer's decision after /human-review:
+// approve is success, request_changes failure. The human decision is final.
+func (p *Publisher) ConcludeHuman(ctx context.Context, headSHA, decision, by string, t *toulmin.Transcript) error {
+	conclusion := "failure"
+	if decision == string(voting.Approve) {
+		conclusion = "success"
+	}
+	who := "a maintainer"
+	if by != "" {
+		who = "@" + by
+	}
+	summary := fmt.Sprintf("%s decided **%s** after human review; the debate had decided %s.", who, strings.ReplaceAll(decision, "_", " "), strings.ReplaceAll(string(t.Record.Decision), "_", " "))
+	return p.concludeCheck(ctx, headSHA, conclusion, "Human decision: "+strings.ReplaceAll(decision, "_", " "), summary)
+}
+
+func (p *Publisher) concludeCheck(ctx context.Context, headSHA, conclusion, title, summary string) error {
+	out := &github.CheckRunOutput{Title: github.String(title), Summary: github.String(clip(summary, 60000))}
+	if p.checkRunID != 0 {
+		if _, _, err := p.gh.Checks.UpdateCheckRun(ctx, p.pr.Owner, p.pr.Repo, p.checkRunID, github.UpdateCheckRunOptions{
+			Name: CheckRunName, Status: github.String("completed"), Conclusion: github.String(conclusion), Output: out}); err != nil {
+			return fmt.Errorf("failed to conclude the check run on %s: %w", p.pr, err)
+		}
+		return nil
+	}
+	run, _, err := p.gh.Checks.CreateCheckRun(ctx, p.pr.Owner, p.pr.Repo, github.CreateCheckRunOptions{
+		Name: CheckRunName, HeadSHA: headSHA, Status: github.String("completed"), Conclusion: github.String(conclusion), Output: out})
+	if err != nil {
+		return fmt.Errorf("failed to create the check run on %s: %w", p.pr, err)
+	}
+	p.checkRunID = run.GetID()
+	return nil
+}
+
+// Unlabel removes a label from the pull request; a label that is not there is no error.
+func (p *Publisher) Unlabel(ctx context.Context, label string) error {
+	_, err := p.gh.Issues.RemoveLabelForIssue(ctx, p.pr.Owner, p.pr.Repo, p.pr.Number, label)
+	var er *github.ErrorResponse
+	if err != nil && !(errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound) {
+		return fmt.Errorf("failed to remove the label %s from %s: %w", label, p.pr, err)
+	}
+	return nil
 }

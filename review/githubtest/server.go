@@ -103,6 +103,7 @@ type PR struct {
 
 type failure struct {
 	method, prefix string
+	match          func(Call) bool
 	status         int
 	times          int
 }
@@ -152,7 +153,14 @@ func New(t testing.TB) *Server {
 func (s *Server) Fail(method, prefix string, status, times int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.failures = append(s.failures, &failure{method, prefix, status, times})
+	s.failures = append(s.failures, &failure{method: method, prefix: prefix, status: status, times: times})
+}
+
+// FailIf makes requests for which match reports true answer status (a 5xx, say), times times.
+func (s *Server) FailIf(match func(Call) bool, status, times int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failures = append(s.failures, &failure{match: match, status: status, times: times})
 }
 
 // Calls returns the requests received so far.
@@ -258,7 +266,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.calls = append(s.calls, call)
 	var fail *failure
 	for _, f := range s.failures {
-		if f.times > 0 && f.method == r.Method && strings.HasPrefix(path, f.prefix) {
+		if f.times > 0 && ((f.match == nil && f.method == r.Method && strings.HasPrefix(path, f.prefix)) || (f.match != nil && f.match(call))) {
 			f.times--
 			fail = f
 			break
