@@ -149,6 +149,15 @@ func jobKey(job *Job) string {
 	return "delivery/" + job.DeliveryID
 }
 
+// priority puts /human-review and human decisions before queued debates: a stop must not wait
+// for the debates it would stop.
+func priority(k Kind) int {
+	if k == KindHumanReview || k == KindHumanDecision {
+		return 1
+	}
+	return 0
+}
+
 // Enqueue keeps the job in the store and wakes a worker.
 func (q *Queue) Enqueue(ctx context.Context, job *Job) (accepted bool, reason string, err error) {
 	job.Enqueued = time.Now()
@@ -160,7 +169,7 @@ func (q *Queue) Enqueue(ctx context.Context, job *Job) (accepted bool, reason st
 		return false, "", fmt.Errorf("failed to encode the job of delivery %s: %w", job.DeliveryID, err)
 	}
 	res, err := q.store.Enqueue(ctx, job.DeliveryID, job.Trigger, &store.Job{
-		Key: jobKey(job), PR: key, HeadSHA: job.HeadSHA, Kind: string(job.Kind), Payload: payload,
+		Key: jobKey(job), PR: key, HeadSHA: job.HeadSHA, Kind: string(job.Kind), Payload: payload, Priority: priority(job.Kind),
 	})
 	if err != nil {
 		return false, "", fmt.Errorf("%w: %v", ErrUnavailable, err)

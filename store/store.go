@@ -50,6 +50,9 @@ type Job struct {
 	LeaseUntil time.Time
 	RunAfter   time.Time
 	Error      string
+	// Priority orders claims: a job of higher priority is claimed before older ones (commands
+	// that stop or decide a debate do not wait behind a queue of debates).
+	Priority int
 	// Cancel is the cause a stop was requested with (CancelHumanReview), or empty: a flag in the
 	// store, so that the worker holding the job sees it on whichever replica it runs, and a job
 	// not yet claimed sees it when it is.
@@ -363,9 +366,9 @@ func (s *Store) enqueueTx(ctx context.Context, tx *sql.Tx, deliveryID, event str
 		return out, nil
 	}
 	var id int64
-	err = tx.QueryRowContext(ctx, s.q(`INSERT INTO jobs (delivery_id, dedupe_key, pr_key, head_sha, kind, payload, state, run_after, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (dedupe_key) DO NOTHING RETURNING id`),
-		deliveryID, j.Key, j.PR, j.HeadSHA, j.Kind, j.Payload, Queued, now, now, now).Scan(&id)
+	err = tx.QueryRowContext(ctx, s.q(`INSERT INTO jobs (delivery_id, dedupe_key, pr_key, head_sha, kind, payload, state, run_after, created_at, updated_at, priority)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (dedupe_key) DO NOTHING RETURNING id`),
+		deliveryID, j.Key, j.PR, j.HeadSHA, j.Kind, j.Payload, Queued, now, now, now, j.Priority).Scan(&id)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		out.Reason = "duplicate job"
@@ -397,12 +400,12 @@ func (s *Store) Delivered(ctx context.Context, id string) (bool, error) {
 	return n > 0, nil
 }
 
-const jobColumns = "id, delivery_id, dedupe_key, pr_key, head_sha, kind, payload, state, attempts, lease_owner, lease_until, run_after, error, cancel"
+const jobColumns = "id, delivery_id, dedupe_key, pr_key, head_sha, kind, payload, state, attempts, lease_owner, lease_until, run_after, error, cancel, priority"
 
 func scanJob(row interface{ Scan(...any) error }) (*Job, error) {
 	var j Job
 	var leaseUntil, runAfter int64
-	if err := row.Scan(&j.ID, &j.DeliveryID, &j.Key, &j.PR, &j.HeadSHA, &j.Kind, &j.Payload, &j.State, &j.Attempts, &j.LeaseOwner, &leaseUntil, &runAfter, &j.Error, &j.Cancel); err != nil {
+	if err := row.Scan(&j.ID, &j.DeliveryID, &j.Key, &j.PR, &j.HeadSHA, &j.Kind, &j.Payload, &j.State, &j.Attempts, &j.LeaseOwner, &leaseUntil, &runAfter, &j.Error, &j.Cancel, &j.Priority); err != nil {
 		return nil, err
 	}
 	j.LeaseUntil, j.RunAfter = time.Unix(0, leaseUntil), time.Unix(0, runAfter)
@@ -419,7 +422,7 @@ func (s *Store) Claim(ctx context.Context, owner string, lease time.Duration) (*
 		lock = " FOR UPDATE SKIP LOCKED"
 	}
 	query := s.q(`UPDATE jobs SET state = ?, lease_owner = ?, lease_until = ?, attempts = attempts + 1, updated_at = ?
-		WHERE id = (SELECT id FROM jobs WHERE (state = ? AND run_after <= ?) OR (state = ? AND lease_until < ?) ORDER BY id LIMIT 1` + lock + `)
+		WHERE id = (SELECT id FROM jobs WHERE (state = ? AND run_after <= ?) OR (state = ? AND lease_until < ?) ORDER BY priority DESC, id LIMIT 1` + lock + `)
 		RETURNING ` + jobColumns)
 	j, err := scanJob(s.db.QueryRowContext(ctx, query, Running, owner, now.Add(lease).UnixNano(), now.UnixNano(), Queued, now.UnixNano(), Running, now.UnixNano()))
 	if errors.Is(err, sql.ErrNoRows) {

@@ -421,3 +421,23 @@ func TestStartCommand(t *testing.T) {
 		}
 	})
 }
+
+// A job of higher priority (a command that stops or decides a debate) is claimed before older
+// jobs.
+func TestClaimPriority(t *testing.T) {
+	forEach(t, func(t *testing.T, open func(testing.TB) *Store) {
+		s := open(t)
+		ctx := context.Background()
+		stop := &Job{Key: "stop", PR: "o/r#1", Kind: "human_review", Payload: []byte(`{}`), Priority: 1}
+		for i, j := range []*Job{job("a", "o/r#1", "h1"), job("b", "o/r#2", "h2"), stop} {
+			if _, err := s.Enqueue(ctx, fmt.Sprintf("d-%d", i), "e", j); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, want := range []string{"stop", "a", "b"} {
+			if j, err := s.Claim(ctx, "w", time.Minute); err != nil || j == nil || j.Key != want {
+				t.Fatalf("claimed %+v (%v), want %s", j, err, want)
+			}
+		}
+	})
+}
