@@ -28,6 +28,9 @@ type Server struct {
 	// JobLease is how long a replica holds a job without a heartbeat: after a crash, another
 	// replica (or the restarted one) takes the job over once it expires.
 	JobLease time.Duration
+	// ShutdownTimeout is how long serve, told to stop (SIGTERM), waits for running debates
+	// before it stops them; a stopped debate resumes from its last completed phase.
+	ShutdownTimeout time.Duration
 	// LogLevel is zerolog's level name.
 	LogLevel string
 	// AllowedBots are other bots whose events and commands may start debates (the App itself
@@ -42,6 +45,8 @@ const (
 	DefaultWorkers     = 2
 	DefaultLogLevel    = "info"
 	DefaultJobLease    = 2 * time.Minute
+	// DefaultShutdownTimeout matches the grace period Kubernetes gives a pod before SIGKILL.
+	DefaultShutdownTimeout = 30 * time.Second
 )
 
 // serverKeys are every key the environment and the file may set.
@@ -50,6 +55,7 @@ var serverKeys = []string{
 	"GITHUB_APP_INTEGRATION_ID", "GITHUB_APP_WEBHOOK_SECRET", "GITHUB_APP_PRIVATE_KEY",
 	"OPENAI_API_KEY", "OPENAI_BASE_URL", "DEBATEBOT_MODEL", "DEBATEBOT_ADDR", "DEBATEBOT_DATABASE_URL",
 	"DEBATEBOT_WORKERS", "DEBATEBOT_QUEUE_SIZE", "DEBATEBOT_LOG_LEVEL", "DEBATEBOT_ALLOWED_BOTS",
+	"DEBATEBOT_SHUTDOWN_TIMEOUT",
 }
 
 // LoadServer reads the server configuration. getenv and readFile are the process's (os.Getenv,
@@ -117,6 +123,12 @@ func LoadServer(getenv func(string) string, readFile func(string) ([]byte, error
 		problems = append(problems, fmt.Sprintf("DEBATEBOT_JOB_LEASE: %q is not a duration of at least 1s", lease))
 	} else {
 		s.JobLease = d
+	}
+	grace := get("DEBATEBOT_SHUTDOWN_TIMEOUT", DefaultShutdownTimeout.String())
+	if d, err := time.ParseDuration(grace); err != nil || d <= 0 {
+		problems = append(problems, fmt.Sprintf("DEBATEBOT_SHUTDOWN_TIMEOUT: %q is not a positive duration", grace))
+	} else {
+		s.ShutdownTimeout = d
 	}
 	g := &s.GitHub
 	g.WebURL = get("GITHUB_WEB_URL", "https://github.com")

@@ -47,7 +47,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer, getenv func(str
 	case <-ctx.Done():
 	}
 	log.Info().Msg("Shutting down: no new deliveries; waiting for running debates.")
-	shutdown, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	shutdown, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout) // DEBATEBOT_SHUTDOWN_TIMEOUT
 	defer cancel()
 	if err := httpServer.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("failed to shut down: %w", err)
