@@ -2,9 +2,12 @@ package review
 
 import (
 	"fmt"
+	"io"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/rs/zerolog"
 	"github.com/zricethezav/gitleaks/v8/detect"
@@ -87,11 +90,109 @@ func (secretsAnalyzer) Analyze(s *Scan) {
 	}
 }
 
+// redact masks a secret for display: the first four characters of a long one (enough to
+// recognise the kind of credential, never enough to use it) and stars. Quotes and backslashes are
+// not kept, so that a masked secret cannot break the JSON or Markdown it sits in.
 func redact(secret string) string {
-	if len(secret) <= 4 {
-		return "****"
+	if len(secret) < 16 {
+		return "********"
 	}
-	return secret[:4] + strings.Repeat("*", min(len(secret)-4, 8))
+	prefix := secret[:4]
+	if strings.ContainsAny(prefix, "\\\"'`<>") || !utf8.ValidString(prefix) {
+		prefix = ""
+	}
+	return prefix + strings.Repeat("*", 8)
+}
+
+// Redact masks every secret in s that the secrets analyzer would report: gitleaks' default rules
+// and the project's literal key and password rules. It is applied to every text before it leaves
+// the process (comments, check runs, logs), whoever wrote it: the change, an analyzer or a model.
+// Text with no secret is returned as is, without copying.
+func Redact(s string) string {
+	found := secretsIn(s)
+	if len(found) == 0 {
+		return s
+	}
+	// Longest first, so that a secret containing another is masked whole.
+	sort.Slice(found, func(i, j int) bool { return len(found[i]) > len(found[j]) })
+	pairs := make([]string, 0, 2*len(found))
+	seen := map[string]bool{}
+	for _, f := range found {
+		if seen[f] {
+			continue
+		}
+		seen[f] = true
+		pairs = append(pairs, f, redact(f))
+	}
+	return strings.NewReplacer(pairs...).Replace(s)
+}
+
+// minSecret is the shortest text that can hold a secret the rules find (`pwd="abcd"`).
+const minSecret = 10
+
+// secretsIn returns the secrets found in s.
+func secretsIn(s string) []string {
+	if len(s) < minSecret {
+		return nil
+	}
+	var out []string
+	if d, err := secretDetector(); err == nil {
+		for _, fd := range d.DetectString(s) {
+			if sec := strings.TrimSpace(fd.Secret); len(sec) >= 4 {
+				out = append(out, sec)
+			}
+		}
+	}
+	if mayHoldLiteral(s) {
+		for _, re := range []*regexp.Regexp{literalKey, literalPwd} {
+			for _, m := range re.FindAllStringSubmatch(s, -1) {
+				if !placeholder.MatchString(m[1]) {
+					out = append(out, m[1])
+				}
+			}
+		}
+	}
+	return out
+}
+
+// mayHoldLiteral is a cheap test for the words the literal rules need, so that their regular
+// expressions run only on text that names a key, secret, token or password.
+func mayHoldLiteral(s string) bool {
+	for i := 0; i+3 <= len(s); i++ {
+		switch s[i] | 0x20 {
+		case 'k', 's', 't', 'p':
+		default:
+			continue
+		}
+		rest := s[i:]
+		for _, w := range [...]string{"key", "secret", "token", "passw", "pwd"} {
+			if len(rest) >= len(w) && strings.EqualFold(rest[:len(w)], w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// RedactingWriter wraps w so that every write is redacted first: the writer for zerolog, whose
+// every event is one write of one line. It reports the length of what it was given, as io.Writer
+// requires, whatever the redaction changed.
+func RedactingWriter(w io.Writer) io.Writer { return redactingWriter{w} }
+
+type redactingWriter struct{ w io.Writer }
+
+func (r redactingWriter) Write(p []byte) (int, error) {
+	s := string(p)
+	if red := Redact(s); red != s {
+		if _, err := io.WriteString(r.w, red); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	if _, err := r.w.Write(p); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 func firstSentence(s string) string {
