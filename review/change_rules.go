@@ -5,10 +5,13 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
-// promptInjectionAnalyzer finds text that addresses AI reviewers, in added lines of any text file
-// and in the change's title and body. Such text is evidence, never an instruction.
+// promptInjectionAnalyzer finds text that addresses AI reviewers, in added lines of any text file,
+// in the names of the changed files, and in the change's title and body (for a git range, its
+// commit messages). Such text is evidence, never an instruction, and any of it escalates the
+// debate to a human (toulmin.RulePromptInjection).
 type promptInjectionAnalyzer struct{}
 
 func (promptInjectionAnalyzer) Name() string { return "prompt-injection" }
@@ -23,22 +26,60 @@ var injection = regexp.MustCompile(`(?i)` + strings.Join([]string{
 	`\bnew\s+(?:system\s+)?instructions\s*:`,
 }, "|"))
 
+// nameSeparators turn a file name into words, so that "ignore-previous-instructions.md" reads
+// as the sentence it hides.
+var nameSeparators = strings.NewReplacer("/", " ", "-", " ", "_", " ", ".", " ", "+", " ", "~", " ")
+
 func (promptInjectionAnalyzer) Analyze(s *Scan) {
 	for _, f := range s.Change.Files {
 		if f.Status == StatusDeleted || f.IsGenerated() {
 			continue
 		}
 		for _, l := range f.AddedLines() {
-			if m := injection.FindString(l.Text); m != "" {
-				s.Report(RulePromptInjection, f.Path, l.New, fmt.Sprintf("text addresses an AI reviewer: %q", clip(m, 80)))
+			if m := injection.FindStringIndex(l.Text); m != nil {
+				s.Report(RulePromptInjection, f.Path, l.New, fmt.Sprintf("text addresses an AI reviewer: %q", quoteAround(l.Text, m)))
+			}
+		}
+	}
+	// File names reach the prompt and the transcript whatever the file holds, deleted and
+	// generated files included.
+	for _, f := range s.Change.Files {
+		names := []string{f.Path}
+		if f.OldPath != "" && f.OldPath != f.Path {
+			names = append(names, f.OldPath)
+		}
+		for _, name := range names {
+			words := nameSeparators.Replace(name)
+			if injection.MatchString(name) || injection.MatchString(words) {
+				s.Report(RulePromptInjection, "", 0, fmt.Sprintf("the file name %q addresses an AI reviewer", Redact(clip(name, 160))))
 			}
 		}
 	}
 	for _, part := range []struct{ name, text string }{{"title", s.Change.Title}, {"description", s.Change.Body}} {
-		if m := injection.FindString(part.text); m != "" {
-			s.Report(RulePromptInjection, "", 0, fmt.Sprintf("the change's %s addresses an AI reviewer: %q", part.name, clip(m, 80)))
+		if m := injection.FindStringIndex(part.text); m != nil {
+			s.Report(RulePromptInjection, "", 0, fmt.Sprintf("the change's %s addresses an AI reviewer: %q", part.name, quoteAround(part.text, m)))
 		}
 	}
+}
+
+// quoteAround quotes the line of text that holds the match m, at most about 160 characters
+// around it, secrets redacted: enough for a human to see what the change tries to make the
+// reviewer do.
+func quoteAround(text string, m []int) string {
+	start := strings.LastIndexByte(text[:m[0]], '\n') + 1
+	end := len(text)
+	if i := strings.IndexByte(text[m[1]:], '\n'); i >= 0 {
+		end = m[1] + i
+	}
+	if m[0]-start > 60 {
+		start = m[0] - 60
+		for start < m[0] && !utf8.RuneStart(text[start]) {
+			start++
+		}
+	}
+	q := strings.TrimSpace(text[start:end])
+	// Redacted before it is cut, so that the cut cannot hide a secret from the detector.
+	return clip(Redact(clip(q, 400)), 160)
 }
 
 // changeAnalyzer looks at the change as a whole: dependencies, removed API, unfinished-work

@@ -64,6 +64,9 @@ func (s *Scan) report(rule, path string, line int, msg, mitigates string) {
 
 func (s *Scan) add(rule string, sev toulmin.Severity, path string, line int, msg, mitigates string) {
 	key := fmt.Sprintf("%s|%s|%d|%s", rule, path, line, mitigates)
+	if path == "" {
+		key += "|" + msg // findings about the change's text (title, description, file names) differ by what they quote
+	}
 	if s.seen[key] {
 		return
 	}
@@ -71,7 +74,7 @@ func (s *Scan) add(rule string, sev toulmin.Severity, path string, line int, msg
 	snippet := ""
 	if f := s.Change.File(path); f != nil && line > 0 {
 		if text, ok := f.Line(line); ok {
-			snippet = strings.ReplaceAll(clip(strings.TrimSpace(text), 160), "`", "'")
+			snippet = strings.ReplaceAll(clip(Redact(clip(strings.TrimSpace(text), 400)), 160), "`", "'")
 			if rule == RuleSecret {
 				snippet = ""
 			}

@@ -35,7 +35,7 @@ const (
 	RuleWeakPasswordHash = "weak-password-hash"
 	RuleInsecureRandom   = "insecure-random"
 	RulePathTraversal    = "path-traversal"
-	RulePromptInjection  = "prompt-injection"
+	RulePromptInjection  = toulmin.RulePromptInjection
 	RuleCallInLoop       = "io-call-in-loop"
 	RuleRegexpInLoop     = "regexp-compile-in-loop"
 	RuleRegexpPerCall    = "regexp-compile-per-call"

@@ -704,7 +704,7 @@ func (r *run) decide(rec *PhaseRecord) {
 	}
 	out := voting.Decide(voting.Input{
 		Ballots: ballots, Thresholds: r.e.thresholds, CriticalUnrebutted: r.criticalStanding(),
-		HumanReview: r.humanReview(), FailedPhase: r.failedPhase,
+		HumanReview: r.humanReview(), FailedPhase: r.failedPhase, Injections: r.injections(),
 	})
 	t.Escalations = out.Escalations
 	t.Shares = out.Tally.Shares

@@ -20,6 +20,9 @@ const (
 	ReasonHumanReview        EscalationReason = "human_review"
 	ReasonPhaseFailed        EscalationReason = "phase_failed"
 	ReasonVoted              EscalationReason = "escalation_voted"
+	// ReasonPromptInjection: the change carries text addressed to the reviewer; the bot never
+	// approves a change that tries to instruct it, whatever the votes.
+	ReasonPromptInjection EscalationReason = "prompt_injection"
 )
 
 // Input is what a decision is made from.
@@ -32,6 +35,9 @@ type Input struct {
 	HumanReview bool
 	// FailedPhase names a phase in which every agent failed; empty when none did.
 	FailedPhase string
+	// Injections quotes (redacted) each place where the change addresses the reviewer: any one
+	// escalates the debate to a human, whatever the votes.
+	Injections []string
 }
 
 // Escalation is one reason a debate escalated, with the detail that triggered it.
@@ -48,8 +54,9 @@ type Outcome struct {
 }
 
 // Decide applies the rules of DESIGN.md: the weighted vote decides, unless consensus is below the
-// consensus threshold, a critical finding stands unrebutted, /human-review was invoked or a whole
-// phase failed, in which case the debate escalates. Every applicable reason is recorded.
+// consensus threshold, a critical finding stands unrebutted, /human-review was invoked, a whole
+// phase failed or the change carries text addressed to the reviewer, in which case the debate
+// escalates. Every applicable reason is recorded.
 func Decide(in Input) Outcome {
 	tally := Count(in.Ballots, in.Thresholds)
 	out := Outcome{Decision: tally.Winner, Tally: tally}
@@ -66,6 +73,9 @@ func Decide(in Input) Outcome {
 	}
 	for _, c := range in.CriticalUnrebutted {
 		out.Escalations = append(out.Escalations, Escalation{ReasonCriticalUnrebutted, c})
+	}
+	for _, q := range in.Injections {
+		out.Escalations = append(out.Escalations, Escalation{ReasonPromptInjection, q})
 	}
 	if len(out.Escalations) == 0 && tally.Winner == Escalate && len(in.Ballots) > 0 {
 		out.Escalations = append(out.Escalations, Escalation{ReasonVoted,
