@@ -145,11 +145,11 @@ func (s *sharedContext) get(req *toulmin.Request) (ctxText, diffText string, err
 	files, added, deleted := c.Stats()
 	var list []string
 	for _, f := range c.Files {
-		list = append(list, fmt.Sprintf("%s (%s, +%d -%d)", f.Path, f.Status, f.Added, f.Deleted))
+		list = append(list, fmt.Sprintf("%s (%s, +%d -%d)", untrustedName(f.Path), f.Status, f.Added, f.Deleted))
 	}
 	data := map[string]any{
 		"Title": untrusted(req.Subject.Title), "Question": untrusted(req.Subject.Question), "Body": untrusted(c.Body),
-		"Files": files, "Added": added, "Deleted": deleted, "FileList": list, "Evidence": req.Evidence, "Omitted": cc.Omitted,
+		"Files": files, "Added": added, "Deleted": deleted, "FileList": list, "Evidence": untrustedEvidence(req.Evidence), "Omitted": untrustedList(cc.Omitted),
 	}
 	if req.Subject.Question != "" {
 		data["Body"] = ""
@@ -166,13 +166,6 @@ func (s *sharedContext) get(req *toulmin.Request) (ctxText, diffText string, err
 	s.debateID = req.Subject.DebateID
 	return s.context, s.diff, nil
 }
-
-// fenceBreakers are the texts that would open or close an untrusted fence.
-var fenceBreakers = strings.NewReplacer("<<<UNTRUSTED", "<< <UNTRUSTED", "UNTRUSTED DIFF>>>", "UNTRUSTED DIFF> >>", "UNTRUSTED TITLE>>>", "UNTRUSTED TITLE> >>",
-	"UNTRUSTED DESCRIPTION>>>", "UNTRUSTED DESCRIPTION> >>", "UNTRUSTED QUESTION>>>", "UNTRUSTED QUESTION> >>")
-
-// untrusted keeps data from closing its fence.
-func untrusted(s string) string { return fenceBreakers.Replace(s) }
 
 // LLMAgent argues through an OpenAI-compatible chat completions endpoint.
 type LLMAgent struct {
