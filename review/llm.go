@@ -6,7 +6,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"text/template"
 
