@@ -194,7 +194,10 @@ func TestCommandRateLimitSurvivesRestart(t *testing.T) {
 	a.gh.Contents["acme/shop@main:.github/debatebot.yml"] = "max_debates_per_hour: 1\n"
 	a.post("issue_comment", "c-1", commentFixture(t, "alice", "/debate"), secret)
 	a.srv.Queue.Wait()
-	// The same database behind a new server, as after a restart.
+	// The same database behind a new server, as after a restart (the first one stopped, so
+	// that its workers do not take the new server's jobs).
+	a.cancel()
+	a.srv.Queue.Stop()
 	b := newAppWith(t, func(cfg *config.Server) { cfg.DatabaseURL = db })
 	b.gh.Contents["acme/shop@main:.github/debatebot.yml"] = "max_debates_per_hour: 1\n"
 	b.post("issue_comment", "c-2", commentFixture(t, "alice", "/debate fast-track"), secret)
