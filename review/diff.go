@@ -55,14 +55,28 @@ func ParseDiff(data []byte, source string) (*Change, error) {
 		return nil, &InputError{source, "no file changes found: not a unified diff (expected '--- a/FILE', '+++ b/FILE' and '@@' hunks)"}
 	}
 	c := &Change{Source: source}
+	seen := map[string]bool{}
 	for _, gf := range files {
 		f, note := convert(gf)
 		if note != "" {
 			c.Notes = append(c.Notes, note)
 		}
-		if f != nil {
-			c.Files = append(c.Files, f)
+		if f == nil {
+			continue
 		}
+		if problem := badHunks(f); problem != "" {
+			return nil, &InputError{source, problem}
+		}
+		// A file changed twice would hide the second change behind the first wherever the
+		// change is looked up by path (citations, evidence, the prompt). A deletion and an
+		// addition of one path is git's type change (a symlink become a file) and is kept.
+		if f.Status != StatusDeleted {
+			if seen[f.Path] {
+				return nil, &InputError{source, fmt.Sprintf("the diff changes %q twice: not a diff git or diff -u would write", f.Path)}
+			}
+			seen[f.Path] = true
+		}
+		c.Files = append(c.Files, f)
 	}
 	if len(c.Files) == 0 {
 		return nil, &InputError{source, "the diff changes no text file: " + strings.Join(c.Notes, "; ")}
@@ -123,6 +137,17 @@ func convert(gf *gitdiff.File) (*File, string) {
 		f.Content, f.HasContent = []byte(b.String()), true
 	}
 	return f, ""
+}
+
+// badHunks reports hunk headers no diff tool writes: a side that starts at line 0 yet has lines.
+// Their lines would be numbered 0, which no citation can name.
+func badHunks(f *File) string {
+	for _, h := range f.Hunks {
+		if (h.OldStart == 0 && h.OldLines > 0) || (h.NewStart == 0 && h.NewLines > 0) {
+			return fmt.Sprintf("%s: hunk @@ -%d,%d +%d,%d @@ starts at line 0 but has lines", f.Path, h.OldStart, h.OldLines, h.NewStart, h.NewLines)
+		}
+	}
+	return ""
 }
 
 func humanBytes(n int64) string {
