@@ -216,3 +216,19 @@ func TestServeRedactsSecretsInLogsAndPosts(t *testing.T) {
 		t.Errorf("the model's masked words were not published")
 	}
 }
+
+// What the fuzz target of the diff reader found, through the command: a hunk that starts at line
+// 0 yet holds lines, and a file changed twice, are bad input (one line on stderr, exit 2), not a
+// debate over lines numbered 0 or a change hidden behind another.
+func TestDebateRefusesDiffsNoToolWrites(t *testing.T) {
+	dir := t.TempDir()
+	for name, diff := range map[string]string{
+		"line 0":        "--- a/x\n+++ b/x\n@@ -0 +0 @@\n-a\n+b\n",
+		"changed twice": harmlessDiff + strings.Replace(harmlessDiff, "+Stop it with Ctrl-C.", "+Or send SIGTERM.", 1),
+	} {
+		code, out, errOut := runCmd(t, "", nil, "debate", "--diff", writeFile(t, dir, strings.ReplaceAll(name, " ", "-")+".diff", diff))
+		if code != exitUsage || out != "" || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%s: exit %d, stdout %d bytes, stderr %q", name, code, len(out), errOut)
+		}
+	}
+}
