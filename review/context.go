@@ -1,6 +1,7 @@
 package review
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -31,8 +32,10 @@ type fileRank struct {
 // reviewer reads a large change: files with evidence first (the most serious first), then source
 // before tests before everything else; hunks are kept whole; generated, vendored and lock files
 // and deletion-only hunks are the first to go; whatever does not fit is listed by name with its
-// stats so that every agent knows what it did not see.
-func BuildContext(c *Change, ev []toulmin.Evidence, budget int, tok *Tokenizer) ChangeContext {
+// stats so that every agent knows what it did not see. A hunk is counted only up to what is left
+// of the budget, so a huge hunk (one 1 MB line) costs the budget's worth of work; counting stops
+// with the context's error when ctx ends.
+func BuildContext(ctx context.Context, c *Change, ev []toulmin.Evidence, budget int, tok *Tokenizer) (ChangeContext, error) {
 	if budget <= 0 {
 		budget = DefaultContextTokens
 	}
@@ -80,10 +83,20 @@ func BuildContext(c *Change, ev []toulmin.Evidence, budget int, tok *Tokenizer) 
 				continue
 			}
 			text := hunkText(h)
-			cost := tok.Count(text)
+			cost := 0
 			if len(kept) == 0 {
-				cost += tok.Count(header)
+				cost = tok.Count(header)
 			}
+			room := budget - used - cost
+			if room < 0 {
+				left++
+				continue
+			}
+			n, err := tok.CountUpTo(ctx, text, room)
+			if err != nil {
+				return ChangeContext{}, fmt.Errorf("failed to size %s for the prompt: %w", f.Path, err)
+			}
+			cost += n
 			if used+cost > budget {
 				left++
 				continue
@@ -113,7 +126,7 @@ func BuildContext(c *Change, ev []toulmin.Evidence, budget int, tok *Tokenizer) 
 	omitted = append(omitted, deletionOnly...)
 	omitted = append(omitted, generated...)
 	omitted = append(omitted, c.Notes...)
-	return ChangeContext{Text: b.String(), Tokens: used, Omitted: omitted}
+	return ChangeContext{Text: b.String(), Tokens: used, Omitted: omitted}, nil
 }
 
 // orderedHunks puts hunks with evidence first, keeping file order otherwise, so that a file cut

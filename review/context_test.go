@@ -31,7 +31,10 @@ func TestBuildContextBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cc := BuildContext(c, ev, 2000, tok)
+	cc, err := BuildContext(context.Background(), c, ev, 2000, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if cc.Tokens > 2000 || tok.Count(cc.Text) > 2000+100 {
 		t.Errorf("context is %d tokens (counted %d), over the 2000 budget", cc.Tokens, tok.Count(cc.Text))
 	}
@@ -86,13 +89,14 @@ func TestReplyTurnValidates(t *testing.T) {
 		{Target: "XX-9", Claim: "x", Warrant: "w", Grounds: []ReplyGround{{Path: "a.go", Line: 1, Text: "t"}}},
 		{Target: "PS-1", Claim: "", Warrant: "w", Grounds: []ReplyGround{{Path: "a.go", Line: 0, Text: "t"}}, Confidence: 2},
 	}}
-	_, err := r.Turn(req)
-	if err == nil {
-		t.Fatal("an invalid reply was accepted")
+	turn, problems := r.Turn(req)
+	if len(turn.Arguments) != 0 || turn.Position != nil {
+		t.Fatalf("invalid parts were kept: %+v", turn)
 	}
+	all := strings.Join(problems, "\n")
 	for _, want := range []string{"SS-1 is your own argument", `no argument "XX-9"`, "claim: must not be empty", "grounds[0].line", "qualifier.confidence", `position.vote: "maybe"`} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error lacks %q:\n%v", want, err)
+		if !strings.Contains(all, want) {
+			t.Errorf("problems lack %q:\n%v", want, all)
 		}
 	}
 }

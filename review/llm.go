@@ -6,11 +6,17 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"sync"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
 	"text/template"
+	"time"
 
 	"github.com/openai/openai-go"
 	"github.com/openai/openai-go/option"
+	"github.com/rs/zerolog"
 
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -55,6 +61,9 @@ const DefaultModel = "gpt-4o-mini"
 // DefaultMaxRetries bounds the retries of a model call on 429 and 5xx.
 const DefaultMaxRetries = 3
 
+// DefaultRequestTimeout bounds one model request.
+const DefaultRequestTimeout = 120 * time.Second
+
 // LLMOptions configure the model-backed agents of one debate.
 type LLMOptions struct {
 	APIKey  string
@@ -64,6 +73,9 @@ type LLMOptions struct {
 	// MaxRetries bounds retries of 429 and 5xx (with exponential backoff and jitter that honours
 	// Retry-After and retry-after-ms).
 	MaxRetries int
+	// RequestTimeout bounds each model request (each retry has its own); a request that times out
+	// is retried like a 5xx. Default DefaultRequestTimeout; negative: no timeout but the phase's.
+	RequestTimeout time.Duration
 	// ContextTokens is the budget for the change in the opening prompt.
 	ContextTokens int
 	Prices        PriceTable
@@ -91,7 +103,12 @@ func LLMPanel(ps []Perspective, o LLMOptions) ([]toulmin.Agent, error) {
 	if o.Prices == nil {
 		o.Prices = DefaultPrices()
 	}
-	opts := []option.RequestOption{option.WithAPIKey(o.APIKey), option.WithMaxRetries(o.MaxRetries)}
+	if o.RequestTimeout == 0 {
+		o.RequestTimeout = DefaultRequestTimeout
+	}
+	// Retries are the agent's own (complete), so that a request that times out is retried like
+	// a 5xx and waiting between tries honours the phase's context.
+	opts := []option.RequestOption{option.WithAPIKey(o.APIKey), option.WithMaxRetries(0)}
 	if o.BaseURL != "" {
 		opts = append(opts, option.WithBaseURL(o.BaseURL))
 	}
@@ -99,7 +116,7 @@ func LLMPanel(ps []Perspective, o LLMOptions) ([]toulmin.Agent, error) {
 		opts = append(opts, option.WithHTTPClient(o.HTTPClient))
 	}
 	client := openai.NewClient(opts...)
-	shared := &sharedContext{prompts: prompts, tok: tok, budget: o.ContextTokens}
+	shared := newSharedContext(prompts, tok, o.ContextTokens)
 	agents := make([]toulmin.Agent, len(ps))
 	for i, p := range ps {
 		model := p.Model
@@ -113,6 +130,7 @@ func LLMPanel(ps []Perspective, o LLMOptions) ([]toulmin.Agent, error) {
 		agents[i] = &LLMAgent{
 			p:     toulmin.Participant{Name: p.Name, Title: p.Title, Abbrev: p.Abbrev, Role: p.Role, Perspective: p.Summary, Trust: trust, Model: model},
 			persp: p, model: model, client: client, shared: shared, prices: o.Prices,
+			maxRetries: o.MaxRetries, requestTimeout: o.RequestTimeout,
 		}
 	}
 	return agents, nil
@@ -124,15 +142,24 @@ type sharedContext struct {
 	tok     *Tokenizer
 	budget  int
 
-	mu       sync.Mutex
+	// lock is held while the context is built; waiting for it honours the caller's context.
+	lock     chan struct{}
 	debateID string
 	context  string // files, evidence, what was left out
 	diff     string // the budgeted diff, for the opening phase
 }
 
-func (s *sharedContext) get(req *toulmin.Request) (ctxText, diffText string, err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func newSharedContext(p *Prompts, tok *Tokenizer, budget int) *sharedContext {
+	return &sharedContext{prompts: p, tok: tok, budget: budget, lock: make(chan struct{}, 1)}
+}
+
+func (s *sharedContext) get(ctx context.Context, req *toulmin.Request) (ctxText, diffText string, err error) {
+	select {
+	case s.lock <- struct{}{}:
+		defer func() { <-s.lock }()
+	case <-ctx.Done():
+		return "", "", fmt.Errorf("waiting for the change's context: %w", ctx.Err())
+	}
 	if s.debateID == req.Subject.DebateID && s.context != "" {
 		return s.context, s.diff, nil
 	}
@@ -140,7 +167,10 @@ func (s *sharedContext) get(req *toulmin.Request) (ctxText, diffText string, err
 	if c == nil {
 		c = &Change{}
 	}
-	cc := BuildContext(c, req.Evidence, s.budget, s.tok)
+	cc, err := BuildContext(ctx, c, req.Evidence, s.budget, s.tok)
+	if err != nil {
+		return "", "", err
+	}
 	files, added, deleted := c.Stats()
 	var list []string
 	for _, f := range c.Files {
@@ -174,43 +204,85 @@ type LLMAgent struct {
 	client openai.Client
 	shared *sharedContext
 	prices PriceTable
+
+	maxRetries     int
+	requestTimeout time.Duration
 }
 
 // Participant implements toulmin.Agent.
 func (a *LLMAgent) Participant() toulmin.Participant { return a.p }
 
-// Take implements toulmin.Agent: one structured call, one repair when the reply does not parse or
-// validate, and an error (the engine leaves the agent out of the phase) after that.
+// Take implements toulmin.Agent: one structured call, and one repair when the reply does not parse
+// or has parts that do not validate. A reply that still does not parse after the repair is an
+// error (the engine leaves the agent out of the phase); parts that still do not validate are
+// dropped with a note and the rest of the turn is kept. The turn carries the usage of every call
+// the server answered, retries and repairs included, also when Take fails.
 func (a *LLMAgent) Take(ctx context.Context, req *toulmin.Request) (*toulmin.Turn, error) {
 	rebutted := a.rebutted(req)
 	if req.Phase.Kind == toulmin.PhaseClarification && len(rebutted) == 0 {
 		return &toulmin.Turn{}, nil // nothing to answer: no call
 	}
-	msgs, err := a.messages(req, rebutted)
+	msgs, err := a.messages(ctx, req, rebutted)
 	if err != nil {
 		return nil, err
 	}
-	var usage toulmin.Usage
-	var notes []string
+	spent := &toulmin.Turn{}
 	for attempt := 0; ; attempt++ {
-		content, finish, u, err := a.complete(ctx, msgs, req.Phase.TokenLimit)
-		usage.Add(u)
-		if err != nil {
-			return nil, err
+		res := a.complete(ctx, msgs, req.Phase.TokenLimit)
+		spent.Usage.Add(res.usage)
+		spent.Notes = append(spent.Notes, res.notes...)
+		if res.err != nil {
+			return spent, res.err
 		}
-		turn, perr := a.parse(content, finish, req)
-		if perr == nil {
-			turn.Usage, turn.Notes = usage, notes
+		turn, problems, perr := a.parse(res.content, res.finish, req)
+		if perr == nil && len(problems) == 0 {
+			turn.Usage, turn.Notes = spent.Usage, spent.Notes
 			return turn, nil
 		}
 		if attempt == 1 {
-			return nil, fmt.Errorf("the reply was still unusable after one repair: %w", perr)
+			if perr != nil {
+				return spent, fmt.Errorf("the reply was still unusable after one repair: %w", perr)
+			}
+			for _, p := range problems {
+				spent.Notes = append(spent.Notes, "dropped from the reply after one repair: "+clip(p, 300))
+			}
+			turn.Usage, turn.Notes = spent.Usage, spent.Notes
+			return turn, nil
 		}
-		notes = append(notes, "the first reply needed a repair: "+clip(perr.Error(), 200))
-		msgs = append(msgs, openai.AssistantMessage(content), openai.UserMessage(fmt.Sprintf(
-			"Your reply could not be used: %s\nReply again with one JSON object that matches the response schema, fixing exactly these problems%s.",
-			perr, truncationHint(finish))))
+		why := problems
+		if perr != nil {
+			why = []string{perr.Error()}
+		}
+		spent.Notes = append(spent.Notes, "the first reply needed a repair: "+clip(strings.Join(why, "; "), 300))
+		msgs = append(msgs, openai.AssistantMessage(res.content), openai.UserMessage(fmt.Sprintf(
+			"Your reply could not be used: %s\n%sReply again with one JSON object that matches the response schema, fixing exactly these problems%s.",
+			strings.Join(why, "\n"), a.targetsHint(req, rebutted), truncationHint(res.finish))))
 	}
+}
+
+// targetsHint tells the repair which argument ids a rebuttal or a clarification may answer.
+func (a *LLMAgent) targetsHint(req *toulmin.Request, rebutted []string) string {
+	switch req.Phase.Kind {
+	case toulmin.PhaseRebuttal:
+		valid := ValidTargets(req)
+		if len(valid) == 0 {
+			return "No argument of another agent can be rebutted: reply with no arguments.\n"
+		}
+		hint := "Valid targets of a rebuttal (other agents' arguments): " + strings.Join(valid, ", ") + "."
+		var own []string
+		for _, arg := range req.Arguments {
+			if arg.Agent == req.Self.Name {
+				own = append(own, arg.ID)
+			}
+		}
+		if len(own) > 0 {
+			hint += " Your own arguments (" + strings.Join(own, ", ") + ") cannot be rebutted."
+		}
+		return hint + "\n"
+	case toulmin.PhaseClarification:
+		return "Valid targets of a clarification (your arguments that were rebutted): " + strings.Join(rebutted, ", ") + ".\n"
+	}
+	return ""
 }
 
 func truncationHint(finish string) string {
@@ -220,18 +292,32 @@ func truncationHint(finish string) string {
 	return ""
 }
 
-func (a *LLMAgent) parse(content, finish string, req *toulmin.Request) (*toulmin.Turn, error) {
+// parse reads a reply: perr when it is unusable as a whole, problems for the parts left out of turn.
+func (a *LLMAgent) parse(content, finish string, req *toulmin.Request) (turn *toulmin.Turn, problems []string, perr error) {
 	r, err := ParseReply(content)
 	if err != nil {
 		if finish == "length" {
-			return nil, fmt.Errorf("%w: %v", ErrTruncated, err)
+			return nil, nil, fmt.Errorf("%w: %v", ErrTruncated, err)
 		}
-		return nil, err
+		return nil, nil, err
 	}
-	return r.Turn(req)
+	turn, problems = r.Turn(req)
+	return turn, problems, nil
 }
 
-func (a *LLMAgent) complete(ctx context.Context, msgs []openai.ChatCompletionMessageParamUnion, limit int) (string, string, toulmin.Usage, error) {
+// completion is the outcome of one model call with its retries.
+type completion struct {
+	content, finish string
+	usage           toulmin.Usage
+	notes           []string
+	err             error
+}
+
+// complete makes one chat completion call. Each request has its own timeout; a request that times
+// out, fails to connect, or is answered 408, 409, 429 or 5xx is retried up to the agent's bound,
+// after the delay the server asks for (Retry-After, retry-after-ms) or an exponential backoff with
+// jitter; waiting honours ctx.
+func (a *LLMAgent) complete(ctx context.Context, msgs []openai.ChatCompletionMessageParamUnion, limit int) (out completion) {
 	params := openai.ChatCompletionNewParams{
 		Model:    a.model,
 		Messages: msgs,
@@ -242,24 +328,119 @@ func (a *LLMAgent) complete(ctx context.Context, msgs []openai.ChatCompletionMes
 	if limit > 0 {
 		params.MaxCompletionTokens = openai.Int(int64(limit))
 	}
-	resp, err := a.client.Chat.Completions.New(ctx, params)
-	if err != nil {
-		var apiErr *openai.Error
-		if errors.As(err, &apiErr) {
-			return "", "", toulmin.Usage{}, fmt.Errorf("model %s answered %d: %s", a.model, apiErr.StatusCode, clip(apiErr.Message, 200))
+	log := zerolog.Ctx(ctx)
+	for attempt := 0; ; attempt++ {
+		resp, httpResp, err := a.once(ctx, params)
+		if err == nil {
+			u := toulmin.Usage{
+				Prompt: resp.Usage.PromptTokens, Completion: resp.Usage.CompletionTokens,
+				CachedPrompt: resp.Usage.PromptTokensDetails.CachedTokens, Calls: 1,
+			}
+			u.CostUSD = a.prices.Cost(a.model, u)
+			out.usage.Add(u)
+			if len(resp.Choices) == 0 {
+				out.err = fmt.Errorf("model %s returned no choices", a.model)
+				return out
+			}
+			out.content, out.finish = resp.Choices[0].Message.Content, string(resp.Choices[0].FinishReason)
+			return out
 		}
-		return "", "", toulmin.Usage{}, fmt.Errorf("model %s call failed: %w", a.model, err)
+		retry, timedOut := a.retryable(ctx, err, httpResp)
+		if timedOut {
+			out.notes = append(out.notes, fmt.Sprintf("model %s did not answer within %s (request %d)", a.model, a.requestTimeout, attempt+1))
+		}
+		if !retry || attempt >= a.maxRetries {
+			out.err = err
+			if retry {
+				out.err = fmt.Errorf("%w (gave up after %d tries)", err, attempt+1)
+			}
+			return out
+		}
+		delay := retryDelay(httpResp, attempt)
+		log.Warn().Err(err).Str("model", a.model).Int("attempt", attempt+1).Dur("retry_in", delay).Msg("model call failed; retrying")
+		t := time.NewTimer(delay)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			out.err = fmt.Errorf("model %s: gave up retrying: %w", a.model, ctx.Err())
+			return out
+		}
 	}
-	u := toulmin.Usage{
-		Prompt: resp.Usage.PromptTokens, Completion: resp.Usage.CompletionTokens,
-		CachedPrompt: resp.Usage.PromptTokensDetails.CachedTokens, Calls: 1,
+}
+
+// errRequestTimeout is a request that got no answer within the request timeout.
+var errRequestTimeout = errors.New("request timed out")
+
+// once is one HTTP request under the request timeout.
+func (a *LLMAgent) once(ctx context.Context, params openai.ChatCompletionNewParams) (*openai.ChatCompletion, *http.Response, error) {
+	rctx, cancel := ctx, context.CancelFunc(func() {})
+	if a.requestTimeout > 0 {
+		rctx, cancel = context.WithTimeoutCause(ctx, a.requestTimeout, errRequestTimeout)
 	}
-	u.CostUSD = a.prices.Cost(a.model, u)
-	if len(resp.Choices) == 0 {
-		return "", "", u, fmt.Errorf("model %s returned no choices", a.model)
+	defer cancel()
+	var httpResp *http.Response
+	resp, err := a.client.Chat.Completions.New(rctx, params, option.WithResponseInto(&httpResp))
+	if err == nil {
+		return resp, httpResp, nil
 	}
-	ch := resp.Choices[0]
-	return ch.Message.Content, string(ch.FinishReason), u, nil
+	var apiErr *openai.Error
+	switch {
+	case ctx.Err() != nil:
+		return nil, nil, fmt.Errorf("model %s call stopped: %w", a.model, ctx.Err())
+	case errors.Is(context.Cause(rctx), errRequestTimeout):
+		return nil, nil, fmt.Errorf("model %s did not answer within %s: %w", a.model, a.requestTimeout, errRequestTimeout)
+	case errors.As(err, &apiErr):
+		return nil, apiErr.Response, fmt.Errorf("model %s answered %d: %s", a.model, apiErr.StatusCode, clip(apiErr.Message, 200))
+	}
+	return nil, httpResp, fmt.Errorf("model %s call failed: %w", a.model, err)
+}
+
+// retryable says whether a failed request is tried again, and whether it timed out.
+func (a *LLMAgent) retryable(ctx context.Context, err error, resp *http.Response) (retry, timedOut bool) {
+	if ctx.Err() != nil {
+		return false, false
+	}
+	if errors.Is(err, errRequestTimeout) {
+		return true, true
+	}
+	if resp == nil {
+		return true, false // no answer: a connection error
+	}
+	switch resp.Header.Get("x-should-retry") {
+	case "true":
+		return true, false
+	case "false":
+		return false, false
+	}
+	switch c := resp.StatusCode; {
+	case c == http.StatusRequestTimeout, c == http.StatusConflict, c == http.StatusTooManyRequests, c >= 500:
+		return true, false
+	}
+	return false, false
+}
+
+// retryDelay is what the server asks for (retry-after-ms, Retry-After in seconds or as a date)
+// when under a minute, else 0.5 s doubling per attempt up to 8 s, less up to a quarter of jitter.
+func retryDelay(resp *http.Response, attempt int) time.Duration {
+	if resp != nil {
+		if ms, err := strconv.ParseFloat(resp.Header.Get("retry-after-ms"), 64); err == nil && ms >= 0 && ms < 60e3 {
+			return time.Duration(ms * float64(time.Millisecond))
+		}
+		if h := resp.Header.Get("Retry-After"); h != "" {
+			d := time.Duration(-1)
+			if sec, err := strconv.ParseFloat(h, 64); err == nil {
+				d = time.Duration(sec * float64(time.Second))
+			} else if at, err := http.ParseTime(h); err == nil {
+				d = time.Until(at)
+			}
+			if d >= 0 && d < time.Minute {
+				return d
+			}
+		}
+	}
+	d := min(time.Duration(float64(500*time.Millisecond)*math.Pow(2, float64(attempt))), 8*time.Second)
+	return d - time.Duration(rand.Int64N(int64(d/4)+1))
 }
 
 // rebutted lists the agent's arguments that this round's rebuttals answer.
@@ -282,8 +463,8 @@ func (a *LLMAgent) rebutted(req *toulmin.Request) []string {
 // and phases: the system rules, then the change (files, evidence; the diff in the opening phase
 // only), then the arguments so far, which only ever grow at the end; the persona and the phase's
 // instruction come last.
-func (a *LLMAgent) messages(req *toulmin.Request, rebutted []string) ([]openai.ChatCompletionMessageParamUnion, error) {
-	ctxText, diffText, err := a.shared.get(req)
+func (a *LLMAgent) messages(ctx context.Context, req *toulmin.Request, rebutted []string) ([]openai.ChatCompletionMessageParamUnion, error) {
+	ctxText, diffText, err := a.shared.get(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -327,9 +508,9 @@ func SingleCallPromptTokens(c *Change, ev []toulmin.Evidence, budget int) (int, 
 	if err != nil {
 		return 0, err
 	}
-	s := &sharedContext{prompts: prompts, tok: tok, budget: budget}
+	s := newSharedContext(prompts, tok, budget)
 	req := &toulmin.Request{Subject: &toulmin.Subject{DebateID: "single", Title: c.Title, Data: c}, Evidence: ev}
-	ctxText, diffText, err := s.get(req)
+	ctxText, diffText, err := s.get(context.Background(), req)
 	if err != nil {
 		return 0, err
 	}

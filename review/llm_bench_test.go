@@ -3,6 +3,7 @@ package review
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -80,4 +81,35 @@ func TestSingleCallPromptTokens(t *testing.T) {
 	if err != nil || n < 1000 || n > DefaultContextTokens+3000 {
 		t.Errorf("single-call prompt = %d tokens (%v), want the whole example within the budget", n, err)
 	}
+}
+
+// longLineDiff is a change that adds a 1 MB single-line file (minified code of one long run of
+// letters, the worst shape for byte-pair merging) next to a small Go file.
+func longLineDiff(size int) string {
+	return "diff --git a/web/data.js b/web/data.js\nnew file mode 100644\nindex 0000000..1111111\n--- /dev/null\n+++ b/web/data.js\n@@ -0,0 +1,1 @@\n" +
+		"+var data=\"" + strings.Repeat("a", size) + "\";\n" +
+		"diff --git a/web/app.go b/web/app.go\nnew file mode 100644\nindex 0000000..2222222\n--- /dev/null\n+++ b/web/app.go\n@@ -0,0 +1,3 @@\n" +
+		"+package web\n+\n+func Hello() string { return \"hi\" }\n"
+}
+
+// BenchmarkLLMDebateLongLine runs a whole model-backed debate (against the llmtest fake) of a
+// change with a 1 MB line and reports its wall time in seconds; the target is under 10 s
+// (tiktoken alone took minutes to count that line). Run with -benchtime=1x.
+func BenchmarkLLMDebateLongLine(b *testing.B) {
+	diff := []byte(longLineDiff(1 << 20))
+	var secs float64
+	for b.Loop() {
+		c, err := ParseDiff(diff, "long.diff")
+		if err != nil {
+			b.Fatal(err)
+		}
+		srv := llmtest.New(b, nil)
+		start := time.Now()
+		tr := llmDebate(b, srv, toulmin.Standard(), c)
+		secs = time.Since(start).Seconds()
+		if len(tr.ArgumentsIn(toulmin.PhaseOpening)) == 0 {
+			b.Fatalf("no opening arguments: %v", tr.Timeline[1].Notes)
+		}
+	}
+	b.ReportMetric(secs, "s/debate")
 }

@@ -114,10 +114,10 @@ func ParseReply(content string) (*Reply, error) {
 
 // Turn converts the reply into the agent's turn, checking it against the phase: every argument
 // must validate, targets must exist (another agent's argument for a rebuttal, one's own for a
-// clarification), and the vote must be known. Every problem is reported, with its place.
-func (r *Reply) Turn(req *toulmin.Request) (*toulmin.Turn, error) {
-	var errs []error
-	turn := &toulmin.Turn{}
+// clarification), and the vote must be known. A part that fails is left out of the turn and
+// reported among problems, with its place, so that one bad field does not sink the rest.
+func (r *Reply) Turn(req *toulmin.Request) (turn *toulmin.Turn, problems []string) {
+	turn = &toulmin.Turn{}
 	kind := req.Phase.Kind
 	for i, ra := range r.Arguments {
 		a := toulmin.Argument{
@@ -147,20 +147,12 @@ func (r *Reply) Turn(req *toulmin.Request) (*toulmin.Turn, error) {
 			a.Target = ""
 		}
 		if err := a.Validate(); err != nil {
-			errs = append(errs, err)
+			problems = append(problems, err.Error())
 			continue
 		}
-		if a.Target != "" {
-			target, ok := req.Transcript.Argument(a.Target)
-			switch {
-			case !ok:
-				errs = append(errs, fmt.Errorf("arguments[%d].target: no argument %q in the debate", i, a.Target))
-				continue
-			case kind == toulmin.PhaseRebuttal && target.Agent == req.Self.Name:
-				errs = append(errs, fmt.Errorf("arguments[%d].target: %s is your own argument; rebut other agents' arguments", i, a.Target))
-				continue
-			case kind == toulmin.PhaseClarification && target.Agent != req.Self.Name:
-				errs = append(errs, fmt.Errorf("arguments[%d].target: %s is not your argument; clarify your own", i, a.Target))
+		if a.Target != "" || kind == toulmin.PhaseRebuttal || kind == toulmin.PhaseClarification {
+			if p := targetProblem(req, kind, i, a.Target); p != "" {
+				problems = append(problems, p)
 				continue
 			}
 		}
@@ -168,17 +160,54 @@ func (r *Reply) Turn(req *toulmin.Request) (*toulmin.Turn, error) {
 		turn.Arguments = append(turn.Arguments, a)
 	}
 	vote := voting.Option(r.Position.Vote)
-	if !vote.Valid() {
-		errs = append(errs, fmt.Errorf("position.vote: %q is not one of approve, approve_with_changes, request_changes, escalate", r.Position.Vote))
-	} else if kind != toulmin.PhaseRebuttal {
+	switch {
+	case !vote.Valid():
+		problems = append(problems, fmt.Sprintf("position.vote: %q is not one of approve, approve_with_changes, request_changes, escalate", clip(r.Position.Vote, 40)))
+	case r.Position.Confidence < 0 || r.Position.Confidence > 1:
+		problems = append(problems, fmt.Sprintf("position.confidence: must be between 0 and 1, got %g", r.Position.Confidence))
+	case kind != toulmin.PhaseRebuttal:
 		turn.Position = &toulmin.Position{Vote: vote, Confidence: r.Position.Confidence, Reason: r.Position.Reason,
 			Priorities: r.Position.Priorities, TradeOffs: r.Position.TradeOffs}
 	}
-	if kind == toulmin.PhaseSynthesis && len(turn.Arguments) == 0 && len(errs) == 0 {
-		errs = append(errs, errors.New("arguments: a synthesis needs one argument"))
+	if kind == toulmin.PhaseSynthesis && len(turn.Arguments) == 0 && len(problems) == 0 {
+		problems = append(problems, "arguments: a synthesis needs one argument")
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	return turn, problems
+}
+
+// targetProblem checks the target of the i-th argument of a rebuttal or a clarification.
+func targetProblem(req *toulmin.Request, kind toulmin.PhaseKind, i int, id string) string {
+	if id == "" {
+		return fmt.Sprintf("arguments[%d].target: a %s must name the argument it answers", i, kind)
 	}
-	return turn, nil
+	var target *toulmin.Argument
+	ok := false
+	if req.Transcript != nil {
+		target, ok = req.Transcript.Argument(id)
+	}
+	switch {
+	case !ok:
+		return fmt.Sprintf("arguments[%d].target: no argument %q in the debate", i, clip(id, 40))
+	case kind == toulmin.PhaseRebuttal && target.Agent == req.Self.Name:
+		return fmt.Sprintf("arguments[%d].target: %s is your own argument; rebut other agents' arguments", i, id)
+	case kind == toulmin.PhaseClarification && target.Agent != req.Self.Name:
+		return fmt.Sprintf("arguments[%d].target: %s is not your argument; clarify your own", i, id)
+	}
+	return ""
+}
+
+// ValidTargets lists the argument ids a reply in this phase may target: other agents' arguments
+// for a rebuttal, one's own for a clarification; nil in other phases.
+func ValidTargets(req *toulmin.Request) []string {
+	var out []string
+	for _, a := range req.Arguments {
+		switch {
+		case req.Phase.Kind == toulmin.PhaseRebuttal && a.Agent != req.Self.Name:
+		case req.Phase.Kind == toulmin.PhaseClarification && a.Agent == req.Self.Name:
+		default:
+			continue
+		}
+		out = append(out, a.ID)
+	}
+	return out
 }

@@ -605,22 +605,17 @@ func call(ctx context.Context, a Agent, req *Request) (res result) {
 func (r *run) record(spec PhaseSpec, round, i int, res result, rec *PhaseRecord) {
 	p := r.participants[i]
 	if res.err != nil {
+		// A failed turn may still have cost model calls (an unusable reply, a late one): the
+		// record counts every call the server billed.
+		if res.turn != nil {
+			r.addUsage(p.Name, res.turn.Usage, rec)
+		}
 		rec.Notes = append(rec.Notes, fmt.Sprintf("%s was left out of this phase: %v", p.Title, res.err))
 		return
 	}
 	turn := res.turn
 	rec.Agents = append(rec.Agents, p.Name)
-	rec.Usage.Add(turn.Usage)
-	if turn.Usage != (Usage{}) {
-		if rec.ByAgent == nil {
-			rec.ByAgent = map[string]Usage{}
-		}
-		rec.ByAgent[p.Name] = turn.Usage
-	}
-	r.t.Usage.Add(turn.Usage)
-	u := r.t.UsageByAgent[p.Name]
-	u.Add(turn.Usage)
-	r.t.UsageByAgent[p.Name] = u
+	r.addUsage(p.Name, turn.Usage, rec)
 	for _, n := range turn.Notes {
 		rec.Notes = append(rec.Notes, p.Title+": "+n)
 	}
@@ -668,6 +663,24 @@ func clamp(v float64) float64 {
 		return 1
 	}
 	return v
+}
+
+// addUsage counts one agent's usage in the phase and the debate.
+func (r *run) addUsage(name string, usage Usage, rec *PhaseRecord) {
+	if usage == (Usage{}) {
+		return
+	}
+	rec.Usage.Add(usage)
+	if rec.ByAgent == nil {
+		rec.ByAgent = map[string]Usage{}
+	}
+	u := rec.ByAgent[name]
+	u.Add(usage)
+	rec.ByAgent[name] = u
+	r.t.Usage.Add(usage)
+	t := r.t.UsageByAgent[name]
+	t.Add(usage)
+	r.t.UsageByAgent[name] = t
 }
 
 // checkTarget requires rebuttals and clarifications to answer an argument that exists; a
@@ -722,7 +735,8 @@ func (r *run) decide(rec *PhaseRecord) {
 		Trigger: s.Trigger, Protocol: r.e.protocol.Name, Decision: out.Decision,
 		ConsensusScore: voting.Round2(out.Tally.Score), ConsensusLevel: out.Tally.Level,
 		Votes: ballots, DissentingOpinions: dissent, RequiredChanges: required, FollowUp: followUp,
-		Tokens:    voting.Tokens{Prompt: t.Usage.Prompt, Completion: t.Usage.Completion, CostUSD: math.Round(t.Usage.CostUSD*1e6) / 1e6},
+		Tokens: voting.Tokens{Prompt: t.Usage.Prompt, Completion: t.Usage.Completion, CachedPrompt: t.Usage.CachedPrompt,
+			CostUSD: math.Round(t.Usage.CostUSD*1e6) / 1e6},
 		StartedAt: voting.Timestamp(t.StartedAt),
 	}
 	rec.Notes = append(rec.Notes, fmt.Sprintf("%s with %.0f%% of the weighted vote (%s)", out.Decision, out.Tally.Score*100, out.Tally.Level))

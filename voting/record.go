@@ -95,9 +95,11 @@ type Dissent struct {
 
 // Tokens is the token usage of a debate, with its estimated cost when a model was used.
 type Tokens struct {
-	Prompt     int64   `yaml:"prompt" json:"prompt"`
-	Completion int64   `yaml:"completion" json:"completion"`
-	CostUSD    float64 `yaml:"cost_usd,omitempty" json:"cost_usd,omitempty"`
+	Prompt     int64 `yaml:"prompt" json:"prompt"`
+	Completion int64 `yaml:"completion" json:"completion"`
+	// CachedPrompt is the part of Prompt the provider served from its prompt cache.
+	CachedPrompt int64   `yaml:"cached_prompt,omitempty" json:"cached_prompt,omitempty"`
+	CostUSD      float64 `yaml:"cost_usd,omitempty" json:"cost_usd,omitempty"`
 }
 
 // Record is the decision record of DESIGN.md; its field names are a contract.

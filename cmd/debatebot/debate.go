@@ -119,7 +119,8 @@ func debate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if key := getenv("OPENAI_API_KEY"); key != "" && !f.offline {
 		agents, err = review.LLMPanel(repo.Stakeholders, review.LLMOptions{
 			APIKey: key, BaseURL: getenv("OPENAI_BASE_URL"), Model: getenv("DEBATEBOT_MODEL"),
-			MaxRetries: repo.LLM.MaxRetries, ContextTokens: repo.LLM.ContextTokens, Prices: repo.LLM.PriceTable(),
+			MaxRetries: repo.LLM.MaxRetries, RequestTimeout: time.Duration(repo.LLM.RequestTimeout),
+			ContextTokens: repo.LLM.ContextTokens, Prices: repo.LLM.PriceTable(),
 		})
 		if err != nil {
 			return err

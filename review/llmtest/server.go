@@ -1,7 +1,8 @@
 // Package llmtest is an OpenAI-compatible chat completions server for tests: scripted or
 // schema-valid replies, usage figures with provider-style prompt caching, latency, and the
-// failures of the real API (429 with retry headers, 5xx, timeouts, truncated and non-JSON replies),
-// with OpenAI's status codes, headers and error bodies.
+// failures of the real API (429 with retry headers, 5xx, slow and hung requests, truncated and
+// non-JSON replies), with OpenAI's status codes, headers and error bodies; it keeps the sum of the
+// usage it reported (Billed), so that tests can compare a debate's record with it exactly.
 package llmtest
 
 import (
@@ -67,6 +68,19 @@ type Response struct {
 	ErrorCode, ErrorMessage string
 	// CompletionTokens overrides the counted completion tokens.
 	CompletionTokens int
+	// Hang never answers: the request is held until the client gives up (a model that hangs).
+	// Nothing is billed for it.
+	Hang bool
+}
+
+// Hang is a request the server never answers.
+func Hang() Response { return Response{Hang: true} }
+
+// Usage is what the server reported in the usage of its answers, summed: what it billed.
+type Usage struct {
+	Prompt, Completion, CachedPrompt int64
+	// Calls counts the answers that carried usage (200s).
+	Calls int
 }
 
 // Responder decides the answer to the n-th request (1-based).
@@ -82,6 +96,8 @@ type Server struct {
 	history [][]int
 	latency time.Duration
 	enc     *tiktoken.Tiktoken
+	billed  Usage
+	hung    int
 }
 
 // New starts a server that answers with respond (Valid when nil) and stops with the test.
@@ -109,6 +125,20 @@ func (s *Server) SetLatency(d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.latency = d
+}
+
+// Billed returns the usage of every answer the server sent so far: what a provider would bill.
+func (s *Server) Billed() Usage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.billed
+}
+
+// Hung counts the requests held until their client gave up.
+func (s *Server) Hung() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hung
 }
 
 // Requests returns the requests received so far.
@@ -162,6 +192,13 @@ func (s *Server) handle(w http.ResponseWriter, hr *http.Request) {
 	s.mu.Unlock()
 
 	resp := s.respond(n, req)
+	if resp.Hang {
+		<-hr.Context().Done()
+		s.mu.Lock()
+		s.hung++
+		s.mu.Unlock()
+		return
+	}
 	if d := latency + resp.Delay; d > 0 {
 		select {
 		case <-time.After(d):
@@ -198,6 +235,15 @@ func (s *Server) handle(w http.ResponseWriter, hr *http.Request) {
 	if shared >= 1024 {
 		cached = shared / 128 * 128
 	}
+	if hr.Context().Err() != nil {
+		return // the client gave up: nothing is sent, nothing billed
+	}
+	s.mu.Lock()
+	s.billed.Prompt += int64(len(tokens))
+	s.billed.Completion += int64(completion)
+	s.billed.CachedPrompt += int64(cached)
+	s.billed.Calls++
+	s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{
 		"id": fmt.Sprintf("chatcmpl-%d", n), "object": "chat.completion", "created": time.Now().Unix(), "model": req.Model,

@@ -1,0 +1,307 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/llmtest"
+)
+
+// modelEnv points the CLI at the fake model.
+func modelEnv(srv *llmtest.Server) map[string]string {
+	return map[string]string{"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": srv.BaseURL(), "DEBATEBOT_MODEL": "gpt-4o-mini"}
+}
+
+// repoConfig writes a debatebot.yml and returns its path.
+func repoConfig(t *testing.T, yml string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "debatebot.yml")
+	if err := os.WriteFile(path, []byte(yml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// jsonRecord is the part of the decision record these tests read.
+type jsonRecord struct {
+	Decision struct {
+		Decision    string `json:"decision"`
+		Escalations []struct {
+			Reason string `json:"reason"`
+		} `json:"escalations"`
+		Tokens struct {
+			Prompt       int64   `json:"prompt"`
+			Completion   int64   `json:"completion"`
+			CachedPrompt int64   `json:"cached_prompt"`
+			CostUSD      float64 `json:"cost_usd"`
+		} `json:"tokens"`
+	} `json:"decision"`
+}
+
+// calls counts requests per phase and agent, under a lock (the fake answers concurrently).
+type calls struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *calls) next(r *llmtest.Request) (phase, who string, n int) {
+	phase, who = llmtest.Phase(r)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == nil {
+		c.n = map[string]int{}
+	}
+	c.n[phase+"/"+who]++
+	return phase, who, c.n[phase+"/"+who]
+}
+
+// A model that hangs: each request has its own timeout (llm.request_timeout) and a request that
+// times out is asked again like a 5xx, so the agent speaks instead of holding the phase until the
+// phase's timeout (minutes) and being left out.
+func TestDebateModelHangIsRetried(t *testing.T) {
+	var c calls
+	srv := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
+		if phase, who, k := c.next(r); phase == "opening_arguments" && who == "PS" && k == 1 {
+			return llmtest.Hang()
+		}
+		return llmtest.Valid(n, r)
+	})
+	cfg := repoConfig(t, "llm:\n  request_timeout: 300ms\n  max_retries: 2\n")
+	code, out, errOut := runCmd(t, "", modelEnv(srv), "debate", "--diff", example, "--config", cfg)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if srv.Hung() != 1 {
+		t.Errorf("hung requests = %d, want 1", srv.Hung())
+	}
+	if !strings.Contains(out, "Performance Stakeholder: model gpt-4o-mini did not answer within 300ms (request 1)") {
+		t.Errorf("the transcript does not say the request timed out and was asked again:\n%s", out[:min(len(out), 3000)])
+	}
+	if strings.Contains(out, "Performance Stakeholder was left out") || !strings.Contains(out, "#### PS-1 · Performance Stakeholder") {
+		t.Errorf("the performance stakeholder was left out of the opening instead of retried:\n%s", out[:min(len(out), 3000)])
+	}
+}
+
+// A model that never answers one agent: that agent is left out after its retries, each bounded
+// by the request timeout, and the debate goes on with the others.
+func TestDebateModelHangingForGoodLeavesAgentOut(t *testing.T) {
+	var c calls
+	srv := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
+		if phase, who, _ := c.next(r); phase == "opening_arguments" && who == "AS" {
+			return llmtest.Hang()
+		}
+		return llmtest.Valid(n, r)
+	})
+	cfg := repoConfig(t, "llm:\n  request_timeout: 200ms\n  max_retries: 1\n")
+	code, out, errOut := runCmd(t, "", modelEnv(srv), "debate", "--diff", example, "--config", cfg)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if srv.Hung() != 2 {
+		t.Errorf("hung requests = %d, want the request and its one retry", srv.Hung())
+	}
+	if !strings.Contains(out, "Architecture Stakeholder was left out of this phase: model gpt-4o-mini did not answer within 200ms") ||
+		!strings.Contains(out, "gave up after 2 tries") {
+		t.Errorf("the transcript does not leave the hanging agent out with the reason:\n%s", out[:min(len(out), 3000)])
+	}
+	if !strings.Contains(out, "#### SS-1 · Security Stakeholder") || !strings.Contains(out, "Decision Record") {
+		t.Errorf("the debate did not go on without the hanging agent")
+	}
+}
+
+// badRebuttals answers every rebuttal request, the repair included, with one rebuttal of another
+// agent's opening, one of the agent's own opening and one of an argument that does not exist.
+func badRebuttals(valid bool) llmtest.Responder {
+	return func(n int, r *llmtest.Request) llmtest.Response {
+		phase, who := llmtest.Phase(r)
+		if phase != "rebuttal" {
+			return llmtest.Valid(n, r)
+		}
+		resp := llmtest.Valid(n, r)
+		var reply map[string]any
+		if err := json.Unmarshal([]byte(resp.Content), &reply); err != nil {
+			panic(err)
+		}
+		args, _ := reply["arguments"].([]any)
+		if len(args) == 0 {
+			return resp
+		}
+		arg := args[0].(map[string]any)
+		bad := func(target string) map[string]any {
+			c := map[string]any{}
+			for k, v := range arg {
+				c[k] = v
+			}
+			c["target"] = target
+			return c
+		}
+		out := []any{bad(who + "-1"), bad("ZZ-9")}
+		if valid {
+			out = append([]any{arg}, out...)
+		}
+		reply["arguments"] = out
+		b, _ := json.Marshal(reply)
+		return llmtest.Response{Content: string(b)}
+	}
+}
+
+// One bad field does not sink a turn: rebuttals of a missing or of the agent's own argument are
+// dropped with a note after one repair (which lists the valid ids), the valid rebuttal is kept.
+func TestDebateInvalidRebuttalsAreDropped(t *testing.T) {
+	srv := llmtest.New(t, badRebuttals(true))
+	code, out, errOut := runCmd(t, "", modelEnv(srv), "debate", "--diff", example)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var repairs int
+	for _, r := range srv.Requests() {
+		phase, who := llmtest.Phase(r)
+		if phase != "rebuttal" || len(r.Messages) < 2 || r.Messages[len(r.Messages)-2].Role != "assistant" {
+			continue
+		}
+		repairs++
+		last := r.Last()
+		for _, want := range []string{`no argument "ZZ-9" in the debate`, who + "-1 is your own argument", "Valid targets of a rebuttal (other agents' arguments): "} {
+			if !strings.Contains(last, want) {
+				t.Errorf("%s's repair request lacks %q:\n%s", who, want, last)
+			}
+		}
+		_, valid, _ := strings.Cut(last, "Valid targets of a rebuttal (other agents' arguments): ")
+		valid, _, _ = strings.Cut(valid, ".")
+		if strings.Contains(valid, who+"-") || strings.Count(valid, ",") != 2 {
+			t.Errorf("%s's repair offers its own arguments as targets:\n%s", who, last)
+		}
+	}
+	if repairs != 4 {
+		t.Errorf("rebuttal repairs = %d, want one per agent", repairs)
+	}
+	for _, title := range []string{"Security", "Performance", "Architecture", "Maintainability"} {
+		for _, want := range []string{
+			title + ` Stakeholder: dropped from the reply after one repair: arguments[2].target: no argument "ZZ-9" in the debate`,
+			title + ` Stakeholder: dropped from the reply after one repair: arguments[1].target: `,
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("no note %q", want)
+			}
+		}
+	}
+	if strings.Contains(out, "was left out of this phase") {
+		t.Errorf("an agent was left out for one bad field")
+	}
+	// Each agent's valid rebuttal is kept: SS-2 -> another agent's opening, and so on.
+	for _, id := range []string{"SS-2 → ", "PS-2 → ", "AS-2 → ", "MS-2 → "} {
+		if !strings.Contains(out, "#### "+id) {
+			t.Errorf("the valid rebuttal %s... was not kept", id)
+		}
+	}
+}
+
+// When every agent's rebuttals are all invalid, the phase still completes (with nothing rebutted)
+// and the debate goes on to its final arguments and synthesis instead of escalating.
+func TestDebateAllRebuttalsInvalidDoesNotEscalate(t *testing.T) {
+	srv := llmtest.New(t, badRebuttals(false))
+	code, out, errOut := runCmd(t, "", modelEnv(srv), "debate", "--diff", example, "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rec jsonRecord
+	if err := json.Unmarshal([]byte(out), &rec); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, e := range rec.Decision.Escalations {
+		if e.Reason == "phase_failed" {
+			t.Errorf("the debate escalated because a phase failed: %s", out)
+		}
+	}
+	phases := map[string]int{}
+	for _, r := range srv.Requests() {
+		phase, _ := llmtest.Phase(r)
+		phases[phase]++
+	}
+	if phases["final_arguments"] != 4 || phases["synthesis"] != 2 {
+		t.Errorf("calls per phase %v: the debate stopped after the rebuttals", phases)
+	}
+}
+
+// The record's tokens are what the server billed, for every call: repaired replies, replies that
+// stayed unusable (the agent left out), truncated ones, retried 5xx and 429, and hung requests
+// (not billed, as the server never answered).
+func TestDebateRecordCountsEveryBilledToken(t *testing.T) {
+	var c calls
+	srv := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
+		phase, who, k := c.next(r)
+		switch {
+		case phase == "opening_arguments" && who == "SS":
+			return llmtest.NotJSON() // twice: left out after one repair
+		case phase == "opening_arguments" && who == "PS" && k == 1:
+			return llmtest.Truncated(r)
+		case phase == "opening_arguments" && who == "AS" && k == 1:
+			return llmtest.ServerError(1)
+		case phase == "opening_arguments" && who == "MS" && k == 1:
+			return llmtest.RateLimited(1)
+		case phase == "final_arguments" && who == "PS" && k == 1:
+			return llmtest.Hang()
+		case phase == "synthesis" && who == "CM" && k == 1:
+			return llmtest.Response{Content: `{"arguments": [], "position": {"vote": "maybe"}}`}
+		}
+		return badRebuttals(true)(n, r)
+	})
+	cfg := repoConfig(t, "llm:\n  request_timeout: 300ms\n")
+	code, out, errOut := runCmd(t, "", modelEnv(srv), "debate", "--diff", example, "--format", "json", "--config", cfg)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rec jsonRecord
+	if err := json.Unmarshal([]byte(out), &rec); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	billed := srv.Billed()
+	got := rec.Decision.Tokens
+	if got.Prompt != billed.Prompt || got.Completion != billed.Completion || got.CachedPrompt != billed.CachedPrompt {
+		t.Errorf("record tokens %+v, server billed %+v", got, billed)
+	}
+	price, _ := review.DefaultPrices().Lookup("gpt-4o-mini")
+	cost := (float64(billed.Prompt-billed.CachedPrompt)*price.Input + float64(billed.CachedPrompt)*price.CachedInput + float64(billed.Completion)*price.Output) / 1e6
+	if math.Abs(got.CostUSD-cost) > 2e-6 {
+		t.Errorf("record cost_usd %.6f, the billed tokens cost %.6f", got.CostUSD, cost)
+	}
+	if srv.Hung() != 1 || billed.Calls >= len(srv.Requests()) {
+		t.Errorf("%d hung, %d billed of %d requests: the faults did not happen", srv.Hung(), billed.Calls, len(srv.Requests()))
+	}
+}
+
+// A change with a 512 KB single line (1 MB in the benchmark): the line is sized only up to the prompt's budget (counting it
+// whole took minutes), left out of the prompts as over budget, and the debate completes.
+// BenchmarkLLMDebateLongLine in package review times it.
+func TestDebateLongLine(t *testing.T) {
+	diff := "diff --git a/web/data.js b/web/data.js\nnew file mode 100644\nindex 0000000..1111111\n--- /dev/null\n+++ b/web/data.js\n@@ -0,0 +1,1 @@\n" +
+		"+var data=\"" + strings.Repeat("a", 512<<10) + "\";\n" +
+		"diff --git a/web/app.go b/web/app.go\nnew file mode 100644\nindex 0000000..2222222\n--- /dev/null\n+++ b/web/app.go\n@@ -0,0 +1,3 @@\n" +
+		"+package web\n+\n+func Hello() string { return \"hi\" }\n"
+	srv := llmtest.New(t, nil)
+	code, out, errOut := runCmd(t, diff, modelEnv(srv), "debate", "--diff", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if len(srv.Requests()) == 0 {
+		t.Fatal("the model was not asked")
+	}
+	for _, r := range srv.Requests() {
+		if r.Tokens > 20000 {
+			t.Fatalf("a prompt of %d tokens: the long line was not left out", r.Tokens)
+		}
+	}
+	opening := srv.Requests()[0].Messages[1].Content
+	if !strings.Contains(opening, "web/data.js (+1 -0, over budget)") || !strings.Contains(opening, "func Hello()") {
+		t.Errorf("the opening prompt does not list the long file as over budget and keep the small one:\n%s", opening[:min(len(opening), 3000)])
+	}
+	if !strings.Contains(out, "#### SS-1 · Security Stakeholder") {
+		t.Errorf("no opening arguments:\n%s", out[:min(len(out), 3000)])
+	}
+}
