@@ -443,7 +443,7 @@ func (r *run) cancelled(ctx context.Context, spec PhaseSpec, round int) error {
 	if errors.Is(cause, errTotalTimeout) || errors.Is(cause, ErrHumanReview) {
 		return nil
 	}
-	return fmt.Errorf("%w: debate %s stopped in %s (round %d), which runs again on resume: %w", ErrInterrupted, r.subject.DebateID, spec.Kind, round, cause)
+	return fmt.Errorf("%w in %s (round %d) of debate %s: %w", ErrInterrupted, spec.Kind, round, r.subject.DebateID, cause)
 }
 
 // interrupted stops the debate when the human asked for review or the total time ran out.
