@@ -55,7 +55,12 @@ func (b *Base) enqueue(ctx context.Context, job *Job) error {
 
 func decode(payload []byte, v any, event string) error {
 	if err := json.Unmarshal(payload, v); err != nil {
-		return fmt.Errorf("failed to parse %s payload: %w", event, err)
+		return badDelivery(fmt.Errorf("failed to parse %s payload: %w", event, err))
+	}
+	if p, ok := v.(interface{ validate() error }); ok {
+		if err := p.validate(); err != nil {
+			return badDelivery(fmt.Errorf("%s payload: %w", event, err))
+		}
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/palantir/go-githubapp/githubapp"
@@ -30,6 +31,8 @@ type Server struct {
 	Store   *store.Store
 	Slug    string
 	workers int
+	// draining is set by Drain: deliveries are answered 503 until the listener closes.
+	draining *atomic.Bool
 }
 
 // New builds everything `serve` needs from the configuration: the client creator, the App's slug
@@ -76,16 +79,33 @@ func New(ctx context.Context, cfg *config.Server, log zerolog.Logger, qo func(*Q
 		cfg.GitHub.App.WebhookSecret,
 		githubapp.WithErrorCallback(errorCallback(metrics)),
 	)
+	draining := new(atomic.Bool)
+	guard := &webhookGuard{
+		next: dispatcher, secret: []byte(cfg.GitHub.App.WebhookSecret), onError: errorCallback(metrics),
+		draining: draining, budget: newMemoryBudget(webhookMemory),
+	}
 	mux := http.NewServeMux()
-	mux.Handle("POST "+WebhookPath, timed(metrics, dispatcher))
+	mux.Handle("POST "+WebhookPath, timed(metrics, guard))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if draining.Load() {
+			// Load balancers take a draining replica out of rotation.
+			w.Header().Set("Retry-After", retryAfter)
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte("draining\n"))
+			return
+		}
 		_, _ = w.Write([]byte("ok\n"))
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	handler := withLogger(log, mux)
-	return &Server{Handler: handler, Queue: queue, Runner: runner, Store: st, Slug: me.GetSlug(), workers: cfg.Workers}, nil
+	return &Server{Handler: handler, Queue: queue, Runner: runner, Store: st, Slug: me.GetSlug(), workers: cfg.Workers, draining: draining}, nil
 }
+
+// Drain starts the shutdown: from now on deliveries are answered 503 with Retry-After (GitHub's
+// delivery log shows a failure that can be redelivered) while the listener stays open and the
+// running debates finish; /healthz answers 503 too.
+func (s *Server) Drain() { s.draining.Store(true) }
 
 // Start runs the workers until ctx ends.
 func (s *Server) Start(ctx context.Context) { s.Queue.Start(ctx, s.workers) }
@@ -100,30 +120,43 @@ func agentFactory(cfg *config.Server) AgentFactory {
 		}
 		return review.LLMPanel(repo.Stakeholders, review.LLMOptions{
 			APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.Model, MaxRetries: repo.LLM.MaxRetries,
-			RequestTimeout: time.Duration(repo.LLM.RequestTimeout),
 			ContextTokens: repo.LLM.ContextTokens, Prices: repo.LLM.PriceTable(),
 		})
 	}
 }
 
-// errorCallback answers 401 for a delivery whose signature does not verify, 400 for other bad
-// deliveries, 503 when the store could not keep it (GitHub shows it failed; it can be
-// redelivered) and 500 otherwise.
+// errorCallback answers every refused delivery. The guard before the dispatcher has verified
+// the signature, so only its refusals are 401. A delivery that is the sender's fault (missing
+// headers, a wrong Content-Type, a body over the cap, JSON that is not the event it names) is
+// 4xx and logged as a bad delivery; a store that could not keep it, or a draining server, is 503
+// with Retry-After (GitHub shows it failed; it can be redelivered); anything else is a server
+// error, 500.
 func errorCallback(m *Metrics) githubapp.ErrorCallback {
 	return func(w http.ResponseWriter, r *http.Request, err error) {
 		log := zerolog.Ctx(r.Context())
 		status := http.StatusInternalServerError
+		var de *deliveryError
 		var ve githubapp.ValidationError
 		switch {
-		case errors.As(err, &ve) && ve.EventType == "":
-			status = http.StatusBadRequest
+		case errors.As(err, &de):
+			status = de.status
 		case errors.As(err, &ve):
-			status = http.StatusUnauthorized
+			// The signature was verified before the dispatcher: what it refuses is malformed.
+			status = http.StatusBadRequest
 		case errors.Is(err, ErrUnavailable):
 			status = http.StatusServiceUnavailable
 		}
 		m.webhookOutcome(r.Header.Get("X-GitHub-Event"), http.StatusText(status))
-		log.Warn().Err(err).Str("delivery_id", r.Header.Get("X-GitHub-Delivery")).Int("status", status).Msg("Refused a webhook delivery.")
+		ev := log.Warn()
+		msg := "Refused a bad webhook delivery."
+		switch {
+		case status == http.StatusServiceUnavailable:
+			msg = "Refused a webhook delivery for now; it can be redelivered."
+			w.Header().Set("Retry-After", retryAfter)
+		case status >= 500:
+			ev, msg = log.Error(), "Failed to handle a webhook delivery."
+		}
+		ev.Err(err).Str("delivery_id", truncate(r.Header.Get("X-GitHub-Delivery"), 128)).Int("status", status).Msg(msg)
 		http.Error(w, http.StatusText(status)+": "+err.Error(), status)
 	}
 }

@@ -47,18 +47,26 @@ func serve(ctx context.Context, args []string, stderr io.Writer, getenv func(str
 		return fmt.Errorf("failed to serve on %s: %w", cfg.Addr, err)
 	case <-ctx.Done():
 	}
-	log.Info().Msg("Shutting down: no new deliveries; waiting for running debates.")
-	shutdown, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout) // DEBATEBOT_SHUTDOWN_TIMEOUT
+	// Drain: the listener stays open and deliveries are answered 503 with Retry-After, so that
+	// GitHub's delivery log shows a failure someone can redeliver rather than a refused
+	// connection, until the running debates finish or the grace period ends.
+	srv.Drain()
+	httpServer.SetKeepAlivesEnabled(false)
+	log.Info().Msg("Shutting down: deliveries are answered 503 while the running debates finish.")
+	grace, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout) // DEBATEBOT_SHUTDOWN_TIMEOUT
 	defer cancel()
-	if err := httpServer.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("failed to shut down: %w", err)
-	}
 	done := make(chan struct{})
 	go func() { srv.Queue.Wait(); close(done) }()
 	select {
 	case <-done:
-	case <-shutdown.Done():
-		log.Warn().Msg("Debates still running at shutdown were stopped; their deliveries need redelivery.")
+	case <-grace.Done():
+		log.Warn().Msg("Debates still running at shutdown were stopped; they resume from their checkpoints on the next start.")
+	}
+	// Then the listener closes, after the requests in flight are answered.
+	closing, cancelClose := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancelClose()
+	if err := httpServer.Shutdown(closing); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("failed to shut down: %w", err)
 	}
 	stop()
 	srv.Queue.Stop()

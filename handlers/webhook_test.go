@@ -1,0 +1,375 @@
+package handlers
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// send posts body to the webhook with the given headers (a nil value removes a header the
+// harness would set) and returns the response, its body read.
+func (a *app) send(event, delivery string, body []byte, headers map[string]*string) (*http.Response, string) {
+	a.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, a.url+WebhookPath, bytes.NewReader(body))
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-GitHub-Event", event)
+	req.Header.Set("X-GitHub-Delivery", delivery)
+	req.Header.Set("X-Hub-Signature-256", sign(body, secret))
+	for k, v := range headers {
+		if v == nil {
+			req.Header.Del(k)
+		} else {
+			req.Header.Set(k, *v)
+		}
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	text, _ := io.ReadAll(resp.Body)
+	return resp, string(text)
+}
+
+func ptr(s string) *string { return &s }
+
+// stored reports whether the store kept the delivery.
+func (a *app) stored(id string) bool {
+	a.t.Helper()
+	ok, err := a.srv.Store.Delivered(context.Background(), id)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	return ok
+}
+
+// outcome reads debatebot_webhooks_total for the event and outcome from /metrics.
+func (a *app) outcome(event, outcome string) string {
+	a.t.Helper()
+	resp, err := client.Get(a.url + "/metrics")
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	want := fmt.Sprintf("debatebot_webhooks_total{event=%q,outcome=%q} ", event, outcome)
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), want); ok {
+			return v
+		}
+	}
+	return "0"
+}
+
+// rawPost writes a request with the given head and streams body until the server answers; it
+// returns the status, how many body bytes were written before the answer, and how long the
+// answer took.
+func rawPost(t testing.TB, addr, head string, body io.Reader) (status int, written int64, took time.Duration) {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	start := time.Now()
+	if _, err := io.WriteString(conn, head); err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		status int
+		at     time.Duration
+		err    error
+	}
+	answered := make(chan answer, 1)
+	go func() {
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			answered <- answer{err: err}
+			return
+		}
+		resp.Body.Close()
+		answered <- answer{status: resp.StatusCode, at: time.Since(start)}
+	}()
+	buf := make([]byte, 256<<10)
+	for {
+		select {
+		case a := <-answered:
+			if a.err != nil {
+				t.Fatalf("no answer after %d body bytes: %v", written, a.err)
+			}
+			return a.status, written, a.at
+		default:
+		}
+		n, rerr := body.Read(buf)
+		if n > 0 {
+			_ = conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
+			m, werr := conn.Write(buf[:n])
+			written += int64(m)
+			if werr != nil {
+				// The server closed the connection: its answer is what counts.
+				a := <-answered
+				if a.err != nil {
+					t.Fatalf("write failed after %d body bytes (%v) and no answer: %v", written, werr, a.err)
+				}
+				return a.status, written, a.at
+			}
+		}
+		if rerr != nil {
+			a := <-answered
+			if a.err != nil {
+				t.Fatalf("no answer after the whole body of %d bytes: %v", written, a.err)
+			}
+			return a.status, written, a.at
+		}
+	}
+}
+
+// zeros is an endless body of n bytes that costs no memory.
+type zeros struct{ n int64 }
+
+func (z *zeros) Read(p []byte) (int, error) {
+	if z.n <= 0 {
+		return 0, io.EOF
+	}
+	k := min(int64(len(p)), z.n)
+	clear(p[:k])
+	z.n -= k
+	return int(k), nil
+}
+
+// chunked frames a body in HTTP/1.1 chunks.
+type chunked struct {
+	src  io.Reader
+	done bool
+	buf  []byte
+}
+
+func (c *chunked) Read(p []byte) (int, error) {
+	if len(c.buf) == 0 {
+		if c.done {
+			return 0, io.EOF
+		}
+		data := make([]byte, 64<<10)
+		n, err := c.src.Read(data)
+		if n > 0 {
+			c.buf = append(fmt.Appendf(nil, "%x\r\n", n), data[:n]...)
+			c.buf = append(c.buf, "\r\n"...)
+		}
+		if err == io.EOF {
+			c.done = true
+			c.buf = append(c.buf, "0\r\n\r\n"...)
+		}
+	}
+	n := copy(p, c.buf)
+	c.buf = c.buf[n:]
+	return n, nil
+}
+
+func hostOf(url string) string { return strings.TrimPrefix(url, "http://") }
+
+// An unsigned 100 MB body is refused with 413 from its Content-Length, before it is read: the
+// server answers after a few bytes and stores nothing.
+func TestOversizedDeliveryRefusedBeforeItIsRead(t *testing.T) {
+	a := newApp(t)
+	head := "POST " + WebhookPath + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+		"X-GitHub-Event: pull_request\r\nX-GitHub-Delivery: big-1\r\nX-Hub-Signature-256: sha256=00\r\n" +
+		"Content-Length: 100000000\r\n\r\n"
+	status, written, _ := rawPost(t, hostOf(a.url), head, &zeros{n: 100_000_000})
+	if status != http.StatusRequestEntityTooLarge {
+		t.Errorf("a declared 100 MB body answered %d, want 413", status)
+	}
+	if written > 32<<20 {
+		t.Errorf("the client wrote %d bytes before the answer: the body was read", written)
+	}
+	if a.stored("big-1") {
+		t.Error("a refused delivery was stored")
+	}
+	if got := a.outcome("pull_request", "Request Entity Too Large"); got != "1" {
+		t.Errorf("413 outcomes = %s, want 1", got)
+	}
+}
+
+// A chunked body, whose size is not declared, is cut at the cap: 413 once it passes 25 MiB.
+func TestOversizedChunkedDeliveryRefusedAtTheCap(t *testing.T) {
+	a := newApp(t)
+	head := "POST " + WebhookPath + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+		"X-GitHub-Event: pull_request\r\nX-GitHub-Delivery: big-2\r\nX-Hub-Signature-256: sha256=00\r\n" +
+		"Transfer-Encoding: chunked\r\n\r\n"
+	status, written, _ := rawPost(t, hostOf(a.url), head, &chunked{src: &zeros{n: 100_000_000}})
+	if status != http.StatusRequestEntityTooLarge {
+		t.Errorf("a chunked 100 MB body answered %d, want 413", status)
+	}
+	if written > 60<<20 {
+		t.Errorf("the client wrote %d bytes before the answer: the body was read past the cap", written)
+	}
+	if a.stored("big-2") {
+		t.Error("a refused delivery was stored")
+	}
+}
+
+// GitHub's own largest payloads are still accepted: a signed delivery of exactly 25 MiB passes
+// the guard and the dispatcher (as a push, an event the App does not handle, so that decoding 25
+// MiB does not slow the suite down), one byte more is refused.
+func TestDeliveryAtTheCapIsAccepted(t *testing.T) {
+	a := newApp(t)
+	body := fixture(t, "pull_request.opened.json", nil)
+	pad := func(size int) []byte {
+		// {"padding":"aaa…", …the fixture's fields…}
+		head, tail := `{"padding":"`, `",`+string(body[1:])
+		out := []byte(head + strings.Repeat("a", size-len(head)-len(tail)) + tail)
+		if len(out) != size {
+			t.Fatalf("padded to %d bytes, want %d", len(out), size)
+		}
+		return out
+	}
+	if code := a.post("push", "cap-1", pad(MaxWebhookBody+1), secret); code != http.StatusRequestEntityTooLarge {
+		t.Errorf("a signed body one byte over the cap answered %d, want 413", code)
+	}
+	if code := a.post("push", "cap-0", pad(MaxWebhookBody), secret); code != http.StatusAccepted {
+		t.Errorf("a signed body of exactly 25 MiB answered %d, want 202", code)
+	}
+	if got := a.outcome("push", "Request Entity Too Large"); got != "1" {
+		t.Errorf("413 outcomes = %s, want 1", got)
+	}
+}
+
+// A signed delivery that is not the event it names is the sender's fault: 400, counted as a
+// bad delivery, never stored, and the server goes on accepting good deliveries.
+func TestSignedMalformedDeliveriesAreBadRequests(t *testing.T) {
+	a := newApp(t)
+	good := fixture(t, "pull_request.opened.json", nil)
+	noRepo := fixture(t, "pull_request.opened.json", func(p map[string]any) { delete(p, "repository") })
+	noInstallation := fixture(t, "issue_comment.created.on-pull-request.json", func(p map[string]any) { delete(p, "installation") })
+	cases := []struct {
+		name, event, delivery string
+		body                  []byte
+		headers               map[string]*string
+		want                  int
+	}{
+		{"malformed JSON", "pull_request", "m-1", []byte(`{"action": "opened", "pull_request": {`), nil, 400},
+		{"wrong JSON types", "issue_comment", "m-2", []byte(`{"action": "created", "issue": {"number": "seven"}}`), nil, 400},
+		{"not an object", "issues", "m-3", []byte(`[1, 2, 3]`), nil, 400},
+		{"empty body", "pull_request", "m-4", []byte{}, nil, 400},
+		{"no repository", "pull_request", "m-5", noRepo, nil, 400},
+		{"no installation", "issue_comment", "m-6", noInstallation, nil, 400},
+		{"wrong Content-Type", "pull_request", "m-7", good, map[string]*string{"Content-Type": ptr("text/plain")}, 400},
+		{"unparsable Content-Type", "pull_request", "m-8", good, map[string]*string{"Content-Type": ptr("application/json; charset")}, 400},
+		{"no Content-Type", "pull_request", "m-9", good, map[string]*string{"Content-Type": nil}, 400},
+		{"form without payload", "pull_request", "m-10", []byte("a=%zz"), map[string]*string{"Content-Type": ptr("application/x-www-form-urlencoded")}, 400},
+		{"no event", "", "m-11", good, nil, 400},
+		{"malformed delivery id", "pull_request", "m 12\t", good, nil, 400},
+		{"wrong Content-Type, unsigned", "pull_request", "m-13", good, map[string]*string{"Content-Type": ptr("text/plain"), "X-Hub-Signature-256": nil}, 400},
+		{"unsigned", "pull_request", "m-14", good, map[string]*string{"X-Hub-Signature-256": nil}, 401},
+		{"badly signed", "pull_request", "m-15", good, map[string]*string{"X-Hub-Signature-256": ptr("sha256=zz")}, 401},
+	}
+	for _, c := range cases {
+		resp, text := a.send(c.event, c.delivery, c.body, c.headers)
+		if resp.StatusCode != c.want {
+			t.Errorf("%s: answered %d (%s), want %d", c.name, resp.StatusCode, strings.TrimSpace(text), c.want)
+		}
+		if a.stored(c.delivery) {
+			t.Errorf("%s: the delivery was stored", c.name)
+		}
+	}
+	if got := a.outcome("pull_request", "Internal Server Error"); got != "0" {
+		t.Errorf("%s deliveries were counted as server errors", got)
+	}
+	if got := a.outcome("pull_request", "Bad Request"); got != "9" {
+		t.Errorf("pull_request bad deliveries counted %s, want 9", got)
+	}
+	if code := a.post("pull_request", "m-good", good, secret); code != http.StatusOK {
+		t.Errorf("a good delivery after the bad ones answered %d", code)
+	}
+	a.srv.Queue.Wait()
+	if runs := a.gh.Checks("acme/shop"); len(runs) != 1 {
+		t.Errorf("check runs = %d, want one debate, of the good delivery", len(runs))
+	}
+	a.checkCalls()
+}
+
+// A delivery without X-GitHub-Delivery is refused and never stored under the empty id, so later
+// deliveries without the header are refused the same way rather than dropped as duplicates,
+// and a delivery with an id is debated.
+func TestDeliveryWithoutIDIsRefused(t *testing.T) {
+	a := newApp(t)
+	body := fixture(t, "pull_request.opened.json", nil)
+	for i := range 2 {
+		resp, text := a.send("pull_request", "", body, map[string]*string{"X-GitHub-Delivery": nil})
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(text, "X-GitHub-Delivery") {
+			t.Errorf("delivery %d without an id answered %d %q, want 400 naming the header", i, resp.StatusCode, text)
+		}
+	}
+	if a.stored("") {
+		t.Error("a delivery was stored under the empty id")
+	}
+	a.srv.Queue.Wait()
+	if runs := a.gh.Checks("acme/shop"); len(runs) != 0 {
+		t.Errorf("check runs = %d for deliveries without an id", len(runs))
+	}
+	if code := a.post("pull_request", "with-id", body, secret); code != http.StatusOK {
+		t.Errorf("a delivery with an id answered %d", code)
+	}
+	a.srv.Queue.Wait()
+	if runs := a.gh.Checks("acme/shop"); len(runs) != 1 {
+		t.Errorf("check runs = %d, want the one debate of the delivery with an id", len(runs))
+	}
+}
+
+// While the server drains, deliveries are answered 503 with Retry-After and not stored, and
+// /healthz says so.
+func TestDrainingServerAnswers503(t *testing.T) {
+	a := newApp(t)
+	a.srv.Drain()
+	resp, _ := a.send("pull_request", "drain-1", fixture(t, "pull_request.opened.json", nil), nil)
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("a delivery while draining answered %d, Retry-After %q; want 503 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	if a.stored("drain-1") {
+		t.Error("a delivery refused while draining was stored")
+	}
+	h, err := client.Get(a.url + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Body.Close()
+	if h.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("/healthz while draining answered %d, want 503", h.StatusCode)
+	}
+}
+
+// Bad deliveries are logged as such, at warn level; a server fault is an error.
+func TestErrorCallbackLogs(t *testing.T) {
+	for _, c := range []struct {
+		err    error
+		status int
+		level  string
+		msg    string
+	}{
+		{badDelivery(errors.New("failed to parse pull_request payload: unexpected EOF")), 400, "warn", "Refused a bad webhook delivery."},
+		{fmt.Errorf("enqueue: %w", ErrUnavailable), 503, "warn", "it can be redelivered"},
+		{errors.New("boom"), 500, "error", "Failed to handle a webhook delivery."},
+	} {
+		var logs bytes.Buffer
+		r := httptest.NewRequest(http.MethodPost, WebhookPath, nil)
+		r = r.WithContext(zerolog.New(&logs).WithContext(r.Context()))
+		w := httptest.NewRecorder()
+		errorCallback(nil)(w, r, c.err)
+		if w.Code != c.status || !strings.Contains(logs.String(), `"level":"`+c.level+`"`) || !strings.Contains(logs.String(), c.msg) {
+			t.Errorf("%v: answered %d, logged %s; want %d at %s with %q", c.err, w.Code, logs.String(), c.status, c.level, c.msg)
+		}
+	}
+}
