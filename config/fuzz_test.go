@@ -59,7 +59,7 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("accepted weights do not validate: %v", err)
 		}
 		for _, s := range r.Stakeholders {
-			if !abbrevOK.MatchString(s.Abbrev) || s.Title == "" {
+			if !abbrevOK.MatchString(s.Abbrev) || strings.TrimSpace(s.Title) == "" || strings.IndexFunc(s.Name, func(c rune) bool { return !nameRune(c) }) >= 0 {
 				t.Fatalf("stakeholder %q: abbreviation %q, title %q", s.Name, s.Abbrev, s.Title)
 			}
 			if utf8.ValidString(s.Name) && !utf8.ValidString(s.Title) {
@@ -93,5 +93,17 @@ func TestStakeholderNameOutsideASCII(t *testing.T) {
 	}
 	if s := r.Stakeholders[1]; s.Title != "Élan" || s.Abbrev != "EL" {
 		t.Errorf("élan: title %q abbrev %q, want Élan and EL", s.Title, s.Abbrev)
+	}
+}
+
+// Found by FuzzParse: a blank stakeholder name was accepted (with an empty title). A name is a
+// key, kept in the store as "agent=vote" in a comma-separated list: only letters, digits, _, -
+// and . are allowed.
+func TestStakeholderNameIsAKey(t *testing.T) {
+	for _, name := range []string{`" "`, `"a,b"`, `"x=approve"`, `"two words"`, `"line\nbreak"`} {
+		_, err := Parse([]byte("stakeholders:\n  - name: "+name+"\n    abbrev: A\n"), RepoPath)
+		if err == nil || !strings.Contains(err.Error(), "may hold only letters, digits") {
+			t.Errorf("stakeholder name %s: error %v", name, err)
+		}
 	}
 }

@@ -343,6 +343,12 @@ func (r *Repo) fillStakeholders() []string {
 			problems = append(problems, at+".name: must not be empty")
 			continue
 		}
+		// The name is a key: in argument ids' owners, trust per agent, and the store's
+		// comma-separated "agent=vote" list that learning from human decisions reads back.
+		if strings.IndexFunc(s.Name, func(c rune) bool { return !nameRune(c) }) >= 0 {
+			problems = append(problems, fmt.Sprintf("%s.name: %q may hold only letters, digits, _, - and . (it is a key, e.g. core_maintainer)", at, s.Name))
+			continue
+		}
 		// A built-in name inherits everything it does not set.
 		if d, ok := defaults[s.Name]; ok {
 			if s.Title == "" {
@@ -396,6 +402,11 @@ func (r *Repo) fillStakeholders() []string {
 		}
 	}
 	return problems
+}
+
+// nameRune says whether c may appear in a stakeholder's name.
+func nameRune(c rune) bool {
+	return unicode.IsLetter(c) || unicode.IsDigit(c) || c == '_' || c == '-' || c == '.'
 }
 
 // titleCase capitalises each word's first letter (a whole rune: "élan" is "Élan").
