@@ -130,3 +130,21 @@ func TestRedactJSONMasksTextAndKeepsStructure(t *testing.T) {
 		t.Errorf("a clean body was re-encoded: %s", out)
 	}
 }
+
+// The redactor's prefilter never skips text in which gitleaks would find something.
+func FuzzRedactPrefilter(f *testing.F) {
+	for _, s := range []string{testAWSKey, "token: " + testGitHubToken, "plain log line", "to\u212Aen = \"" + testGitHubToken + "\"", `{"delivery":"` + testGitHubToken + `"}`} {
+		f.Add(s)
+	}
+	d, err := secretDetector()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !mayHoldKeyword(d, s) {
+			if found := d.DetectString(s); len(found) > 0 {
+				t.Fatalf("the prefilter skipped %q, where gitleaks finds %s", s, found[0].RuleID)
+			}
+		}
+	})
+}

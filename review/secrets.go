@@ -9,6 +9,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	ahocorasick "github.com/BobuSumisu/aho-corasick"
 	"github.com/rs/zerolog"
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/logging"
@@ -91,11 +92,13 @@ func (secretsAnalyzer) Analyze(s *Scan) {
 }
 
 // redact masks a secret for display: the first four characters of a long one (enough to
-// recognise the kind of credential, never enough to use it) and stars. Quotes and backslashes are
+// recognise the kind of credential, never enough to use it) and stars, never longer than the
+// secret. Quotes and backslashes are
 // not kept, so that a masked secret cannot break the JSON or Markdown it sits in.
 func redact(secret string) string {
 	if len(secret) < 16 {
-		return "********"
+		// Never longer than the secret, so that a redacted comment stays within GitHub's limit.
+		return strings.Repeat("*", min(len(secret), 8))
 	}
 	prefix := secret[:4]
 	if strings.ContainsAny(prefix, "\\\"'`<>") || !utf8.ValidString(prefix) {
@@ -136,7 +139,7 @@ func secretsIn(s string) []string {
 		return nil
 	}
 	var out []string
-	if d, err := secretDetector(); err == nil {
+	if d, err := secretDetector(); err == nil && mayHoldKeyword(d, s) {
 		for _, fd := range d.DetectString(s) {
 			if sec := strings.TrimSpace(fd.Secret); len(sec) >= 4 {
 				out = append(out, sec)
@@ -153,6 +156,59 @@ func secretsIn(s string) []string {
 		}
 	}
 	return out
+}
+
+var (
+	keywordsOnce sync.Once
+	// keywords finds any of the detector's rule keywords; complete says every rule with a pattern
+	// has keywords, so that text without any keyword cannot hold a finding.
+	keywords *ahocorasick.Trie
+	complete bool
+	lowered  = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+)
+
+// mayHoldKeyword is gitleaks' own prefilter, run first and without its per-call costs: gitleaks
+// runs a rule only when the lowercased text holds one of the rule's keywords (rules without
+// keywords always run; with any such rule this test always answers true). Most log lines hold
+// none, and are then known clean after one pass over their bytes.
+func mayHoldKeyword(d *detect.Detector, s string) bool {
+	keywordsOnce.Do(func() {
+		complete = true
+		for _, r := range d.Config.Rules {
+			if len(r.Keywords) == 0 && r.Regex != nil {
+				complete = false
+			}
+		}
+		words := make([]string, 0, len(d.Config.Keywords))
+		for k := range d.Config.Keywords {
+			words = append(words, strings.ToLower(k))
+		}
+		keywords = ahocorasick.NewTrieBuilder().AddStrings(words).Build()
+	})
+	if !complete {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			// gitleaks lowercases with Unicode's rules (the Kelvin sign becomes a k): do the same.
+			return keywords.MatchFirstString(strings.ToLower(s)) != nil
+		}
+	}
+	bp := lowered.Get().(*[]byte)
+	b := (*bp)[:0]
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	found := keywords.MatchFirst(b) != nil
+	if cap(b) <= 1<<20 {
+		*bp = b
+		lowered.Put(bp)
+	}
+	return found
 }
 
 // mayHoldLiteral is a cheap test for the words the literal rules need, so that their regular
