@@ -565,10 +565,12 @@ func (r *run) turns(ctx context.Context, spec PhaseSpec, round int, rec *PhaseRe
 		}
 	}
 	switch {
+	case ok < len(results) && errors.Is(context.Cause(ctx), ErrHumanReview):
+		// Stopped for a human before every taker answered: what was said is kept, and the
+		// phase is not shown as completed.
+		r.stop(ctx, rec)
 	case ok > 0:
 		rec.Status = StatusCompleted
-	case errors.Is(context.Cause(ctx), ErrHumanReview):
-		r.stop(ctx, rec)
 	case ctx.Err() != nil:
 		r.stop(ctx, rec)
 	default:

@@ -174,3 +174,41 @@ func TestEngineTotalTimeoutIsFinal(t *testing.T) {
 		t.Errorf("rebuttal status %q, want timed_out", status)
 	}
 }
+
+// /human-review while some agents have answered: their arguments are kept, the phase is shown as
+// stopped (not completed), and the debate escalates to a human.
+func TestEngineHumanReviewMidPhaseKeepsWhatWasSaid(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	slow := stakeholder("b", "B", func(ctx context.Context, req *Request) (*Turn, error) {
+		if req.Phase.Kind == PhaseRebuttal {
+			cancel(ErrHumanReview)
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}
+		return opener(voting.Approve)(ctx, req)
+	})
+	p := Standard()
+	for i := range p.Phases {
+		if p.Phases[i].Kind == PhaseRebuttal {
+			p.Phases[i].Sequential = true // "a" answers before "b" asks for a human
+		}
+	}
+	var saved *Transcript
+	e, _ := NewEngine(p, []Agent{stakeholder("a", "A", opener(voting.Approve)), slow}, WithClock(fixedClock()),
+		WithCheckpoint(func(_ context.Context, tr *Transcript) error { saved = copyTranscript(t, tr); return nil }))
+	tr, err := e.Run(ctx, subject())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Record.Decision != voting.Escalate || tr.Escalations[0].Reason != voting.ReasonHumanReview {
+		t.Fatalf("decision %s escalations %+v, want a human-review escalation", tr.Record.Decision, tr.Escalations)
+	}
+	reb := tr.ArgumentsIn(PhaseRebuttal)
+	if len(reb) != 2 || reb[0].Agent != "a" || reb[1].Agent != "a" {
+		t.Errorf("rebuttals kept %+v, want a's two, given before the stop", reb)
+	}
+	if st := saved.Timeline[len(saved.Timeline)-1]; st.Phase != PhaseRebuttal || st.Status != StatusStopped {
+		t.Errorf("checkpointed %s:%s, want rebuttal:stopped", st.Phase, st.Status)
+	}
+}
