@@ -72,7 +72,7 @@ func TestDebateModelHangIsRetried(t *testing.T) {
 		}
 		return llmtest.Valid(n, r)
 	})
-	cfg := repoConfig(t, "llm:\n  request_timeout: 300ms\n  max_retries: 2\n")
+	cfg := repoConfig(t, "llm:\n  request_timeout: 2s\n  max_retries: 2\n")
 	code, out, errOut := runCmd(t, "", modelEnv(srv), "debate", "--diff", example, "--config", cfg)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -80,7 +80,7 @@ func TestDebateModelHangIsRetried(t *testing.T) {
 	if srv.Hung() != 1 {
 		t.Errorf("hung requests = %d, want 1", srv.Hung())
 	}
-	if !strings.Contains(out, "Performance Stakeholder: model gpt-4o-mini did not answer within 300ms (request 1)") {
+	if !strings.Contains(out, "Performance Stakeholder: model gpt-4o-mini did not answer within 2s (request 1)") {
 		t.Errorf("the transcript does not say the request timed out and was asked again:\n%s", out[:min(len(out), 3000)])
 	}
 	if strings.Contains(out, "Performance Stakeholder was left out") || !strings.Contains(out, "#### PS-1 · Performance Stakeholder") {
@@ -98,7 +98,7 @@ func TestDebateModelHangingForGoodLeavesAgentOut(t *testing.T) {
 		}
 		return llmtest.Valid(n, r)
 	})
-	cfg := repoConfig(t, "llm:\n  request_timeout: 200ms\n  max_retries: 1\n")
+	cfg := repoConfig(t, "llm:\n  request_timeout: 2s\n  max_retries: 1\n")
 	code, out, errOut := runCmd(t, "", modelEnv(srv), "debate", "--diff", example, "--config", cfg)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -106,7 +106,7 @@ func TestDebateModelHangingForGoodLeavesAgentOut(t *testing.T) {
 	if srv.Hung() != 2 {
 		t.Errorf("hung requests = %d, want the request and its one retry", srv.Hung())
 	}
-	if !strings.Contains(out, "Architecture Stakeholder was left out of this phase: model gpt-4o-mini did not answer within 200ms") ||
+	if !strings.Contains(out, "Architecture Stakeholder was left out of this phase: model gpt-4o-mini did not answer within 2s") ||
 		!strings.Contains(out, "gave up after 2 tries") {
 		t.Errorf("the transcript does not leave the hanging agent out with the reason:\n%s", out[:min(len(out), 3000)])
 	}
@@ -252,7 +252,7 @@ func TestDebateRecordCountsEveryBilledToken(t *testing.T) {
 		}
 		return badRebuttals(true)(n, r)
 	})
-	cfg := repoConfig(t, "llm:\n  request_timeout: 300ms\n")
+	cfg := repoConfig(t, "llm:\n  request_timeout: 2s\n")
 	code, out, errOut := runCmd(t, "", modelEnv(srv), "debate", "--diff", example, "--format", "json", "--config", cfg)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -276,12 +276,17 @@ func TestDebateRecordCountsEveryBilledToken(t *testing.T) {
 	}
 }
 
-// A change with a 512 KB single line (1 MB in the benchmark): the line is sized only up to the prompt's budget (counting it
-// whole took minutes), left out of the prompts as over budget, and the debate completes.
-// BenchmarkLLMDebateLongLine in package review times it.
+// A change with a 1 MB single line: the line is sized only up to the prompt's budget (tiktoken
+// took minutes to count it whole), left out of the prompts as over budget, and the debate
+// completes. Under the race detector the line is 128 KB (the analyzers' regexps over 1 MB take a
+// minute there). BenchmarkLLMDebateLongLine in package review times the 1 MB debate.
 func TestDebateLongLine(t *testing.T) {
+	size := 1 << 20
+	if raceDetector {
+		size = 128 << 10
+	}
 	diff := "diff --git a/web/data.js b/web/data.js\nnew file mode 100644\nindex 0000000..1111111\n--- /dev/null\n+++ b/web/data.js\n@@ -0,0 +1,1 @@\n" +
-		"+var data=\"" + strings.Repeat("a", 512<<10) + "\";\n" +
+		"+var data=\"" + strings.Repeat("a", size) + "\";\n" +
 		"diff --git a/web/app.go b/web/app.go\nnew file mode 100644\nindex 0000000..2222222\n--- /dev/null\n+++ b/web/app.go\n@@ -0,0 +1,3 @@\n" +
 		"+package web\n+\n+func Hello() string { return \"hi\" }\n"
 	srv := llmtest.New(t, nil)

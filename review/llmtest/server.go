@@ -98,6 +98,7 @@ type Server struct {
 	enc     *tiktoken.Tiktoken
 	billed  Usage
 	hung    int
+	tokens  map[string][]int // by role and content
 }
 
 // New starts a server that answers with respond (Valid when nil) and stops with the test.
@@ -111,7 +112,7 @@ func New(t testing.TB, respond Responder) *Server {
 	if respond == nil {
 		respond = Valid
 	}
-	s := &Server{t: t, respond: respond, enc: enc}
+	s := &Server{t: t, respond: respond, enc: enc, tokens: map[string][]int{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.handle))
 	t.Cleanup(s.Close)
 	return s
@@ -134,7 +135,7 @@ func (s *Server) Billed() Usage {
 	return s.billed
 }
 
-// Hung counts the requests held until their client gave up.
+// Hung counts the requests answered with Hang.
 func (s *Server) Hung() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -178,7 +179,10 @@ func (s *Server) handle(w http.ResponseWriter, hr *http.Request) {
 		writeError(w, http.StatusBadRequest, "missing_required_parameter", "invalid_request_error", "model and messages are required")
 		return
 	}
-	tokens := s.enc.EncodeOrdinary(serialize(req.Messages))
+	var tokens []int
+	for _, m := range req.Messages {
+		tokens = append(tokens, s.encode(m)...)
+	}
 	s.mu.Lock()
 	shared := 0
 	for _, h := range s.history {
@@ -193,10 +197,10 @@ func (s *Server) handle(w http.ResponseWriter, hr *http.Request) {
 
 	resp := s.respond(n, req)
 	if resp.Hang {
-		<-hr.Context().Done()
 		s.mu.Lock()
 		s.hung++
 		s.mu.Unlock()
+		<-hr.Context().Done()
 		return
 	}
 	if d := latency + resp.Delay; d > 0 {
@@ -255,14 +259,22 @@ func (s *Server) handle(w http.ResponseWriter, hr *http.Request) {
 	})
 }
 
-func serialize(msgs []Message) string {
-	var b strings.Builder
-	for _, m := range msgs {
-		b.WriteString("<|" + m.Role + "|>")
-		b.WriteString(m.Content)
-		b.WriteString("<|end|>")
+// encode tokenizes one message as "<|role|>content<|end|>". Messages repeat across the requests
+// of a debate (the system rules, the change), so their tokens are kept: the fake answers in
+// milliseconds even under the race detector, which matters to tests of request timeouts.
+func (s *Server) encode(m Message) []int {
+	key := m.Role + "\x00" + m.Content
+	s.mu.Lock()
+	toks, ok := s.tokens[key]
+	s.mu.Unlock()
+	if ok {
+		return toks
 	}
-	return b.String()
+	toks = s.enc.EncodeOrdinary("<|" + m.Role + "|>" + m.Content + "<|end|>")
+	s.mu.Lock()
+	s.tokens[key] = toks
+	s.mu.Unlock()
+	return toks
 }
 
 func commonPrefix(a, b []int) int {

@@ -1,0 +1,6 @@
+//go:build !race
+
+package main
+
+// raceDetector is off.
+const raceDetector = false

@@ -1,0 +1,6 @@
+//go:build race
+
+package main
+
+// raceDetector is on: tests that push megabytes through regexps scale down.
+const raceDetector = true
