@@ -113,9 +113,15 @@ type (
 		Repository   slimRepo         `json:"repository"`
 		Issue        slimIssue        `json:"issue"`
 		Comment      struct {
-			ID   int64  `json:"id"`
-			Body string `json:"body"`
+			ID        int64  `json:"id"`
+			Body      string `json:"body"`
+			UpdatedAt string `json:"updated_at"`
 		} `json:"comment"`
+		Changes struct {
+			Body struct {
+				From *string `json:"from"`
+			} `json:"body"`
+		} `json:"changes"`
 	}
 	issuesPayload struct {
 		Action       string           `json:"action"`
@@ -219,17 +225,27 @@ func (h *IssueComment) Handle(ctx context.Context, eventType, deliveryID string,
 	if err := decode(payload, &e, eventType); err != nil {
 		return err
 	}
-	if e.Action != "created" || h.fromBot(e.Sender) {
+	if (e.Action != "created" && e.Action != "edited") || h.fromBot(e.Sender) {
 		return nil
 	}
 	cmd, arg, ok := ParseCommand(e.Comment.Body)
 	if !ok {
 		return nil
 	}
+	if e.Action == "edited" {
+		// An edit runs the command only when it changed the command itself: fixing a typo
+		// below "/debate" starts nothing.
+		if e.Changes.Body.From == nil {
+			return nil
+		}
+		if pc, pa, pok := ParseCommand(*e.Changes.Body.From); pok && pc == cmd && pa == arg {
+			return nil
+		}
+	}
 	job := &Job{
-		DeliveryID: deliveryID, Trigger: "issue_comment.created", Installation: e.Installation.ID,
+		DeliveryID: deliveryID, Trigger: "issue_comment." + e.Action, Installation: e.Installation.ID,
 		PR: e.Repository.pr(e.Issue.Number), Requester: e.Sender.Login, CommentID: e.Comment.ID,
-		Kind: KindReview, Protocol: arg,
+		CommentVersion: e.Comment.UpdatedAt, Kind: KindReview, Protocol: arg,
 	}
 	switch {
 	case cmd == "/human-review" && (arg == "approve" || arg == "request-changes"):

@@ -73,6 +73,7 @@ func New(ctx context.Context, cfg *config.Server, log zerolog.Logger, qo func(*Q
 		qo(&opts)
 	}
 	queue := NewQueue(st, runner.Run, log, opts)
+	runner.StopLocal = queue.StopLocal
 	base := Base{Queue: queue, Slug: me.GetSlug(), Metrics: metrics, AllowedBots: cfg.AllowedBots}
 	dispatcher := githubapp.NewEventDispatcher(
 		[]githubapp.EventHandler{&PullRequest{base}, &IssueComment{base}, &Issues{base}},
@@ -120,6 +121,7 @@ func agentFactory(cfg *config.Server) AgentFactory {
 		}
 		return review.LLMPanel(repo.Stakeholders, review.LLMOptions{
 			APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.Model, MaxRetries: repo.LLM.MaxRetries,
+			RequestTimeout: time.Duration(repo.LLM.RequestTimeout),
 			ContextTokens: repo.LLM.ContextTokens, Prices: repo.LLM.PriceTable(),
 		})
 	}
