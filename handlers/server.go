@@ -33,6 +33,7 @@ type Server struct {
 	workers int
 	// draining is set by Drain: deliveries are answered 503 until the listener closes.
 	draining *atomic.Bool
+	guard    *webhookGuard
 }
 
 // New builds everything `serve` needs from the configuration: the client creator, the App's slug
@@ -100,7 +101,7 @@ func New(ctx context.Context, cfg *config.Server, log zerolog.Logger, qo func(*Q
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	handler := withLogger(log, mux)
-	return &Server{Handler: handler, Queue: queue, Runner: runner, Store: st, Slug: me.GetSlug(), workers: cfg.Workers, draining: draining}, nil
+	return &Server{Handler: handler, Queue: queue, Runner: runner, Store: st, Slug: me.GetSlug(), workers: cfg.Workers, draining: draining, guard: guard}, nil
 }
 
 // Drain starts the shutdown: from now on deliveries are answered 503 with Retry-After (GitHub's

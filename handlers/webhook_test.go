@@ -373,3 +373,58 @@ func TestErrorCallbackLogs(t *testing.T) {
 		}
 	}
 }
+
+// Bodies that are declared large and then trickle in hold at most the webhook memory budget:
+// two stalled 25 MiB bodies take it, a third large body waits and is answered 503 with
+// Retry-After, a small signed delivery still goes ahead of it, and the budget comes back when
+// the stalled clients go away.
+func TestStalledBodiesHoldBoundedMemory(t *testing.T) {
+	defer func(w time.Duration) { webhookMemoryWait = w }(webhookMemoryWait)
+	webhookMemoryWait = 300 * time.Millisecond
+	a := newApp(t)
+	budget := a.srv.guard.budget
+	free := func() int64 {
+		budget.mu.Lock()
+		defer budget.mu.Unlock()
+		return budget.free
+	}
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if ok() {
+				return
+			}
+		}
+		t.Fatalf("%s: free budget %d of %d", what, free(), webhookMemory)
+	}
+	head := func(id string) string {
+		return "POST " + WebhookPath + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+			"X-GitHub-Event: pull_request\r\nX-GitHub-Delivery: " + id + "\r\nX-Hub-Signature-256: sha256=00\r\n" +
+			"Content-Length: " + fmt.Sprint(MaxWebhookBody) + "\r\n\r\n{"
+	}
+	var stalled []net.Conn
+	for i := range 2 {
+		c, err := net.Dial("tcp", hostOf(a.url))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if _, err := io.WriteString(c, head(fmt.Sprint("stalled-", i))); err != nil {
+			t.Fatal(err)
+		}
+		stalled = append(stalled, c)
+	}
+	waitFor("two stalled bodies hold their share", func() bool { return free() == webhookMemory-2*MaxWebhookBody })
+
+	status, _, took := rawPost(t, hostOf(a.url), head("third"), &zeros{n: MaxWebhookBody - 1})
+	if status != http.StatusServiceUnavailable || took < webhookMemoryWait {
+		t.Errorf("a third large body answered %d after %v, want 503 after waiting %v", status, took, webhookMemoryWait)
+	}
+	if code := a.post("pull_request", "small", fixture(t, "pull_request.opened.json", nil), secret); code != http.StatusOK {
+		t.Errorf("a small signed delivery during the flood answered %d, want 200", code)
+	}
+	for _, c := range stalled {
+		c.Close()
+	}
+	waitFor("the budget comes back", func() bool { return free() == webhookMemory })
+}
