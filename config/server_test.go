@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 const pemKey = "-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----\n"
@@ -13,7 +14,7 @@ func TestLoadServer(t *testing.T) {
 		"GITHUB_APP_INTEGRATION_ID": "12345", "GITHUB_APP_WEBHOOK_SECRET": "s", "GITHUB_APP_PRIVATE_KEY": pemKey,
 		"DEBATEBOT_CONFIG": "server.yml", "DEBATEBOT_WORKERS": "4",
 	}
-	file := "DEBATEBOT_ADDR: \":9000\"\nDEBATEBOT_WORKERS: 8\nGITHUB_V3_API_URL: https://ghe.example.com/api/v3/\n"
+	file := "DEBATEBOT_ADDR: \":9000\"\nDEBATEBOT_WORKERS: 8\nGITHUB_V3_API_URL: https://ghe.example.com/api/v3/\nDEBATEBOT_JOB_LEASE: 90s\n"
 	read := func(p string) ([]byte, error) {
 		if p != "server.yml" {
 			return nil, errors.New("no such file")
@@ -24,7 +25,7 @@ func TestLoadServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Addr != ":9000" || s.Workers != 4 || s.GitHub.V3APIURL != "https://ghe.example.com/api/v3/" || s.GitHub.App.IntegrationID != 12345 || s.DatabaseURL != DefaultDatabaseURL {
+	if s.Addr != ":9000" || s.Workers != 4 || s.GitHub.V3APIURL != "https://ghe.example.com/api/v3/" || s.GitHub.App.IntegrationID != 12345 || s.DatabaseURL != DefaultDatabaseURL || s.JobLease != 90*time.Second {
 		t.Errorf("server config = %+v (the environment wins over the file, the file over defaults)", s)
 	}
 }

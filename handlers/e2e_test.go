@@ -410,6 +410,7 @@ func TestTriggersFromConfig(t *testing.T) {
 	a := newApp(t)
 	a.gh.Contents["acme/shop@main:.github/debatebot.yml"] = "triggers:\n  pull_request: [opened]\n"
 	a.post("pull_request", "d-s", fixture(t, "pull_request.synchronize.json", nil), secret)
+	a.srv.Queue.Wait() // the fake's pull request is not changed under a running job
 	a.gh.PRs["acme/shop#7"].Draft = true
 	a.post("pull_request", "d-o", fixture(t, "pull_request.opened.json", func(p map[string]any) {
 		p["pull_request"].(map[string]any)["head"].(map[string]any)["sha"] = "draft1"
