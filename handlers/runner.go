@@ -494,6 +494,7 @@ func (r *Runner) since(ctx context.Context, gh *github.Client, pub *review.Publi
 		return nil, nil, nil, err
 	}
 	c.Title, c.Body, c.BaseRef, c.HeadRef = meta.GetTitle(), meta.GetBody(), meta.GetBase().GetRef(), meta.GetHead().GetRef()
+	review.ReadCommitMessages(ctx, gh, job.PR, c)
 	review.FillContents(ctx, gh, job.PR, c)
 	return prev, review.CarryForward(prev, c), c, nil
 }

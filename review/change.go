@@ -148,6 +148,9 @@ type Change struct {
 	HeadRef string
 	HeadSHA string
 	Files   []*File
+	// Commits are the messages of the pull request's commits, when read (a git range keeps its
+	// messages in Body). They are scanned for text addressed to the reviewer.
+	Commits []string
 	// Notes say what was left out of the change and why (binary files, ignored paths).
 	Notes []string
 }

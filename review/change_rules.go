@@ -9,8 +9,8 @@ import (
 )
 
 // promptInjectionAnalyzer finds text that addresses AI reviewers, in added lines of any text file,
-// in the names of the changed files, and in the change's title and body (for a git range, its
-// commit messages). Such text is evidence, never an instruction, and any of it escalates the
+// in the names of the changed files, in the change's title and body, and in its commit messages
+// (a pull request's, or for a git range the body). Such text is evidence, never an instruction, and any of it escalates the
 // debate to a human (toulmin.RulePromptInjection).
 type promptInjectionAnalyzer struct{}
 
@@ -55,9 +55,13 @@ func (promptInjectionAnalyzer) Analyze(s *Scan) {
 			}
 		}
 	}
-	for _, part := range []struct{ name, text string }{{"title", s.Change.Title}, {"description", s.Change.Body}} {
+	parts := []struct{ name, text string }{{"the change's title", s.Change.Title}, {"the change's description", s.Change.Body}}
+	for i, msg := range s.Change.Commits {
+		parts = append(parts, struct{ name, text string }{fmt.Sprintf("the message of commit %d", i+1), msg})
+	}
+	for _, part := range parts {
 		if m := injection.FindStringIndex(part.text); m != nil {
-			s.Report(RulePromptInjection, "", 0, fmt.Sprintf("the change's %s addresses an AI reviewer: %q", part.name, quoteAround(part.text, m)))
+			s.Report(RulePromptInjection, "", 0, fmt.Sprintf("%s addresses an AI reviewer: %q", part.name, quoteAround(part.text, m)))
 		}
 	}
 }

@@ -59,8 +59,32 @@ func ReadPullRequest(ctx context.Context, gh *github.Client, pr PullRequest, met
 	if err := DropIgnored(c, ignore); err != nil {
 		return nil, err
 	}
+	ReadCommitMessages(ctx, gh, pr, c)
 	FillContents(ctx, gh, pr, c)
 	return c, nil
+}
+
+// maxCommitMessages is how many commits of a pull request GitHub lists (250).
+const maxCommitMessages = 250
+
+// ReadCommitMessages reads the messages of the pull request's commits into the change, so that
+// text addressed to the reviewer there is found too; when they cannot be read, a note says so.
+func ReadCommitMessages(ctx context.Context, gh *github.Client, pr PullRequest, c *Change) {
+	opts := &github.ListOptions{PerPage: 100}
+	for len(c.Commits) < maxCommitMessages {
+		commits, resp, err := gh.PullRequests.ListCommits(ctx, pr.Owner, pr.Repo, pr.Number, opts)
+		if err != nil {
+			c.Notes = append(c.Notes, "commit messages unavailable: "+clip(err.Error(), 200))
+			return
+		}
+		for _, rc := range commits {
+			c.Commits = append(c.Commits, rc.GetCommit().GetMessage())
+		}
+		if resp.NextPage == 0 {
+			return
+		}
+		opts.Page = resp.NextPage
+	}
 }
 
 // FillContents reads the head content of the changed files the AST analyzers need (Go files

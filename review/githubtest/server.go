@@ -99,6 +99,8 @@ type PR struct {
 	DiffTooLarge bool
 	// Files are what the files API lists: filename, status, patch.
 	Files []map[string]any
+	// Commits are the messages of the pull request's commits, oldest first.
+	Commits []string
 }
 
 type failure struct {
@@ -246,7 +248,7 @@ func (s *Server) writeError(w http.ResponseWriter, status int, msg string) {
 }
 
 var (
-	rePR       = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)(/files)?$`)
+	rePR       = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)(/files|/commits)?$`)
 	reComments = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/(\d+)/comments$`)
 	reComment  = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/comments/(\d+)(/reactions)?$`)
 	reLabels   = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/(\d+)/labels$`)
@@ -317,6 +319,14 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, path string, body
 		pr, ok := s.PRs[key]
 		if !ok {
 			s.writeError(w, 404, "Not Found")
+			return
+		}
+		if m[4] == "/commits" {
+			var commits []any
+			for i, msg := range pr.Commits {
+				commits = append(commits, map[string]any{"sha": fmt.Sprintf("c%039d", i), "commit": map[string]any{"message": msg}})
+			}
+			s.paginate(w, r, commits)
 			return
 		}
 		if m[4] != "" {
