@@ -345,3 +345,45 @@ func TestLLMServerIgnoringSchema(t *testing.T) {
 		t.Errorf("opening arguments = %d, want 4", len(tr.ArgumentsIn(toulmin.PhaseOpening)))
 	}
 }
+
+func TestRetryDelay(t *testing.T) {
+	hdr := func(k, v string) *http.Response { return &http.Response{Header: http.Header{http.CanonicalHeaderKey(k): {v}}} }
+	tests := map[string]struct {
+		resp     *http.Response
+		attempt  int
+		min, max time.Duration
+	}{
+		"retry-after-ms":            {hdr("retry-after-ms", "250"), 0, 250 * time.Millisecond, 250 * time.Millisecond},
+		"retry-after seconds":       {hdr("Retry-After", "2"), 0, 2 * time.Second, 2 * time.Second},
+		"retry-after date":          {hdr("Retry-After", time.Now().Add(3*time.Second).UTC().Format(http.TimeFormat)), 0, time.Second, 3 * time.Second},
+		"retry-after over a minute": {hdr("Retry-After", "3600"), 1, 750 * time.Millisecond, time.Second},
+		"no answer, first retry":    {nil, 0, 375 * time.Millisecond, 500 * time.Millisecond},
+		"backoff is capped":         {nil, 10, 6 * time.Second, 8 * time.Second},
+	}
+	for name, tc := range tests {
+		if d := retryDelay(tc.resp, tc.attempt); d < tc.min || d > tc.max {
+			t.Errorf("%s: delay %v, want %v..%v", name, d, tc.min, tc.max)
+		}
+	}
+}
+
+// A phase's wait between retries ends with the phase: a 429 asking for 30 s does not hold the
+// agent past the phase timeout.
+func TestLLMRetryWaitHonoursPhaseTimeout(t *testing.T) {
+	srv := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
+		if phase, who := llmtest.Phase(r); who == "AS" && phase == "opening_arguments" {
+			return llmtest.RateLimited(30000)
+		}
+		return llmtest.Valid(n, r)
+	})
+	p := toulmin.Standard()
+	p.Phases[1].Timeout = time.Second
+	start := time.Now()
+	tr := llmDebate(t, srv, p, nil)
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("the debate took %v: the retry wait outlived the phase", d)
+	}
+	if !strings.Contains(strings.Join(tr.Timeline[1].Notes, "\n"), "Architecture Stakeholder was left out of this phase") {
+		t.Errorf("opening notes %v", tr.Timeline[1].Notes)
+	}
+}
