@@ -347,7 +347,9 @@ func TestLLMServerIgnoringSchema(t *testing.T) {
 }
 
 func TestRetryDelay(t *testing.T) {
-	hdr := func(k, v string) *http.Response { return &http.Response{Header: http.Header{http.CanonicalHeaderKey(k): {v}}} }
+	hdr := func(k, v string) *http.Response {
+		return &http.Response{Header: http.Header{http.CanonicalHeaderKey(k): {v}}}
+	}
 	tests := map[string]struct {
 		resp     *http.Response
 		attempt  int
