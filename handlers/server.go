@@ -123,7 +123,7 @@ func agentFactory(cfg *config.Server) AgentFactory {
 		return review.LLMPanel(repo.Stakeholders, review.LLMOptions{
 			APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.Model, MaxRetries: repo.LLM.MaxRetries,
 			RequestTimeout: time.Duration(repo.LLM.RequestTimeout),
-			ContextTokens: repo.LLM.ContextTokens, Prices: repo.LLM.PriceTable(),
+			ContextTokens:  repo.LLM.ContextTokens, Prices: repo.LLM.PriceTable(),
 		})
 	}
 }
