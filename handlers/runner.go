@@ -6,8 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
