@@ -294,6 +294,17 @@ func fence(s string) string {
 func Summary(t *toulmin.Transcript) string {
 	r := t.Record
 	parts := []string{fmt.Sprintf("%s (consensus %.2f, %s)", decisionTitle(r.Decision), r.ConsensusScore, r.ConsensusLevel)}
+	if len(t.Escalations) > 0 {
+		var reasons []string
+		seen := map[voting.EscalationReason]bool{}
+		for _, e := range t.Escalations {
+			if !seen[e.Reason] {
+				seen[e.Reason] = true
+				reasons = append(reasons, string(e.Reason))
+			}
+		}
+		parts = append(parts, "escalated: "+strings.Join(reasons, ", "))
+	}
 	if n := len(r.RequiredChanges); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d required change(s)", n))
 	}
