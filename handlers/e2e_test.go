@@ -79,7 +79,8 @@ func newAppWith(t testing.TB, edit func(*config.Server)) *app {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s, err := New(ctx, cfg, testLogger(), func(o *QueueOptions) {
-		o.Poll, o.Heartbeat, o.Lease, o.Backoff = 5*time.Millisecond, 50*time.Millisecond, 2*time.Second, 10*time.Millisecond
+		// A lease long enough that a loaded machine (-race on 2 cores) never sees a live worker as dead.
+		o.Poll, o.Heartbeat, o.Lease, o.Backoff = 5*time.Millisecond, 50*time.Millisecond, 10*time.Second, 10*time.Millisecond
 	})
 	if err != nil {
 		t.Fatal(err)
