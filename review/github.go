@@ -366,7 +366,11 @@ func (p *Publisher) FinishCheck(ctx context.Context, t *toulmin.Transcript) erro
 	summary := Summary(t)
 	text := ""
 	if len(t.Record.RequiredChanges) > 0 {
-		text = "Required changes:\n- " + strings.Join(t.Record.RequiredChanges, "\n- ")
+		var items []string
+		for _, r := range t.Record.RequiredChanges {
+			items = append(items, inline(r)) // Markdown: untrusted text may not link or embed
+		}
+		text = "Required changes:\n- " + strings.Join(items, "\n- ")
 	}
 	opts := github.UpdateCheckRunOptions{
 		Name: CheckRunName, Status: github.String("completed"), Conclusion: github.String(Conclusion(t.Record.Decision)),

@@ -270,16 +270,24 @@ func inline(s string) string {
 			continue
 		}
 		p = strings.ReplaceAll(p, "<", "&lt;")
-		parts[i] = strings.ReplaceAll(p, ">", "&gt;")
+		p = strings.ReplaceAll(p, ">", "&gt;")
+		// No links or images: an image whose address carries the change's text would send it to
+		// whoever the text (or a model it instructed) names, as soon as the comment is shown.
+		parts[i] = linkBreaker.Replace(p)
 	}
 	return strings.Join(parts, "`")
 }
 
+// linkBreaker escapes the "](" that an inline link or image needs ("[text](address)"); text on one
+// line inside a list or table cannot define a reference link.
+var linkBreaker = strings.NewReplacer("](", `]\(`)
+
 // cell is inline text inside a table cell.
 func cell(s string) string { return strings.ReplaceAll(inline(s), "|", "\\|") }
 
-// code is text inside a code span.
+// code is text inside a code span, on one line.
 func code(s string) string {
+	s = strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
 	s = strings.ReplaceAll(s, "`", "'")
 	return strings.ReplaceAll(s, "<!--", "< !--")
 }
