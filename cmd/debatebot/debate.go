@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -138,19 +140,30 @@ func debate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if err != nil {
 		return err
 	}
+	// What is printed leaves the process like a comment does (into CI logs, pastes, issues):
+	// a secret a model quoted is redacted here too.
 	if f.format == "json" {
 		b, err := t.Record.JSON()
 		if err != nil {
 			return err
 		}
-		_, err = stdout.Write(b)
+		redacted, err := review.RedactJSON(b)
+		if err != nil {
+			return err
+		}
+		var out bytes.Buffer
+		if err := json.Indent(&out, bytes.TrimSpace(redacted), "", "  "); err != nil {
+			return fmt.Errorf("failed to indent the decision record: %w", err)
+		}
+		out.WriteByte('\n')
+		_, err = stdout.Write(out.Bytes())
 		return err
 	}
 	md, err := review.Markdown(t, review.RenderOptions{})
 	if err != nil {
 		return err
 	}
-	_, err = io.WriteString(stdout, md)
+	_, err = io.WriteString(stdout, review.Redact(md))
 	return err
 }
 

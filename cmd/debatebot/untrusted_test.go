@@ -232,3 +232,29 @@ func TestDebateRefusesDiffsNoToolWrites(t *testing.T) {
 		}
 	}
 }
+
+// What `debatebot debate` prints leaves the process too (CI logs, pastes): a secret a model
+// quotes is masked in the transcript, and the JSON record stays one valid object.
+func TestDebateOutputRedactsSecretsQuotedByModels(t *testing.T) {
+	llm := llmtest.New(t, approving("The script holds "+leakedAWSKey+" and "+leakedToken+"."))
+	diff := writeFile(t, t.TempDir(), "change.diff", harmlessDiff)
+	env := map[string]string{"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": llm.BaseURL()}
+	for _, format := range []string{"markdown", "json"} {
+		code, out, errOut := runCmd(t, "", env, "debate", "--diff", diff, "--format", format)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", format, code, errOut)
+		}
+		if strings.Contains(out, leakedAWSKey) || strings.Contains(out, leakedToken) {
+			t.Errorf("%s: a secret quoted by the model was printed", format)
+		}
+		if format == "markdown" && !strings.Contains(out, leakedAWSKey[:4]+"********") {
+			t.Errorf("%s: the model's text is not in the output, masked:\n%s", format, out)
+		}
+		if format == "json" {
+			var rec map[string]any
+			if err := json.Unmarshal([]byte(out), &rec); err != nil || !strings.HasSuffix(out, "}\n") {
+				t.Errorf("the redacted record is not one JSON object (%v):\n%s", err, out)
+			}
+		}
+	}
+}
