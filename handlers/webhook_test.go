@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debatebot/debatebot/handlers/webhooktest"
 	"github.com/rs/zerolog"
 )
 
@@ -80,103 +81,11 @@ func (a *app) outcome(event, outcome string) string {
 // answer took.
 func rawPost(t testing.TB, addr, head string, body io.Reader) (status int, written int64, took time.Duration) {
 	t.Helper()
-	conn, err := net.Dial("tcp", addr)
+	a, err := webhooktest.Post(addr, head, body)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("after %d body bytes: %v", a.Written, err)
 	}
-	defer conn.Close()
-	start := time.Now()
-	if _, err := io.WriteString(conn, head); err != nil {
-		t.Fatal(err)
-	}
-	type answer struct {
-		status int
-		at     time.Duration
-		err    error
-	}
-	answered := make(chan answer, 1)
-	go func() {
-		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-		if err != nil {
-			answered <- answer{err: err}
-			return
-		}
-		resp.Body.Close()
-		answered <- answer{status: resp.StatusCode, at: time.Since(start)}
-	}()
-	buf := make([]byte, 256<<10)
-	for {
-		select {
-		case a := <-answered:
-			if a.err != nil {
-				t.Fatalf("no answer after %d body bytes: %v", written, a.err)
-			}
-			return a.status, written, a.at
-		default:
-		}
-		n, rerr := body.Read(buf)
-		if n > 0 {
-			_ = conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
-			m, werr := conn.Write(buf[:n])
-			written += int64(m)
-			if werr != nil {
-				// The server closed the connection: its answer is what counts.
-				a := <-answered
-				if a.err != nil {
-					t.Fatalf("write failed after %d body bytes (%v) and no answer: %v", written, werr, a.err)
-				}
-				return a.status, written, a.at
-			}
-		}
-		if rerr != nil {
-			a := <-answered
-			if a.err != nil {
-				t.Fatalf("no answer after the whole body of %d bytes: %v", written, a.err)
-			}
-			return a.status, written, a.at
-		}
-	}
-}
-
-// zeros is an endless body of n bytes that costs no memory.
-type zeros struct{ n int64 }
-
-func (z *zeros) Read(p []byte) (int, error) {
-	if z.n <= 0 {
-		return 0, io.EOF
-	}
-	k := min(int64(len(p)), z.n)
-	clear(p[:k])
-	z.n -= k
-	return int(k), nil
-}
-
-// chunked frames a body in HTTP/1.1 chunks.
-type chunked struct {
-	src  io.Reader
-	done bool
-	buf  []byte
-}
-
-func (c *chunked) Read(p []byte) (int, error) {
-	if len(c.buf) == 0 {
-		if c.done {
-			return 0, io.EOF
-		}
-		data := make([]byte, 64<<10)
-		n, err := c.src.Read(data)
-		if n > 0 {
-			c.buf = append(fmt.Appendf(nil, "%x\r\n", n), data[:n]...)
-			c.buf = append(c.buf, "\r\n"...)
-		}
-		if err == io.EOF {
-			c.done = true
-			c.buf = append(c.buf, "0\r\n\r\n"...)
-		}
-	}
-	n := copy(p, c.buf)
-	c.buf = c.buf[n:]
-	return n, nil
+	return a.Status, a.Written, a.Took
 }
 
 func hostOf(url string) string { return strings.TrimPrefix(url, "http://") }
@@ -188,7 +97,7 @@ func TestOversizedDeliveryRefusedBeforeItIsRead(t *testing.T) {
 	head := "POST " + WebhookPath + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
 		"X-GitHub-Event: pull_request\r\nX-GitHub-Delivery: big-1\r\nX-Hub-Signature-256: sha256=00\r\n" +
 		"Content-Length: 100000000\r\n\r\n"
-	status, written, _ := rawPost(t, hostOf(a.url), head, &zeros{n: 100_000_000})
+	status, written, _ := rawPost(t, hostOf(a.url), head, webhooktest.Zeros(100_000_000))
 	if status != http.StatusRequestEntityTooLarge {
 		t.Errorf("a declared 100 MB body answered %d, want 413", status)
 	}
@@ -209,7 +118,7 @@ func TestOversizedChunkedDeliveryRefusedAtTheCap(t *testing.T) {
 	head := "POST " + WebhookPath + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
 		"X-GitHub-Event: pull_request\r\nX-GitHub-Delivery: big-2\r\nX-Hub-Signature-256: sha256=00\r\n" +
 		"Transfer-Encoding: chunked\r\n\r\n"
-	status, written, _ := rawPost(t, hostOf(a.url), head, &chunked{src: &zeros{n: 100_000_000}})
+	status, written, _ := rawPost(t, hostOf(a.url), head, webhooktest.Chunked(webhooktest.Zeros(100_000_000)))
 	if status != http.StatusRequestEntityTooLarge {
 		t.Errorf("a chunked 100 MB body answered %d, want 413", status)
 	}
@@ -416,7 +325,7 @@ func TestStalledBodiesHoldBoundedMemory(t *testing.T) {
 	}
 	waitFor("two stalled bodies hold their share", func() bool { return free() == webhookMemory-2*MaxWebhookBody })
 
-	status, _, took := rawPost(t, hostOf(a.url), head("third"), &zeros{n: MaxWebhookBody - 1})
+	status, _, took := rawPost(t, hostOf(a.url), head("third"), webhooktest.Zeros(MaxWebhookBody-1))
 	if status != http.StatusServiceUnavailable || took < webhookMemoryWait {
 		t.Errorf("a third large body answered %d after %v, want 503 after waiting %v", status, took, webhookMemoryWait)
 	}

@@ -130,25 +130,9 @@ func (p *serveProcess) post(event, delivery string, body []byte) int {
 }
 
 func prOpened(t *testing.T, head string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "handlers", "testdata", "webhooks", "pull_request.opened.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var p map[string]any
-	if err := json.Unmarshal(data, &p); err != nil {
-		t.Fatal(err)
-	}
-	repo := p["repository"].(map[string]any)
-	repo["name"], repo["full_name"] = "shop", "acme/shop"
-	repo["owner"].(map[string]any)["login"] = "acme"
-	p["installation"] = map[string]any{"id": 42}
-	p["sender"] = map[string]any{"login": "alice", "type": "User"}
-	pr := p["pull_request"].(map[string]any)
-	pr["number"], pr["draft"] = 7, false
-	pr["head"].(map[string]any)["sha"] = head
-	out, _ := json.Marshal(p)
-	return out
+	return webhookFixture(t, "pull_request.opened.json", 7, func(p map[string]any) {
+		p["pull_request"].(map[string]any)["head"].(map[string]any)["sha"] = head
+	})
 }
 
 // TestKillDashNineMidDebateResumes kills `debatebot serve` with SIGKILL in the middle of a
@@ -158,22 +142,11 @@ func prOpened(t *testing.T, head string) []byte {
 func TestKillDashNineMidDebateResumes(t *testing.T) {
 	bin := buildBinary(t)
 	gh := githubtest.New(t)
-	diff, err := os.ReadFile(example)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gh.PRs["acme/shop#7"] = &githubtest.PR{Title: "Add admin user export", BaseRef: "main", HeadRef: "export", HeadSHA: "abc123", Diff: string(diff)}
+	putExample(t, gh, 7, "abc123")
 	llm := llmtest.New(t, nil)
 	llm.SetLatency(250 * time.Millisecond)
-	key, _ := rsa.GenerateKey(rand.Reader, 2048)
 	db := filepath.Join(t.TempDir(), "debatebot.db")
-	p := &serveProcess{t: t, bin: bin, addr: freeAddr(t)}
-	p.env = []string{
-		"GITHUB_V3_API_URL=" + gh.URL + "/", "GITHUB_APP_INTEGRATION_ID=1", "GITHUB_APP_WEBHOOK_SECRET=s3cret",
-		"GITHUB_APP_PRIVATE_KEY=" + string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})),
-		"OPENAI_API_KEY=sk-test", "OPENAI_BASE_URL=" + llm.BaseURL(), "DEBATEBOT_DATABASE_URL=sqlite:" + db,
-		"DEBATEBOT_ADDR=" + p.addr, "DEBATEBOT_JOB_LEASE=1s", "DEBATEBOT_LOG_LEVEL=debug",
-	}
+	p := newServe(t, bin, appEnv(t, gh, db, llm.BaseURL(), "DEBATEBOT_JOB_LEASE=1s", "DEBATEBOT_LOG_LEVEL=debug"))
 	p.start()
 	if code := p.post("pull_request", "d-1", prOpened(t, "abc123")); code != http.StatusOK && code != http.StatusAccepted {
 		t.Fatalf("delivery answered %d\n%s", code, p.logs.String())
@@ -225,24 +198,7 @@ func TestKillDashNineMidDebateResumes(t *testing.T) {
 	if after["synthesis"] == 0 {
 		t.Errorf("the resumed debate did not reach synthesis: %v", after)
 	}
-	// Publication may lag the stored decision by a moment.
-	deadline = time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) && !concluded(gh) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	var transcripts, decisions int
-	for _, c := range gh.CommentsOn("acme/shop#7") {
-		switch {
-		case strings.HasPrefix(c.Body, review.TranscriptMarker):
-			transcripts++
-		case strings.HasPrefix(c.Body, review.DecisionMarker):
-			decisions++
-		}
-	}
-	runs := gh.Checks("acme/shop")
-	if transcripts != 1 || decisions != 1 || len(runs) != 1 || runs[0].Status != "completed" {
-		t.Errorf("after the crash: %d transcript, %d decision comments, check runs %+v; want one each, concluded", transcripts, decisions, runs)
-	}
+	checkPublishedOnce(t, gh, "the crash")
 }
 
 // checkpointed returns the unfinished debate that has at least phases phases checkpointed.
@@ -257,11 +213,6 @@ func checkpointed(st *store.Store, phases int) string {
 		}
 	}
 	return ""
-}
-
-func concluded(gh *githubtest.Server) bool {
-	runs := gh.Checks("acme/shop")
-	return len(runs) == 1 && runs[0].Status == "completed"
 }
 
 func phaseCalls(llm *llmtest.Server) map[string]int {
@@ -288,14 +239,8 @@ func TestBurstWithKillAndRestart(t *testing.T) {
 	for n := 1; n <= prs; n++ {
 		gh.PRs[fmt.Sprintf("acme/shop#%d", n)] = &githubtest.PR{Title: "Export", BaseRef: "main", HeadRef: "x", HeadSHA: fmt.Sprintf("h%d", n), Diff: string(diff)}
 	}
-	key, _ := rsa.GenerateKey(rand.Reader, 2048)
 	db := filepath.Join(t.TempDir(), "debatebot.db")
-	p := &serveProcess{t: t, bin: bin, addr: freeAddr(t)}
-	p.env = []string{
-		"GITHUB_V3_API_URL=" + gh.URL + "/", "GITHUB_APP_INTEGRATION_ID=1", "GITHUB_APP_WEBHOOK_SECRET=s3cret",
-		"GITHUB_APP_PRIVATE_KEY=" + string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})),
-		"DEBATEBOT_DATABASE_URL=sqlite:" + db, "DEBATEBOT_ADDR=" + p.addr, "DEBATEBOT_JOB_LEASE=1s", "DEBATEBOT_WORKERS=4",
-	}
+	p := newServe(t, bin, appEnv(t, gh, db, "", "DEBATEBOT_JOB_LEASE=1s", "DEBATEBOT_WORKERS=4"))
 	p.start()
 	type delivery struct {
 		id   string

@@ -2,13 +2,7 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
-	"encoding/json"
-	"encoding/pem"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,35 +14,6 @@ import (
 	"github.com/debatebot/debatebot/store"
 )
 
-// webhookFixture loads a real payload and points it at acme/shop#pr, sent by sender.
-func webhookFixture(t *testing.T, name string, pr int, edit func(map[string]any)) []byte {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "handlers", "testdata", "webhooks", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var p map[string]any
-	if err := json.Unmarshal(data, &p); err != nil {
-		t.Fatal(err)
-	}
-	repo := p["repository"].(map[string]any)
-	repo["name"], repo["full_name"] = "shop", "acme/shop"
-	repo["owner"].(map[string]any)["login"] = "acme"
-	p["installation"] = map[string]any{"id": 42}
-	p["sender"] = map[string]any{"login": "alice", "type": "User"}
-	if v, ok := p["pull_request"].(map[string]any); ok {
-		v["number"], v["draft"] = pr, false
-	}
-	if v, ok := p["issue"].(map[string]any); ok {
-		v["number"] = pr
-	}
-	if edit != nil {
-		edit(p)
-	}
-	out, _ := json.Marshal(p)
-	return out
-}
-
 // TestHumanReviewAcrossReplicas runs two `debatebot serve` processes over one database, one
 // worker each. /human-review is held by whichever replica is free, never the one running the
 // debate: the running debate stops at its next heartbeat all the same, and a debate still queued
@@ -56,27 +21,17 @@ func webhookFixture(t *testing.T, name string, pr int, edit func(map[string]any)
 func TestHumanReviewAcrossReplicas(t *testing.T) {
 	bin := buildBinary(t)
 	gh := githubtest.New(t)
-	diff, err := os.ReadFile(example)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, n := range []int{7, 8, 9} {
-		gh.PRs[fmt.Sprintf("acme/shop#%d", n)] = &githubtest.PR{Title: "Add admin user export", BaseRef: "main", HeadRef: "export", HeadSHA: fmt.Sprintf("head%d", n), Diff: string(diff)}
+		putExample(t, gh, n, fmt.Sprintf("head%d", n))
 	}
 	gh.Permissions["acme/shop:alice"] = "write"
 	llm := llmtest.New(t, nil)
 	llm.SetLatency(400 * time.Millisecond)
-	key, _ := rsa.GenerateKey(rand.Reader, 2048)
 	db := filepath.Join(t.TempDir(), "debatebot.db")
+	env := appEnv(t, gh, db, llm.BaseURL(), "DEBATEBOT_JOB_LEASE=1s", "DEBATEBOT_WORKERS=1", "DEBATEBOT_LOG_LEVEL=debug")
 	var replicas []*serveProcess
 	for i := 0; i < 2; i++ {
-		p := &serveProcess{t: t, bin: bin, addr: freeAddr(t)}
-		p.env = []string{
-			"GITHUB_V3_API_URL=" + gh.URL + "/", "GITHUB_APP_INTEGRATION_ID=1", "GITHUB_APP_WEBHOOK_SECRET=s3cret",
-			"GITHUB_APP_PRIVATE_KEY=" + string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})),
-			"OPENAI_API_KEY=sk-test", "OPENAI_BASE_URL=" + llm.BaseURL(), "DEBATEBOT_DATABASE_URL=sqlite:" + db,
-			"DEBATEBOT_ADDR=" + p.addr, "DEBATEBOT_JOB_LEASE=1s", "DEBATEBOT_WORKERS=1", "DEBATEBOT_LOG_LEVEL=debug",
-		}
+		p := newServe(t, bin, env)
 		p.start()
 		defer p.stop()
 		replicas = append(replicas, p)

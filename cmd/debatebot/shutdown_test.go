@@ -4,15 +4,10 @@ import (
 	"bytes"
 	"context"
 	"crypto/hmac"
-	"crypto/rand"
-	"crypto/rsa"
 	"crypto/sha256"
-	"crypto/x509"
 	"encoding/hex"
-	"encoding/pem"
 	"errors"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -31,22 +26,11 @@ import (
 func TestDeliveryDuringDrainIs503(t *testing.T) {
 	bin := buildBinary(t)
 	gh := githubtest.New(t)
-	diff, err := os.ReadFile(example)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gh.PRs["acme/shop#7"] = &githubtest.PR{Title: "Add admin user export", BaseRef: "main", HeadRef: "export", HeadSHA: "abc123", Diff: string(diff)}
+	putExample(t, gh, 7, "abc123")
 	llm := llmtest.New(t, nil)
 	llm.SetLatency(200 * time.Millisecond)
-	key, _ := rsa.GenerateKey(rand.Reader, 2048)
 	db := filepath.Join(t.TempDir(), "debatebot.db")
-	p := &serveProcess{t: t, bin: bin, addr: freeAddr(t)}
-	p.env = []string{
-		"GITHUB_V3_API_URL=" + gh.URL + "/", "GITHUB_APP_INTEGRATION_ID=1", "GITHUB_APP_WEBHOOK_SECRET=s3cret",
-		"GITHUB_APP_PRIVATE_KEY=" + string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})),
-		"OPENAI_API_KEY=sk-test", "OPENAI_BASE_URL=" + llm.BaseURL(), "DEBATEBOT_DATABASE_URL=sqlite:" + db,
-		"DEBATEBOT_ADDR=" + p.addr, "DEBATEBOT_LOG_LEVEL=debug",
-	}
+	p := newServe(t, bin, appEnv(t, gh, db, llm.BaseURL(), "DEBATEBOT_LOG_LEVEL=debug"))
 	p.start()
 	defer p.kill()
 	if code := p.post("pull_request", "d-1", prOpened(t, "abc123")); code != http.StatusOK {

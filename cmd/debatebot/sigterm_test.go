@@ -2,20 +2,14 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/llmtest"
 	"github.com/debatebot/debatebot/store"
@@ -31,11 +25,7 @@ import (
 func TestSIGTERMMidPhaseRunsThePhaseAgain(t *testing.T) {
 	bin := buildBinary(t)
 	gh := githubtest.New(t)
-	diff, err := os.ReadFile(example)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gh.PRs["acme/shop#7"] = &githubtest.PR{Title: "Add admin user export", BaseRef: "main", HeadRef: "export", HeadSHA: "abc123", Diff: string(diff)}
+	putExample(t, gh, 7, "abc123")
 	// Until the restart, the model sits on every rebuttal (the request's cancellation ends it).
 	var hold atomic.Bool
 	hold.Store(true)
@@ -46,15 +36,8 @@ func TestSIGTERMMidPhaseRunsThePhaseAgain(t *testing.T) {
 		}
 		return resp
 	})
-	key, _ := rsa.GenerateKey(rand.Reader, 2048)
 	db := filepath.Join(t.TempDir(), "debatebot.db")
-	p := &serveProcess{t: t, bin: bin, addr: freeAddr(t)}
-	p.env = []string{
-		"GITHUB_V3_API_URL=" + gh.URL + "/", "GITHUB_APP_INTEGRATION_ID=1", "GITHUB_APP_WEBHOOK_SECRET=s3cret",
-		"GITHUB_APP_PRIVATE_KEY=" + string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})),
-		"OPENAI_API_KEY=sk-test", "OPENAI_BASE_URL=" + llm.BaseURL(), "DEBATEBOT_DATABASE_URL=sqlite:" + db,
-		"DEBATEBOT_ADDR=" + p.addr, "DEBATEBOT_JOB_LEASE=1s", "DEBATEBOT_SHUTDOWN_TIMEOUT=1s", "DEBATEBOT_LOG_LEVEL=debug",
-	}
+	p := newServe(t, bin, appEnv(t, gh, db, llm.BaseURL(), "DEBATEBOT_JOB_LEASE=1s", "DEBATEBOT_SHUTDOWN_TIMEOUT=1s", "DEBATEBOT_LOG_LEVEL=debug"))
 	p.start()
 	if code := p.post("pull_request", "d-1", prOpened(t, "abc123")); code != http.StatusOK && code != http.StatusAccepted {
 		t.Fatalf("delivery answered %d\n%s", code, p.logs.String())
@@ -129,23 +112,7 @@ func TestSIGTERMMidPhaseRunsThePhaseAgain(t *testing.T) {
 			t.Errorf("the resumed debate's timeline has %s:%s (%v)", ph.Phase, ph.Status, ph.Notes)
 		}
 	}
-	deadline = time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) && !concluded(gh) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	var transcripts, decisions int
-	for _, c := range gh.CommentsOn("acme/shop#7") {
-		switch {
-		case strings.HasPrefix(c.Body, review.TranscriptMarker):
-			transcripts++
-		case strings.HasPrefix(c.Body, review.DecisionMarker):
-			decisions++
-		}
-	}
-	runs := gh.Checks("acme/shop")
-	if transcripts != 1 || decisions != 1 || len(runs) != 1 || runs[0].Status != "completed" {
-		t.Errorf("after SIGTERM and restart: %d transcript, %d decision comments, check runs %+v; want one each, concluded", transcripts, decisions, runs)
-	}
+	checkPublishedOnce(t, gh, "SIGTERM and restart")
 }
 
 func checkpointOf(t *testing.T, st *store.Store, id string) *toulmin.Transcript {

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debatebot/debatebot/handlers/webhooktest"
 	"github.com/debatebot/debatebot/review/githubtest"
 )
 
@@ -50,14 +51,15 @@ func BenchmarkOversizedDeliveries(b *testing.B) {
 					wg.Go(func() {
 						head := "POST /api/github/hook HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
 							"X-GitHub-Event: pull_request\r\nX-GitHub-Delivery: big-" + strconv.Itoa(i) + "\r\nX-Hub-Signature-256: sha256=00\r\n"
-						var body io.Reader = &zeroBody{n: size}
+						var body io.Reader = webhooktest.Zeros(size)
 						if mode == "chunked" {
 							head += "Transfer-Encoding: chunked\r\n\r\n"
-							body = &chunkedBody{src: body}
+							body = webhooktest.Chunked(body)
 						} else {
 							head += "Content-Length: " + strconv.Itoa(size) + "\r\n\r\n"
 						}
-						status, d := postRaw(addr, head, body)
+						ans, _ := webhooktest.Post(addr, head, body)
+						status, d := ans.Status, ans.Took
 						mu.Lock()
 						took = append(took, d)
 						statuses[status]++
@@ -137,85 +139,4 @@ func peakRSS(b *testing.B, pid int) int64 {
 	}
 	b.Fatal("no VmHWM in /proc/PID/status")
 	return 0
-}
-
-// postRaw writes head, then streams body until the server answers, and returns the status (0
-// when there was none) and the time to the answer.
-func postRaw(addr, head string, body io.Reader) (int, time.Duration) {
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		return 0, 0
-	}
-	defer conn.Close()
-	start := time.Now()
-	type answer struct {
-		status int
-		at     time.Duration
-	}
-	answered := make(chan answer, 1)
-	go func() {
-		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-		if err != nil {
-			answered <- answer{0, time.Since(start)}
-			return
-		}
-		resp.Body.Close()
-		answered <- answer{resp.StatusCode, time.Since(start)}
-	}()
-	if _, err := io.WriteString(conn, head); err == nil {
-		buf := make([]byte, 256<<10)
-	write:
-		for {
-			select {
-			case a := <-answered:
-				return a.status, a.at
-			default:
-			}
-			n, rerr := body.Read(buf)
-			_ = conn.SetWriteDeadline(time.Now().Add(30 * time.Second))
-			if _, err := conn.Write(buf[:n]); err != nil || rerr != nil {
-				break write
-			}
-		}
-	}
-	a := <-answered
-	return a.status, a.at
-}
-
-type zeroBody struct{ n int64 }
-
-func (z *zeroBody) Read(p []byte) (int, error) {
-	if z.n <= 0 {
-		return 0, io.EOF
-	}
-	k := min(int64(len(p)), z.n)
-	clear(p[:k])
-	z.n -= k
-	return int(k), nil
-}
-
-type chunkedBody struct {
-	src  io.Reader
-	done bool
-	buf  []byte
-}
-
-func (c *chunkedBody) Read(p []byte) (int, error) {
-	if len(c.buf) == 0 {
-		if c.done {
-			return 0, io.EOF
-		}
-		data := make([]byte, 64<<10)
-		n, err := c.src.Read(data)
-		if n > 0 {
-			c.buf = append(fmt.Appendf(nil, "%x\r\n", n), data[:n]...)
-			c.buf = append(c.buf, "\r\n"...)
-		}
-		if err == io.EOF {
-			c.done, c.buf = true, append(c.buf, "0\r\n\r\n"...)
-		}
-	}
-	n := copy(p, c.buf)
-	c.buf = c.buf[n:]
-	return n, nil
 }

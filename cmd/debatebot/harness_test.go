@@ -1,0 +1,112 @@
+package main
+
+import (
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/githubtest"
+)
+
+// appEnv is the environment of `debatebot serve` against the fake GitHub gh with a new App key,
+// the SQLite database db and, unless llmURL is empty, the model at llmURL; extra come last.
+func appEnv(t testing.TB, gh *githubtest.Server, db, llmURL string, extra ...string) []string {
+	t.Helper()
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := []string{
+		"GITHUB_V3_API_URL=" + gh.URL + "/", "GITHUB_APP_INTEGRATION_ID=1", "GITHUB_APP_WEBHOOK_SECRET=s3cret",
+		"GITHUB_APP_PRIVATE_KEY=" + string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})),
+		"DEBATEBOT_DATABASE_URL=sqlite:" + db,
+	}
+	if llmURL != "" {
+		env = append(env, "OPENAI_API_KEY=sk-test", "OPENAI_BASE_URL="+llmURL)
+	}
+	return append(env, extra...)
+}
+
+// newServe is `debatebot serve` from bin, not started yet, on a free loopback address.
+func newServe(t *testing.T, bin string, env []string) *serveProcess {
+	p := &serveProcess{t: t, bin: bin, addr: freeAddr(t)}
+	p.env = append(append([]string(nil), env...), "DEBATEBOT_ADDR="+p.addr)
+	return p
+}
+
+// putExample puts the bundled example change on the fake GitHub as acme/shop#n at head.
+func putExample(t testing.TB, gh *githubtest.Server, n int, head string) {
+	t.Helper()
+	diff, err := os.ReadFile(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gh.PRs[fmt.Sprintf("acme/shop#%d", n)] = &githubtest.PR{Title: "Add admin user export", BaseRef: "main", HeadRef: "export", HeadSHA: head, Diff: string(diff)}
+}
+
+// checkPublishedOnce waits a moment for the publication to land (it may lag the stored decision),
+// then fails t unless acme/shop#7 has one transcript comment, one decision comment and one
+// concluded check run.
+func checkPublishedOnce(t *testing.T, gh *githubtest.Server, after string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) && !concluded(gh) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	var transcripts, decisions int
+	for _, c := range gh.CommentsOn("acme/shop#7") {
+		switch {
+		case strings.HasPrefix(c.Body, review.TranscriptMarker):
+			transcripts++
+		case strings.HasPrefix(c.Body, review.DecisionMarker):
+			decisions++
+		}
+	}
+	runs := gh.Checks("acme/shop")
+	if transcripts != 1 || decisions != 1 || len(runs) != 1 || runs[0].Status != "completed" {
+		t.Errorf("after %s: %d transcript, %d decision comments, check runs %+v; want one each, concluded", after, transcripts, decisions, runs)
+	}
+}
+
+func concluded(gh *githubtest.Server) bool {
+	runs := gh.Checks("acme/shop")
+	return len(runs) == 1 && runs[0].Status == "completed"
+}
+
+// webhookFixture loads a real payload and points it at acme/shop#pr, sent by sender.
+func webhookFixture(t *testing.T, name string, pr int, edit func(map[string]any)) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "handlers", "testdata", "webhooks", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p map[string]any
+	if err := json.Unmarshal(data, &p); err != nil {
+		t.Fatal(err)
+	}
+	repo := p["repository"].(map[string]any)
+	repo["name"], repo["full_name"] = "shop", "acme/shop"
+	repo["owner"].(map[string]any)["login"] = "acme"
+	p["installation"] = map[string]any{"id": 42}
+	p["sender"] = map[string]any{"login": "alice", "type": "User"}
+	if v, ok := p["pull_request"].(map[string]any); ok {
+		v["number"], v["draft"] = pr, false
+	}
+	if v, ok := p["issue"].(map[string]any); ok {
+		v["number"] = pr
+	}
+	if edit != nil {
+		edit(p)
+	}
+	out, _ := json.Marshal(p)
+	return out
+}
