@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"sort"
 	"strings"
@@ -286,6 +287,8 @@ func (r *run) restore(prior *Transcript) []PhaseRecord {
 	t.Arguments = append([]Argument(nil), prior.Arguments...)
 	t.Stances = append([]Stance(nil), prior.Stances...)
 	t.Rounds, t.ExitReason = prior.Rounds, prior.ExitReason
+	done = append(done, PhaseRecord{Usage: prior.Abandoned, ByAgent: prior.AbandonedByAgent})
+	t.Abandoned, t.AbandonedByAgent = prior.Abandoned, maps.Clone(prior.AbandonedByAgent)
 	for _, p := range done {
 		t.Usage.Add(p.Usage)
 		for agent, u := range p.ByAgent {
@@ -294,6 +297,7 @@ func (r *run) restore(prior *Transcript) []PhaseRecord {
 			t.UsageByAgent[agent] = sum
 		}
 	}
+	done = done[:len(done)-1]
 	for _, a := range t.Arguments {
 		if i := strings.LastIndexByte(a.ID, '-'); i > 0 {
 			var n int
@@ -400,6 +404,7 @@ func (r *run) phase(ctx context.Context, spec PhaseSpec, round int) error {
 	}
 	rec := PhaseRecord{Phase: spec.Kind, Round: round, StartedAt: r.e.clock(), Status: StatusRunning}
 	r.emit(EventPhaseStarted, rec)
+	before := r.mark()
 	if err := r.interrupted(ctx, &rec); err == nil {
 		switch spec.Kind {
 		case PhaseEvidence:
@@ -413,6 +418,9 @@ func (r *run) phase(ctx context.Context, spec PhaseSpec, round int) error {
 			r.decide(&rec)
 		default:
 			if err := r.turns(ctx, spec, round, &rec); err != nil {
+				if errors.Is(err, ErrInterrupted) {
+					return errors.Join(err, r.abandon(ctx, before))
+				}
 				return err
 			}
 		}
@@ -515,6 +523,7 @@ func (r *run) turns(ctx context.Context, spec PhaseSpec, round int, rec *PhaseRe
 			results[k] = call(pctx, r.e.agents[i], r.request(spec, round, r.participants[i]))
 			if results[k].err != nil {
 				if err := r.cancelled(ctx, spec, round); err != nil {
+					r.billed(who[k:k+1], results[k:k+1], rec)
 					return err
 				}
 			}
@@ -548,6 +557,7 @@ func (r *run) turns(ctx context.Context, spec PhaseSpec, round int, rec *PhaseRe
 				continue
 			}
 			if err := r.cancelled(ctx, spec, round); err != nil {
+				r.billed(who, results, rec)
 				return err
 			}
 		}
@@ -665,6 +675,57 @@ func clamp(v float64) float64 {
 		return 1
 	}
 	return v
+}
+
+// billed counts the usage of turns that will not be recorded because the debate was interrupted:
+// their calls were billed all the same.
+func (r *run) billed(who []int, results []result, rec *PhaseRecord) {
+	for k, i := range who {
+		if results[k].turn != nil {
+			r.addUsage(r.participants[i].Name, results[k].turn.Usage, rec)
+		}
+	}
+}
+
+// progress is how far a debate had got when a phase started, so that a phase interrupted from
+// outside can be taken back.
+type progress struct {
+	arguments, stances int
+	usage              Usage
+	byAgent            map[string]Usage
+}
+
+func (r *run) mark() progress {
+	return progress{len(r.t.Arguments), len(r.t.Stances), r.t.Usage, maps.Clone(r.t.UsageByAgent)}
+}
+
+// abandon takes back what a phase interrupted from outside had recorded (its arguments and
+// stances: the phase runs again on resume) but keeps what its calls cost as Abandoned, and
+// checkpoints that, so that the resumed debate's record counts every call the server billed.
+func (r *run) abandon(ctx context.Context, before progress) error {
+	r.t.Arguments, r.t.Stances = r.t.Arguments[:before.arguments], r.t.Stances[:before.stances]
+	spent := r.t.Usage
+	spent.sub(before.usage)
+	if spent.empty() || r.e.checkpoint == nil {
+		return nil
+	}
+	r.t.Abandoned.Add(spent)
+	for agent, u := range r.t.UsageByAgent {
+		u.sub(before.byAgent[agent])
+		if u.empty() {
+			continue
+		}
+		if r.t.AbandonedByAgent == nil {
+			r.t.AbandonedByAgent = map[string]Usage{}
+		}
+		sum := r.t.AbandonedByAgent[agent]
+		sum.Add(u)
+		r.t.AbandonedByAgent[agent] = sum
+	}
+	if err := r.e.checkpoint(context.WithoutCancel(ctx), r.t); err != nil {
+		return fmt.Errorf("failed to keep the usage of the interrupted phase of debate %s: %w", r.subject.DebateID, err)
+	}
+	return nil
 }
 
 // addUsage counts one agent's usage in the phase and the debate.

@@ -3,6 +3,8 @@ package toulmin
 import (
 	"context"
 	"errors"
+	"math"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -210,5 +212,84 @@ func TestEngineHumanReviewMidPhaseKeepsWhatWasSaid(t *testing.T) {
 	}
 	if st := saved.Timeline[len(saved.Timeline)-1]; st.Phase != PhaseRebuttal || st.Status != StatusStopped {
 		t.Errorf("checkpointed %s:%s, want rebuttal:stopped", st.Phase, st.Status)
+	}
+}
+
+// The calls of a phase interrupted from outside were billed: the checkpoint keeps their usage
+// as abandoned, and the resumed debate's record counts every call, those included.
+func TestEngineInterruptedPhaseUsageIsCounted(t *testing.T) {
+	for _, sequential := range []bool{false, true} {
+		t.Run(map[bool]string{false: "parallel", true: "sequential"}[sequential], func(t *testing.T) {
+			p := Standard()
+			for i := range p.Phases {
+				if p.Phases[i].Kind == PhaseRebuttal {
+					p.Phases[i].Sequential = sequential
+				}
+			}
+			var mu sync.Mutex
+			var billed Usage
+			bill := func(u Usage) Usage {
+				mu.Lock()
+				defer mu.Unlock()
+				billed.Add(u)
+				return u
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			agent := func(hold bool) func(voting.Option) func(context.Context, *Request) (*Turn, error) {
+				return func(vote voting.Option) func(context.Context, *Request) (*Turn, error) {
+					return func(ctx context.Context, req *Request) (*Turn, error) {
+						turn, err := opener(vote)(ctx, req)
+						if err != nil {
+							return nil, err
+						}
+						if req.Phase.Kind == PhaseRebuttal {
+							turn.Usage = Usage{Prompt: 70, Completion: 7, Calls: 1, CostUSD: 0.001}
+							if hold && req.Self.Name == "b" {
+								// b's call is billed, then the server shuts down under it.
+								turn.Usage = bill(Usage{Prompt: 50, Calls: 1, CostUSD: 0.0005})
+								cancel()
+								<-ctx.Done()
+								return turn, ctx.Err()
+							}
+						}
+						bill(turn.Usage)
+						return turn, nil
+					}
+				}
+			}
+			panel := func(hold bool) []Agent {
+				return []Agent{
+					stakeholder("a", "A", agent(hold)(voting.Approve)), stakeholder("b", "B", agent(hold)(voting.Approve)),
+					maintainer("core", "CM", voting.RoleCoreMaintainer, voting.Approve),
+				}
+			}
+			var last *Transcript
+			e, _ := NewEngine(p, panel(true), WithClock(fixedClock()), WithCheckpoint(func(_ context.Context, tr *Transcript) error {
+				last = copyTranscript(t, tr)
+				return nil
+			}))
+			if _, err := e.Run(ctx, subject()); !errors.Is(err, ErrInterrupted) {
+				t.Fatalf("run returned %v, want ErrInterrupted", err)
+			}
+			if last.Abandoned.Prompt != 120 || last.Abandoned.Calls != 2 || last.AbandonedByAgent["b"].Prompt != 50 || len(last.Arguments) != 2 {
+				t.Fatalf("the checkpoint after the interruption: abandoned %+v by agent %+v, %d arguments; want both rebuttal calls kept and only the openings' arguments",
+					last.Abandoned, last.AbandonedByAgent, len(last.Arguments))
+			}
+			e2, _ := NewEngine(p, panel(false), WithClock(fixedClock()))
+			got, err := e2.Resume(context.Background(), subject(), last)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Usage.Prompt != billed.Prompt || got.Usage.Completion != billed.Completion || got.Usage.Calls != billed.Calls {
+				t.Errorf("the resumed debate counts %+v, the agents billed %+v", got.Usage, billed)
+			}
+			if got.Record.Tokens.Prompt != billed.Prompt || math.Abs(got.Record.Tokens.CostUSD-billed.CostUSD) > 1e-6 {
+				t.Errorf("the record says %+v, the agents billed %+v", got.Record.Tokens, billed)
+			}
+			if got.UsageByAgent["b"].Prompt != 100+50+70 { // its opening, its interrupted rebuttal, its rebuttal on resume
+				t.Errorf("b's usage %+v, want its opening, its interrupted rebuttal and its rebuttal on resume", got.UsageByAgent["b"])
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package toulmin
 
 import (
+	"math"
 	"time"
 
 	"github.com/debatebot/debatebot/voting"
@@ -44,6 +45,20 @@ func (u *Usage) Add(o Usage) {
 	u.CachedPrompt += o.CachedPrompt
 	u.Calls += o.Calls
 	u.CostUSD += o.CostUSD
+}
+
+// empty reports whether u counts nothing (a cost below a micro-cent is rounding).
+func (u Usage) empty() bool {
+	return u.Prompt == 0 && u.Completion == 0 && u.CachedPrompt == 0 && u.Calls == 0 && math.Abs(u.CostUSD) < 1e-9
+}
+
+// sub takes o out of u.
+func (u *Usage) sub(o Usage) {
+	u.Prompt -= o.Prompt
+	u.Completion -= o.Completion
+	u.CachedPrompt -= o.CachedPrompt
+	u.Calls -= o.Calls
+	u.CostUSD -= o.CostUSD
 }
 
 // PhaseStatus is how a phase ended.
@@ -110,7 +125,12 @@ type Transcript struct {
 	Usage       Usage               `json:"usage" yaml:"usage"`
 	// UsageByAgent sums each agent's token usage over the debate.
 	UsageByAgent map[string]Usage `json:"usage_by_agent,omitempty" yaml:"usage_by_agent,omitempty"`
-	Record       voting.Record    `json:"record" yaml:"record"`
+	// Abandoned is the usage of phases interrupted from outside before they completed (a
+	// shutdown, a lost lease): they run again on resume, and what their calls cost is counted
+	// in Usage all the same. AbandonedByAgent splits it by agent.
+	Abandoned        Usage            `json:"abandoned,omitempty" yaml:"abandoned,omitempty"`
+	AbandonedByAgent map[string]Usage `json:"abandoned_by_agent,omitempty" yaml:"abandoned_by_agent,omitempty"`
+	Record           voting.Record    `json:"record" yaml:"record"`
 	// Carried lists the required changes of an earlier debate of the same pull request, each
 	// resolved or still open, when this debate covered only what changed since.
 	Carried []Carried `json:"carried,omitempty" yaml:"carried,omitempty"`

@@ -27,11 +27,13 @@ func TestSIGTERMMidPhaseRunsThePhaseAgain(t *testing.T) {
 	gh := githubtest.New(t)
 	putExample(t, gh, 7, "abc123")
 	// Until the restart, the model sits on every rebuttal (the request's cancellation ends it).
+	// The first rebuttal is answered (and billed) before SIGTERM.
 	var hold atomic.Bool
+	var rebuttals atomic.Int32
 	hold.Store(true)
 	llm := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
 		resp := llmtest.Valid(n, r)
-		if phase, _ := llmtest.Phase(r); phase == string(toulmin.PhaseRebuttal) && hold.Load() {
+		if phase, _ := llmtest.Phase(r); phase == string(toulmin.PhaseRebuttal) && hold.Load() && rebuttals.Add(1) > 1 {
 			resp.Delay = 10 * time.Minute
 		}
 		return resp
@@ -111,6 +113,10 @@ func TestSIGTERMMidPhaseRunsThePhaseAgain(t *testing.T) {
 		if ph.Status != toulmin.StatusCompleted {
 			t.Errorf("the resumed debate's timeline has %s:%s (%v)", ph.Phase, ph.Status, ph.Notes)
 		}
+	}
+	// The record counts every call the server billed, the interrupted phase's answered one too.
+	if billed := llm.Billed(); d.Prompt != billed.Prompt || d.Completion != billed.Completion {
+		t.Errorf("the record counts %d prompt and %d completion tokens; the model billed %+v", d.Prompt, d.Completion, billed)
 	}
 	checkPublishedOnce(t, gh, "SIGTERM and restart")
 }
