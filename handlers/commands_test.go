@@ -317,3 +317,24 @@ func TestPublishFailureDoesNotDebateAgain(t *testing.T) {
 		t.Errorf("%d debates stored, want 1", len(ds))
 	}
 }
+
+// /human-review on an issue stops its running design debate too.
+func TestHumanReviewStopsDesignDebate(t *testing.T) {
+	a, llm := slowModelApp(t, 300*time.Millisecond)
+	a.post("issues", "d-i", fixture(t, "issues.labeled.json", func(p map[string]any) {
+		is := p["issue"].(map[string]any)
+		is["title"], is["body"] = "Cache sessions in Redis?", "Sessions are slow to load from PostgreSQL."
+		delete(is, "pull_request")
+		p["label"] = map[string]any{"name": "needs-debate"}
+	}), secret)
+	waitFor(t, "the design debate to ask the model", func() bool { return len(llm.Requests()) > 0 })
+	a.post("issue_comment", "d-h", commentFixture(t, "alice", "/human-review"), secret)
+	a.srv.Queue.Wait()
+	dec := a.comments(review.DecisionMarker)
+	if len(dec) != 1 || !strings.Contains(dec[0].Body, "decision: escalate") || !strings.Contains(dec[0].Body, "human_review") {
+		t.Fatalf("design debate after /human-review: %+v", dec)
+	}
+	if n := len(llm.Requests()); n > 8 {
+		t.Errorf("%d model calls: the design debate went on after /human-review", n)
+	}
+}

@@ -191,16 +191,18 @@ func (q *Queue) Enqueue(ctx context.Context, job *Job) (accepted bool, reason st
 	return true, "queued", nil
 }
 
-// StopLocal cancels the running review debate of a pull request on this replica at once, with
-// cause; other replicas learn of a stop from the store at their next heartbeat.
+// StopLocal cancels the running debate (of a change or a design) of a pull request or issue on
+// this replica at once, with cause; other replicas learn of a stop from the store at their next
+// heartbeat.
 func (q *Queue) StopLocal(pr review.PullRequest, cause error) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	r, ok := q.running[prKey(pr)]
-	if ok && r.job.Kind == KindReview {
+	stop := ok && (r.job.Kind == KindReview || r.job.Kind == KindDesign)
+	if stop {
 		r.cancel(cause)
 	}
-	return ok && r.job.Kind == KindReview
+	return stop
 }
 
 // Start runs workers until ctx ends.

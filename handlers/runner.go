@@ -627,9 +627,13 @@ func (r *Runner) humanReview(ctx context.Context, gh *github.Client, pub *review
 		r.Metrics.refused("permission")
 		return pub.Comment(ctx, fmt.Sprintf("@%s: /human-review needs %s permission on this repository; you have %s. Nothing was changed.", job.Requester, repo.HumanReviewPermission, have))
 	}
-	n, err := r.Store.RequestCancel(ctx, job.PR.String(), string(KindReview), store.CancelHumanReview)
-	if err != nil {
-		return err
+	n := 0
+	for _, kind := range []Kind{KindReview, KindDesign} {
+		k, err := r.Store.RequestCancel(ctx, job.PR.String(), string(kind), store.CancelHumanReview)
+		if err != nil {
+			return err
+		}
+		n += k
 	}
 	if n > 0 {
 		if r.StopLocal != nil {
