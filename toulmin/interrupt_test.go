@@ -236,6 +236,9 @@ func TestEngineInterruptedPhaseUsageIsCounted(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
+			// b's shutdown comes once a has answered its rebuttal.
+			aAnswered := make(chan struct{})
+			var once sync.Once
 			agent := func(hold bool) func(voting.Option) func(context.Context, *Request) (*Turn, error) {
 				return func(vote voting.Option) func(context.Context, *Request) (*Turn, error) {
 					return func(ctx context.Context, req *Request) (*Turn, error) {
@@ -248,12 +251,16 @@ func TestEngineInterruptedPhaseUsageIsCounted(t *testing.T) {
 							if hold && req.Self.Name == "b" {
 								// b's call is billed, then the server shuts down under it.
 								turn.Usage = bill(Usage{Prompt: 50, Calls: 1, CostUSD: 0.0005})
+								<-aAnswered
 								cancel()
 								<-ctx.Done()
 								return turn, ctx.Err()
 							}
 						}
 						bill(turn.Usage)
+						if hold && req.Phase.Kind == PhaseRebuttal && req.Self.Name == "a" {
+							once.Do(func() { close(aAnswered) })
+						}
 						return turn, nil
 					}
 				}
