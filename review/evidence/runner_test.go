@@ -26,7 +26,7 @@ func TestRunReportsNewFindingsOnly(t *testing.T) {
 	}
 	want := map[string]string{
 		"lostcancel app/app.go:39":      "cancel function returned by context.WithTimeout should be called",
-		"nilness app/app.go:61":         "nil dereference in field selection", // unchanged line; its guard was removed
+		"nilness app/app.go:64":         "nil dereference in field selection", // unchanged line; its guard was removed
 		"copylocks app/app.go:31":       "Snapshot passes lock by value",
 		"httpresponse app/app.go:48":    "using resp before checking for errors",
 		"SA5001 app/app.go:48":          "should check error returned from c.Get() before deferring resp.Body.Close()",
@@ -54,7 +54,7 @@ func TestRunReportsNewFindingsOnly(t *testing.T) {
 	if res.Preexisting != 1 {
 		t.Errorf("Preexisting = %d, want 1 (the nil dereference in Old)", res.Preexisting)
 	}
-	if f := got["nilness app/app.go:61"]; f.Func != "Describe" || f.Source != "go vet" || f.Severity != SeverityHigh {
+	if f := got["nilness app/app.go:64"]; f.Func != "Describe" || f.Source != "go vet" || f.Severity != SeverityHigh {
 		t.Errorf("nilness finding = %+v, want func Describe, source go vet, severity high", f)
 	}
 }

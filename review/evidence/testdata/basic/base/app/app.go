@@ -55,7 +55,10 @@ type Config struct{ Name string }
 func Describe(cfg *Config) string {
 	if cfg == nil {
 		cfg = &Config{Name: "default"}
-		log.Printf("no configuration, using %s", cfg.Name)
+		log.Print("no configuration")
+		log.Print("falling back")
+		log.Print("to the default")
+		log.Printf("using %s", cfg.Name)
 	}
 	return cfg.Name
 }

@@ -58,7 +58,10 @@ type Config struct{ Name string }
 // Describe names the configuration, a default one when there is none.
 func Describe(cfg *Config) string {
 	if cfg == nil {
-		log.Printf("no configuration, using %s", cfg.Name)
+		log.Print("no configuration")
+		log.Print("falling back")
+		log.Print("to the default")
+		log.Printf("using %s", cfg.Name)
 	}
 	return cfg.Name
 }
