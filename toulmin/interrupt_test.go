@@ -236,6 +236,10 @@ func TestEngineInterruptedPhaseUsageIsCounted(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
+			// b stops the server only once a's rebuttal call was billed: in parallel, b could
+			// otherwise cancel before a's call started, and a's call would never be made.
+			aBilled := make(chan struct{})
+			var aOnce sync.Once
 			agent := func(hold bool) func(voting.Option) func(context.Context, *Request) (*Turn, error) {
 				return func(vote voting.Option) func(context.Context, *Request) (*Turn, error) {
 					return func(ctx context.Context, req *Request) (*Turn, error) {
@@ -248,12 +252,19 @@ func TestEngineInterruptedPhaseUsageIsCounted(t *testing.T) {
 							if hold && req.Self.Name == "b" {
 								// b's call is billed, then the server shuts down under it.
 								turn.Usage = bill(Usage{Prompt: 50, Calls: 1, CostUSD: 0.0005})
+								select {
+								case <-aBilled:
+								case <-time.After(10 * time.Second):
+								}
 								cancel()
 								<-ctx.Done()
 								return turn, ctx.Err()
 							}
 						}
 						bill(turn.Usage)
+						if hold && req.Phase.Kind == PhaseRebuttal && req.Self.Name == "a" {
+							aOnce.Do(func() { close(aBilled) })
+						}
 						return turn, nil
 					}
 				}
