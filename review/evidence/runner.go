@@ -118,8 +118,10 @@ func AnalyzeTree(ctx context.Context, root string, files []string, env []string)
 		return nil, fmt.Errorf("failed to resolve tree %s: %w", root, err)
 	}
 	rep := &TreeReport{}
-	// Group the touched directories by the module that holds them.
+	// Group the touched directories by the module that holds them; a module whose changed files
+	// include tests is loaded with its test packages.
 	modules := map[string][]string{}
+	withTests := map[string]bool{}
 	for _, f := range files {
 		if !strings.HasSuffix(f, ".go") || !filepath.IsLocal(filepath.FromSlash(f)) {
 			continue
@@ -138,6 +140,7 @@ func AnalyzeTree(ctx context.Context, root string, files []string, env []string)
 			return nil, fmt.Errorf("failed to place %s in its module: %w", dir, err)
 		}
 		pattern := "./" + filepath.ToSlash(rel)
+		withTests[mod] = withTests[mod] || strings.HasSuffix(f, "_test.go")
 		if !contains(modules[mod], pattern) {
 			modules[mod] = append(modules[mod], pattern)
 		}
@@ -148,7 +151,7 @@ func AnalyzeTree(ctx context.Context, root string, files []string, env []string)
 	}
 	sort.Strings(mods)
 	for _, mod := range mods {
-		if err := analyzeModule(ctx, abs, mod, modules[mod], env, rep); err != nil {
+		if err := analyzeModule(ctx, abs, mod, modules[mod], withTests[mod], env, rep); err != nil {
 			return nil, err
 		}
 	}
@@ -179,8 +182,8 @@ func moduleRoot(treeRoot, dir string) (string, bool) {
 const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedImports |
 	packages.NeedTypes | packages.NeedTypesSizes | packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule
 
-func analyzeModule(ctx context.Context, treeRoot, mod string, patterns []string, env []string, rep *TreeReport) error {
-	cfg := &packages.Config{Context: ctx, Mode: loadMode, Dir: mod, Env: env, Tests: false}
+func analyzeModule(ctx context.Context, treeRoot, mod string, patterns []string, tests bool, env []string, rep *TreeReport) error {
+	cfg := &packages.Config{Context: ctx, Mode: loadMode, Dir: mod, Env: env, Tests: tests}
 	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -195,17 +198,27 @@ func analyzeModule(ctx context.Context, treeRoot, mod string, patterns []string,
 	// Facts flow from a package to those importing it when both were loaded from source; facts
 	// of dependencies read from export data are absent, which the analyzers tolerate.
 	facts := newFactStore()
+	// With tests, a package's files appear in it and in its test variant: a diagnostic is kept
+	// once, and a package is named once.
+	seenFinding := map[Finding]bool{}
+	seenPkg := map[string]bool{}
 	for _, pkg := range topo(pkgs) {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("analysis of %s stopped: %w", mod, err)
 		}
-		if len(pkg.Errors) > 0 {
+		if pkg.Name == "main" && strings.HasSuffix(pkg.PkgPath, ".test") {
+			continue // the generated test main
+		}
+		if len(pkg.Errors) > 0 && !seenPkg[pkg.PkgPath] {
 			rep.Degraded = append(rep.Degraded, Degraded{Package: pkg.PkgPath, Reason: degradeReason(pkg)})
 		}
 		if pkg.Types == nil || len(pkg.Syntax) == 0 {
 			continue
 		}
-		rep.Packages = append(rep.Packages, pkg.PkgPath)
+		if !seenPkg[pkg.PkgPath] {
+			seenPkg[pkg.PkgPath] = true
+			rep.Packages = append(rep.Packages, pkg.PkgPath)
+		}
 		d := &driver{pkg: pkg, facts: facts, results: map[*analysis.Analyzer]*outcome{}}
 		for _, c := range checks {
 			out := d.run(c.analyzer)
@@ -215,7 +228,8 @@ func analyzeModule(ctx context.Context, treeRoot, mod string, patterns []string,
 			}
 			for _, diag := range out.diags {
 				f, ok := d.finding(treeRoot, c, diag)
-				if ok {
+				if ok && !seenFinding[f] {
+					seenFinding[f] = true
 					rep.Findings = append(rep.Findings, f)
 				}
 			}

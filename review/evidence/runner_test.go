@@ -92,6 +92,32 @@ func TestRunWithMissingDependencyDegrades(t *testing.T) {
 	}
 }
 
+func TestRunAnalysesTestFilesWhenTheChangeHasThem(t *testing.T) {
+	base, head := t.TempDir(), t.TempDir()
+	for _, dir := range []string{base, head} {
+		write(t, dir+"/go.mod", "module example.com/tests\n\ngo 1.22\n")
+		write(t, dir+"/p/p.go", "package p\n\nimport \"sync\"\n\n// Box locks.\ntype Box struct{ mu sync.Mutex }\n\n// Take copies b.\nfunc Take(b Box) {}\n")
+	}
+	write(t, base+"/p/p_test.go", "package p\n\nimport \"testing\"\n\nfunc TestTake(t *testing.T) {\n\tt.Log(\"ok\")\n}\n")
+	write(t, head+"/p/p_test.go", "package p\n\nimport \"testing\"\n\nfunc TestTake(t *testing.T) {\n\tgo func() {\n\t\tt.Fatal(\"from a goroutine\")\n\t}()\n}\n")
+	res, err := Run(context.Background(), Options{BaseDir: base, HeadDir: head, Files: []string{"p/p_test.go"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// go vet's testinggoroutine and staticcheck's SA2002 both see the t.Fatal from a goroutine.
+	var got []string
+	for _, f := range res.New {
+		got = append(got, fmt.Sprintf("%s %s:%d %s", f.Rule, f.Path, f.Line, f.Func))
+	}
+	if strings.Join(got, ", ") != "SA2002 p/p_test.go:6 TestTake, testinggoroutine p/p_test.go:7 TestTake" {
+		t.Errorf("new = %q, want SA2002 and testinggoroutine in TestTake", got)
+	}
+	// The copied lock in p.go is in the package and in its test variant: one pre-existing finding.
+	if res.Preexisting != 1 || len(res.Packages) != 1 {
+		t.Errorf("preexisting %d packages %v, want 1 and [example.com/tests/p]", res.Preexisting, res.Packages)
+	}
+}
+
 func TestCompareIgnoresLineShiftsAndRenamedIdentifiers(t *testing.T) {
 	base := []Finding{
 		{Rule: "printf", Path: "a.go", Line: 10, Func: "F", Message: `fmt.Sprintf format %d has arg "x" of wrong type string`},
