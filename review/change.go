@@ -4,9 +4,12 @@
 package review
 
 import (
+	"context"
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/debatebot/debatebot/toulmin"
 )
 
 // LineKind says on which side of the change a line is.
@@ -153,6 +156,32 @@ type Change struct {
 	Commits []string
 	// Notes say what was left out of the change and why (binary files, ignored paths).
 	Notes []string
+	// Trees, when set, materialises the base and head trees of the change in directories for
+	// whole-tree analysis; cleanup removes them. A git range sets it; a bare diff cannot.
+	Trees func(ctx context.Context) (base, head string, cleanup func(), err error)
+	// reached holds lines outside the diff that whole-tree analysis found new defects on (a
+	// guard removed elsewhere made them reachable): citing them stays within the change.
+	reached map[string]map[int]bool
+}
+
+// reach brings path:line into the change's scope.
+func (c *Change) reach(path string, line int) {
+	if c.reached == nil {
+		c.reached = map[string]map[int]bool{}
+	}
+	if c.reached[path] == nil {
+		c.reached[path] = map[int]bool{}
+	}
+	c.reached[path][line] = true
+}
+
+// scopeEvidence brings the lines of whole-tree findings into scope.
+func (c *Change) scopeEvidence(ev []toulmin.Evidence) {
+	for _, e := range ev {
+		if isTypedGo(e.Analyzer) && e.Path != "" {
+			c.reach(e.Path, e.Line)
+		}
+	}
 }
 
 // File returns the file at path.
@@ -166,11 +195,14 @@ func (c *Change) File(p string) *File {
 }
 
 // HasPath implements toulmin.ChangeIndex.
-func (c *Change) HasPath(p string) bool { return c.File(p) != nil }
+func (c *Change) HasPath(p string) bool { return c.File(p) != nil || c.reached[p] != nil }
 
 // HasLine implements toulmin.ChangeIndex: a line is in the change when the diff shows it, as an
 // added or context line on the new side, or as a removed line of a deleted file.
 func (c *Change) HasLine(p string, n int) bool {
+	if c.reached[p][n] {
+		return true
+	}
 	f := c.File(p)
 	if f == nil || n < 1 {
 		return false

@@ -102,7 +102,18 @@ func (d *Debate) Run(ctx context.Context) (*toulmin.Transcript, error) {
 		DebateID:   d.ID(),
 		Repository: d.Repository, PRNumber: d.PRNumber, HeadSHA: c.HeadSHA, Trigger: d.trigger(),
 		Title: title, Question: d.Question, Index: c, Data: c,
-		Gather: func(ctx context.Context) ([]toulmin.Evidence, error) { return Gather(ctx, c, analyzers) },
+	}
+	var notes []string
+	subject.Gather = func(ctx context.Context) ([]toulmin.Evidence, error) {
+		ev, n, err := GatherWithNotes(ctx, c, analyzers)
+		notes = n
+		return ev, err
+	}
+	subject.GatherNotes = func() []string { return notes }
+	if d.Prior != nil {
+		// A resumed debate does not gather again: the whole-tree findings it already has keep
+		// their lines in scope.
+		c.scopeEvidence(d.Prior.Evidence)
 	}
 	t, err := engine.Resume(ctx, subject, d.Prior)
 	if err != nil {

@@ -22,6 +22,10 @@ type Analyzer interface {
 // into it.
 type Scan struct {
 	Change *Change
+	// ctx is the gathering's context (analyzers that run tools honour it).
+	ctx context.Context
+	// notes say what analyzers did beyond their findings, for the transcript.
+	notes []string
 	// analyzer is the name of the analyzer running now, stamped on what it reports.
 	analyzer string
 	found    []toulmin.Evidence
@@ -49,6 +53,17 @@ func (s *Scan) ReportSeverity(rule string, sev toulmin.Severity, path string, li
 	s.add(rule, sev, path, line, msg, "")
 }
 
+// Note adds a line to what the transcript says about evidence gathering.
+func (s *Scan) Note(msg string) { s.notes = append(s.notes, msg) }
+
+// Context is the context of the gathering.
+func (s *Scan) Context() context.Context {
+	if s.ctx == nil {
+		return context.Background()
+	}
+	return s.ctx
+}
+
 // Mitigation records that the check at path:line weakens findings of rule.
 func (s *Scan) Mitigation(rule, path string, line int, msg string) {
 	s.report(RuleMitigation, path, line, msg, rule)
@@ -63,6 +78,12 @@ func (s *Scan) report(rule, path string, line int, msg, mitigates string) {
 }
 
 func (s *Scan) add(rule string, sev toulmin.Severity, path string, line int, msg, mitigates string) {
+	s.addFrom(s.analyzer, rule, sev, path, line, msg, mitigates)
+}
+
+// addFrom records a finding of an analyzer other than the running one (a tool the running
+// analyzer drives, e.g. staticcheck under the type-checked Go analysis).
+func (s *Scan) addFrom(analyzer, rule string, sev toulmin.Severity, path string, line int, msg, mitigates string) {
 	key := fmt.Sprintf("%s|%s|%d|%s", rule, path, line, mitigates)
 	if path == "" {
 		key += "|" + msg // findings about the change's text (title, description, file names) differ by what they quote
@@ -81,7 +102,7 @@ func (s *Scan) add(rule string, sev toulmin.Severity, path string, line int, msg
 		}
 	}
 	s.found = append(s.found, toulmin.Evidence{
-		Analyzer: s.analyzer, Rule: rule, Stakeholder: Rules[rule].Stakeholder, Severity: sev,
+		Analyzer: analyzer, Rule: rule, Stakeholder: Rules[rule].Stakeholder, Severity: sev,
 		Path: path, Line: line, Message: msg, Snippet: snippet, Mitigates: mitigates,
 	})
 }
@@ -127,20 +148,28 @@ func (s *Scan) Evidence() []toulmin.Evidence {
 
 // DefaultAnalyzers returns every built-in analyzer.
 func DefaultAnalyzers() []Analyzer {
-	return []Analyzer{secretsAnalyzer{}, goAnalyzer{}, lineAnalyzer{}, promptInjectionAnalyzer{}, changeAnalyzer{}}
+	return []Analyzer{secretsAnalyzer{}, goAnalyzer{}, typedGoAnalyzer{}, lineAnalyzer{}, promptInjectionAnalyzer{}, changeAnalyzer{}}
 }
 
 // Gather runs the analyzers over the change once and returns the evidence.
 func Gather(ctx context.Context, c *Change, analyzers []Analyzer) ([]toulmin.Evidence, error) {
+	ev, _, err := GatherWithNotes(ctx, c, analyzers)
+	return ev, err
+}
+
+// GatherWithNotes is Gather that also returns what the analyzers said about their work (which
+// packages were analysed, which degraded, how many pre-existing findings were left out).
+func GatherWithNotes(ctx context.Context, c *Change, analyzers []Analyzer) ([]toulmin.Evidence, []string, error) {
 	s := NewScan(c)
+	s.ctx = ctx
 	for _, a := range analyzers {
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("evidence gathering stopped before %s: %w", a.Name(), err)
+			return nil, nil, fmt.Errorf("evidence gathering stopped before %s: %w", a.Name(), err)
 		}
 		s.analyzer = a.Name()
 		a.Analyze(s)
 	}
-	return s.Evidence(), nil
+	return s.Evidence(), s.notes, nil
 }
 
 func clip(s string, n int) string {

@@ -46,6 +46,20 @@ func FromGit(ctx context.Context, dir, spec string) (*Change, error) {
 		return nil, fmt.Errorf("failed to resolve %s: %w", head, err)
 	}
 	c.BaseRef, c.HeadRef, c.HeadSHA = base, head, strings.TrimSpace(string(sha))
+	// The base tree is the one the diff is taken from: the merge base for BASE...HEAD.
+	baseRev := base + "^{commit}"
+	if strings.Contains(spec, "...") {
+		mb, err := git(ctx, dir, "merge-base", base, head)
+		if err != nil {
+			return nil, fmt.Errorf("failed to find the merge base of %s: %w", spec, err)
+		}
+		baseRev = strings.TrimSpace(string(mb))
+	}
+	baseSHA, err := git(ctx, dir, "rev-parse", baseRev)
+	if err != nil {
+		return nil, fmt.Errorf("failed to resolve %s: %w", base, err)
+	}
+	c.Trees = gitTrees(dir, strings.TrimSpace(string(baseSHA)), c.HeadSHA)
 	if subject, err := git(ctx, dir, "log", "-1", "--format=%s", head); err == nil {
 		c.Title = strings.TrimSpace(string(subject))
 	}

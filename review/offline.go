@@ -127,6 +127,8 @@ func confidence(items []toulmin.Evidence) float64 {
 	switch items[0].Analyzer {
 	case "go-ast", "secrets":
 		c = 0.9
+	case AnalyzerGoVet, AnalyzerStaticcheck:
+		c = 0.95 // type-checked, over the whole tree
 	case "change":
 		c = 0.85
 	}

@@ -41,6 +41,9 @@ type Subject struct {
 	Index ChangeIndex
 	// Gather runs evidence gathering; the engine times it as the first phase.
 	Gather func(ctx context.Context) ([]Evidence, error)
+	// GatherNotes, when set, is asked after Gather returns for what the analyzers want said in
+	// the evidence phase's notes (what was analysed, what degraded, what was left out).
+	GatherNotes func() []string
 	// Data carries what agents need beyond the evidence (the change itself, for review's agents);
 	// the engine passes it through untouched.
 	Data any
@@ -489,6 +492,9 @@ func (r *run) gather(ctx context.Context, spec PhaseSpec, rec *PhaseRecord) erro
 	}
 	r.t.Evidence = ev
 	rec.Notes = append(rec.Notes, fmt.Sprintf("%d evidence items", len(ev)))
+	if r.subject.GatherNotes != nil {
+		rec.Notes = append(rec.Notes, r.subject.GatherNotes()...)
+	}
 	return nil
 }
 

@@ -413,3 +413,19 @@ func TestProtocolsValidate(t *testing.T) {
 		t.Errorf("Named(quick) = %v", err)
 	}
 }
+
+func TestEngineRecordsGatherNotes(t *testing.T) {
+	e, err := NewEngine(Standard(), []Agent{stakeholder("ok", "O", opener(voting.Approve))}, WithClock(fixedClock()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := subject()
+	s.GatherNotes = func() []string { return []string{"2 packages analysed"} }
+	tr, err := e.Run(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tr.Timeline[0].Notes; tr.Timeline[0].Phase != PhaseEvidence || len(got) != 2 || got[1] != "2 packages analysed" {
+		t.Errorf("evidence phase notes = %q", got)
+	}
+}

@@ -1,0 +1,48 @@
+package evidence
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Key identifies a finding independently of line numbers, as golangci-lint's new-from-rev
+// matches issues: the rule, the file, the enclosing function and the message with quoted text
+// and numbers normalised (a renamed variable or a shifted line does not make a finding new).
+func (f Finding) Key() string {
+	return strings.Join([]string{f.Rule, f.Path, f.Func, normalise(f.Message)}, "\x00")
+}
+
+var (
+	quoted  = regexp.MustCompile("\"(?:[^\"\\\\]|\\\\.)*\"|`[^`]*`|'(?:[^'\\\\]|\\\\.)*'")
+	numbers = regexp.MustCompile(`\b(?:0[xX][0-9a-fA-F]+|\d+(?:\.\d+)?)\b`)
+	// positions such as "at line 12" or "file.go:12:3" that some analyzers put in messages.
+	positions = regexp.MustCompile(`[\w./-]+\.go:\d+(?::\d+)?`)
+)
+
+func normalise(msg string) string {
+	msg = positions.ReplaceAllString(msg, "POS")
+	msg = quoted.ReplaceAllString(msg, "Q")
+	return numbers.ReplaceAllString(msg, "N")
+}
+
+// Compare returns the head findings that are new, and how many head findings the base already
+// had. A key with more occurrences in head than in base is new; its occurrences beyond the base's
+// count are reported, the last ones in head's order (the earlier ones are taken to be the base's,
+// which cannot be told apart without line numbers). Findings keep their head lines.
+func Compare(base, head []Finding) (fresh []Finding, preexisting int) {
+	inBase := map[string]int{}
+	for _, f := range base {
+		inBase[f.Key()]++
+	}
+	seen := map[string]int{}
+	for _, f := range head {
+		k := f.Key()
+		seen[k]++
+		if seen[k] <= inBase[k] {
+			preexisting++
+			continue
+		}
+		fresh = append(fresh, f)
+	}
+	return fresh, preexisting
+}

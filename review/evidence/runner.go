@@ -1,0 +1,520 @@
+package evidence
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"os"
+	"path"
+	"path/filepath"
+	"reflect"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/packages"
+)
+
+// Finding is one diagnostic of a check in one tree.
+type Finding struct {
+	Rule     string `json:"rule"`
+	Source   string `json:"source"`
+	Severity string `json:"severity"`
+	Topic    string `json:"topic"`
+	// Path is slash-separated and relative to the tree's root (the repository's root).
+	Path   string `json:"path"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
+	// Func is the enclosing function ("Recv.Name" for methods), empty at package level.
+	Func    string `json:"func,omitempty"`
+	Message string `json:"message"`
+}
+
+// Degraded says why a package was analysed only in part (or not at all).
+type Degraded struct {
+	Package string `json:"package"`
+	Reason  string `json:"reason"`
+}
+
+// TreeReport is what one tree's analysis found.
+type TreeReport struct {
+	// Packages are the import paths analysed.
+	Packages []string
+	Degraded []Degraded
+	Findings []Finding
+}
+
+// Result is the comparison of base and head.
+type Result struct {
+	// New are the head's findings that the base does not have, at their head lines.
+	New []Finding
+	// Preexisting counts head findings already present in the base.
+	Preexisting int
+	// Packages are the head packages analysed; Degraded those of either tree analysed in part.
+	Packages []string
+	Degraded []Degraded
+	Base     *TreeReport
+	Head     *TreeReport
+}
+
+// Options of a run.
+type Options struct {
+	// BaseDir and HeadDir are checkouts of the repository at the change's base and head.
+	BaseDir, HeadDir string
+	// Files are the changed files, slash-separated and relative to the repository's root; only
+	// Go files count (a deleted file counts in the base).
+	Files []string
+	// Env, when set, replaces the environment of the go command (the default is the process's
+	// environment with the network and toolchain downloads switched off).
+	Env []string
+}
+
+// Run analyses the packages the change touches in both trees and reports what is new in head.
+func Run(ctx context.Context, opts Options) (*Result, error) {
+	var base, head *TreeReport
+	var baseErr, headErr error
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		base, baseErr = AnalyzeTree(ctx, opts.BaseDir, opts.Files, opts.Env)
+	}()
+	head, headErr = AnalyzeTree(ctx, opts.HeadDir, opts.Files, opts.Env)
+	wg.Wait()
+	if err := errors.Join(baseErr, headErr); err != nil {
+		return nil, err
+	}
+	res := &Result{Packages: head.Packages, Base: base, Head: head}
+	res.New, res.Preexisting = Compare(base.Findings, head.Findings)
+	seen := map[string]bool{}
+	for _, d := range append(append([]Degraded(nil), head.Degraded...), base.Degraded...) {
+		if !seen[d.Package] {
+			seen[d.Package] = true
+			res.Degraded = append(res.Degraded, d)
+		}
+	}
+	return res, nil
+}
+
+// Env is the go command's environment for analysis: no network (a missing dependency degrades
+// the package that needs it), no toolchain download, no workspace of the caller's.
+func Env() []string {
+	return append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=mod", "GOWORK=off", "GOTOOLCHAIN=local", "GONOSUMDB=*", "GOSUMDB=off")
+}
+
+// AnalyzeTree loads the packages of the directories holding files (those that exist in the tree)
+// and runs every check over them.
+func AnalyzeTree(ctx context.Context, root string, files []string, env []string) (*TreeReport, error) {
+	if env == nil {
+		env = Env()
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("failed to resolve tree %s: %w", root, err)
+	}
+	rep := &TreeReport{}
+	// Group the touched directories by the module that holds them; a module whose changed files
+	// include tests is loaded with its test packages.
+	modules := map[string][]string{}
+	withTests := map[string]bool{}
+	for _, f := range files {
+		if !strings.HasSuffix(f, ".go") || !filepath.IsLocal(filepath.FromSlash(f)) {
+			continue
+		}
+		dir := filepath.Join(abs, filepath.FromSlash(path.Dir(f)))
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			continue
+		}
+		mod, ok := moduleRoot(abs, dir)
+		if !ok {
+			rep.Degraded = append(rep.Degraded, Degraded{Package: path.Dir(f), Reason: "no go.mod above it in the tree; not analysed"})
+			continue
+		}
+		rel, err := filepath.Rel(mod, dir)
+		if err != nil {
+			return nil, fmt.Errorf("failed to place %s in its module: %w", dir, err)
+		}
+		pattern := "./" + filepath.ToSlash(rel)
+		withTests[mod] = withTests[mod] || strings.HasSuffix(f, "_test.go")
+		if !contains(modules[mod], pattern) {
+			modules[mod] = append(modules[mod], pattern)
+		}
+	}
+	mods := make([]string, 0, len(modules))
+	for m := range modules {
+		mods = append(mods, m)
+	}
+	sort.Strings(mods)
+	for _, mod := range mods {
+		if err := analyzeModule(ctx, abs, mod, modules[mod], withTests[mod], env, rep); err != nil {
+			return nil, err
+		}
+	}
+	sortFindings(rep.Findings)
+	return rep, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func moduleRoot(treeRoot, dir string) (string, bool) {
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d, true
+		}
+		if d == treeRoot || len(d) <= len(treeRoot) || d == filepath.Dir(d) {
+			return "", false
+		}
+	}
+}
+
+const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedImports |
+	packages.NeedTypes | packages.NeedTypesSizes | packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule
+
+func analyzeModule(ctx context.Context, treeRoot, mod string, patterns []string, tests bool, env []string, rep *TreeReport) error {
+	cfg := &packages.Config{Context: ctx, Mode: loadMode, Dir: mod, Env: env, Tests: tests}
+	pkgs, err := packages.Load(cfg, patterns...)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("loading packages of %s stopped: %w", mod, ctx.Err())
+		}
+		// go list itself failed (no go command, a broken go.mod): every package is degraded.
+		for _, p := range patterns {
+			rep.Degraded = append(rep.Degraded, Degraded{Package: p, Reason: "not loaded: " + clip(err.Error(), 300)})
+		}
+		return nil
+	}
+	// Facts flow from a package to those importing it when both were loaded from source; facts
+	// of dependencies read from export data are absent, which the analyzers tolerate.
+	facts := newFactStore()
+	// With tests, a package's files appear in it and in its test variant: a diagnostic is kept
+	// once, and a package is named once.
+	seenFinding := map[Finding]bool{}
+	seenPkg := map[string]bool{}
+	for _, pkg := range topo(pkgs) {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("analysis of %s stopped: %w", mod, err)
+		}
+		if pkg.Name == "main" && strings.HasSuffix(pkg.PkgPath, ".test") {
+			continue // the generated test main
+		}
+		if len(pkg.Errors) > 0 && !seenPkg[pkg.PkgPath] {
+			rep.Degraded = append(rep.Degraded, Degraded{Package: pkg.PkgPath, Reason: degradeReason(pkg)})
+		}
+		if pkg.Types == nil || len(pkg.Syntax) == 0 {
+			continue
+		}
+		if !seenPkg[pkg.PkgPath] {
+			seenPkg[pkg.PkgPath] = true
+			rep.Packages = append(rep.Packages, pkg.PkgPath)
+		}
+		d := &driver{pkg: pkg, facts: facts, results: map[*analysis.Analyzer]*outcome{}}
+		for _, c := range checks {
+			out := d.run(c.analyzer)
+			if out.err != nil {
+				rep.Degraded = append(rep.Degraded, Degraded{Package: pkg.PkgPath, Reason: fmt.Sprintf("%s did not run: %s", c.Rule, clip(out.err.Error(), 200))})
+				continue
+			}
+			for _, diag := range out.diags {
+				f, ok := d.finding(treeRoot, c, diag)
+				if ok && !seenFinding[f] {
+					seenFinding[f] = true
+					rep.Findings = append(rep.Findings, f)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func degradeReason(pkg *packages.Package) string {
+	var msgs []string
+	seen := map[string]bool{}
+	for _, e := range pkg.Errors {
+		for _, m := range strings.Split(e.Msg, "\n") {
+			m = strings.TrimSpace(m)
+			if m == "" || strings.HasPrefix(m, "# ") || seen[m] {
+				continue
+			}
+			seen[m] = true
+			msgs = append(msgs, m)
+		}
+	}
+	if len(msgs) > 3 {
+		msgs = append(msgs[:3], fmt.Sprintf("and %d more", len(msgs)-3))
+	}
+	return "type information incomplete, analysed what type-checks: " + clip(strings.Join(msgs, "; "), 400)
+}
+
+// topo orders the loaded packages (roots and what they import, loaded or not) so that a package
+// comes after those it imports; only the roots are analysed, which are the ones with syntax.
+func topo(roots []*packages.Package) []*packages.Package {
+	isRoot := map[*packages.Package]bool{}
+	for _, p := range roots {
+		isRoot[p] = true
+	}
+	var out []*packages.Package
+	seen := map[*packages.Package]bool{}
+	var visit func(p *packages.Package)
+	visit = func(p *packages.Package) {
+		if seen[p] {
+			return
+		}
+		seen[p] = true
+		paths := make([]string, 0, len(p.Imports))
+		for ip := range p.Imports {
+			paths = append(paths, ip)
+		}
+		sort.Strings(paths)
+		for _, ip := range paths {
+			visit(p.Imports[ip])
+		}
+		if isRoot[p] {
+			out = append(out, p)
+		}
+	}
+	for _, p := range roots {
+		visit(p)
+	}
+	return out
+}
+
+type outcome struct {
+	result any
+	diags  []analysis.Diagnostic
+	err    error
+}
+
+// driver runs analyzers over one package, each once, after what it requires (analysis.Pass with
+// ResultOf filled in), sharing facts through the module's store.
+type driver struct {
+	pkg     *packages.Package
+	facts   *factStore
+	results map[*analysis.Analyzer]*outcome
+}
+
+func (d *driver) run(a *analysis.Analyzer) *outcome {
+	if out, ok := d.results[a]; ok {
+		return out
+	}
+	out := &outcome{}
+	d.results[a] = out
+	inputs := map[*analysis.Analyzer]any{}
+	for _, req := range a.Requires {
+		r := d.run(req)
+		if r.err != nil {
+			out.err = fmt.Errorf("requires %s: %w", req.Name, r.err)
+			return out
+		}
+		inputs[req] = r.result
+	}
+	pkg := d.pkg
+	module := &analysis.Module{}
+	if pkg.Module != nil {
+		module.Path, module.GoVersion = pkg.Module.Path, pkg.Module.GoVersion
+	}
+	pass := &analysis.Pass{
+		Analyzer: a, Fset: pkg.Fset, Files: pkg.Syntax, OtherFiles: pkg.OtherFiles, IgnoredFiles: pkg.IgnoredFiles,
+		Pkg: pkg.Types, TypesInfo: pkg.TypesInfo, TypesSizes: pkg.TypesSizes, TypeErrors: pkg.TypeErrors,
+		Module: module, ResultOf: inputs,
+		Report:   func(diag analysis.Diagnostic) { out.diags = append(out.diags, diag) },
+		ReadFile: os.ReadFile,
+		ImportObjectFact: func(obj types.Object, fact analysis.Fact) bool {
+			return d.facts.importObject(a, obj, fact)
+		},
+		ExportObjectFact: func(obj types.Object, fact analysis.Fact) {
+			d.facts.exportObject(a, obj, fact)
+		},
+		ImportPackageFact: func(p *types.Package, fact analysis.Fact) bool {
+			return d.facts.importPackage(a, p, fact)
+		},
+		ExportPackageFact: func(fact analysis.Fact) { d.facts.exportPackage(a, pkg.Types, fact) },
+		AllObjectFacts:    func() []analysis.ObjectFact { return d.facts.allObjects(a) },
+		AllPackageFacts:   func() []analysis.PackageFact { return d.facts.allPackages(a) },
+	}
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				// An analyzer that trips over ill-typed code loses this package only.
+				out.err = fmt.Errorf("panic: %v (%s)", r, firstFrame(debug.Stack()))
+			}
+		}()
+		res, err := a.Run(pass)
+		out.result = res
+		if err != nil {
+			out.err = fmt.Errorf("%s: %w", a.Name, err)
+		}
+	}()
+	return out
+}
+
+func firstFrame(stack []byte) string {
+	lines := strings.Split(string(stack), "\n")
+	for i, l := range lines {
+		if strings.Contains(l, "panic(") && i+3 < len(lines) {
+			return strings.TrimSpace(lines[i+3])
+		}
+	}
+	return ""
+}
+
+func (d *driver) finding(treeRoot string, c Check, diag analysis.Diagnostic) (Finding, bool) {
+	pos := d.pkg.Fset.Position(diag.Pos)
+	if !pos.IsValid() {
+		return Finding{}, false
+	}
+	rel, err := filepath.Rel(treeRoot, pos.Filename)
+	if err != nil || !filepath.IsLocal(rel) {
+		return Finding{}, false // in the build cache (cgo, generated) or outside the tree
+	}
+	return Finding{
+		Rule: c.Rule, Source: c.Source, Severity: c.Severity, Topic: c.Topic,
+		Path: filepath.ToSlash(rel), Line: pos.Line, Column: pos.Column,
+		Func: enclosingFunc(d.pkg, diag.Pos), Message: diag.Message,
+	}, true
+}
+
+// enclosingFunc names the top-level function or method declaration holding pos.
+func enclosingFunc(pkg *packages.Package, pos token.Pos) string {
+	for _, f := range pkg.Syntax {
+		if pos < f.Pos() || pos > f.End() {
+			continue
+		}
+		for _, decl := range f.Decls {
+			fd, ok := decl.(*ast.FuncDecl)
+			if !ok || pos < fd.Pos() || pos > fd.End() {
+				continue
+			}
+			if fd.Recv != nil && len(fd.Recv.List) > 0 {
+				return recvName(fd.Recv.List[0].Type) + "." + fd.Name.Name
+			}
+			return fd.Name.Name
+		}
+	}
+	return ""
+}
+
+func recvName(e ast.Expr) string {
+	switch t := e.(type) {
+	case *ast.StarExpr:
+		return recvName(t.X)
+	case *ast.IndexExpr:
+		return recvName(t.X)
+	case *ast.IndexListExpr:
+		return recvName(t.X)
+	case *ast.Ident:
+		return t.Name
+	}
+	return ""
+}
+
+// factStore keeps the facts analyzers export, per analyzer, for the packages of one load.
+type factStore struct {
+	mu      sync.Mutex
+	objects map[factKey]analysis.Fact
+	pkgs    map[factKey]analysis.Fact
+}
+
+type factKey struct {
+	a   *analysis.Analyzer
+	obj any // types.Object or *types.Package
+	t   reflect.Type
+}
+
+func newFactStore() *factStore {
+	return &factStore{objects: map[factKey]analysis.Fact{}, pkgs: map[factKey]analysis.Fact{}}
+}
+
+func (s *factStore) importObject(a *analysis.Analyzer, obj types.Object, fact analysis.Fact) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.objects[factKey{a, obj, reflect.TypeOf(fact)}]
+	if ok {
+		reflect.ValueOf(fact).Elem().Set(reflect.ValueOf(v).Elem())
+	}
+	return ok
+}
+
+func (s *factStore) exportObject(a *analysis.Analyzer, obj types.Object, fact analysis.Fact) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.objects[factKey{a, obj, reflect.TypeOf(fact)}] = fact
+}
+
+func (s *factStore) importPackage(a *analysis.Analyzer, p *types.Package, fact analysis.Fact) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.pkgs[factKey{a, p, reflect.TypeOf(fact)}]
+	if ok {
+		reflect.ValueOf(fact).Elem().Set(reflect.ValueOf(v).Elem())
+	}
+	return ok
+}
+
+func (s *factStore) exportPackage(a *analysis.Analyzer, p *types.Package, fact analysis.Fact) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pkgs[factKey{a, p, reflect.TypeOf(fact)}] = fact
+}
+
+func (s *factStore) allObjects(a *analysis.Analyzer) []analysis.ObjectFact {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []analysis.ObjectFact
+	for k, f := range s.objects {
+		if k.a == a {
+			out = append(out, analysis.ObjectFact{Object: k.obj.(types.Object), Fact: f})
+		}
+	}
+	return out
+}
+
+func (s *factStore) allPackages(a *analysis.Analyzer) []analysis.PackageFact {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []analysis.PackageFact
+	for k, f := range s.pkgs {
+		if k.a == a {
+			out = append(out, analysis.PackageFact{Package: k.obj.(*types.Package), Fact: f})
+		}
+	}
+	return out
+}
+
+func sortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Column != b.Column {
+			return a.Column < b.Column
+		}
+		return a.Rule < b.Rule
+	})
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && (s[cut]&0xC0) == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}

@@ -1,0 +1,139 @@
+package review
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/toulmin"
+)
+
+// Analyzer names of the type-checked Go checks (review/evidence): the x/tools passes run as go
+// vet runs them, and staticcheck's SA checks.
+const (
+	AnalyzerGoVet       = "go vet"
+	AnalyzerStaticcheck = "staticcheck"
+)
+
+func isTypedGo(analyzer string) bool {
+	return analyzer == AnalyzerGoVet || analyzer == AnalyzerStaticcheck
+}
+
+// topicWarrants say why a type-checked finding of each kind matters.
+var topicWarrants = map[string]struct{ stakeholder, warrant, tradeOff string }{
+	evidence.TopicCorrectness: {Maintainability, "Type-checked analysis of the whole head tree shows a defect on a path the code can take; it is a bug, not a matter of style", "none: the fix is local"},
+	evidence.TopicConcurrency: {Maintainability, "Type-checked analysis shows a concurrency defect (a copied lock, a racy or misused primitive); such bugs corrupt state intermittently and are hard to reproduce", "none: the fix is local"},
+	evidence.TopicResource:    {Performance, "Type-checked analysis shows a resource that is never released (a context, a response body); under load the leak exhausts memory, connections or goroutines", "none: releasing the resource costs nothing"},
+	evidence.TopicPerformance: {Performance, "Type-checked analysis shows work repeated or wasted on every call", "a little more code"},
+}
+
+// fixes say what to do about the findings of the go vet passes most likely to block a change;
+// the other checks point at their documentation.
+var fixes = map[string]string{
+	"nilness":      "handle the nil case before the dereference (restore the guard if the change removed it)",
+	"lostcancel":   "call the cancel function on every path (defer cancel() right after creating the context)",
+	"copylocks":    "pass and store the value by pointer so that its lock is not copied",
+	"httpresponse": "check the error before using the response (defer resp.Body.Close() after the check)",
+	"loopclosure":  "pass the loop variable to the closure as an argument, or copy it inside the loop",
+	"atomic":       "use the result of the atomic operation instead of assigning it back to the variable",
+	"printf":       "make the format verbs match the arguments",
+	"unusedresult": "use the result of the call",
+	"errorsas":     "pass a pointer to a variable of the error type to errors.As",
+	"unmarshal":    "pass a pointer to Unmarshal/Decode",
+	"waitgroup":    "call WaitGroup.Add before starting the goroutine, not inside it",
+}
+
+// The type-checked checks join the rule catalog under their own names (e.g. "nilness", "SA5011").
+func init() {
+	for _, c := range evidence.Checks() {
+		if _, taken := Rules[c.Rule]; taken {
+			panic(fmt.Sprintf("review: check %s collides with a hand-written rule", c.Rule))
+		}
+		w := topicWarrants[c.Topic]
+		Rules[c.Rule] = Rule{
+			ID: c.Rule, Stakeholder: w.stakeholder, Severity: toulmin.Severity(c.Severity),
+			Title: c.Title, Warrant: w.warrant, Reference: c.Source + " " + c.Rule + ": " + c.URL,
+			Fix:      fix(c),
+			Rebuttal: "unless the path cannot be taken at run time", TradeOff: w.tradeOff,
+		}
+	}
+}
+
+// typedGoAnalyzer runs the type-checked Go analysis (review/evidence) over the change's whole
+// base and head trees, when the change can materialise them (a git range), and reports the
+// findings that are new in head. The hand-written Go analyzer keeps running beside it.
+type typedGoAnalyzer struct{}
+
+func (typedGoAnalyzer) Name() string { return "go-typed" }
+
+func (typedGoAnalyzer) Analyze(s *Scan) {
+	c := s.Change
+	if c.Trees == nil {
+		return
+	}
+	var files []string
+	for _, f := range c.Files {
+		for _, p := range []string{f.Path, f.OldPath} {
+			if strings.HasSuffix(p, ".go") && !contains(files, p) {
+				files = append(files, p)
+			}
+		}
+	}
+	if len(files) == 0 {
+		return
+	}
+	ctx := s.Context()
+	base, head, cleanup, err := c.Trees(ctx)
+	if err != nil {
+		s.Note("type-checked Go analysis skipped: " + clip(err.Error(), 300))
+		return
+	}
+	defer cleanup()
+	res, err := evidence.Run(ctx, evidence.Options{BaseDir: base, HeadDir: head, Files: files})
+	if err != nil {
+		s.Note("type-checked Go analysis failed: " + clip(err.Error(), 300))
+		return
+	}
+	for _, f := range res.New {
+		msg := f.Message
+		if f.Func != "" {
+			msg += " (in " + f.Func + ")"
+		}
+		if !c.HasLine(f.Path, f.Line) {
+			msg += "; new in head on a line the diff does not show: the change made it reachable"
+		}
+		c.reach(f.Path, f.Line)
+		s.addFrom(f.Source, f.Rule, toulmin.Severity(f.Severity), f.Path, f.Line, msg, "")
+	}
+	s.Note(typedGoNote(res))
+}
+
+func fix(c evidence.Check) string {
+	if f, ok := fixes[c.Rule]; ok {
+		return f
+	}
+	return "fix what " + c.Source + " " + c.Rule + " reports: " + strings.ToLower(c.Title[:1]) + c.Title[1:] + " (" + c.URL + ")"
+}
+
+func typedGoNote(res *evidence.Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "type-checked Go analysis (go vet passes, staticcheck) of %d package(s) in base and head: %s; %d new finding(s), %d pre-existing finding(s) left out",
+		len(res.Packages), strings.Join(limitNames(res.Packages, 8), ", "), len(res.New), res.Preexisting)
+	if len(res.Degraded) > 0 {
+		var d []string
+		for _, x := range res.Degraded {
+			d = append(d, x.Package+" ("+clip(x.Reason, 160)+")")
+		}
+		fmt.Fprintf(&b, "; degraded: %s", strings.Join(limitNames(d, 5), "; "))
+	}
+	return b.String()
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,160 @@
+package review
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/debatebot/debatebot/toulmin"
+)
+
+// gitRepoFromTrees commits the base tree on main and the head tree on feature.
+func gitRepoFromTrees(t testing.TB, base, head string) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("git is required for this test; .ci/run installs it")
+	}
+	dir := t.TempDir()
+	gitDo := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.email=t@example.com", "-c", "user.name=t"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	gitDo("init", "-q", "-b", "main")
+	copyTree(t, base, dir)
+	gitDo("add", "-A")
+	gitDo("commit", "-qm", "base")
+	gitDo("checkout", "-qb", "feature")
+	copyTree(t, head, dir)
+	gitDo("add", "-A")
+	gitDo("commit", "-qm", "head")
+	return dir
+}
+
+func copyTree(t testing.TB, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(from, p)
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Join(to, filepath.Dir(rel)), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatalf("copy %s: %v", from, err)
+	}
+}
+
+func TestGitRangeGathersTypeCheckedFindings(t *testing.T) {
+	repo := gitRepoFromTrees(t, "evidence/testdata/basic/base", "evidence/testdata/basic/head")
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // where the trees are materialised, to see them removed
+	ctx := context.Background()
+	c, err := FromGit(ctx, repo, "main..feature")
+	if err != nil {
+		t.Fatalf("FromGit: %v", err)
+	}
+	ev, notes, err := GatherWithNotes(ctx, c, DefaultAnalyzers())
+	if err != nil {
+		t.Fatalf("GatherWithNotes: %v", err)
+	}
+	var nil64 *toulmin.Evidence
+	for i, e := range ev {
+		if e.Path == "app/app.go" && e.Line == 72 {
+			t.Errorf("pre-existing finding reported: %+v", e)
+		}
+		if e.Rule == "nilness" && e.Line == 64 {
+			nil64 = &ev[i]
+		}
+	}
+	if nil64 == nil {
+		t.Fatalf("no nilness evidence at app/app.go:64:\n%s", dump(ev))
+	}
+	if nil64.Analyzer != AnalyzerGoVet || nil64.Stakeholder != Maintainability || nil64.Severity != toulmin.SeverityHigh ||
+		nil64.Snippet != `log.Printf("using %s", cfg.Name)` || !strings.Contains(nil64.Message, "the change made it reachable") {
+		t.Errorf("nilness evidence = %+v", *nil64)
+	}
+	if !c.HasLine("app/app.go", 64) {
+		t.Errorf("the line of a whole-tree finding is not in the change's scope")
+	}
+	if c.HasLine("app/app.go", 72) {
+		t.Errorf("a line no finding reached is in scope")
+	}
+	for _, rule := range []string{"lostcancel", "copylocks", "httpresponse", "SA5001", "SA5007"} {
+		if len(found(ev, rule)) == 0 {
+			t.Errorf("no %s evidence:\n%s", rule, dump(ev))
+		}
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "7 new finding(s), 1 pre-existing finding(s) left out") {
+		t.Errorf("notes = %q", notes)
+	}
+	left, err := os.ReadDir(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range left {
+		if strings.HasPrefix(e.Name(), "debatebot-trees-") {
+			t.Errorf("materialised trees left behind: %s", e.Name())
+		}
+	}
+}
+
+func TestDiffWithoutTreesRunsNoTypedAnalysis(t *testing.T) {
+	c := changeOf(t, map[string]string{"app/app.go": "package app\n\nfunc F(p *int) int {\n\tif p == nil {\n\t\treturn *p\n\t}\n\treturn 0\n}\n"})
+	ev, notes, err := GatherWithNotes(context.Background(), c, DefaultAnalyzers())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ev {
+		if isTypedGo(e.Analyzer) {
+			t.Errorf("typed evidence without trees: %+v", e)
+		}
+	}
+	if len(notes) != 0 {
+		t.Errorf("notes = %q", notes)
+	}
+}
+
+func TestResumedDebateKeepsWholeTreeFindingsInScope(t *testing.T) {
+	c := &Change{}
+	c.scopeEvidence([]toulmin.Evidence{
+		{Analyzer: AnalyzerStaticcheck, Rule: "SA5007", Path: "a/a.go", Line: 9},
+		{Analyzer: "go-ast", Rule: RuleSQLInjection, Path: "b/b.go", Line: 3},
+	})
+	if !c.HasPath("a/a.go") || !c.HasLine("a/a.go", 9) || c.HasLine("a/a.go", 10) {
+		t.Errorf("a staticcheck finding's line is not in scope alone")
+	}
+	if c.HasPath("b/b.go") {
+		t.Errorf("a hand-written analyzer's finding brought its file into scope")
+	}
+}
+
+// Every type-checked check is a rule of the catalog with a stakeholder of the default panel.
+func TestTypedChecksAreRules(t *testing.T) {
+	for _, name := range []string{"nilness", "lostcancel", "copylocks", "httpresponse", "SA5007", "SA6000"} {
+		r, ok := Rules[name]
+		if !ok {
+			t.Errorf("%s is not a rule", name)
+			continue
+		}
+		if r.Stakeholder != Maintainability && r.Stakeholder != Performance || !r.Severity.Valid() || r.Warrant == "" || r.Fix == "" || r.Title == "" {
+			t.Errorf("rule %s = %+v", name, r)
+		}
+	}
+}
