@@ -2,67 +2,16 @@ package review
 
 import (
 	"context"
-	"io/fs"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review/gittest"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
-// gitRepoFromTrees commits the base tree on main and the head tree on feature.
-func gitRepoFromTrees(t testing.TB, base, head string) string {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Fatal("git is required for this test; .ci/run installs it")
-	}
-	dir := t.TempDir()
-	gitDo := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.email=t@example.com", "-c", "user.name=t"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	gitDo("init", "-q", "-b", "main")
-	copyTree(t, base, dir)
-	gitDo("add", "-A")
-	gitDo("commit", "-qm", "base")
-	gitDo("checkout", "-qb", "feature")
-	copyTree(t, head, dir)
-	gitDo("add", "-A")
-	gitDo("commit", "-qm", "head")
-	return dir
-}
-
-func copyTree(t testing.TB, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, err := filepath.Rel(from, p)
-		if err != nil {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if err := os.MkdirAll(filepath.Join(to, filepath.Dir(rel)), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(to, rel), data, 0o644)
-	})
-	if err != nil {
-		t.Fatalf("copy %s: %v", from, err)
-	}
-}
-
 func TestGitRangeGathersTypeCheckedFindings(t *testing.T) {
-	repo := gitRepoFromTrees(t, "evidence/testdata/basic/base", "evidence/testdata/basic/head")
+	repo := gittest.FromTrees(t, "evidence/testdata/basic/base", "evidence/testdata/basic/head")
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp) // where the trees are materialised, to see them removed
 	ctx := context.Background()

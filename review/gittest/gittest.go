@@ -1,0 +1,62 @@
+// Package gittest builds git repositories for tests from trees on disk: the base tree committed
+// on main and the head tree on feature, as a pull request would have them.
+package gittest
+
+import (
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// FromTrees returns a new repository whose main branch holds the base tree and whose feature
+// branch, one commit later, holds the head tree (files of base that head lacks are kept).
+func FromTrees(t testing.TB, base, head string) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("git is required for this test; .ci/run installs it")
+	}
+	dir := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.email=t@example.com", "-c", "user.name=t"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	CopyTree(t, base, dir)
+	git("add", "-A")
+	git("commit", "-qm", "base")
+	git("checkout", "-qb", "feature")
+	CopyTree(t, head, dir)
+	git("add", "-A")
+	git("commit", "-qm", "head")
+	return dir
+}
+
+// CopyTree copies the files below from into to, making the folders it needs.
+func CopyTree(t testing.TB, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(from, p)
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Join(to, filepath.Dir(rel)), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatalf("copy %s: %v", from, err)
+	}
+}
