@@ -159,6 +159,9 @@ type Change struct {
 	// Trees, when set, materialises the base and head trees of the change in directories for
 	// whole-tree analysis; cleanup removes them. A git range sets it; a bare diff cannot.
 	Trees func(ctx context.Context) (base, head string, cleanup func(), err error)
+	// NoTrees, when Trees is nil, says in the transcript why the analysis saw only the diff's
+	// hunks and how to give it whole trees (e.g. HunksOnlyNote for a bare diff).
+	NoTrees string
 	// reached holds lines outside the diff that whole-tree analysis found new defects on (a
 	// guard removed elsewhere made them reachable): citing them stays within the change.
 	reached map[string]map[int]bool

@@ -22,6 +22,14 @@ func (e *InputError) Error() string { return e.Source + ": " + e.Problem }
 
 // ReadDiff reads a unified diff of at most max bytes from r, naming it source in errors.
 func ReadDiff(r io.Reader, source string, max int64) (*Change, error) {
+	data, err := readDiffData(r, source, max)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDiff(data, source)
+}
+
+func readDiffData(r io.Reader, source string, max int64) ([]byte, error) {
 	if max <= 0 {
 		max = DefaultMaxDiffBytes
 	}
@@ -32,7 +40,7 @@ func ReadDiff(r io.Reader, source string, max int64) (*Change, error) {
 	if int64(len(data)) > max {
 		return nil, &InputError{source, fmt.Sprintf("larger than the %s a diff may have (a huge change is better debated in parts)", humanBytes(max))}
 	}
-	return ParseDiff(data, source)
+	return data, nil
 }
 
 // ParseDiff parses a unified diff (git's or diff -u's) into a Change.

@@ -162,6 +162,9 @@ func Gather(ctx context.Context, c *Change, analyzers []Analyzer) ([]toulmin.Evi
 func GatherWithNotes(ctx context.Context, c *Change, analyzers []Analyzer) ([]toulmin.Evidence, []string, error) {
 	s := NewScan(c)
 	s.ctx = ctx
+	if c.Trees == nil && c.NoTrees != "" {
+		s.Note(c.NoTrees)
+	}
 	for _, a := range analyzers {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, fmt.Errorf("evidence gathering stopped before %s: %w", a.Name(), err)

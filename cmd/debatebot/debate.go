@@ -43,7 +43,7 @@ func isInputError(err error) bool {
 
 type debateFlags struct {
 	diff, git, question, format, protocol, configFile, dir string
-	offline                                                bool
+	offline, dirSet                                        bool
 	maxDiff                                                int64
 }
 
@@ -57,18 +57,19 @@ func parseDebateFlags(args []string, stderr io.Writer) (*debateFlags, error) {
 	fs.StringVar(&f.format, "format", "markdown", "output: markdown (transcript and record) or json (decision record)")
 	fs.StringVar(&f.protocol, "protocol", "", "standard, fast-track or extended (default: the config's, else standard)")
 	fs.StringVar(&f.configFile, "config", "", "a debatebot.yml to use (default: the embedded defaults)")
-	fs.StringVar(&f.dir, "dir", ".", "repository directory for --git")
+	fs.StringVar(&f.dir, "dir", ".", "with --git: the repository; with --diff: a checkout of the diff's base (the head is the diff applied to a copy of it, for whole-tree analysis)")
 	fs.BoolVar(&f.offline, "offline", false, "use offline agents even when a model is configured")
 	fs.Int64Var(&f.maxDiff, "max-diff-bytes", review.DefaultMaxDiffBytes, "largest diff accepted")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stderr, "Usage: debatebot debate (--diff FILE | --git BASE..HEAD | --question TEXT) [flags]")
+			fmt.Fprintln(stderr, "Usage: debatebot debate (--diff FILE [--dir BASE] | --git BASE..HEAD | --question TEXT) [flags]")
 			fs.SetOutput(stderr)
 			fs.PrintDefaults()
 			return nil, errHelp
 		}
 		return nil, &usageError{strings.TrimSpace(err.Error()) + " (run 'debatebot debate -h' for the flags)"}
 	}
+	fs.Visit(func(fl *flag.Flag) { f.dirSet = f.dirSet || fl.Name == "dir" })
 	if fs.NArg() > 0 {
 		return nil, &usageError{fmt.Sprintf("unexpected argument %q (run 'debatebot debate -h' for the flags)", fs.Arg(0))}
 	}
@@ -80,6 +81,9 @@ func parseDebateFlags(args []string, stderr io.Writer) (*debateFlags, error) {
 	}
 	if n != 1 {
 		return nil, &usageError{"give exactly one of --diff FILE, --git BASE..HEAD or --question TEXT"}
+	}
+	if f.dirSet && f.question != "" {
+		return nil, &usageError{"--dir goes with --git or --diff, not --question"}
 	}
 	if f.format != "markdown" && f.format != "json" {
 		return nil, &usageError{fmt.Sprintf("--format %q: want markdown or json", f.format)}
@@ -110,7 +114,14 @@ func debate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	var change *review.Change
 	switch {
 	case f.diff != "":
-		change, err = readDiff(f.diff, stdin, f.maxDiff)
+		base := ""
+		if f.dirSet {
+			base = f.dir
+		}
+		change, err = readDiff(f.diff, stdin, f.maxDiff, base)
+		if err == nil && base == "" {
+			change.NoTrees = review.HunksOnlyNote
+		}
 	case f.git != "":
 		change, err = review.FromGit(ctx, f.dir, f.git)
 	}
@@ -167,9 +178,17 @@ func debate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	return err
 }
 
-func readDiff(name string, stdin io.Reader, max int64) (*review.Change, error) {
+// readDiff reads the diff at name (- for stdin); with base, a checkout of the diff's base, the
+// change carries both trees (the head is the diff applied to a copy of base).
+func readDiff(name string, stdin io.Reader, max int64, base string) (*review.Change, error) {
+	read := func(r io.Reader, source string) (*review.Change, error) {
+		if base != "" {
+			return review.ReadDiffOnBase(r, source, max, base)
+		}
+		return review.ReadDiff(r, source, max)
+	}
 	if name == "-" {
-		return review.ReadDiff(stdin, "stdin", max)
+		return read(stdin, "stdin")
 	}
 	st, err := os.Stat(name)
 	if err != nil {
@@ -183,7 +202,7 @@ func readDiff(name string, stdin io.Reader, max int64) (*review.Change, error) {
 		return nil, &review.InputError{Source: name, Problem: "cannot read: " + unwrapPath(err).Error()}
 	}
 	defer file.Close()
-	return review.ReadDiff(file, name, max)
+	return read(file, name)
 }
 
 // unwrapPath drops the path from *fs.PathError, which the caller already names.

@@ -1,6 +1,7 @@
 // Command debatebot reviews changes by a structured debate among stakeholder agents.
 //
-//	debatebot debate --diff change.diff      debate a unified diff (- for stdin)
+//	debatebot debate --diff change.diff      debate a unified diff (- for stdin), hunks only
+//	debatebot debate --diff d.diff --dir B   the diff applied to B, a checkout of its base: whole trees
 //	debatebot debate --git main..HEAD        debate a range of the repository here
 //	debatebot debate --question "..."        debate a design question
 //	debatebot version
@@ -38,7 +39,7 @@ func (e *usageError) Error() string { return e.msg }
 const usage = `debatebot reviews changes by a structured debate among stakeholder agents.
 
 Usage:
-  debatebot debate (--diff FILE | --git BASE..HEAD | --question TEXT) [flags]
+  debatebot debate (--diff FILE [--dir BASE] | --git BASE..HEAD | --question TEXT) [flags]
   debatebot serve
   debatebot stats [--format text|json]
   debatebot version
