@@ -2,18 +2,111 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/gittest"
+)
+
+const (
+	typedBase = "../../review/evidence/testdata/basic/base"
+	typedHead = "../../review/evidence/testdata/basic/head"
 )
 
 // The offline debate of a git range argues from the type-checked findings new in head: a lost
 // cancel on a changed line, and a nil dereference on a line the change did not touch (its guard
 // was removed two lines above), while the nil dereference the base already had is left out.
 func TestDebateGitRangeTypeCheckedFindings(t *testing.T) {
-	dir := gittest.FromTrees(t, "../../review/evidence/testdata/basic/base", "../../review/evidence/testdata/basic/head")
-	code, out, errOut := runCmd(t, "", nil, "debate", "--git", "main..feature", "--dir", dir, "--format", "json")
+	dir := gittest.FromTrees(t, typedBase, typedHead)
+	checkTypedDebate(t, "debate", "--git", "main..feature", "--dir", dir)
+}
+
+// The same change as a diff applied to a checkout of its base (--diff FILE --dir DIR) gets the
+// same whole-tree analysis and the same new findings; the checkout is left as it was.
+func TestDebateDiffOnBaseTypeCheckedFindings(t *testing.T) {
+	diff := typedDiff(t)
+	base := t.TempDir()
+	gittest.CopyTree(t, typedBase, base)
+	before := treeFiles(t, base)
+	checkTypedDebate(t, "debate", "--diff", diff, "--dir", base)
+	after := treeFiles(t, base)
+	if strings.Join(after, "\n") != strings.Join(before, "\n") {
+		t.Errorf("the base directory changed: %q, was %q", after, before)
+	}
+	for _, p := range before {
+		want, err := os.ReadFile(filepath.Join(typedBase, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(filepath.Join(base, p)); string(got) != string(want) {
+			t.Errorf("%s in the base directory was written", p)
+		}
+	}
+
+	// A diff that does not apply to the directory is bad input, on one line.
+	other := t.TempDir()
+	gittest.CopyTree(t, typedHead, other)
+	code, _, errOut := runCmd(t, "", nil, "debate", "--diff", diff, "--dir", other)
+	if code != exitUsage || !strings.Contains(errOut, ": app/app.go: hunk 1 (@@ ") || !strings.Contains(errOut, "does not apply to the base") || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("a diff applied to its own head: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// A diff alone is debated from its hunks, and the transcript says so.
+func TestDebateDiffAloneSaysHunksOnly(t *testing.T) {
+	code, md, errOut := runCmd(t, "", nil, "debate", "--diff", typedDiff(t))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if strings.Count(md, review.HunksOnlyNote) != 1 {
+		t.Errorf("the transcript does not say once that the analysis saw hunks only:\n%s", md)
+	}
+	if strings.Contains(md, "type-checked Go analysis (go vet passes") {
+		t.Errorf("a bare diff claims a type-checked analysis:\n%s", md)
+	}
+}
+
+// typedDiff writes the diff of the basic testdata, base to head, as git writes it.
+func typedDiff(t *testing.T) string {
+	t.Helper()
+	repo := gittest.FromTrees(t, typedBase, typedHead)
+	out, err := exec.Command("git", "-C", repo, "diff", "--no-color", "--no-ext-diff", "main..feature").Output()
+	if err != nil {
+		t.Fatalf("git diff: %v", err)
+	}
+	name := filepath.Join(t.TempDir(), "d.diff")
+	if err := os.WriteFile(name, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+func treeFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		out = append(out, filepath.ToSlash(rel))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// checkTypedDebate runs the debate of the basic testdata's change given by args and checks that
+// it argues from the type-checked findings new in head.
+func checkTypedDebate(t *testing.T, args ...string) {
+	t.Helper()
+	code, out, errOut := runCmd(t, "", nil, append(args, "--format", "json")...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -45,7 +138,7 @@ func TestDebateGitRangeTypeCheckedFindings(t *testing.T) {
 		}
 	}
 
-	code, md, errOut := runCmd(t, "", nil, "debate", "--git", "main..feature", "--dir", dir)
+	code, md, errOut := runCmd(t, "", nil, args...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -58,6 +151,9 @@ func TestDebateGitRangeTypeCheckedFindings(t *testing.T) {
 		if !strings.Contains(md, want) {
 			t.Errorf("transcript lacks %q", want)
 		}
+	}
+	if strings.Contains(md, review.HunksOnlyNote) {
+		t.Errorf("a debate over whole trees says it saw hunks only")
 	}
 	if t.Failed() {
 		t.Logf("transcript:\n%s", md)
