@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
 )
@@ -47,6 +48,18 @@ func ReadDiffOnBase(r io.Reader, source string, max int64, baseDir string) (*Cha
 	if err != nil { // ParseDiff parsed the same bytes
 		return nil, &InputError{source, "not a valid unified diff: " + err.Error()}
 	}
+	if stripFirstComponent(baseDir, files) {
+		// diff -ruN BASE HEAD names each file with its directory (HEAD/app/x.go): its paths are
+		// read relative to the trees' roots, as patch -p1 would.
+		for _, gf := range files {
+			gf.OldName, gf.NewName = stripFirst(gf.OldName), stripFirst(gf.NewName)
+		}
+		for _, f := range c.Files {
+			f.Path, f.OldPath = stripFirst(f.Path), stripFirst(f.OldPath)
+		}
+		sortFiles(c.Files)
+		c.Notes = append(c.Notes, "the diff's paths were read without their first component (the directories diff -r compared)")
+	}
 	head, err := applyDiff(baseDir, files, source)
 	if err != nil {
 		return nil, err
@@ -68,6 +81,41 @@ func ReadDiffOnBase(r io.Reader, source string, max int64, baseDir string) (*Cha
 	}
 	c.Trees = head.trees(DefaultMaxTreeBytes)
 	return c, nil
+}
+
+// stripFirstComponent reports whether the diff's paths carry the name of the directory they were
+// compared in (diff -r BASE HEAD): every path has a first component, and every file the diff
+// reads from the base is in baseDir without it and not with it.
+func stripFirstComponent(baseDir string, files []*gitdiff.File) bool {
+	read := 0
+	for _, gf := range files {
+		for _, p := range []string{gf.OldName, gf.NewName} {
+			if p != "" && !strings.Contains(p, "/") {
+				return false
+			}
+		}
+		if gf.IsNew || gf.OldName == "" {
+			continue
+		}
+		if isFile(filepath.Join(baseDir, filepath.FromSlash(gf.OldName))) || !isFile(filepath.Join(baseDir, filepath.FromSlash(stripFirst(gf.OldName)))) {
+			return false
+		}
+		read++
+	}
+	return read > 0
+}
+
+func stripFirst(p string) string {
+	_, rest, ok := strings.Cut(p, "/")
+	if !ok {
+		return p
+	}
+	return rest
+}
+
+func isFile(name string) bool {
+	st, err := os.Lstat(name)
+	return err == nil && st.Mode().IsRegular()
 }
 
 // appliedTree is the head of a diff applied to a base directory: the files the diff wrote (by

@@ -223,3 +223,57 @@ func TestHunksOnlyNote(t *testing.T) {
 		t.Errorf("notes %q: want the hunk-only note once", notes)
 	}
 }
+
+// diff -ruN BASE HEAD names the files with the directories compared; with --dir those names are
+// read relative to the trees' roots, in the change as in the trees.
+func TestReadDiffOnBaseDirectoryDiff(t *testing.T) {
+	const diff = `diff -ruN X/d/m.txt Y/d/m.txt
+--- X/d/m.txt	2026-11-22 22:43:41.282954773 +0000
++++ Y/d/m.txt	2026-11-22 22:43:41.282954773 +0000
+@@ -1,2 +1,2 @@
+ a
+-b
++c
+diff -ruN X/d/n.txt Y/d/n.txt
+--- X/d/n.txt	1970-01-01 00:00:00.000000000 +0000
++++ Y/d/n.txt	2026-11-22 22:43:41.282954773 +0000
+@@ -0,0 +1 @@
++new
+diff -ruN X/d/o.txt Y/d/o.txt
+--- X/d/o.txt	2026-11-22 22:43:41.282954773 +0000
++++ Y/d/o.txt	1970-01-01 00:00:00.000000000 +0000
+@@ -1 +0,0 @@
+-old
+`
+	base := writeTree(t, map[string]string{"d/m.txt": "a\nb\n", "d/o.txt": "old\n"})
+	c, err := ReadDiffOnBase(strings.NewReader(diff), "t.diff", 0, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, f := range c.Files {
+		paths = append(paths, string(f.Status)+" "+f.Path)
+	}
+	if got := strings.Join(paths, ", "); got != "modified d/m.txt, added d/n.txt, deleted d/o.txt" {
+		t.Errorf("files %s", got)
+	}
+	_, h, cleanup, err := c.Trees(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cleanup()
+	got := readTree(t, h)
+	if len(got) != 2 || got["d/m.txt"] != "a\nc\n" || got["d/n.txt"] != "new\n" {
+		t.Errorf("head tree %q", got)
+	}
+
+	// A tree that has the prefixed paths is taken as it is.
+	prefixed := writeTree(t, map[string]string{"Y/d/m.txt": "a\nb\n", "X/d/o.txt": "old\n"})
+	c, err = ReadDiffOnBase(strings.NewReader(diff), "t.diff", 0, prefixed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.File("Y/d/m.txt") == nil || c.File("X/d/o.txt") == nil {
+		t.Errorf("paths stripped although the base has them: %s, %s, %s", c.Files[0].Path, c.Files[1].Path, c.Files[2].Path)
+	}
+}
