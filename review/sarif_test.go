@@ -334,8 +334,13 @@ func TestAnnotationsBatchedByFifty(t *testing.T) {
 		}
 	}
 	for _, c := range srv.Calls() {
+		if c.Method != "PATCH" {
+			continue
+		}
 		var in github.UpdateCheckRunOptions
-		_ = json.Unmarshal([]byte(c.Body), &in)
+		if err := json.Unmarshal([]byte(c.Body), &in); err != nil {
+			t.Fatalf("update body: %v", err)
+		}
 		if in.Output != nil && len(in.Output.Annotations) > githubtest.MaxAnnotations {
 			t.Errorf("a request carried %d annotations", len(in.Output.Annotations))
 		}

@@ -559,7 +559,9 @@ func checkOutput(body []byte) ([]Annotation, string) {
 	var out []Annotation
 	for _, raw := range in.Output.Annotations {
 		var fields map[string]any
-		_ = json.Unmarshal(raw, &fields)
+		if err := json.Unmarshal(raw, &fields); err != nil {
+			return nil, "Invalid request.\n\n" + err.Error()
+		}
 		for _, f := range []string{"path", "start_line", "end_line", "annotation_level", "message"} {
 			if _, ok := fields[f]; !ok {
 				return nil, fmt.Sprintf("Invalid request.\n\n%q wasn't supplied.", f)
@@ -567,7 +569,7 @@ func checkOutput(body []byte) ([]Annotation, string) {
 		}
 		var a Annotation
 		if err := json.Unmarshal(raw, &a); err != nil {
-			return nil, "Invalid request.\n\n" + err.Error()
+			return nil, "Invalid request.\n\n" + err.Error() // a field of the wrong type
 		}
 		switch a.Level {
 		case "notice", "warning", "failure":
