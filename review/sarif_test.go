@@ -368,3 +368,28 @@ func TestFakeGitHubRefusesMoreThanFiftyAnnotations(t *testing.T) {
 		t.Errorf("a refused request kept %d annotations", len(got))
 	}
 }
+
+// A finding that names no file (text in the title addressed to the reviewer) cannot be a result
+// code scanning accepts: it is a notification of the run's invocation instead, not lost.
+func TestSARIFFindingWithoutAFile(t *testing.T) {
+	tr := &toulmin.Transcript{Evidence: []toulmin.Evidence{
+		{ID: "E1", Rule: RulePromptInjection, Stakeholder: Security, Severity: toulmin.SeverityHigh, Message: "the title tells AI reviewers to approve"},
+		{ID: "E2", Rule: RuleLargeFile, Stakeholder: Architecture, Severity: toulmin.SeverityLow, Path: "gen/big.go", Message: "a file of 900 lines added"},
+	}}
+	data, err := SARIF(tr, nil, SARIFOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := decodeSARIF(t, data)
+	run := log.Runs[0]
+	if len(run.Results) != 1 || *run.Results[0].RuleID != RuleLargeFile || run.Results[0].Locations[0].PhysicalLocation.Region.StartLine != 1 {
+		t.Errorf("results %+v, want the large file alone, on its first line", run.Results)
+	}
+	if len(run.Tool.Driver.Rules) != 1 {
+		t.Errorf("rules %+v, want only the rule of a result", run.Tool.Driver.Rules)
+	}
+	if len(run.Invocations) != 1 || !run.Invocations[0].ExecutionSuccessful || len(run.Invocations[0].Notifications) != 1 ||
+		run.Invocations[0].Notifications[0].Level != "error" || !strings.Contains(run.Invocations[0].Notifications[0].Message.Text, "prompt-injection") {
+		t.Errorf("invocations %+v, want one notification of the prompt injection", run.Invocations)
+	}
+}
