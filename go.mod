@@ -11,6 +11,7 @@ require (
 	github.com/invopop/jsonschema v0.13.0
 	github.com/jackc/pgx/v5 v5.7.5
 	github.com/openai/openai-go v1.12.0
+	github.com/owenrumney/go-sarif/v2 v2.3.3
 	github.com/palantir/go-githubapp v0.26.0
 	github.com/pkoukk/tiktoken-go v0.1.8
 	github.com/pkoukk/tiktoken-go-loader v0.0.2

@@ -201,6 +201,11 @@ type Publisher struct {
 	bodies map[string]string
 	// checkRunID is the check run of this debate, once created.
 	checkRunID int64
+	// concluded and annotated are how far a FinishCheck that failed got (the check run it
+	// concluded, the annotations it sent), so that a retry goes on from there instead of
+	// concluding again and repeating annotations, which GitHub appends.
+	concluded int64
+	annotated int
 	// Link points to the dashboard page of the debate, when there is one.
 	Link string
 	// Bot is the App's login ("<slug>[bot]"); when set, only its comments are edited.
@@ -352,7 +357,12 @@ func Conclusion(d voting.Option) string {
 	return "action_required"
 }
 
-// FinishCheck concludes the check run with the decision and a summary.
+// MaxAnnotationsPerRequest is how many annotations GitHub takes in one check-run request.
+const MaxAnnotationsPerRequest = 50
+
+// FinishCheck concludes the check run with the decision and a summary, and attaches the
+// standing findings as annotations: the first 50 with the conclusion, the rest in further
+// updates of 50 each (GitHub appends them). A retry after a failure goes on where it stopped.
 func (p *Publisher) FinishCheck(ctx context.Context, t *toulmin.Transcript) error {
 	if p.checkRunID == 0 {
 		if t.Record.HeadSHA == "" {
@@ -372,18 +382,66 @@ func (p *Publisher) FinishCheck(ctx context.Context, t *toulmin.Transcript) erro
 		}
 		text = "Required changes:\n- " + strings.Join(items, "\n- ")
 	}
-	opts := github.UpdateCheckRunOptions{
-		Name: CheckRunName, Status: github.String("completed"), Conclusion: github.String(Conclusion(t.Record.Decision)),
-		Output: &github.CheckRunOutput{Title: github.String(decisionTitle(t.Record.Decision)), Summary: github.String(summary), Text: github.String(FitComment(text, MaxCommentChars, ""))},
+	output := func(annotations []*github.CheckRunAnnotation) *github.CheckRunOutput {
+		return &github.CheckRunOutput{Title: github.String(decisionTitle(t.Record.Decision)), Summary: github.String(summary),
+			Text: github.String(FitComment(text, MaxCommentChars, "")), Annotations: annotations}
 	}
-	if Conclusion(t.Record.Decision) == "action_required" {
-		// GitHub requires a details URL (or actions) for action_required.
-		opts.DetailsURL = github.String(p.detailsURL())
+	annotations := Annotations(StandingFindings(t))
+	if p.concluded != p.checkRunID {
+		first := annotations[:min(MaxAnnotationsPerRequest, len(annotations))]
+		opts := github.UpdateCheckRunOptions{
+			Name: CheckRunName, Status: github.String("completed"), Conclusion: github.String(Conclusion(t.Record.Decision)),
+			Output: output(first),
+		}
+		if Conclusion(t.Record.Decision) == "action_required" {
+			// GitHub requires a details URL (or actions) for action_required.
+			opts.DetailsURL = github.String(p.detailsURL())
+		}
+		if _, _, err := p.gh.Checks.UpdateCheckRun(ctx, p.pr.Owner, p.pr.Repo, p.checkRunID, opts); err != nil {
+			return fmt.Errorf("failed to conclude the check run on %s: %w", p.pr, err)
+		}
+		p.concluded, p.annotated = p.checkRunID, len(first)
 	}
-	if _, _, err := p.gh.Checks.UpdateCheckRun(ctx, p.pr.Owner, p.pr.Repo, p.checkRunID, opts); err != nil {
-		return fmt.Errorf("failed to conclude the check run on %s: %w", p.pr, err)
+	for p.annotated < len(annotations) {
+		batch := annotations[p.annotated:min(p.annotated+MaxAnnotationsPerRequest, len(annotations))]
+		if _, _, err := p.gh.Checks.UpdateCheckRun(ctx, p.pr.Owner, p.pr.Repo, p.checkRunID, github.UpdateCheckRunOptions{
+			Name: CheckRunName, Output: output(batch)}); err != nil {
+			return fmt.Errorf("failed to annotate the check run on %s (%d of %d annotations sent): %w", p.pr, p.annotated, len(annotations), err)
+		}
+		p.annotated += len(batch)
 	}
+	p.concluded, p.annotated = 0, 0
 	return nil
+}
+
+// Annotations turns findings into check-run annotations, in their order: each on its file and
+// line (a finding about a whole file on its first line), failure for high and critical findings,
+// warning for medium, notice below, titled with the rule and saying what to do. Findings that
+// name no file (the title, the description, commit messages) cannot be annotated; the transcript
+// and the summary carry them.
+func Annotations(findings []toulmin.Evidence) []*github.CheckRunAnnotation {
+	var out []*github.CheckRunAnnotation
+	for _, e := range findings {
+		if e.Path == "" {
+			continue
+		}
+		line := max(e.Line, 1)
+		rule := Rules[e.Rule]
+		title := e.Rule
+		if rule.Title != "" {
+			title = rule.Title + " (" + e.Rule + ")"
+		}
+		msg := e.Message
+		if rule.Fix != "" {
+			msg += "\n\nFix: " + rule.Fix
+		}
+		out = append(out, &github.CheckRunAnnotation{
+			Path: github.String(e.Path), StartLine: github.Int(line), EndLine: github.Int(line),
+			AnnotationLevel: github.String(AnnotationLevel(e.Severity)),
+			Message:         github.String(clip(msg, 4000)), Title: github.String(clip(title, 255)),
+		})
+	}
+	return out
 }
 
 func (p *Publisher) detailsURL() string {

@@ -54,7 +54,7 @@ func parseDebateFlags(args []string, stderr io.Writer) (*debateFlags, error) {
 	fs.StringVar(&f.diff, "diff", "", "unified diff to debate (FILE, or - for stdin)")
 	fs.StringVar(&f.git, "git", "", "git range BASE..HEAD to debate, in the repository at --dir")
 	fs.StringVar(&f.question, "question", "", "a design question to debate (no code)")
-	fs.StringVar(&f.format, "format", "markdown", "output: markdown (transcript and record) or json (decision record)")
+	fs.StringVar(&f.format, "format", "markdown", "output: markdown (transcript and record), json (decision record) or sarif (the standing findings, SARIF 2.1.0)")
 	fs.StringVar(&f.protocol, "protocol", "", "standard, fast-track or extended (default: the config's, else standard)")
 	fs.StringVar(&f.configFile, "config", "", "a debatebot.yml to use (default: the embedded defaults)")
 	fs.StringVar(&f.dir, "dir", ".", "with --git: the repository; with --diff: a checkout of the diff's base (the head is the diff applied to a copy of it, for whole-tree analysis)")
@@ -62,7 +62,7 @@ func parseDebateFlags(args []string, stderr io.Writer) (*debateFlags, error) {
 	fs.Int64Var(&f.maxDiff, "max-diff-bytes", review.DefaultMaxDiffBytes, "largest diff accepted")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stderr, "Usage: debatebot debate (--diff FILE [--dir BASE] | --git BASE..HEAD | --question TEXT) [flags]")
+			fmt.Fprintln(stderr, "Usage: debatebot debate (--diff FILE [--dir BASE] | --git BASE..HEAD | --question TEXT) [--format markdown|json|sarif] [flags]")
 			fs.SetOutput(stderr)
 			fs.PrintDefaults()
 			return nil, errHelp
@@ -85,8 +85,8 @@ func parseDebateFlags(args []string, stderr io.Writer) (*debateFlags, error) {
 	if f.dirSet && f.question != "" {
 		return nil, &usageError{"--dir goes with --git or --diff, not --question"}
 	}
-	if f.format != "markdown" && f.format != "json" {
-		return nil, &usageError{fmt.Sprintf("--format %q: want markdown or json", f.format)}
+	if f.format != "markdown" && f.format != "json" && f.format != "sarif" {
+		return nil, &usageError{fmt.Sprintf("--format %q: want markdown, json or sarif", f.format)}
 	}
 	return f, nil
 }
@@ -153,6 +153,18 @@ func debate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	// What is printed leaves the process like a comment does (into CI logs, pastes, issues):
 	// a secret a model quoted is redacted here too.
+	if f.format == "sarif" {
+		log, err := review.SARIF(t, change, review.SARIFOptions{Version: version()})
+		if err != nil {
+			return err
+		}
+		redacted, err := review.RedactJSON(log)
+		if err != nil {
+			return err
+		}
+		_, err = stdout.Write(redacted)
+		return err
+	}
 	if f.format == "json" {
 		b, err := t.Record.JSON()
 		if err != nil {

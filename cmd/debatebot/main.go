@@ -39,7 +39,7 @@ func (e *usageError) Error() string { return e.msg }
 const usage = `debatebot reviews changes by a structured debate among stakeholder agents.
 
 Usage:
-  debatebot debate (--diff FILE [--dir BASE] | --git BASE..HEAD | --question TEXT) [flags]
+  debatebot debate (--diff FILE [--dir BASE] | --git BASE..HEAD | --question TEXT) [--format markdown|json|sarif] [flags]
   debatebot serve
   debatebot stats [--format text|json]
   debatebot version

@@ -92,7 +92,7 @@ func TestBadInput(t *testing.T) {
 		"huge diff":        {[]string{"debate", "--diff", example, "--max-diff-bytes", "1000"}, "larger than the 1000 bytes a diff may have"},
 		"broken config":    {[]string{"debate", "--diff", example, "--config", badCfg}, badCfg + `: line 2: unknown key "threshold"`},
 		"bad protocol":     {[]string{"debate", "--diff", example, "--protocol", "quick"}, `unknown protocol "quick"`},
-		"bad format":       {[]string{"debate", "--diff", example, "--format", "html"}, `--format "html": want markdown or json`},
+		"bad format":       {[]string{"debate", "--diff", example, "--format", "html"}, `--format "html": want markdown, json or sarif`},
 		"bad git range":    {[]string{"debate", "--git", "main", "--dir", dir}, "want a range BASE..HEAD"},
 		"not a repository": {[]string{"debate", "--git", "main..HEAD", "--dir", dir}, "is not inside a git repository"},
 	}

@@ -86,7 +86,25 @@ type CheckRun struct {
 	Conclusion string
 	Title      string
 	Summary    string
+	// Annotations are every annotation the check run received, in order (GitHub appends the
+	// annotations of each update to those it has).
+	Annotations []Annotation
+	// Conclusions counts the requests that set a conclusion.
+	Conclusions int
 }
+
+// Annotation is one annotation of a check run.
+type Annotation struct {
+	Path      string `json:"path"`
+	StartLine int    `json:"start_line"`
+	EndLine   int    `json:"end_line"`
+	Level     string `json:"annotation_level"`
+	Message   string `json:"message"`
+	Title     string `json:"title"`
+}
+
+// MaxAnnotations is how many annotations GitHub takes in one check-run request.
+const MaxAnnotations = 50
 
 // PR is a pull request the server knows.
 type PR struct {
@@ -421,6 +439,11 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, path string, body
 	case reChecks.MatchString(path):
 		m := reChecks.FindStringSubmatch(path)
 		repo := m[1] + "/" + m[2]
+		annotations, msg := checkOutput(body)
+		if msg != "" {
+			s.writeJSON(w, 422, map[string]any{"message": msg, "documentation_url": "https://docs.github.com/rest/checks/runs#update-a-check-run", "status": "422"})
+			return
+		}
 		var cr *CheckRun
 		if m[3] == "" {
 			s.nextID++
@@ -453,10 +476,12 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, path string, body
 				return
 			}
 			cr.Conclusion = v
+			cr.Conclusions++
 		}
 		if out, ok := in["output"].(map[string]any); ok {
 			cr.Title, cr.Summary = fmt.Sprint(out["title"]), fmt.Sprint(out["summary"])
 		}
+		cr.Annotations = append(cr.Annotations, annotations...)
 		s.writeJSON(w, map[bool]int{true: 201, false: 200}[m[3] == ""], map[string]any{"id": cr.ID, "name": cr.Name, "status": cr.Status, "conclusion": cr.Conclusion})
 	case reCompare.MatchString(path):
 		m := reCompare.FindStringSubmatch(path)
@@ -506,6 +531,57 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, path string, body
 	default:
 		s.writeError(w, 404, "Not Found")
 	}
+}
+
+// checkOutput reads the annotations of a check-run request and checks them as GitHub does: at
+// most 50 per request (GitHub's own answer otherwise, word for word), and an output with its
+// title and summary, each annotation with its path, lines, level and message. It returns the
+// annotations, or the message of the 422 GitHub answers.
+func checkOutput(body []byte) ([]Annotation, string) {
+	var in struct {
+		Output *struct {
+			Title       *string           `json:"title"`
+			Summary     *string           `json:"summary"`
+			Annotations []json.RawMessage `json:"annotations"`
+		} `json:"output"`
+	}
+	if err := json.Unmarshal(body, &in); err != nil || in.Output == nil {
+		return nil, ""
+	}
+	if n := len(in.Output.Annotations); n > MaxAnnotations {
+		return nil, fmt.Sprintf("Invalid request.\n\nNo more than %d items are allowed; %d were supplied.", MaxAnnotations, n)
+	}
+	for field, v := range map[string]*string{"title": in.Output.Title, "summary": in.Output.Summary} {
+		if v == nil {
+			return nil, fmt.Sprintf("Invalid request.\n\n%q wasn't supplied.", field)
+		}
+	}
+	var out []Annotation
+	for _, raw := range in.Output.Annotations {
+		var fields map[string]any
+		if err := json.Unmarshal(raw, &fields); err != nil {
+			return nil, "Invalid request.\n\n" + err.Error()
+		}
+		for _, f := range []string{"path", "start_line", "end_line", "annotation_level", "message"} {
+			if _, ok := fields[f]; !ok {
+				return nil, fmt.Sprintf("Invalid request.\n\n%q wasn't supplied.", f)
+			}
+		}
+		var a Annotation
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return nil, "Invalid request.\n\n" + err.Error() // a field of the wrong type
+		}
+		switch a.Level {
+		case "notice", "warning", "failure":
+		default:
+			return nil, fmt.Sprintf("Invalid request.\n\nFor 'items', %q is not a member of [\"notice\", \"warning\", \"failure\"].", a.Level)
+		}
+		if a.StartLine < 1 || a.EndLine < a.StartLine {
+			return nil, fmt.Sprintf("Invalid request.\n\nFor 'items', lines %d to %d are not a range of the file.", a.StartLine, a.EndLine)
+		}
+		out = append(out, a)
+	}
+	return out, ""
 }
 
 func toAny(ms []map[string]any) []any {
