@@ -516,6 +516,13 @@ func (r *Runner) publish(ctx context.Context, pub *review.Publisher, t *toulmin.
 		func() error { return pub.Upsert(ctx, review.TranscriptMarker, md) },
 		func() error { return pub.Upsert(ctx, review.DecisionMarker, dc) },
 		func() error {
+			// A retry of the job (a later step failed) publishes the same stored transcript (the
+			// same end): it does not conclude the check run again, as GitHub would show its
+			// annotations twice.
+			concluded := fmt.Sprintf("concluded:%s@%d", t.DebateID, t.EndedAt.UnixNano())
+			if id, err := r.Store.Publication(ctx, pub.PR().String(), concluded); err == nil && id != 0 && (pub.CheckRunID() == 0 || id == pub.CheckRunID()) {
+				return nil
+			}
 			had := pub.CheckRunID()
 			if err := pub.FinishCheck(ctx, t); err != nil {
 				return err
@@ -524,6 +531,11 @@ func (r *Runner) publish(ctx context.Context, pub *review.Publisher, t *toulmin.
 				// Created now, as its creation failed when the debate started.
 				if err := r.Store.SaveCheckRun(ctx, t.DebateID, id); err != nil {
 					zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not remember the check run.")
+				}
+			}
+			if id := pub.CheckRunID(); id != 0 {
+				if err := r.Store.SavePublication(ctx, pub.PR().String(), concluded, id); err != nil {
+					zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not remember that the check run was concluded.")
 				}
 			}
 			return nil

@@ -305,6 +305,9 @@ func (p *Publisher) Upsert(ctx context.Context, marker, body string) error {
 	return nil
 }
 
+// PR is the pull request the publisher writes on.
+func (p *Publisher) PR() PullRequest { return p.pr }
+
 // CheckRunName is the name of the bot's check run.
 const CheckRunName = "debatebot"
 
