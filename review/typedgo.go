@@ -9,14 +9,15 @@ import (
 )
 
 // Analyzer names of the type-checked Go checks (review/evidence): the x/tools passes run as go
-// vet runs them, and staticcheck's SA checks.
+// vet runs them, staticcheck's SA checks, and gosec's AST and SSA taint rules.
 const (
 	AnalyzerGoVet       = "go vet"
 	AnalyzerStaticcheck = "staticcheck"
+	AnalyzerGosec       = evidence.SourceGosec
 )
 
 func isTypedGo(analyzer string) bool {
-	return analyzer == AnalyzerGoVet || analyzer == AnalyzerStaticcheck
+	return analyzer == AnalyzerGoVet || analyzer == AnalyzerStaticcheck || analyzer == AnalyzerGosec
 }
 
 // topicWarrants say why a type-checked finding of each kind matters.
@@ -25,6 +26,7 @@ var topicWarrants = map[string]struct{ stakeholder, warrant, tradeOff string }{
 	evidence.TopicConcurrency: {Maintainability, "Type-checked analysis shows a concurrency defect (a copied lock, a racy or misused primitive); such bugs corrupt state intermittently and are hard to reproduce", "none: the fix is local"},
 	evidence.TopicResource:    {Performance, "Type-checked analysis shows a resource that is never released (a context, a response body); under load the leak exhausts memory, connections or goroutines", "none: releasing the resource costs nothing"},
 	evidence.TopicPerformance: {Performance, "Type-checked analysis shows work repeated or wasted on every call", "a little more code"},
+	evidence.TopicSecurity:    {Security, "gosec's type-checked analysis of the whole head tree (its taint rules follow request data through SSA to the sink) shows a weakness an attacker can use", "little: the safe form of the call is as short"},
 }
 
 // fixes say what to do about the findings of the go vet passes most likely to block a change;
@@ -50,11 +52,21 @@ func init() {
 			panic(fmt.Sprintf("review: check %s collides with a hand-written rule", c.Rule))
 		}
 		w := topicWarrants[c.Topic]
+		ref := c.Source + " " + c.Rule + ": " + c.URL
+		rebuttal := "unless the path cannot be taken at run time"
+		if c.Source == evidence.SourceGosec {
+			ref = "gosec " + strings.TrimPrefix(c.Rule, "gosec:")
+			if c.CWE != "" {
+				ref += ", " + c.CWE
+			}
+			ref += ": " + c.URL
+			rebuttal = "unless the value cannot come from an attacker, or is checked before it reaches the call"
+		}
 		Rules[c.Rule] = Rule{
 			ID: c.Rule, Stakeholder: w.stakeholder, Severity: toulmin.Severity(c.Severity),
-			Title: c.Title, Warrant: w.warrant, Reference: c.Source + " " + c.Rule + ": " + c.URL,
+			Title: c.Title, Warrant: w.warrant, Reference: ref,
 			Fix:      fix(c),
-			Rebuttal: "unless the path cannot be taken at run time", TradeOff: w.tradeOff,
+			Rebuttal: rebuttal, TradeOff: w.tradeOff,
 		}
 	}
 }
@@ -112,12 +124,15 @@ func fix(c evidence.Check) string {
 	if f, ok := fixes[c.Rule]; ok {
 		return f
 	}
+	if c.Fix != "" {
+		return c.Fix
+	}
 	return "fix what " + c.Source + " " + c.Rule + " reports: " + strings.ToLower(c.Title[:1]) + c.Title[1:] + " (" + c.URL + ")"
 }
 
 func typedGoNote(res *evidence.Result) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "type-checked Go analysis (go vet passes, staticcheck) of %d package(s) in base and head: %s; %d new finding(s), %d pre-existing finding(s) left out",
+	fmt.Fprintf(&b, "type-checked Go analysis (go vet passes, staticcheck, gosec) of %d package(s) in base and head: %s; %d new finding(s), %d pre-existing finding(s) left out",
 		len(res.Packages), strings.Join(limitNames(res.Packages, 8), ", "), len(res.New), res.Preexisting)
 	if len(res.Degraded) > 0 {
 		var d []string

@@ -1,7 +1,8 @@
 // Package evidence gathers evidence from type-checked analysis of whole trees: it loads the Go
 // packages a change touches in the base and head trees with golang.org/x/tools/go/packages, runs
-// maintained go/analysis analyzers over them (the x/tools passes that find bugs and staticcheck's
-// SA checks, used as libraries), and keeps only the findings the change made new.
+// maintained go/analysis analyzers over them (the x/tools passes that find bugs, staticcheck's
+// SA checks and gosec's AST rules and SSA taint rules, used as libraries), and keeps only the
+// findings the change made new.
 package evidence
 
 import (
@@ -42,9 +43,11 @@ import (
 
 // Severities of checks, named as the debate names them.
 const (
-	SeverityHigh   = "high"
-	SeverityMedium = "medium"
-	SeverityLow    = "low"
+	// SeverityCritical is gosec's severity of command and template injection.
+	SeverityCritical = "critical"
+	SeverityHigh     = "high"
+	SeverityMedium   = "medium"
+	SeverityLow      = "low"
 )
 
 // Topics say what kind of defect a check finds; the caller maps them to a stakeholder.
@@ -59,11 +62,15 @@ const (
 // or "SA5011"), where it comes from, what it finds and how serious its findings are.
 type Check struct {
 	Rule     string
-	Source   string // "go vet" (golang.org/x/tools passes) or "staticcheck"
+	Source   string // "go vet" (golang.org/x/tools passes), "staticcheck" or "gosec"
 	Title    string
 	URL      string
 	Severity string
 	Topic    string
+	// CWE is the weakness a gosec rule finds ("CWE-89"); Fix says in a line what to do about a
+	// gosec finding. Both are empty for the other checks.
+	CWE, Fix string
+	// analyzer is nil for gosec's rules, which run together through gosec's own analyzer.
 	analyzer *analysis.Analyzer
 }
 
@@ -138,8 +145,11 @@ func buildChecks() []Check {
 	return out
 }
 
-// Checks lists every check the runner runs, ordered by rule.
-func Checks() []Check { return append([]Check(nil), checks...) }
+// Checks lists every check the runner runs, ordered by rule: the go/analysis checks, then gosec's
+// rules ("gosec:G201", ...).
+func Checks() []Check { return append(append([]Check(nil), checks...), gosecCatalog...) }
+
+var gosecCatalog = gosecChecks()
 
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")

@@ -234,6 +234,16 @@ func analyzeModule(ctx context.Context, treeRoot, mod string, patterns []string,
 				}
 			}
 		}
+		found, err := d.runGosec(treeRoot)
+		if err != nil {
+			rep.Degraded = append(rep.Degraded, Degraded{Package: pkg.PkgPath, Reason: "gosec did not run: " + clip(err.Error(), 200)})
+		}
+		for _, f := range found {
+			if !seenFinding[f] {
+				seenFinding[f] = true
+				rep.Findings = append(rep.Findings, f)
+			}
+		}
 	}
 	return nil
 }

@@ -1,0 +1,3 @@
+module example.com/gosecdemo
+
+go 1.22
