@@ -160,8 +160,8 @@ func concern(items []toulmin.Evidence) toulmin.Argument {
 	rule := Rules[items[0].Rule]
 	first := items[0]
 	claim := strings.ToUpper(first.Message[:1]) + first.Message[1:]
-	if first.Path != "" {
-		claim += " at " + first.Location()
+	if first.Path != "" && first.Line > 0 {
+		claim += " at " + first.Location() // a note about a whole file names it in its message
 	}
 	if len(items) > 1 {
 		claim += fmt.Sprintf(" (and %d more)", len(items)-1)
@@ -187,7 +187,7 @@ func concern(items []toulmin.Evidence) toulmin.Argument {
 			text += ": `" + e.Snippet + "`"
 		}
 		arg.Grounds = append(arg.Grounds, toulmin.Ground{Path: e.Path, Line: e.Line, Text: text})
-		arg.Actions = append(arg.Actions, toulmin.Action{Text: rule.Fix, Path: e.Path, Line: e.Line, Required: e.Severity.Rank() >= toulmin.SeverityMedium.Rank()})
+		arg.Actions = append(arg.Actions, toulmin.Action{Text: rule.Fix, Path: e.Path, Line: e.Line, Required: !rule.Process && e.Severity.Rank() >= toulmin.SeverityMedium.Rank()})
 	}
 	return arg
 }
