@@ -204,7 +204,7 @@ func TestProcessNotesNeverDecide(t *testing.T) {
 		rule string
 	}{
 		"untested code": {diff: newFileDiff("pkg/a.go", "package pkg\n\n// A returns one.\nfunc A() int { return 1 }\n"), rule: RuleUntestedChange},
-		"todo": {diff: newFileDiff("pkg/a.py", "# TODO: cache this\nx = 1\n") + newFileDiff("tests/test_a.py", "def test_x():\n    assert True\n"), rule: RuleTodo},
+		"todo":          {diff: newFileDiff("pkg/a.py", "# TODO: cache this\nx = 1\n") + newFileDiff("tests/test_a.py", "def test_x():\n    assert True\n"), rule: RuleTodo},
 		"new dependency": {diff: `diff --git a/go.mod b/go.mod
 --- a/go.mod
 +++ b/go.mod
