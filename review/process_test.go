@@ -279,3 +279,30 @@ func TestProcessNotesAreAtMostMedium(t *testing.T) {
 		}
 	}
 }
+
+// TestNothingToSayIsOneLine: an agent whose evidence gives it nothing to argue makes no scored
+// argument; the transcript shows its stance in one line.
+func TestNothingToSayIsOneLine(t *testing.T) {
+	tr := runDebate(t, readChange(t, "testdata/cases/safe-go-parameterised-query.diff"), toulmin.ProtocolStandard)
+	if tr.Record.Decision != voting.Approve {
+		t.Fatalf("decision %s, want approve", tr.Record.Decision)
+	}
+	if len(tr.Arguments) != 0 {
+		t.Errorf("%d arguments, want none: every agent had nothing to say\n%+v", len(tr.Arguments), tr.Arguments[0])
+	}
+	md, err := Markdown(tr, RenderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"- **Security Stakeholder** (approve): No security concern in the evidence (",
+		"- **Core Maintainer** (approve): No concern was raised and the stakeholders agree: approve as is",
+	} {
+		if strings.Count(md, want) != 1 {
+			t.Errorf("transcript has %d lines %q, want 1", strings.Count(md, want), want)
+		}
+	}
+	if strings.Contains(md, "Quality:") {
+		t.Error("the transcript scores an argument though no agent had anything to say")
+	}
+}
