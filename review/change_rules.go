@@ -119,13 +119,16 @@ var (
 func (changeAnalyzer) Analyze(s *Scan) {
 	var code, tests []*File
 	removed := removedDecls(s.Change)
+	lines := map[*File]int{} // substantive added lines of each code file
 	for _, f := range s.Change.Files {
 		switch {
 		case f.IsTest():
 			tests = append(tests, f)
 			testDeleted(s, f, removed)
-		case f.Language() != "" && !f.IsGenerated() && len(substantive(f)) > 0:
-			code = append(code, f)
+		case f.Language() != "" && !f.IsGenerated() && f.Added > 0:
+			if n := len(substantive(f)); n > 0 {
+				code, lines[f] = append(code, f), n
+			}
 		}
 		if f.Status == StatusDeleted {
 			if !f.IsTest() {
@@ -155,7 +158,7 @@ func (changeAnalyzer) Analyze(s *Scan) {
 		names := make([]string, 0, len(code))
 		for _, f := range code {
 			names = append(names, f.Path)
-			if n := len(substantive(f)); n > most {
+			if n := lines[f]; n > most {
 				biggest, most = f, n
 			}
 		}

@@ -49,8 +49,9 @@ type fn struct {
 	allowed  map[string]int  // checked against an allowlist (map index, switch, Contains), with the line
 	limiter  bool            // bounds concurrency (SetLimit, semaphore)
 	pathSafe []int           // lines of path checks (IsLocal, HasPrefix, Rel, "..")
-	text     map[string]bool // hold only constant text and placeholders (goflow.go)
-	programs map[string]bool // name a fixed program (goflow.go)
+	flow     *flow           // what the function assigns to its locals (goflow.go)
+	text     map[string]bool // hold only constant text and placeholders; see safeText
+	programs map[string]bool // name a fixed program; see fixedProgs
 	sqlText  map[string]bool // were given SQL text
 }
 
@@ -170,8 +171,7 @@ func (g *goCheck) pkgCall(call *ast.CallExpr, path string, names ...string) bool
 
 func (g *goCheck) function(fd *ast.FuncDecl) {
 	c := &fn{name: fd.Name.Name, tainted: map[string]bool{}, sqlVars: map[string]bool{}, strVars: map[string]bool{}, parsed: map[string]int{}, allowed: map[string]int{}, sqlText: map[string]bool{}}
-	f := collectFlow(fd)
-	c.text, c.programs = g.placeholderText(f), g.fixedPrograms(f)
+	c.flow = collectFlow(fd)
 	g.collect(fd.Body, c)
 	var stack []ast.Node
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
@@ -183,6 +183,22 @@ func (g *goCheck) function(fd *ast.FuncDecl) {
 		g.visit(n, stack, c)
 		return true
 	})
+}
+
+// safeText returns the function's locals that hold only constant text, computed on first use.
+func (g *goCheck) safeText(c *fn) map[string]bool {
+	if c.text == nil {
+		c.text = g.placeholderText(c.flow)
+	}
+	return c.text
+}
+
+// fixedProgs returns the function's locals that name a fixed program, computed on first use.
+func (g *goCheck) fixedProgs(c *fn) map[string]bool {
+	if c.programs == nil {
+		c.programs = g.fixedPrograms(c.flow)
+	}
+	return c.programs
 }
 
 // collect walks the body in source order to learn which variables are tainted, hold SQL, are
@@ -221,7 +237,7 @@ func (g *goCheck) collect(body *ast.BlockStmt, c *fn) {
 					}
 				}
 				// SQL text extended with something other than constant text is built from strings.
-				appended := n.Tok == token.ADD_ASSIGN && (c.sqlVars[id.Name] || c.sqlText[id.Name] && !g.constText(rhs, c.text))
+				appended := n.Tok == token.ADD_ASSIGN && (c.sqlVars[id.Name] || c.sqlText[id.Name] && !g.constText(rhs, g.safeText(c)))
 				if dyn, _ := g.dynamicSQL(rhs, c); dyn || appended {
 					c.sqlVars[id.Name] = true
 				}
@@ -320,7 +336,7 @@ func (g *goCheck) dynamicSQL(e ast.Expr, c *fn) (bool, []string) {
 			case *ast.BasicLit:
 				lits.WriteString(x.Value)
 			case *ast.Ident:
-				if g.consts[x.Name] || c.text[x.Name] {
+				if g.consts[x.Name] || g.safeText(c)[x.Name] {
 					return // constant text or placeholders: nothing to inject
 				}
 				if c.sqlVars[x.Name] {
@@ -329,7 +345,7 @@ func (g *goCheck) dynamicSQL(e ast.Expr, c *fn) (bool, []string) {
 				dynamic = true
 				idents = append(idents, x.Name)
 			case *ast.CallExpr:
-				if g.constText(x, c.text) {
+				if g.constText(x, g.safeText(c)) {
 					return // digits, or placeholders built from constants: nothing to inject
 				}
 				dynamic = true
@@ -365,7 +381,7 @@ func (g *goCheck) dynamicSQL(e ast.Expr, c *fn) (bool, []string) {
 			if _, isLit := a.(*ast.BasicLit); isLit {
 				continue
 			}
-			if g.constText(a, c.text) {
+			if g.constText(a, g.safeText(c)) {
 				continue
 			}
 			dynamic = true
@@ -555,11 +571,11 @@ func (g *goCheck) call(call *ast.CallExpr, stack []ast.Node, c *fn) {
 			var idents []string
 			risky := false
 			switch {
-			case !progConst && !g.fixedProgram(args[0], c.programs):
+			case !progConst && !g.fixedProgram(args[0], g.fixedProgs(c)):
 				risky, idents = true, identsOf(args[0])
 			case isShell(prog) && len(args) >= 3:
 				if flag, _ := constString(args[1]); flag == "-c" || flag == "/c" {
-					if !g.constText(args[2], c.text) {
+					if !g.constText(args[2], g.safeText(c)) {
 						risky, idents = true, identsOf(args[2])
 					}
 				}

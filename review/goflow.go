@@ -129,6 +129,9 @@ func (f *flow) fixpoint(ok func(a assignment, safe map[string]bool) bool) map[st
 			}
 		}
 	}
+	if safe == nil {
+		safe = map[string]bool{}
+	}
 	return safe
 }
 
