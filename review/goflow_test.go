@@ -1,6 +1,9 @@
 package review
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestWhatReachesTheSink: SQL made only of constants and generated placeholders, with the values
 // passed as arguments, and a program found by exec.LookPath of a constant name, are not
@@ -163,4 +166,82 @@ func Run(tool string) error {
 }
 `}, rule: RuleCommandInjection, want: []string{"tools/run.go:7"}},
 	})
+}
+
+// TestWhatReachesTheSinkInHunks: with --diff alone a modified Go file has no content to parse;
+// the lines its hunks show decide the same way, and what they do not show counts as input.
+func TestWhatReachesTheSinkInHunks(t *testing.T) {
+	tests := map[string]struct {
+		diff, rule string
+		want       []string
+	}{
+		"safe: command from LookPath": {rule: RuleCommandInjection, diff: `diff --git a/tools/fmt.go b/tools/fmt.go
+--- a/tools/fmt.go
++++ b/tools/fmt.go
+@@ -8,4 +8,8 @@ import (
+ 
+ func Format(file string) error {
+-	return exec.Command("gofmt", "-w", file).Run()
++	gofmt, err := exec.LookPath("gofmt")
++	if err != nil {
++		return fmt.Errorf("gofmt is not installed: %w", err)
++	}
++	return exec.Command(gofmt, "-w", file).Run()
+ }
+`},
+		"safe: IN list of placeholders": {rule: RuleSQLInjection, diff: `diff --git a/store/users.go b/store/users.go
+--- a/store/users.go
++++ b/store/users.go
+@@ -5,3 +5,10 @@ import (
+ func Users(db *sql.DB, ids []int64) (*sql.Rows, error) {
+-	return db.Query("SELECT id FROM users WHERE id = ?", ids[0])
++	marks := make([]string, len(ids))
++	args := make([]any, len(ids))
++	for i, id := range ids {
++		marks[i] = "?"
++		args[i] = id
++	}
++	query := fmt.Sprintf("SELECT id FROM users WHERE id IN (%s)", strings.Join(marks, ","))
++	return db.Query(query+" ORDER BY id", args...)
+ }
+`},
+		"Sprintf of a parameter": {rule: RuleSQLInjection, want: []string{"store/users.go:6"}, diff: `diff --git a/store/users.go b/store/users.go
+--- a/store/users.go
++++ b/store/users.go
+@@ -5,3 +5,4 @@ import (
+ func ByEmail(db *sql.DB, email string) *sql.Row {
+-	return db.QueryRow("SELECT id FROM users WHERE email = $1", email)
++	q := fmt.Sprintf("SELECT id FROM users WHERE email = '%s'", email)
++	return db.QueryRow(q)
+ }
+`},
+		"LookPath of a parameter": {rule: RuleCommandInjection, want: []string{"tools/run.go:7"}, diff: `diff --git a/tools/run.go b/tools/run.go
+--- a/tools/run.go
++++ b/tools/run.go
+@@ -5,3 +5,4 @@ import (
+ func Run(tool string) error {
+-	return exec.Command("true").Run()
++	p, _ := exec.LookPath(tool)
++	return exec.Command(p).Run()
+ }
+`},
+		"program assigned out of sight": {rule: RuleCommandInjection, want: []string{"tools/run.go:9"}, diff: `diff --git a/tools/run.go b/tools/run.go
+--- a/tools/run.go
++++ b/tools/run.go
+@@ -8,3 +8,3 @@ func Run() error {
+ 	defer cancel()
+-	return exec.Command("true").Run()
++	return exec.Command(prog).Run()
+ }
+`},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			c := mustParse(t, tc.diff)
+			ev := gather(t, c)
+			if got := found(ev, tc.rule); strings.Join(got, " ") != strings.Join(tc.want, " ") {
+				t.Errorf("%s = %v, want %v\n%s", tc.rule, got, tc.want, dump(ev))
+			}
+		})
+	}
 }
