@@ -189,6 +189,43 @@ func Format(file string) error {
 	if d.Decision.Decision == "request_changes" {
 		t.Errorf("decision %s, required %v", d.Decision.Decision, d.Decision.RequiredChanges)
 	}
+
+	// The same refactors of existing files, with --diff alone (hunks only, no file content).
+	d = debateDiff(t, `diff --git a/tools/fmt.go b/tools/fmt.go
+--- a/tools/fmt.go
++++ b/tools/fmt.go
+@@ -8,4 +8,8 @@ import (
+ 
+ func Format(file string) error {
+-	return exec.Command("gofmt", "-w", file).Run()
++	gofmt, err := exec.LookPath("gofmt")
++	if err != nil {
++		return fmt.Errorf("gofmt is not installed: %w", err)
++	}
++	return exec.Command(gofmt, "-w", file).Run()
+ }
+diff --git a/store/users.go b/store/users.go
+--- a/store/users.go
++++ b/store/users.go
+@@ -5,3 +5,8 @@ import (
+ func Users(db *sql.DB, ids []any) (*sql.Rows, error) {
+-	return db.Query("SELECT id FROM users WHERE id = ?", ids[0])
++	if len(ids) == 0 {
++		return nil, errNoIDs
++	}
++	marks := strings.Repeat("?,", len(ids)-1) + "?"
++	query := "SELECT id FROM users WHERE id IN (" + marks + ")"
++	return db.Query(query, ids...)
+ }
+`)
+	for _, r := range evidenceRules(d.markdown) {
+		if r == "sql-injection" || r == "command-injection" {
+			t.Errorf("hunks only: security finding %s on placeholders or a LookPath program", r)
+		}
+	}
+	if d.Decision.Decision == "request_changes" {
+		t.Errorf("hunks only: decision %s, required %v", d.Decision.Decision, d.Decision.RequiredChanges)
+	}
 }
 
 func TestDebateSprintfSQLInjectionStillRequestsChanges(t *testing.T) {
