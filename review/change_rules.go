@@ -216,7 +216,7 @@ func substantive(f *File) []Line {
 				if !strings.Contains(t[3:], q) {
 					doc = q
 				}
-			case !hash && (strings.HasPrefix(t, "//") || strings.HasPrefix(t, "*")):
+			case !hash && (strings.HasPrefix(t, "//") || t == "*" || strings.HasPrefix(t, "* ") || strings.HasPrefix(t, "*/")):
 				comment = true
 			case !hash && strings.HasPrefix(t, "/*"):
 				comment = true
@@ -468,8 +468,19 @@ func testDeleted(s *Scan, f *File, removed map[string]bool) {
 		kept = append(kept, t)
 	}
 	if f.Status == StatusDeleted {
-		if len(kept) > 0 || (len(removedTests) == 0 && !mentionsAny(deleted, removed)) {
-			s.Report(RuleTestDeleted, f.Path, 1, fmt.Sprintf("test file %s is deleted (%d lines) while the code it tested remains", f.Path, f.Deleted))
+		// A deleted file with no test in it (a helper, fixtures) deletes no test.
+		if len(kept) > 0 {
+			names := make([]string, 0, len(kept))
+			for _, t := range kept {
+				if t.name != "" {
+					names = append(names, t.name)
+				}
+			}
+			what := ""
+			if len(names) > 0 {
+				what = " (" + strings.Join(limitNames(names, 4), ", ") + ")"
+			}
+			s.Report(RuleTestDeleted, f.Path, kept[0].at.Old, fmt.Sprintf("test file %s is deleted with %d test(s)%s while the code they tested remains", f.Path, len(kept), what))
 		}
 		return
 	}

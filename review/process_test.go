@@ -127,7 +127,18 @@ diff --git a/api/client_test.go b/api/client_test.go
 -	_ = New().Ping()
 -}
 `, want: []string{"api/client_test.go:7"}},
-		"test file deleted while its code remains": {diff: deletedPingTest, want: []string{"api/ping_test.go:1"}},
+		"test file deleted while its code remains": {diff: deletedPingTest, want: []string{"api/ping_test.go:5"}},
+		"test helper file deleted": {diff: `diff --git a/api/helpers_test.go b/api/helpers_test.go
+deleted file mode 100644
+--- a/api/helpers_test.go
++++ /dev/null
+@@ -1,5 +0,0 @@
+-package api
+-
+-func newTestClient(t *testing.T) *Client {
+-	return New()
+-}
+`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -180,6 +191,15 @@ func TestUntestedChangeIsOneNoteWithoutALine(t *testing.T) {
 +func A() int { return 2 }
 `, want: []string{"pkg/a.go"}},
 		"docs only": {diff: newFileDiff("docs/guide.md", "# Guide\n\nRun it.\n")},
+		"a dereference is code, not a comment": {diff: `diff --git a/pkg/a.go b/pkg/a.go
+--- a/pkg/a.go
++++ b/pkg/a.go
+@@ -3,3 +3,4 @@ package pkg
+ func Reset(p *int) {
++	*p = 0
+ 	return
+ }
+`, want: []string{"pkg/a.go"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
