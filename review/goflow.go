@@ -129,9 +129,6 @@ func (f *flow) fixpoint(ok func(a assignment, safe map[string]bool) bool) map[st
 			}
 		}
 	}
-	if safe == nil {
-		safe = map[string]bool{}
-	}
 	return safe
 }
 
