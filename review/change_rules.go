@@ -2,6 +2,8 @@ package review
 
 import (
 	"fmt"
+	"go/scanner"
+	"go/token"
 	"path"
 	"regexp"
 	"strings"
@@ -116,13 +118,17 @@ var (
 
 func (changeAnalyzer) Analyze(s *Scan) {
 	var code, tests []*File
+	removed := removedDecls(s.Change)
+	lines := map[*File]int{} // substantive added lines of each code file
 	for _, f := range s.Change.Files {
 		switch {
 		case f.IsTest():
 			tests = append(tests, f)
-			testDeleted(s, f)
+			testDeleted(s, f, removed)
 		case f.Language() != "" && !f.IsGenerated() && f.Added > 0:
-			code = append(code, f)
+			if n := len(substantive(f)); n > 0 {
+				code, lines[f] = append(code, f), n
+			}
 		}
 		if f.Status == StatusDeleted {
 			if !f.IsTest() {
@@ -146,17 +152,106 @@ func (changeAnalyzer) Analyze(s *Scan) {
 		}
 	}
 	if len(code) > 0 && len(tests) == 0 {
-		biggest := code[0]
+		// One note for the whole change, citing the file that changed most as a whole (line 0):
+		// no line of it is "the untested line".
+		biggest, most := code[0], 0
 		names := make([]string, 0, len(code))
 		for _, f := range code {
 			names = append(names, f.Path)
-			if f.Added > biggest.Added {
-				biggest = f
+			if n := lines[f]; n > most {
+				biggest, most = f, n
 			}
 		}
-		first := biggest.AddedLines()[0].New
-		s.Report(RuleUntestedChange, biggest.Path, first, fmt.Sprintf("%d source file(s) changed (%s) and no test file was added or changed", len(code), strings.Join(limitNames(names, 4), ", ")))
+		s.Report(RuleUntestedChange, biggest.Path, 0, fmt.Sprintf("%d source file(s) changed (%s) and no test file was added or changed", len(code), strings.Join(limitNames(names, 4), ", ")))
 	}
+}
+
+// substantive returns the added lines of f that carry code: not blank, not only a comment. A
+// change that only edits comments or documentation changes no behaviour a test could check.
+func substantive(f *File) []Line {
+	added := f.AddedLines()
+	if len(added) == 0 {
+		return nil
+	}
+	if code, ok := goCodeLines(f); ok {
+		var out []Line
+		for _, l := range added {
+			if code[l.New] {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	hash := false
+	switch f.Language() {
+	case "python", "ruby", "shell":
+		hash = true
+	}
+	var out []Line
+	block, doc := false, ""
+	for _, h := range f.Hunks {
+		block, doc = false, ""
+		for _, l := range h.Lines {
+			if l.Kind == Deleted {
+				continue
+			}
+			t := strings.TrimSpace(l.Text)
+			comment := false
+			switch {
+			case t == "":
+				comment = true
+			case doc != "":
+				comment = true
+				if strings.Contains(t, doc) {
+					doc = ""
+				}
+			case block:
+				comment = true
+				block = !strings.Contains(t, "*/")
+			case hash && strings.HasPrefix(t, "#"):
+				comment = true
+			case f.Language() == "python" && (strings.HasPrefix(t, `"""`) || strings.HasPrefix(t, "'''")):
+				comment = true
+				q := t[:3]
+				if !strings.Contains(t[3:], q) {
+					doc = q
+				}
+			case !hash && (strings.HasPrefix(t, "//") || t == "*" || strings.HasPrefix(t, "* ") || strings.HasPrefix(t, "*/")):
+				comment = true
+			case !hash && strings.HasPrefix(t, "/*"):
+				comment = true
+				block = !strings.Contains(t[2:], "*/")
+			}
+			if !comment && l.Kind == Added {
+				out = append(out, l)
+			}
+		}
+	}
+	return out
+}
+
+// goCodeLines returns, for a Go file whose head content is known, the lines that hold a token
+// other than a comment.
+func goCodeLines(f *File) (map[int]bool, bool) {
+	if f.Language() != "go" || !f.HasContent {
+		return nil, false
+	}
+	fset := token.NewFileSet()
+	tf := fset.AddFile(f.Path, -1, len(f.Content))
+	var sc scanner.Scanner
+	sc.Init(tf, f.Content, nil, 0) // comments are skipped
+	code := map[int]bool{}
+	for {
+		pos, tok, lit := sc.Scan()
+		if tok == token.EOF {
+			break
+		}
+		if tok == token.SEMICOLON && lit == "\n" {
+			continue // inserted at a line end, not written
+		}
+		code[fset.Position(pos).Line] = true
+	}
+	return code, true
 }
 
 func limitNames(s []string, n int) []string {
@@ -310,35 +405,197 @@ func nearestNew(f *File, old int) int {
 	return 1
 }
 
-// testDeleted reports deleted test files and removed test functions not added back.
-func testDeleted(s *Scan, f *File) {
-	if f.Status == StatusDeleted {
-		s.Report(RuleTestDeleted, f.Path, 1, fmt.Sprintf("test file %s is deleted (%d lines)", f.Path, f.Deleted))
-		return
-	}
+// testDeleted reports tests the change removes while the code they tested remains. A test
+// added back in any test file of the change (renamed file, moved test) is not removed; a test
+// whose subject the change removes too (its source file, or a declaration it names or calls) went
+// with its code and is not reported.
+func testDeleted(s *Scan, f *File, removed map[string]bool) {
 	re := testDecl[loopLang(f.Language())]
+	readded := map[string]int{}
+	if re != nil {
+		for _, other := range s.Change.Files {
+			if !other.IsTest() || loopLang(other.Language()) != loopLang(f.Language()) {
+				continue
+			}
+			for _, l := range other.AddedLines() {
+				if m := re.FindStringSubmatch(l.Text); m != nil && m[1] != "" {
+					readded[m[1]]++
+				}
+			}
+		}
+	}
+	deleted := f.DeletedLines()
+	if f.Status == StatusDeleted {
+		if subjectDeleted(s.Change, f) {
+			return
+		}
+		if re == nil {
+			if !mentionsAny(deleted, removed) {
+				s.Report(RuleTestDeleted, f.Path, 1, fmt.Sprintf("test file %s is deleted (%d lines)", f.Path, f.Deleted))
+			}
+			return
+		}
+	}
 	if re == nil {
 		return
 	}
-	added := map[string]int{}
-	for _, l := range f.AddedLines() {
+	// The removed lines split into tests: each runs from its declaration to the next one.
+	type test struct {
+		name string
+		at   Line
+		body []Line
+	}
+	var removedTests []*test
+	var cur *test
+	for _, l := range deleted {
 		if m := re.FindStringSubmatch(l.Text); m != nil {
-			added[m[1]]++
+			cur = &test{name: m[1], at: l}
+			removedTests = append(removedTests, cur)
+		}
+		if cur != nil {
+			cur.body = append(cur.body, l)
 		}
 	}
-	for _, l := range f.DeletedLines() {
-		m := re.FindStringSubmatch(l.Text)
-		if m == nil {
+	var kept []*test
+	for _, t := range removedTests {
+		if t.name != "" && readded[t.name] > 0 {
+			readded[t.name]--
+			continue // renamed file or moved test
+		}
+		if testsRemovedCode(t.name, t.body, removed) {
 			continue
 		}
-		if added[m[1]] > 0 {
-			added[m[1]]--
-			continue
+		kept = append(kept, t)
+	}
+	if f.Status == StatusDeleted {
+		// A deleted file with no test in it (a helper, fixtures) deletes no test.
+		if len(kept) > 0 {
+			names := make([]string, 0, len(kept))
+			for _, t := range kept {
+				if t.name != "" {
+					names = append(names, t.name)
+				}
+			}
+			what := ""
+			if len(names) > 0 {
+				what = " (" + strings.Join(limitNames(names, 4), ", ") + ")"
+			}
+			s.Report(RuleTestDeleted, f.Path, kept[0].at.Old, fmt.Sprintf("test file %s is deleted with %d test(s)%s while the code they tested remains", f.Path, len(kept), what))
 		}
-		what := m[1]
+		return
+	}
+	for _, t := range kept {
+		what := t.name
 		if what == "" {
 			what = "a @Test method"
 		}
-		s.Report(RuleTestDeleted, f.Path, nearestNew(f, l.Old), fmt.Sprintf("test %s is removed", what))
+		s.Report(RuleTestDeleted, f.Path, nearestNew(f, t.at.Old), fmt.Sprintf("test %s is removed while the code it tested remains", what))
 	}
+}
+
+// testPrefix strips the naming conventions of tests down to their subject.
+var testPrefix = regexp.MustCompile(`^(?:Test|Benchmark|Fuzz|Example|test_?)_?`)
+
+// testsRemovedCode reports whether a removed test's subject is removed by the change too: its
+// name is that of a removed declaration, or its body names one.
+func testsRemovedCode(name string, body []Line, removed map[string]bool) bool {
+	if subject := testPrefix.ReplaceAllString(strings.Trim(name, "\"'`"), ""); subject != "" {
+		for part := range strings.SplitSeq(subject, "_") {
+			for r := range removed {
+				if strings.EqualFold(part, r) {
+					return true
+				}
+			}
+		}
+	}
+	return mentionsAny(body, removed)
+}
+
+var word = regexp.MustCompile(`[A-Za-z_$][\w$]*`)
+
+func mentionsAny(lines []Line, names map[string]bool) bool {
+	for _, l := range lines {
+		for _, w := range word.FindAllString(l.Text, -1) {
+			if names[w] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// subjectDeleted reports whether the change deletes the source file a deleted test file tests,
+// by the naming conventions of its language (x_test.go tests x.go, test_x.py x.py, x.test.ts
+// x.ts, XTest.java X.java).
+func subjectDeleted(c *Change, f *File) bool {
+	dir, base := path.Split(f.OldPath)
+	if f.OldPath == "" {
+		dir, base = path.Split(f.Path)
+	}
+	var subject string
+	sameDir := false
+	switch {
+	case strings.HasSuffix(base, "_test.go"):
+		subject, sameDir = strings.TrimSuffix(base, "_test.go")+".go", true
+	case strings.HasPrefix(base, "test_") && strings.HasSuffix(base, ".py"):
+		subject = strings.TrimPrefix(base, "test_")
+	case strings.HasSuffix(base, "_test.py"):
+		subject = strings.TrimSuffix(base, "_test.py") + ".py"
+	case strings.Contains(base, ".test.") || strings.Contains(base, ".spec."):
+		subject = strings.Replace(strings.Replace(base, ".test.", ".", 1), ".spec.", ".", 1)
+	case strings.HasSuffix(base, "Tests.java"):
+		subject = strings.TrimSuffix(base, "Tests.java") + ".java"
+	case strings.HasSuffix(base, "Test.java"):
+		subject = strings.TrimSuffix(base, "Test.java") + ".java"
+	default:
+		return false
+	}
+	for _, o := range c.Files {
+		if o.Status != StatusDeleted || o.IsTest() {
+			continue
+		}
+		p := o.Path
+		if o.OldPath != "" {
+			p = o.OldPath
+		}
+		od, ob := path.Split(p)
+		if ob == subject && (!sameDir || od == dir) {
+			return true
+		}
+	}
+	return false
+}
+
+// declaration patterns by language: the names a file declares, exported or not.
+var declared = map[string]*regexp.Regexp{
+	"go":         regexp.MustCompile(`^(?:func\s+(?:\([^)]*\)\s*)?|type\s+|var\s+|const\s+)([A-Za-z_]\w*)`),
+	"python":     regexp.MustCompile(`^\s*(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)`),
+	"javascript": regexp.MustCompile(`^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function\*?|class|const|let|var)\s+([A-Za-z_$][\w$]*)`),
+	"java":       regexp.MustCompile(`^\s*(?:(?:public|private|protected|static|final|abstract|synchronized)\s+)*(?:class\s+|interface\s+|enum\s+|record\s+|[\w<>\[\],]+\s+)([A-Za-z_]\w*)\s*[({<]`),
+}
+
+// removedDecls returns the names that non-test code of the change declares on removed lines and
+// declares again on no added line: code the change takes away.
+func removedDecls(c *Change) map[string]bool {
+	gone, back := map[string]bool{}, map[string]bool{}
+	for _, f := range c.Files {
+		re := declared[loopLang(f.Language())]
+		if re == nil || f.IsTest() {
+			continue
+		}
+		for _, l := range f.DeletedLines() {
+			if m := re.FindStringSubmatch(l.Text); m != nil && m[1] != "_" {
+				gone[m[1]] = true
+			}
+		}
+		for _, l := range f.AddedLines() {
+			if m := re.FindStringSubmatch(l.Text); m != nil {
+				back[m[1]] = true
+			}
+		}
+	}
+	for n := range back {
+		delete(gone, n)
+	}
+	return gone
 }

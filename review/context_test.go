@@ -87,7 +87,7 @@ func TestReplyTurnValidates(t *testing.T) {
 	r := &Reply{Position: ReplyPosition{Vote: "maybe"}, Arguments: []ReplyArgument{
 		{Target: "SS-1", Claim: "x", Warrant: "w", Grounds: []ReplyGround{{Path: "a.go", Line: 1, Text: "t"}}},
 		{Target: "XX-9", Claim: "x", Warrant: "w", Grounds: []ReplyGround{{Path: "a.go", Line: 1, Text: "t"}}},
-		{Target: "PS-1", Claim: "", Warrant: "w", Grounds: []ReplyGround{{Path: "a.go", Line: 0, Text: "t"}}, Confidence: 2},
+		{Target: "PS-1", Claim: "", Warrant: "w", Grounds: []ReplyGround{{Path: "a.go", Line: -1, Text: "t"}}, Confidence: 2},
 	}}
 	turn, problems := r.Turn(req)
 	if len(turn.Arguments) != 0 || turn.Position != nil {

@@ -92,6 +92,9 @@ func (s *Scan) addFrom(analyzer, rule string, sev toulmin.Severity, path string,
 		return
 	}
 	s.seen[key] = true
+	if Rules[rule].Process && sev.Rank() > toulmin.SeverityMedium.Rank() {
+		sev = toulmin.SeverityMedium // process notes never decide (see Rule.Process)
+	}
 	snippet := ""
 	if f := s.Change.File(path); f != nil && line > 0 {
 		if text, ok := f.Line(line); ok {

@@ -49,6 +49,10 @@ type fn struct {
 	allowed  map[string]int  // checked against an allowlist (map index, switch, Contains), with the line
 	limiter  bool            // bounds concurrency (SetLimit, semaphore)
 	pathSafe []int           // lines of path checks (IsLocal, HasPrefix, Rel, "..")
+	flow     *flow           // what the function assigns to its locals (goflow.go)
+	text     map[string]bool // hold only constant text and placeholders; see safeText
+	programs map[string]bool // name a fixed program; see fixedProgs
+	sqlText  map[string]bool // were given SQL text
 }
 
 func (g *goCheck) line(n ast.Node) int { return g.fset.Position(n.Pos()).Line }
@@ -166,7 +170,8 @@ func (g *goCheck) pkgCall(call *ast.CallExpr, path string, names ...string) bool
 }
 
 func (g *goCheck) function(fd *ast.FuncDecl) {
-	c := &fn{name: fd.Name.Name, tainted: map[string]bool{}, sqlVars: map[string]bool{}, strVars: map[string]bool{}, parsed: map[string]int{}, allowed: map[string]int{}}
+	c := &fn{name: fd.Name.Name, tainted: map[string]bool{}, sqlVars: map[string]bool{}, strVars: map[string]bool{}, parsed: map[string]int{}, allowed: map[string]int{}, sqlText: map[string]bool{}}
+	c.flow = collectFlow(fd)
 	g.collect(fd.Body, c)
 	var stack []ast.Node
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
@@ -178,6 +183,22 @@ func (g *goCheck) function(fd *ast.FuncDecl) {
 		g.visit(n, stack, c)
 		return true
 	})
+}
+
+// safeText returns the function's locals that hold only constant text, computed on first use.
+func (g *goCheck) safeText(c *fn) map[string]bool {
+	if c.text == nil {
+		c.text = g.placeholderText(c.flow)
+	}
+	return c.text
+}
+
+// fixedProgs returns the function's locals that name a fixed program, computed on first use.
+func (g *goCheck) fixedProgs(c *fn) map[string]bool {
+	if c.programs == nil {
+		c.programs = g.fixedPrograms(c.flow)
+	}
+	return c.programs
 }
 
 // collect walks the body in source order to learn which variables are tainted, hold SQL, are
@@ -211,8 +232,13 @@ func (g *goCheck) collect(body *ast.BlockStmt, c *fn) {
 				}
 				if lit, ok := rhs.(*ast.BasicLit); ok && lit.Kind == token.STRING {
 					c.strVars[id.Name] = true
+					if sqlWords.MatchString(lit.Value) {
+						c.sqlText[id.Name] = true
+					}
 				}
-				if dyn, _ := g.dynamicSQL(rhs, c); dyn || (n.Tok == token.ADD_ASSIGN && c.sqlVars[id.Name]) {
+				// SQL text extended with something other than constant text is built from strings.
+				appended := n.Tok == token.ADD_ASSIGN && (c.sqlVars[id.Name] || c.sqlText[id.Name] && !g.constText(rhs, g.safeText(c)))
+				if dyn, _ := g.dynamicSQL(rhs, c); dyn || appended {
 					c.sqlVars[id.Name] = true
 				}
 			}
@@ -310,8 +336,8 @@ func (g *goCheck) dynamicSQL(e ast.Expr, c *fn) (bool, []string) {
 			case *ast.BasicLit:
 				lits.WriteString(x.Value)
 			case *ast.Ident:
-				if g.consts[x.Name] {
-					return
+				if g.consts[x.Name] || g.safeText(c)[x.Name] {
+					return // constant text or placeholders: nothing to inject
 				}
 				if c.sqlVars[x.Name] {
 					lits.WriteString(" select ")
@@ -319,8 +345,8 @@ func (g *goCheck) dynamicSQL(e ast.Expr, c *fn) (bool, []string) {
 				dynamic = true
 				idents = append(idents, x.Name)
 			case *ast.CallExpr:
-				if g.pkgCall(x, "strconv", "Itoa", "FormatInt", "FormatUint", "FormatFloat", "FormatBool") {
-					return // digits only: nothing to inject
+				if g.constText(x, g.safeText(c)) {
+					return // digits, or placeholders built from constants: nothing to inject
 				}
 				dynamic = true
 				ast.Inspect(x, func(n ast.Node) bool {
@@ -355,7 +381,7 @@ func (g *goCheck) dynamicSQL(e ast.Expr, c *fn) (bool, []string) {
 			if _, isLit := a.(*ast.BasicLit); isLit {
 				continue
 			}
-			if id, ok := a.(*ast.Ident); ok && g.consts[id.Name] {
+			if g.constText(a, g.safeText(c)) {
 				continue
 			}
 			dynamic = true
@@ -545,11 +571,11 @@ func (g *goCheck) call(call *ast.CallExpr, stack []ast.Node, c *fn) {
 			var idents []string
 			risky := false
 			switch {
-			case !progConst:
+			case !progConst && !g.fixedProgram(args[0], g.fixedProgs(c)):
 				risky, idents = true, identsOf(args[0])
 			case isShell(prog) && len(args) >= 3:
 				if flag, _ := constString(args[1]); flag == "-c" || flag == "/c" {
-					if _, ok := constString(args[2]); !ok {
+					if !g.constText(args[2], g.safeText(c)) {
 						risky, idents = true, identsOf(args[2])
 					}
 				}

@@ -199,6 +199,7 @@ func (lineAnalyzer) Analyze(s *Scan) {
 		lines := view(f)
 		loop := inLoops(lines, lang)
 		fileText := ""
+		var flow *hunkFlow // Go: what the visible lines assign (golines.go), built on first use
 		for i, l := range lines {
 			if !l.added {
 				continue
@@ -213,6 +214,14 @@ func (lineAnalyzer) Analyze(s *Scan) {
 				}
 				if r.near != nil && !nearMatch(lines, i, r.near) {
 					continue
+				}
+				if lang == "go" && (r.rule == RuleSQLInjection || r.rule == RuleCommandInjection) {
+					if flow == nil {
+						flow = newHunkFlow(lines)
+					}
+					if flow.safe(r.rule, code) {
+						continue // only constant text or a fixed program reaches the sink
+					}
 				}
 				if r.fileNeeds != nil {
 					if fileText == "" {

@@ -160,8 +160,8 @@ func concern(items []toulmin.Evidence) toulmin.Argument {
 	rule := Rules[items[0].Rule]
 	first := items[0]
 	claim := strings.ToUpper(first.Message[:1]) + first.Message[1:]
-	if first.Path != "" {
-		claim += " at " + first.Location()
+	if first.Path != "" && first.Line > 0 {
+		claim += " at " + first.Location() // a note about a whole file names it in its message
 	}
 	if len(items) > 1 {
 		claim += fmt.Sprintf(" (and %d more)", len(items)-1)
@@ -187,7 +187,7 @@ func concern(items []toulmin.Evidence) toulmin.Argument {
 			text += ": `" + e.Snippet + "`"
 		}
 		arg.Grounds = append(arg.Grounds, toulmin.Ground{Path: e.Path, Line: e.Line, Text: text})
-		arg.Actions = append(arg.Actions, toulmin.Action{Text: rule.Fix, Path: e.Path, Line: e.Line, Required: e.Severity.Rank() >= toulmin.SeverityMedium.Rank()})
+		arg.Actions = append(arg.Actions, toulmin.Action{Text: rule.Fix, Path: e.Path, Line: e.Line, Required: !rule.Process && e.Severity.Rank() >= toulmin.SeverityMedium.Rank()})
 	}
 	return arg
 }
@@ -200,20 +200,16 @@ func evidenceIDs(items []toulmin.Evidence) string {
 	return strings.Join(limitNames(ids, 6), ", ")
 }
 
-func (a *OfflineAgent) noConcern(req *toulmin.Request) toulmin.Argument {
+// nothing is the one line an agent says when the evidence gives it nothing to argue: a stance
+// with its reason, not an argument to be scored and answered.
+func (a *OfflineAgent) nothing(req *toulmin.Request) *toulmin.Position {
 	c, _ := req.Subject.Data.(*Change)
 	files, added := 0, 0
 	if c != nil {
 		files, added, _ = c.Stats()
 	}
-	return toulmin.Argument{
-		Claim:     fmt.Sprintf("No %s concern found in the change", a.topic()),
-		Grounds:   []toulmin.Ground{{Text: fmt.Sprintf("the analyzers ran over %d added lines in %d files and reported nothing for %s", added, files, a.topic())}},
-		Warrant:   "Without evidence of a problem, this perspective has no reason to hold the change back",
-		Qualifier: toulmin.Qualifier{Confidence: 0.6, Text: "offline analyzers cover known patterns only"},
-		Rebuttal:  "unless the change has a problem the analyzers do not recognise",
-		Severity:  toulmin.SeverityInfo,
-	}
+	return &toulmin.Position{Vote: voting.Approve, Confidence: 0.6,
+		Reason: fmt.Sprintf("No %s concern in the evidence (%d added lines in %d files)", a.topic(), added, files)}
 }
 
 func (a *OfflineAgent) topic() string {
@@ -238,7 +234,7 @@ func (a *OfflineAgent) opening(req *toulmin.Request) *toulmin.Turn {
 		args = append(args, concern(g))
 	}
 	if len(args) == 0 {
-		args = append(args, a.noConcern(req))
+		return &toulmin.Turn{Position: a.nothing(req)}
 	}
 	return &toulmin.Turn{Arguments: args, Position: a.position(args, "opening")}
 }
@@ -493,9 +489,7 @@ func (a *OfflineAgent) final(req *toulmin.Request) *toulmin.Turn {
 	}
 	pos := a.position(concerns, "rebuttal and clarification")
 	if len(concerns) == 0 {
-		arg := a.noConcern(req)
-		arg.Claim = fmt.Sprintf("Approve: no %s concern stands", a.topic())
-		return &toulmin.Turn{Arguments: []toulmin.Argument{arg}, Position: pos}
+		return &toulmin.Turn{Position: pos} // its reason is the one line: no concern stands
 	}
 	arg := summary(concerns, pos.Vote)
 	arg.Claim = fmt.Sprintf("%s: %d %s concern(s) stand", decisionTitle(pos.Vote), len(concerns), a.topic())
@@ -607,6 +601,11 @@ func (a *OfflineAgent) synthesis(req *toulmin.Request) *toulmin.Turn {
 		syn.Conflicts = append(syn.Conflicts, fmt.Sprintf("stakeholders split %d ways on the vote", len(byVote)))
 	}
 	pos := &toulmin.Position{Vote: vote, Confidence: 0.85}
+	if len(concerns) == 0 && len(syn.Conflicts) == 0 {
+		// Nothing was raised and nobody disagreed: one line, not an argument.
+		pos.Reason = "No concern was raised and the stakeholders agree: approve as is"
+		return &toulmin.Turn{Position: pos}
+	}
 	arg := toulmin.Argument{Synthesis: syn, Qualifier: toulmin.Qualifier{Confidence: 0.85}}
 	if len(concerns) == 0 {
 		arg.Claim = "Approve: no verified concern stands after the debate"
@@ -650,9 +649,7 @@ func (a *OfflineAgent) designReview(req *toulmin.Request) *toulmin.Turn {
 		}
 	}
 	if len(design) == 0 {
-		arg := a.noConcern(req)
-		arg.Claim = "No design-level change: no new dependency, API removal or oversized file"
-		return &toulmin.Turn{Arguments: []toulmin.Argument{arg}}
+		return &toulmin.Turn{Notes: []string{"no design-level change: no new dependency, API removal or oversized file"}}
 	}
 	arg := concern(design)
 	arg.Claim = fmt.Sprintf("Design review: %d design-level finding(s), led by %s", len(design), design[0].Message)

@@ -84,7 +84,8 @@ func Markdown(t *toulmin.Transcript, opts RenderOptions) (string, error) {
 				args = append(args, a)
 			}
 		}
-		if len(args) == 0 {
+		quiet := quietStances(t, p, args)
+		if len(args) == 0 && len(quiet) == 0 {
 			continue
 		}
 		w("\n### %s", p.Phase.Title())
@@ -94,6 +95,12 @@ func Markdown(t *toulmin.Transcript, opts RenderOptions) (string, error) {
 		w("\n")
 		for _, a := range args {
 			renderArgument(&b, t, a)
+		}
+		if len(quiet) > 0 {
+			w("\n")
+			for _, s := range quiet {
+				w("- **%s** (%s): %s\n", title(t, s.Agent), s.Position.Vote, inline(s.Position.Reason))
+			}
 		}
 	}
 
@@ -107,9 +114,16 @@ func Markdown(t *toulmin.Transcript, opts RenderOptions) (string, error) {
 	}
 
 	w("\n## Decision Rationale\n\n")
+	synthesised := map[string]bool{}
 	for _, a := range t.ArgumentsIn(toulmin.PhaseSynthesis) {
 		if a.Synthesis != nil {
+			synthesised[a.Agent] = true
 			w("- **%s:** %s. %s\n", title(t, a.Agent), inline(a.Claim), inline(a.Synthesis.Resolution))
+		}
+	}
+	for _, s := range t.Stances {
+		if s.Phase == toulmin.PhaseSynthesis && !synthesised[s.Agent] {
+			w("- **%s:** %s. %s\n", title(t, s.Agent), s.Position.Vote, inline(s.Position.Reason))
 		}
 	}
 	var shares []string
@@ -325,4 +339,20 @@ func Summary(t *toulmin.Transcript) string {
 		parts = append(parts, "dissent: "+strings.Join(names, ", "))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// quietStances are the stances taken in a phase by agents that made no argument in it: an agent
+// with nothing to say says so in one line.
+func quietStances(t *toulmin.Transcript, p toulmin.PhaseRecord, args []toulmin.Argument) []toulmin.Stance {
+	spoke := map[string]bool{}
+	for _, a := range args {
+		spoke[a.Agent] = true
+	}
+	var out []toulmin.Stance
+	for _, s := range t.Stances {
+		if s.Phase == p.Phase && s.Round == p.Round && !spoke[s.Agent] {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -24,7 +24,15 @@ type Rule struct {
 	Rebuttal string
 	// TradeOff is what the fix costs, for final arguments.
 	TradeOff string
+	// Process marks a note about how the change was made (tests, TODOs, dependencies, size,
+	// removed API) rather than a defect in what it does. Process notes never decide: they are
+	// at most medium, an agent votes at most approve_with_changes on them, and what they
+	// propose is a follow-up, never a required change.
+	Process bool
 }
+
+// IsProcess reports whether the rule is a process note.
+func IsProcess(rule string) bool { return Rules[rule].Process }
 
 // Rule IDs.
 const (
@@ -117,19 +125,19 @@ var Rules = map[string]Rule{
 		Warrant:   "Each += copies the whole string, which is quadratic in the output size",
 		Reference: "strings.Builder / str.join", Fix: "use strings.Builder (join a list in Python and JavaScript, StringBuilder in Java)",
 		Rebuttal: "unless the loop is short", TradeOff: "none"},
-	RuleNewDependency: {ID: RuleNewDependency, Stakeholder: Architecture, Severity: toulmin.SeverityLow, Title: "New dependency",
+	RuleNewDependency: {ID: RuleNewDependency, Process: true, Stakeholder: Architecture, Severity: toulmin.SeverityLow, Title: "New dependency",
 		Warrant:   "Every dependency adds supply-chain risk, licence terms and upgrade work that the project carries from now on",
 		Reference: "OpenSSF Concise Guide for Evaluating Open Source Software", Fix: "say why the dependency is needed and that its maintenance and licence were checked",
 		Rebuttal: "unless it replaces hand-written code for a solved problem", TradeOff: "less code to own in exchange for an upstream to follow"},
-	RuleLargeFunction: {ID: RuleLargeFunction, Stakeholder: Maintainability, Severity: toulmin.SeverityMedium, Title: "Very large function added",
+	RuleLargeFunction: {ID: RuleLargeFunction, Process: true, Stakeholder: Maintainability, Severity: toulmin.SeverityMedium, Title: "Very large function added",
 		Warrant:   "Long functions mix responsibilities and are hard to review, test and change safely",
 		Reference: "Clean Code: functions should do one thing", Fix: "split the function into named steps",
 		Rebuttal: "unless it is a flat table or generated", TradeOff: "more, smaller functions to navigate"},
-	RuleLargeFile: {ID: RuleLargeFile, Stakeholder: Architecture, Severity: toulmin.SeverityLow, Title: "Very large file added",
+	RuleLargeFile: {ID: RuleLargeFile, Process: true, Stakeholder: Architecture, Severity: toulmin.SeverityLow, Title: "Very large file added",
 		Warrant:   "A very large file usually holds more than one responsibility and is hard to review in one change",
 		Reference: "Single Responsibility Principle", Fix: "split the file by responsibility, or land it in smaller changes",
 		Rebuttal: "unless it is data or generated", TradeOff: "more files"},
-	RuleExportedRemoved: {ID: RuleExportedRemoved, Stakeholder: Architecture, Severity: toulmin.SeverityHigh, Title: "Exported API removed",
+	RuleExportedRemoved: {ID: RuleExportedRemoved, Process: true, Stakeholder: Architecture, Severity: toulmin.SeverityMedium, Title: "Exported API removed",
 		Warrant:   "Removing an exported name breaks every caller outside the change without warning",
 		Reference: "Semantic Versioning 2.0.0; Go module compatibility", Fix: "deprecate the name first and keep it working, or release the break as a new major version",
 		Rebuttal: "unless nothing outside the repository uses it", TradeOff: "a deprecated name to keep for a while"},
@@ -141,15 +149,15 @@ var Rules = map[string]Rule{
 		Warrant:   "A panic in a library takes down the caller's whole process instead of letting it decide",
 		Reference: "Go Code Review Comments: Don't Panic", Fix: "return an error instead",
 		Rebuttal: "unless the condition is a programming error that can never happen at run time", TradeOff: "callers handle one more error"},
-	RuleTodo: {ID: RuleTodo, Stakeholder: Maintainability, Severity: toulmin.SeverityLow, Title: "TODO/FIXME/HACK added",
+	RuleTodo: {ID: RuleTodo, Process: true, Stakeholder: Maintainability, Severity: toulmin.SeverityLow, Title: "TODO/FIXME/HACK added",
 		Warrant:   "Markers of unfinished work get forgotten unless tracked",
 		Reference: "Technical debt tracking", Fix: "finish the work or link the marker to an issue",
 		Rebuttal: "unless an issue tracks it", TradeOff: "none"},
-	RuleUntestedChange: {ID: RuleUntestedChange, Stakeholder: Maintainability, Severity: toulmin.SeverityMedium, Title: "Code changed with no test change",
+	RuleUntestedChange: {ID: RuleUntestedChange, Process: true, Stakeholder: Maintainability, Severity: toulmin.SeverityMedium, Title: "Code changed with no test change",
 		Warrant:   "Changed behaviour without a test is unverified and can regress unnoticed",
 		Reference: "Testing pyramid", Fix: "add or update tests that cover the changed code",
 		Rebuttal: "unless existing tests already cover the change", TradeOff: "time to write the tests"},
-	RuleTestDeleted: {ID: RuleTestDeleted, Stakeholder: Maintainability, Severity: toulmin.SeverityHigh, Title: "Tests deleted",
+	RuleTestDeleted: {ID: RuleTestDeleted, Process: true, Stakeholder: Maintainability, Severity: toulmin.SeverityMedium, Title: "Tests deleted",
 		Warrant:   "Deleting tests removes the proof that behaviour still works",
 		Reference: "Testing pyramid", Fix: "keep the tests, or say what covers that behaviour now",
 		Rebuttal: "unless the code they tested was removed too", TradeOff: "none"},

@@ -216,8 +216,9 @@ func (a *Argument) Validate() error {
 		if g.Path == "" && g.Line != 0 {
 			bad(field+".path", "a line (%d) is given without a path", g.Line)
 		}
-		if g.Path != "" && g.Line < 1 {
-			bad(field+".line", "must be 1 or more when a path is given, got %d", g.Line)
+		if g.Path != "" && g.Line < 0 {
+			// 0 cites the file as a whole (a note about the change, not about one line).
+			bad(field+".line", "must be 0 (the whole file) or a line number, got %d", g.Line)
 		}
 	}
 	needsWarrant := a.Phase == PhaseOpening || a.Phase == PhaseRebuttal || a.Phase == PhaseFinal || a.Phase == PhaseDesignReview

@@ -77,7 +77,8 @@ func Score(a *Argument, idx ChangeIndex) Quality {
 		switch {
 		case !idx.HasPath(g.Path):
 			outside = append(outside, c)
-		case !idx.HasLine(g.Path, g.Line):
+		case g.Line > 0 && !idx.HasLine(g.Path, g.Line):
+			// A line of 0 cites the file as a whole (a note about the change, not a line).
 			badLines = append(badLines, c)
 		}
 	}

@@ -41,7 +41,7 @@ func TestValidate(t *testing.T) {
 		"valid":                    {func(*Argument) {}, ""},
 		"empty claim":              {func(a *Argument) { a.Claim = " " }, `argument "SS-1": claim: must not be empty`},
 		"line without path":        {func(a *Argument) { a.Grounds[0].Path = "" }, "grounds[0].path: a line (12) is given without a path"},
-		"path without line":        {func(a *Argument) { a.Grounds[0].Line = 0 }, "grounds[0].line: must be 1 or more"},
+		"negative line":            {func(a *Argument) { a.Grounds[0].Line = -3 }, "grounds[0].line: must be 0 (the whole file) or a line number"},
 		"confidence above one":     {func(a *Argument) { a.Qualifier.Confidence = 1.5 }, "qualifier.confidence: must be between 0 and 1, got 1.5"},
 		"opening without warrant":  {func(a *Argument) { a.Warrant = "" }, "warrant: must not be empty in a opening_arguments argument"},
 		"rebuttal without target":  {func(a *Argument) { a.Phase = PhaseRebuttal }, "target: a rebuttal must name the argument it answers"},
@@ -80,6 +80,12 @@ func TestScore(t *testing.T) {
 		}, change, []Criterion{EvidenceBased}, []string{"db/user.go:99"}},
 		"citation of a file not in the change": {func(a *Argument) { a.Grounds[0].Path = "other.go" },
 			change, []Criterion{EvidenceBased, Scoped}, []string{"other.go:12"}},
+		"file-level citation of a file in the change": {func(a *Argument) {
+			a.Grounds = []Ground{{Path: "db/user.go", Text: "changed with no test"}}
+		}, change, nil, nil},
+		"file-level citation of a file outside the change": {func(a *Argument) {
+			a.Grounds = []Ground{{Path: "other.go", Text: "changed with no test"}}
+		}, change, []Criterion{EvidenceBased, Scoped}, []string{"other.go"}},
 		"no grounds at all": {func(a *Argument) { a.Grounds = nil }, change, []Criterion{Specific, EvidenceBased, Scoped}, nil},
 		"nothing proposed":  {func(a *Argument) { a.Actions = nil }, change, []Criterion{Actionable}, nil},
 		"a preference":      {func(a *Argument) { a.Claim = "I don't like this query style" }, change, []Criterion{Objective}, nil},
