@@ -206,11 +206,7 @@ func (fp *fingerprinter) function(f *File, n int) string {
 				if !ok || fd.Body == nil {
 					continue
 				}
-				name := fd.Name.Name
-				if fd.Recv != nil && len(fd.Recv.List) > 0 {
-					name = recvName(fd.Recv.List[0].Type) + "." + name
-				}
-				funcs = append(funcs, goFunc{name: name, start: fset.Position(fd.Pos()).Line, end: fset.Position(fd.End()).Line})
+				funcs = append(funcs, goFunc{name: evidence.FuncName(fd), start: fset.Position(fd.Pos()).Line, end: fset.Position(fd.End()).Line})
 			}
 		}
 		_ = err // a file that does not parse fully still names the functions it could read
@@ -224,16 +220,3 @@ func (fp *fingerprinter) function(f *File, n int) string {
 	return ""
 }
 
-func recvName(x ast.Expr) string {
-	switch t := x.(type) {
-	case *ast.StarExpr:
-		return recvName(t.X)
-	case *ast.IndexExpr:
-		return recvName(t.X)
-	case *ast.IndexListExpr:
-		return recvName(t.X)
-	case *ast.Ident:
-		return t.Name
-	}
-	return "?"
-}

@@ -406,13 +406,19 @@ func enclosingFunc(pkg *packages.Package, pos token.Pos) string {
 			if !ok || pos < fd.Pos() || pos > fd.End() {
 				continue
 			}
-			if fd.Recv != nil && len(fd.Recv.List) > 0 {
-				return recvName(fd.Recv.List[0].Type) + "." + fd.Name.Name
-			}
-			return fd.Name.Name
+			return FuncName(fd)
 		}
 	}
 	return ""
+}
+
+// FuncName names a function as findings are keyed and fingerprinted: "Name", or "Recv.Name"
+// for a method (type parameters and pointers left out).
+func FuncName(fd *ast.FuncDecl) string {
+	if fd.Recv != nil && len(fd.Recv.List) > 0 {
+		return recvName(fd.Recv.List[0].Type) + "." + fd.Name.Name
+	}
+	return fd.Name.Name
 }
 
 func recvName(e ast.Expr) string {
@@ -426,7 +432,7 @@ func recvName(e ast.Expr) string {
 	case *ast.Ident:
 		return t.Name
 	}
-	return ""
+	return "?"
 }
 
 // factStore keeps the facts analyzers export, per analyzer, for the packages of one load.
