@@ -219,4 +219,3 @@ func (fp *fingerprinter) function(f *File, n int) string {
 	}
 	return ""
 }
-
