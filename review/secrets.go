@@ -40,9 +40,23 @@ func secretDetector() (*detect.Detector, error) {
 var (
 	literalKey = regexp.MustCompile(`(?i)\b\w*(?:jwt|signing|hmac|session|cookie|api|client|app)[_\-]?(?:key|secret|token)\w*["']?\s*(?::=|=|:)\s*(?:\[\]byte\()?["']([^"'\s]{6,})["']`)
 	literalPwd = regexp.MustCompile(`(?i)\b\w*(?:password|passwd|pwd)\w*["']?\s*(?::=|=|:)\s*["']([^"'\s]{4,})["']`)
-	// Values that name a secret rather than hold one.
-	placeholder = regexp.MustCompile(`(?i)^(?:[A-Z0-9_]+|\$\{.*\}|<.*>|\{\{.*\}\}|x{3,}|\*+|changeme|example.*|your[-_].*|dummy|placeholder|redacted|test|password|secret|%s|%v)$`)
+	// Values that name a secret rather than hold one: an environment variable's name (upper case
+	// with an underscore, matched case-sensitively: `sk_live_abc123` or `hunter2hunter2` are
+	// values, not names), a template or shell reference, and the usual stand-ins.
+	placeholder = regexp.MustCompile(`^(?:[A-Z][A-Z0-9]*_[A-Z0-9_]*|(?i:\$\{.*\}|\$[a-z_][a-z0-9_]*|<.*>|\{\{.*\}\}|%\(.*\)s|x{3,}|\*+|\.{3,}|change[-_]?me.*|replace[-_]?me.*|example.*|.*[-_.]example|sample|your[-_].*|.*[-_]here|dummy|fake|placeholder|redacted|test|testing|password|secret|token|none|null|nil|undefined|todo|fixme|%s|%v))$`)
 )
+
+// isPlaceholder reports whether a literal value stands in for a secret rather than holds one.
+func isPlaceholder(v string) bool {
+	if v == "" {
+		return true
+	}
+	if placeholder.MatchString(v) {
+		return true
+	}
+	// One character repeated ("aaaaaa", "000000", "------").
+	return strings.Count(v, v[:1]) == len(v)
+}
 
 func (secretsAnalyzer) Analyze(s *Scan) {
 	d, err := secretDetector()
@@ -81,7 +95,7 @@ func (secretsAnalyzer) Analyze(s *Scan) {
 			}
 			for _, re := range []*regexp.Regexp{literalKey, literalPwd} {
 				m := re.FindStringSubmatch(l.Text)
-				if m == nil || placeholder.MatchString(m[1]) {
+				if m == nil || isPlaceholder(m[1]) {
 					continue
 				}
 				s.Report(RuleSecret, f.Path, l.New, fmt.Sprintf("%s: a literal credential assigned in code", redact(m[1])))
@@ -149,7 +163,7 @@ func secretsIn(s string) []string {
 	if mayHoldLiteral(s) {
 		for _, re := range []*regexp.Regexp{literalKey, literalPwd} {
 			for _, m := range re.FindAllStringSubmatch(s, -1) {
-				if !placeholder.MatchString(m[1]) {
+				if !isPlaceholder(m[1]) {
 					out = append(out, m[1])
 				}
 			}
