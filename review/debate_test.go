@@ -125,6 +125,7 @@ var defectRules = map[string]string{
 	"defect-go-defer-in-loop":        RuleDeferInLoop,
 	"defect-go-exported-api-removed": RuleExportedRemoved,
 	"defect-go-ignored-errors":       RuleIgnoredError,
+	"defect-go-jwt-literal-fallback": RuleKeyByUse,
 	"defect-go-sql-injection":        RuleSQLInjection,
 	"defect-go-tls-disabled":         RuleTLSVerifyOff,
 	"defect-go-unbounded-goroutines": RuleUnboundedGo,

@@ -99,7 +99,7 @@ func (s *Scan) addFrom(analyzer, rule string, sev toulmin.Severity, path string,
 	if f := s.Change.File(path); f != nil && line > 0 {
 		if text, ok := f.Line(line); ok {
 			snippet = strings.ReplaceAll(clip(Redact(clip(strings.TrimSpace(text), 400)), 160), "`", "'")
-			if rule == RuleSecret {
+			if rule == RuleSecret || rule == RuleKeyByUse {
 				snippet = ""
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // goAnalyzer runs the AST-based checks on Go files whose head content is known and parses; the
@@ -66,10 +67,7 @@ func (g *goCheck) report(rule string, n ast.Node, msg string) {
 func (g *goCheck) run() {
 	for _, imp := range g.file.Imports {
 		p, _ := strconv.Unquote(imp.Path.Value)
-		name := p[strings.LastIndex(p, "/")+1:]
-		if p == "math/rand/v2" {
-			name = "rand"
-		}
+		name := assumedName(p)
 		if imp.Name != nil {
 			name = imp.Name.Name
 		}
@@ -105,7 +103,25 @@ func (g *goCheck) run() {
 		}
 		g.largeFunction(fd)
 		g.function(fd)
+		g.hardcodedKeys(fd)
 	}
+}
+
+// assumedName is the name a package is imported under without an alias, as goimports assumes it
+// without loading the package: the last element that is not a major version ("math/rand/v2" ->
+// rand), without a "go-" prefix, up to its first character that cannot be in an identifier
+// ("github.com/dgrijalva/jwt-go" -> jwt, "gopkg.in/yaml.v3" -> yaml).
+func assumedName(p string) string {
+	parts := strings.Split(p, "/")
+	name := parts[len(parts)-1]
+	if len(parts) > 1 && len(name) > 1 && name[0] == 'v' && strings.Trim(name[1:], "0123456789") == "" {
+		name = parts[len(parts)-2]
+	}
+	name = strings.TrimPrefix(name, "go-")
+	if i := strings.IndexFunc(name, func(r rune) bool { return !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)) }); i > 0 {
+		name = name[:i]
+	}
+	return name
 }
 
 func isTrue(e ast.Expr) bool {

@@ -455,7 +455,7 @@ func (a *OfflineAgent) clarify(req *toulmin.Request) *toulmin.Turn {
 func (a *OfflineAgent) accepts(reb toulmin.Argument, target *toulmin.Argument) (bool, string) {
 	switch reb.Rule {
 	case rebutTestOnly:
-		if target.Rule == RuleSecret {
+		if target.Rule == RuleSecret || target.Rule == RuleKeyByUse {
 			return false, "a credential in a test file is published with the repository all the same; it must be rotated and removed"
 		}
 		return true, "test-only code does not affect production; the concern becomes a follow-up"

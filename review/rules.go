@@ -37,6 +37,7 @@ func IsProcess(rule string) bool { return Rules[rule].Process }
 // Rule IDs.
 const (
 	RuleSecret           = "hardcoded-secret"
+	RuleKeyByUse         = "hardcoded-key-by-use"
 	RuleSQLInjection     = "sql-injection"
 	RuleCommandInjection = "command-injection"
 	RuleTLSVerifyOff     = "tls-verification-disabled"
@@ -69,6 +70,10 @@ var Rules = map[string]Rule{
 		Warrant:   "A credential committed to the repository is readable by everyone with access to it, forever, in its history",
 		Reference: "CWE-798: Use of Hard-coded Credentials", Fix: "remove the secret, rotate it, and load it from the environment or a secret store",
 		Rebuttal: "unless the value is a revoked or placeholder credential", TradeOff: "one more configuration value to provision per environment"},
+	RuleKeyByUse: {ID: RuleKeyByUse, Stakeholder: Security, Severity: toulmin.SeverityHigh, Title: "Literal used as a key",
+		Warrant:   "A literal that reaches a signing, MAC, cipher, cookie or basic-auth key is a credential whatever it is called: anyone who reads the code can forge tokens or decrypt data",
+		Reference: "CWE-798: Use of Hard-coded Credentials; CWE-321: Use of Hard-coded Cryptographic Key", Fix: "load the key from the environment or a secret store, with no literal fallback, and fail to start without it",
+		Rebuttal: "unless the code only ever runs in tests", TradeOff: "one more configuration value to provision per environment"},
 	RuleSQLInjection: {ID: RuleSQLInjection, Stakeholder: Security, Severity: toulmin.SeverityHigh, Title: "SQL built from strings",
 		Warrant:   "Unvalidated input in SQL query construction enables injection attacks",
 		Reference: "OWASP Top 10 - A03:2021 Injection; CWE-89", Fix: "use a parameterised query (placeholders with arguments)",
