@@ -38,6 +38,7 @@ type goCheck struct {
 	file    *ast.File
 	imports map[string]string // local name -> import path
 	consts  map[string]bool   // package-level constant names
+	sibs    *[]*goCheck       // the package's other files in the change; see siblings
 }
 
 // fn holds what one function body tells about its variables, collected before the checks.
@@ -65,14 +66,7 @@ func (g *goCheck) report(rule string, n ast.Node, msg string) {
 }
 
 func (g *goCheck) run() {
-	for _, imp := range g.file.Imports {
-		p, _ := strconv.Unquote(imp.Path.Value)
-		name := assumedName(p)
-		if imp.Name != nil {
-			name = imp.Name.Name
-		}
-		g.imports[name] = p
-	}
+	g.imports = importNames(g.file)
 	for _, d := range g.file.Decls {
 		if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.CONST {
 			for _, sp := range gd.Specs {
@@ -105,6 +99,20 @@ func (g *goCheck) run() {
 		g.function(fd)
 		g.hardcodedKeys(fd)
 	}
+}
+
+// importNames maps the names a file imports packages under to their paths.
+func importNames(file *ast.File) map[string]string {
+	out := map[string]string{}
+	for _, imp := range file.Imports {
+		p, _ := strconv.Unquote(imp.Path.Value)
+		name := assumedName(p)
+		if imp.Name != nil {
+			name = imp.Name.Name
+		}
+		out[name] = p
+	}
+	return out
 }
 
 // assumedName is the name a package is imported under without an alias, as goimports assumes it

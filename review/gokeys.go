@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"path"
 	"strconv"
 	"strings"
 
@@ -41,6 +42,8 @@ var keySinks = []keySink{
 	{paths: jwtPaths, name: "SignedString", method: true, args: []int{0}, from: -1, keyfuncArg: -1, what: "the JWT signing key of (*jwt.Token).SignedString", critical: true},
 	{paths: jwtPaths, name: "Parse", args: nil, from: -1, keyfuncArg: 1, what: "the JWT verification key returned to jwt.Parse"},
 	{paths: jwtPaths, name: "ParseWithClaims", from: -1, keyfuncArg: 2, what: "the JWT verification key returned to jwt.ParseWithClaims"},
+	{paths: jwtPaths, name: "Parse", method: true, from: -1, keyfuncArg: 1, what: "the JWT verification key returned to (*jwt.Parser).Parse"},
+	{paths: jwtPaths, name: "ParseWithClaims", method: true, from: -1, keyfuncArg: 2, what: "the JWT verification key returned to (*jwt.Parser).ParseWithClaims"},
 	{paths: jwtauthPaths, name: "New", args: []int{1, 2}, from: -1, keyfuncArg: -1, what: "the JWT signing key of jwtauth.New", critical: true},
 	{paths: []string{"crypto/hmac"}, name: "New", args: []int{1}, from: -1, keyfuncArg: -1, what: "the HMAC key of hmac.New"},
 	{paths: []string{"crypto/aes"}, name: "NewCipher", args: []int{0}, from: -1, keyfuncArg: -1, what: "the AES key of aes.NewCipher"},
@@ -57,6 +60,7 @@ var keySinks = []keySink{
 // keyLiteral is a literal found to reach a key.
 type keyLiteral struct {
 	value string
+	path  string // file of the literal, when not the sink's
 	line  int
 	via   string // how: "", "constant k", "variable k", "fallback of variable k"
 }
@@ -93,11 +97,16 @@ func (g *goCheck) hardcodedKeys(fd *ast.FuncDecl) {
 					keys = append(keys, call.Args[i])
 				}
 			}
+			scope := assigns
 			if sk.keyfuncArg >= 0 && sk.keyfuncArg < len(call.Args) {
-				keys = append(keys, g.keyfuncResults(call.Args[sk.keyfuncArg])...)
+				results, own := g.keyfuncResults(call.Args[sk.keyfuncArg])
+				keys = append(keys, results...)
+				if own != nil {
+					scope = own
+				}
 			}
 			for _, k := range keys {
-				if lit, ok := g.literalKey(k, assigns, 0); ok {
+				if lit, ok := g.literalKey(k, scope, 0); ok {
 					g.reportKey(call, sk, lit)
 					break
 				}
@@ -144,21 +153,28 @@ func (g *goCheck) isSink(call *ast.CallExpr, sk keySink) bool {
 }
 
 // keyfuncResults returns the first results of the return statements of a key function: a
-// function literal, or a function declared in the file.
-func (g *goCheck) keyfuncResults(e ast.Expr) []ast.Expr {
+// function literal (whose names are the enclosing function's), or a function declared in the
+// file, with its own locals.
+func (g *goCheck) keyfuncResults(e ast.Expr) ([]ast.Expr, map[string][]keyAssign) {
 	var body *ast.BlockStmt
+	var own map[string][]keyAssign
 	switch e := e.(type) {
 	case *ast.FuncLit:
 		body = e.Body
 	case *ast.Ident:
 		for _, d := range g.file.Decls {
-			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == e.Name {
-				body = fd.Body
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == e.Name && fd.Body != nil {
+				body, own = fd.Body, localAssignments(fd.Body)
+				for _, fl := range fd.Type.Params.List {
+					for _, n := range fl.Names {
+						own[n.Name] = append(own[n.Name], keyAssign{})
+					}
+				}
 			}
 		}
 	}
 	if body == nil {
-		return nil
+		return nil, nil
 	}
 	var out []ast.Expr
 	ast.Inspect(body, func(n ast.Node) bool {
@@ -172,7 +188,7 @@ func (g *goCheck) keyfuncResults(e ast.Expr) []ast.Expr {
 		}
 		return true
 	})
-	return out
+	return out, own
 }
 
 // keyAssign is one value given to a local name; konst marks a constant.
@@ -263,9 +279,7 @@ func (g *goCheck) literalKey(e ast.Expr, local map[string][]keyAssign, depth int
 		if as, ok := local[e.Name]; ok {
 			return g.namedLiteral(e.Name, as, local, depth)
 		}
-		if as := g.packageValues(e.Name); len(as) > 0 {
-			return g.namedLiteral(e.Name, as, nil, depth)
-		}
+		return g.packageLiteral(e.Name, depth)
 	}
 	return keyLiteral{}, false
 }
@@ -283,7 +297,7 @@ func (g *goCheck) namedLiteral(name string, as []keyAssign, local map[string][]k
 			}
 			return keyLiteral{}, false
 		}
-		if call, ok := a.value.(*ast.CallExpr); ok && g.envRead(call) {
+		if call, ok := unconvert(a.value).(*ast.CallExpr); ok && g.envRead(call) {
 			fallback = true
 			continue
 		}
@@ -349,6 +363,23 @@ func (g *goCheck) envRead(call *ast.CallExpr) bool {
 	return g.pkgCall(call, "os", "Getenv", "LookupEnv") || g.pkgCall(call, "syscall", "Getenv")
 }
 
+// unconvert strips conversions and parentheses: []byte(os.Getenv("K")) -> os.Getenv("K").
+func unconvert(e ast.Expr) ast.Expr {
+	for {
+		switch x := e.(type) {
+		case *ast.ParenExpr:
+			e = x.X
+		case *ast.CallExpr:
+			if len(x.Args) != 1 || !isConversion(x.Fun) {
+				return e
+			}
+			e = x.Args[0]
+		default:
+			return e
+		}
+	}
+}
+
 // isConversion reports whether f is []byte, string or []rune used as a conversion.
 func isConversion(f ast.Expr) bool {
 	switch f := f.(type) {
@@ -396,7 +427,13 @@ func (g *goCheck) packageValues(name string) []keyAssign {
 	if !declared {
 		return nil
 	}
-	// Assignments in functions (init reading the environment, say) count too.
+	return append(out, g.funcAssigns(name)...)
+}
+
+// funcAssigns returns what the file's functions assign to name (init reading the environment,
+// say).
+func (g *goCheck) funcAssigns(name string) []keyAssign {
+	var out []keyAssign
 	for _, d := range g.file.Decls {
 		if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
 			out = append(out, localAssignments(fd.Body)[name]...)
@@ -405,16 +442,68 @@ func (g *goCheck) packageValues(name string) []keyAssign {
 	return out
 }
 
+// packageLiteral resolves a package-level name declared in this file or in another file of the
+// same package that the change holds whole. An assignment to it in another file's functions is
+// not followed: the name then counts as set elsewhere.
+func (g *goCheck) packageLiteral(name string, depth int) (keyLiteral, bool) {
+	files := append([]*goCheck{g}, g.siblings()...)
+	for _, o := range files {
+		as := o.packageValues(name)
+		if len(as) == 0 {
+			continue
+		}
+		for _, p := range files {
+			if p != o && len(p.funcAssigns(name)) > 0 {
+				return keyLiteral{}, false
+			}
+		}
+		lit, ok := o.namedLiteral(name, as, nil, depth)
+		if ok && o != g && lit.path == "" {
+			lit.path = o.f.Path
+		}
+		return lit, ok
+	}
+	return keyLiteral{}, false
+}
+
+// siblings returns checks of the other non-test Go files of the same package (directory and
+// package name) whose head content the change holds, computed on first use.
+func (g *goCheck) siblings() []*goCheck {
+	if g.sibs != nil {
+		return *g.sibs
+	}
+	out := []*goCheck{}
+	g.sibs = &out
+	dir := path.Dir(g.f.Path)
+	for _, f := range g.s.Change.Files {
+		if f == g.f || f.Status == StatusDeleted || path.Dir(f.Path) != dir || strings.HasSuffix(f.Path, "_test.go") {
+			continue
+		}
+		fset, file, ok := g.s.Go(f)
+		if !ok || file.Name.Name != g.file.Name.Name {
+			continue
+		}
+		o := &goCheck{s: g.s, f: f, fset: fset, file: file, imports: importNames(file), consts: map[string]bool{}}
+		o.sibs = &[]*goCheck{} // a sibling resolves names in its own file only
+		out = append(out, o)
+	}
+	return out
+}
+
 func (g *goCheck) reportKey(call *ast.CallExpr, sk keySink, lit keyLiteral) {
 	line := g.line(call)
-	if !g.f.IsAdded(line) && !g.f.IsAdded(lit.line) {
+	litFile, where := g.f, fmt.Sprintf("line %d", lit.line)
+	if lit.path != "" {
+		litFile, where = g.s.Change.File(lit.path), fmt.Sprintf("%s:%d", lit.path, lit.line)
+	}
+	if !g.f.IsAdded(line) && (litFile == nil || !litFile.IsAdded(lit.line)) {
 		return
 	}
 	sev := toulmin.SeverityHigh
 	if sk.critical {
 		sev = toulmin.SeverityCritical
 	}
-	from := fmt.Sprintf("the literal %s on line %d", redact(lit.value), lit.line)
+	from := fmt.Sprintf("the literal %s on %s", redact(lit.value), where)
 	if lit.via != "" {
 		from += " (" + lit.via + ")"
 	}

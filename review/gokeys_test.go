@@ -112,6 +112,59 @@ func Get(url string) (*http.Response, error) {
 	return http.DefaultClient.Do(req)
 }
 `}, rule: RuleKeyByUse, want: []string{"client/api.go:10"}},
+		"package variable in another file of the change": {files: map[string]string{
+			"api/config.go": "package api\n\nvar tokenKey = []byte(\"t0k3n-k3y\")\n",
+			"api/handler.go": `package api
+
+import "github.com/golang-jwt/jwt/v5"
+
+func Token(claims jwt.MapClaims) (string, error) {
+	return jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(tokenKey)
+}
+`}, rule: RuleKeyByUse, want: []string{"api/handler.go:6"}},
+		"literal initialiser overridden from the environment in init": {files: map[string]string{"api/keys.go": `package api
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"hash"
+	"os"
+)
+
+var macKey = []byte("fallback-key")
+
+func init() {
+	if os.Getenv("MAC_KEY") != "" {
+		macKey = []byte(os.Getenv("MAC_KEY"))
+	}
+}
+
+func Mac() hash.Hash { return hmac.New(sha256.New, macKey) }
+`}, rule: RuleKeyByUse, want: []string{"api/keys.go:18"}},
+		"parser method with a declared keyfunc": {files: map[string]string{"auth/parse.go": `package auth
+
+import "github.com/golang-jwt/jwt/v5"
+
+func key(*jwt.Token) (any, error) {
+	const k = "verify-key"
+	return []byte(k), nil
+}
+
+func Check(s string) error {
+	_, err := jwt.NewParser().Parse(s, key)
+	return err
+}
+`}, rule: RuleKeyByUse, want: []string{"auth/parse.go:11"}},
+		"safe: package variable set from the environment in another file": {files: map[string]string{
+			"api/config.go": "package api\n\nimport \"os\"\n\nvar tokenKey []byte\n\nfunc Load() { tokenKey = []byte(os.Getenv(\"TOKEN_KEY\")) }\n",
+			"api/handler.go": `package api
+
+import "github.com/golang-jwt/jwt/v5"
+
+func Token(claims jwt.MapClaims) (string, error) {
+	return jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(tokenKey)
+}
+`}, rule: RuleKeyByUse},
 		"safe: environment without fallback": {files: map[string]string{"auth/token.go": `package auth
 
 import (
