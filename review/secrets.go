@@ -43,7 +43,7 @@ var (
 	// Values that name a secret rather than hold one: an environment variable's name (upper case
 	// with an underscore, matched case-sensitively: `sk_live_abc123` or `hunter2hunter2` are
 	// values, not names), a template or shell reference, and the usual stand-ins.
-	placeholder = regexp.MustCompile(`^(?:[A-Z][A-Z0-9]*_[A-Z0-9_]*|(?i:\$\{.*\}|\$[a-z_][a-z0-9_]*|<.*>|\{\{.*\}\}|%\(.*\)s|x{3,}|\*+|\.{3,}|change[-_]?me.*|replace[-_]?me.*|example.*|.*[-_.]example|sample|your[-_].*|.*[-_]here|dummy|fake|placeholder|redacted|test|testing|password|secret|token|none|null|nil|undefined|todo|fixme|%s|%v))$`)
+	placeholder = regexp.MustCompile(`^(?:[A-Z][A-Z0-9]*_[A-Z0-9_]*|(?i:\$\{.*\}|\$[a-z_][a-z0-9_]*|<.*>|\{\{.*\}\}|\{\w*\}|:[a-z_]\w*|%\(.*\)s|x{3,}|\*+|\.{3,}|change[-_]?me.*|replace[-_]?me.*|example.*|.*[-_.]example|sample|your[-_].*|.*[-_]here|dummy|fake|placeholder|redacted|test|testing|password|secret|token|none|null|nil|undefined|todo|fixme|%s|%v))$`)
 )
 
 // isPlaceholder reports whether a literal value stands in for a secret rather than holds one.

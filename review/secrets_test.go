@@ -18,7 +18,7 @@ func TestLiteralValuesNotPlaceholders(t *testing.T) {
 			t.Errorf("isPlaceholder(%q) = true; a real-looking value", v)
 		}
 	}
-	for _, v := range []string{"changeme", "<token>", "${API_KEY}", "xxx", "example", "your-key-here", "aaaaaa", "DB_PASSWORD", "$SECRET"} {
+	for _, v := range []string{"changeme", "<token>", "${API_KEY}", "xxx", "example", "your-key-here", "aaaaaa", "DB_PASSWORD", "$SECRET", "{password}", ":password", "%(password)s"} {
 		if !isPlaceholder(v) {
 			t.Errorf("isPlaceholder(%q) = false; a stand-in", v)
 		}
