@@ -221,6 +221,15 @@ func localAssignments(body *ast.BlockStmt) map[string][]keyAssign {
 				}
 				out[id.Name] = append(out[id.Name], a)
 			}
+		case *ast.CallExpr:
+			// flag.StringVar(&k, name, default, usage) assigns its default to k.
+			if sel, ok := n.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "StringVar" && text(sel.X) == "flag" && len(n.Args) >= 3 {
+				if u, ok := n.Args[0].(*ast.UnaryExpr); ok && u.Op == token.AND {
+					if id, ok := u.X.(*ast.Ident); ok {
+						out[id.Name] = append(out[id.Name], keyAssign{value: n.Args[2]})
+					}
+				}
+			}
 		case *ast.RangeStmt:
 			for _, e := range []ast.Expr{n.Key, n.Value} {
 				if id, ok := e.(*ast.Ident); ok {
@@ -275,6 +284,14 @@ func (g *goCheck) literalKey(e ast.Expr, local map[string][]keyAssign, depth int
 		if lit, ok := g.fallbackCall(e, local, depth); ok {
 			return lit, true
 		}
+		if g.pkgCall(e, "flag", "String") && len(e.Args) >= 2 {
+			if lit, ok := g.literalKey(e.Args[1], local, depth+1); ok {
+				lit.via = "default of the flag " + text(e.Args[0])
+				return lit, true
+			}
+		}
+	case *ast.StarExpr:
+		return g.literalKey(e.X, local, depth+1) // *flag.String(...)
 	case *ast.Ident:
 		if as, ok := local[e.Name]; ok {
 			return g.namedLiteral(e.Name, as, local, depth)

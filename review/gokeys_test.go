@@ -165,6 +165,36 @@ func Token(claims jwt.MapClaims) (string, error) {
 	return jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(tokenKey)
 }
 `}, rule: RuleKeyByUse},
+		"flag with a literal default": {files: map[string]string{"cmd/srv/main.go": `package main
+
+import (
+	"flag"
+
+	"github.com/gorilla/securecookie"
+)
+
+func main() {
+	hashKey := flag.String("hash-key", "dev-hash-key", "cookie hash key")
+	var blockKey string
+	flag.StringVar(&blockKey, "block-key", "", "cookie block key")
+	flag.Parse()
+	_ = securecookie.New([]byte(*hashKey), []byte(blockKey))
+}
+`}, rule: RuleKeyByUse, want: []string{"cmd/srv/main.go:14"}},
+		"safe: flag without a default": {files: map[string]string{"cmd/srv/main.go": `package main
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"flag"
+)
+
+func main() {
+	key := flag.String("mac-key", "", "MAC key")
+	flag.Parse()
+	_ = hmac.New(sha256.New, []byte(*key))
+}
+`}, rule: RuleKeyByUse},
 		"safe: environment without fallback": {files: map[string]string{"auth/token.go": `package auth
 
 import (
