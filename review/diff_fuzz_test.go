@@ -13,7 +13,7 @@ import (
 // never panic, must answer bad input with an InputError, and what it accepts must be a change
 // whose files, hunks and line numbers agree with one another.
 func FuzzReadDiff(f *testing.F) {
-	for _, glob := range []string{"../examples/*.diff", "testdata/cases/*.diff"} {
+	for _, glob := range []string{"../examples/*.diff", "evidence/testdata/cases/*.diff"} {
 		paths, _ := filepath.Glob(glob)
 		for i, p := range paths {
 			if i >= 8 {

@@ -303,7 +303,7 @@ func TestProcessNotesAreAtMostMedium(t *testing.T) {
 // TestNothingToSayIsOneLine: an agent whose evidence gives it nothing to argue makes no scored
 // argument; the transcript shows its stance in one line.
 func TestNothingToSayIsOneLine(t *testing.T) {
-	tr := runDebate(t, readChange(t, "testdata/cases/safe-go-parameterised-query.diff"), toulmin.ProtocolStandard)
+	tr := runDebate(t, readChange(t, "evidence/testdata/cases/safe-go-parameterised-query.diff"), toulmin.ProtocolStandard)
 	if tr.Record.Decision != voting.Approve {
 		t.Fatalf("decision %s, want approve", tr.Record.Decision)
 	}
