@@ -290,17 +290,14 @@ func (r *run) restore(prior *Transcript) []PhaseRecord {
 	t.Arguments = append([]Argument(nil), prior.Arguments...)
 	t.Stances = append([]Stance(nil), prior.Stances...)
 	t.Rounds, t.ExitReason = prior.Rounds, prior.ExitReason
-	done = append(done, PhaseRecord{Usage: prior.Abandoned, ByAgent: prior.AbandonedByAgent})
 	t.Abandoned, t.AbandonedByAgent = prior.Abandoned, maps.Clone(prior.AbandonedByAgent)
 	for _, p := range done {
 		t.Usage.Add(p.Usage)
-		for agent, u := range p.ByAgent {
-			sum := t.UsageByAgent[agent]
-			sum.Add(u)
-			t.UsageByAgent[agent] = sum
-		}
+		addByAgent(t.UsageByAgent, p.ByAgent)
 	}
-	done = done[:len(done)-1]
+	// What interrupted phases cost was billed too.
+	t.Usage.Add(prior.Abandoned)
+	addByAgent(t.UsageByAgent, prior.AbandonedByAgent)
 	for _, a := range t.Arguments {
 		if i := strings.LastIndexByte(a.ID, '-'); i > 0 {
 			var n int
@@ -724,9 +721,7 @@ func (r *run) abandon(ctx context.Context, before progress) error {
 		if r.t.AbandonedByAgent == nil {
 			r.t.AbandonedByAgent = map[string]Usage{}
 		}
-		sum := r.t.AbandonedByAgent[agent]
-		sum.Add(u)
-		r.t.AbandonedByAgent[agent] = sum
+		addAgent(r.t.AbandonedByAgent, agent, u)
 	}
 	if err := r.e.checkpoint(context.WithoutCancel(ctx), r.t); err != nil {
 		return fmt.Errorf("failed to keep the usage of the interrupted phase of debate %s: %w", r.subject.DebateID, err)
@@ -743,13 +738,23 @@ func (r *run) addUsage(name string, usage Usage, rec *PhaseRecord) {
 	if rec.ByAgent == nil {
 		rec.ByAgent = map[string]Usage{}
 	}
-	u := rec.ByAgent[name]
-	u.Add(usage)
-	rec.ByAgent[name] = u
+	addAgent(rec.ByAgent, name, usage)
 	r.t.Usage.Add(usage)
-	t := r.t.UsageByAgent[name]
-	t.Add(usage)
-	r.t.UsageByAgent[name] = t
+	addAgent(r.t.UsageByAgent, name, usage)
+}
+
+// addAgent adds u to agent's sum in m (not nil).
+func addAgent(m map[string]Usage, agent string, u Usage) {
+	sum := m[agent]
+	sum.Add(u)
+	m[agent] = sum
+}
+
+// addByAgent adds each agent's usage in from to its sum in m (not nil).
+func addByAgent(m, from map[string]Usage) {
+	for agent, u := range from {
+		addAgent(m, agent, u)
+	}
 }
 
 // checkTarget requires rebuttals and clarifications to answer an argument that exists; a
