@@ -244,17 +244,20 @@ func (r *Repo) fill() error {
 			bad("triggers.pull_request: unknown action %q (want opened, synchronize, reopened, ready_for_review or labeled)", a)
 		}
 	}
-	if r.CommandPermission == "" {
-		r.CommandPermission = DefaultCommandPermission
-	}
-	if _, ok := permissions[r.CommandPermission]; !ok {
-		bad("command_permission: %q is not a permission level (want read, triage, write, maintain or admin)", r.CommandPermission)
-	}
-	if r.HumanReviewPermission == "" {
-		r.HumanReviewPermission = DefaultHumanReviewPermission
-	}
-	if _, ok := permissions[r.HumanReviewPermission]; !ok {
-		bad("human_review_permission: %q is not a permission level (want read, triage, write, maintain or admin)", r.HumanReviewPermission)
+	for _, p := range []struct {
+		key   string
+		level *string
+		def   string
+	}{
+		{"command_permission", &r.CommandPermission, DefaultCommandPermission},
+		{"human_review_permission", &r.HumanReviewPermission, DefaultHumanReviewPermission},
+	} {
+		if *p.level == "" {
+			*p.level = p.def
+		}
+		if _, ok := permissions[*p.level]; !ok {
+			bad("%s: %q is not a permission level (want read, triage, write, maintain or admin)", p.key, *p.level)
+		}
 	}
 	if r.MaxDebatesPerHour == nil {
 		n := DefaultMaxDebatesPerHour
