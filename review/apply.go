@@ -272,25 +272,15 @@ func isLinkMode(m os.FileMode) bool {
 // and writes the applied files into the second copy.
 func (t *appliedTree) trees(maxBytes int64) func(ctx context.Context) (string, string, func(), error) {
 	return func(ctx context.Context) (string, string, func(), error) {
-		tmp, err := os.MkdirTemp("", "debatebot-trees-")
-		if err != nil {
-			return "", "", nil, fmt.Errorf("failed to make a directory for the trees: %w", err)
-		}
-		cleanup := func() { _ = os.RemoveAll(tmp) }
-		baseDir, headDir := filepath.Join(tmp, "base"), filepath.Join(tmp, "head")
-		if err := copyTree(ctx, t.base, baseDir, maxBytes); err != nil {
-			cleanup()
-			return "", "", nil, err
-		}
-		if err := copyTree(ctx, baseDir, headDir, maxBytes); err != nil {
-			cleanup()
-			return "", "", nil, err
-		}
-		if err := t.write(headDir); err != nil {
-			cleanup()
-			return "", "", nil, err
-		}
-		return baseDir, headDir, cleanup, nil
+		return tempTrees(func(baseDir, headDir string) error {
+			if err := copyTree(ctx, t.base, baseDir, maxBytes); err != nil {
+				return err
+			}
+			if err := copyTree(ctx, baseDir, headDir, maxBytes); err != nil {
+				return err
+			}
+			return t.write(headDir)
+		})
 	}
 }
 

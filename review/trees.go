@@ -17,20 +17,29 @@ import (
 // into a temporary directory (git archive, read here as a tar stream), removed by cleanup.
 func gitTrees(dir, base, head string) func(ctx context.Context) (string, string, func(), error) {
 	return func(ctx context.Context) (string, string, func(), error) {
-		tmp, err := os.MkdirTemp("", "debatebot-trees-")
-		if err != nil {
-			return "", "", nil, fmt.Errorf("failed to make a directory for the trees: %w", err)
-		}
-		cleanup := func() { _ = os.RemoveAll(tmp) }
-		baseDir, headDir := filepath.Join(tmp, "base"), filepath.Join(tmp, "head")
-		for _, t := range []struct{ rev, dir string }{{base, baseDir}, {head, headDir}} {
-			if err := archiveTree(ctx, dir, t.rev, t.dir); err != nil {
-				cleanup()
-				return "", "", nil, err
+		return tempTrees(func(baseDir, headDir string) error {
+			if err := archiveTree(ctx, dir, base, baseDir); err != nil {
+				return err
 			}
-		}
-		return baseDir, headDir, cleanup, nil
+			return archiveTree(ctx, dir, head, headDir)
+		})
 	}
+}
+
+// tempTrees makes a temporary directory, has fill write the base and head trees into its "base"
+// and "head", and returns them with the cleanup that removes it; on failure it is removed at once.
+func tempTrees(fill func(baseDir, headDir string) error) (string, string, func(), error) {
+	tmp, err := os.MkdirTemp("", "debatebot-trees-")
+	if err != nil {
+		return "", "", nil, fmt.Errorf("failed to make a directory for the trees: %w", err)
+	}
+	cleanup := func() { _ = os.RemoveAll(tmp) }
+	baseDir, headDir := filepath.Join(tmp, "base"), filepath.Join(tmp, "head")
+	if err := fill(baseDir, headDir); err != nil {
+		cleanup()
+		return "", "", nil, err
+	}
+	return baseDir, headDir, cleanup, nil
 }
 
 // archiveTree extracts the tree of rev into dest.
