@@ -199,7 +199,8 @@ func (fp *fingerprinter) function(f *File, n int) string {
 	funcs, ok := fp.funcs[f.Path]
 	if !ok {
 		fset := token.NewFileSet()
-		file, err := parser.ParseFile(fset, f.Path, f.Content, parser.SkipObjectResolution)
+		// A file that does not parse fully still names the functions it could read.
+		file, _ := parser.ParseFile(fset, f.Path, f.Content, parser.SkipObjectResolution)
 		if file != nil {
 			for _, d := range file.Decls {
 				fd, ok := d.(*ast.FuncDecl)
@@ -209,7 +210,6 @@ func (fp *fingerprinter) function(f *File, n int) string {
 				funcs = append(funcs, goFunc{name: evidence.FuncName(fd), start: fset.Position(fd.Pos()).Line, end: fset.Position(fd.End()).Line})
 			}
 		}
-		_ = err // a file that does not parse fully still names the functions it could read
 		fp.funcs[f.Path] = funcs
 	}
 	for _, g := range funcs {

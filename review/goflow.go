@@ -38,32 +38,11 @@ type flow struct {
 
 func collectFlow(fd *ast.FuncDecl) *flow {
 	f := &flow{assigns: map[string][]assignment{}, external: map[string]bool{}}
-	params := func(ft *ast.FuncType) {
-		for _, fl := range []*ast.FieldList{ft.Params, ft.Results, fd.Recv} {
-			if fl == nil {
-				continue
-			}
-			for _, fld := range fl.List {
-				for _, n := range fld.Names {
-					f.external[n.Name] = true
-				}
-			}
-		}
-	}
-	params(fd.Type)
+	f.setOutside(fd.Type.Params, fd.Type.Results, fd.Recv)
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
-			for _, fl := range []*ast.FieldList{n.Type.Params, n.Type.Results} {
-				if fl == nil {
-					continue
-				}
-				for _, fld := range fl.List {
-					for _, name := range fld.Names {
-						f.external[name.Name] = true
-					}
-				}
-			}
+			f.setOutside(n.Type.Params, n.Type.Results)
 		case *ast.AssignStmt:
 			for i, lhs := range n.Lhs {
 				target, element := lhs, false
@@ -106,6 +85,20 @@ func collectFlow(fd *ast.FuncDecl) *flow {
 		return true
 	})
 	return f
+}
+
+// setOutside marks the names the field lists declare (parameters, results, receiver) as external.
+func (f *flow) setOutside(lists ...*ast.FieldList) {
+	for _, fl := range lists {
+		if fl == nil {
+			continue
+		}
+		for _, fld := range fl.List {
+			for _, n := range fld.Names {
+				f.external[n.Name] = true
+			}
+		}
+	}
 }
 
 // fixpoint returns the local variables every assignment of which satisfies ok, given the set

@@ -70,13 +70,7 @@ func (g *goCheck) hardcodedKeys(fd *ast.FuncDecl) {
 	if strings.HasSuffix(g.f.Path, "_test.go") {
 		return // test fixtures
 	}
-	assigns := localAssignments(fd.Body)
-	// Parameters hold what the caller passes: not a literal here.
-	for _, fl := range fd.Type.Params.List {
-		for _, n := range fl.Names {
-			assigns[n.Name] = append(assigns[n.Name], keyAssign{})
-		}
-	}
+	assigns := funcAssignments(fd)
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
 		call, ok := n.(*ast.CallExpr)
 		if !ok {
@@ -164,12 +158,7 @@ func (g *goCheck) keyfuncResults(e ast.Expr) ([]ast.Expr, map[string][]keyAssign
 	case *ast.Ident:
 		for _, d := range g.file.Decls {
 			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == e.Name && fd.Body != nil {
-				body, own = fd.Body, localAssignments(fd.Body)
-				for _, fl := range fd.Type.Params.List {
-					for _, n := range fl.Names {
-						own[n.Name] = append(own[n.Name], keyAssign{})
-					}
-				}
+				body, own = fd.Body, funcAssignments(fd)
 			}
 		}
 	}
@@ -197,6 +186,18 @@ type keyAssign struct {
 	call  *ast.CallExpr
 	index int
 	konst bool
+}
+
+// funcAssignments is localAssignments of fd's body, with each parameter given a value the
+// analysis cannot see: parameters hold what the caller passes, not a literal here.
+func funcAssignments(fd *ast.FuncDecl) map[string][]keyAssign {
+	assigns := localAssignments(fd.Body)
+	for _, fl := range fd.Type.Params.List {
+		for _, n := range fl.Names {
+			assigns[n.Name] = append(assigns[n.Name], keyAssign{})
+		}
+	}
+	return assigns
 }
 
 // localAssignments collects, per local name, every value assigned to it in body.
@@ -243,12 +244,8 @@ func localAssignments(body *ast.BlockStmt) map[string][]keyAssign {
 					continue
 				}
 				for i, name := range vs.Names {
-					switch {
-					case i < len(vs.Values) && len(vs.Values) == len(vs.Names):
-						out[name.Name] = append(out[name.Name], keyAssign{value: vs.Values[i], konst: n.Tok == token.CONST})
-					case len(vs.Values) == 1:
-						c, _ := vs.Values[0].(*ast.CallExpr)
-						out[name.Name] = append(out[name.Name], keyAssign{call: c, index: i})
+					if a, ok := specAssign(vs, i, n.Tok); ok {
+						out[name.Name] = append(out[name.Name], a)
 					}
 					// var k T: the zero value, no credential.
 				}
@@ -257,6 +254,19 @@ func localAssignments(body *ast.BlockStmt) map[string][]keyAssign {
 		return true
 	})
 	return out
+}
+
+// specAssign is the value the i-th name of a var or const spec is declared with: its own value,
+// or one of the several results of a call; false when it is declared without a value.
+func specAssign(vs *ast.ValueSpec, i int, tok token.Token) (keyAssign, bool) {
+	switch {
+	case len(vs.Values) == len(vs.Names):
+		return keyAssign{value: vs.Values[i], konst: tok == token.CONST}, true
+	case len(vs.Values) == 1:
+		c, _ := vs.Values[0].(*ast.CallExpr)
+		return keyAssign{call: c, index: i}, true
+	}
+	return keyAssign{}, false
 }
 
 // literalKey reports whether e is a non-empty string literal, a conversion of one, or a name
@@ -429,15 +439,9 @@ func (g *goCheck) packageValues(name string) []keyAssign {
 					continue
 				}
 				declared = true
-				switch {
-				case len(vs.Values) == len(vs.Names):
-					out = append(out, keyAssign{value: vs.Values[i], konst: gd.Tok == token.CONST})
-				case len(vs.Values) == 1:
-					c, _ := vs.Values[0].(*ast.CallExpr)
-					out = append(out, keyAssign{call: c, index: i})
-				default:
-					out = append(out, keyAssign{}) // declared without a value: set elsewhere
-				}
+				// Declared without a value (the zero keyAssign): set elsewhere.
+				a, _ := specAssign(vs, i, gd.Tok)
+				out = append(out, a)
 			}
 		}
 	}
