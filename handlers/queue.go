@@ -80,7 +80,7 @@ type running struct {
 	cancel context.CancelCauseFunc
 }
 
-// supersedes reports whether a review of head makes the running job's debate stale.
+// supersededBy reports whether a review of head makes the running job's debate stale.
 func (r *running) supersededBy(kind Kind, head string) bool {
 	return kind == KindReview && r.job.Kind == KindReview && head != "" && r.head != "" && r.head != head
 }
