@@ -2,6 +2,7 @@ package review
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/debatebot/debatebot/review/evidence"
@@ -86,7 +87,7 @@ func (typedGoAnalyzer) Analyze(s *Scan) {
 	var files []string
 	for _, f := range c.Files {
 		for _, p := range []string{f.Path, f.OldPath} {
-			if strings.HasSuffix(p, ".go") && !contains(files, p) {
+			if strings.HasSuffix(p, ".go") && !slices.Contains(files, p) {
 				files = append(files, p)
 			}
 		}
@@ -142,13 +143,4 @@ func typedGoNote(res *evidence.Result) string {
 		fmt.Fprintf(&b, "; degraded: %s", strings.Join(limitNames(d, 5), "; "))
 	}
 	return b.String()
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

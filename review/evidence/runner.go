@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -141,7 +142,7 @@ func AnalyzeTree(ctx context.Context, root string, files []string, env []string)
 		}
 		pattern := "./" + filepath.ToSlash(rel)
 		withTests[mod] = withTests[mod] || strings.HasSuffix(f, "_test.go")
-		if !contains(modules[mod], pattern) {
+		if !slices.Contains(modules[mod], pattern) {
 			modules[mod] = append(modules[mod], pattern)
 		}
 	}
@@ -157,15 +158,6 @@ func AnalyzeTree(ctx context.Context, root string, files []string, env []string)
 	}
 	sortFindings(rep.Findings)
 	return rep, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func moduleRoot(treeRoot, dir string) (string, bool) {
