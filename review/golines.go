@@ -13,10 +13,8 @@ import (
 // the SQL text or the program a line passes on can carry input. What the hunks do not show is
 // input: a name assigned on no visible line, or on a line that does not parse alone, is not safe.
 type hunkFlow struct {
-	g     *goCheck
-	flow  *flow
-	text  map[string]bool
-	progs map[string]bool
+	g *goCheck
+	c *fn // only its flow and the facts computed from it (safeText, fixedProgs) are used
 }
 
 var (
@@ -94,7 +92,7 @@ func newHunkFlow(lines []viewLine) *hunkFlow {
 			f.assigns[n] = append(f.assigns[n], a)
 		}
 	}
-	return &hunkFlow{g: g, flow: f}
+	return &hunkFlow{g: g, c: &fn{flow: f}}
 }
 
 // lineExpr parses what a line of Go evaluates: the value it returns or assigns, or the line
@@ -122,12 +120,7 @@ func (h *hunkFlow) safe(rule, code string) bool {
 	g := h.g
 	switch rule {
 	case RuleCommandInjection:
-		if h.progs == nil {
-			h.progs = g.fixedPrograms(h.flow)
-		}
-		if h.text == nil {
-			h.text = g.placeholderText(h.flow)
-		}
+		progs, text := g.fixedProgs(h.c), g.safeText(h.c)
 		found, safe := false, true
 		ast.Inspect(e, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
@@ -139,33 +132,31 @@ func (h *hunkFlow) safe(rule, code string) bool {
 			if g.pkgCall(call, "os/exec", "CommandContext") && len(args) > 0 {
 				args = args[1:]
 			}
-			if len(args) == 0 || !g.fixedProgram(args[0], h.progs) {
+			if len(args) == 0 || !g.fixedProgram(args[0], progs) {
 				safe = false
 				return false
 			}
-			if prog, _ := constString(args[0]); isShell(prog) && len(args) >= 3 && !g.constText(args[2], h.text) {
+			if prog, _ := constString(args[0]); isShell(prog) && len(args) >= 3 && !g.constText(args[2], text) {
 				safe = false
 			}
 			return false
 		})
 		return found && safe
 	case RuleSQLInjection:
-		if h.text == nil {
-			h.text = g.placeholderText(h.flow)
-		}
+		text := g.safeText(h.c)
 		found, safe := false, true
 		ast.Inspect(e, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.CallExpr:
 				if g.pkgCall(n, "fmt", "Sprintf") && len(n.Args) > 0 && sqlLiteral(n.Args[0]) {
 					found = true
-					safe = safe && g.constText(n, h.text)
+					safe = safe && g.constText(n, text)
 					return false
 				}
 			case *ast.BinaryExpr:
 				if n.Op == token.ADD && mentionsSQL(n) {
 					found = true
-					safe = safe && g.constText(n, h.text)
+					safe = safe && g.constText(n, text)
 					return false
 				}
 			}
