@@ -3,12 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
 	"crypto/rand"
 	"crypto/rsa"
-	"crypto/sha256"
 	"crypto/x509"
-	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
@@ -114,14 +111,7 @@ func (p *serveProcess) stop() {
 
 func (p *serveProcess) post(event, delivery string, body []byte) int {
 	p.t.Helper()
-	m := hmac.New(sha256.New, []byte("s3cret"))
-	m.Write(body)
-	req, _ := http.NewRequest(http.MethodPost, "http://"+p.addr+"/api/github/hook", bytes.NewReader(body))
-	req.Header.Set("X-GitHub-Event", event)
-	req.Header.Set("X-GitHub-Delivery", delivery)
-	req.Header.Set("X-Hub-Signature-256", "sha256="+hex.EncodeToString(m.Sum(nil)))
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := http.DefaultClient.Do(signedRequest(p.addr, event, delivery, body))
 	if err != nil {
 		return 0
 	}

@@ -93,7 +93,8 @@ func TestDeliveryDuringDrainIs503(t *testing.T) {
 	}
 }
 
-func signedPost(addr, event, delivery string, body []byte) (*http.Response, error) {
+// signedRequest is a delivery to the server at addr, signed with the test's webhook secret.
+func signedRequest(addr, event, delivery string, body []byte) *http.Request {
 	m := hmac.New(sha256.New, []byte("s3cret"))
 	m.Write(body)
 	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/api/github/hook", bytes.NewReader(body))
@@ -101,8 +102,12 @@ func signedPost(addr, event, delivery string, body []byte) (*http.Response, erro
 	req.Header.Set("X-GitHub-Delivery", delivery)
 	req.Header.Set("X-Hub-Signature-256", "sha256="+hex.EncodeToString(m.Sum(nil)))
 	req.Header.Set("Content-Type", "application/json")
+	return req
+}
+
+func signedPost(addr, event, delivery string, body []byte) (*http.Response, error) {
 	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
-	resp, err := c.Do(req)
+	resp, err := c.Do(signedRequest(addr, event, delivery, body))
 	if err != nil {
 		return nil, err
 	}
