@@ -36,9 +36,10 @@ type goCheck struct {
 	f       *File
 	fset    *token.FileSet
 	file    *ast.File
-	imports map[string]string // local name -> import path
-	consts  map[string]bool   // package-level constant names
-	sibs    *[]*goCheck       // the package's other files in the change; see siblings
+	imports map[string]string      // local name -> import path
+	consts  map[string]bool        // package-level constant names
+	sibs    *[]*goCheck            // the package's other files in the change; see siblings
+	assigns map[string][]keyAssign // what the file's functions assign, by name; see funcAssigns
 }
 
 // fn holds what one function body tells about its variables, collected before the checks.

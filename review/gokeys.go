@@ -452,15 +452,19 @@ func (g *goCheck) packageValues(name string) []keyAssign {
 }
 
 // funcAssigns returns what the file's functions assign to name (init reading the environment,
-// say).
+// say). The file's functions are read once, on first use.
 func (g *goCheck) funcAssigns(name string) []keyAssign {
-	var out []keyAssign
-	for _, d := range g.file.Decls {
-		if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
-			out = append(out, localAssignments(fd.Body)[name]...)
+	if g.assigns == nil {
+		g.assigns = map[string][]keyAssign{}
+		for _, d := range g.file.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
+				for n, as := range localAssignments(fd.Body) {
+					g.assigns[n] = append(g.assigns[n], as...)
+				}
+			}
 		}
 	}
-	return out
+	return g.assigns[name]
 }
 
 // packageLiteral resolves a package-level name declared in this file or in another file of the
