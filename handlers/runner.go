@@ -156,7 +156,16 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 	}
 	// A retry of a job whose debate was decided (publishing failed) publishes the stored
 	// transcript: the debate is never held, nor paid for, twice.
-	if t, err := r.decided(ctx, d.ID(), job); err != nil || t != nil {
+	// The debate's row, read once: a decided debate of this job is published from it; an
+	// undecided one with a checkpoint is resumed from it (durable).
+	prior, err := r.Store.Debate(ctx, d.ID())
+	if errors.Is(err, store.ErrNotFound) {
+		prior, err = nil, nil
+	}
+	if err != nil {
+		return err
+	}
+	if t, err := decided(prior, job); err != nil || t != nil {
 		if err != nil {
 			return err
 		}
@@ -170,7 +179,7 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 	if job.Cancel == store.CancelHumanReview {
 		stop(toulmin.ErrHumanReview)
 	}
-	r.durable(ctx, d, job, stop)
+	r.durable(ctx, d, job, prior, stop)
 	// The transcript comment shows which phase runs, edited at most once per phase.
 	d.Observer = func(e toulmin.Event) {
 		if e.Kind != toulmin.EventPhaseStarted || e.Phase.Phase == toulmin.PhaseDecision {
@@ -418,13 +427,12 @@ func (r *Runner) startCheck(ctx context.Context, pub *review.Publisher, d *revie
 // durable makes the debate resumable: every completed phase is checkpointed in the store, and a
 // debate of the same id that a crash cut short resumes from its last checkpoint, asking no agent
 // again for a phase it completed.
-func (r *Runner) durable(ctx context.Context, d *review.Debate, job *Job, stop context.CancelCauseFunc) {
-	id := d.ID()
-	if prior, err := r.Store.Debate(ctx, id); err == nil && prior.Decision == "" && len(prior.Checkpoint) > 0 {
+func (r *Runner) durable(ctx context.Context, d *review.Debate, job *Job, prior *store.Debate, stop context.CancelCauseFunc) {
+	if prior != nil && prior.Decision == "" && len(prior.Checkpoint) > 0 {
 		var t toulmin.Transcript
 		if err := json.Unmarshal(prior.Checkpoint, &t); err == nil {
 			d.Prior = &t
-			zerolog.Ctx(ctx).Info().Str("debate_id", id).Int("phases", len(t.Timeline)).Msg("Resuming a debate from its checkpoint.")
+			zerolog.Ctx(ctx).Info().Str("debate_id", prior.ID).Int("phases", len(t.Timeline)).Msg("Resuming a debate from its checkpoint.")
 		}
 	}
 	d.Checkpoint = func(ctx context.Context, t *toulmin.Transcript) error {
@@ -457,20 +465,13 @@ func (r *Runner) stopRequested(ctx context.Context, job *Job) bool {
 
 // decided returns the transcript of the job's own debate when it was already decided (a retry
 // after its publication failed), or nil.
-func (r *Runner) decided(ctx context.Context, id string, job *Job) (*toulmin.Transcript, error) {
-	if job.StoreID == 0 {
+func decided(prior *store.Debate, job *Job) (*toulmin.Transcript, error) {
+	if job.StoreID == 0 || prior == nil || prior.Decision == "" || prior.JobID != job.StoreID || len(prior.Checkpoint) == 0 {
 		return nil, nil
-	}
-	prior, err := r.Store.Debate(ctx, id)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && (prior.Decision == "" || prior.JobID != job.StoreID || len(prior.Checkpoint) == 0)) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
 	}
 	var t toulmin.Transcript
 	if err := json.Unmarshal(prior.Checkpoint, &t); err != nil {
-		return nil, fmt.Errorf("failed to read the stored transcript of debate %s: %w", id, err)
+		return nil, fmt.Errorf("failed to read the stored transcript of debate %s: %w", prior.ID, err)
 	}
 	return &t, nil
 }

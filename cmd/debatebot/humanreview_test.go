@@ -12,6 +12,7 @@ import (
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/llmtest"
 	"github.com/debatebot/debatebot/store"
+	"github.com/debatebot/debatebot/toulmin"
 )
 
 // TestHumanReviewAcrossReplicas runs two `debatebot serve` processes over one database, one
@@ -136,5 +137,70 @@ func TestHumanReviewAcrossReplicas(t *testing.T) {
 	}
 	if dec != 1 {
 		t.Errorf("%d decision comments on #7, want 1 edited in place", dec)
+	}
+}
+
+// A replica dies in the middle of a debate, and /human-review arrives before another replica
+// takes the job over: the job is resumed already stopped, from its checkpoint, so what was said
+// before the crash is kept and published, not replaced by an empty debate.
+func TestHumanReviewAfterCrashKeepsWhatWasSaid(t *testing.T) {
+	bin := buildBinary(t)
+	gh := githubtest.New(t)
+	putExample(t, gh, 7, "abc123")
+	gh.Permissions["acme/shop:alice"] = "write"
+	llm := llmtest.New(t, nil)
+	llm.SetLatency(250 * time.Millisecond)
+	db := filepath.Join(t.TempDir(), "debatebot.db")
+	// A lease long enough that the second replica's /human-review runs before the job is free.
+	env := appEnv(t, gh, db, llm.BaseURL(), "DEBATEBOT_JOB_LEASE=6s", "DEBATEBOT_WORKERS=1", "DEBATEBOT_LOG_LEVEL=debug")
+	a := newServe(t, bin, env)
+	a.start()
+	if code := a.post("pull_request", "d-1", prOpened(t, "abc123")); code >= 300 {
+		t.Fatalf("delivery answered %d", code)
+	}
+	st, err := store.Open(context.Background(), "sqlite:"+db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var id string
+	for deadline := time.Now().Add(30 * time.Second); id == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		id = checkpointed(st, 3)
+	}
+	if id == "" {
+		t.Fatalf("no checkpoint after three phases:\n%s", a.logs.String())
+	}
+	a.kill()
+	before, err := st.Debate(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	b := newServe(t, bin, env)
+	b.start()
+	defer b.stop()
+	body := webhookFixture(t, "issue_comment.created.on-pull-request.json", 7, func(m map[string]any) {
+		c := m["comment"].(map[string]any)
+		c["id"], c["body"] = 9100, "/human-review"
+	})
+	if code := b.post("issue_comment", "hr-1", body); code >= 300 {
+		t.Fatalf("/human-review answered %d", code)
+	}
+	var d *store.Debate
+	for deadline := time.Now().Add(40 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if d, err = st.PendingHumanDecision(context.Background(), "acme/shop", 7); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		t.Fatalf("the debate was not stopped for a human after the takeover (%v):\n%s", err, b.logs.String())
+	}
+	if d.ID != id || d.Decision != "escalate" || d.Phases < before.Phases || !strings.Contains(d.Escalations, "human_review") {
+		t.Errorf("after the crash and /human-review: debate %s, %s after %d phases (%s); want %s stopped for a human with the %d phases said before the crash",
+			d.ID, d.Decision, d.Phases, d.Escalations, id, before.Phases)
+	}
+	tr := checkpointOf(t, st, id)
+	if len(tr.ArgumentsIn(toulmin.PhaseOpening)) == 0 {
+		t.Error("the opening arguments said before the crash were lost")
 	}
 }
