@@ -53,7 +53,7 @@ func (promptInjectionAnalyzer) Analyze(s *Scan) {
 		for _, name := range names {
 			words := nameSeparators.Replace(name)
 			if injection.MatchString(name) || injection.MatchString(words) {
-				s.Report(RulePromptInjection, "", 0, fmt.Sprintf("the file name %q addresses an AI reviewer", Redact(clip(name, 160))))
+				s.Report(RulePromptInjection, "", 0, fmt.Sprintf("the file name %q addresses an AI reviewer", clip(Redact(name), 160)))
 			}
 		}
 	}
