@@ -471,25 +471,25 @@ func (s *Store) RequestCancel(ctx context.Context, pr, kind, cause string) (int,
 
 // StartCommand counts a debate started by a command against the pull request's hourly bound:
 // it reports false when limit debates were started on pr within window before now. The same
-// jobKey twice (a retried job) is counted once and allowed again. One statement, so that
-// replicas sharing the database cannot both take the last place.
+// jobKey twice (a retried job) is counted once and allowed again. The count and the insert are
+// one statement, so that replicas sharing the database cannot both take the last place; only a
+// refused insert asks whether the job was counted before.
 func (s *Store) StartCommand(ctx context.Context, pr, jobKey string, limit int, window time.Duration) (bool, error) {
 	now := s.now()
-	var n int
-	if err := s.db.QueryRowContext(ctx, s.q("SELECT COUNT(*) FROM command_starts WHERE job_key = ?"), jobKey).Scan(&n); err != nil {
-		return false, fmt.Errorf("failed to read the command debates of %s: %w", pr, err)
-	}
-	if n > 0 {
-		return true, nil
-	}
 	res, err := s.db.ExecContext(ctx, s.q(`INSERT INTO command_starts (job_key, pr_key, started_at)
 		SELECT ?, ?, ? WHERE (SELECT COUNT(*) FROM command_starts WHERE pr_key = ? AND started_at > ?) < ?
 		ON CONFLICT (job_key) DO NOTHING`), jobKey, pr, now.UnixNano(), pr, now.Add(-window).UnixNano(), limit)
 	if err != nil {
 		return false, fmt.Errorf("failed to count a command debate of %s: %w", pr, err)
 	}
-	n64, _ := res.RowsAffected()
-	return n64 > 0, nil
+	if n, _ := res.RowsAffected(); n > 0 {
+		return true, nil
+	}
+	var n int
+	if err := s.db.QueryRowContext(ctx, s.q("SELECT COUNT(*) FROM command_starts WHERE job_key = ?"), jobKey).Scan(&n); err != nil {
+		return false, fmt.Errorf("failed to read the command debates of %s: %w", pr, err)
+	}
+	return n > 0, nil
 }
 
 // Complete marks a running job done.
