@@ -102,10 +102,32 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	return res, nil
 }
 
-// Env is the go command's environment for analysis: no network (a missing dependency degrades
-// the package that needs it), no toolchain download, no workspace of the caller's.
+// Env is the go command's environment for analysis of a tree that an untrusted author wrote: no
+// network (a missing dependency degrades the package that needs it), no toolchain download (a
+// go.mod's toolchain line would fetch and run a program), no workspace of the caller's, and no
+// cgo: loading a package with cgo runs the C compiler on the author's C code. The App's own
+// secrets (its private key, webhook secret, model key, database URL) are left out, since nothing
+// the go command runs needs them.
 func Env() []string {
-	return append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=mod", "GOWORK=off", "GOTOOLCHAIN=local", "GONOSUMDB=*", "GOSUMDB=off")
+	var env []string
+	for _, kv := range os.Environ() {
+		if !secretEnv(kv) {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "GOPROXY=off", "GOFLAGS=-mod=mod", "GOWORK=off", "GOTOOLCHAIN=local", "GONOSUMDB=*", "GOSUMDB=off", "CGO_ENABLED=0")
+}
+
+// secretEnv reports whether the environment entry kv belongs to the App's configuration or
+// credentials rather than to the go command.
+func secretEnv(kv string) bool {
+	name, _, _ := strings.Cut(kv, "=")
+	for _, prefix := range []string{"DEBATEBOT_", "GITHUB_", "OPENAI_", "AWS_", "GH_"} {
+		if strings.HasPrefix(name, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // AnalyzeTree loads the packages of the directories holding files (those that exist in the tree)
