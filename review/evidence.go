@@ -127,9 +127,10 @@ func (s *Scan) Go(f *File) (*token.FileSet, *ast.File, bool) {
 	return fset, file, file != nil
 }
 
-// Evidence returns what was found, ordered by severity, then place, with stable IDs.
+// Evidence returns what was found, ordered by severity, then place, with stable IDs. Findings of
+// the same weakness by different analyzers a few lines apart are one item (see corroborate).
 func (s *Scan) Evidence() []toulmin.Evidence {
-	out := append([]toulmin.Evidence(nil), s.found...)
+	out := corroborate(s.found)
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.Severity.Rank() != b.Severity.Rank() {
@@ -176,6 +177,52 @@ func GatherWithNotes(ctx context.Context, c *Change, analyzers []Analyzer) ([]to
 		a.Analyze(s)
 	}
 	return s.Evidence(), s.notes, nil
+}
+
+// corroborateSpan is how far apart, in lines of one file, two analyzers' findings of the same
+// weakness may be and still be one defect: gosec reports SQL injection where the query is
+// formatted, the Go analyzer where it is run, usually on the next line or two.
+const corroborateSpan = 3
+
+// corroborate merges findings of the same weakness (the rules' CWE) in the same file, a few lines
+// apart, reported by different analyzers, or by different rules of one analyzer on one line
+// (gosec's AST rule and its taint rule on one query): the hand-written analyzers still run where
+// no library covers every case (hunks only, other languages), and where a library does, the
+// defect must be one required change, not one per analyzer. The more severe finding stays; on a
+// tie, the type-checked one, whose analysis knows more (a taint rule knows the value comes from
+// the request), else the earlier one. It names the others.
+func corroborate(found []toulmin.Evidence) []toulmin.Evidence {
+	out := make([]toulmin.Evidence, 0, len(found))
+	for _, f := range found {
+		cwe := Rules[f.Rule].CWE
+		merged := false
+		for i := range out {
+			k := &out[i]
+			if cwe == "" || k.Mitigates != "" || f.Mitigates != "" || Rules[k.Rule].CWE != cwe || k.Path != f.Path || f.Path == "" {
+				continue
+			}
+			if sameSource := k.Analyzer == f.Analyzer; sameSource && (k.Line != f.Line || k.Rule == f.Rule) || !sameSource && abs(k.Line-f.Line) > corroborateSpan {
+				continue
+			}
+			if r, kr := f.Severity.Rank(), k.Severity.Rank(); r > kr || r == kr && isTypedGo(f.Analyzer) && !isTypedGo(k.Analyzer) {
+				f, *k = *k, f
+			}
+			k.Message += fmt.Sprintf("; also found by %s (%s at line %d)", f.Analyzer, f.Rule, f.Line)
+			merged = true
+			break
+		}
+		if !merged {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 func clip(s string, n int) string {

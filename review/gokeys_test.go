@@ -91,11 +91,11 @@ func newStore() *sessions.CookieStore {
 
 import "github.com/dgrijalva/jwt-go"
 
-var hmacKey = []byte("verify-me")
+var material = []byte("verify-me")
 
 func Verify(s string) (*jwt.Token, error) {
 	return jwt.Parse(s, func(t *jwt.Token) (interface{}, error) {
-		return hmacKey, nil
+		return material, nil
 	})
 }
 `}, rule: RuleKeyByUse, want: []string{"auth/verify.go:8"}},

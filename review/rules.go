@@ -24,6 +24,9 @@ type Rule struct {
 	Rebuttal string
 	// TradeOff is what the fix costs, for final arguments.
 	TradeOff string
+	// CWE is the weakness the rule finds ("CWE-89"), when it is a security rule. Two analyzers'
+	// findings of the same weakness a few lines apart are one defect (see Scan.Evidence).
+	CWE string
 	// Process marks a note about how the change was made (tests, TODOs, dependencies, size,
 	// removed API) rather than a defect in what it does. Process notes never decide: they are
 	// at most medium, an agent votes at most approve_with_changes on them, and what they
@@ -66,35 +69,35 @@ const (
 
 // Rules is the catalog of every rule the analyzers report.
 var Rules = map[string]Rule{
-	RuleSecret: {ID: RuleSecret, Stakeholder: Security, Severity: toulmin.SeverityCritical, Title: "Hard-coded secret",
+	RuleSecret: {ID: RuleSecret, CWE: "CWE-798", Stakeholder: Security, Severity: toulmin.SeverityCritical, Title: "Hard-coded secret",
 		Warrant:   "A credential committed to the repository is readable by everyone with access to it, forever, in its history",
 		Reference: "CWE-798: Use of Hard-coded Credentials", Fix: "remove the secret, rotate it, and load it from the environment or a secret store",
 		Rebuttal: "unless the value is a revoked or placeholder credential", TradeOff: "one more configuration value to provision per environment"},
-	RuleKeyByUse: {ID: RuleKeyByUse, Stakeholder: Security, Severity: toulmin.SeverityHigh, Title: "Literal used as a key",
+	RuleKeyByUse: {ID: RuleKeyByUse, CWE: "CWE-798", Stakeholder: Security, Severity: toulmin.SeverityHigh, Title: "Literal used as a key",
 		Warrant:   "A literal that reaches a signing, MAC, cipher, cookie or basic-auth key is a credential whatever it is called: anyone who reads the code can forge tokens or decrypt data",
 		Reference: "CWE-798: Use of Hard-coded Credentials; CWE-321: Use of Hard-coded Cryptographic Key", Fix: "load the key from the environment or a secret store, with no literal fallback, and fail to start without it",
 		Rebuttal: "unless the code only ever runs in tests", TradeOff: "one more configuration value to provision per environment"},
-	RuleSQLInjection: {ID: RuleSQLInjection, Stakeholder: Security, Severity: toulmin.SeverityHigh, Title: "SQL built from strings",
+	RuleSQLInjection: {ID: RuleSQLInjection, CWE: "CWE-89", Stakeholder: Security, Severity: toulmin.SeverityHigh, Title: "SQL built from strings",
 		Warrant:   "Unvalidated input in SQL query construction enables injection attacks",
 		Reference: "OWASP Top 10 - A03:2021 Injection; CWE-89", Fix: "use a parameterised query (placeholders with arguments)",
 		Rebuttal: "unless every interpolated value is a constant or already converted to a number", TradeOff: "none at run time; placeholders are as fast and plan-cacheable"},
-	RuleCommandInjection: {ID: RuleCommandInjection, Stakeholder: Security, Severity: toulmin.SeverityHigh, Title: "Command run with non-constant input",
+	RuleCommandInjection: {ID: RuleCommandInjection, CWE: "CWE-78", Stakeholder: Security, Severity: toulmin.SeverityHigh, Title: "Command run with non-constant input",
 		Warrant:   "A command line built from variable input lets that input choose the program or inject shell syntax",
 		Reference: "OWASP Top 10 - A03:2021 Injection; CWE-78", Fix: "run a fixed program with arguments as a list, without a shell, and check input against an allowlist",
 		Rebuttal: "unless the input is checked against an allowlist first", TradeOff: "an allowlist must be kept up to date"},
-	RuleTLSVerifyOff: {ID: RuleTLSVerifyOff, Stakeholder: Security, Severity: toulmin.SeverityHigh, Title: "TLS certificate verification disabled",
+	RuleTLSVerifyOff: {ID: RuleTLSVerifyOff, CWE: "CWE-295", Stakeholder: Security, Severity: toulmin.SeverityHigh, Title: "TLS certificate verification disabled",
 		Warrant:   "Without certificate verification any machine on the path can impersonate the server and read or change the traffic",
 		Reference: "CWE-295: Improper Certificate Validation", Fix: "keep verification on; trust a private CA through a configured root pool instead",
 		Rebuttal: "unless this only ever runs against a local test server", TradeOff: "private CAs must be distributed to clients"},
-	RuleWeakPasswordHash: {ID: RuleWeakPasswordHash, Stakeholder: Security, Severity: toulmin.SeverityHigh, Title: "Password hashed with a fast hash",
+	RuleWeakPasswordHash: {ID: RuleWeakPasswordHash, CWE: "CWE-916", Stakeholder: Security, Severity: toulmin.SeverityHigh, Title: "Password hashed with a fast hash",
 		Warrant:   "Fast unsalted hashes such as MD5 and SHA-1 let stolen password hashes be cracked at billions of guesses per second",
 		Reference: "OWASP Password Storage Cheat Sheet; CWE-916", Fix: "hash passwords with bcrypt, scrypt or argon2id",
 		Rebuttal: "unless the digest is not used for passwords", TradeOff: "tens of milliseconds of CPU per login"},
-	RuleInsecureRandom: {ID: RuleInsecureRandom, Stakeholder: Security, Severity: toulmin.SeverityMedium, Title: "Predictable random numbers for a secret value",
+	RuleInsecureRandom: {ID: RuleInsecureRandom, CWE: "CWE-338", Stakeholder: Security, Severity: toulmin.SeverityMedium, Title: "Predictable random numbers for a secret value",
 		Warrant:   "A non-cryptographic generator is predictable, so tokens drawn from it can be guessed",
 		Reference: "CWE-338: Use of Cryptographically Weak PRNG", Fix: "draw tokens from crypto/rand (secrets in Python, crypto.randomBytes in Node, SecureRandom in Java)",
 		Rebuttal: "unless the value guards nothing", TradeOff: "negligible"},
-	RulePathTraversal: {ID: RulePathTraversal, Stakeholder: Security, Severity: toulmin.SeverityHigh, Title: "File path taken from request input",
+	RulePathTraversal: {ID: RulePathTraversal, CWE: "CWE-22", Stakeholder: Security, Severity: toulmin.SeverityHigh, Title: "File path taken from request input",
 		Warrant:   "A path from the request can contain ../ and reach files outside the intended directory",
 		Reference: "OWASP Path Traversal; CWE-22", Fix: "resolve the path inside a fixed root (os.Root, filepath.IsLocal or a prefix check after filepath.Clean)",
 		Rebuttal: "unless the path is checked to stay inside the root", TradeOff: "none"},

@@ -67,7 +67,7 @@ func init() {
 			ID: c.Rule, Stakeholder: w.stakeholder, Severity: toulmin.Severity(c.Severity),
 			Title: c.Title, Warrant: w.warrant, Reference: ref,
 			Fix:      fix(c),
-			Rebuttal: rebuttal, TradeOff: w.tradeOff,
+			Rebuttal: rebuttal, TradeOff: w.tradeOff, CWE: c.CWE,
 		}
 	}
 }

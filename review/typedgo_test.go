@@ -107,3 +107,57 @@ func TestTypedChecksAreRules(t *testing.T) {
 		}
 	}
 }
+
+// TestOneDefectIsOneFinding debates a query formatted from input over whole trees: gosec (G201,
+// where the query is formatted) and the Go analyzer (where it is run) both see it, and it is one
+// evidence item naming both, so one required change.
+func TestOneDefectIsOneFinding(t *testing.T) {
+	base := t.TempDir()
+	if err := os.WriteFile(base+"/go.mod", []byte("module example.com/x\n\ngo 1.22\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	diff, err := os.ReadFile("evidence/testdata/cases/defect-go-sql-injection.diff")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := ReadDiffOnBase(strings.NewReader(string(diff)), "sql.diff", 1<<20, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := Gather(context.Background(), c, DefaultAnalyzers())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sql []toulmin.Evidence
+	for _, e := range ev {
+		if Rules[e.Rule].CWE == "CWE-89" {
+			sql = append(sql, e)
+		}
+	}
+	if len(sql) != 1 || sql[0].Rule != RuleSQLInjection || sql[0].Line != 12 || !strings.Contains(sql[0].Message, "also found by gosec (gosec:G201 at line 11)") {
+		t.Fatalf("SQL injection evidence:\n%s", dump(sql))
+	}
+}
+
+func TestCorroborateKeepsTheMoreSevereAndApartFindings(t *testing.T) {
+	found := []toulmin.Evidence{
+		{Analyzer: "go-ast", Rule: RuleCommandInjection, Severity: toulmin.SeverityMedium, Path: "a.go", Line: 10, Message: "exec"},
+		{Analyzer: AnalyzerGosec, Rule: "gosec:G204", Severity: toulmin.SeverityHigh, Path: "a.go", Line: 12, Message: "subprocess"},
+		{Analyzer: AnalyzerGosec, Rule: "gosec:G204", Severity: toulmin.SeverityHigh, Path: "a.go", Line: 40, Message: "another"},
+		{Analyzer: "go-ast", Rule: RuleSQLInjection, Severity: toulmin.SeverityHigh, Path: "a.go", Line: 11, Message: "sql"},
+		{Analyzer: "go-ast", Rule: RuleCommandInjection, Severity: toulmin.SeverityHigh, Path: "b.go", Line: 12, Message: "other file"},
+	}
+	if Rules["gosec:G204"].CWE != "CWE-78" {
+		t.Fatalf("gosec G204 has CWE %q", Rules["gosec:G204"].CWE)
+	}
+	got := corroborate(found)
+	if len(got) != 4 {
+		t.Fatalf("corroborate kept %d findings, want 4:\n%s", len(got), dump(got))
+	}
+	if got[0].Rule != "gosec:G204" || got[0].Line != 12 || got[0].Message != "subprocess; also found by go-ast (command-injection at line 10)" {
+		t.Errorf("merged finding = %+v", got[0])
+	}
+	if got[1].Line != 40 || got[2].Rule != RuleSQLInjection || got[3].Path != "b.go" {
+		t.Errorf("findings of other places or weaknesses were merged:\n%s", dump(got))
+	}
+}

@@ -208,11 +208,11 @@ func TestDebateGitRangeGosecFindings(t *testing.T) {
 	}
 	for _, want := range []string{
 		"type-checked Go analysis (go vet passes, staticcheck, gosec) of 1 package(s) in base and head: example.com/gosecdemo/web; 8 new finding(s), 3 pre-existing finding(s) left out",
-		"| critical | `web/web.go:68` | gosec:G702 | security | Command injection via taint analysis: os/exec.Command (in Server.Convert) |",
-		"| high | `web/web.go:30` | gosec:G701 | security | SQL injection via taint analysis: (*database/sql.DB).Query (in Server.Names) |",
+		"| critical | `web/web.go:68` | gosec:G702 | security | Command injection via taint analysis: os/exec.Command (in Server.Convert); also found by gosec (gosec:G204 at line 68) |", // one defect, two of gosec's rules
+		"| high | `web/web.go:30` | gosec:G701 | security | SQL injection via taint analysis: (*database/sql.DB).Query (in Server.Names); also found by go-ast (sql-injection at line 30) |",
 		"| high | `web/web.go:87` | gosec:G704 | security | SSRF via taint analysis: net/http.Get (in Server.Proxy) |",
 		"**Backing:** gosec G702, CWE-78: https://cwe.mitre.org/data/definitions/78.html",
-		"**Escalated (critical_finding_unrebutted):** Command injection via taint analysis: os/exec.Command (in Server.Convert) at web/web.go:68",
+		"**Escalated (critical_finding_unrebutted):** Command injection via taint analysis: os/exec.Command (in Server.Convert); also found by gosec (gosec:G204 at line 68) at web/web.go:68",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("transcript lacks %q", want)
