@@ -12,8 +12,9 @@ import (
 
 // promptInjectionAnalyzer finds text that addresses AI reviewers, in added lines of any text file,
 // in the names of the changed files, in the change's title and body, and in its commit messages
-// (a pull request's, or for a git range the body). Such text is evidence, never an instruction, and any of it escalates the
-// debate to a human (toulmin.RulePromptInjection).
+// (a pull request's, or for a git range the body). Such text is evidence, never an instruction,
+// and any of it escalates the debate to a human (toulmin.RulePromptInjection). Hand-written: no
+// maintained analyzer looks for text aimed at an AI reviewer.
 type promptInjectionAnalyzer struct{}
 
 func (promptInjectionAnalyzer) Name() string { return "prompt-injection" }
@@ -89,7 +90,8 @@ func quoteAround(text string, m []int) string {
 }
 
 // changeAnalyzer looks at the change as a whole: dependencies, removed API, unfinished-work
-// markers, tests, and size.
+// markers, tests, and size. Hand-written because these are facts about the change (what it
+// adds, removes and leaves untested), not defects in one tree that an analyzer could see.
 type changeAnalyzer struct{}
 
 func (changeAnalyzer) Name() string { return "change" }

@@ -12,7 +12,12 @@ import (
 )
 
 // goAnalyzer runs the AST-based checks on Go files whose head content is known and parses; the
-// line analyzer covers the others.
+// line analyzer covers the others. Hand-written because these checks must work without type
+// information: a diff alone, or a package whose dependencies do not resolve offline, which
+// gosec and staticcheck cannot analyse. Where the trees type-check, the type-checked analysis
+// (review/evidence) finds the same weaknesses and the two findings merge (see corroborate); the
+// performance checks here (I/O, regexp compilation, defer and goroutines in loops) have no
+// counterpart in a maintained analyzer.
 type goAnalyzer struct{}
 
 func (goAnalyzer) Name() string { return "go-ast" }
