@@ -1,6 +1,10 @@
 package review
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/debatebot/debatebot/review/evidence"
+)
 
 func TestPerformanceAnalyzers(t *testing.T) {
 	runAnalyzerCases(t, map[string]analyzerCase{
@@ -19,7 +23,7 @@ func Totals(db *sql.DB, ids []int) (map[int]float64, error) {
 	}
 	return out, nil
 }
-`}, rule: RuleCallInLoop, want: []string{"orders/report.go:9"}},
+`}, rule: evidence.RuleCallInLoop, want: []string{"orders/report.go:9"}},
 		"safe: go one query": {files: map[string]string{"orders/report.go": `package orders
 
 import (
@@ -31,7 +35,7 @@ import (
 func Totals(db *sql.DB, ids []int64) (*sql.Rows, error) {
 	return db.Query("SELECT user_id, SUM(amount) FROM orders WHERE user_id = ANY($1) GROUP BY user_id", pq.Array(ids))
 }
-`}, rule: RuleCallInLoop},
+`}, rule: evidence.RuleCallInLoop},
 		"go http per item": {files: map[string]string{"sync/push.go": `package sync
 
 import "net/http"
@@ -46,13 +50,13 @@ func Push(client *http.Client, reqs []*http.Request) error {
 	}
 	return nil
 }
-`}, rule: RuleCallInLoop, want: []string{"sync/push.go:7"}},
+`}, rule: evidence.RuleCallInLoop, want: []string{"sync/push.go:7"}},
 		"python query per item": {files: map[string]string{"app/report.py": "def totals(cur, ids):\n    out = {}\n    for i in ids:\n        cur.execute(\"SELECT SUM(amount) FROM orders WHERE user_id = %s\", (i,))\n        out[i] = cur.fetchone()[0]\n    return out\n"},
-			rule: RuleCallInLoop, want: []string{"app/report.py:4", "app/report.py:5"}},
+			rule: evidence.RuleCallInLoop, want: []string{"app/report.py:4", "app/report.py:5"}},
 		"js fetch per item": {files: map[string]string{"src/load.js": "async function load(ids) {\n  const out = [];\n  for (const id of ids) {\n    out.push(await fetch(`/api/items/${id}`));\n  }\n  return out;\n}\n"},
-			rule: RuleCallInLoop, want: []string{"src/load.js:4"}},
+			rule: evidence.RuleCallInLoop, want: []string{"src/load.js:4"}},
 		"safe: js fetch once": {files: map[string]string{"src/load.js": "async function load(ids) {\n  const res = await fetch('/api/items?ids=' + ids.join(','));\n  return res.json();\n}\n"},
-			rule: RuleCallInLoop},
+			rule: evidence.RuleCallInLoop},
 
 		"go regexp in loop": {files: map[string]string{"text/match.go": `package text
 
@@ -67,7 +71,7 @@ func Count(lines []string) int {
 	}
 	return n
 }
-`}, rule: RuleRegexpInLoop, want: []string{"text/match.go:8"}},
+`}, rule: evidence.RuleRegexpInLoop, want: []string{"text/match.go:8"}},
 		"safe: go regexp at package level": {files: map[string]string{"text/match.go": `package text
 
 import "regexp"
@@ -83,15 +87,15 @@ func Count(lines []string) int {
 	}
 	return n
 }
-`}, rule: RuleRegexpInLoop},
+`}, rule: evidence.RuleRegexpInLoop},
 		"go regexp per call": {files: map[string]string{"text/valid.go": `package text
 
 import "regexp"
 
 func Valid(s string) bool { return regexp.MustCompile("^[a-z]+$").MatchString(s) }
-`}, rule: RuleRegexpPerCall, want: []string{"text/valid.go:5"}},
+`}, rule: evidence.RuleRegexpPerCall, want: []string{"text/valid.go:5"}},
 		"python re.compile in loop": {files: map[string]string{"scan.py": "import re\n\ndef scan(lines):\n    for l in lines:\n        if re.compile(r'^ERROR').match(l):\n            yield l\n"},
-			rule: RuleRegexpInLoop, want: []string{"scan.py:5"}},
+			rule: evidence.RuleRegexpInLoop, want: []string{"scan.py:5"}},
 
 		"go nested range over same slice": {files: map[string]string{"dedupe/dup.go": `package dedupe
 
@@ -106,7 +110,7 @@ func Dups(xs []string) []string {
 	}
 	return out
 }
-`}, rule: RuleNestedLoop, want: []string{"dedupe/dup.go:6"}},
+`}, rule: evidence.RuleNestedLoop, want: []string{"dedupe/dup.go:6"}},
 		"safe: go nested range over different slices": {files: map[string]string{"join/join.go": `package join
 
 func Pairs(xs, ys []string) [][2]string {
@@ -118,9 +122,9 @@ func Pairs(xs, ys []string) [][2]string {
 	}
 	return out
 }
-`}, rule: RuleNestedLoop},
+`}, rule: evidence.RuleNestedLoop},
 		"python nested loop over same list": {files: map[string]string{"dups.py": "def dups(users):\n    for a in users:\n        for b in users:\n            if a is not b and a.email == b.email:\n                yield a\n"},
-			rule: RuleNestedLoop, want: []string{"dups.py:3"}},
+			rule: evidence.RuleNestedLoop, want: []string{"dups.py:3"}},
 
 		"go goroutine per item": {files: map[string]string{"fetch/all.go": `package fetch
 
@@ -137,7 +141,7 @@ func All(urls []string, get func(string)) {
 	}
 	wg.Wait()
 }
-`}, rule: RuleUnboundedGo, want: []string{"fetch/all.go:9"}},
+`}, rule: evidence.RuleUnboundedGo, want: []string{"fetch/all.go:9"}},
 		"safe: go bounded by errgroup": {files: map[string]string{"fetch/all.go": `package fetch
 
 import "golang.org/x/sync/errgroup"
@@ -150,7 +154,7 @@ func All(urls []string, get func(string) error) error {
 	}
 	return g.Wait()
 }
-`}, rule: RuleUnboundedGo},
+`}, rule: evidence.RuleUnboundedGo},
 
 		"go defer in loop": {files: map[string]string{"files/sum.go": `package files
 
@@ -172,7 +176,7 @@ func Sizes(paths []string) (int64, error) {
 	}
 	return n, nil
 }
-`}, rule: RuleDeferInLoop, want: []string{"files/sum.go:12"}},
+`}, rule: evidence.RuleDeferInLoop, want: []string{"files/sum.go:12"}},
 		"safe: go defer inside a closure per iteration": {files: map[string]string{"files/sum.go": `package files
 
 import "os"
@@ -198,7 +202,7 @@ func Sizes(paths []string) (n int64, err error) {
 	}
 	return n, nil
 }
-`}, rule: RuleDeferInLoop},
+`}, rule: evidence.RuleDeferInLoop},
 
 		"go string += in loop": {files: map[string]string{"csv/row.go": `package csv
 
@@ -209,7 +213,7 @@ func Join(cells []string) string {
 	}
 	return s
 }
-`}, rule: RuleStringConcatLoop, want: []string{"csv/row.go:6"}},
+`}, rule: evidence.RuleStringConcatLoop, want: []string{"csv/row.go:6"}},
 		"safe: go integer += in loop": {files: map[string]string{"stats/sum.go": `package stats
 
 func Sum(xs []int) int {
@@ -219,9 +223,9 @@ func Sum(xs []int) int {
 	}
 	return total
 }
-`}, rule: RuleStringConcatLoop},
+`}, rule: evidence.RuleStringConcatLoop},
 		"java String += in loop": {files: map[string]string{"src/main/java/Csv.java": "class Csv {\n  String join(List<String> cells) {\n    String s = \"\";\n    for (String c : cells) {\n      s += \",\" + c;\n    }\n    return s;\n  }\n}\n"},
-			rule: RuleStringConcatLoop, want: []string{"src/main/java/Csv.java:5"}},
+			rule: evidence.RuleStringConcatLoop, want: []string{"src/main/java/Csv.java:5"}},
 	})
 }
 
@@ -235,7 +239,7 @@ func Port(s string) int {
 	p, _ := strconv.Atoi(s)
 	return p
 }
-`}, rule: RuleIgnoredError, want: []string{"cfg/load.go:6"}},
+`}, rule: evidence.RuleIgnoredError, want: []string{"cfg/load.go:6"}},
 		"go empty error branch and dropped Unmarshal": {files: map[string]string{"cfg/load.go": `package cfg
 
 import (
@@ -249,7 +253,7 @@ func Load(p string, v any) {
 	}
 	json.Unmarshal(b, v)
 }
-`}, rule: RuleIgnoredError, want: []string{"cfg/load.go:10", "cfg/load.go:12"}},
+`}, rule: evidence.RuleIgnoredError, want: []string{"cfg/load.go:10", "cfg/load.go:12"}},
 		"safe: go handled errors and map lookups": {files: map[string]string{"cfg/load.go": `package cfg
 
 import (
@@ -270,11 +274,11 @@ func Port(s string, m map[string]int) (int, error) {
 	}
 	return p, nil
 }
-`}, rule: RuleIgnoredError},
+`}, rule: evidence.RuleIgnoredError},
 		"python bare except pass": {files: map[string]string{"jobs.py": "def run(job):\n    try:\n        job()\n    except Exception:\n        pass\n"},
-			rule: RuleIgnoredError, want: []string{"jobs.py:4"}},
+			rule: evidence.RuleIgnoredError, want: []string{"jobs.py:4"}},
 		"js empty catch": {files: map[string]string{"src/save.js": "function save(x) {\n  try { store.put(x); } catch (e) {}\n}\n"},
-			rule: RuleIgnoredError, want: []string{"src/save.js:2"}},
+			rule: evidence.RuleIgnoredError, want: []string{"src/save.js:2"}},
 
 		"go panic in library": {files: map[string]string{"parse/parse.go": `package parse
 
@@ -287,7 +291,7 @@ func Level(s string) int {
 	}
 	panic("unknown level " + s)
 }
-`}, rule: RulePanicInLibrary, want: []string{"parse/parse.go:10"}},
+`}, rule: evidence.RulePanicInLibrary, want: []string{"parse/parse.go:10"}},
 		"safe: go panic in Must and main": {files: map[string]string{"parse/parse.go": `package parse
 
 func MustLevel(s string) int {
@@ -301,16 +305,16 @@ func MustLevel(s string) int {
 func main() {
 	panic("not implemented")
 }
-`}, rule: RulePanicInLibrary},
+`}, rule: evidence.RulePanicInLibrary},
 
 		"todo and fixme": {files: map[string]string{"a.py": "# TODO: handle retries\nx = 1  # FIXME(bob) wrong unit\n", "b.go": "package b\n\n// HACK: works around a driver bug\nvar y = \"TODO is just a word here\"\n"},
-			rule: RuleTodo, want: []string{"a.py:1", "a.py:2", "b.go:3"}},
+			rule: evidence.RuleTodo, want: []string{"a.py:1", "a.py:2", "b.go:3"}},
 
 		"untested change": {files: map[string]string{"pkg/a.go": "package pkg\n\nfunc A() int { return 1 }\n"},
-			rule: RuleUntestedChange, want: []string{"pkg/a.go"}},
+			rule: evidence.RuleUntestedChange, want: []string{"pkg/a.go"}},
 		"safe: change with its test": {files: map[string]string{"pkg/a.go": "package pkg\n\nfunc A() int { return 1 }\n", "pkg/a_test.go": "package pkg\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) {\n\tif A() != 1 {\n\t\tt.Fatal(A())\n\t}\n}\n"},
-			rule: RuleUntestedChange},
-		"safe: docs only": {files: map[string]string{"docs/guide.md": "# Guide\n"}, rule: RuleUntestedChange},
+			rule: evidence.RuleUntestedChange},
+		"safe: docs only": {files: map[string]string{"docs/guide.md": "# Guide\n"}, rule: evidence.RuleUntestedChange},
 	})
 }
 
@@ -321,11 +325,11 @@ func TestLargeFunctionAndFile(t *testing.T) {
 	}
 	body += "\treturn x\n}\n"
 	ev := gather(t, changeOf(t, map[string]string{"big/big.go": body}))
-	if got := found(ev, RuleLargeFunction); len(got) != 1 || got[0] != "big/big.go:3" {
+	if got := found(ev, evidence.RuleLargeFunction); len(got) != 1 || got[0] != "big/big.go:3" {
 		t.Errorf("large-function = %v, want [big/big.go:3]", got)
 	}
 	small := gather(t, changeOf(t, map[string]string{"big/small.go": "package big\n\nfunc Small() int { return 1 }\n"}))
-	if got := found(small, RuleLargeFunction); len(got) != 0 {
+	if got := found(small, evidence.RuleLargeFunction); len(got) != 0 {
 		t.Errorf("large-function on a small function = %v", got)
 	}
 }
@@ -346,7 +350,7 @@ diff --git a/go.mod b/go.mod
 +	github.com/xuri/excelize/v2 v2.8.1
 +	golang.org/x/text v0.14.0 // indirect
  )
-`, rule: RuleNewDependency, want: []string{"go.mod:5"}},
+`, rule: evidence.RuleNewDependency, want: []string{"go.mod:5"}},
 		"safe: go module version bump": {diff: `
 diff --git a/go.mod b/go.mod
 --- a/go.mod
@@ -356,7 +360,7 @@ diff --git a/go.mod b/go.mod
 -	github.com/rs/zerolog v1.33.0
 +	github.com/rs/zerolog v1.34.0
  )
-`, rule: RuleNewDependency},
+`, rule: evidence.RuleNewDependency},
 		"new npm dependency, not the version field": {diff: `
 diff --git a/package.json b/package.json
 --- a/package.json
@@ -371,7 +375,7 @@ diff --git a/package.json b/package.json
      "express": "^4.19.2"
    }
  }
-`, rule: RuleNewDependency, want: []string{"package.json:5"}},
+`, rule: evidence.RuleNewDependency, want: []string{"package.json:5"}},
 		"new python requirement": {diff: `
 diff --git a/requirements.txt b/requirements.txt
 --- a/requirements.txt
@@ -381,7 +385,7 @@ diff --git a/requirements.txt b/requirements.txt
 +# HTTP client
 +requests>=2.31
  gunicorn==21.2.0
-`, rule: RuleNewDependency, want: []string{"requirements.txt:3"}},
+`, rule: evidence.RuleNewDependency, want: []string{"requirements.txt:3"}},
 		"exported go function removed": {diff: `
 diff --git a/api/client.go b/api/client.go
 --- a/api/client.go
@@ -396,7 +400,7 @@ diff --git a/api/client.go b/api/client.go
 -}
 -
  func (c *Client) Close() error { return nil }
-`, rule: RuleExportedRemoved, want: []string{"api/client.go:12"}},
+`, rule: evidence.RuleExportedRemoved, want: []string{"api/client.go:12"}},
 		"safe: exported go function renamed in place": {diff: `
 diff --git a/api/client.go b/api/client.go
 --- a/api/client.go
@@ -409,7 +413,7 @@ diff --git a/api/client.go b/api/client.go
 +func (c *Client) Ping() error { // now documented
  	return nil
  }
-`, rule: RuleExportedRemoved},
+`, rule: evidence.RuleExportedRemoved},
 		"safe: unexported function removed": {diff: `
 diff --git a/api/client.go b/api/client.go
 --- a/api/client.go
@@ -420,7 +424,7 @@ diff --git a/api/client.go b/api/client.go
 -func helper() {}
 -
 -func other() {}
-`, rule: RuleExportedRemoved},
+`, rule: evidence.RuleExportedRemoved},
 		"test function deleted": {diff: `
 diff --git a/api/client_test.go b/api/client_test.go
 --- a/api/client_test.go
@@ -435,7 +439,7 @@ diff --git a/api/client_test.go b/api/client_test.go
 -		t.Fatal(err)
 -	}
 -}
-`, rule: RuleTestDeleted, want: []string{"api/client_test.go:7"}},
+`, rule: evidence.RuleTestDeleted, want: []string{"api/client_test.go:7"}},
 		"test file deleted": {diff: `
 diff --git a/tests/test_api.py b/tests/test_api.py
 deleted file mode 100644
@@ -444,7 +448,7 @@ deleted file mode 100644
 @@ -1,2 +0,0 @@
 -def test_ping():
 -    assert ping()
-`, rule: RuleTestDeleted, want: []string{"tests/test_api.py:1"}},
+`, rule: evidence.RuleTestDeleted, want: []string{"tests/test_api.py:1"}},
 		"safe: test renamed": {diff: `
 diff --git a/api/client_test.go b/api/client_test.go
 --- a/api/client_test.go
@@ -454,7 +458,7 @@ diff --git a/api/client_test.go b/api/client_test.go
 +func TestPing(t *testing.T) { // table-driven below
  	_ = New()
  }
-`, rule: RuleTestDeleted},
+`, rule: evidence.RuleTestDeleted},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

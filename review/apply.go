@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
+	"github.com/debatebot/debatebot/review/evidence"
 )
 
 // DefaultMaxTreeBytes bounds the base tree copied for whole-tree analysis of a diff applied to a
@@ -57,7 +58,7 @@ func ReadDiffOnBase(r io.Reader, source string, max int64, baseDir string) (*Cha
 		for _, f := range c.Files {
 			f.Path, f.OldPath = stripFirst(f.Path), stripFirst(f.OldPath)
 		}
-		sortFiles(c.Files)
+		evidence.SortFiles(c.Files)
 		c.Notes = append(c.Notes, "the diff's paths were read without their first component (the directories diff -r compared)")
 	}
 	head, err := applyDiff(baseDir, files, source)

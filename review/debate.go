@@ -11,6 +11,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -113,7 +114,7 @@ func (d *Debate) Run(ctx context.Context) (*toulmin.Transcript, error) {
 	if d.Prior != nil {
 		// A resumed debate does not gather again: the whole-tree findings it already has keep
 		// their lines in scope.
-		c.scopeEvidence(d.Prior.Evidence)
+		scopeEvidence(c, d.Prior.Evidence)
 	}
 	t, err := engine.Resume(ctx, subject, d.Prior)
 	if err != nil {
@@ -193,6 +194,16 @@ func writeChange(w io.Writer, c *Change) {
 			for _, l := range h.Lines {
 				fmt.Fprintf(w, "%c%d:%s\n", l.Kind, l.New, l.Text)
 			}
+		}
+	}
+}
+
+// scopeEvidence brings the lines of an earlier debate's whole-tree findings into the change's
+// scope, so that its arguments citing them stay within the change.
+func scopeEvidence(c *Change, ev []toulmin.Evidence) {
+	for _, e := range ev {
+		if evidence.IsWholeTree(e.Analyzer) && e.Path != "" {
+			c.Reach(e.Path, e.Line)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
+	"github.com/debatebot/debatebot/review/evidence"
 )
 
 // DefaultMaxDiffBytes bounds the size of a diff read from a file or stdin.
@@ -89,7 +90,7 @@ func ParseDiff(data []byte, source string) (*Change, error) {
 	if len(c.Files) == 0 {
 		return nil, &InputError{source, "the diff changes no text file: " + strings.Join(c.Notes, "; ")}
 	}
-	sortFiles(c.Files)
+	evidence.SortFiles(c.Files)
 	return c, nil
 }
 

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/debatebot/debatebot/review/evidence"
 )
 
 // FuzzReadDiff feeds arbitrary bytes to the reader behind `debatebot debate --diff`: it must
@@ -87,7 +89,7 @@ func FuzzReadDiff(f *testing.F) {
 		}
 		// What the reader accepted goes through the untrusted-text checks of every debate.
 		s := NewScan(c)
-		promptInjectionAnalyzer{}.Analyze(s)
+		evidence.PromptInjectionAnalyzer{}.Analyze(s)
 		_ = s.Evidence()
 	})
 }

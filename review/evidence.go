@@ -1,250 +1,55 @@
 package review
 
-import (
-	"context"
-	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"sort"
-	"strings"
+import "github.com/debatebot/debatebot/review/evidence"
 
-	"github.com/debatebot/debatebot/toulmin"
+// The change model and evidence gathering live in review/evidence; review reads changes into that
+// model (diff.go, git.go, github.go, apply.go) and debates what the analyzers found. These names
+// keep review's API whole for its callers.
+type (
+	Change     = evidence.Change
+	File       = evidence.File
+	Hunk       = evidence.Hunk
+	Line       = evidence.Line
+	LineKind   = evidence.LineKind
+	FileStatus = evidence.FileStatus
+	Rule       = evidence.Rule
+	Analyzer   = evidence.Analyzer
+	Scan       = evidence.Scan
 )
 
-// Analyzer looks at a change and reports evidence through the scan.
-type Analyzer interface {
-	Name() string
-	Analyze(s *Scan)
-}
+// Kinds of lines and statuses of files.
+const (
+	Context        = evidence.Context
+	Added          = evidence.Added
+	Deleted        = evidence.Deleted
+	StatusAdded    = evidence.StatusAdded
+	StatusModified = evidence.StatusModified
+	StatusDeleted  = evidence.StatusDeleted
+	StatusRenamed  = evidence.StatusRenamed
+)
 
-// Scan is one evidence-gathering pass over a change: analyzers share its parsed files and report
-// into it.
-type Scan struct {
-	Change *Change
-	// ctx is the gathering's context (analyzers that run tools honour it).
-	ctx context.Context
-	// notes say what analyzers did beyond their findings, for the transcript.
-	notes []string
-	// analyzer is the name of the analyzer running now, stamped on what it reports.
-	analyzer string
-	found    []toulmin.Evidence
-	seen     map[string]bool
-	goFiles  map[string]*goFile
-}
+// Stakeholder names of the built-in perspectives.
+const (
+	Security        = evidence.Security
+	Performance     = evidence.Performance
+	Architecture    = evidence.Architecture
+	Maintainability = evidence.Maintainability
+)
 
-type goFile struct {
-	fset *token.FileSet
-	file *ast.File
-}
+// Rules is the catalog of every rule the analyzers report.
+var Rules = evidence.Rules
 
-// NewScan prepares a scan of c.
-func NewScan(c *Change) *Scan {
-	return &Scan{Change: c, seen: map[string]bool{}, goFiles: map[string]*goFile{}}
-}
-
-// Report records a finding of rule at path:line. The same rule at the same place is reported once.
-func (s *Scan) Report(rule, path string, line int, msg string) {
-	s.report(rule, path, line, msg, "")
-}
-
-// ReportSeverity records a finding with a severity other than the rule's.
-func (s *Scan) ReportSeverity(rule string, sev toulmin.Severity, path string, line int, msg string) {
-	s.add(rule, sev, path, line, msg, "")
-}
-
-// Note adds a line to what the transcript says about evidence gathering.
-func (s *Scan) Note(msg string) { s.notes = append(s.notes, msg) }
-
-// Context is the context of the gathering.
-func (s *Scan) Context() context.Context {
-	if s.ctx == nil {
-		return context.Background()
-	}
-	return s.ctx
-}
-
-// Mitigation records that the check at path:line weakens findings of rule.
-func (s *Scan) Mitigation(rule, path string, line int, msg string) {
-	s.report(RuleMitigation, path, line, msg, rule)
-}
-
-func (s *Scan) report(rule, path string, line int, msg, mitigates string) {
-	r, ok := Rules[rule]
-	if !ok {
-		panic(fmt.Sprintf("review: analyzer %s reported unknown rule %q", s.analyzer, rule))
-	}
-	s.add(rule, r.Severity, path, line, msg, mitigates)
-}
-
-func (s *Scan) add(rule string, sev toulmin.Severity, path string, line int, msg, mitigates string) {
-	s.addFrom(s.analyzer, rule, sev, path, line, msg, mitigates)
-}
-
-// addFrom records a finding of an analyzer other than the running one (a tool the running
-// analyzer drives, e.g. staticcheck under the type-checked Go analysis).
-func (s *Scan) addFrom(analyzer, rule string, sev toulmin.Severity, path string, line int, msg, mitigates string) {
-	key := fmt.Sprintf("%s|%s|%d|%s", rule, path, line, mitigates)
-	if path == "" {
-		key += "|" + msg // findings about the change's text (title, description, file names) differ by what they quote
-	}
-	if s.seen[key] {
-		return
-	}
-	s.seen[key] = true
-	if Rules[rule].Process && sev.Rank() > toulmin.SeverityMedium.Rank() {
-		sev = toulmin.SeverityMedium // process notes never decide (see Rule.Process)
-	}
-	snippet := ""
-	if f := s.Change.File(path); f != nil && line > 0 {
-		if text, ok := f.Line(line); ok {
-			snippet = strings.ReplaceAll(clip(Redact(clip(strings.TrimSpace(text), 400)), 160), "`", "'")
-			if rule == RuleSecret || rule == RuleKeyByUse {
-				snippet = ""
-			}
-		}
-	}
-	s.found = append(s.found, toulmin.Evidence{
-		Analyzer: analyzer, Rule: rule, Stakeholder: Rules[rule].Stakeholder, Severity: sev,
-		Path: path, Line: line, Message: msg, Snippet: snippet, Mitigates: mitigates,
-	})
-}
-
-// Go returns the parsed Go file at head, when its content is known and parses.
-func (s *Scan) Go(f *File) (*token.FileSet, *ast.File, bool) {
-	if f.Language() != "go" || !f.HasContent {
-		return nil, nil, false
-	}
-	if g, ok := s.goFiles[f.Path]; ok {
-		return g.fset, g.file, g.file != nil
-	}
-	fset := token.NewFileSet()
-	file, err := parser.ParseFile(fset, f.Path, f.Content, parser.ParseComments|parser.SkipObjectResolution)
-	if err != nil {
-		file = nil
-	}
-	s.goFiles[f.Path] = &goFile{fset: fset, file: file}
-	return fset, file, file != nil
-}
-
-// Evidence returns what was found, ordered by severity, then place, with stable IDs. Findings of
-// the same weakness by different analyzers a few lines apart are one item (see corroborate).
-func (s *Scan) Evidence() []toulmin.Evidence {
-	out := corroborate(s.found)
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Severity.Rank() != b.Severity.Rank() {
-			return a.Severity.Rank() > b.Severity.Rank()
-		}
-		if a.Path != b.Path {
-			return a.Path < b.Path
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.Rule < b.Rule
-	})
-	for i := range out {
-		out[i].ID = fmt.Sprintf("E%d", i+1)
-	}
-	return out
-}
-
-// DefaultAnalyzers returns every built-in analyzer.
-func DefaultAnalyzers() []Analyzer {
-	return []Analyzer{secretsAnalyzer{}, goAnalyzer{}, typedGoAnalyzer{}, lineAnalyzer{}, promptInjectionAnalyzer{}, changeAnalyzer{}}
-}
-
-// Gather runs the analyzers over the change once and returns the evidence.
-func Gather(ctx context.Context, c *Change, analyzers []Analyzer) ([]toulmin.Evidence, error) {
-	ev, _, err := GatherWithNotes(ctx, c, analyzers)
-	return ev, err
-}
-
-// GatherWithNotes is Gather that also returns what the analyzers said about their work (which
-// packages were analysed, which degraded, how many pre-existing findings were left out).
-func GatherWithNotes(ctx context.Context, c *Change, analyzers []Analyzer) ([]toulmin.Evidence, []string, error) {
-	s := NewScan(c)
-	s.ctx = ctx
-	if c.Trees == nil && c.NoTrees != "" {
-		s.Note(c.NoTrees)
-	}
-	for _, a := range analyzers {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, fmt.Errorf("evidence gathering stopped before %s: %w", a.Name(), err)
-		}
-		s.analyzer = a.Name()
-		a.Analyze(s)
-	}
-	return s.Evidence(), s.notes, nil
-}
-
-// corroborateSpan is how far apart, in lines of one file, two analyzers' findings of the same
-// weakness may be and still be one defect: gosec reports SQL injection where the query is
-// formatted, the Go analyzer where it is run, usually on the next line or two.
-const corroborateSpan = 3
-
-// corroborate merges findings of the same weakness (the rules' CWE) in the same file, a few lines
-// apart, reported by different analyzers, or by different rules of one analyzer on one line
-// (gosec's AST rule and its taint rule on one query): the hand-written analyzers still run where
-// no library covers every case (hunks only, other languages), and where a library does, the
-// defect must be one required change, not one per analyzer. The more severe finding stays; on a
-// tie, the type-checked one, whose analysis knows more (a taint rule knows the value comes from
-// the request), else the earlier one. It names the others.
-func corroborate(found []toulmin.Evidence) []toulmin.Evidence {
-	out := make([]toulmin.Evidence, 0, len(found))
-	for _, f := range found {
-		cwe := Rules[f.Rule].CWE
-		merged := false
-		for i := range out {
-			k := &out[i]
-			if cwe == "" || k.Mitigates != "" || f.Mitigates != "" || Rules[k.Rule].CWE != cwe || k.Path != f.Path || f.Path == "" {
-				continue
-			}
-			if sameSource := k.Analyzer == f.Analyzer; sameSource && (k.Line != f.Line || k.Rule == f.Rule) || !sameSource && abs(k.Line-f.Line) > corroborateSpan {
-				continue
-			}
-			if r, kr := f.Severity.Rank(), k.Severity.Rank(); r > kr || r == kr && isTypedGo(f.Analyzer) && !isTypedGo(k.Analyzer) {
-				f, *k = *k, f
-			}
-			k.Message += fmt.Sprintf("; also found by %s (%s at line %d)", f.Analyzer, f.Rule, f.Line)
-			merged = true
-			break
-		}
-		if !merged {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-func abs(n int) int {
-	if n < 0 {
-		return -n
-	}
-	return n
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && (s[cut]&0xC0) == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-// codeFiles are the files analyzers look at: text files of a known language that the change adds
-// lines to, neither generated nor vendored.
-func (s *Scan) codeFiles() []*File {
-	var out []*File
-	for _, f := range s.Change.Files {
-		if f.Status == StatusDeleted || f.Language() == "" || f.IsGenerated() {
-			continue
-		}
-		out = append(out, f)
-	}
-	return out
-}
+// Functions of the change model and of evidence gathering.
+var (
+	LanguageOf       = evidence.LanguageOf
+	IsTestPath       = evidence.IsTestPath
+	IsGeneratedPath  = evidence.IsGeneratedPath
+	IsProcess        = evidence.IsProcess
+	NewScan          = evidence.NewScan
+	DefaultAnalyzers = evidence.DefaultAnalyzers
+	Gather           = evidence.Gather
+	GatherWithNotes  = evidence.GatherWithNotes
+	Redact           = evidence.Redact
+	RedactingWriter  = evidence.RedactingWriter
+	clip             = evidence.Clip
+)

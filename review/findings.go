@@ -32,7 +32,7 @@ func StandingFindings(t *toulmin.Transcript) []toulmin.Evidence {
 	}
 	var out []toulmin.Evidence
 	for _, e := range t.Evidence {
-		if e.Rule == RuleMitigation || (argued[e.Rule] && !standing[e.Rule]) {
+		if e.Rule == evidence.RuleMitigation || (argued[e.Rule] && !standing[e.Rule]) {
 			continue
 		}
 		out = append(out, e)
@@ -51,8 +51,8 @@ const (
 
 // processRules are notes about how a change was made rather than defects in it.
 var processRules = map[string]bool{
-	RuleNewDependency: true, RuleLargeFunction: true, RuleLargeFile: true, RuleExportedRemoved: true,
-	RuleTodo: true, RuleUntestedChange: true, RuleTestDeleted: true,
+	evidence.RuleNewDependency: true, evidence.RuleLargeFunction: true, evidence.RuleLargeFile: true, evidence.RuleExportedRemoved: true,
+	evidence.RuleTodo: true, evidence.RuleUntestedChange: true, evidence.RuleTestDeleted: true,
 }
 
 // topicTags map the topics of the type-checked checks to tags.
@@ -83,9 +83,9 @@ func RuleTags(rule, stakeholder string) []string {
 		return []string{TagProcess}
 	}
 	switch rule {
-	case RuleUnboundedGo:
+	case evidence.RuleUnboundedGo:
 		return []string{TagPerformance, TagConcurrency}
-	case RuleIgnoredError, RulePanicInLibrary:
+	case evidence.RuleIgnoredError, evidence.RulePanicInLibrary:
 		return []string{TagCorrectness}
 	}
 	if stakeholder == "" {
@@ -167,7 +167,7 @@ var (
 
 // wholeFileRules report on a file or the change as a whole, at a line that only shows where:
 // the line is left out of their fingerprints.
-var wholeFileRules = map[string]bool{RuleUntestedChange: true, RuleLargeFile: true}
+var wholeFileRules = map[string]bool{evidence.RuleUntestedChange: true, evidence.RuleLargeFile: true}
 
 func (fp *fingerprinter) fingerprint(e toulmin.Evidence) string {
 	text, fn := "", ""

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -30,7 +31,7 @@ func Issue(user string) (string, error) {
 func TestKeysByUse(t *testing.T) {
 	runAnalyzerCases(t, map[string]analyzerCase{
 		"jwt signing key as []byte literal": {files: map[string]string{"auth/token.go": jwtSigner},
-			rule: RuleKeyByUse, want: []string{"auth/token.go:12"}},
+			rule: evidence.RuleKeyByUse, want: []string{"auth/token.go:12"}},
 		"package constant into hmac.New": {files: map[string]string{"sign/mac.go": `package sign
 
 import (
@@ -45,7 +46,7 @@ func Sum(msg []byte) []byte {
 	m.Write(msg)
 	return m.Sum(nil)
 }
-`}, rule: RuleKeyByUse, want: []string{"sign/mac.go:11"}},
+`}, rule: evidence.RuleKeyByUse, want: []string{"sign/mac.go:11"}},
 		"local constant into aes.NewCipher": {files: map[string]string{"box/seal.go": `package box
 
 import "crypto/aes"
@@ -55,7 +56,7 @@ func Block() error {
 	_, err := aes.NewCipher([]byte(k))
 	return err
 }
-`}, rule: RuleKeyByUse, want: []string{"box/seal.go:7"}},
+`}, rule: evidence.RuleKeyByUse, want: []string{"box/seal.go:7"}},
 		"environment with literal fallback": {files: map[string]string{"auth/token.go": `package auth
 
 import (
@@ -71,7 +72,7 @@ func Sign(t *jwt.Token) (string, error) {
 	}
 	return t.SignedString([]byte(k))
 }
-`}, rule: RuleKeyByUse, want: []string{"auth/token.go:14"}},
+`}, rule: evidence.RuleKeyByUse, want: []string{"auth/token.go:14"}},
 		"cmp.Or fallback into a cookie store": {files: map[string]string{"web/session.go": `package web
 
 import (
@@ -86,7 +87,7 @@ var store = newStore()
 func newStore() *sessions.CookieStore {
 	return sessions.NewCookieStore([]byte(cmp.Or(os.Getenv("SESSION_KEY"), "cookie-key")))
 }
-`}, rule: RuleKeyByUse, want: []string{"web/session.go:13"}},
+`}, rule: evidence.RuleKeyByUse, want: []string{"web/session.go:13"}},
 		"verification key returned by a keyfunc": {files: map[string]string{"auth/verify.go": `package auth
 
 import "github.com/dgrijalva/jwt-go"
@@ -98,7 +99,7 @@ func Verify(s string) (*jwt.Token, error) {
 		return material, nil
 	})
 }
-`}, rule: RuleKeyByUse, want: []string{"auth/verify.go:8"}},
+`}, rule: evidence.RuleKeyByUse, want: []string{"auth/verify.go:8"}},
 		"basic auth password literal": {files: map[string]string{"client/api.go": `package client
 
 import "net/http"
@@ -111,7 +112,7 @@ func Get(url string) (*http.Response, error) {
 	req.SetBasicAuth("admin", "hunter2")
 	return http.DefaultClient.Do(req)
 }
-`}, rule: RuleKeyByUse, want: []string{"client/api.go:10"}},
+`}, rule: evidence.RuleKeyByUse, want: []string{"client/api.go:10"}},
 		"package variable in another file of the change": {files: map[string]string{
 			"api/config.go": "package api\n\nvar tokenKey = []byte(\"t0k3n-k3y\")\n",
 			"api/handler.go": `package api
@@ -121,7 +122,7 @@ import "github.com/golang-jwt/jwt/v5"
 func Token(claims jwt.MapClaims) (string, error) {
 	return jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(tokenKey)
 }
-`}, rule: RuleKeyByUse, want: []string{"api/handler.go:6"}},
+`}, rule: evidence.RuleKeyByUse, want: []string{"api/handler.go:6"}},
 		"literal initialiser overridden from the environment in init": {files: map[string]string{"api/keys.go": `package api
 
 import (
@@ -140,7 +141,7 @@ func init() {
 }
 
 func Mac() hash.Hash { return hmac.New(sha256.New, macKey) }
-`}, rule: RuleKeyByUse, want: []string{"api/keys.go:18"}},
+`}, rule: evidence.RuleKeyByUse, want: []string{"api/keys.go:18"}},
 		"parser method with a declared keyfunc": {files: map[string]string{"auth/parse.go": `package auth
 
 import "github.com/golang-jwt/jwt/v5"
@@ -154,7 +155,7 @@ func Check(s string) error {
 	_, err := jwt.NewParser().Parse(s, key)
 	return err
 }
-`}, rule: RuleKeyByUse, want: []string{"auth/parse.go:11"}},
+`}, rule: evidence.RuleKeyByUse, want: []string{"auth/parse.go:11"}},
 		"safe: package variable set from the environment in another file": {files: map[string]string{
 			"api/config.go": "package api\n\nimport \"os\"\n\nvar tokenKey []byte\n\nfunc Load() { tokenKey = []byte(os.Getenv(\"TOKEN_KEY\")) }\n",
 			"api/handler.go": `package api
@@ -164,7 +165,7 @@ import "github.com/golang-jwt/jwt/v5"
 func Token(claims jwt.MapClaims) (string, error) {
 	return jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(tokenKey)
 }
-`}, rule: RuleKeyByUse},
+`}, rule: evidence.RuleKeyByUse},
 		"flag with a literal default": {files: map[string]string{"cmd/srv/main.go": `package main
 
 import (
@@ -180,7 +181,7 @@ func main() {
 	flag.Parse()
 	_ = securecookie.New([]byte(*hashKey), []byte(blockKey))
 }
-`}, rule: RuleKeyByUse, want: []string{"cmd/srv/main.go:14"}},
+`}, rule: evidence.RuleKeyByUse, want: []string{"cmd/srv/main.go:14"}},
 		"safe: flag without a default": {files: map[string]string{"cmd/srv/main.go": `package main
 
 import (
@@ -194,7 +195,7 @@ func main() {
 	flag.Parse()
 	_ = hmac.New(sha256.New, []byte(*key))
 }
-`}, rule: RuleKeyByUse},
+`}, rule: evidence.RuleKeyByUse},
 		"safe: environment without fallback": {files: map[string]string{"auth/token.go": `package auth
 
 import (
@@ -211,7 +212,7 @@ func Sign(t *jwt.Token) (string, error) {
 	}
 	return t.SignedString([]byte(k))
 }
-`}, rule: RuleKeyByUse},
+`}, rule: evidence.RuleKeyByUse},
 		"safe: key passed in": {files: map[string]string{"sign/mac.go": `package sign
 
 import (
@@ -224,9 +225,9 @@ func Sum(key, msg []byte) []byte {
 	m.Write(msg)
 	return m.Sum(nil)
 }
-`}, rule: RuleKeyByUse},
+`}, rule: evidence.RuleKeyByUse},
 		"safe: literal key in a test file": {files: map[string]string{"auth/token_test.go": strings.Replace(jwtSigner, "package auth", "package auth_test", 1)},
-			rule: RuleKeyByUse},
+			rule: evidence.RuleKeyByUse},
 		"safe: SignedString without a jwt import": {files: map[string]string{"other/sign.go": `package other
 
 type signer struct{}
@@ -234,7 +235,7 @@ type signer struct{}
 func (signer) SignedString(k []byte) (string, error) { return string(k), nil }
 
 func Use() (string, error) { return signer{}.SignedString([]byte("not-a-jwt")) }
-`}, rule: RuleKeyByUse},
+`}, rule: evidence.RuleKeyByUse},
 	})
 }
 
@@ -244,12 +245,12 @@ func TestKeyByUseEvidence(t *testing.T) {
 	ev := gather(t, changeOf(t, map[string]string{"auth/token.go": jwtSigner}))
 	var got *toulmin.Evidence
 	for i := range ev {
-		if ev[i].Rule == RuleKeyByUse {
+		if ev[i].Rule == evidence.RuleKeyByUse {
 			got = &ev[i]
 		}
 	}
 	if got == nil {
-		t.Fatalf("no %s finding:\n%s", RuleKeyByUse, dump(ev))
+		t.Fatalf("no %s finding:\n%s", evidence.RuleKeyByUse, dump(ev))
 	}
 	if got.Severity != toulmin.SeverityCritical || got.Stakeholder != Security {
 		t.Errorf("severity %s stakeholder %s; want critical, security", got.Severity, got.Stakeholder)

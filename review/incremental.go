@@ -83,8 +83,7 @@ func CarryForward(prev *voting.Record, since *Change) []toulmin.Carried {
 		if m := citation.FindStringSubmatch(text); m != nil {
 			line, _ := strconv.Atoi(m[2])
 			if f := since.File(m[1]); f != nil {
-				f.index()
-				if f.Status == StatusDeleted || f.removed[line] {
+				if f.Status == StatusDeleted || f.IsRemoved(line) {
 					item.Status = toulmin.Resolved
 				}
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -66,7 +67,7 @@ func (a *OfflineAgent) maintainer() bool { return a.p.Role.IsMaintainer() }
 
 // mine reports whether the agent argues from the evidence item.
 func (a *OfflineAgent) mine(e toulmin.Evidence) bool {
-	if e.Rule == RuleMitigation {
+	if e.Rule == evidence.RuleMitigation {
 		return false
 	}
 	if !a.maintainer() || len(a.evidence) > 0 {
@@ -127,7 +128,7 @@ func confidence(items []toulmin.Evidence) float64 {
 	switch items[0].Analyzer {
 	case "go-ast", "secrets":
 		c = 0.9
-	case AnalyzerGoVet, AnalyzerStaticcheck:
+	case evidence.AnalyzerGoVet, evidence.AnalyzerStaticcheck:
 		c = 0.95 // type-checked, over the whole tree
 	case "change":
 		c = 0.85
@@ -197,7 +198,7 @@ func evidenceIDs(items []toulmin.Evidence) string {
 	for _, e := range items {
 		ids = append(ids, e.ID)
 	}
-	return strings.Join(limitNames(ids, 6), ", ")
+	return strings.Join(evidence.LimitNames(ids, 6), ", ")
 }
 
 // nothing is the one line an agent says when the evidence gives it nothing to argue: a stance
@@ -393,7 +394,7 @@ func groundsWith(cited []toulmin.Ground, what string) []toulmin.Ground {
 // mitigation finds evidence of a check in the same file that weakens the target's rule.
 func mitigation(target toulmin.Argument, ev []toulmin.Evidence) (toulmin.Evidence, bool) {
 	for _, e := range ev {
-		if e.Rule != RuleMitigation || e.Mitigates != target.Rule {
+		if e.Rule != evidence.RuleMitigation || e.Mitigates != target.Rule {
 			continue
 		}
 		for _, g := range target.Grounds {
@@ -455,7 +456,7 @@ func (a *OfflineAgent) clarify(req *toulmin.Request) *toulmin.Turn {
 func (a *OfflineAgent) accepts(reb toulmin.Argument, target *toulmin.Argument) (bool, string) {
 	switch reb.Rule {
 	case rebutTestOnly:
-		if target.Rule == RuleSecret || target.Rule == RuleKeyByUse {
+		if target.Rule == evidence.RuleSecret || target.Rule == evidence.RuleKeyByUse {
 			return false, "a credential in a test file is published with the repository all the same; it must be rotated and removed"
 		}
 		return true, "test-only code does not affect production; the concern becomes a follow-up"
@@ -644,7 +645,7 @@ func countRequired(acts []toulmin.Action) int {
 func (a *OfflineAgent) designReview(req *toulmin.Request) *toulmin.Turn {
 	var design []toulmin.Evidence
 	for _, e := range req.Evidence {
-		if e.Stakeholder == Architecture && e.Rule != RuleMitigation {
+		if e.Stakeholder == Architecture && e.Rule != evidence.RuleMitigation {
 			design = append(design, e)
 		}
 	}
@@ -665,7 +666,7 @@ func (a *OfflineAgent) question(req *toulmin.Request) *toulmin.Turn {
 	}
 	var injected []toulmin.Evidence
 	for _, e := range req.Evidence {
-		if e.Rule == RulePromptInjection {
+		if e.Rule == evidence.RulePromptInjection {
 			injected = append(injected, e)
 		}
 	}

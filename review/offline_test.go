@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -71,7 +72,7 @@ import "os/exec"
 func Run(tool string) error { return exec.Command(tool).Run() }
 `})
 	ev := gather(t, c)
-	if got := found(ev, RuleCommandInjection); len(got) != 0 {
+	if got := found(ev, evidence.RuleCommandInjection); len(got) != 0 {
 		t.Fatalf("vendored code was analysed: %v", got)
 	}
 }
@@ -131,7 +132,7 @@ func Compress(tool, path string) error {
 		"store/orders_test.go": "package store\n",
 	})
 	ev := gather(t, c)
-	if got := found(ev, RuleMitigation); strings.Join(got, " ") != "store/orders.go:13 store/orders.go:21" {
+	if got := found(ev, evidence.RuleMitigation); strings.Join(got, " ") != "store/orders.go:13 store/orders.go:21" {
 		t.Fatalf("mitigations = %v, want the Atoi at :13 and the allowlist check at :21\n%s", got, dump(ev))
 	}
 	tr := runDebate(t, c, toulmin.ProtocolStandard)

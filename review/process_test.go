@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -143,7 +144,7 @@ deleted file mode 100644
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			ev := gather(t, mustParse(t, tc.diff))
-			if got := found(ev, RuleTestDeleted); strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			if got := found(ev, evidence.RuleTestDeleted); strings.Join(got, " ") != strings.Join(tc.want, " ") {
 				t.Errorf("test-deleted = %v, want %v\n%s", got, tc.want, dump(ev))
 			}
 		})
@@ -204,7 +205,7 @@ func TestUntestedChangeIsOneNoteWithoutALine(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			ev := gather(t, mustParse(t, tc.diff))
-			if got := found(ev, RuleUntestedChange); strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			if got := found(ev, evidence.RuleUntestedChange); strings.Join(got, " ") != strings.Join(tc.want, " ") {
 				t.Errorf("untested-change = %v, want %v\n%s", got, tc.want, dump(ev))
 			}
 		})
@@ -215,7 +216,7 @@ func TestUntestedChangeIsOneNoteWithoutALine(t *testing.T) {
 // request changes or make a required change; each note is a follow-up.
 func TestProcessNotesNeverDecide(t *testing.T) {
 	big := "package big\n\nvar table = []int{\n"
-	for i := 0; i < DefaultMaxFileLines+5; i++ {
+	for i := 0; i < evidence.DefaultMaxFileLines+5; i++ {
 		big += "\t1,\n"
 	}
 	big += "}\n"
@@ -223,8 +224,8 @@ func TestProcessNotesNeverDecide(t *testing.T) {
 		diff string
 		rule string
 	}{
-		"untested code": {diff: newFileDiff("pkg/a.go", "package pkg\n\n// A returns one.\nfunc A() int { return 1 }\n"), rule: RuleUntestedChange},
-		"todo":          {diff: newFileDiff("pkg/a.py", "# TODO: cache this\nx = 1\n") + newFileDiff("tests/test_a.py", "def test_x():\n    assert True\n"), rule: RuleTodo},
+		"untested code": {diff: newFileDiff("pkg/a.go", "package pkg\n\n// A returns one.\nfunc A() int { return 1 }\n"), rule: evidence.RuleUntestedChange},
+		"todo":          {diff: newFileDiff("pkg/a.py", "# TODO: cache this\nx = 1\n") + newFileDiff("tests/test_a.py", "def test_x():\n    assert True\n"), rule: evidence.RuleTodo},
 		"new dependency": {diff: `diff --git a/go.mod b/go.mod
 --- a/go.mod
 +++ b/go.mod
@@ -233,7 +234,7 @@ func TestProcessNotesNeverDecide(t *testing.T) {
  	github.com/rs/zerolog v1.33.0
 +	github.com/xuri/excelize/v2 v2.8.1
  )
-`, rule: RuleNewDependency},
+`, rule: evidence.RuleNewDependency},
 		"exported API removed": {diff: `diff --git a/api/client.go b/api/client.go
 --- a/api/client.go
 +++ b/api/client.go
@@ -246,9 +247,9 @@ func TestProcessNotesNeverDecide(t *testing.T) {
 -
  // Close releases the client.
  func (c *Client) Close() error { return nil }
-`, rule: RuleExportedRemoved},
-		"test deleted while its code remains": {diff: deletedPingTest, rule: RuleTestDeleted},
-		"very large file":                     {diff: newFileDiff("big/table.go", big) + newFileDiff("big/table_test.go", "package big\n\nimport \"testing\"\n\nfunc TestTable(t *testing.T) { _ = table }\n"), rule: RuleLargeFile},
+`, rule: evidence.RuleExportedRemoved},
+		"test deleted while its code remains": {diff: deletedPingTest, rule: evidence.RuleTestDeleted},
+		"very large file":                     {diff: newFileDiff("big/table.go", big) + newFileDiff("big/table_test.go", "package big\n\nimport \"testing\"\n\nfunc TestTable(t *testing.T) { _ = table }\n"), rule: evidence.RuleLargeFile},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -286,12 +287,12 @@ func TestProcessNotesNeverDecide(t *testing.T) {
 // a stakeholder request changes nor stand as a critical finding that escalates.
 func TestProcessNotesAreAtMostMedium(t *testing.T) {
 	s := NewScan(mustParse(t, deletedPingTest))
-	s.ReportSeverity(RuleTestDeleted, toulmin.SeverityCritical, "api/ping_test.go", 1, "test file deleted")
-	s.ReportSeverity(RuleSQLInjection, toulmin.SeverityCritical, "api/ping_test.go", 5, "not a process note")
+	s.ReportSeverity(evidence.RuleTestDeleted, toulmin.SeverityCritical, "api/ping_test.go", 1, "test file deleted")
+	s.ReportSeverity(evidence.RuleSQLInjection, toulmin.SeverityCritical, "api/ping_test.go", 5, "not a process note")
 	ev := s.Evidence()
 	for _, e := range ev {
 		want := toulmin.SeverityCritical
-		if e.Rule == RuleTestDeleted {
+		if e.Rule == evidence.RuleTestDeleted {
 			want = toulmin.SeverityMedium
 		}
 		if e.Severity != want {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/review/gittest"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -35,7 +36,7 @@ func TestGitRangeGathersTypeCheckedFindings(t *testing.T) {
 	if nil64 == nil {
 		t.Fatalf("no nilness evidence at app/app.go:64:\n%s", dump(ev))
 	}
-	if nil64.Analyzer != AnalyzerGoVet || nil64.Stakeholder != Maintainability || nil64.Severity != toulmin.SeverityHigh ||
+	if nil64.Analyzer != evidence.AnalyzerGoVet || nil64.Stakeholder != Maintainability || nil64.Severity != toulmin.SeverityHigh ||
 		nil64.Snippet != `log.Printf("using %s", cfg.Name)` || !strings.Contains(nil64.Message, "the change made it reachable") {
 		t.Errorf("nilness evidence = %+v", *nil64)
 	}
@@ -71,7 +72,7 @@ func TestDiffWithoutTreesRunsNoTypedAnalysis(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range ev {
-		if isTypedGo(e.Analyzer) {
+		if evidence.IsWholeTree(e.Analyzer) {
 			t.Errorf("typed evidence without trees: %+v", e)
 		}
 	}
@@ -82,9 +83,9 @@ func TestDiffWithoutTreesRunsNoTypedAnalysis(t *testing.T) {
 
 func TestResumedDebateKeepsWholeTreeFindingsInScope(t *testing.T) {
 	c := &Change{}
-	c.scopeEvidence([]toulmin.Evidence{
-		{Analyzer: AnalyzerStaticcheck, Rule: "SA5007", Path: "a/a.go", Line: 9},
-		{Analyzer: "go-ast", Rule: RuleSQLInjection, Path: "b/b.go", Line: 3},
+	scopeEvidence(c, []toulmin.Evidence{
+		{Analyzer: evidence.AnalyzerStaticcheck, Rule: "SA5007", Path: "a/a.go", Line: 9},
+		{Analyzer: "go-ast", Rule: evidence.RuleSQLInjection, Path: "b/b.go", Line: 3},
 	})
 	if !c.HasPath("a/a.go") || !c.HasLine("a/a.go", 9) || c.HasLine("a/a.go", 10) {
 		t.Errorf("a staticcheck finding's line is not in scope alone")
@@ -134,30 +135,7 @@ func TestOneDefectIsOneFinding(t *testing.T) {
 			sql = append(sql, e)
 		}
 	}
-	if len(sql) != 1 || sql[0].Rule != RuleSQLInjection || sql[0].Line != 12 || !strings.Contains(sql[0].Message, "also found by gosec (gosec:G201 at line 11)") {
+	if len(sql) != 1 || sql[0].Rule != evidence.RuleSQLInjection || sql[0].Line != 12 || !strings.Contains(sql[0].Message, "also found by gosec (gosec:G201 at line 11)") {
 		t.Fatalf("SQL injection evidence:\n%s", dump(sql))
-	}
-}
-
-func TestCorroborateKeepsTheMoreSevereAndApartFindings(t *testing.T) {
-	found := []toulmin.Evidence{
-		{Analyzer: "go-ast", Rule: RuleCommandInjection, Severity: toulmin.SeverityMedium, Path: "a.go", Line: 10, Message: "exec"},
-		{Analyzer: AnalyzerGosec, Rule: "gosec:G204", Severity: toulmin.SeverityHigh, Path: "a.go", Line: 12, Message: "subprocess"},
-		{Analyzer: AnalyzerGosec, Rule: "gosec:G204", Severity: toulmin.SeverityHigh, Path: "a.go", Line: 40, Message: "another"},
-		{Analyzer: "go-ast", Rule: RuleSQLInjection, Severity: toulmin.SeverityHigh, Path: "a.go", Line: 11, Message: "sql"},
-		{Analyzer: "go-ast", Rule: RuleCommandInjection, Severity: toulmin.SeverityHigh, Path: "b.go", Line: 12, Message: "other file"},
-	}
-	if Rules["gosec:G204"].CWE != "CWE-78" {
-		t.Fatalf("gosec G204 has CWE %q", Rules["gosec:G204"].CWE)
-	}
-	got := corroborate(found)
-	if len(got) != 4 {
-		t.Fatalf("corroborate kept %d findings, want 4:\n%s", len(got), dump(got))
-	}
-	if got[0].Rule != "gosec:G204" || got[0].Line != 12 || got[0].Message != "subprocess; also found by go-ast (command-injection at line 10)" {
-		t.Errorf("merged finding = %+v", got[0])
-	}
-	if got[1].Line != 40 || got[2].Rule != RuleSQLInjection || got[3].Path != "b.go" {
-		t.Errorf("findings of other places or weaknesses were merged:\n%s", dump(got))
 	}
 }

@@ -1,8 +1,3 @@
-// Package evidence gathers evidence from type-checked analysis of whole trees: it loads the Go
-// packages a change touches in the base and head trees with golang.org/x/tools/go/packages, runs
-// maintained go/analysis analyzers over them (the x/tools passes that find bugs, staticcheck's
-// SA checks and gosec's AST rules and SSA taint rules, used as libraries), and keeps only the
-// findings the change made new.
 package evidence
 
 import (

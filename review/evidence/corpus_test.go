@@ -10,27 +10,28 @@ import (
 	"time"
 
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
 
 // defectRules says which finding each defect case must be flagged for.
 var defectRules = map[string]string{
-	"defect-express-path-traversal":  review.RulePathTraversal,
-	"defect-go-defer-in-loop":        review.RuleDeferInLoop,
-	"defect-go-exported-api-removed": review.RuleExportedRemoved,
-	"defect-go-ignored-errors":       review.RuleIgnoredError,
-	"defect-go-jwt-literal-fallback": review.RuleKeyByUse,
-	"defect-go-sql-injection":        review.RuleSQLInjection,
-	"defect-go-tls-disabled":         review.RuleTLSVerifyOff,
-	"defect-go-unbounded-goroutines": review.RuleUnboundedGo,
-	"defect-java-sql-injection":      review.RuleSQLInjection,
-	"defect-node-command-injection":  review.RuleCommandInjection,
-	"defect-prompt-injection-docs":   review.RulePromptInjection,
-	"defect-python-aws-key":          review.RuleSecret,
-	"defect-python-md5-password":     review.RuleWeakPasswordHash,
-	"defect-python-n-plus-one":       review.RuleCallInLoop,
-	"defect-python-tests-deleted":    review.RuleTestDeleted,
+	"defect-express-path-traversal":  evidence.RulePathTraversal,
+	"defect-go-defer-in-loop":        evidence.RuleDeferInLoop,
+	"defect-go-exported-api-removed": evidence.RuleExportedRemoved,
+	"defect-go-ignored-errors":       evidence.RuleIgnoredError,
+	"defect-go-jwt-literal-fallback": evidence.RuleKeyByUse,
+	"defect-go-sql-injection":        evidence.RuleSQLInjection,
+	"defect-go-tls-disabled":         evidence.RuleTLSVerifyOff,
+	"defect-go-unbounded-goroutines": evidence.RuleUnboundedGo,
+	"defect-java-sql-injection":      evidence.RuleSQLInjection,
+	"defect-node-command-injection":  evidence.RuleCommandInjection,
+	"defect-prompt-injection-docs":   evidence.RulePromptInjection,
+	"defect-python-aws-key":          evidence.RuleSecret,
+	"defect-python-md5-password":     evidence.RuleWeakPasswordHash,
+	"defect-python-n-plus-one":       evidence.RuleCallInLoop,
+	"defect-python-tests-deleted":    evidence.RuleTestDeleted,
 }
 
 // TestCorpus debates every case under testdata/cases offline: each defect must end with the

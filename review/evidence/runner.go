@@ -537,14 +537,3 @@ func sortFindings(fs []Finding) {
 		return a.Rule < b.Rule
 	})
 }
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && (s[cut]&0xC0) == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
-}

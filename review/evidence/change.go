@@ -1,15 +1,10 @@
-// Package review is everything about reviewing a change: reading it (a unified diff, a git range,
-// later a pull request), gathering evidence with analyzers, the stakeholder agents, and rendering
-// the transcript and decision record.
-package review
+package evidence
 
 import (
 	"context"
 	"path"
 	"sort"
 	"strings"
-
-	"github.com/debatebot/debatebot/toulmin"
 )
 
 // LineKind says on which side of the change a line is.
@@ -100,6 +95,12 @@ func (f *File) IsAdded(n int) bool {
 	return f.added[n]
 }
 
+// IsRemoved reports whether the old-side line n was removed (or changed) by the change.
+func (f *File) IsRemoved(n int) bool {
+	f.index()
+	return f.removed[n]
+}
+
 // Line returns the new-side text of line n when the diff or the content shows it.
 func (f *File) Line(n int) (string, bool) {
 	for _, h := range f.Hunks {
@@ -167,8 +168,8 @@ type Change struct {
 	reached map[string]map[int]bool
 }
 
-// reach brings path:line into the change's scope.
-func (c *Change) reach(path string, line int) {
+// Reach brings path:line into the change's scope.
+func (c *Change) Reach(path string, line int) {
 	if c.reached == nil {
 		c.reached = map[string]map[int]bool{}
 	}
@@ -176,15 +177,6 @@ func (c *Change) reach(path string, line int) {
 		c.reached[path] = map[int]bool{}
 	}
 	c.reached[path][line] = true
-}
-
-// scopeEvidence brings the lines of whole-tree findings into scope.
-func (c *Change) scopeEvidence(ev []toulmin.Evidence) {
-	for _, e := range ev {
-		if isTypedGo(e.Analyzer) && e.Path != "" {
-			c.reach(e.Path, e.Line)
-		}
-	}
 }
 
 // File returns the file at path.
@@ -291,7 +283,7 @@ func (f *File) IsGenerated() bool {
 	return strings.Contains(s, "Code generated") && strings.Contains(s, "DO NOT EDIT")
 }
 
-// sortFiles orders files by path so that every consumer sees the same order.
-func sortFiles(fs []*File) {
+// SortFiles orders files by path so that every consumer sees the same order.
+func SortFiles(fs []*File) {
 	sort.SliceStable(fs, func(i, j int) bool { return fs[i].Path < fs[j].Path })
 }

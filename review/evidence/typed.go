@@ -1,11 +1,10 @@
-package review
+package evidence
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 
-	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -14,8 +13,12 @@ import (
 const (
 	AnalyzerGoVet       = "go vet"
 	AnalyzerStaticcheck = "staticcheck"
-	AnalyzerGosec       = evidence.SourceGosec
+	AnalyzerGosec       = SourceGosec
 )
+
+// IsWholeTree reports whether findings of analyzer come from the analysis of whole trees, so that
+// they may sit on lines the diff does not show (a guard removed elsewhere made them new).
+func IsWholeTree(analyzer string) bool { return isTypedGo(analyzer) }
 
 func isTypedGo(analyzer string) bool {
 	return analyzer == AnalyzerGoVet || analyzer == AnalyzerStaticcheck || analyzer == AnalyzerGosec
@@ -23,11 +26,11 @@ func isTypedGo(analyzer string) bool {
 
 // topicWarrants say why a type-checked finding of each kind matters.
 var topicWarrants = map[string]struct{ stakeholder, warrant, tradeOff string }{
-	evidence.TopicCorrectness: {Maintainability, "Type-checked analysis of the whole head tree shows a defect on a path the code can take; it is a bug, not a matter of style", "none: the fix is local"},
-	evidence.TopicConcurrency: {Maintainability, "Type-checked analysis shows a concurrency defect (a copied lock, a racy or misused primitive); such bugs corrupt state intermittently and are hard to reproduce", "none: the fix is local"},
-	evidence.TopicResource:    {Performance, "Type-checked analysis shows a resource that is never released (a context, a response body); under load the leak exhausts memory, connections or goroutines", "none: releasing the resource costs nothing"},
-	evidence.TopicPerformance: {Performance, "Type-checked analysis shows work repeated or wasted on every call", "a little more code"},
-	evidence.TopicSecurity:    {Security, "gosec's type-checked analysis of the whole head tree (its taint rules follow request data through SSA to the sink) shows a weakness an attacker can use", "little: the safe form of the call is as short"},
+	TopicCorrectness: {Maintainability, "Type-checked analysis of the whole head tree shows a defect on a path the code can take; it is a bug, not a matter of style", "none: the fix is local"},
+	TopicConcurrency: {Maintainability, "Type-checked analysis shows a concurrency defect (a copied lock, a racy or misused primitive); such bugs corrupt state intermittently and are hard to reproduce", "none: the fix is local"},
+	TopicResource:    {Performance, "Type-checked analysis shows a resource that is never released (a context, a response body); under load the leak exhausts memory, connections or goroutines", "none: releasing the resource costs nothing"},
+	TopicPerformance: {Performance, "Type-checked analysis shows work repeated or wasted on every call", "a little more code"},
+	TopicSecurity:    {Security, "gosec's type-checked analysis of the whole head tree (its taint rules follow request data through SSA to the sink) shows a weakness an attacker can use", "little: the safe form of the call is as short"},
 }
 
 // fixes say what to do about the findings of the go vet passes most likely to block a change;
@@ -48,14 +51,14 @@ var fixes = map[string]string{
 
 // The type-checked checks join the rule catalog under their own names (e.g. "nilness", "SA5011").
 func init() {
-	for _, c := range evidence.Checks() {
+	for _, c := range Checks() {
 		if _, taken := Rules[c.Rule]; taken {
 			panic(fmt.Sprintf("review: check %s collides with a hand-written rule", c.Rule))
 		}
 		w := topicWarrants[c.Topic]
 		ref := c.Source + " " + c.Rule + ": " + c.URL
 		rebuttal := "unless the path cannot be taken at run time"
-		if c.Source == evidence.SourceGosec {
+		if c.Source == SourceGosec {
 			ref = "gosec " + strings.TrimPrefix(c.Rule, "gosec:")
 			if c.CWE != "" {
 				ref += ", " + c.CWE
@@ -102,7 +105,7 @@ func (typedGoAnalyzer) Analyze(s *Scan) {
 		return
 	}
 	defer cleanup()
-	res, err := evidence.Run(ctx, evidence.Options{BaseDir: base, HeadDir: head, Files: files})
+	res, err := Run(ctx, Options{BaseDir: base, HeadDir: head, Files: files})
 	if err != nil {
 		s.Note("type-checked Go analysis failed: " + clip(err.Error(), 300))
 		return
@@ -115,13 +118,13 @@ func (typedGoAnalyzer) Analyze(s *Scan) {
 		if !c.HasLine(f.Path, f.Line) {
 			msg += "; new in head on a line the diff does not show: the change made it reachable"
 		}
-		c.reach(f.Path, f.Line)
+		c.Reach(f.Path, f.Line)
 		s.addFrom(f.Source, f.Rule, toulmin.Severity(f.Severity), f.Path, f.Line, msg, "")
 	}
 	s.Note(typedGoNote(res))
 }
 
-func fix(c evidence.Check) string {
+func fix(c Check) string {
 	if f, ok := fixes[c.Rule]; ok {
 		return f
 	}
@@ -131,7 +134,7 @@ func fix(c evidence.Check) string {
 	return "fix what " + c.Source + " " + c.Rule + " reports: " + strings.ToLower(c.Title[:1]) + c.Title[1:] + " (" + c.URL + ")"
 }
 
-func typedGoNote(res *evidence.Result) string {
+func typedGoNote(res *Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "type-checked Go analysis (go vet passes, staticcheck, gosec) of %d package(s) in base and head: %s; %d new finding(s), %d pre-existing finding(s) left out",
 		len(res.Packages), strings.Join(limitNames(res.Packages, 8), ", "), len(res.New), res.Preexisting)

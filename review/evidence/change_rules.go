@@ -1,4 +1,4 @@
-package review
+package evidence
 
 import (
 	"fmt"
@@ -10,14 +10,14 @@ import (
 	"unicode/utf8"
 )
 
-// promptInjectionAnalyzer finds text that addresses AI reviewers, in added lines of any text file,
+// PromptInjectionAnalyzer finds text that addresses AI reviewers, in added lines of any text file,
 // in the names of the changed files, in the change's title and body, and in its commit messages
 // (a pull request's, or for a git range the body). Such text is evidence, never an instruction,
 // and any of it escalates the debate to a human (toulmin.RulePromptInjection). Hand-written: no
 // maintained analyzer looks for text aimed at an AI reviewer.
-type promptInjectionAnalyzer struct{}
+type PromptInjectionAnalyzer struct{}
 
-func (promptInjectionAnalyzer) Name() string { return "prompt-injection" }
+func (PromptInjectionAnalyzer) Name() string { return "prompt-injection" }
 
 var injection = regexp.MustCompile(`(?i)` + strings.Join([]string{
 	`\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier|preceding|system)\s+(?:instructions|prompts?|rules|guidelines|directions)`,
@@ -33,7 +33,7 @@ var injection = regexp.MustCompile(`(?i)` + strings.Join([]string{
 // as the sentence it hides.
 var nameSeparators = strings.NewReplacer("/", " ", "-", " ", "_", " ", ".", " ", "+", " ", "~", " ")
 
-func (promptInjectionAnalyzer) Analyze(s *Scan) {
+func (PromptInjectionAnalyzer) Analyze(s *Scan) {
 	for _, f := range s.Change.Files {
 		if f.Status == StatusDeleted || f.IsGenerated() {
 			continue
@@ -255,6 +255,9 @@ func goCodeLines(f *File) (map[int]bool, bool) {
 	}
 	return code, true
 }
+
+// LimitNames keeps the first n of the names s, and says how many more there are.
+func LimitNames(s []string, n int) []string { return limitNames(s, n) }
 
 func limitNames(s []string, n int) []string {
 	if len(s) <= n {

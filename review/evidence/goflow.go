@@ -1,4 +1,4 @@
-package review
+package evidence
 
 import (
 	"go/ast"
