@@ -1,0 +1,3 @@
+module example.com/caddycmd
+
+go 1.24

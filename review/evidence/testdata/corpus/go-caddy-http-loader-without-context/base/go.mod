@@ -1,0 +1,3 @@
+module example.com/caddyconfig
+
+go 1.24

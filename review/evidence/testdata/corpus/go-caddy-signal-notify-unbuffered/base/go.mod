@@ -1,0 +1,3 @@
+module example.com/caddy
+
+go 1.24

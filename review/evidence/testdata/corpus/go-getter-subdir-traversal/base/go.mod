@@ -1,0 +1,3 @@
+module example.com/getter
+
+go 1.24

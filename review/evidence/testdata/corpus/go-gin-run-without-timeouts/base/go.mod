@@ -1,0 +1,3 @@
+module example.com/gin
+
+go 1.24

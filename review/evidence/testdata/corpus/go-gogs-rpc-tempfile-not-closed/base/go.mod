@@ -1,0 +1,3 @@
+module example.com/gogs
+
+go 1.24

@@ -1,0 +1,3 @@
+module example.com/googet
+
+go 1.24

@@ -1,0 +1,3 @@
+module example.com/prometheus
+
+go 1.24
