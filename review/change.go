@@ -181,7 +181,7 @@ func (c *Change) reach(path string, line int) {
 // scopeEvidence brings the lines of whole-tree findings into scope.
 func (c *Change) scopeEvidence(ev []toulmin.Evidence) {
 	for _, e := range ev {
-		if isTypedGo(e.Analyzer) && e.Path != "" {
+		if (isTypedGo(e.Analyzer) || isExternal(e.Analyzer)) && e.Path != "" {
 			c.reach(e.Path, e.Line)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -129,6 +130,8 @@ func confidence(items []toulmin.Evidence) float64 {
 		c = 0.9
 	case AnalyzerGoVet, AnalyzerStaticcheck:
 		c = 0.95 // type-checked, over the whole tree
+	case evidence.SourceBandit, evidence.SourceESLint, evidence.SourceShellCheck, evidence.SourceCppcheck:
+		c = 0.85 // a maintained analyzer of the language, parsing the whole file
 	case "change":
 		c = 0.85
 	}

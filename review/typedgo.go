@@ -95,14 +95,12 @@ func (typedGoAnalyzer) Analyze(s *Scan) {
 	if len(files) == 0 {
 		return
 	}
-	ctx := s.Context()
-	base, head, cleanup, err := c.Trees(ctx)
+	base, head, err := s.trees()
 	if err != nil {
 		s.Note("type-checked Go analysis skipped: " + clip(err.Error(), 300))
 		return
 	}
-	defer cleanup()
-	res, err := evidence.Run(ctx, evidence.Options{BaseDir: base, HeadDir: head, Files: files})
+	res, err := evidence.Run(s.Context(), evidence.Options{BaseDir: base, HeadDir: head, Files: files})
 	if err != nil {
 		s.Note("type-checked Go analysis failed: " + clip(err.Error(), 300))
 		return
