@@ -14,7 +14,7 @@ import (
 
 // The external tools' tests need the tools; .ci/run installs them (Debian's bandit, shellcheck and
 // cppcheck, and npm ci in tools/eslint).
-func needProgram(t *testing.T, name, install string) {
+func needProgram(t testing.TB, name, install string) {
 	t.Helper()
 	if _, err := exec.LookPath(name); err != nil {
 		t.Skipf("%s is not installed: install it (%s) to run this", name, install)
@@ -23,7 +23,7 @@ func needProgram(t *testing.T, name, install string) {
 
 // eslintForTest is the repository's tools/eslint (or $DEBATEBOT_ESLINT_DIR), skipping the test
 // when ESLint is not set up there.
-func eslintForTest(t *testing.T) ESLint {
+func eslintForTest(t testing.TB) ESLint {
 	t.Helper()
 	needProgram(t, "node", "apt-get install nodejs")
 	dir := os.Getenv("DEBATEBOT_ESLINT_DIR")
@@ -39,7 +39,7 @@ func eslintForTest(t *testing.T) ESLint {
 // externalCase is one tool over one file of testdata/external (a real defect added in head, the
 // same defect already in the base on a line that moved) and of testdata/external-benign.
 type externalCase struct {
-	tool   func(t *testing.T) ExternalTool
+	tool   func(t testing.TB) ExternalTool
 	file   string
 	want   []string // "rule func line severity" of every new finding
 	benign string
@@ -47,7 +47,7 @@ type externalCase struct {
 
 var externalCases = map[string]externalCase{
 	"bandit": {
-		tool: func(t *testing.T) ExternalTool { needProgram(t, "bandit", "apt-get install bandit"); return Bandit{} },
+		tool: func(t testing.TB) ExternalTool { needProgram(t, "bandit", "apt-get install bandit"); return Bandit{} },
 		file: "app/run.py",
 		want: []string{
 			"bandit:B506 load_config 17 high",      // yaml.load
@@ -56,7 +56,7 @@ var externalCases = map[string]externalCase{
 		benign: "app/cache.py",
 	},
 	"eslint": {
-		tool: func(t *testing.T) ExternalTool { return eslintForTest(t) },
+		tool: func(t testing.TB) ExternalTool { return eslintForTest(t) },
 		file: "web/server.js",
 		want: []string{
 			"eslint:security/detect-child-process thumbnail 9 high",
@@ -64,7 +64,7 @@ var externalCases = map[string]externalCase{
 		benign: "web/format.js",
 	},
 	"eslint-typescript": {
-		tool: func(t *testing.T) ExternalTool { return eslintForTest(t) },
+		tool: func(t testing.TB) ExternalTool { return eslintForTest(t) },
 		file: "web/limits.ts",
 		want: []string{
 			"eslint:no-dupe-keys merged 11 medium",
@@ -72,7 +72,7 @@ var externalCases = map[string]externalCase{
 		benign: "web/types.ts",
 	},
 	"shellcheck": {
-		tool: func(t *testing.T) ExternalTool {
+		tool: func(t testing.TB) ExternalTool {
 			needProgram(t, "shellcheck", "apt-get install shellcheck")
 			return ShellCheck{}
 		},
@@ -83,7 +83,7 @@ var externalCases = map[string]externalCase{
 		benign: "scripts/build.sh",
 	},
 	"cppcheck": {
-		tool: func(t *testing.T) ExternalTool {
+		tool: func(t testing.TB) ExternalTool {
 			needProgram(t, "cppcheck", "apt-get install cppcheck")
 			return Cppcheck{}
 		},

@@ -2,8 +2,18 @@
 // --no-config-lookup and this file, never a repository's configuration or plugins: those are
 // code, and running them would execute the pull request author's code. Inline configuration
 // comments are ignored (--no-inline-config) so that a change cannot switch a rule off for itself.
+import { createRequire } from "node:module";
 import security from "eslint-plugin-security";
-import tsParser from "@typescript-eslint/parser";
+
+// The TypeScript parser (and TypeScript itself, which it loads) takes a good part of a second to
+// load: it is loaded when the first TypeScript file is parsed, not for a change of JavaScript only.
+const require = createRequire(import.meta.url);
+const tsParser = {
+  meta: { name: "@typescript-eslint/parser (loaded on first use)" },
+  parseForESLint(code, options) {
+    return require("@typescript-eslint/parser").parseForESLint(code, options);
+  },
+};
 
 const javascript = ["**/*.js", "**/*.mjs", "**/*.cjs", "**/*.jsx"];
 const typescript = ["**/*.ts", "**/*.mts", "**/*.cts", "**/*.tsx"];
