@@ -165,16 +165,16 @@ func TestExternalToolsBenignChange(t *testing.T) {
 	}
 }
 
-// The noisy rules the benign change trips are reported, at low: md5 for an ETag (capped although
-// bandit rates it medium and is confident), random for a jitter, subprocess with a list.
+// The noisy rules the benign change trips are reported at low: md5 for an ETag (capped although
+// bandit rates it medium and is confident), random for a jitter. Bandit's audits of every use
+// (import subprocess, a subprocess call with an argument list) are not run at all.
 func TestBanditSeverityPolicy(t *testing.T) {
 	needProgram(t, "bandit", "apt-get install bandit")
 	r := runCase(t, Bandit{}, "external-benign", "app/cache.py")
 	got := describe(r.New)
-	for _, want := range []string{"bandit:B303 etag 12 low", "bandit:B311 jitter 16 low", "bandit:B603 revision 20 low"} {
-		if !slices.Contains(got, want) {
-			t.Errorf("missing %q in %q", want, got)
-		}
+	want := []string{"bandit:B303 etag 12 low", "bandit:B311 jitter 16 low"}
+	if !slices.Equal(got, want) {
+		t.Errorf("new findings %q, want %q", got, want)
 	}
 }
 
