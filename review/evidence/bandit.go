@@ -59,7 +59,7 @@ type banditReport struct {
 
 // Parse implements ExternalTool: bandit exits 0 when it found nothing and 1 when it found
 // something, with its JSON report on standard output either way.
-func (Bandit) Parse(out *ToolOutput) ([]Finding, []string, error) {
+func (Bandit) Parse(out *ToolOutput) ([]Finding, []Problem, error) {
 	var rep banditReport
 	if err := json.Unmarshal(out.Stdout, &rep); err != nil || rep.Results == nil || out.ExitCode > 1 {
 		if err == nil && rep.Results == nil {
@@ -77,9 +77,9 @@ func (Bandit) Parse(out *ToolOutput) ([]Finding, []string, error) {
 		}
 		found = append(found, externalFinding(SourceBandit, r.TestID, banditSeverity(r.Severity, r.Confidence), r.Filename, r.Line, 0, strings.TrimSpace(r.Text)))
 	}
-	var problems []string
+	var problems []Problem
 	for _, e := range rep.Errors {
-		problems = append(problems, path.Clean(e.Filename)+": "+e.Reason)
+		problems = append(problems, Problem{Path: e.Filename, Reason: e.Reason})
 	}
 	return found, problems, nil
 }

@@ -72,7 +72,7 @@ var cppcheckNotDefects = map[string]bool{
 
 // Parse implements ExternalTool: Cppcheck exits 0 whatever it found (no --error-exitcode) and
 // writes its XML report on standard error.
-func (Cppcheck) Parse(out *ToolOutput) ([]Finding, []string, error) {
+func (Cppcheck) Parse(out *ToolOutput) ([]Finding, []Problem, error) {
 	var rep cppcheckReport
 	if err := xml.Unmarshal(out.Stderr, &rep); err != nil || rep.Errors == nil || rep.Version != "2" || out.ExitCode != 0 {
 		if err == nil && (rep.Errors == nil || rep.Version != "2") {
@@ -84,14 +84,14 @@ func (Cppcheck) Parse(out *ToolOutput) ([]Finding, []string, error) {
 		return nil, nil, reportError(SourceCppcheck, &ToolOutput{Stdout: out.Stderr, Stderr: out.Stdout, ExitCode: out.ExitCode}, err)
 	}
 	var found []Finding
-	var problems []string
+	var problems []Problem
 	for _, e := range rep.Errors.Errors {
 		if len(e.Locations) == 0 || e.Locations[0].File == "" || e.Locations[0].Line < 1 {
 			continue // a message about the run, not about a place
 		}
 		loc := e.Locations[0] // the first location is where the defect is; the others lead to it
 		if cppcheckNotDefects[e.ID] {
-			problems = append(problems, fmt.Sprintf("%s:%d: %s (%s)", path.Clean(loc.File), loc.Line, e.Msg, e.ID))
+			problems = append(problems, Problem{Path: loc.File, Line: loc.Line, Reason: e.Msg + " (" + e.ID + ")"})
 			continue
 		}
 		sev := SeverityLow

@@ -87,7 +87,7 @@ type eslintFile struct {
 
 // Parse implements ExternalTool: ESLint exits 0 with no problem, 1 with problems, and 2 when its
 // configuration or a rule failed (then its report is not to be trusted).
-func (ESLint) Parse(out *ToolOutput) ([]Finding, []string, error) {
+func (ESLint) Parse(out *ToolOutput) ([]Finding, []Problem, error) {
 	var files []eslintFile
 	if err := json.Unmarshal(out.Stdout, &files); err != nil || out.ExitCode > 1 || files == nil {
 		if err == nil {
@@ -96,11 +96,11 @@ func (ESLint) Parse(out *ToolOutput) ([]Finding, []string, error) {
 		return nil, nil, reportError(SourceESLint, out, err)
 	}
 	var found []Finding
-	var problems []string
+	var problems []Problem
 	for _, f := range files {
 		for _, m := range f.Messages {
 			if m.Fatal || m.RuleID == nil {
-				problems = append(problems, fmt.Sprintf("%s:%d: %s", f.FilePath, m.Line, m.Message))
+				problems = append(problems, Problem{Path: f.FilePath, Line: m.Line, Reason: m.Message})
 				continue
 			}
 			if m.Line < 1 {

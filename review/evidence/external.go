@@ -32,10 +32,25 @@ type ExternalTool interface {
 	// relative to the working directory, each starting with "./" so that none reads as an
 	// option), or an error wrapping ErrNotInstalled when the tool cannot be found.
 	Command(files []string) (program string, args []string, err error)
-	// Parse reads the tool's report into findings (paths as the tool printed them; the runner
-	// makes them relative to the tree and fills in Func) and problems (a file the tool could not
-	// analyse, with why). An error says the output is not the report the tool should print.
-	Parse(out *ToolOutput) (found []Finding, problems []string, err error)
+	// Parse reads the tool's report into findings and problems (a file the tool could not
+	// analyse, with why), their paths as the tool printed them: the runner makes them relative to
+	// the tree, keeps those of the files it gave and fills in Func. An error says the output is not
+	// the report the tool should print.
+	Parse(out *ToolOutput) (found []Finding, problems []Problem, err error)
+}
+
+// Problem is a file, or a place in it, that a tool could not analyse, and why.
+type Problem struct {
+	Path   string
+	Line   int
+	Reason string
+}
+
+func (p Problem) String() string {
+	if p.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", p.Path, p.Line, p.Reason)
+	}
+	return p.Path + ": " + p.Reason
 }
 
 // ErrNotInstalled says that an external tool is not installed.
@@ -195,7 +210,9 @@ func runOne(ctx context.Context, tool ExternalTool, baseDir, headDir string, bas
 		res.Failed = "on the base tree: " + clip(baseErr.Error(), 400)
 		return nil
 	}
-	res.Problems = headRep.problems
+	for _, p := range headRep.problems {
+		res.Problems = append(res.Problems, p.String())
+	}
 	if baseRep == nil {
 		baseRep = &toolReport{}
 	}
@@ -217,7 +234,7 @@ type located struct {
 
 type toolReport struct {
 	found    []located
-	problems []string
+	problems []Problem
 }
 
 // analyzeWith runs tool over files in dir and reads its report; findings are made relative to
@@ -248,10 +265,14 @@ func analyzeWith(ctx context.Context, tool ExternalTool, dir string, files []str
 		given[f] = true
 	}
 	rep := &toolReport{}
-	for i := range problems {
-		problems[i] = relativeIn(abs, problems[i])
+	for _, p := range problems {
+		p.Path = treePath(abs, p.Path)
+		if given[p.Path] {
+			// Only the files given: a header Cppcheck read can be anywhere (an #include of an
+			// absolute path), and what it says about it is not for the transcript.
+			rep.problems = append(rep.problems, p)
+		}
 	}
-	rep.problems = problems
 	sources := map[string][]string{}
 	for _, f := range found {
 		f.Path = treePath(abs, f.Path)
@@ -286,11 +307,6 @@ func treePath(root, p string) string {
 		}
 	}
 	return path.Clean(filepath.ToSlash(p))
-}
-
-// relativeIn rewrites a problem "PATH: why" so that an absolute PATH in the tree is relative.
-func relativeIn(root, problem string) string {
-	return strings.ReplaceAll(problem, root+string(filepath.Separator), "")
 }
 
 func readLines(name string) []string {

@@ -422,7 +422,7 @@ func TestExternalParsers(t *testing.T) {
 			"bandit:B602 ./a.py:9 low subprocess call with shell=True seems safe, but may be changed in the future, consider rewriting without shell",
 			"bandit:B303 ./a.py:12 low Use of insecure MD2, MD4, MD5, or SHA1 hash function.",
 			"bandit:other ./a.py:13 medium B999: A new check.",
-		}, []string{"b.py: syntax error while parsing AST from file"}},
+		}, []string{"./b.py: syntax error while parsing AST from file"}},
 		{ESLint{}, ToolOutput{Stdout: []byte(eslint), ExitCode: 1}, []string{
 			`eslint:security/detect-child-process /t/a.js:1 low Found require("child_process")`,
 			"eslint:security/detect-child-process /t/a.js:4 high Found child_process.exec() with non Literal first argument",
@@ -452,7 +452,11 @@ func TestExternalParsers(t *testing.T) {
 		if !slices.Equal(got, c.want) {
 			t.Errorf("%s findings:\n  %s\nwant:\n  %s", c.tool.Name(), strings.Join(got, "\n  "), strings.Join(c.want, "\n  "))
 		}
-		if !slices.Equal(problems, c.problems) {
+		var said []string
+		for _, p := range problems {
+			said = append(said, p.String())
+		}
+		if !slices.Equal(said, c.problems) {
 			t.Errorf("%s problems %q, want %q", c.tool.Name(), problems, c.problems)
 		}
 	}
@@ -517,6 +521,36 @@ func TestExternalChecks(t *testing.T) {
 	for _, r := range []string{"bandit:B602", "bandit:other", "eslint:security/detect-child-process", "eslint:no-eval", "eslint:other", "shellcheck:SC2115", "shellcheck:other", "cppcheck:nullPointer", "cppcheck:other"} {
 		if !seen[r] {
 			t.Errorf("no check %s", r)
+		}
+	}
+}
+
+// A file a tool could not analyse is a problem of the result, named relative to the tree; what a
+// tool says about a file outside the tree (a header included by an absolute or ../ path) is not
+// repeated.
+func TestExternalProblems(t *testing.T) {
+	needProgram(t, "bandit", "apt-get install bandit")
+	needProgram(t, "cppcheck", "apt-get install cppcheck")
+	root := t.TempDir()
+	tree := filepath.Join(root, "tree")
+	write(t, filepath.Join(root, "outside", "evil.h"), "int secret_value = ( ;\n")
+	write(t, filepath.Join(tree, "src", "a.c"), "#include \"../../outside/evil.h\"\nint f(void) { return 0; }\n")
+	write(t, filepath.Join(tree, "app", "bad.py"), "def broken(:\n    pass\n")
+	res, err := RunExternal(context.Background(), ExternalOptions{HeadDir: tree,
+		Files: []ChangedFile{{Path: "src/a.c"}, {Path: "app/bad.py"}}, Tools: []ExternalTool{Bandit{}, Cppcheck{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		switch r.Tool {
+		case "bandit":
+			if !slices.Equal(r.Problems, []string{"app/bad.py: syntax error while parsing AST from file"}) {
+				t.Errorf("bandit problems %q", r.Problems)
+			}
+		case "cppcheck":
+			if len(r.Problems) != 0 || len(r.New) != 0 || r.Failed != "" {
+				t.Errorf("cppcheck: problems %q, new %+v, failed %q; want nothing about a header outside the tree", r.Problems, r.New, r.Failed)
+			}
 		}
 	}
 }

@@ -53,7 +53,7 @@ type shellcheckReport struct {
 
 // Parse implements ExternalTool: ShellCheck exits 0 when it has nothing to say, 1 when it has,
 // and 2 or more when a file could not be read or its options were wrong.
-func (ShellCheck) Parse(out *ToolOutput) ([]Finding, []string, error) {
+func (ShellCheck) Parse(out *ToolOutput) ([]Finding, []Problem, error) {
 	var rep shellcheckReport
 	if err := json.Unmarshal(out.Stdout, &rep); err != nil || rep.Comments == nil || out.ExitCode > 1 {
 		if err == nil && rep.Comments == nil {
