@@ -103,7 +103,7 @@ type ExternalOptions struct {
 type ToolResult struct {
 	Tool     string
 	Language string
-	// Files counts the head files given to the tool; LeftOut those beyond maxToolFiles.
+	// Files counts the head files given to the tool; LeftOut those left out beyond maxToolFiles.
 	Files, LeftOut int
 	// Missing, when set, says the tool is not installed (and why, e.g. no node on PATH); it did
 	// not run.
@@ -137,8 +137,13 @@ func RunExternal(ctx context.Context, opts ExternalOptions) ([]ToolResult, error
 	for _, tool := range tools {
 		var head, base []string
 		rename := map[string]string{} // base path -> head path
+		leftOut := 0
 		for _, f := range opts.Files {
 			if !tool.Handles(f.Path) || !filepath.IsLocal(filepath.FromSlash(f.Path)) || !isFile(opts.HeadDir, f.Path) {
+				continue
+			}
+			if len(head) == maxToolFiles {
+				leftOut++ // with its base file: the two sides are compared file by file
 				continue
 			}
 			head = append(head, f.Path)
@@ -154,14 +159,7 @@ func RunExternal(ctx context.Context, opts ExternalOptions) ([]ToolResult, error
 		if len(head) == 0 {
 			continue // no file of its language: the tool is not mentioned at all
 		}
-		res := ToolResult{Tool: tool.Name(), Language: tool.Language(), Files: len(head)}
-		if len(head) > maxToolFiles {
-			res.LeftOut = len(head) - maxToolFiles
-			head = head[:maxToolFiles]
-			if len(base) > maxToolFiles {
-				base = base[:maxToolFiles]
-			}
-		}
+		res := ToolResult{Tool: tool.Name(), Language: tool.Language(), Files: len(head), LeftOut: leftOut}
 		if err := runOne(ctx, tool, opts.BaseDir, opts.HeadDir, base, head, rename, timeout, &res); err != nil {
 			return out, err
 		}

@@ -554,3 +554,28 @@ func TestExternalProblems(t *testing.T) {
 		}
 	}
 }
+
+// A tool is given at most maxToolFiles files, each with its base file; the rest are counted as
+// left out.
+func TestExternalFilesBound(t *testing.T) {
+	// The fake ShellCheck reports SC2115 on line 1 of every file it is given.
+	fakeTool(t, "shellcheck", `printf '{"comments":['; sep=; for a in "$@"; do case "$a" in ./*) printf '%s{"file":"%s","line":1,"column":1,"level":"warning","code":2115,"message":"m"}' "$sep" "$a"; sep=,;; esac; done; printf ']}'; exit 1`+"\n")
+	base, head := t.TempDir(), t.TempDir()
+	var files []ChangedFile
+	for i := range maxToolFiles + 3 {
+		name := fmt.Sprintf("s%03d.sh", i)
+		write(t, filepath.Join(head, name), "x\n")
+		if i >= 3 {
+			write(t, filepath.Join(base, name), "x\n") // every file but the first three is old
+		}
+		files = append(files, ChangedFile{Path: name})
+	}
+	res, err := RunExternal(context.Background(), ExternalOptions{BaseDir: base, HeadDir: head, Files: files, Tools: []ExternalTool{ShellCheck{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res[0]
+	if r.Files != maxToolFiles || r.LeftOut != 3 || len(r.New) != 3 || r.Preexisting != maxToolFiles-3 || r.Failed != "" {
+		t.Errorf("files %d, left out %d, new %d, pre-existing %d, failed %q", r.Files, r.LeftOut, len(r.New), r.Preexisting, r.Failed)
+	}
+}
