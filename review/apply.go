@@ -21,7 +21,7 @@ import (
 const DefaultMaxTreeBytes = 500 << 20
 
 // HunksOnlyNote is what the transcript says about a bare diff: the analyzers saw its hunks only.
-const HunksOnlyNote = "the analysis saw only the diff's hunks, not whole trees: no type-checked Go analysis (pass --dir with a checkout of the base to get it)"
+const HunksOnlyNote = "the analysis saw only the diff's hunks, not whole trees: no type-checked Go analysis, and bandit, ESLint, ShellCheck and Cppcheck only on files the diff adds whole (pass --dir with a checkout of the base to get them)"
 
 // ReadDiffOnBase reads a unified diff like ReadDiff and takes baseDir as a checkout of its base:
 // the head is the diff applied to it (github.com/bluekeyes/go-gitdiff, strictly: every hunk must

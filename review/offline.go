@@ -130,6 +130,8 @@ func confidence(items []toulmin.Evidence) float64 {
 		c = 0.9
 	case evidence.AnalyzerGoVet, evidence.AnalyzerStaticcheck:
 		c = 0.95 // type-checked, over the whole tree
+	case evidence.SourceBandit, evidence.SourceESLint, evidence.SourceShellCheck, evidence.SourceCppcheck:
+		c = 0.85 // a maintained analyzer of the language, parsing the whole file
 	case "change":
 		c = 0.85
 	}

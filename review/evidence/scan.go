@@ -31,6 +31,14 @@ type Scan struct {
 	found    []toulmin.Evidence
 	seen     map[string]bool
 	goFiles  map[string]*goFile
+	// tree is the change's base and head trees, materialised on first use by the analyzers that
+	// need them and removed when the gathering ends (close).
+	tree struct {
+		done       bool
+		base, head string
+		cleanup    func()
+		err        error
+	}
 }
 
 type goFile struct {
@@ -62,6 +70,25 @@ func (s *Scan) Context() context.Context {
 		return context.Background()
 	}
 	return s.ctx
+}
+
+// trees materialises the change's base and head trees once for every analyzer of the scan (the
+// change must have Trees); GatherWithNotes removes them when the analyzers are done.
+func (s *Scan) trees() (base, head string, err error) {
+	t := &s.tree
+	if !t.done {
+		t.done = true
+		t.base, t.head, t.cleanup, t.err = s.Change.Trees(s.Context())
+	}
+	return t.base, t.head, t.err
+}
+
+// close removes what the scan materialised.
+func (s *Scan) close() {
+	if s.tree.cleanup != nil {
+		s.tree.cleanup()
+		s.tree.cleanup = nil
+	}
 }
 
 // Mitigation records that the check at path:line weakens findings of rule.
@@ -152,7 +179,7 @@ func (s *Scan) Evidence() []toulmin.Evidence {
 
 // DefaultAnalyzers returns every built-in analyzer.
 func DefaultAnalyzers() []Analyzer {
-	return []Analyzer{secretsAnalyzer{}, goAnalyzer{}, typedGoAnalyzer{}, lineAnalyzer{}, PromptInjectionAnalyzer{}, changeAnalyzer{}}
+	return []Analyzer{secretsAnalyzer{}, goAnalyzer{}, typedGoAnalyzer{}, externalAnalyzer{}, lineAnalyzer{}, PromptInjectionAnalyzer{}, changeAnalyzer{}}
 }
 
 // Gather runs the analyzers over the change once and returns the evidence.
@@ -166,6 +193,7 @@ func Gather(ctx context.Context, c *Change, analyzers []Analyzer) ([]toulmin.Evi
 func GatherWithNotes(ctx context.Context, c *Change, analyzers []Analyzer) ([]toulmin.Evidence, []string, error) {
 	s := NewScan(c)
 	s.ctx = ctx
+	defer s.close()
 	if c.Trees == nil && c.NoTrees != "" {
 		s.Note(c.NoTrees)
 	}

@@ -18,7 +18,7 @@ const (
 
 // IsWholeTree reports whether findings of analyzer come from the analysis of whole trees, so that
 // they may sit on lines the diff does not show (a guard removed elsewhere made them new).
-func IsWholeTree(analyzer string) bool { return isTypedGo(analyzer) }
+func IsWholeTree(analyzer string) bool { return isTypedGo(analyzer) || isExternal(analyzer) }
 
 func isTypedGo(analyzer string) bool {
 	return analyzer == AnalyzerGoVet || analyzer == AnalyzerStaticcheck || analyzer == AnalyzerGosec
@@ -98,14 +98,12 @@ func (typedGoAnalyzer) Analyze(s *Scan) {
 	if len(files) == 0 {
 		return
 	}
-	ctx := s.Context()
-	base, head, cleanup, err := c.Trees(ctx)
+	base, head, err := s.trees()
 	if err != nil {
 		s.Note("type-checked Go analysis skipped: " + clip(err.Error(), 300))
 		return
 	}
-	defer cleanup()
-	res, err := Run(ctx, Options{BaseDir: base, HeadDir: head, Files: files})
+	res, err := Run(s.Context(), Options{BaseDir: base, HeadDir: head, Files: files})
 	if err != nil {
 		s.Note("type-checked Go analysis failed: " + clip(err.Error(), 300))
 		return

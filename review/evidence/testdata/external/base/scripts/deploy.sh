@@ -1,0 +1,6 @@
+#!/bin/sh
+set -eu
+
+cleanup() {
+  rm -rf "$BUILD_DIR/"
+}
