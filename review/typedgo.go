@@ -97,6 +97,9 @@ func (typedGoAnalyzer) Analyze(s *Scan) {
 	}
 	ctx := s.Context()
 	base, head, cleanup, err := c.Trees(ctx)
+	for _, n := range c.TreesNotes {
+		s.Note(n)
+	}
 	if err != nil {
 		s.Note("type-checked Go analysis skipped: " + clip(err.Error(), 300))
 		return
