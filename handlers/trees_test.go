@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -201,5 +202,32 @@ func checkNoToken(t *testing.T, gh *githubtest.Server, transcript string) {
 				t.Fatalf("a token appears in what the bot published or sent: %q", p[:min(len(p), 200)])
 			}
 		}
+	}
+}
+
+// The base tree is the pull request's merge base, the commit its diff is taken from, not the base
+// branch's head: a defect the base branch fixed after the pull request branched off is no new
+// finding of the change, though the head still has it.
+func TestBaseTreeIsTheMergeBase(t *testing.T) {
+	a, g := treesApp(t, nil)
+	git := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command("git", append([]string{"-C", g.Dir, "-c", "user.email=t@example.com", "-c", "user.name=t"}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("checkout", "-q", "main")
+	if err := os.WriteFile(filepath.Join(g.Dir, "api", "legacy.go"), []byte("package api\n\n// Legacy is fixed.\nfunc Legacy(u *User) string { return \"\" }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("commit", "-qam", "fix Legacy on main")
+	a.gh.PRs["acme/shop#7"].BaseSHA = gittest.Rev(t, g.Dir, "main")
+
+	tr, _ := a.debate("pull_request.opened.json", "d-m1")
+	if !strings.Contains(tr, "example.com/shop/api; 1 new finding(s), 1 pre-existing finding(s) left out") || strings.Contains(tr, "`api/legacy.go:") {
+		t.Errorf("the defect the base branch fixed later is blamed on the change:\n%s", tr)
+	}
+	if !strings.Contains(tr, nilDeref) {
+		t.Errorf("the change's own finding is missing:\n%s", tr)
 	}
 }
