@@ -54,15 +54,19 @@ func newFixture(t testing.TB) *fixture {
 }
 
 // remote fetches acme/shop from the fake with a token scoped to it, minted as the App mints it.
-func (f *fixture) remote() Remote {
-	return Remote{URL: f.gh.GitURL("acme/shop"), Token: func(ctx context.Context) (string, error) {
+func (f *fixture) remote() Remote { return f.remoteOf("acme/shop") }
+
+// remoteOf fetches the fake's repository name ("owner/repo") with a token scoped to it.
+func (f *fixture) remoteOf(name string) Remote {
+	_, repo, _ := strings.Cut(name, "/")
+	return Remote{URL: f.gh.GitURL(name), Token: func(ctx context.Context) (string, error) {
 		f.tokens.Add(1)
 		app, err := github.NewClient(nil).WithAuthToken("app-jwt").WithEnterpriseURLs(f.gh.URL+"/", f.gh.URL+"/")
 		if err != nil {
 			return "", err
 		}
 		tok, _, err := app.Apps.CreateInstallationToken(ctx, 42, &github.InstallationTokenOptions{
-			Repositories: []string{"shop"}, Permissions: &github.InstallationPermissions{Contents: github.String("read")}})
+			Repositories: []string{repo}, Permissions: &github.InstallationPermissions{Contents: github.String("read")}})
 		if err != nil {
 			return "", err
 		}
