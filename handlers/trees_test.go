@@ -231,3 +231,34 @@ func TestBaseTreeIsTheMergeBase(t *testing.T) {
 		t.Errorf("the change's own finding is missing:\n%s", tr)
 	}
 }
+
+// A push after a debate is debated from the earlier head to the new one: those are the trees, so
+// what the new push adds is found (go vet's lostcancel and gosec's G118 on one line), what the
+// earlier head already had is not new, and only the new head is fetched (the earlier one is in
+// the cache).
+func TestNewPushTreesStartAtTheDebatedHead(t *testing.T) {
+	a, g := treesApp(t, nil)
+	a.debate("pull_request.opened.json", "d-s1")
+	refs, _, _ := a.gitRequests()
+
+	wait := "package api\n\nimport (\n\t\"context\"\n\t\"time\"\n)\n\n// Wait waits a second at most for ctx.\nfunc Wait(ctx context.Context) error {\n\tctx, _ = context.WithTimeout(ctx, time.Second)\n\t<-ctx.Done()\n\treturn ctx.Err()\n}\n"
+	if err := os.WriteFile(filepath.Join(g.Dir, "api", "wait.go"), []byte(wait), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"add", "api/wait.go"}, {"commit", "-qm", "wait"}} {
+		if out, err := exec.Command("git", append([]string{"-C", g.Dir, "-c", "user.email=t@example.com", "-c", "user.name=t"}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	a.gh.PRs["acme/shop#7"].HeadSHA = gittest.Rev(t, g.Dir, "feature")
+	tr, _ := a.debate("pull_request.synchronize.json", "d-s2")
+	if !strings.Contains(tr, "## Carried forward from") || !strings.Contains(tr, "| `api/wait.go:10` | lostcancel |") {
+		t.Errorf("the new push's lost cancel is not debated incrementally:\n%s", tr)
+	}
+	if !strings.Contains(tr, "; 2 new finding(s), 2 pre-existing finding(s) left out") || strings.Contains(tr, nilDeref) {
+		t.Errorf("the earlier head's findings are new again:\n%s", tr)
+	}
+	if r2, _, _ := a.gitRequests(); r2 != refs+1 {
+		t.Errorf("%d fetches for the new push, want one", r2-refs)
+	}
+}
