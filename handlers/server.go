@@ -65,7 +65,7 @@ func New(ctx context.Context, cfg *config.Server, log zerolog.Logger, qo func(*Q
 	if cfg.CacheDir != "" {
 		cache, err := repocache.New(cfg.CacheDir)
 		if err != nil {
-			return nil, fmt.Errorf("DEBATEBOT_CACHE_DIR: %w", err)
+			return nil, fmt.Errorf("DEBATEBOT_CACHE_DIR (set it to a writable directory): %w", err)
 		}
 		trees = &Trees{Cache: cache, WebURL: cfg.GitHub.WebURL, MaxRepoMB: cfg.MaxRepoMB, Token: AppToken(clients.NewAppClient)}
 	}

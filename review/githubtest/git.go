@@ -59,9 +59,10 @@ func RequireGitHTTPBackend(t testing.TB) string {
 // skipped when git http-backend is missing.
 func (s *Server) AddGitRepo(name, dir string) *GitRepo {
 	s.t.Helper()
-	s.git = RequireGitHTTPBackend(s.t)
+	git := RequireGitHTTPBackend(s.t)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.git = git
 	g := &GitRepo{Dir: dir}
 	s.Repos[name] = g
 	return g
@@ -143,7 +144,7 @@ func (s *Server) serveGit(w http.ResponseWriter, r *http.Request, owner, repo, r
 	s.mu.Lock()
 	s.calls = append(s.calls, call)
 	fail := s.failure(call)
-	g := s.Repos[name]
+	g, bin := s.Repos[name], s.git
 	_, pass, hasAuth := r.BasicAuth()
 	tok := s.tokens[pass]
 	s.mu.Unlock()
@@ -178,7 +179,7 @@ func (s *Server) serveGit(w http.ResponseWriter, r *http.Request, owner, repo, r
 		return
 	}
 	h := &cgi.Handler{
-		Path: s.git, Args: []string{"http-backend"}, Root: "/" + name + ".git",
+		Path: bin, Args: []string{"http-backend"}, Root: "/" + name + ".git",
 		Env: []string{
 			"GIT_PROJECT_ROOT=" + g.Dir, "GIT_HTTP_EXPORT_ALL=1", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + os.DevNull,
 			// GitHub lets a client fetch any commit of the repository by its SHA.
