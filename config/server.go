@@ -3,6 +3,9 @@ package config
 import (
 	"bytes"
 	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,6 +39,12 @@ type Server struct {
 	// AllowedBots are other bots whose events and commands may start debates (the App itself
 	// never does).
 	AllowedBots []string
+	// CacheDir keeps one bare git repository per reviewed repository, into which the commits of
+	// pull requests are fetched for the whole-tree analysis.
+	CacheDir string
+	// MaxRepoMB is the largest repository (GitHub's size) whose trees are fetched whole; from a
+	// larger one only the changed packages' directories are read. 0 never fetches.
+	MaxRepoMB int
 }
 
 // Defaults of the server.
@@ -47,6 +56,7 @@ const (
 	DefaultJobLease    = 2 * time.Minute
 	// DefaultShutdownTimeout matches the grace period Kubernetes gives a pod before SIGKILL.
 	DefaultShutdownTimeout = 30 * time.Second
+	DefaultMaxRepoMB       = 500
 )
 
 // serverKeys are every key the environment and the file may set.
@@ -55,7 +65,32 @@ var serverKeys = []string{
 	"GITHUB_APP_INTEGRATION_ID", "GITHUB_APP_WEBHOOK_SECRET", "GITHUB_APP_PRIVATE_KEY",
 	"OPENAI_API_KEY", "OPENAI_BASE_URL", "DEBATEBOT_MODEL", "DEBATEBOT_ADDR", "DEBATEBOT_DATABASE_URL",
 	"DEBATEBOT_WORKERS", "DEBATEBOT_QUEUE_SIZE", "DEBATEBOT_LOG_LEVEL", "DEBATEBOT_ALLOWED_BOTS",
-	"DEBATEBOT_JOB_LEASE", "DEBATEBOT_SHUTDOWN_TIMEOUT",
+	"DEBATEBOT_JOB_LEASE", "DEBATEBOT_SHUTDOWN_TIMEOUT", "DEBATEBOT_CACHE_DIR", "DEBATEBOT_MAX_REPO_MB",
+}
+
+// webURL is the web (and git) URL of the GitHub whose REST API is at api: https://github.com for
+// https://api.github.com (https://<name>.ghe.com for https://api.<name>.ghe.com), and
+// https://<host> for a GitHub Enterprise Server's https://<host>/api/v3.
+func webURL(api string) string {
+	u, err := url.Parse(api)
+	if err != nil || u.Host == "" {
+		return "https://github.com"
+	}
+	if host, ok := strings.CutPrefix(u.Host, "api."); ok && strings.Trim(u.Path, "/") == "" {
+		u.Host = host
+	}
+	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/api/v3")
+	u.RawQuery, u.Fragment = "", ""
+	return u.String()
+}
+
+// defaultCacheDir is debatebot/repos in the user's cache directory ($XDG_CACHE_HOME or
+// ~/.cache), else in the temporary directory.
+func defaultCacheDir() string {
+	if dir, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(dir, "debatebot", "repos")
+	}
+	return filepath.Join(os.TempDir(), "debatebot", "repos")
 }
 
 // LoadServer reads the server configuration. getenv and readFile are the process's (os.Getenv,
@@ -130,9 +165,16 @@ func LoadServer(getenv func(string) string, readFile func(string) ([]byte, error
 	} else {
 		s.ShutdownTimeout = d
 	}
+	s.CacheDir = get("DEBATEBOT_CACHE_DIR", defaultCacheDir())
+	maxRepo := get("DEBATEBOT_MAX_REPO_MB", strconv.Itoa(DefaultMaxRepoMB))
+	if n, err := strconv.Atoi(maxRepo); err != nil || n < 0 {
+		problems = append(problems, fmt.Sprintf("DEBATEBOT_MAX_REPO_MB: %q is not a whole number of megabytes (0 never fetches whole trees)", maxRepo))
+	} else {
+		s.MaxRepoMB = n
+	}
 	g := &s.GitHub
-	g.WebURL = get("GITHUB_WEB_URL", "https://github.com")
 	g.V3APIURL = get("GITHUB_V3_API_URL", "https://api.github.com")
+	g.WebURL = get("GITHUB_WEB_URL", webURL(g.V3APIURL))
 	g.V4APIURL = get("GITHUB_V4_API_URL", "https://api.github.com/graphql")
 	g.App.WebhookSecret = get("GITHUB_APP_WEBHOOK_SECRET", "")
 	g.App.PrivateKey = get("GITHUB_APP_PRIVATE_KEY", "")

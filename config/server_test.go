@@ -39,6 +39,10 @@ func TestLoadServerErrors(t *testing.T) {
 		"nothing set": {map[string]string{}, "", []string{"GITHUB_APP_INTEGRATION_ID: not set", "GITHUB_APP_WEBHOOK_SECRET: not set", "GITHUB_APP_PRIVATE_KEY: not a PEM private key"}},
 		"bad values": {map[string]string{"GITHUB_APP_INTEGRATION_ID": "abc", "GITHUB_APP_WEBHOOK_SECRET": "s", "GITHUB_APP_PRIVATE_KEY": pemKey, "DEBATEBOT_WORKERS": "0"},
 			"", []string{`GITHUB_APP_INTEGRATION_ID: "abc" is not an App ID`, `DEBATEBOT_WORKERS: "0" is not a positive whole number`}},
+		"bad repository limit": {map[string]string{"GITHUB_APP_INTEGRATION_ID": "1", "GITHUB_APP_WEBHOOK_SECRET": "s", "GITHUB_APP_PRIVATE_KEY": pemKey, "DEBATEBOT_MAX_REPO_MB": "1.5GB"},
+			"", []string{`DEBATEBOT_MAX_REPO_MB: "1.5GB" is not a whole number of megabytes`}},
+		"negative repository limit": {map[string]string{"GITHUB_APP_INTEGRATION_ID": "1", "GITHUB_APP_WEBHOOK_SECRET": "s", "GITHUB_APP_PRIVATE_KEY": pemKey, "DEBATEBOT_MAX_REPO_MB": "-1"},
+			"", []string{`DEBATEBOT_MAX_REPO_MB: "-1" is not a whole number of megabytes`}},
 		"unknown key in the file": {map[string]string{"DEBATEBOT_CONFIG": "s.yml"}, "DEBATEBOT_PORT: 80\n", []string{`s.yml: unknown key "DEBATEBOT_PORT"`}},
 	}
 	for name, tc := range tests {
@@ -53,5 +57,49 @@ func TestLoadServerErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The whole-tree settings: the cache directory and the repository limit, from the environment or
+// the file, with their defaults; the web (git) URL follows the API URL unless set.
+func TestLoadServerTrees(t *testing.T) {
+	base := map[string]string{"GITHUB_APP_INTEGRATION_ID": "1", "GITHUB_APP_WEBHOOK_SECRET": "s", "GITHUB_APP_PRIVATE_KEY": pemKey}
+	load := func(extra map[string]string) *Server {
+		t.Helper()
+		env := map[string]string{}
+		for k, v := range base {
+			env[k] = v
+		}
+		for k, v := range extra {
+			env[k] = v
+		}
+		s, err := LoadServer(func(k string) string { return env[k] }, func(string) ([]byte, error) { return []byte("DEBATEBOT_MAX_REPO_MB: 0\n"), nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	s := load(nil)
+	if s.MaxRepoMB != DefaultMaxRepoMB || !strings.HasSuffix(s.CacheDir, "debatebot/repos") || s.GitHub.WebURL != "https://github.com" {
+		t.Errorf("defaults: max %d MB, cache %q, web %q", s.MaxRepoMB, s.CacheDir, s.GitHub.WebURL)
+	}
+	s = load(map[string]string{"DEBATEBOT_CONFIG": "s.yml", "DEBATEBOT_CACHE_DIR": "/var/cache/debatebot"})
+	if s.MaxRepoMB != 0 || s.CacheDir != "/var/cache/debatebot" {
+		t.Errorf("set: max %d MB (0 from the file), cache %q", s.MaxRepoMB, s.CacheDir)
+	}
+	for api, web := range map[string]string{
+		"https://api.github.com":                  "https://github.com",
+		"https://api.github.com/":                 "https://github.com",
+		"https://api.acme.ghe.com/":               "https://acme.ghe.com",
+		"https://ghe.example.com/api/v3/":         "https://ghe.example.com",
+		"http://127.0.0.1:8081/":                  "http://127.0.0.1:8081",
+		"https://proxy.example.com/github/api/v3": "https://proxy.example.com/github",
+	} {
+		if got := load(map[string]string{"GITHUB_V3_API_URL": api}).GitHub.WebURL; got != web {
+			t.Errorf("API %s: web URL %q, want %q", api, got, web)
+		}
+	}
+	if got := load(map[string]string{"GITHUB_V3_API_URL": "https://ghe.example.com/api/v3/", "GITHUB_WEB_URL": "https://git.example.com"}).GitHub.WebURL; got != "https://git.example.com" {
+		t.Errorf("a set GITHUB_WEB_URL was replaced: %q", got)
 	}
 }

@@ -69,6 +69,7 @@ func newAppWith(t testing.TB, edit func(*config.Server)) *app {
 	gh.Permissions["acme/shop:alice"] = "write"
 	gh.Permissions["acme/shop:mallory"] = "read"
 	cfg := &config.Server{Workers: 2, DatabaseURL: "sqlite:" + filepath.Join(t.TempDir(), "debatebot.db")}
+	cfg.GitHub.WebURL = gh.URL
 	cfg.GitHub.V3APIURL = gh.URL + "/"
 	cfg.GitHub.V4APIURL = gh.URL + "/graphql"
 	cfg.GitHub.App.IntegrationID = 1

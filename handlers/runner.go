@@ -43,6 +43,8 @@ type Runner struct {
 	// StopLocal stops a pull request's running debate on this replica at once (the queue's);
 	// other replicas see the stop in the store.
 	StopLocal func(pr review.PullRequest, cause error) bool
+	// Trees, when set, gives review debates the whole trees of their pull request.
+	Trees *Trees
 }
 
 func (r *Runner) now() time.Time {
@@ -130,6 +132,9 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 		Protocol: protocol, Agents: agents, Ignore: repo.Ignore, Weights: *repo.Weights,
 		Thresholds: repo.VotingThresholds(), Concurrency: repo.LLM.Concurrency, Clock: r.Clock,
 	}
+	// treesBase is the commit the change's base tree is: the earlier debated head for what changed
+	// since, the pull request's merge base ("") otherwise.
+	treesBase := ""
 	if job.Kind == KindDesign {
 		d.Question = strings.TrimSpace(job.Title + "\n\n" + job.Body)
 	} else {
@@ -138,7 +143,7 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 			return err
 		}
 		if since != nil {
-			d.Change = since
+			d.Change, treesBase = since, prev.HeadSHA
 			d.Carry = func(t *toulmin.Transcript) { review.ApplyCarried(t, prev, carried) }
 		} else if d.Change, err = review.ReadPullRequest(ctx, gh, job.PR, meta, repo.Ignore, review.DefaultMaxDiffBytes); err != nil {
 			var ie *review.InputError
@@ -150,6 +155,10 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 	}
 	if meta != nil {
 		pub.DetailsURL = meta.GetHTMLURL()
+	}
+	if d.Change != nil && meta != nil && r.Trees != nil {
+		// The trees are fetched when the analysis first asks for them, and removed after the debate.
+		defer r.Trees.attach(ctx, gh, job, d.Change, meta, treesBase)()
 	}
 	if d.Change != nil {
 		r.startCheck(ctx, pub, d)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/repocache"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -59,12 +60,21 @@ func New(ctx context.Context, cfg *config.Server, log zerolog.Logger, qo func(*Q
 	if err != nil {
 		return nil, fmt.Errorf("failed to read the App (check GITHUB_APP_INTEGRATION_ID and GITHUB_APP_PRIVATE_KEY): %w", err)
 	}
+	// Whole trees for the type-checked analysis, unless no cache is configured (tests' servers).
+	var trees *Trees
+	if cfg.CacheDir != "" {
+		cache, err := repocache.New(cfg.CacheDir)
+		if err != nil {
+			return nil, fmt.Errorf("DEBATEBOT_CACHE_DIR (set it to a writable directory): %w", err)
+		}
+		trees = &Trees{Cache: cache, WebURL: cfg.GitHub.WebURL, MaxRepoMB: cfg.MaxRepoMB, Token: AppToken(clients.NewAppClient)}
+	}
 	st, err := store.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return nil, err
 	}
 	reg.MustRegister(newStatsCollector(st))
-	runner := &Runner{Clients: clients, Bot: me.GetSlug() + "[bot]", Metrics: metrics, Agents: agentFactory(cfg), Store: st}
+	runner := &Runner{Clients: clients, Bot: me.GetSlug() + "[bot]", Metrics: metrics, Agents: agentFactory(cfg), Store: st, Trees: trees}
 	opts := DefaultQueueOptions()
 	opts.GiveUp = runner.GiveUp
 	if cfg.JobLease > 0 {

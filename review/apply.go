@@ -273,7 +273,7 @@ func isLinkMode(m os.FileMode) bool {
 // and writes the applied files into the second copy.
 func (t *appliedTree) trees(maxBytes int64) func(ctx context.Context) (string, string, func(), error) {
 	return func(ctx context.Context) (string, string, func(), error) {
-		return tempTrees(func(baseDir, headDir string) error {
+		return TempTrees(func(baseDir, headDir string) error {
 			if err := copyTree(ctx, t.base, baseDir, maxBytes); err != nil {
 				return err
 			}

@@ -17,18 +17,18 @@ import (
 // into a temporary directory (git archive, read here as a tar stream), removed by cleanup.
 func gitTrees(dir, base, head string) func(ctx context.Context) (string, string, func(), error) {
 	return func(ctx context.Context) (string, string, func(), error) {
-		return tempTrees(func(baseDir, headDir string) error {
-			if err := archiveTree(ctx, dir, base, baseDir); err != nil {
+		return TempTrees(func(baseDir, headDir string) error {
+			if err := ArchiveTree(ctx, dir, base, baseDir); err != nil {
 				return err
 			}
-			return archiveTree(ctx, dir, head, headDir)
+			return ArchiveTree(ctx, dir, head, headDir)
 		})
 	}
 }
 
-// tempTrees makes a temporary directory, has fill write the base and head trees into its "base"
+// TempTrees makes a temporary directory, has fill write the base and head trees into its "base"
 // and "head", and returns them with the cleanup that removes it; on failure it is removed at once.
-func tempTrees(fill func(baseDir, headDir string) error) (string, string, func(), error) {
+func TempTrees(fill func(baseDir, headDir string) error) (string, string, func(), error) {
 	tmp, err := os.MkdirTemp("", "debatebot-trees-")
 	if err != nil {
 		return "", "", nil, fmt.Errorf("failed to make a directory for the trees: %w", err)
@@ -42,8 +42,9 @@ func tempTrees(fill func(baseDir, headDir string) error) (string, string, func()
 	return baseDir, headDir, cleanup, nil
 }
 
-// archiveTree extracts the tree of rev into dest.
-func archiveTree(ctx context.Context, repo, rev, dest string) error {
+// ArchiveTree extracts the tree of rev of the git repository at repo (a work tree or a bare
+// repository) into dest.
+func ArchiveTree(ctx context.Context, repo, rev, dest string) error {
 	cmd := exec.CommandContext(ctx, "git", "-C", repo, "archive", "--format=tar", rev)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -18,7 +18,8 @@ import (
 )
 
 // appEnv is the environment of `debatebot serve` against the fake GitHub gh with a new App key,
-// the SQLite database db and, unless llmURL is empty, the model at llmURL; extra come last.
+// the SQLite database db, a repository cache of the test's own and, unless llmURL is empty, the
+// model at llmURL; extra come last (and win).
 func appEnv(t testing.TB, gh *githubtest.Server, db, llmURL string, extra ...string) []string {
 	t.Helper()
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
@@ -28,7 +29,7 @@ func appEnv(t testing.TB, gh *githubtest.Server, db, llmURL string, extra ...str
 	env := []string{
 		"GITHUB_V3_API_URL=" + gh.URL + "/", "GITHUB_APP_INTEGRATION_ID=1", "GITHUB_APP_WEBHOOK_SECRET=s3cret",
 		"GITHUB_APP_PRIVATE_KEY=" + string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})),
-		"DEBATEBOT_DATABASE_URL=sqlite:" + db,
+		"DEBATEBOT_DATABASE_URL=sqlite:" + db, "DEBATEBOT_CACHE_DIR=" + filepath.Join(t.TempDir(), "cache"),
 	}
 	if llmURL != "" {
 		env = append(env, "OPENAI_API_KEY=sk-test", "OPENAI_BASE_URL="+llmURL)

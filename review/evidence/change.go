@@ -163,6 +163,9 @@ type Change struct {
 	// NoTrees, when Trees is nil, says in the transcript why the analysis saw only the diff's
 	// hunks and how to give it whole trees (e.g. HunksOnlyNote for a bare diff).
 	NoTrees string
+	// TreesNotes are what Trees said, when it ran, about the trees it wrote (why whole trees could
+	// not be had and what was read instead); the transcript says them beside the analysis's note.
+	TreesNotes []string
 	// reached holds lines outside the diff that whole-tree analysis found new defects on (a
 	// guard removed elsewhere made them reachable): citing them stays within the change.
 	reached map[string]map[int]bool

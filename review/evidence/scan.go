@@ -79,6 +79,9 @@ func (s *Scan) trees() (base, head string, err error) {
 	if !t.done {
 		t.done = true
 		t.base, t.head, t.cleanup, t.err = s.Change.Trees(s.Context())
+		for _, n := range s.Change.TreesNotes {
+			s.Note(n) // how the trees were had, when not as asked (e.g. directories of a large repository)
+		}
 	}
 	return t.base, t.head, t.err
 }

@@ -3,10 +3,14 @@
 // contents, collaborator permissions, check runs, labels and reactions, with rate-limit headers,
 // GitHub's error bodies, and injectable 5xx and secondary rate limits. Every request is checked
 // against the list of real operations (testdata/github-rest-ops.tsv, from ../shared/fixtures).
+// Repositories added with AddGitRepo are served over git smart HTTP (git http-backend), with the
+// installation tokens the fake issued, and answer the repository, contents and compare APIs from
+// their commits.
 package githubtest
 
 import (
 	"bufio"
+	"cmp"
 	_ "embed"
 	"encoding/base64"
 	"encoding/json"
@@ -42,8 +46,9 @@ var ops = func() []op {
 			continue
 		}
 		pattern := regexp.QuoteMeta(parts[1])
-		// {path} of the contents API spans segments; every other {name} is one segment.
-		pattern = strings.ReplaceAll(pattern, `\{path\}`, `.+`)
+		// {path} of the contents API spans segments (and is empty for the repository's root
+		// directory, as GitHub serves it); every other {name} is one segment.
+		pattern = strings.ReplaceAll(pattern, `\{path\}`, `.*`)
 		pattern = regexp.MustCompile(`\\\{[a-z_]+\\\}`).ReplaceAllString(pattern, `[^/]+`)
 		out = append(out, op{method: parts[0], re: regexp.MustCompile("^" + pattern + "$"), id: parts[2]})
 	}
@@ -62,11 +67,13 @@ func Operation(method, path string) string {
 
 // Call is one request the server received.
 type Call struct {
-	Method    string
-	Path      string
-	Query     string
-	Accept    string
-	Body      string
+	Method string
+	Path   string
+	Query  string
+	Accept string
+	Body   string
+	// Operation is the REST operationId, or git/info-refs and git/upload-pack for the two
+	// requests of a git fetch (no REST operation).
 	Operation string
 }
 
@@ -110,9 +117,11 @@ const MaxAnnotations = 50
 type PR struct {
 	Title, Body      string
 	BaseRef, HeadRef string
-	HeadSHA          string
-	Draft            bool
-	Diff             string
+	// BaseSHA is the base branch's commit ("base0000" when empty).
+	BaseSHA string
+	HeadSHA string
+	Draft   bool
+	Diff    string
 	// DiffTooLarge makes the diff media type answer 406, as GitHub does for huge diffs.
 	DiffTooLarge bool
 	// Files are what the files API lists: filename, status, patch.
@@ -153,8 +162,17 @@ type Server struct {
 	// Unrelated are comparisons, "owner/repo@base...head", of commits without a common
 	// ancestor: GitHub answers them 404 "No common ancestor between base and head."
 	Unrelated map[string]bool
-	failures  []*failure
-	nextID    int64
+	// Repos are the repositories held in git, "owner/repo" (see AddGitRepo).
+	Repos map[string]*GitRepo
+	// TokenLifetime is how long the installation tokens the fake issues live (GitHub's hour when
+	// 0); git refuses an expired one with 401.
+	TokenLifetime time.Duration
+	failures      []*failure
+	nextID        int64
+	tokens        map[string]*token
+	tokenOrder    []string
+	// git is the git binary that serves Repos (set by AddGitRepo).
+	git string
 }
 
 // New starts a fake GitHub that stops with the test.
@@ -163,6 +181,7 @@ func New(t testing.TB) *Server {
 		t: t, Slug: "debatebot", PRs: map[string]*PR{}, Contents: map[string]string{}, Permissions: map[string]string{},
 		Comments: map[string][]*Comment{}, Labels: map[string][]string{}, CheckRuns: map[string][]*CheckRun{},
 		Reactions: map[int64][]string{}, Compares: map[string][]map[string]any{}, Commits: map[string]bool{}, Unrelated: map[string]bool{}, nextID: 1000,
+		Repos: map[string]*GitRepo{}, tokens: map[string]*token{},
 	}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
@@ -240,6 +259,9 @@ func (s *Server) knownCommit(repo, ref string) bool {
 	if s.Commits[repo+"@"+ref] {
 		return true
 	}
+	if g := s.Repos[repo]; g != nil && g.commit(ref) != "" {
+		return true
+	}
 	for key, pr := range s.PRs {
 		if strings.HasPrefix(key, repo+"#") && (pr.HeadSHA == ref || pr.BaseRef == ref || pr.HeadRef == ref) {
 			return true
@@ -273,25 +295,34 @@ var (
 	reLabel    = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/(\d+)/labels/([^/]+)$`)
 	reChecks   = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/check-runs(?:/(\d+))?$`)
 	rePerm     = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/collaborators/([^/]+)/permission$`)
-	reContents = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/contents/(.+)$`)
+	reContents = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/contents/(.*)$`)
+	reRepo     = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)$`)
 	reToken    = regexp.MustCompile(`^/app/installations/(\d+)/access_tokens$`)
 	reCompare  = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/compare/([^/]+)$`)
 )
 
+// failure returns the injected failure the call meets, counting it (s.mu held).
+func (s *Server) failure(call Call) *failure {
+	for _, f := range s.failures {
+		if f.times > 0 && ((f.match == nil && f.method == call.Method && strings.HasPrefix(call.Path, f.prefix)) || (f.match != nil && f.match(call))) {
+			f.times--
+			return f
+		}
+	}
+	return nil
+}
+
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if m := reGit.FindStringSubmatch(r.URL.Path); m != nil {
+		s.serveGit(w, r, m[1], m[2], m[3])
+		return
+	}
 	body, _ := io.ReadAll(r.Body)
 	path := strings.TrimPrefix(r.URL.Path, "/api/v3")
 	call := Call{Method: r.Method, Path: path, Query: r.URL.RawQuery, Accept: r.Header.Get("Accept"), Body: string(body), Operation: Operation(r.Method, path)}
 	s.mu.Lock()
 	s.calls = append(s.calls, call)
-	var fail *failure
-	for _, f := range s.failures {
-		if f.times > 0 && ((f.match == nil && f.method == r.Method && strings.HasPrefix(path, f.prefix)) || (f.match != nil && f.match(call))) {
-			f.times--
-			fail = f
-			break
-		}
-	}
+	fail := s.failure(call)
 	s.mu.Unlock()
 
 	h := w.Header()
@@ -330,7 +361,10 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, path string, body
 	case path == "/app" && r.Method == http.MethodGet:
 		s.writeJSON(w, 200, map[string]any{"id": 1, "slug": s.Slug, "name": s.Slug})
 	case reToken.MatchString(path):
-		s.writeJSON(w, 201, map[string]any{"token": "ghs_test", "expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)})
+		s.issueToken(w, body)
+	case reRepo.MatchString(path) && r.Method == http.MethodGet:
+		m := reRepo.FindStringSubmatch(path)
+		s.repoJSON(w, m[1], m[2])
 	case rePR.MatchString(path):
 		m := rePR.FindStringSubmatch(path)
 		key := fmt.Sprintf("%s/%s#%s", m[1], m[2], m[3])
@@ -362,7 +396,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, path string, body
 		}
 		n, _ := strconv.Atoi(m[3])
 		s.writeJSON(w, 200, map[string]any{"number": n, "title": pr.Title, "body": pr.Body, "draft": pr.Draft, "state": "open",
-			"base": map[string]any{"ref": pr.BaseRef, "sha": "base0000"}, "head": map[string]any{"ref": pr.HeadRef, "sha": pr.HeadSHA}})
+			"base": map[string]any{"ref": pr.BaseRef, "sha": cmp.Or(pr.BaseSHA, "base0000")}, "head": map[string]any{"ref": pr.HeadRef, "sha": pr.HeadSHA}})
 	case reComments.MatchString(path):
 		m := reComments.FindStringSubmatch(path)
 		key := fmt.Sprintf("%s/%s#%s", m[1], m[2], m[3])
@@ -494,6 +528,10 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, path string, body
 		if !ok {
 			base, head, _ = strings.Cut(basehead, "..")
 		}
+		if g := s.Repos[repo]; g != nil {
+			s.gitCompare(w, g, base, head)
+			return
+		}
 		const doc = "https://docs.github.com/rest/commits/commits#compare-two-commits"
 		switch {
 		case !s.knownCommit(repo, base) || !s.knownCommit(repo, head):
@@ -522,6 +560,10 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, path string, body
 		m := reContents.FindStringSubmatch(path)
 		key := fmt.Sprintf("%s/%s@%s:%s", m[1], m[2], r.URL.Query().Get("ref"), m[3])
 		content, ok := s.Contents[key]
+		if g := s.Repos[m[1]+"/"+m[2]]; !ok && g != nil {
+			s.gitContents(w, g, m[1]+"/"+m[2], m[3], r.URL.Query().Get("ref"))
+			return
+		}
 		if !ok {
 			s.writeError(w, 404, "Not Found")
 			return

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -59,4 +60,14 @@ func CopyTree(t testing.TB, from, to string) {
 	if err != nil {
 		t.Fatalf("copy %s: %v", from, err)
 	}
+}
+
+// Rev returns the commit id of rev (a branch, say) in the repository at dir.
+func Rev(t testing.TB, dir, rev string) string {
+	t.Helper()
+	out, err := exec.Command("git", "-C", dir, "rev-parse", "--verify", rev+"^{commit}").Output()
+	if err != nil {
+		t.Fatalf("git rev-parse %s: %v", rev, err)
+	}
+	return strings.TrimSpace(string(out))
 }
