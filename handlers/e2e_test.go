@@ -211,7 +211,7 @@ func TestPullRequestOpenedIsDebatedAndPublished(t *testing.T) {
 		t.Errorf("check runs = %+v", runs)
 	}
 	// A new push: the same comments are edited, a new check run concludes on the new head.
-	a.gh.PRs["acme/shop#7"].HeadSHA = "def456"
+	a.gh.SetHead("acme/shop#7", "def456")
 	sync := fixture(t, "pull_request.synchronize.json", func(p map[string]any) { p["pull_request"].(map[string]any)["head"].(map[string]any)["sha"] = "def456" })
 	a.post("pull_request", "d-2", sync, secret)
 	a.srv.Queue.Wait()
@@ -434,7 +434,7 @@ func TestNewPushIsDebatedIncrementally(t *testing.T) {
 		t.Fatalf("first decision lacks the SQL finding:\n%s", first)
 	}
 	// The new push fixes the query at line 30 and adds a helper with a TODO.
-	a.gh.PRs["acme/shop#7"].HeadSHA = "def456"
+	a.gh.SetHead("acme/shop#7", "def456")
 	a.gh.Compares["acme/shop@abc123...def456"] = []map[string]any{
 		{"filename": "internal/export/users.go", "status": "modified", "patch": "@@ -29,3 +29,3 @@ func (h *Handler) Users(w http.ResponseWriter, r *http.Request) {\n \tcountry := r.URL.Query().Get(\"country\")\n-\tquery := fmt.Sprintf(\"SELECT id, email FROM users WHERE country = '%s' ORDER BY id\", country)\n-\trows, err := h.db.Query(query)\n+\tconst query = \"SELECT id, email FROM users WHERE country = $1 ORDER BY id\"\n+\trows, err := h.db.Query(query, country)"},
 		{"filename": "internal/export/format.py", "status": "added", "patch": "@@ -0,0 +1,2 @@\n+# TODO: support XLSX\n+FORMATS = ['csv']"},
@@ -558,7 +558,7 @@ func TestHumanDecisionsTeachTrust(t *testing.T) {
 		a.srv.Queue.Wait()
 	}
 	for round, head := range []string{"abc123", "def456"} {
-		a.gh.PRs["acme/shop#7"].HeadSHA = head
+		a.gh.SetHead("acme/shop#7", head)
 		a.post("pull_request", "open-"+head, fixture(t, "pull_request.opened.json", func(p map[string]any) {
 			p["pull_request"].(map[string]any)["head"].(map[string]any)["sha"] = head
 		}), secret)
@@ -585,7 +585,7 @@ func TestHumanDecisionsTeachTrust(t *testing.T) {
 		t.Errorf("%d refusals and %d lessons, want 2 and 2", refusals, lessons)
 	}
 	// The next debate weighs the performance stakeholder as senior.
-	a.gh.PRs["acme/shop#7"].HeadSHA = "fff999"
+	a.gh.SetHead("acme/shop#7", "fff999")
 	a.post("pull_request", "open-3", fixture(t, "pull_request.opened.json", func(p map[string]any) {
 		p["pull_request"].(map[string]any)["head"].(map[string]any)["sha"] = "fff999"
 	}), secret)
@@ -639,7 +639,7 @@ func TestCommentIDsAreRemembered(t *testing.T) {
 		}
 	}
 	a.gh.Comments["acme/shop#7"] = kept
-	a.gh.PRs["acme/shop#7"].HeadSHA = "def456"
+	a.gh.SetHead("acme/shop#7", "def456")
 	a.post("pull_request", "d-2", fixture(t, "pull_request.reopened.json", func(p map[string]any) {
 		p["pull_request"].(map[string]any)["head"].(map[string]any)["sha"] = "def456"
 	}), secret)

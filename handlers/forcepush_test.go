@@ -29,7 +29,7 @@ func TestForcePushIsDebatedWhole(t *testing.T) {
 			}
 			// The force push rewrites the branch: the old head is gone, or (rebased onto an
 			// unrelated history) shares no ancestor with the new one.
-			a.gh.PRs["acme/shop#7"].HeadSHA = "f0rce99"
+			a.gh.SetHead("acme/shop#7", "f0rce99")
 			if tc.unrelated {
 				a.gh.Commits["acme/shop@abc123"] = true
 				a.gh.Unrelated["acme/shop@abc123...f0rce99"] = true

@@ -250,7 +250,7 @@ func TestNewPushTreesStartAtTheDebatedHead(t *testing.T) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	a.gh.PRs["acme/shop#7"].HeadSHA = gittest.Rev(t, g.Dir, "feature")
+	a.gh.SetHead("acme/shop#7", gittest.Rev(t, g.Dir, "feature"))
 	tr, _ := a.debate("pull_request.synchronize.json", "d-s2")
 	if !strings.Contains(tr, "## Carried forward from") || !strings.Contains(tr, "| `api/wait.go:10` | lostcancel |") {
 		t.Errorf("the new push's lost cancel is not debated incrementally:\n%s", tr)

@@ -96,7 +96,7 @@ func TestHumanReviewAcrossReplicas(t *testing.T) {
 		c, _ := st.Counts(ctx)
 		return c[store.Running] == 2
 	})
-	gh.PRs["acme/shop#7"].HeadSHA = "head7b"
+	gh.SetHead("acme/shop#7", "head7b")
 	sync := webhookFixture(t, "pull_request.synchronize.json", 7, func(m map[string]any) {
 		m["pull_request"].(map[string]any)["head"].(map[string]any)["sha"] = "head7b"
 	})

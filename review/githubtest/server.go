@@ -242,6 +242,14 @@ func (s *Server) Checks(repo string) []CheckRun {
 	return out
 }
 
+// SetHead moves the head of the pull request key ("owner/repo#n") to sha, as a push would, while
+// the server may be answering requests.
+func (s *Server) SetHead(key, sha string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.PRs[key].HeadSHA = sha
+}
+
 // AddComment puts a comment on an issue, as a user would.
 func (s *Server) AddComment(key, user, body string) int64 {
 	s.mu.Lock()
