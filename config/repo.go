@@ -80,16 +80,31 @@ type Repo struct {
 	CommandPermission string   `yaml:"command_permission" jsonschema:"enum=read,enum=triage,enum=write,enum=maintain,enum=admin"`
 	// HumanReviewPermission is the permission /human-review needs (deciding after it needs
 	// maintain).
-	HumanReviewPermission string                      `yaml:"human_review_permission" jsonschema:"enum=read,enum=triage,enum=write,enum=maintain,enum=admin"`
-	MaxDebatesPerHour     *int                        `yaml:"max_debates_per_hour"`
-	Ignore                []string                    `yaml:"ignore"`
-	Thresholds            Thresholds                  `yaml:"thresholds"`
-	Weights               *voting.Weights             `yaml:"weights"`
-	Stakeholders          []review.Perspective        `yaml:"stakeholders"`
-	Phases                map[toulmin.PhaseKind]Phase `yaml:"phases"`
-	MaxRounds             int                         `yaml:"max_rounds"`
-	TotalTimeout          Duration                    `yaml:"total_timeout,omitempty"`
-	LLM                   LLM                         `yaml:"llm"`
+	HumanReviewPermission string          `yaml:"human_review_permission" jsonschema:"enum=read,enum=triage,enum=write,enum=maintain,enum=admin"`
+	MaxDebatesPerHour     *int            `yaml:"max_debates_per_hour"`
+	Ignore                []string        `yaml:"ignore"`
+	Thresholds            Thresholds      `yaml:"thresholds"`
+	Weights               *voting.Weights `yaml:"weights"`
+	// Stakeholders, when set, is the whole panel: it wins over the moderator.
+	Stakeholders []review.Perspective `yaml:"stakeholders"`
+	// Perspectives adds to (or, by a built-in name, changes) the catalog the moderator seats
+	// 2 to 4 stakeholders from (seed 002); it cannot be combined with stakeholders.
+	Perspectives []review.Perspective        `yaml:"perspectives"`
+	Phases       map[toulmin.PhaseKind]Phase `yaml:"phases"`
+	// MaxRounds sets the rounds of rebuttal, clarification and response; with a depth, it caps
+	// them.
+	MaxRounds int `yaml:"max_rounds"`
+	// Depth is seed 003's depth: quick (the openings), standard (one round of confrontation),
+	// deep (up to two, ending at convergence_threshold); empty keeps the protocol's rounds.
+	Depth string `yaml:"depth" jsonschema:"enum=,enum=quick,enum=standard,enum=deep"`
+	// ConvergenceThreshold is the share of disputed points agreed at which the moderator judges
+	// a round converging, and a deep debate stops (default 0.80).
+	ConvergenceThreshold *float64 `yaml:"convergence_threshold"`
+	TotalTimeout         Duration `yaml:"total_timeout,omitempty"`
+	LLM                  LLM      `yaml:"llm"`
+
+	// configured is set when the file lists the stakeholders (the moderator does not choose).
+	configured bool
 }
 
 // LLM tunes the model-backed agents.
@@ -287,10 +302,23 @@ func (r *Repo) fill() error {
 	} else if err := r.Weights.Validate(); err != nil {
 		bad("weights: %v", err)
 	}
-	problems = append(problems, r.fillStakeholders()...)
+	if len(r.Stakeholders) > 0 && len(r.Perspectives) > 0 {
+		bad("perspectives: cannot be combined with stakeholders: a stakeholders list is the whole panel, so the moderator would never seat these; keep one of the two")
+	} else {
+		problems = append(problems, r.fillStakeholders()...)
+	}
+	if _, err := toulmin.ParseDepth(r.Depth); err != nil {
+		bad("depth: %v", err)
+	}
+	if r.ConvergenceThreshold == nil {
+		v := toulmin.DefaultConvergenceThreshold
+		r.ConvergenceThreshold = &v
+	} else if *r.ConvergenceThreshold <= 0 || *r.ConvergenceThreshold > 1 {
+		bad("convergence_threshold: must be above 0 and at most 1 (the share of disputed points agreed), got %g", *r.ConvergenceThreshold)
+	}
 	for kind, p := range r.Phases {
 		if !kind.Valid() || kind == toulmin.PhaseDecision {
-			bad("phases: unknown phase %q (want one of evidence_gathering, opening_arguments, rebuttal, clarification, final_arguments, design_review, synthesis)", kind)
+			bad("phases: unknown phase %q (want one of evidence_gathering, opening_arguments, rebuttal, clarification, response, final_arguments, design_review, synthesis)", kind)
 			continue
 		}
 		if p.TokenLimit != nil && *p.TokenLimit < 0 {
@@ -328,20 +356,97 @@ func (r *Repo) fill() error {
 
 var abbrevOK = regexp.MustCompile(`^[A-Z][A-Z0-9]{0,4}$`)
 
+// fillStakeholders settles the panel: the configured stakeholders, or else the moderator's
+// catalog (the built-in stakeholders changed and extended by perspectives) with the built-in
+// maintainers.
 func (r *Repo) fillStakeholders() []string {
-	var problems []string
-	if len(r.Stakeholders) == 0 {
+	if len(r.Stakeholders) > 0 {
+		r.configured = true
+		return fillPerspectives(r.Stakeholders, "stakeholders", nil)
+	}
+	var catalog, maintainers []review.Perspective
+	for _, p := range review.DefaultPerspectives() {
+		if p.Role.IsMaintainer() {
+			maintainers = append(maintainers, p)
+		} else {
+			catalog = append(catalog, p)
+		}
+	}
+	if len(r.Perspectives) == 0 {
 		r.Stakeholders = review.DefaultPerspectives()
 		return nil
 	}
+	problems := fillPerspectives(r.Perspectives, "perspectives", maintainers)
+	for i, p := range r.Perspectives {
+		if p.Role != voting.RoleStakeholder {
+			problems = append(problems, fmt.Sprintf("perspectives[%d].role: %q: the catalog holds stakeholders the moderator seats; maintainers belong in stakeholders", i, p.Role))
+		}
+	}
+	for _, p := range r.Perspectives {
+		replaced := false
+		for j := range catalog {
+			if catalog[j].Name == p.Name {
+				catalog[j], replaced = p, true
+			}
+		}
+		if !replaced {
+			catalog = append(catalog, p)
+		}
+	}
+	names := map[string]bool{}
+	for _, p := range catalog {
+		names[p.Name] = true
+	}
+	abbrevs := map[string]string{}
+	for _, p := range append(append([]review.Perspective(nil), catalog...), maintainers...) {
+		if other, ok := abbrevs[p.Abbrev]; ok && other != p.Name {
+			problems = append(problems, fmt.Sprintf("perspectives: abbreviation %q of %q is also %q's", p.Abbrev, p.Name, other))
+		}
+		abbrevs[p.Abbrev] = p.Name
+	}
+	for i, p := range r.Perspectives {
+		for j, o := range p.Opposes {
+			switch {
+			case o == p.Name:
+				problems = append(problems, fmt.Sprintf("perspectives[%d].opposes[%d]: %q cannot oppose itself", i, j, o))
+			case !names[o]:
+				problems = append(problems, fmt.Sprintf("perspectives[%d].opposes[%d]: %q is not a perspective of the catalog (%s)", i, j, o, strings.Join(sortedKeys(names), ", ")))
+			}
+		}
+	}
+	r.Stakeholders = append(catalog, maintainers...)
+	return problems
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// knownLanguages are the languages a changed file can be (review.LanguageOf's names).
+var knownLanguages = map[string]bool{"go": true, "python": true, "javascript": true, "typescript": true, "java": true, "kotlin": true,
+	"ruby": true, "php": true, "rust": true, "csharp": true, "c": true, "cpp": true, "shell": true}
+
+// fillPerspectives validates a list of perspectives (the key names where it is) and fills each
+// one's gaps: a built-in name inherits what it does not set. taken are perspectives the list
+// sits beside, whose abbreviations it must not reuse.
+func fillPerspectives(list []review.Perspective, key string, taken []review.Perspective) []string {
+	var problems []string
 	defaults := map[string]review.Perspective{}
 	for _, p := range review.DefaultPerspectives() {
 		defaults[p.Name] = p
 	}
 	names, abbrevs := map[string]bool{}, map[string]bool{}
-	for i := range r.Stakeholders {
-		s := &r.Stakeholders[i]
-		at := fmt.Sprintf("stakeholders[%d]", i)
+	for _, p := range taken {
+		abbrevs[p.Abbrev] = true
+	}
+	for i := range list {
+		s := &list[i]
+		at := fmt.Sprintf("%s[%d]", key, i)
 		if s.Name == "" {
 			problems = append(problems, at+".name: must not be empty")
 			continue
@@ -371,6 +476,12 @@ func (r *Repo) fillStakeholders() []string {
 			}
 			if s.TradeOffs == nil {
 				s.TradeOffs = d.TradeOffs
+			}
+			if s.Opposes == nil {
+				s.Opposes = d.Opposes
+			}
+			if s.Keywords == nil {
+				s.Keywords = d.Keywords
 			}
 		}
 		if s.Title == "" {
@@ -403,8 +514,27 @@ func (r *Repo) fillStakeholders() []string {
 				problems = append(problems, fmt.Sprintf("%s.paths[%d]: %q is not a valid glob", at, j, g))
 			}
 		}
+		for j, l := range s.Languages {
+			if !knownLanguages[l] {
+				problems = append(problems, fmt.Sprintf("%s.languages[%d]: %q is not a language (want one of %s)", at, j, l, strings.Join(sortedKeys(knownLanguages), ", ")))
+			}
+		}
+		for j, k := range s.Keywords {
+			if strings.TrimSpace(k) == "" {
+				problems = append(problems, fmt.Sprintf("%s.keywords[%d]: must not be empty", at, j))
+			}
+		}
 	}
 	return problems
+}
+
+// Panel says who seats the stakeholders: the file's stakeholders list when it has one, the
+// moderator otherwise.
+func (r *Repo) Panel() review.PanelChoice {
+	if r.configured {
+		return review.PanelConfigured
+	}
+	return review.PanelModerated
 }
 
 // nameRune says whether c may appear in a stakeholder's name.
@@ -437,7 +567,7 @@ func initials(title string) string {
 }
 
 // DebateProtocol returns the named protocol (the file's default when name is empty) with the
-// file's phase limits, rounds and total time applied.
+// file's phase limits, depth, rounds, convergence threshold and total time applied.
 func (r *Repo) DebateProtocol(name string) (toulmin.Protocol, error) {
 	if name == "" {
 		name = r.Protocol
@@ -464,8 +594,15 @@ func (r *Repo) DebateProtocol(name string) (toulmin.Protocol, error) {
 			spec.Timeout = time.Duration(o.Timeout)
 		}
 	}
-	if r.MaxRounds > 0 && p.Loop != nil {
+	if r.Depth != "" {
+		if p, err = p.WithDepth(toulmin.Depth(r.Depth), r.MaxRounds); err != nil {
+			return p, err
+		}
+	} else if r.MaxRounds > 0 && p.Loop != nil {
 		p.Loop.MaxRounds = r.MaxRounds
+	}
+	if r.ConvergenceThreshold != nil {
+		p.ConvergenceThreshold = *r.ConvergenceThreshold
 	}
 	if r.TotalTimeout > 0 {
 		p.TotalTimeout = time.Duration(r.TotalTimeout)

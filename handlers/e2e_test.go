@@ -368,10 +368,11 @@ func TestTranscriptShowsProgressOncePerPhase(t *testing.T) {
 			edits++
 		}
 	}
-	// Seven phases: the comment is created when the first starts, edited as each of the next
-	// five starts (the decision phase is not shown), and once more with the whole transcript.
-	if creates != 1 || edits != 6 {
-		t.Errorf("transcript created %d times and edited %d times, want 1 and 6", creates, edits)
+	// Eight phases (seed 004's seven and the challengers' responses): the comment is created
+	// when the first starts, edited as each of the next six starts (the decision phase is not
+	// shown), and once more with the whole transcript.
+	if creates != 1 || edits != 7 {
+		t.Errorf("transcript created %d times and edited %d times, want 1 and 7", creates, edits)
 	}
 }
 

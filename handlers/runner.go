@@ -129,7 +129,7 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 	}
 	d := &review.Debate{
 		Repository: job.PR.Repository(), PRNumber: job.PR.Number, Trigger: job.Trigger,
-		Protocol: protocol, Agents: agents, Ignore: repo.Ignore, Weights: *repo.Weights,
+		Protocol: protocol, Agents: agents, Panel: repo.Panel(), Ignore: repo.Ignore, Weights: *repo.Weights,
 		Thresholds: repo.VotingThresholds(), Concurrency: repo.LLM.Concurrency, Clock: r.Clock,
 	}
 	// treesBase is the commit the change's base tree is: the earlier debated head for what changed

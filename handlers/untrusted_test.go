@@ -41,7 +41,8 @@ func agreeing(say, vote string) llmtest.Responder {
 		if err := json.Unmarshal([]byte(resp.Content), &reply); err != nil {
 			return resp
 		}
-		for _, a := range reply["arguments"].([]any) {
+		args, _ := reply["arguments"].([]any) // the moderator's reply has none
+		for _, a := range args {
 			arg := a.(map[string]any)
 			arg["claim"] = "No concern from this perspective. " + say
 			arg["severity"] = "info"

@@ -26,8 +26,13 @@ type Debate struct {
 	PRNumber   int
 	Trigger    string
 
-	Protocol   toulmin.Protocol
-	Agents     []toulmin.Agent
+	Protocol toulmin.Protocol
+	Agents   []toulmin.Agent
+	// Panel says who seats the stakeholders: every agent given (the default), the moderator
+	// choosing 2 to 4 of them (seed 002), or debatebot.yml's list, which wins over the moderator.
+	Panel PanelChoice
+	// Moderator, when set, replaces the moderator NewModerator would make for a moderated panel.
+	Moderator  toulmin.Moderator
 	Analyzers  []Analyzer
 	Weights    voting.Weights
 	Thresholds voting.Thresholds
@@ -90,6 +95,14 @@ func (d *Debate) Run(ctx context.Context) (*toulmin.Transcript, error) {
 	}
 	if d.Checkpoint != nil {
 		opts = append(opts, toulmin.WithCheckpoint(d.Checkpoint))
+	}
+	switch {
+	case d.Panel == PanelModerated && d.Moderator != nil:
+		opts = append(opts, toulmin.WithModerator(d.Moderator))
+	case d.Panel == PanelModerated:
+		opts = append(opts, toulmin.WithModerator(NewModerator(agents)))
+	case d.Panel == PanelConfigured:
+		opts = append(opts, toulmin.WithModerator(configuredPanel{}))
 	}
 	engine, err := toulmin.NewEngine(d.Protocol, agents, opts...)
 	if err != nil {

@@ -219,7 +219,8 @@ func (a *LLMAgent) Participant() toulmin.Participant { return a.p }
 // the server answered, retries and repairs included, also when Take fails.
 func (a *LLMAgent) Take(ctx context.Context, req *toulmin.Request) (*toulmin.Turn, error) {
 	rebutted := a.rebutted(req)
-	if req.Phase.Kind == toulmin.PhaseClarification && len(rebutted) == 0 {
+	if req.Phase.Kind == toulmin.PhaseClarification && len(rebutted) == 0 ||
+		req.Phase.Kind == toulmin.PhaseResponse && len(ResponseTargets(req)) == 0 {
 		return &toulmin.Turn{}, nil // nothing to answer: no call
 	}
 	msgs, err := a.messages(ctx, req, rebutted)
@@ -281,6 +282,8 @@ func (a *LLMAgent) targetsHint(req *toulmin.Request, rebutted []string) string {
 		return hint + "\n"
 	case toulmin.PhaseClarification:
 		return "Valid targets of a clarification (your arguments that were rebutted): " + strings.Join(rebutted, ", ") + ".\n"
+	case toulmin.PhaseResponse:
+		return "Valid targets of a response (the answers to your rebuttals): " + strings.Join(ResponseTargets(req), ", ") + ".\n"
 	}
 	return ""
 }
@@ -328,6 +331,11 @@ func (a *LLMAgent) complete(ctx context.Context, msgs []openai.ChatCompletionMes
 	if limit > 0 {
 		params.MaxCompletionTokens = openai.Int(int64(limit))
 	}
+	return a.call(ctx, params)
+}
+
+// call makes one chat completion call with the retries complete describes.
+func (a *LLMAgent) call(ctx context.Context, params openai.ChatCompletionNewParams) (out completion) {
 	log := zerolog.Ctx(ctx)
 	for attempt := 0; ; attempt++ {
 		resp, httpResp, err := a.once(ctx, params)
@@ -489,6 +497,7 @@ func (a *LLMAgent) messages(ctx context.Context, req *toulmin.Request, rebutted 
 	turn, err := render(a.shared.prompts.turn, map[string]any{
 		"Self": req.Self, "Perspective": a.persp, "Phase": string(req.Phase.Kind), "Round": req.Round,
 		"TokenLimit": req.Phase.TokenLimit, "MaxPerAgent": req.Phase.MaxPerAgent, "Rebutted": rebutted, "Own": own,
+		"Answers": ResponseTargets(req),
 	})
 	if err != nil {
 		return nil, err

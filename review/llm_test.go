@@ -54,7 +54,7 @@ func TestLLMDebate(t *testing.T) {
 			t.Errorf("%s: %d model calls, want %d", p, len(phases[p]), n)
 		}
 	}
-	limits := map[string]int{"opening_arguments": 500, "rebuttal": 300, "clarification": 200, "final_arguments": 400, "synthesis": 800}
+	limits := map[string]int{"opening_arguments": 500, "rebuttal": 300, "clarification": 200, "response": 200, "final_arguments": 400, "synthesis": 800}
 	for _, r := range reqs {
 		phase, _ := llmtest.Phase(r)
 		if r.MaxCompletionTokens != limits[phase] {

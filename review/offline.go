@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -101,6 +102,8 @@ func (a *OfflineAgent) Take(ctx context.Context, req *toulmin.Request) (*toulmin
 		return a.rebuttals(req), nil
 	case toulmin.PhaseClarification:
 		return a.clarify(req), nil
+	case toulmin.PhaseResponse:
+		return a.respond(req), nil
 	case toulmin.PhaseFinal:
 		return a.final(req), nil
 	case toulmin.PhaseDesignReview:
@@ -180,6 +183,7 @@ func concern(items []toulmin.Evidence) toulmin.Argument {
 		Rebuttal:  rule.Rebuttal,
 		Severity:  first.Severity,
 		Rule:      rule.ID,
+		Template:  templateFor(rule.ID),
 	}
 	for i, e := range items {
 		if i == 5 {
@@ -204,15 +208,60 @@ func evidenceIDs(items []toulmin.Evidence) string {
 }
 
 // nothing is the one line an agent says when the evidence gives it nothing to argue: a stance
-// with its reason, not an argument to be scored and answered.
+// with its reason, not an argument to be scored and answered. It says what the agent's rules
+// examined; when they could read none of the changed code, it names nothing, and the agreement
+// counts as partial (seed 001's skepticism: an approval of code nobody read is not agreement).
 func (a *OfflineAgent) nothing(req *toulmin.Request) *toulmin.Position {
 	c, _ := req.Subject.Data.(*Change)
-	files, added := 0, 0
-	if c != nil {
-		files, added, _ = c.Stats()
+	if c == nil {
+		c = &Change{}
 	}
-	return &toulmin.Position{Vote: voting.Approve, Confidence: 0.6,
+	files, added, _ := c.Stats()
+	pos := &toulmin.Position{Vote: voting.Approve, Confidence: 0.6,
 		Reason: fmt.Sprintf("No %s concern in the evidence (%d added lines in %d files)", a.topic(), added, files)}
+	read, unread := a.examined(c)
+	if len(read) > 0 {
+		pos.Engaged = []string{fmt.Sprintf("its rules read %s", strings.Join(evidence.LimitNames(read, 4), ", "))}
+	}
+	if len(unread) > 0 {
+		pos.Reason += fmt.Sprintf("; its rules cannot read %s", strings.Join(evidence.LimitNames(unread, 4), ", "))
+		if len(read) == 0 {
+			pos.Confidence = 0.3
+		}
+	} else if len(read) == 0 {
+		pos.Engaged = []string{"no file of the change is code or configuration its rules cover"}
+	}
+	return pos
+}
+
+// readsAll are the stakeholders whose rules read every file: secrets are searched in every text
+// file, dependencies and sizes in any, TODOs and missing tests in any source file.
+var readsAll = map[string]bool{Security: true, Architecture: true, Maintainability: true}
+
+// loopLanguages are the languages whose loops and calls the performance rules read.
+var loopLanguages = map[string]bool{"go": true, "python": true, "javascript": true, "typescript": true, "java": true, "kotlin": true}
+
+// examined splits the changed source files into those the agent's rules read and those they
+// cannot; files that are not code are in neither.
+func (a *OfflineAgent) examined(c *Change) (read, unread []string) {
+	scope := a.evidence
+	for _, f := range c.Files {
+		if f.Status == StatusDeleted || !matchesAny(a.paths, f.Path) {
+			continue
+		}
+		lang := LanguageOf(f.Path)
+		reads := false
+		for s := range scope {
+			reads = reads || readsAll[s] || (s == Performance && loopLanguages[lang])
+		}
+		switch {
+		case reads:
+			read = append(read, f.Path)
+		case lang != "":
+			unread = append(unread, f.Path)
+		}
+	}
+	return read, unread
 }
 
 func (a *OfflineAgent) topic() string {
@@ -338,7 +387,7 @@ func (a *OfflineAgent) rebut(target toulmin.Argument, ev []toulmin.Evidence) (to
 		}
 		return true
 	}
-	base := toulmin.Argument{Target: target.ID, Qualifier: toulmin.Qualifier{Confidence: 0.8}}
+	base := toulmin.Argument{Target: target.ID, Qualifier: toulmin.Qualifier{Confidence: 0.8}, Steelman: steelman(target)}
 	switch a.p.Name {
 	case Maintainability:
 		if all(IsTestPath) {
@@ -385,6 +434,34 @@ func (a *OfflineAgent) rebut(target toulmin.Argument, ev []toulmin.Evidence) (to
 	return toulmin.Argument{}, false
 }
 
+// steelman states the strongest form of the argument a rebuttal answers (seed 003): its claim,
+// the warrant that makes it matter, and what it would hold up.
+func steelman(target toulmin.Argument) string {
+	s := fmt.Sprintf("At its strongest, %s holds that %s", target.ID, lowerFirst(strings.TrimSuffix(target.Claim, ".")))
+	if target.Warrant != "" {
+		s += ", and " + lowerFirst(strings.TrimSuffix(target.Warrant, "."))
+	}
+	for _, act := range target.Actions {
+		if act.Required {
+			return s + fmt.Sprintf("; at %s severity it must be fixed before merge.", target.Severity)
+		}
+	}
+	return s + "."
+}
+
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	r := []rune(s)
+	// Keep acronyms and identifiers that start in capitals ("SQL", "TLS").
+	if len(r) > 1 && unicode.IsUpper(r[1]) {
+		return s
+	}
+	r[0] = unicode.ToLower(r[0])
+	return string(r)
+}
+
 func groundsWith(cited []toulmin.Ground, what string) []toulmin.Ground {
 	out := make([]toulmin.Ground, len(cited))
 	for i, g := range cited {
@@ -408,8 +485,9 @@ func mitigation(target toulmin.Argument, ev []toulmin.Evidence) (toulmin.Evidenc
 	return toulmin.Evidence{}, false
 }
 
-// clarify answers rebuttals of the agent's concerns: it concedes those it can check by rule, and
-// maintains the rest with its reason.
+// clarify answers rebuttals of the agent's concerns (seed 001): it accepts those it can check by
+// rule, accepts part of one whose point holds only in part (saying where what it accepts ends),
+// and rejects the rest with its reason.
 func (a *OfflineAgent) clarify(req *toulmin.Request) *toulmin.Turn {
 	t := req.Transcript
 	var out []toulmin.Argument
@@ -424,15 +502,20 @@ func (a *OfflineAgent) clarify(req *toulmin.Request) *toulmin.Turn {
 		}
 		done[target.ID] = true
 		c := toulmin.Argument{Target: target.ID, Grounds: reb.Grounds, Qualifier: toulmin.Qualifier{Confidence: 0.8}}
-		concede, why := a.accepts(reb, target)
-		if concede {
+		answer, why, limit := a.answers(reb, target)
+		c.Answer, c.Warrant = answer, why
+		switch answer {
+		case toulmin.AnswerAccept:
 			c.Resolution = toulmin.Conceded
-			c.Claim = fmt.Sprintf("Conceded: %s no longer blocks, as %s shows", target.ID, reb.ID)
-		} else {
+			c.Claim = fmt.Sprintf("Accepted: %s no longer blocks, as %s shows", target.ID, reb.ID)
+		case toulmin.AnswerPartial:
+			c.Resolution, c.Limit = toulmin.Maintained, limit
+			c.Claim = fmt.Sprintf("Partly accepted: %s, as %s shows; %s stands within its limit", why, reb.ID, target.ID)
+			c.Warrant = "what the rebuttal shows is true, but it does not reach the whole concern"
+		default:
 			c.Resolution = toulmin.Maintained
-			c.Claim = fmt.Sprintf("Maintained: %s stands despite %s", target.ID, reb.ID)
+			c.Claim = fmt.Sprintf("Rejected: %s stands despite %s", target.ID, reb.ID)
 		}
-		c.Warrant = why
 		out = append(out, c)
 	}
 	if len(out) == 0 {
@@ -454,22 +537,56 @@ func (a *OfflineAgent) clarify(req *toulmin.Request) *toulmin.Turn {
 	return &toulmin.Turn{Arguments: out, Position: a.position(standing, "clarification")}
 }
 
-// accepts decides whether a rebuttal defeats the target, and says why.
-func (a *OfflineAgent) accepts(reb toulmin.Argument, target *toulmin.Argument) (bool, string) {
+// answers decides how a rebuttal is answered: accept, partial (with where what is accepted
+// ends) or reject, and says why.
+func (a *OfflineAgent) answers(reb toulmin.Argument, target *toulmin.Argument) (answer toulmin.Answer, why, limit string) {
 	switch reb.Rule {
 	case rebutTestOnly:
 		if target.Rule == evidence.RuleSecret || target.Rule == evidence.RuleKeyByUse {
-			return false, "a credential in a test file is published with the repository all the same; it must be rotated and removed"
+			return toulmin.AnswerPartial, "the code is test-only and does not run in production",
+				"a credential in a test file is published with the repository all the same; it must be rotated and removed"
 		}
-		return true, "test-only code does not affect production; the concern becomes a follow-up"
+		return toulmin.AnswerAccept, "test-only code does not affect production; the concern becomes a follow-up", ""
 	case rebutGenerated:
-		return true, "generated or vendored code is fixed at its source, not in this change"
+		return toulmin.AnswerAccept, "generated or vendored code is fixed at its source, not in this change", ""
 	case rebutMitigated:
-		return true, "the cited check neutralises the input before it is used"
+		return toulmin.AnswerAccept, "the cited check neutralises the input before it is used", ""
 	case rebutUnverified:
-		return true, "a concern whose citations are not in the change cannot be upheld"
+		return toulmin.AnswerAccept, "a concern whose citations are not in the change cannot be upheld", ""
 	}
-	return false, "offline agents concede only to rebuttals they can check by rule; this one needs a model or a human to weigh"
+	return toulmin.AnswerReject, "offline agents concede only to rebuttals they can check by rule; this one needs a model or a human to weigh", ""
+}
+
+// respond answers, as a challenger, the authors who partly accepted or rejected this agent's
+// rebuttals (seed 001): a partial answer whose limit the agent's rules know is accepted; a
+// rejection is maintained, as the rebuttal rests on evidence the rules checked, and escalated
+// when the disputed concern is high or critical (a blocking point agents cannot settle).
+func (a *OfflineAgent) respond(req *toulmin.Request) *toulmin.Turn {
+	t := req.Transcript
+	var out []toulmin.Argument
+	for _, ans := range t.AnswersFor(a.p.Name, req.Round) {
+		target, ok := t.Argument(ans.Target)
+		if !ok {
+			continue
+		}
+		r := toulmin.Argument{Target: ans.ID, Qualifier: toulmin.Qualifier{Confidence: 0.8}}
+		switch {
+		case ans.Answer == toulmin.AnswerPartial:
+			r.Answer = toulmin.AnswerAccept
+			r.Claim = fmt.Sprintf("Accepted: %s stands within the limit %s states", target.ID, ans.ID)
+			r.Warrant = "the part of the rebuttal that holds was accepted; the limit is one this perspective's rules also draw"
+		case target.Severity.Rank() >= toulmin.SeverityHigh.Rank():
+			r.Answer = toulmin.AnswerEscalate
+			r.Claim = fmt.Sprintf("Escalated: %s blocks the merge while %s disputes it on checked evidence; a human must settle it", target.ID, a.p.Title)
+			r.Warrant = "a blocking concern that the agents cannot settle between them needs a human decision"
+		default:
+			r.Answer = toulmin.AnswerMaintain
+			r.Claim = fmt.Sprintf("Maintained: the rebuttal of %s stands on checked evidence", target.ID)
+			r.Warrant = "the rejection gives no fact that the rebuttal's evidence does not already answer"
+		}
+		out = append(out, r)
+	}
+	return &toulmin.Turn{Arguments: out}
 }
 
 // own returns the agent's arguments of a phase that still stand.

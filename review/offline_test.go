@@ -88,8 +88,9 @@ func TestMarkdownQuotesUntrustedText(t *testing.T) {
 	if strings.Count(md, "<!--") != 1 || !strings.HasPrefix(md, TranscriptMarker) {
 		t.Errorf("the transcript holds a forged marker or lacks its own:\n%s", md)
 	}
-	// Inside code spans HTML shows as text; outside them it must be escaped.
-	prose := regexp.MustCompile("`[^`]*`").ReplaceAllString(md, "")
+	// Inside code blocks and spans HTML shows as text; outside them it must be escaped.
+	prose := regexp.MustCompile("(?s)```.*?```").ReplaceAllString(md, "")
+	prose = regexp.MustCompile("`[^`]*`").ReplaceAllString(prose, "")
 	if strings.Contains(prose, "<script>") {
 		t.Error("raw HTML from the change reached the transcript outside code")
 	}

@@ -35,7 +35,11 @@ func Markdown(t *toulmin.Transcript, opts RenderOptions) (string, error) {
 	if t.Offline {
 		w("> **Offline debate.** No model was configured, so every agent argued by rules from the analyzers' evidence. Set `OPENAI_API_KEY` for model-backed agents.\n\n")
 	}
-	w("**Decision: %s** · consensus %.2f (%s) · protocol %s · `%s`\n\n", decisionTitle(t.Record.Decision), t.Record.ConsensusScore, t.Record.ConsensusLevel, t.Protocol, t.DebateID)
+	protocol := t.Protocol
+	if t.Depth != "" {
+		protocol += ", depth " + string(t.Depth)
+	}
+	w("**Decision: %s** · consensus %.2f (%s) · convergence %.2f · protocol %s · `%s`\n\n", decisionTitle(t.Record.Decision), t.Record.ConsensusScore, t.Record.ConsensusLevel, t.Convergence, protocol, t.DebateID)
 	if t.Question != "" {
 		w("**Question:** %s\n\n", inline(t.Question))
 	}
@@ -49,9 +53,31 @@ func Markdown(t *toulmin.Transcript, opts RenderOptions) (string, error) {
 		w("| %s | %s (%s) | %s | %.1f | %s |\n", p.Abbrev, p.Title, mode, p.VotingRole, p.Weight, cell(p.Perspective))
 	}
 
+	renderPanel(&b, t)
+
 	w("\n## Timeline\n\n- Started: %s\n- Ended: %s\n- Decision: %s\n", stamp(t.StartedAt), stamp(t.EndedAt), decisionTitle(t.Record.Decision))
+	if t.Depth != "" {
+		w("- Depth: %s (%s)\n", t.Depth, depthText(t.Depth))
+	}
+	if fe := t.FastExit; fe != nil {
+		if fe.Taken {
+			w("- Fast exit: %s\n", inline(fe.Reason))
+		} else {
+			w("- No fast exit: %s\n", inline(fe.Reason))
+			for _, p := range fe.Partial {
+				w("  - Partial: %s\n", inline(p))
+			}
+		}
+	}
 	if t.Rounds > 0 {
 		w("- Rounds: %d (%s)\n", t.Rounds, t.ExitReason)
+	}
+	for _, j := range t.Judgements {
+		next := "the debate goes on"
+		if j.Ends {
+			next = "the rounds end: " + j.Exit
+		}
+		w("- Moderator after round %d: **%s** — %s; %s\n", j.Round, strings.ReplaceAll(string(j.Verdict), "_", " "), inline(j.Detail), inline(next))
 	}
 	w("\n| Phase | Round | Started | Duration | Status | Notes |\n|---|---|---|---|---|---|\n")
 	for _, p := range t.Timeline {
@@ -89,7 +115,7 @@ func Markdown(t *toulmin.Transcript, opts RenderOptions) (string, error) {
 			continue
 		}
 		w("\n### %s", p.Phase.Title())
-		if p.Phase == toulmin.PhaseRebuttal || p.Phase == toulmin.PhaseClarification {
+		if p.Phase == toulmin.PhaseRebuttal || p.Phase == toulmin.PhaseClarification || p.Phase == toulmin.PhaseResponse {
 			w(" (round %d)", p.Round)
 		}
 		w("\n")
@@ -108,10 +134,13 @@ func Markdown(t *toulmin.Transcript, opts RenderOptions) (string, error) {
 	for _, s := range t.Stances {
 		changed := ""
 		if s.Changed {
-			changed = "yes"
+			changed = "yes, from " + string(s.From)
 		}
 		w("| %s | %s | %s | %s | %s |\n", title(t, s.Agent), s.Phase.Title(), s.Position.Vote, changed, cell(s.Position.Reason))
 	}
+
+	renderMatrix(&b, t)
+	renderTradeOff(&b, t)
 
 	w("\n## Decision Rationale\n\n")
 	synthesised := map[string]bool{}
@@ -181,10 +210,24 @@ func renderArgument(b *strings.Builder, t *toulmin.Transcript, a toulmin.Argumen
 	if a.Severity != "" && a.Severity != toulmin.SeverityInfo {
 		head += " · " + string(a.Severity)
 	}
-	if a.Resolution != "" {
+	switch {
+	case a.Answer != "":
+		head += " · " + string(a.Answer)
+	case a.Resolution != "":
 		head += " · " + string(a.Resolution)
 	}
-	w("\n#### %s\n\n**Claim:** %s\n\n", head, inline(a.Claim))
+	if a.Repeats != nil {
+		head += fmt.Sprintf(" · repeats %s (%.0f%%)", a.Repeats.Of, a.Repeats.Share*100)
+	}
+	w("\n#### %s\n\n", head)
+	if a.Steelman != "" {
+		// Seed 003: the rebuttal states the strongest form of what it answers before disputing it.
+		w("**Steelman:** %s\n\n", inline(a.Steelman))
+	}
+	w("**Claim:** %s\n\n", inline(a.Claim))
+	if a.Limit != "" {
+		w("**Limit:** %s\n\n", inline(a.Limit))
+	}
 	if len(a.Grounds) > 0 {
 		w("- **Grounds:**\n")
 		for _, g := range a.Grounds {
@@ -213,6 +256,7 @@ func renderArgument(b *strings.Builder, t *toulmin.Transcript, a toulmin.Argumen
 	if a.Rebuttal != "" {
 		w("- **Rebuttal:** %s\n", inline(a.Rebuttal))
 	}
+	renderTemplate(b, a)
 	if len(a.Actions) > 0 {
 		w("- **Proposed:**\n")
 		for _, act := range a.Actions {
@@ -232,7 +276,7 @@ func renderArgument(b *strings.Builder, t *toulmin.Transcript, a toulmin.Argumen
 		}
 		w("- **Resolution:** %s\n", inline(s.Resolution))
 	}
-	w("- **Quality:** %d/5", int(a.Quality.Score*5+0.5))
+	w("- **Quality:** %d/%d", a.Quality.Points(), len(a.Quality.Checks))
 	var failed []string
 	for _, c := range a.Quality.Checks {
 		if !c.Passed {
@@ -355,4 +399,130 @@ func quietStances(t *toulmin.Transcript, p toulmin.PhaseRecord, args []toulmin.A
 		}
 	}
 	return out
+}
+
+// renderPanel says who seated the stakeholders and why (seed 002's moderator).
+func renderPanel(b *strings.Builder, t *toulmin.Transcript) {
+	p := t.Panel
+	if p == nil {
+		return
+	}
+	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	w("\n## Moderator\n\n")
+	if p.Method == toulmin.PanelConfigured {
+		names := make([]string, len(p.Seated))
+		for i, s := range p.Seated {
+			names[i] = title(t, s.Agent)
+		}
+		w("The panel is the `stakeholders:` list of debatebot.yml, which wins over the moderator: %s.\n", inline(strings.Join(names, ", ")))
+	} else {
+		w("The moderator (%s) seated %d perspective(s) for this change, before the openings:\n\n", inline(p.Method), len(p.Seated))
+		for _, s := range p.Seated {
+			w("- **%s**: %s\n", title(t, s.Agent), inline(s.Reason))
+		}
+		if p.Opposition != "" {
+			w("\nOpposing trade-offs: %s.\n", inline(p.Opposition))
+		}
+		if len(p.Left) > 0 {
+			w("\nLeft out:\n\n")
+			for _, s := range p.Left {
+				w("- %s: %s\n", cell(s.Agent), inline(s.Reason))
+			}
+		}
+	}
+	for _, n := range p.Notes {
+		w("\n> %s\n", inline(n))
+	}
+}
+
+func depthText(d toulmin.Depth) string {
+	switch d {
+	case toulmin.DepthQuick:
+		return "1 round: the openings alone"
+	case toulmin.DepthStandard:
+		return "2 rounds: the openings and one round of rebuttal, clarification and response"
+	case toulmin.DepthDeep:
+		return "up to 3 rounds: the openings and up to two rounds of rebuttal, clarification and response, ending once convergence reaches the threshold"
+	}
+	return string(d)
+}
+
+// renderMatrix shows seed 003's per-point scoring matrix and the convergence ratio.
+func renderMatrix(b *strings.Builder, t *toulmin.Transcript) {
+	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	w("\n## Scoring Matrix\n\n")
+	if len(t.Points) == 0 {
+		w("No point was disputed: convergence %.2f.\n", t.Convergence)
+		return
+	}
+	agreed := 0
+	for _, p := range t.Points {
+		if p.Agreed {
+			agreed++
+		}
+	}
+	w("Convergence %.2f: %d of %d disputed point(s) agreed.\n\n| Point | State | Winner | Confidence | Evidence |\n|---|---|---|---|---|\n", t.Convergence, agreed, len(t.Points))
+	for _, p := range t.Points {
+		w("| %s | %s | %s | %.0f%% | %s |\n", cell(p.Point), cell(p.State), cell(p.Winner), p.Confidence*100, cell(p.Evidence))
+	}
+}
+
+// renderTradeOff writes seed 001's trade-off document of a debate without consensus.
+func renderTradeOff(b *strings.Builder, t *toulmin.Transcript) {
+	to := t.TradeOff
+	if to == nil {
+		return
+	}
+	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	w("\n## Trade-offs (no consensus)\n\n**Final position:** %s. The decision escalates to a human.\n\n**Perspectives:**\n\n", inline(to.FinalPosition))
+	for _, s := range to.Stances {
+		side := "disagrees"
+		if s.Agrees {
+			side = "agrees"
+		}
+		w("- %s: %s (%s) — %s\n", title(t, s.Agent), s.Vote, side, inline(s.Concern))
+	}
+	w("\n**Core disagreement:** %s\n\n**Assumptions exposed:**\n\n| Perspective | Position | Assumes | The other position is right if |\n|---|---|---|---|\n", inline(to.CoreDisagreement))
+	for _, a := range to.Assumptions {
+		w("| %s | %s | %s | %s |\n", cell(title(t, a.Agent)), a.Vote, cell(a.Assumes), cell(a.OtherSideRight))
+	}
+}
+
+// renderTemplate lays a security, performance or architecture concern out as seed 004's
+// templates do.
+func renderTemplate(b *strings.Builder, a toulmin.Argument) {
+	tp := a.Template
+	if tp == nil {
+		return
+	}
+	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	loc := "the change"
+	if len(a.Grounds) > 0 && a.Grounds[0].Citation() != "" {
+		loc = "`" + code(a.Grounds[0].Citation()) + "`"
+	}
+	item := func(name, v string) {
+		if v != "" {
+			w("  - %s: %s\n", name, inline(v))
+		}
+	}
+	switch tp.Kind {
+	case toulmin.TemplateSecurity:
+		sev := string(a.Severity)
+		if sev == "" {
+			sev = "unrated"
+		}
+		w("- **Security analysis:** %s · severity %s · location %s\n", inline(tp.Type), sev, loc)
+		item("Attack vector", tp.AttackVector)
+		item("Impact", tp.Impact)
+		item("Mitigation", tp.Mitigation)
+	case toulmin.TemplatePerformance:
+		w("- **Performance analysis:** metric %s · location %s\n", inline(tp.Metric), loc)
+		item("Expected change", tp.ExpectedChange)
+		item("Complexity", tp.Complexity)
+	case toulmin.TemplateArchitecture:
+		w("- **Architectural analysis:** location %s\n", loc)
+		item("Principle", tp.Principle)
+		item("Pattern impact", tp.PatternImpact)
+		item("Refactoring", tp.Refactoring)
+	}
 }

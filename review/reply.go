@@ -23,7 +23,8 @@ type Reply struct {
 
 // ReplyArgument is one Toulmin argument.
 type ReplyArgument struct {
-	Target     string         `json:"target" jsonschema_description:"ID of the argument this one answers (rebuttal, clarification); empty otherwise"`
+	Target     string         `json:"target" jsonschema_description:"ID of the argument this one answers (rebuttal, clarification, response); empty otherwise"`
+	Steelman   string         `json:"steelman" jsonschema_description:"Rebuttal only: the strongest form of the argument you answer, stated before you dispute it; empty otherwise"`
 	Claim      string         `json:"claim" jsonschema_description:"What you assert, in one sentence"`
 	Grounds    []ReplyGround  `json:"grounds" jsonschema_description:"Facts from the change, each citing path and new-side line"`
 	Warrant    string         `json:"warrant" jsonschema_description:"Why the grounds support the claim"`
@@ -33,7 +34,8 @@ type ReplyArgument struct {
 	Rebuttal   string         `json:"rebuttal" jsonschema_description:"The condition under which your claim would not hold"`
 	Severity   string         `json:"severity" jsonschema:"enum=info,enum=low,enum=medium,enum=high,enum=critical"`
 	Actions    []ReplyAction  `json:"actions" jsonschema_description:"Concrete changes you propose"`
-	Resolution string         `json:"resolution" jsonschema_description:"Clarification only: maintained or conceded; empty otherwise"`
+	Answer     string         `json:"answer" jsonschema:"enum=,enum=accept,enum=partial,enum=reject,enum=maintain,enum=escalate" jsonschema_description:"Clarification: accept, partial or reject the rebuttal; response: accept, maintain or escalate the author's answer; empty otherwise"`
+	Limit      string         `json:"limit" jsonschema_description:"Clarification with answer partial: where what you accept ends; empty otherwise"`
 }
 
 // ReplyGround is one fact with its citation.
@@ -64,6 +66,7 @@ type ReplyPosition struct {
 	Reason     string   `json:"reason" jsonschema_description:"Why; say what changed your stance if it changed"`
 	Priorities []string `json:"priorities"`
 	TradeOffs  []string `json:"trade_offs"`
+	Examined   []string `json:"examined" jsonschema_description:"What from your perspective you checked in the change (path:line and the risk), also when you found nothing"`
 }
 
 // ReplySynthesis is a maintainer's synthesis.
@@ -124,7 +127,8 @@ func (r *Reply) Turn(req *toulmin.Request) (turn *toulmin.Turn, problems []strin
 			ID: fmt.Sprintf("arguments[%d]", i), Agent: req.Self.Name, Phase: kind, Round: req.Round,
 			Target: strings.TrimSpace(ra.Target), Claim: strings.TrimSpace(ra.Claim), Warrant: strings.TrimSpace(ra.Warrant),
 			Qualifier: toulmin.Qualifier{Confidence: ra.Confidence, Text: ra.Qualifier},
-			Rebuttal:  ra.Rebuttal, Severity: toulmin.Severity(ra.Severity), Resolution: toulmin.Resolution(ra.Resolution),
+			Rebuttal:  ra.Rebuttal, Severity: toulmin.Severity(ra.Severity), Steelman: strings.TrimSpace(ra.Steelman),
+			Answer: toulmin.Answer(strings.TrimSpace(ra.Answer)), Limit: strings.TrimSpace(ra.Limit),
 		}
 		for _, g := range ra.Grounds {
 			a.Grounds = append(a.Grounds, toulmin.Ground{Path: strings.TrimSpace(g.Path), Line: g.Line, Text: g.Text})
@@ -140,23 +144,22 @@ func (r *Reply) Turn(req *toulmin.Request) (turn *toulmin.Turn, problems []strin
 		if kind == toulmin.PhaseSynthesis {
 			a.Synthesis = &toulmin.Synthesis{ConsensusPoints: r.Synthesis.ConsensusPoints, Conflicts: r.Synthesis.Conflicts, Resolution: r.Synthesis.Resolution}
 		}
-		if kind != toulmin.PhaseClarification {
-			a.Resolution = ""
-		}
-		if kind != toulmin.PhaseRebuttal && kind != toulmin.PhaseClarification {
+		if !answers(kind) {
 			a.Target = ""
 		}
+		a.Normalize()
 		if err := a.Validate(); err != nil {
 			problems = append(problems, err.Error())
 			continue
 		}
-		if a.Target != "" || kind == toulmin.PhaseRebuttal || kind == toulmin.PhaseClarification {
+		if a.Target != "" || answers(kind) {
 			if p := targetProblem(req, kind, i, a.Target); p != "" {
 				problems = append(problems, p)
 				continue
 			}
 		}
 		a.ID = ""
+		a.Template = templateOfArgument(&a, req.Self.Name, req.Evidence)
 		turn.Arguments = append(turn.Arguments, a)
 	}
 	vote := voting.Option(r.Position.Vote)
@@ -165,9 +168,9 @@ func (r *Reply) Turn(req *toulmin.Request) (turn *toulmin.Turn, problems []strin
 		problems = append(problems, fmt.Sprintf("position.vote: %q is not one of approve, approve_with_changes, request_changes, escalate", clip(r.Position.Vote, 40)))
 	case r.Position.Confidence < 0 || r.Position.Confidence > 1:
 		problems = append(problems, fmt.Sprintf("position.confidence: must be between 0 and 1, got %g", r.Position.Confidence))
-	case kind != toulmin.PhaseRebuttal:
+	case kind != toulmin.PhaseRebuttal && kind != toulmin.PhaseResponse:
 		turn.Position = &toulmin.Position{Vote: vote, Confidence: r.Position.Confidence, Reason: r.Position.Reason,
-			Priorities: r.Position.Priorities, TradeOffs: r.Position.TradeOffs}
+			Priorities: r.Position.Priorities, TradeOffs: r.Position.TradeOffs, Engaged: nonEmpty(r.Position.Examined)}
 	}
 	if kind == toulmin.PhaseSynthesis && len(turn.Arguments) == 0 && len(problems) == 0 {
 		problems = append(problems, "arguments: a synthesis needs one argument")
@@ -175,7 +178,23 @@ func (r *Reply) Turn(req *toulmin.Request) (turn *toulmin.Turn, problems []strin
 	return turn, problems
 }
 
-// targetProblem checks the target of the i-th argument of a rebuttal or a clarification.
+// answers reports whether the phase's arguments answer another argument.
+func answers(kind toulmin.PhaseKind) bool {
+	return kind == toulmin.PhaseRebuttal || kind == toulmin.PhaseClarification || kind == toulmin.PhaseResponse
+}
+
+func nonEmpty(items []string) []string {
+	var out []string
+	for _, s := range items {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// targetProblem checks the target of the i-th argument of a rebuttal, a clarification or a
+// response.
 func targetProblem(req *toulmin.Request, kind toulmin.PhaseKind, i int, id string) string {
 	if id == "" {
 		return fmt.Sprintf("arguments[%d].target: a %s must name the argument it answers", i, kind)
@@ -192,14 +211,22 @@ func targetProblem(req *toulmin.Request, kind toulmin.PhaseKind, i int, id strin
 		return fmt.Sprintf("arguments[%d].target: %s is your own argument; rebut other agents' arguments", i, id)
 	case kind == toulmin.PhaseClarification && target.Agent != req.Self.Name:
 		return fmt.Sprintf("arguments[%d].target: %s is not your argument; clarify your own", i, id)
+	case kind == toulmin.PhaseResponse:
+		if err := toulmin.CheckResponseTarget(req.Transcript, req.Self.Name, target); err != nil {
+			return fmt.Sprintf("arguments[%d].target: %v", i, err)
+		}
 	}
 	return ""
 }
 
 // ValidTargets lists the argument ids a reply in this phase may target: other agents' arguments
-// for a rebuttal, one's own for a clarification; nil in other phases.
+// for a rebuttal, one's own for a clarification, the answers to one's rebuttals for a response;
+// nil in other phases.
 func ValidTargets(req *toulmin.Request) []string {
 	var out []string
+	if req.Phase.Kind == toulmin.PhaseResponse {
+		return ResponseTargets(req)
+	}
 	for _, a := range req.Arguments {
 		switch {
 		case req.Phase.Kind == toulmin.PhaseRebuttal && a.Agent != req.Self.Name:
@@ -207,6 +234,19 @@ func ValidTargets(req *toulmin.Request) []string {
 		default:
 			continue
 		}
+		out = append(out, a.ID)
+	}
+	return out
+}
+
+// ResponseTargets lists the answers the agent responds to in this round's response phase: the
+// clarifications that partly accepted or rejected its rebuttals.
+func ResponseTargets(req *toulmin.Request) []string {
+	if req.Transcript == nil {
+		return nil
+	}
+	var out []string
+	for _, a := range req.Transcript.AnswersFor(req.Self.Name, req.Round) {
 		out = append(out, a.ID)
 	}
 	return out

@@ -131,6 +131,39 @@ const (
 	Conceded   Resolution = "conceded"
 )
 
+// Answer is a move of the confrontation (seed 001): the author of a rebutted argument answers
+// the rebuttal in clarification (accept, partial or reject), and the challenger answers that in
+// the response phase (accept, maintain or escalate).
+type Answer string
+
+// Answers of the author, in clarification.
+const (
+	// AnswerAccept concedes the rebuttal: the argument no longer stands.
+	AnswerAccept Answer = "accept"
+	// AnswerPartial accepts part of the rebuttal: the argument stands within the limit the
+	// answer states.
+	AnswerPartial Answer = "partial"
+	// AnswerReject holds the argument against the rebuttal, saying why.
+	AnswerReject Answer = "reject"
+)
+
+// Answers of the challenger, in the response phase.
+const (
+	// AnswerMaintain holds the rebuttal against the author's answer: the point stays disputed.
+	AnswerMaintain Answer = "maintain"
+	// AnswerEscalate holds the rebuttal and asks a human to settle the point: the decision
+	// escalates.
+	AnswerEscalate Answer = "escalate"
+)
+
+// ofAuthor reports whether the answer is one an author gives in clarification.
+func (a Answer) ofAuthor() bool { return a == AnswerAccept || a == AnswerPartial || a == AnswerReject }
+
+// ofChallenger reports whether the answer is one a challenger gives in the response phase.
+func (a Answer) ofChallenger() bool {
+	return a == AnswerAccept || a == AnswerMaintain || a == AnswerEscalate
+}
+
 // Position is a participant's stance at the end of a phase: a vote with what it would take.
 type Position struct {
 	Vote       voting.Option `json:"vote" yaml:"vote"`
@@ -139,6 +172,10 @@ type Position struct {
 	Reason     string   `json:"reason" yaml:"reason"`
 	Priorities []string `json:"priorities,omitempty" yaml:"priorities,omitempty"`
 	TradeOffs  []string `json:"trade_offs,omitempty" yaml:"trade_offs,omitempty"`
+	// Engaged says what from the agent's own perspective it examined in the change. An opening
+	// that agrees without an argument and without this is no substantive agreement (seed 001's
+	// skepticism): it is treated as partial and blocks the fast exit.
+	Engaged []string `json:"engaged,omitempty" yaml:"engaged,omitempty"`
 }
 
 // Synthesis is a maintainer's review of the whole debate (seed 004, phase 6).
@@ -165,6 +202,9 @@ type Argument struct {
 	Qualifier Qualifier `json:"qualifier" yaml:"qualifier"`
 	// Rebuttal is the condition under which the claim would not hold ("unless ...").
 	Rebuttal string `json:"rebuttal,omitempty" yaml:"rebuttal,omitempty"`
+	// Steelman is, in a rebuttal, the strongest form of the argument it answers, stated before
+	// it is disputed (seed 003); a rebuttal without one loses a quality point.
+	Steelman string `json:"steelman,omitempty" yaml:"steelman,omitempty"`
 
 	Severity Severity `json:"severity,omitempty" yaml:"severity,omitempty"`
 	Actions  []Action `json:"actions,omitempty" yaml:"actions,omitempty"`
@@ -172,10 +212,87 @@ type Argument struct {
 	Rule string `json:"rule,omitempty" yaml:"rule,omitempty"`
 
 	Resolution Resolution `json:"resolution,omitempty" yaml:"resolution,omitempty"`
-	Synthesis  *Synthesis `json:"synthesis,omitempty" yaml:"synthesis,omitempty"`
+	// Answer is the confrontation move of a clarification (accept, partial, reject) or of a
+	// response (accept, maintain, escalate); Limit is, for a partial answer, where what is
+	// accepted ends.
+	Answer    Answer     `json:"answer,omitempty" yaml:"answer,omitempty"`
+	Limit     string     `json:"limit,omitempty" yaml:"limit,omitempty"`
+	Synthesis *Synthesis `json:"synthesis,omitempty" yaml:"synthesis,omitempty"`
+	// Template holds the seed 004 template fields of a security, performance or architecture
+	// concern, for the transcript.
+	Template *Template `json:"template,omitempty" yaml:"template,omitempty"`
 
 	// Quality is computed by the engine when the argument is recorded.
 	Quality Quality `json:"quality" yaml:"quality"`
+	// Repeats is set by the engine on an argument of a round that repeats its author's earlier
+	// text; such an argument does not count as new ground.
+	Repeats *Repetition `json:"repeats,omitempty" yaml:"repeats,omitempty"`
+}
+
+// Repetition says how much of an argument's text its author had already said, and where most.
+type Repetition struct {
+	// Of is the author's earlier argument the text overlaps most.
+	Of string `json:"of" yaml:"of"`
+	// Share is the part of the argument's word pairs found in the author's earlier arguments.
+	Share float64 `json:"share" yaml:"share"`
+}
+
+// Template kinds of seed 004.
+const (
+	TemplateSecurity     = "security"
+	TemplatePerformance  = "performance"
+	TemplateArchitecture = "architecture"
+)
+
+// Template is a concern in the form of one of seed 004's templates: a security concern (type,
+// severity, location, attack vector, impact, mitigation), a performance one (metric, expected
+// change, complexity) or an architecture one (principle, pattern impact, refactoring). Severity
+// and location are the argument's own.
+type Template struct {
+	Kind string `json:"kind" yaml:"kind"`
+	// Security.
+	Type         string `json:"type,omitempty" yaml:"type,omitempty"`
+	AttackVector string `json:"attack_vector,omitempty" yaml:"attack_vector,omitempty"`
+	Impact       string `json:"impact,omitempty" yaml:"impact,omitempty"`
+	Mitigation   string `json:"mitigation,omitempty" yaml:"mitigation,omitempty"`
+	// Performance.
+	Metric         string `json:"metric,omitempty" yaml:"metric,omitempty"`
+	ExpectedChange string `json:"expected_change,omitempty" yaml:"expected_change,omitempty"`
+	Complexity     string `json:"complexity,omitempty" yaml:"complexity,omitempty"`
+	// Architecture.
+	Principle     string `json:"principle,omitempty" yaml:"principle,omitempty"`
+	PatternImpact string `json:"pattern_impact,omitempty" yaml:"pattern_impact,omitempty"`
+	Refactoring   string `json:"refactoring,omitempty" yaml:"refactoring,omitempty"`
+}
+
+// Normalize reconciles the two ways a clarification can say how it answers a rebuttal: the
+// answer of the confrontation (accept, partial, reject) and the resolution the engine counts by
+// (conceded, maintained). Whichever is given fills the other; accept is a concession, partial
+// and reject maintain the argument. Parts a phase does not use are cleared.
+func (a *Argument) Normalize() {
+	switch a.Phase {
+	case PhaseClarification:
+		switch {
+		case a.Answer == "" && a.Resolution == Conceded:
+			a.Answer = AnswerAccept
+		case a.Answer == "" && a.Resolution == Maintained:
+			a.Answer = AnswerReject
+		case a.Resolution == "" && a.Answer == AnswerAccept:
+			a.Resolution = Conceded
+		case a.Resolution == "" && (a.Answer == AnswerPartial || a.Answer == AnswerReject):
+			a.Resolution = Maintained
+		}
+	case PhaseResponse:
+		a.Resolution = ""
+	default:
+		a.Answer, a.Resolution = "", ""
+	}
+	if a.Answer != AnswerPartial {
+		a.Limit = ""
+	}
+	if a.Phase != PhaseRebuttal {
+		a.Steelman = ""
+	}
 }
 
 // FieldError is a validation failure of one field of an argument.
@@ -245,13 +362,26 @@ func (a *Argument) Validate() error {
 		}
 	}
 	switch a.Phase {
-	case PhaseRebuttal, PhaseClarification:
+	case PhaseRebuttal, PhaseClarification, PhaseResponse:
 		if a.Target == "" {
 			bad("target", "a %s must name the argument it answers", a.Phase)
 		}
 	}
-	if a.Phase == PhaseClarification && a.Resolution != Maintained && a.Resolution != Conceded {
-		bad("resolution", "must be %q or %q, got %q", Maintained, Conceded, a.Resolution)
+	if a.Phase == PhaseClarification {
+		if a.Resolution != Maintained && a.Resolution != Conceded {
+			bad("resolution", "must be %q or %q, got %q", Maintained, Conceded, a.Resolution)
+		}
+		switch {
+		case a.Answer != "" && !a.Answer.ofAuthor():
+			bad("answer", "a clarification answers a rebuttal with %q, %q or %q, got %q", AnswerAccept, AnswerPartial, AnswerReject, a.Answer)
+		case (a.Answer == AnswerAccept) != (a.Resolution == Conceded):
+			bad("answer", "%q does not agree with resolution %q (accept concedes; partial and reject maintain)", a.Answer, a.Resolution)
+		case a.Answer == AnswerPartial && strings.TrimSpace(a.Limit) == "":
+			bad("limit", "a partial answer must say where what it accepts ends")
+		}
+	}
+	if a.Phase == PhaseResponse && !a.Answer.ofChallenger() {
+		bad("answer", "a response answers with %q, %q or %q, got %q", AnswerAccept, AnswerMaintain, AnswerEscalate, a.Answer)
 	}
 	if a.Phase == PhaseSynthesis && a.Synthesis == nil {
 		bad("synthesis", "a synthesis argument needs consensus points, conflicts and a resolution")

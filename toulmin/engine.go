@@ -110,6 +110,7 @@ type Engine struct {
 	// concurrency bounds the agents speaking at once in a parallel phase (0: no bound).
 	concurrency int
 	checkpoint  func(context.Context, *Transcript) error
+	moderator   Moderator
 }
 
 // WithCheckpoint is called after every completed phase with the transcript so far, so that a
@@ -182,13 +183,17 @@ func NewEngine(p Protocol, agents []Agent, opts ...Option) (*Engine, error) {
 
 // run is the state of one debate.
 type run struct {
-	e            *Engine
-	subject      *Subject
-	t            *Transcript
+	e       *Engine
+	subject *Subject
+	t       *Transcript
+	// participants and agents are parallel: the seated panel, in the order given to the engine.
 	participants []Participant
+	agents       []Agent
 	seq          map[string]int
 	failedPhase  string
 	stopped      bool
+	// skipped is set by a fast exit: every phase but the decision is skipped.
+	skipped bool
 }
 
 // Run holds the debate and returns its transcript with the decision record. It returns an error
@@ -211,23 +216,27 @@ func (e *Engine) Resume(ctx context.Context, s *Subject, prior *Transcript) (*Tr
 	r := &run{e: e, subject: s, seq: map[string]int{}}
 	r.t = &Transcript{
 		DebateID: s.DebateID, Title: s.Title, Question: s.Question, Protocol: e.protocol.Name,
-		StartedAt: e.clock(), Offline: true, UsageByAgent: map[string]Usage{},
+		StartedAt: e.clock(), Offline: true, UsageByAgent: map[string]Usage{}, Depth: e.protocol.Depth,
 	}
 	for _, a := range e.agents {
 		p := a.Participant()
 		p.VotingRole, p.Weight = e.weights.Resolve(p.Role, p.Trust)
 		r.participants = append(r.participants, p)
+		r.agents = append(r.agents, a)
 		r.t.Offline = r.t.Offline && p.Offline
 	}
 	r.t.Participants = r.participants
 	done := r.restore(prior)
+	if r.t.Panel != nil {
+		r.applyPanel(r.t.Panel.Names())
+	}
 
 	phases := e.protocol.Phases
 	loop := e.protocol.Loop
 	round, roundStart, step := 1, 0, 0
 	for i := 0; i < len(phases); i++ {
 		spec := phases[i]
-		if r.stopped && spec.Kind != PhaseDecision {
+		if (r.stopped || r.skipped) && spec.Kind != PhaseDecision {
 			continue
 		}
 		if loop != nil && spec.Kind == loop.From {
@@ -243,7 +252,7 @@ func (e *Engine) Resume(ctx context.Context, s *Subject, prior *Transcript) (*Tr
 				return nil, err
 			}
 		}
-		if loop == nil || spec.Kind != loop.To || r.stopped {
+		if loop == nil || spec.Kind != loop.To || r.stopped || r.skipped {
 			continue
 		}
 		r.t.Rounds = round
@@ -255,8 +264,10 @@ func (e *Engine) Resume(ctx context.Context, s *Subject, prior *Transcript) (*Tr
 			}
 			continue
 		}
-		if reason := r.exit(loop, round, roundStart); reason != "" {
-			r.t.ExitReason = reason
+		j := r.judge(loop, round, roundStart)
+		r.recordJudgement(j)
+		if j.Ends {
+			r.t.ExitReason = j.Exit
 			continue
 		}
 		round++
@@ -290,6 +301,9 @@ func (r *run) restore(prior *Transcript) []PhaseRecord {
 	t.Arguments = append([]Argument(nil), prior.Arguments...)
 	t.Stances = append([]Stance(nil), prior.Stances...)
 	t.Rounds, t.ExitReason = prior.Rounds, prior.ExitReason
+	t.Panel, t.FastExit = prior.Panel, prior.FastExit
+	t.Judgements = append([]Judgement(nil), prior.Judgements...)
+	r.skipped = prior.FastExit != nil && prior.FastExit.Taken
 	t.Abandoned, t.AbandonedByAgent = prior.Abandoned, maps.Clone(prior.AbandonedByAgent)
 	for _, p := range done {
 		t.Usage.Add(p.Usage)
@@ -321,26 +335,6 @@ func (r *run) argumentsBefore(round int) int {
 		}
 	}
 	return n
-}
-
-// exit returns why the loop ends after this round, or "" to go on.
-func (r *run) exit(l *Loop, round, roundStart int) string {
-	for _, rule := range l.ExitWhen {
-		switch rule {
-		case ExitUnanimous:
-			if r.unanimous() {
-				return fmt.Sprintf("all participants agree after round %d", round)
-			}
-		case ExitStagnation:
-			if len(r.t.Arguments) == roundStart {
-				return fmt.Sprintf("round %d added no new argument", round)
-			}
-		}
-	}
-	if round >= l.MaxRounds {
-		return fmt.Sprintf("reached the maximum of %d round(s)", l.MaxRounds)
-	}
-	return ""
 }
 
 // unanimous: everyone with a stance holds the same vote and no rebuttal is left unanswered.
@@ -406,6 +400,9 @@ func (r *run) phase(ctx context.Context, spec PhaseSpec, round int) error {
 	r.emit(EventPhaseStarted, rec)
 	before := r.mark()
 	if err := r.interrupted(ctx, &rec); err == nil {
+		if spec.Kind == PhaseOpening && round == 1 && r.t.Panel == nil && r.e.moderator != nil && len(r.e.protocol.Agents) == 0 {
+			r.seat(ctx, spec, &rec)
+		}
 		switch spec.Kind {
 		case PhaseEvidence:
 			if err := r.gather(ctx, spec, &rec); err != nil {
@@ -422,6 +419,9 @@ func (r *run) phase(ctx context.Context, spec PhaseSpec, round int) error {
 					return errors.Join(err, r.abandon(ctx, before))
 				}
 				return err
+			}
+			if spec.Kind == PhaseOpening {
+				r.fastExit(&rec)
 			}
 		}
 	}
@@ -523,7 +523,7 @@ func (r *run) turns(ctx context.Context, spec PhaseSpec, round int, rec *PhaseRe
 	results := make([]result, len(who))
 	if spec.Sequential {
 		for k, i := range who {
-			results[k] = call(pctx, r.e.agents[i], r.request(spec, round, r.participants[i]))
+			results[k] = call(pctx, r.agents[i], r.request(spec, round, r.participants[i]))
 			if results[k].err != nil {
 				if err := r.cancelled(ctx, spec, round); err != nil {
 					r.billed(who[k:k+1], results[k:k+1], rec)
@@ -551,7 +551,7 @@ func (r *run) turns(ctx context.Context, spec PhaseSpec, round int, rec *PhaseRe
 					results[k] = result{err: fmt.Errorf("no turn before the phase ended: %w", pctx.Err())}
 					return
 				}
-				results[k] = call(pctx, r.e.agents[i], req)
+				results[k] = call(pctx, r.agents[i], req)
 			}()
 		}
 		wg.Wait()
@@ -643,6 +643,8 @@ func (r *run) record(spec PhaseSpec, round, i int, res result, rec *PhaseRecord)
 		r.seq[p.Name]++
 		a.ID = fmt.Sprintf("%s-%d", p.Abbrev, r.seq[p.Name])
 		a.Agent, a.Phase, a.Round = p.Name, spec.Kind, round
+		a.Normalize()
+		a.Repeats = nil
 		if err := r.checkTarget(&a); err != nil {
 			rec.Notes = append(rec.Notes, fmt.Sprintf("%s: argument dropped: %v", p.Title, err))
 			continue
@@ -655,6 +657,13 @@ func (r *run) record(spec PhaseSpec, round, i int, res result, rec *PhaseRecord)
 		if len(a.Quality.BadCitations) > 0 {
 			rec.Notes = append(rec.Notes, fmt.Sprintf("%s: %s cites lines that are not in the change: %s", p.Title, a.ID, strings.Join(a.Quality.BadCitations, ", ")))
 		}
+		if r.inLoop(spec.Kind) {
+			// Seed 002's repetition detection: what an agent already said is not new ground.
+			if rep := repetition(&a, r.t.Arguments); rep != nil && rep.Share > RepeatShare {
+				a.Repeats = rep
+				rec.Notes = append(rec.Notes, fmt.Sprintf("%s: %s repeats %.0f%% of its earlier text (most of %s) and does not count as new", p.Title, a.ID, rep.Share*100, rep.Of))
+			}
+		}
 		r.t.Arguments = append(r.t.Arguments, a)
 		kept++
 	}
@@ -666,7 +675,11 @@ func (r *run) record(spec PhaseSpec, round, i int, res result, rec *PhaseRecord)
 		}
 		pos.Confidence = clamp(pos.Confidence)
 		prev, had := r.t.LatestPositions()[p.Name]
-		r.t.Stances = append(r.t.Stances, Stance{Agent: p.Name, Phase: spec.Kind, Round: round, Position: pos, Changed: had && prev.Vote != pos.Vote})
+		st := Stance{Agent: p.Name, Phase: spec.Kind, Round: round, Position: pos, Changed: had && prev.Vote != pos.Vote}
+		if st.Changed {
+			st.From = prev.Vote
+		}
+		r.t.Stances = append(r.t.Stances, st)
 	}
 }
 
@@ -696,10 +709,14 @@ type progress struct {
 	arguments, stances int
 	usage              Usage
 	byAgent            map[string]Usage
+	// The panel as it was: a choice made in an interrupted opening is made again on resume.
+	panel        *Panel
+	participants []Participant
+	agents       []Agent
 }
 
 func (r *run) mark() progress {
-	return progress{len(r.t.Arguments), len(r.t.Stances), r.t.Usage, maps.Clone(r.t.UsageByAgent)}
+	return progress{len(r.t.Arguments), len(r.t.Stances), r.t.Usage, maps.Clone(r.t.UsageByAgent), r.t.Panel, r.participants, r.agents}
 }
 
 // abandon takes back what a phase interrupted from outside had recorded (its arguments and
@@ -707,6 +724,10 @@ func (r *run) mark() progress {
 // checkpoints that, so that the resumed debate's record counts every call the server billed.
 func (r *run) abandon(ctx context.Context, before progress) error {
 	r.t.Arguments, r.t.Stances = r.t.Arguments[:before.arguments], r.t.Stances[:before.stances]
+	if r.t.Panel != before.panel {
+		r.t.Panel, r.participants, r.agents = before.panel, before.participants, before.agents
+		r.t.Participants = before.participants
+	}
 	spent := r.t.Usage
 	spent.sub(before.usage)
 	if spent.empty() || r.e.checkpoint == nil {
@@ -757,15 +778,29 @@ func addByAgent(m, from map[string]Usage) {
 	}
 }
 
-// checkTarget requires rebuttals and clarifications to answer an argument that exists; a
-// rebuttal may not answer its own author, a clarification only its own argument.
+// inLoop reports whether the phase is one of the protocol's repeated rounds.
+func (r *run) inLoop(kind PhaseKind) bool {
+	l := r.e.protocol.Loop
+	if l == nil {
+		return false
+	}
+	i := r.e.protocol.index(kind)
+	return i >= r.e.protocol.index(l.From) && i <= r.e.protocol.index(l.To)
+}
+
+// checkTarget requires rebuttals, clarifications and responses to answer an argument that
+// exists; a rebuttal may not answer its own author, a clarification only its own argument, and a
+// response only the answer to an argument its author rebutted.
 func (r *run) checkTarget(a *Argument) error {
-	if a.Phase != PhaseRebuttal && a.Phase != PhaseClarification {
+	if a.Phase != PhaseRebuttal && a.Phase != PhaseClarification && a.Phase != PhaseResponse {
 		return nil
 	}
 	target, ok := r.t.Argument(a.Target)
 	if !ok {
 		return fmt.Errorf("%s answers unknown argument %q", a.Phase, a.Target)
+	}
+	if a.Phase == PhaseResponse {
+		return CheckResponseTarget(r.t, a.Agent, target)
 	}
 	if a.Phase == PhaseRebuttal && target.Agent == a.Agent {
 		return fmt.Errorf("a rebuttal cannot answer the agent's own argument %s", a.Target)
@@ -774,6 +809,20 @@ func (r *run) checkTarget(a *Argument) error {
 		return fmt.Errorf("a clarification answers the agent's own argument, %s is %s's", a.Target, target.Agent)
 	}
 	return nil
+}
+
+// CheckResponseTarget requires a response to answer a clarification of an argument its author
+// rebutted.
+func CheckResponseTarget(t *Transcript, agent string, target *Argument) error {
+	if target.Phase != PhaseClarification {
+		return fmt.Errorf("a response answers the author's answer to a rebuttal (a clarification), %s is a %s", target.ID, target.Phase)
+	}
+	for _, reb := range t.RebuttalsOf(target.Target) {
+		if reb.Agent == agent {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s answers rebuttals of %s, none of which is %s's", target.ID, target.Target, agent)
 }
 
 // decide tallies the latest stances into the decision record.
@@ -789,10 +838,21 @@ func (r *run) decide(rec *PhaseRecord) {
 		}
 		ballots = append(ballots, voting.Ballot{Agent: p.Name, Role: p.VotingRole, Weight: p.Weight, Vote: pos.Vote, Confidence: pos.Confidence})
 	}
+	points, convergence := r.points()
 	out := voting.Decide(voting.Input{
 		Ballots: ballots, Thresholds: r.e.thresholds, CriticalUnrebutted: r.criticalStanding(),
 		HumanReview: r.humanReview(), FailedPhase: r.failedPhase, Injections: r.injections(),
+		Disputes: escalatedDisputes(points),
 	})
+	t.Points, t.Convergence = points, voting.Round2(convergence)
+	rows := make([]voting.ScoringRow, len(points))
+	for i, p := range points {
+		rows[i] = p.Row()
+	}
+	t.TradeOff = nil
+	if out.Tally.Level == voting.LevelNone && len(ballots) > 0 {
+		t.TradeOff = r.tradeOff(out.Tally, ballots, points)
+	}
 	t.Escalations = out.Escalations
 	t.Shares = out.Tally.Shares
 
@@ -811,7 +871,11 @@ func (r *run) decide(rec *PhaseRecord) {
 		Votes: ballots, DissentingOpinions: dissent, RequiredChanges: required, FollowUp: followUp,
 		Tokens: voting.Tokens{Prompt: t.Usage.Prompt, Completion: t.Usage.Completion, CachedPrompt: t.Usage.CachedPrompt,
 			CostUSD: math.Round(t.Usage.CostUSD*1e6) / 1e6},
+		Convergence: t.Convergence, ScoringMatrix: rows, Depth: string(t.Depth), TradeOff: t.TradeOff,
 		StartedAt: voting.Timestamp(t.StartedAt),
+	}
+	if t.Panel != nil && t.Panel.Method != PanelConfigured {
+		t.Record.Perspectives = t.Panel.Seated
 	}
 	rec.Notes = append(rec.Notes, fmt.Sprintf("%s with %.0f%% of the weighted vote (%s)", out.Decision, out.Tally.Score*100, out.Tally.Level))
 }
@@ -877,7 +941,7 @@ func (r *run) actions(decision voting.Option) (required, followUp []string) {
 				}
 				continue
 			}
-			if a.Phase == PhaseRebuttal || a.Phase == PhaseClarification {
+			if a.Phase == PhaseRebuttal || a.Phase == PhaseClarification || a.Phase == PhaseResponse {
 				continue
 			}
 			if !seenFollow[s] {

@@ -2,6 +2,7 @@ package toulmin
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -14,10 +15,13 @@ const (
 	PhaseOpening       PhaseKind = "opening_arguments"
 	PhaseRebuttal      PhaseKind = "rebuttal"
 	PhaseClarification PhaseKind = "clarification"
-	PhaseFinal         PhaseKind = "final_arguments"
-	PhaseDesignReview  PhaseKind = "design_review"
-	PhaseSynthesis     PhaseKind = "synthesis"
-	PhaseDecision      PhaseKind = "decision"
+	// PhaseResponse is seed 001's challenger rebuttal: each challenger whose rebuttal was
+	// answered partly or rejected accepts, maintains or escalates.
+	PhaseResponse     PhaseKind = "response"
+	PhaseFinal        PhaseKind = "final_arguments"
+	PhaseDesignReview PhaseKind = "design_review"
+	PhaseSynthesis    PhaseKind = "synthesis"
+	PhaseDecision     PhaseKind = "decision"
 )
 
 var phaseTitles = map[PhaseKind]string{
@@ -25,6 +29,7 @@ var phaseTitles = map[PhaseKind]string{
 	PhaseOpening:       "Opening Arguments",
 	PhaseRebuttal:      "Rebuttals",
 	PhaseClarification: "Clarification",
+	PhaseResponse:      "Challengers' Responses",
 	PhaseFinal:         "Final Arguments",
 	PhaseDesignReview:  "Design Review",
 	PhaseSynthesis:     "Synthesis",
@@ -69,13 +74,23 @@ type PhaseSpec struct {
 // ExitRule ends a repeated block of phases early.
 type ExitRule string
 
-// Exit rules of seeds 001 and 002.
+// Exit rules of seeds 001, 002 and 003. After each round the moderator judges it (see
+// Judgement); a rule lets its verdict end the loop.
 const (
 	// ExitUnanimous: every participant holds the same stance and no concern is contested.
 	ExitUnanimous ExitRule = "unanimous"
-	// ExitStagnation: the last round added no new argument.
+	// ExitStagnation: the last round added no new argument (a repeated one does not count).
 	ExitStagnation ExitRule = "stagnation"
+	// ExitConverged: the convergence ratio reached the loop's threshold (seed 003).
+	ExitConverged ExitRule = "converged"
+	// ExitClearWinner: one stance holds above the strong threshold and the round settled its
+	// disputes for one side (seed 002).
+	ExitClearWinner ExitRule = "clear_winner"
 )
+
+// DefaultConvergenceThreshold is seed 003's default: the share of disputed points agreed at
+// which a deep debate stops.
+const DefaultConvergenceThreshold = 0.80
 
 // Loop repeats the phases From..To (inclusive) up to MaxRounds times; after each round the exit
 // rules are checked and the first that holds ends the loop.
@@ -84,6 +99,40 @@ type Loop struct {
 	To        PhaseKind  `yaml:"to" json:"to"`
 	MaxRounds int        `yaml:"max_rounds" json:"max_rounds"`
 	ExitWhen  []ExitRule `yaml:"exit_when" json:"exit_when"`
+}
+
+// Depth is seed 003's depth of a debate: how many rounds it may take, counting the openings as
+// the first. Quick is the openings alone; standard adds one round of rebuttal, clarification
+// and response; deep up to two, stopping once convergence reaches the threshold.
+type Depth string
+
+// Depths.
+const (
+	DepthQuick    Depth = "quick"
+	DepthStandard Depth = "standard"
+	DepthDeep     Depth = "deep"
+)
+
+// ParseDepth checks a depth's name; "" is no depth (the protocol's own rounds).
+func ParseDepth(s string) (Depth, error) {
+	switch d := Depth(s); d {
+	case "", DepthQuick, DepthStandard, DepthDeep:
+		return d, nil
+	}
+	return "", fmt.Errorf("unknown depth %q (want %s, %s or %s)", s, DepthQuick, DepthStandard, DepthDeep)
+}
+
+// DebateRounds is how many rounds of the debate a depth allows, the openings counted.
+func (d Depth) DebateRounds() int {
+	switch d {
+	case DepthQuick:
+		return 1
+	case DepthStandard:
+		return 2
+	case DepthDeep:
+		return 3
+	}
+	return 0
 }
 
 // Protocol is a whole debate as data: phases, repetition, time and who takes part.
@@ -95,6 +144,66 @@ type Protocol struct {
 	TotalTimeout time.Duration `yaml:"total_timeout" json:"total_timeout"`
 	// Agents restricts the participants by name; empty means every agent given to the engine.
 	Agents []string `yaml:"agents,omitempty" json:"agents,omitempty"`
+	// FastExit skips to the decision when every stakeholder's opening agrees, substantively,
+	// and nothing above low stands (seed 001).
+	FastExit bool `yaml:"fast_exit" json:"fast_exit"`
+	// ConvergenceThreshold is the convergence ratio at which the moderator judges a round
+	// converging and ExitConverged ends the loop (seed 003; 0 means the default 0.80).
+	ConvergenceThreshold float64 `yaml:"convergence_threshold" json:"convergence_threshold"`
+	// Depth is the depth the protocol was cut to (see WithDepth); empty for the protocol's own.
+	Depth Depth `yaml:"depth,omitempty" json:"depth,omitempty"`
+}
+
+// Convergence returns the threshold, the default when unset.
+func (p *Protocol) Convergence() float64 {
+	if p.ConvergenceThreshold <= 0 {
+		return DefaultConvergenceThreshold
+	}
+	return p.ConvergenceThreshold
+}
+
+// loopPhases are the phases a round of confrontation takes, in order.
+var loopPhases = []PhaseKind{PhaseRebuttal, PhaseClarification, PhaseResponse}
+
+// WithDepth cuts the protocol to a depth (seed 003): quick keeps the openings alone (no
+// rebuttal round, no final arguments: the synthesis weighs the openings); standard one round of
+// rebuttal, clarification and response; deep up to two, ending as soon as convergence reaches
+// the threshold. maxRounds, when positive, caps the rounds of confrontation further. A
+// protocol without a round of confrontation (fast-track) is left as it is.
+func (p Protocol) WithDepth(d Depth, maxRounds int) (Protocol, error) {
+	if _, err := ParseDepth(string(d)); err != nil {
+		return p, err
+	}
+	if d == "" || p.Loop == nil {
+		return p, nil
+	}
+	p.Depth = d
+	loop := *p.Loop
+	loop.ExitWhen = append([]ExitRule(nil), loop.ExitWhen...)
+	p.Loop = &loop
+	switch d {
+	case DepthQuick:
+		var kept []PhaseSpec
+		for _, ph := range p.Phases {
+			if ph.Kind == PhaseFinal || slices.Contains(loopPhases, ph.Kind) {
+				continue
+			}
+			kept = append(kept, ph)
+		}
+		p.Phases, p.Loop = kept, nil
+		return p, p.Validate()
+	case DepthStandard:
+		loop.MaxRounds = 1
+	case DepthDeep:
+		loop.MaxRounds = 2
+		if !slices.Contains(loop.ExitWhen, ExitConverged) {
+			loop.ExitWhen = append(loop.ExitWhen, ExitConverged)
+		}
+	}
+	if maxRounds > 0 && maxRounds < loop.MaxRounds {
+		loop.MaxRounds = maxRounds
+	}
+	return p, p.Validate()
 }
 
 // Protocol names.
@@ -110,52 +219,65 @@ const (
 	DefaultOpeningTokens       = 500
 	DefaultRebuttalTokens      = 300
 	DefaultClarificationTokens = 200
+	DefaultResponseTokens      = 200
 	DefaultFinalTokens         = 400
 	DefaultSynthesisTokens     = 800
 	DefaultDesignReviewTokens  = 800
 	DefaultMaxRebuttals        = 2
 )
 
-// StandardPhases returns seed 004's seven phases with its token limits and time limits. Synthesis
-// and decision have no time in the seed; they get 10 and 1 minutes.
+// StandardPhases returns seed 004's seven phases with its token limits and time limits, and
+// seed 001's challengers' responses after clarification (the seed 004 timing of clarification).
+// Synthesis and decision have no time in the seed; they get 10 and 1 minutes.
 func StandardPhases() []PhaseSpec {
 	return []PhaseSpec{
 		{Kind: PhaseEvidence, TokenLimit: DefaultEvidenceTokens, Timeout: 5 * time.Minute, Takers: TakersNone},
 		{Kind: PhaseOpening, TokenLimit: DefaultOpeningTokens, Timeout: 10 * time.Minute, Takers: TakersStakeholders},
 		{Kind: PhaseRebuttal, TokenLimit: DefaultRebuttalTokens, Timeout: 10 * time.Minute, Takers: TakersStakeholders, MaxPerAgent: DefaultMaxRebuttals},
 		{Kind: PhaseClarification, TokenLimit: DefaultClarificationTokens, Timeout: 5 * time.Minute, Takers: TakersStakeholders},
+		{Kind: PhaseResponse, TokenLimit: DefaultResponseTokens, Timeout: 5 * time.Minute, Takers: TakersStakeholders},
 		{Kind: PhaseFinal, TokenLimit: DefaultFinalTokens, Timeout: 5 * time.Minute, Takers: TakersStakeholders},
 		{Kind: PhaseSynthesis, TokenLimit: DefaultSynthesisTokens, Timeout: 10 * time.Minute, Takers: TakersMaintainers},
 		{Kind: PhaseDecision, Timeout: time.Minute, Takers: TakersNone},
 	}
 }
 
-// Standard is seed 004's protocol: one round of rebuttal and clarification.
+// defaultExits are the moderator's verdicts that end a round of confrontation.
+func defaultExits() []ExitRule {
+	return []ExitRule{ExitUnanimous, ExitConverged, ExitStagnation, ExitClearWinner}
+}
+
+// Standard is seed 004's protocol: one round of rebuttal, clarification and response, with
+// seed 001's fast exit.
 func Standard() Protocol {
 	return Protocol{
 		Name:         ProtocolStandard,
 		Phases:       StandardPhases(),
-		Loop:         &Loop{From: PhaseRebuttal, To: PhaseClarification, MaxRounds: 1, ExitWhen: []ExitRule{ExitUnanimous, ExitStagnation}},
+		Loop:         &Loop{From: PhaseRebuttal, To: PhaseResponse, MaxRounds: 1, ExitWhen: defaultExits()},
 		TotalTimeout: 45 * time.Minute,
+		FastExit:     true,
 	}
 }
 
 // FastTrack is seed 004's protocol for urgent fixes: evidence, arguments, decision, ten minutes,
 // the security stakeholder and the core maintainer only.
 func FastTrack() Protocol {
-	std := StandardPhases()
-	opening := std[1]
-	opening.Takers = TakersAll
+	std := Standard()
+	evidence, _ := std.Phase(PhaseEvidence)
+	opening, _ := std.Phase(PhaseOpening)
+	decision, _ := std.Phase(PhaseDecision)
+	all := *opening
+	all.Takers = TakersAll
 	return Protocol{
 		Name:         ProtocolFastTrack,
-		Phases:       []PhaseSpec{std[0], opening, std[6]},
+		Phases:       []PhaseSpec{*evidence, all, *decision},
 		TotalTimeout: 10 * time.Minute,
 		Agents:       []string{"security", "core_maintainer"},
 	}
 }
 
 // Extended is seed 004's protocol for major architectural changes: a design review phase, twice the
-// time, and up to three rounds of rebuttal and clarification.
+// time, and up to three rounds of rebuttal, clarification and response.
 func Extended() Protocol {
 	var phases []PhaseSpec
 	for _, p := range StandardPhases() {
@@ -168,8 +290,9 @@ func Extended() Protocol {
 	return Protocol{
 		Name:         ProtocolExtended,
 		Phases:       phases,
-		Loop:         &Loop{From: PhaseRebuttal, To: PhaseClarification, MaxRounds: 3, ExitWhen: []ExitRule{ExitUnanimous, ExitStagnation}},
+		Loop:         &Loop{From: PhaseRebuttal, To: PhaseResponse, MaxRounds: 3, ExitWhen: defaultExits()},
 		TotalTimeout: 90 * time.Minute,
+		FastExit:     true,
 	}
 }
 
@@ -246,10 +369,15 @@ func (p *Protocol) Validate() error {
 			return fmt.Errorf("protocol %q: loop max_rounds must be at least 1, got %d", p.Name, l.MaxRounds)
 		}
 		for _, r := range l.ExitWhen {
-			if r != ExitUnanimous && r != ExitStagnation {
+			switch r {
+			case ExitUnanimous, ExitStagnation, ExitConverged, ExitClearWinner:
+			default:
 				return fmt.Errorf("protocol %q: unknown exit rule %q", p.Name, r)
 			}
 		}
+	}
+	if p.ConvergenceThreshold < 0 || p.ConvergenceThreshold > 1 {
+		return fmt.Errorf("protocol %q: convergence threshold must be between 0 and 1, got %g", p.Name, p.ConvergenceThreshold)
 	}
 	return nil
 }

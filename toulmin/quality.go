@@ -21,16 +21,18 @@ type ChangeIndex interface {
 // Criterion names one of seed 004's argument quality criteria.
 type Criterion string
 
-// The five criteria of seed 004.
+// The five criteria of seed 004, and seed 003's steelman requirement, which rebuttals alone
+// are held to.
 const (
 	Specific      Criterion = "specific"
 	EvidenceBased Criterion = "evidence_based"
 	Actionable    Criterion = "actionable"
 	Scoped        Criterion = "scoped"
 	Objective     Criterion = "objective"
+	Steelmanned   Criterion = "steelman"
 )
 
-// Criteria lists the criteria in the seed's order.
+// Criteria lists seed 004's criteria in its order; a rebuttal is also scored on Steelmanned.
 var Criteria = []Criterion{Specific, EvidenceBased, Actionable, Scoped, Objective}
 
 // Check is one criterion's verdict with the reason for it.
@@ -40,13 +42,24 @@ type Check struct {
 	Reason    string    `json:"reason" yaml:"reason"`
 }
 
-// Quality is an argument's score on the five criteria.
+// Quality is an argument's score on the five criteria (six for a rebuttal).
 type Quality struct {
 	// Score is the share of criteria passed, 0..1.
 	Score  float64 `json:"score" yaml:"score"`
 	Checks []Check `json:"checks" yaml:"checks"`
 	// BadCitations lists the path:line citations that are not in the change.
 	BadCitations []string `json:"bad_citations,omitempty" yaml:"bad_citations,omitempty"`
+}
+
+// Points is how many criteria passed.
+func (q Quality) Points() int {
+	n := 0
+	for _, c := range q.Checks {
+		if c.Passed {
+			n++
+		}
+	}
+	return n
 }
 
 // Passed reports whether the named criterion passed.
@@ -65,7 +78,8 @@ func (q Quality) Verified() bool { return q.Passed(EvidenceBased) }
 // subjective marks wording that states a preference rather than a reason.
 var subjective = regexp.MustCompile(`(?i)\b(i (?:don't |do not )?(?:like|prefer|feel|think)|personally|ugly|beautiful|gross|hate|love|obviously|clearly (?:bad|wrong)|in my opinion|looks (?:bad|weird|wrong)|feels (?:wrong|off))\b`)
 
-// Score rates the argument against the five criteria of seed 004 using idx to check citations.
+// Score rates the argument against the five criteria of seed 004 using idx to check citations,
+// and a rebuttal also on whether it first states the strongest form of what it answers.
 func Score(a *Argument, idx ChangeIndex) Quality {
 	var cited, badLines, outside []string
 	for _, g := range a.Grounds {
@@ -136,6 +150,14 @@ func Score(a *Argument, idx ChangeIndex) Quality {
 		add(Objective, false, "gives no warrant linking grounds to claim")
 	default:
 		add(Objective, true, "reasons from grounds through a stated warrant")
+	}
+
+	if a.Phase == PhaseRebuttal {
+		if strings.TrimSpace(a.Steelman) != "" {
+			add(Steelmanned, true, "states the strongest form of "+a.Target+" before disputing it")
+		} else {
+			add(Steelmanned, false, "disputes "+a.Target+" without first stating its strongest form")
+		}
 	}
 
 	passed := 0

@@ -3,6 +3,7 @@ package toulmin
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -175,9 +176,7 @@ func opener(vote voting.Option) func(ctx context.Context, req *Request) (*Turn, 
 			var out []Argument
 			for _, a := range req.Arguments {
 				if a.Phase == PhaseOpening && a.Agent != req.Self.Name {
-					r := good()
-					r.Target = a.ID
-					out = append(out, r, r, r) // one more than allowed
+					out = append(out, rebuttalOf(a.ID, req.Round), rebuttalOf(a.ID, req.Round), rebuttalOf(a.ID, req.Round)) // one more than allowed
 				}
 			}
 			return &Turn{Arguments: out}, nil
@@ -185,6 +184,20 @@ func opener(vote voting.Option) func(ctx context.Context, req *Request) (*Turn, 
 			return &Turn{Position: &Position{Vote: vote, Confidence: 0.9, Reason: "final " + string(vote)}}, nil
 		}
 		return &Turn{}, nil
+	}
+}
+
+// rebuttalOf disputes target with what is new in each round, as an agent that brings new ground
+// would.
+func rebuttalOf(target string, round int) Argument {
+	words := []string{"the caller escapes name first", "a prepared statement wraps it later", "the input is an integer id by then"}
+	return Argument{
+		Target:    target,
+		Steelman:  "at its strongest, " + target + " holds that name reaches SQL unescaped",
+		Claim:     fmt.Sprintf("%s does not hold: %s", target, words[(round-1)%len(words)]),
+		Grounds:   []Ground{{Path: "api/h.go", Line: 3, Text: words[(round-1)%len(words)]}},
+		Warrant:   fmt.Sprintf("round %d evidence: %s", round, words[(round-1)%len(words)]),
+		Qualifier: Qualifier{Confidence: 0.7},
 	}
 }
 
@@ -412,7 +425,7 @@ func TestProtocolsValidate(t *testing.T) {
 	}
 	bad := Standard()
 	bad.Loop.From = PhaseSynthesis
-	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "loop synthesis..clarification") {
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "loop synthesis..response") {
 		t.Errorf("Validate of a backwards loop = %v", err)
 	}
 	if _, err := Named("quick"); err == nil || !strings.Contains(err.Error(), `unknown protocol "quick"`) {

@@ -98,8 +98,10 @@ type Stance struct {
 	Phase    PhaseKind `json:"phase" yaml:"phase"`
 	Round    int       `json:"round" yaml:"round"`
 	Position Position  `json:"position" yaml:"position"`
-	// Changed is set when the vote differs from the agent's previous stance.
-	Changed bool `json:"changed" yaml:"changed"`
+	// Changed is set when the vote differs from the agent's previous stance, and From is that
+	// earlier vote; the position's reason says why it changed.
+	Changed bool          `json:"changed" yaml:"changed"`
+	From    voting.Option `json:"from,omitempty" yaml:"from,omitempty"`
 }
 
 // Transcript is the whole record of a debate.
@@ -120,6 +122,20 @@ type Transcript struct {
 	// Rounds is how many rounds of the protocol's loop ran, and ExitReason why the loop ended.
 	Rounds     int    `json:"rounds" yaml:"rounds"`
 	ExitReason string `json:"exit_reason,omitempty" yaml:"exit_reason,omitempty"`
+	// Depth is the depth the protocol was cut to, when one was asked for.
+	Depth Depth `json:"depth,omitempty" yaml:"depth,omitempty"`
+	// Panel is the moderator's choice of stakeholders, made before the openings.
+	Panel *Panel `json:"panel,omitempty" yaml:"panel,omitempty"`
+	// FastExit says whether the openings' agreement ended the debate early, or why it did not
+	// although they agreed.
+	FastExit *FastExit `json:"fast_exit,omitempty" yaml:"fast_exit,omitempty"`
+	// Judgements are the moderator's verdicts after each round of confrontation.
+	Judgements []Judgement `json:"judgements,omitempty" yaml:"judgements,omitempty"`
+	// Points is the scoring matrix of the disputed points at the end of the debate, and
+	// Convergence the share of them agreed (1 when nothing was disputed).
+	Points      []Point          `json:"points,omitempty" yaml:"points,omitempty"`
+	Convergence float64          `json:"convergence" yaml:"convergence"`
+	TradeOff    *voting.TradeOff `json:"trade_off,omitempty" yaml:"trade_off,omitempty"`
 	// Escalations say why the debate escalated, when it did.
 	Escalations []voting.Escalation `json:"escalations,omitempty" yaml:"escalations,omitempty"`
 	Usage       Usage               `json:"usage" yaml:"usage"`
@@ -228,4 +244,60 @@ type Carried struct {
 	Text   string        `json:"text" yaml:"text"`
 	From   string        `json:"from" yaml:"from"`
 	Status CarriedStatus `json:"status" yaml:"status"`
+}
+
+// AnswerTo returns the latest clarification in which the author of the argument answered its
+// rebuttals.
+func (t *Transcript) AnswerTo(id string) (*Argument, bool) {
+	a, ok := t.Argument(id)
+	if !ok {
+		return nil, false
+	}
+	var last *Argument
+	for i := range t.Arguments {
+		c := &t.Arguments[i]
+		if c.Phase == PhaseClarification && c.Target == id && c.Agent == a.Agent {
+			last = c
+		}
+	}
+	return last, last != nil
+}
+
+// ResponsesTo returns the challengers' responses to a clarification.
+func (t *Transcript) ResponsesTo(id string) []Argument {
+	var out []Argument
+	for _, a := range t.Arguments {
+		if a.Phase == PhaseResponse && a.Target == id {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// AnswersFor returns the clarifications of a round that the agent, as a challenger, has to
+// respond to: answers that partly accepted or rejected an argument it rebutted in that round,
+// and that it has not responded to yet. An accepted rebuttal needs no response.
+func (t *Transcript) AnswersFor(agent string, round int) []Argument {
+	rebutted := map[string]bool{}
+	for _, a := range t.Arguments {
+		if a.Phase == PhaseRebuttal && a.Agent == agent && a.Round == round {
+			rebutted[a.Target] = true
+		}
+	}
+	responded := map[string]bool{}
+	for _, a := range t.Arguments {
+		if a.Phase == PhaseResponse && a.Agent == agent {
+			responded[a.Target] = true
+		}
+	}
+	var out []Argument
+	for _, c := range t.Arguments {
+		if c.Phase != PhaseClarification || c.Round != round || !rebutted[c.Target] || responded[c.ID] {
+			continue
+		}
+		if c.Answer == AnswerPartial || c.Answer == AnswerReject {
+			out = append(out, c)
+		}
+	}
+	return out
 }

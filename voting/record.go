@@ -23,6 +23,9 @@ const (
 	// ReasonPromptInjection: the change carries text addressed to the reviewer; the bot never
 	// approves a change that tries to instruct it, whatever the votes.
 	ReasonPromptInjection EscalationReason = "prompt_injection"
+	// ReasonDisputeEscalated: a challenger escalated a point the author would not concede
+	// (seed 001's ESCALATE): agents cannot settle it, a human must.
+	ReasonDisputeEscalated EscalationReason = "dispute_escalated"
 )
 
 // Input is what a decision is made from.
@@ -38,6 +41,8 @@ type Input struct {
 	// Injections quotes (redacted) each place where the change addresses the reviewer: any one
 	// escalates the debate to a human, whatever the votes.
 	Injections []string
+	// Disputes describes each point a challenger escalated: any one escalates the debate.
+	Disputes []string
 }
 
 // Escalation is one reason a debate escalated, with the detail that triggered it.
@@ -55,8 +60,8 @@ type Outcome struct {
 
 // Decide applies the rules of DESIGN.md: the weighted vote decides, unless consensus is below the
 // consensus threshold, a critical finding stands unrebutted, /human-review was invoked, a whole
-// phase failed or the change carries text addressed to the reviewer, in which case the debate
-// escalates. Every applicable reason is recorded.
+// phase failed, the change carries text addressed to the reviewer or a challenger escalated a
+// disputed point, in which case the debate escalates. Every applicable reason is recorded.
 func Decide(in Input) Outcome {
 	tally := Count(in.Ballots, in.Thresholds)
 	out := Outcome{Decision: tally.Winner, Tally: tally}
@@ -76,6 +81,9 @@ func Decide(in Input) Outcome {
 	}
 	for _, q := range in.Injections {
 		out.Escalations = append(out.Escalations, Escalation{ReasonPromptInjection, q})
+	}
+	for _, d := range in.Disputes {
+		out.Escalations = append(out.Escalations, Escalation{ReasonDisputeEscalated, d})
 	}
 	if len(out.Escalations) == 0 && tally.Winner == Escalate && len(in.Ballots) > 0 {
 		out.Escalations = append(out.Escalations, Escalation{ReasonVoted,
@@ -102,6 +110,49 @@ type Tokens struct {
 	CostUSD      float64 `yaml:"cost_usd,omitempty" json:"cost_usd,omitempty"`
 }
 
+// ScoringRow is one disputed point of the debate (seed 003's per-point scoring matrix): the
+// point, the side that prevailed, how sure that is, and the evidence that decided it.
+type ScoringRow struct {
+	Point      string  `yaml:"point" json:"point"`
+	Winner     string  `yaml:"winner" json:"winner"`
+	Confidence float64 `yaml:"confidence" json:"confidence"`
+	Evidence   string  `yaml:"evidence" json:"evidence"`
+}
+
+// Seat is one perspective the moderator seated, and why.
+type Seat struct {
+	Agent  string `yaml:"agent" json:"agent"`
+	Reason string `yaml:"reason" json:"reason"`
+}
+
+// TradeOff is seed 001's trade-off document of a debate that ended without consensus: the
+// leading position, where each perspective stands and why, what the disagreement comes down to,
+// and the assumptions behind each side.
+type TradeOff struct {
+	FinalPosition    string        `yaml:"final_position" json:"final_position"`
+	Stances          []TradeStance `yaml:"stances" json:"stances"`
+	CoreDisagreement string        `yaml:"core_disagreement" json:"core_disagreement"`
+	Assumptions      []Assumption  `yaml:"assumptions" json:"assumptions"`
+}
+
+// TradeStance is one perspective's stance in a trade-off document.
+type TradeStance struct {
+	Agent string `yaml:"agent" json:"agent"`
+	Vote  Option `yaml:"vote" json:"vote"`
+	// Agrees is set when the vote is the leading option.
+	Agrees  bool   `yaml:"agrees" json:"agrees"`
+	Concern string `yaml:"concern" json:"concern"`
+}
+
+// Assumption is what a side's position rests on, and what would have to be true for the other
+// position to be right.
+type Assumption struct {
+	Agent          string `yaml:"agent" json:"agent"`
+	Vote           Option `yaml:"vote" json:"vote"`
+	Assumes        string `yaml:"assumes" json:"assumes"`
+	OtherSideRight string `yaml:"other_side_right" json:"other_side_right"`
+}
+
 // Record is the decision record of DESIGN.md; its field names are a contract.
 type Record struct {
 	DebateID           string    `yaml:"debate_id" json:"debate_id"`
@@ -118,6 +169,19 @@ type Record struct {
 	RequiredChanges    []string  `yaml:"required_changes" json:"required_changes"`
 	FollowUp           []string  `yaml:"follow_up" json:"follow_up"`
 	Tokens             Tokens    `yaml:"tokens" json:"tokens"`
+	// Convergence is the share of disputed points the debate ended agreed on (seed 003): 1 when
+	// nothing was disputed.
+	Convergence float64 `yaml:"convergence" json:"convergence"`
+	// ScoringMatrix has one row per disputed point.
+	ScoringMatrix []ScoringRow `yaml:"scoring_matrix" json:"scoring_matrix"`
+	// Depth is the depth the debate was held at (quick, standard, deep); empty for the
+	// protocol's own rounds.
+	Depth string `yaml:"depth,omitempty" json:"depth,omitempty"`
+	// Perspectives are the stakeholders the moderator seated, each with its reason; empty when
+	// the panel was configured or given.
+	Perspectives []Seat `yaml:"perspectives,omitempty" json:"perspectives,omitempty"`
+	// TradeOff is written when the debate ended below the consensus threshold.
+	TradeOff *TradeOff `yaml:"trade_off,omitempty" json:"trade_off,omitempty"`
 	// HumanDecision is the maintainer's decision after /human-review ("approve" or
 	// "request_changes"), set beside the debate's own; empty until a human decided.
 	HumanDecision string `yaml:"human_decision" json:"human_decision"`
@@ -150,6 +214,9 @@ func (r *Record) normalised() *Record {
 	}
 	if c.FollowUp == nil {
 		c.FollowUp = []string{}
+	}
+	if c.ScoringMatrix == nil {
+		c.ScoringMatrix = []ScoringRow{}
 	}
 	return &c
 }

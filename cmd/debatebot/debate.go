@@ -42,9 +42,9 @@ func isInputError(err error) bool {
 }
 
 type debateFlags struct {
-	diff, git, question, format, protocol, configFile, dir string
-	offline, dirSet                                        bool
-	maxDiff                                                int64
+	diff, git, question, format, protocol, configFile, dir, depth string
+	offline, dirSet                                               bool
+	maxDiff                                                       int64
 }
 
 func parseDebateFlags(args []string, stderr io.Writer) (*debateFlags, error) {
@@ -57,6 +57,7 @@ func parseDebateFlags(args []string, stderr io.Writer) (*debateFlags, error) {
 	fs.StringVar(&f.format, "format", "markdown", "output: markdown (transcript and record), json (decision record) or sarif (the standing findings, SARIF 2.1.0)")
 	fs.StringVar(&f.protocol, "protocol", "", "standard, fast-track or extended (default: the config's, else standard)")
 	fs.StringVar(&f.configFile, "config", "", "a debatebot.yml to use (default: the embedded defaults)")
+	fs.StringVar(&f.depth, "depth", "", "quick (the openings alone), standard (one round of rebuttal) or deep (up to two, ending at convergence); default: the config's, else the protocol's rounds")
 	fs.StringVar(&f.dir, "dir", ".", "with --git: the repository; with --diff: a checkout of the diff's base (the head is the diff applied to a copy of it, for whole-tree analysis)")
 	fs.BoolVar(&f.offline, "offline", false, "use offline agents even when a model is configured")
 	fs.Int64Var(&f.maxDiff, "max-diff-bytes", review.DefaultMaxDiffBytes, "largest diff accepted")
@@ -88,6 +89,9 @@ func parseDebateFlags(args []string, stderr io.Writer) (*debateFlags, error) {
 	if f.format != "markdown" && f.format != "json" && f.format != "sarif" {
 		return nil, &usageError{fmt.Sprintf("--format %q: want markdown, json or sarif", f.format)}
 	}
+	if _, err := toulmin.ParseDepth(f.depth); err != nil {
+		return nil, &usageError{"--depth: " + err.Error()}
+	}
 	return f, nil
 }
 
@@ -105,6 +109,9 @@ func debate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		if repo, err = config.Parse(data, f.configFile); err != nil {
 			return err
 		}
+	}
+	if f.depth != "" {
+		repo.Depth = f.depth
 	}
 	protocol, err := repo.DebateProtocol(f.protocol)
 	if err != nil {
@@ -141,7 +148,7 @@ func debate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	d := &review.Debate{
 		Change: change, Question: f.question, Trigger: "cli",
-		Protocol: protocol, Agents: agents, Ignore: repo.Ignore,
+		Protocol: protocol, Agents: agents, Panel: repo.Panel(), Ignore: repo.Ignore,
 		Weights: *repo.Weights, Thresholds: repo.VotingThresholds(), Concurrency: repo.LLM.Concurrency,
 	}
 	if isTerminal(stderr) {

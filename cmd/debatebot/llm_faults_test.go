@@ -302,7 +302,13 @@ func TestDebateLongLine(t *testing.T) {
 			t.Fatalf("a prompt of %d tokens: the long line was not left out", r.Tokens)
 		}
 	}
-	opening := srv.Requests()[0].Messages[1].Content
+	var opening string
+	for _, r := range srv.Requests() {
+		if phase, _ := llmtest.Phase(r); phase == "opening_arguments" {
+			opening = r.Messages[1].Content
+			break
+		}
+	}
 	if !strings.Contains(opening, "web/data.js (+1 -0, over budget)") || !strings.Contains(opening, "func Hello()") {
 		t.Errorf("the opening prompt does not list the long file as over budget and keep the small one:\n%s", opening[:min(len(opening), 3000)])
 	}

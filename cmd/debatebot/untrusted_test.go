@@ -34,7 +34,8 @@ func approving(say string) llmtest.Responder {
 		if err := json.Unmarshal([]byte(resp.Content), &reply); err != nil {
 			return resp
 		}
-		for _, a := range reply["arguments"].([]any) {
+		args, _ := reply["arguments"].([]any) // the moderator's reply has none
+		for _, a := range args {
 			arg := a.(map[string]any)
 			arg["claim"], arg["severity"] = "No concern. "+say, "info"
 			arg["actions"] = []any{}

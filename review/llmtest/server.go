@@ -320,7 +320,30 @@ var (
 	citeRe     = regexp.MustCompile(`(?m)^- E\d+ \[(\w+)\] [\w-]+ \((\w+)\) at ([^\s:]+):(\d+): (.*)$`)
 	argRe      = regexp.MustCompile(`(?m)^### ([A-Z0-9]+-\d+) by (\w+) \((\w+)`)
 	rebuttedRe = regexp.MustCompile(`Answer each rebuttal of your arguments: ((?:[A-Z0-9]+-\d+ )+)`)
+	answeredRe = regexp.MustCompile(`The authors answered your rebuttals: ((?:[A-Z0-9]+-\d+ )+)`)
+	catalogRe  = regexp.MustCompile(`(?m)^- ([\w.-]+): `)
 )
+
+// ModeratorSchema is the name of the response format of the moderator's call.
+const ModeratorSchema = "moderator_panel"
+
+// Moderator answers the moderator's call by seating the first four perspectives of the catalog
+// (all, when it has fewer), each with a reason.
+func Moderator(r *Request) Response {
+	var seated []any
+	catalog := r.Last()
+	if i := strings.Index(catalog, "# The change"); i >= 0 {
+		catalog = catalog[:i]
+	}
+	for _, m := range catalogRe.FindAllStringSubmatch(catalog, -1) {
+		if len(seated) == 4 {
+			break
+		}
+		seated = append(seated, map[string]any{"name": m[1], "reason": "the change is in " + m[1] + "'s domain"})
+	}
+	b, _ := json.Marshal(map[string]any{"seated": seated, "opposition": "the seated perspectives trade off against each other"})
+	return Response{Content: string(b)}
+}
 
 // Phase returns the phase and agent abbreviation a request is for.
 func Phase(r *Request) (phase, abbrev string) {
@@ -342,9 +365,13 @@ func Phase(r *Request) (phase, abbrev string) {
 }
 
 // Valid answers with a schema-valid reply for the phase and agent the request is for: an
-// argument citing the first evidence item of the change, rebuttals of another agent's opening,
-// concessions of rebuttals, and a synthesis.
+// argument citing the first evidence item of the change, rebuttals of another agent's opening
+// (each with a steelman), rejections of rebuttals, challengers maintaining their rebuttals, and a
+// synthesis; and the moderator's call with a choice of the catalog.
 func Valid(_ int, r *Request) Response {
+	if r.ResponseFormat.JSONSchema.Name == ModeratorSchema {
+		return Moderator(r)
+	}
 	phase, abbrev := Phase(r)
 	all := ""
 	for _, m := range r.Messages {
@@ -358,18 +385,22 @@ func Valid(_ int, r *Request) Response {
 		ground = map[string]any{"path": m[3], "line": line, "text": m[5]}
 		severity = m[1]
 	}
-	arg := func(target, resolution string) map[string]any {
+	arg := func(target, answer string) map[string]any {
+		steelman := ""
+		if phase == "rebuttal" {
+			steelman = "At its strongest, " + target + " holds that the cited line is a defect"
+		}
 		return map[string]any{
-			"target": target, "claim": "The cited line carries the risk the analyzers reported", "grounds": []any{ground},
+			"target": target, "steelman": steelman, "claim": "The cited line carries the risk the analyzers reported", "grounds": []any{ground},
 			"warrant": "The pattern at the cited line is a known cause of defects", "backing": []any{map[string]any{"reference": "OWASP Top 10", "evidence": ""}},
 			"confidence": 0.8, "qualifier": "from the diff alone", "rebuttal": "unless it is mitigated elsewhere", "severity": severity,
-			"actions":    []any{map[string]any{"text": "fix the cited line", "path": ground["path"], "line": ground["line"], "required": severity != "info" && severity != "low"}},
-			"resolution": resolution,
+			"actions": []any{map[string]any{"text": "fix the cited line", "path": ground["path"], "line": ground["line"], "required": severity != "info" && severity != "low"}},
+			"answer":  answer, "limit": "",
 		}
 	}
 	reply := map[string]any{
 		"arguments": []any{},
-		"position":  map[string]any{"vote": "approve_with_changes", "confidence": 0.7, "reason": "one concern stands", "priorities": []any{"fix the cited line"}, "trade_offs": []any{}},
+		"position":  map[string]any{"vote": "approve_with_changes", "confidence": 0.7, "reason": "one concern stands", "priorities": []any{"fix the cited line"}, "trade_offs": []any{}, "examined": []any{"the cited line"}},
 		"synthesis": map[string]any{"consensus_points": []any{}, "conflicts": []any{}, "resolution": ""},
 	}
 	switch phase {
@@ -386,7 +417,15 @@ func Valid(_ int, r *Request) Response {
 		if m := rebuttedRe.FindStringSubmatch(all); m != nil {
 			var out []any
 			for _, id := range strings.Fields(m[1]) {
-				out = append(out, arg(id, "maintained"))
+				out = append(out, arg(id, "reject"))
+			}
+			reply["arguments"] = out
+		}
+	case "response":
+		if m := answeredRe.FindStringSubmatch(all); m != nil {
+			var out []any
+			for _, id := range strings.Fields(m[1]) {
+				out = append(out, arg(id, "maintain"))
 			}
 			reply["arguments"] = out
 		}
