@@ -146,11 +146,19 @@ func (c *candidate) weighEvidence(ev []toulmin.Evidence) {
 	if len(scope) == 0 {
 		scope = []string{c.p.Name}
 	}
-	var worst *toulmin.Evidence
+	var worst, check *toulmin.Evidence
 	n := 0
 	for i := range ev {
 		e := &ev[i]
-		if e.Rule == evidence.RuleMitigation || !containsName(scope, e.Stakeholder) || !matchesAny(c.p.Paths, e.Path) {
+		if !containsName(scope, e.Stakeholder) || !matchesAny(c.p.Paths, e.Path) {
+			continue
+		}
+		if e.Rule == evidence.RuleMitigation {
+			// A check the change adds is what this perspective rebuts another's finding with.
+			if check == nil {
+				check = e
+				c.score += seatWeight[toulmin.SeverityInfo]
+			}
 			continue
 		}
 		n++
@@ -165,6 +173,9 @@ func (c *candidate) weighEvidence(ev []toulmin.Evidence) {
 			where = " at " + worst.Location()
 		}
 		c.reasons = append(c.reasons, fmt.Sprintf("%d evidence item(s) of its perspective, the worst %s (%s%s)", n, worst.Severity, worst.Rule, where))
+	}
+	if check != nil {
+		c.reasons = append(c.reasons, fmt.Sprintf("the change adds a check that weakens a finding (%s at %s)", check.Mitigates, check.Location()))
 	}
 }
 
@@ -282,14 +293,14 @@ func complete(seated, ranked []*candidate, least, most int) (_, left []*candidat
 	return seated, left, notes
 }
 
-// opposition names the pairs of seated perspectives whose trade-offs oppose, with what each
-// accepts; "" when there is none.
+// opposition names the pairs of seated perspectives whose trade-offs oppose; "" when there is
+// none.
 func opposition(seated []*candidate) string {
 	var pairs []string
 	for i, a := range seated {
 		for _, b := range seated[i+1:] {
 			if a.p.OpposedBy(b.p) {
-				pairs = append(pairs, fmt.Sprintf("%s (%s) against %s (%s)", a.title, firstOr(a.p.TradeOffs, a.p.Summary), b.title, firstOr(b.p.TradeOffs, b.p.Summary)))
+				pairs = append(pairs, a.title+" against "+b.title)
 			}
 		}
 	}
@@ -304,13 +315,6 @@ func opposedTitles(c *candidate, seated []*candidate) string {
 		}
 	}
 	return strings.Join(out, ", ")
-}
-
-func firstOr(s []string, def string) string {
-	if len(s) > 0 {
-		return s[0]
-	}
-	return def
 }
 
 func containsName(list []string, name string) bool {

@@ -659,7 +659,7 @@ func (r *run) record(spec PhaseSpec, round, i int, res result, rec *PhaseRecord)
 		}
 		if r.inLoop(spec.Kind) {
 			// Seed 002's repetition detection: what an agent already said is not new ground.
-			if rep := repetition(&a, r.t.Arguments); rep != nil && rep.Share > RepeatShare {
+			if rep := repetition(&a, r.t.Arguments, r.inLoop); rep != nil && rep.Share > RepeatShare {
 				a.Repeats = rep
 				rec.Notes = append(rec.Notes, fmt.Sprintf("%s: %s repeats %.0f%% of its earlier text (most of %s) and does not count as new", p.Title, a.ID, rep.Share*100, rep.Of))
 			}

@@ -237,7 +237,11 @@ func (r *run) fastExit(rec *PhaseRecord) {
 		r.skipped = true
 	}
 	r.t.FastExit = fe
-	rec.Notes = append(rec.Notes, "fast exit: "+fe.Reason)
+	if fe.Taken {
+		rec.Notes = append(rec.Notes, "fast exit: "+fe.Reason)
+	} else {
+		rec.Notes = append(rec.Notes, "no fast exit: "+fe.Reason)
+	}
 }
 
 // requires reports whether the argument proposes a change the merge must wait for.
@@ -383,9 +387,11 @@ func settledForOneSide(points []Point, round []Argument) bool {
 	return side != ""
 }
 
-// repetition measures how much of a's text its author said before: the share of a's word pairs
-// found in the author's earlier arguments, and the one that shares most.
-func repetition(a *Argument, earlier []Argument) *Repetition {
+// repetition measures how much of a's text its author said in earlier rounds (seed 002 compares
+// with the previous round; the openings come before the first): the share of a's word pairs
+// found in those arguments, and the one that shares most. Two arguments of the same round, each
+// answering another point, do not repeat each other.
+func repetition(a *Argument, earlier []Argument, inLoop func(PhaseKind) bool) *Repetition {
 	mine := shingles(argumentText(a))
 	if len(mine) == 0 {
 		return nil
@@ -394,7 +400,7 @@ func repetition(a *Argument, earlier []Argument) *Repetition {
 	best, bestN := "", 0
 	for i := range earlier {
 		e := &earlier[i]
-		if e.Agent != a.Agent {
+		if e.Agent != a.Agent || (inLoop(e.Phase) && e.Round >= a.Round) {
 			continue
 		}
 		theirs := shingles(argumentText(e))

@@ -275,25 +275,47 @@ func escalatedDisputes(points []Point) []string {
 
 // tradeOff writes seed 001's trade-off document for a debate without consensus: the contested
 // position, each perspective's stance and concern, the core disagreement, and the assumptions
-// behind each side, taken from the arguments themselves: a concern's warrant is what its side
-// assumes, and its rebuttal condition ("unless ...") what would make the other side right.
+// behind each side, taken from the arguments themselves. A side that holds a concern assumes its
+// warrant, and the more permissive position is right if the concern's rebuttal condition
+// ("unless ...") holds; a more permissive side assumes that what it weighs does not block, and
+// the more cautious position is right if the concern that side rests on holds.
 func (r *run) tradeOff(tally voting.Tally, ballots []voting.Ballot, points []Point) *voting.TradeOff {
 	positions := r.t.LatestPositions()
 	to := &voting.TradeOff{FinalPosition: fmt.Sprintf("%s, contested: %.0f%% of the weighted vote, not above the %.0f%% consensus threshold",
 		tally.Winner, tally.Score*100, r.e.thresholds.Consensus*100)}
+	runnerUp := voting.Option("")
+	for o, share := range tally.Shares {
+		if o != tally.Winner && (runnerUp == "" || share > tally.Shares[runnerUp] || share == tally.Shares[runnerUp] && o < runnerUp) {
+			runnerUp = o
+		}
+	}
 	worst := r.worstStanding()
 	for _, b := range ballots {
-		to.Stances = append(to.Stances, voting.TradeStance{Agent: b.Agent, Vote: b.Vote, Agrees: b.Vote == tally.Winner, Concern: clip(positions[b.Agent].Reason, 240)})
+		reason := clip(positions[b.Agent].Reason, 240)
+		to.Stances = append(to.Stances, voting.TradeStance{Agent: b.Agent, Vote: b.Vote, Agrees: b.Vote == tally.Winner, Concern: reason})
+		other := tally.Winner
+		if b.Vote == tally.Winner {
+			other = runnerUp
+		}
 		a := voting.Assumption{Agent: b.Agent, Vote: b.Vote}
-		if own := r.ownWorst(b.Agent); own != nil {
+		own := r.ownWorst(b.Agent)
+		if own == nil && b.Vote != voting.Approve {
+			own = worst // a maintainer weighs the stakeholders' concerns
+		}
+		cautious := other == "" || voting.MoreCautious(b.Vote, other) == b.Vote
+		switch {
+		case cautious && own != nil:
 			a.Assumes = fmt.Sprintf("%s (%s)", strings.TrimSuffix(own.Warrant, "."), own.ID)
 			a.OtherSideRight = condition(own)
-		} else {
-			a.Assumes = "no concern of its perspective stands: " + clip(positions[b.Agent].Reason, 160)
+		case cautious:
+			a.Assumes = reason
+			a.OtherSideRight = "a concern the debate did not raise holds"
+		default:
+			a.Assumes = "what its perspective weighs does not block the merge: " + reason
 			if worst != nil {
 				a.OtherSideRight = fmt.Sprintf("%s holds: %s", worst.ID, clip(worst.Claim, 160))
 			} else {
-				a.OtherSideRight = "a concern the debate did not raise holds"
+				a.OtherSideRight = "a concern the debate did not verify holds"
 			}
 		}
 		to.Assumptions = append(to.Assumptions, a)
