@@ -376,7 +376,17 @@ func (r *Repo) fillStakeholders() []string {
 		r.Stakeholders = review.DefaultPerspectives()
 		return nil
 	}
-	problems := fillPerspectives(r.Perspectives, "perspectives", maintainers)
+	listed := map[string]bool{}
+	for _, p := range r.Perspectives {
+		listed[p.Name] = true
+	}
+	taken := append([]review.Perspective(nil), maintainers...)
+	for _, p := range catalog {
+		if !listed[p.Name] {
+			taken = append(taken, p)
+		}
+	}
+	problems := fillPerspectives(r.Perspectives, "perspectives", taken)
 	for i, p := range r.Perspectives {
 		if p.Role != voting.RoleStakeholder {
 			problems = append(problems, fmt.Sprintf("perspectives[%d].role: %q: the catalog holds stakeholders the moderator seats; maintainers belong in stakeholders", i, p.Role))
@@ -396,13 +406,6 @@ func (r *Repo) fillStakeholders() []string {
 	names := map[string]bool{}
 	for _, p := range catalog {
 		names[p.Name] = true
-	}
-	abbrevs := map[string]string{}
-	for _, p := range append(append([]review.Perspective(nil), catalog...), maintainers...) {
-		if other, ok := abbrevs[p.Abbrev]; ok && other != p.Name {
-			problems = append(problems, fmt.Sprintf("perspectives: abbreviation %q of %q is also %q's", p.Abbrev, p.Name, other))
-		}
-		abbrevs[p.Abbrev] = p.Name
 	}
 	for i, p := range r.Perspectives {
 		for j, o := range p.Opposes {
@@ -440,9 +443,9 @@ func fillPerspectives(list []review.Perspective, key string, taken []review.Pers
 	for _, p := range review.DefaultPerspectives() {
 		defaults[p.Name] = p
 	}
-	names, abbrevs := map[string]bool{}, map[string]bool{}
+	names, abbrevs := map[string]bool{}, map[string]string{}
 	for _, p := range taken {
-		abbrevs[p.Abbrev] = true
+		abbrevs[p.Abbrev] = p.Name
 	}
 	for i := range list {
 		s := &list[i]
@@ -499,10 +502,10 @@ func fillPerspectives(list []review.Perspective, key string, taken []review.Pers
 		names[s.Name] = true
 		if !abbrevOK.MatchString(s.Abbrev) {
 			problems = append(problems, fmt.Sprintf("%s.abbrev: %q must be 1-5 capital letters or digits", at, s.Abbrev))
-		} else if abbrevs[s.Abbrev] {
-			problems = append(problems, fmt.Sprintf("%s.abbrev: %q is used by another stakeholder", at, s.Abbrev))
+		} else if other, ok := abbrevs[s.Abbrev]; ok {
+			problems = append(problems, fmt.Sprintf("%s.abbrev: %q is used by another stakeholder (%s)", at, s.Abbrev, other))
 		}
-		abbrevs[s.Abbrev] = true
+		abbrevs[s.Abbrev] = s.Name
 		if !s.Role.Valid() || s.Role == voting.RoleSeniorStakeholder {
 			problems = append(problems, fmt.Sprintf("%s.role: %q is not a role (want stakeholder, subsystem_maintainer or core_maintainer; seniority comes from trust)", at, s.Role))
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -120,5 +121,85 @@ func TestPermissionAtLeast(t *testing.T) {
 		if got := PermissionAtLeast(tc.have, tc.want); got != tc.ok {
 			t.Errorf("PermissionAtLeast(%s, %s) = %v, want %v", tc.have, tc.want, got, tc.ok)
 		}
+	}
+}
+
+func TestPerspectivesAndDepth(t *testing.T) {
+	r, err := Parse([]byte(`
+perspectives:
+  - name: privacy
+    perspective: "Guards personal data"
+    evidence: [security]
+    keywords: [gdpr, email]
+    languages: [go, python]
+    opposes: [performance]
+  - name: performance
+    keywords: [cache]
+depth: deep
+max_rounds: 1
+convergence_threshold: 0.7
+`), RepoPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range r.Stakeholders {
+		names = append(names, s.Name)
+	}
+	// The catalog (built-ins, one changed, one added) and the maintainers, who always take part.
+	if got := strings.Join(names, ","); got != "security,performance,architecture,maintainability,privacy,architecture_maintainer,core_maintainer" {
+		t.Errorf("stakeholders = %s", got)
+	}
+	perf := r.Stakeholders[1]
+	if strings.Join(perf.Keywords, ",") != "cache" || len(perf.Opposes) == 0 || perf.Title != "Performance Stakeholder" {
+		t.Errorf("a built-in named in perspectives keeps what it does not set: %+v", perf)
+	}
+	if r.Panel() != review.PanelModerated || Default().Panel() != review.PanelModerated {
+		t.Error("without a stakeholders list the moderator seats the panel")
+	}
+	p, err := r.DebateProtocol("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Depth != toulmin.DepthDeep || p.Loop.MaxRounds != 1 || p.Convergence() != 0.7 {
+		t.Errorf("protocol depth %s, %d rounds (max_rounds caps deep's 2), threshold %g", p.Depth, p.Loop.MaxRounds, p.Convergence())
+	}
+	quick, _ := Parse([]byte("depth: quick\n"), RepoPath)
+	if q, err := quick.DebateProtocol(""); err != nil || q.Loop != nil {
+		t.Errorf("quick = %+v, %v", q.Loop, err)
+	}
+	listed, _ := Parse([]byte("stakeholders:\n  - name: security\n"), RepoPath)
+	if listed.Panel() != review.PanelConfigured {
+		t.Error("a stakeholders list wins over the moderator")
+	}
+	if d := Default(); *d.ConvergenceThreshold != 0.8 || d.Depth != "" {
+		t.Errorf("defaults: threshold %g depth %q", *d.ConvergenceThreshold, d.Depth)
+	}
+}
+
+func TestPerspectivesErrors(t *testing.T) {
+	tests := map[string]struct {
+		data string
+		want string
+	}{
+		"both lists":           {"stakeholders:\n  - name: security\nperspectives:\n  - name: privacy\n", "perspectives: cannot be combined with stakeholders"},
+		"opposes an unknown":   {"perspectives:\n  - name: privacy\n    opposes: [speed]\n", `perspectives[0].opposes[0]: "speed" is not a perspective of the catalog (architecture, maintainability, performance, privacy, security)`},
+		"opposes itself":       {"perspectives:\n  - name: privacy\n    opposes: [privacy]\n", `perspectives[0].opposes[0]: "privacy" cannot oppose itself`},
+		"a maintainer":         {"perspectives:\n  - name: lead\n    role: core_maintainer\n", `perspectives[0].role: "core_maintainer": the catalog holds stakeholders`},
+		"unknown language":     {"perspectives:\n  - name: privacy\n    languages: [cobol]\n", `perspectives[0].languages[0]: "cobol" is not a language`},
+		"empty keyword":        {"perspectives:\n  - name: privacy\n    keywords: [\" \"]\n", "perspectives[0].keywords[0]: must not be empty"},
+		"abbreviation taken":   {"perspectives:\n  - name: cost\n    abbrev: CM\n", `perspectives[0].abbrev: "CM" is used by another stakeholder (core_maintainer)`},
+		"a built-in's abbrev":  {"perspectives:\n  - name: speed\n    abbrev: PS\n", `perspectives[0].abbrev: "PS" is used by another stakeholder (performance)`},
+		"unknown depth":        {"depth: thorough\n", `depth: unknown depth "thorough" (want quick, standard or deep)`},
+		"threshold above one":  {"convergence_threshold: 1.5\n", "convergence_threshold: must be above 0 and at most 1"},
+		"threshold not number": {"convergence_threshold: most\n", `line 1: "most" is not a valid number`},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			_, err := Parse([]byte(tc.data), RepoPath)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("Parse = %v, want one line containing %q", err, tc.want)
+			}
+		})
 	}
 }

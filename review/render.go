@@ -516,7 +516,11 @@ func renderTemplate(b *strings.Builder, a toulmin.Argument) {
 		item("Impact", tp.Impact)
 		item("Mitigation", tp.Mitigation)
 	case toulmin.TemplatePerformance:
-		w("- **Performance analysis:** metric %s · location %s\n", inline(tp.Metric), loc)
+		if tp.Metric != "" {
+			w("- **Performance analysis:** metric %s · location %s\n", inline(tp.Metric), loc)
+		} else {
+			w("- **Performance analysis:** location %s\n", loc)
+		}
 		item("Expected change", tp.ExpectedChange)
 		item("Complexity", tp.Complexity)
 	case toulmin.TemplateArchitecture:

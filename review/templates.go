@@ -100,25 +100,32 @@ func templateFor(ruleID string) *toulmin.Template {
 	return nil
 }
 
-// templateOfArgument fills the template of a model's argument: from the rule of the evidence its
-// first citation points at when there is one, else from the agent's perspective with the
-// argument's own parts (its grounds are the attack vector or the expected change, its warrant
+// templateOfArgument fills the template of a model's concern: from the rule of the evidence a
+// citation points at when there is one (of the agent's own kind, for a built-in stakeholder; any
+// kind for a perspective of the configuration),
+// else from the agent's perspective with the argument's own parts (its grounds are the attack vector or the expected change, its warrant
 // the impact or the principle, its actions the mitigation or the refactoring).
 func templateOfArgument(a *toulmin.Argument, agent string, ev []toulmin.Evidence) *toulmin.Template {
+	if a.Phase != toulmin.PhaseOpening && a.Phase != toulmin.PhaseDesignReview {
+		return nil // the templates are for concerns, not for rebuttals, answers or summaries
+	}
+	kind := templateKind(agent)
+	if agent == Maintainability {
+		return nil // seed 004 has no template for maintainability
+	}
 	for _, g := range a.Grounds {
 		if g.Path == "" {
 			continue
 		}
 		for _, e := range ev {
 			if e.Path == g.Path && e.Line == g.Line && e.Rule != evidence.RuleMitigation {
-				if t := templateFor(e.Rule); t != nil && t.Kind == templateKind(agent) {
+				if t := templateFor(e.Rule); t != nil && (kind == "" || t.Kind == kind) {
 					return t
 				}
 			}
 		}
 	}
-	kind := templateKind(agent)
-	if kind == "" || a.Phase != toulmin.PhaseOpening || a.Severity.Rank() < toulmin.SeverityLow.Rank() {
+	if kind == "" || a.Severity.Rank() < toulmin.SeverityLow.Rank() {
 		return nil
 	}
 	var grounds, actions []string
@@ -133,7 +140,7 @@ func templateOfArgument(a *toulmin.Argument, agent string, ev []toulmin.Evidence
 	case toulmin.TemplateSecurity:
 		return &toulmin.Template{Kind: kind, Type: clip(a.Claim, 120), AttackVector: gs, Impact: a.Warrant, Mitigation: as}
 	case toulmin.TemplatePerformance:
-		return &toulmin.Template{Kind: kind, Metric: "as the claim states", ExpectedChange: gs, Complexity: clip(a.Warrant, 200)}
+		return &toulmin.Template{Kind: kind, ExpectedChange: gs, Complexity: clip(a.Warrant, 200)}
 	default:
 		return &toulmin.Template{Kind: kind, Principle: clip(a.Warrant, 200), PatternImpact: gs, Refactoring: as}
 	}
