@@ -10,7 +10,8 @@ import (
 	"github.com/debatebot/debatebot/toulmin"
 )
 
-// fuzzTranscript is a debate after its openings and one rebuttal, for replies to be read against.
+// fuzzTranscript is a debate after its openings, a rebuttal each way and the performance
+// stakeholder's rejection of the security stakeholder's rebuttal, for replies to be read against.
 func fuzzTranscript() *toulmin.Transcript {
 	arg := func(id, agent string, phase toulmin.PhaseKind, target string) toulmin.Argument {
 		return toulmin.Argument{ID: id, Agent: agent, Phase: phase, Round: 1, Target: target, Claim: "c", Warrant: "w",
@@ -18,8 +19,14 @@ func fuzzTranscript() *toulmin.Transcript {
 	}
 	return &toulmin.Transcript{Arguments: []toulmin.Argument{
 		arg("SS-1", "security", toulmin.PhaseOpening, ""), arg("PS-1", "performance", toulmin.PhaseOpening, ""),
-		arg("PS-2", "performance", toulmin.PhaseRebuttal, "SS-1"),
+		arg("PS-2", "performance", toulmin.PhaseRebuttal, "SS-1"), arg("SS-2", "security", toulmin.PhaseRebuttal, "PS-1"),
+		answer("PS-3", "PS-1"),
 	}}
+}
+
+func answer(id, target string) toulmin.Argument {
+	return toulmin.Argument{ID: id, Agent: "performance", Phase: toulmin.PhaseClarification, Round: 1, Target: target, Claim: "c",
+		Answer: toulmin.AnswerReject, Resolution: toulmin.Maintained}
 }
 
 // FuzzParseReply feeds model replies through the code that turns them into a turn: ParseReply and
@@ -28,8 +35,8 @@ func fuzzTranscript() *toulmin.Transcript {
 // confidence in [0, 1], and every argument of the reply is either kept or reported as a problem.
 func FuzzParseReply(f *testing.F) {
 	tr := fuzzTranscript()
-	for _, phase := range []string{"opening_arguments", "rebuttal", "clarification", "final_arguments", "synthesis"} {
-		r := &llmtest.Request{Messages: []llmtest.Message{{Role: "user", Content: "- E1 [high] sql-injection (query) at a.go:1: query built from strings\n### PS-1 by performance (opening_arguments\nAnswer each rebuttal of your arguments: SS-1 \n"},
+	for _, phase := range []string{"opening_arguments", "rebuttal", "clarification", "response", "final_arguments", "synthesis"} {
+		r := &llmtest.Request{Messages: []llmtest.Message{{Role: "user", Content: "- E1 [high] sql-injection (query) at a.go:1: query built from strings\n### PS-1 by performance (opening_arguments\nAnswer each rebuttal of your arguments: SS-1 \nThe authors answered your rebuttals: PS-3 \n"},
 			{Role: "user", Content: fmt.Sprintf("You are the Security Stakeholder (SS), role stakeholder\nPhase: %s (round 1)", phase)}}}
 		valid := llmtest.Valid(0, r).Content
 		f.Add(valid)
@@ -48,7 +55,7 @@ func FuzzParseReply(f *testing.F) {
 			}
 			return
 		}
-		for _, kind := range []toulmin.PhaseKind{toulmin.PhaseOpening, toulmin.PhaseRebuttal, toulmin.PhaseClarification, toulmin.PhaseFinal, toulmin.PhaseSynthesis, toulmin.PhaseDesignReview} {
+		for _, kind := range []toulmin.PhaseKind{toulmin.PhaseOpening, toulmin.PhaseRebuttal, toulmin.PhaseClarification, toulmin.PhaseResponse, toulmin.PhaseFinal, toulmin.PhaseSynthesis, toulmin.PhaseDesignReview} {
 			req := &toulmin.Request{Phase: toulmin.PhaseSpec{Kind: kind}, Round: 1, Self: toulmin.Participant{Name: "security", Abbrev: "SS"},
 				Arguments: tr.Arguments, Transcript: tr}
 			turn, problems := r.Turn(req)
@@ -63,13 +70,19 @@ func FuzzParseReply(f *testing.F) {
 				if err := a.Validate(); err != nil {
 					t.Fatalf("%s: a kept argument does not validate: %v", kind, err)
 				}
-				if kind != toulmin.PhaseRebuttal && kind != toulmin.PhaseClarification {
-					if a.Target != "" {
-						t.Fatalf("%s: an argument with a target %q", kind, a.Target)
+				if kind != toulmin.PhaseRebuttal && kind != toulmin.PhaseClarification && kind != toulmin.PhaseResponse {
+					if a.Target != "" || a.Answer != "" || a.Steelman != "" {
+						t.Fatalf("%s: an argument with a target %q, answer %q or steelman", kind, a.Target, a.Answer)
 					}
 					continue
 				}
 				target, ok := tr.Argument(a.Target)
+				if kind == toulmin.PhaseResponse {
+					if !ok || target.ID != "PS-3" {
+						t.Fatalf("response: kept an argument answering %q", a.Target)
+					}
+					continue
+				}
 				if !ok || (kind == toulmin.PhaseRebuttal) == (target.Agent == "security") {
 					t.Fatalf("%s: kept an argument answering %q", kind, a.Target)
 				}
@@ -78,8 +91,8 @@ func FuzzParseReply(f *testing.F) {
 				if !p.Vote.Valid() || math.IsNaN(p.Confidence) || p.Confidence < 0 || p.Confidence > 1 {
 					t.Fatalf("%s: position %+v", kind, p)
 				}
-				if kind == toulmin.PhaseRebuttal {
-					t.Fatalf("a rebuttal turn carries a position")
+				if kind == toulmin.PhaseRebuttal || kind == toulmin.PhaseResponse {
+					t.Fatalf("a %s turn carries a position", kind)
 				}
 			}
 			for _, p := range problems {
