@@ -48,6 +48,8 @@ type TreeReport struct {
 	Packages []string
 	Degraded []Degraded
 	Findings []Finding
+	// summary is what protects each function's sensitive calls, for the base/head comparison.
+	summary *treeSummary
 }
 
 // Result is the comparison of base and head.
@@ -92,6 +94,10 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	res := &Result{Packages: head.Packages, Base: base, Head: head}
 	res.New, res.Preexisting = Compare(base.Findings, head.Findings)
+	// Protections the change removed or weakened are new by construction; they supersede the
+	// new findings of other rules they restate at the same line.
+	weak, twins := weakened(base.summary, head.summary)
+	res.New = mergeWeakened(res.New, weak, twins)
 	seen := map[string]bool{}
 	for _, d := range append(append([]Degraded(nil), head.Degraded...), base.Degraded...) {
 		if !seen[d.Package] {
@@ -140,7 +146,7 @@ func AnalyzeTree(ctx context.Context, root string, files []string, env []string)
 	if err != nil {
 		return nil, fmt.Errorf("failed to resolve tree %s: %w", root, err)
 	}
-	rep := &TreeReport{}
+	rep := &TreeReport{summary: newTreeSummary(abs)}
 	// Group the touched directories by the module that holds them; a module whose changed files
 	// include tests is loaded with its test packages.
 	modules := map[string][]string{}
@@ -247,6 +253,11 @@ func analyzeModule(ctx context.Context, treeRoot, mod string, patterns []string,
 					rep.Findings = append(rep.Findings, f)
 				}
 			}
+		}
+		if out := d.run(summaryAnalyzer); out.err != nil {
+			rep.Degraded = append(rep.Degraded, Degraded{Package: pkg.PkgPath, Reason: "the comparison of protections did not run: " + clip(out.err.Error(), 200)})
+		} else if s, ok := out.result.(*pkgSummary); ok {
+			rep.summary.add(s)
 		}
 		found, err := d.runGosec(treeRoot)
 		if err != nil {

@@ -1,0 +1,848 @@
+package evidence
+
+import (
+	"crypto/tls"
+	"fmt"
+	"go/token"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// This file compares base and head for protections the change removed or weakened: a check
+// removed from the path to a sensitive call that head still makes, a bound query parameter
+// turned into SQL text, a validation tag loosened, TLS or crypto settings downgraded, a channel's
+// buffer removed where a sender can now block forever, a lock moved after the read it protected.
+// Functions are matched by package path and name (FuncName) and checks by what they call or
+// test, not by line, so line shifts and renames elsewhere do not matter. Each finding is at the
+// head line that lost its protection, and is new by construction.
+
+// treeSummary merges the summaries of one tree's packages.
+type treeSummary struct {
+	root   string
+	funcs  map[string]*funcSummary
+	fields map[string]*fieldTags
+	// callers and paramSinks are computed on first use.
+	callers    map[string][]*funcSummary
+	paramMemo  map[string]map[int][]string
+	paramStack map[string]bool
+}
+
+func newTreeSummary(root string) *treeSummary {
+	return &treeSummary{root: root, funcs: map[string]*funcSummary{}, fields: map[string]*fieldTags{}}
+}
+
+func (t *treeSummary) add(p *pkgSummary) {
+	for k, f := range p.funcs {
+		if _, dup := t.funcs[k]; !dup {
+			t.funcs[k] = f
+		}
+	}
+	for k, f := range p.fields {
+		if _, dup := t.fields[k]; !dup {
+			t.fields[k] = f
+		}
+	}
+}
+
+// loc is a finding's place, to supersede a finding of another rule at the same line.
+type loc struct {
+	path string
+	line int
+}
+
+type comparison struct {
+	base, head *treeSummary
+	found      []Finding
+	// twins are findings of other rules the comparison's finding at the same place restates
+	// with what changed: they are dropped from the new findings, the severity kept.
+	twins map[loc][]string
+	seen  map[string]bool
+}
+
+// weakened compares the base and head summaries. It returns the findings and, by place, the
+// rules of the findings they supersede.
+func weakened(base, head *treeSummary) ([]Finding, map[loc][]string) {
+	if base == nil || head == nil {
+		return nil, nil
+	}
+	c := &comparison{base: base, head: head, twins: map[loc][]string{}, seen: map[string]bool{}}
+	keys := make([]string, 0, len(head.funcs))
+	for k := range head.funcs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		hf, bf := head.funcs[k], base.funcs[k]
+		if bf == nil {
+			continue
+		}
+		c.guards(bf, hf)
+		c.boundParams(bf, hf)
+		c.tls(bf, hf)
+		c.crypto(bf, hf)
+		c.chans(bf, hf)
+		c.locks(bf, hf)
+	}
+	fkeys := make([]string, 0, len(head.fields))
+	for k := range head.fields {
+		fkeys = append(fkeys, k)
+	}
+	sort.Strings(fkeys)
+	for _, k := range fkeys {
+		if bf := base.fields[k]; bf != nil {
+			c.validation(bf, head.fields[k])
+		}
+	}
+	return c.found, c.twins
+}
+
+func (c *comparison) report(rule, severity string, pos token.Position, fn, msg string, twins ...string) {
+	rel, err := filepath.Rel(c.head.root, pos.Filename)
+	if err != nil || !filepath.IsLocal(rel) {
+		return
+	}
+	c.twin(pos, twins...)
+	f := Finding{Rule: rule, Source: SourceDebatebot, Severity: severity, Topic: weakenedByRule[rule].Topic,
+		Path: filepath.ToSlash(rel), Line: pos.Line, Column: pos.Column, Func: fn, Message: msg}
+	k := fmt.Sprintf("%s|%s|%d", rule, f.Path, f.Line)
+	if c.seen[k] {
+		return
+	}
+	c.seen[k] = true
+	c.found = append(c.found, f)
+}
+
+// twin records rules whose findings at pos the comparison's findings restate.
+func (c *comparison) twin(pos token.Position, rules ...string) {
+	rel, err := filepath.Rel(c.head.root, pos.Filename)
+	if err != nil || len(rules) == 0 {
+		return
+	}
+	l := loc{filepath.ToSlash(rel), pos.Line}
+	c.twins[l] = append(c.twins[l], rules...)
+}
+
+// closure returns the variables names' values are computed from, names included.
+func closure(f *funcSummary, names []string) map[string]bool {
+	out := map[string]bool{}
+	queue := append([]string(nil), names...)
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		if out[n] {
+			continue
+		}
+		out[n] = true
+		queue = append(queue, f.assign[n]...)
+	}
+	return out
+}
+
+// related reports whether a check's variables and a call's share a value: a string, number,
+// URL or IP that the check reads (or that was produced alongside what it reads, as u with err in
+// u, err := url.Parse(s)) and that the call's input is computed from.
+func related(f *funcSummary, checkVars, callVars []string) bool {
+	g := append([]string(nil), checkVars...)
+	for _, v := range checkVars {
+		g = append(g, f.siblings[v]...)
+	}
+	gs, ss := closure(f, g), closure(f, callVars)
+	for n := range gs {
+		if ss[n] && f.value[n] {
+			return true
+		}
+	}
+	return false
+}
+
+// effectiveSinks are a function's sensitive calls: its own, and its calls of functions that pass
+// one of their parameters on to a sensitive call (through at most maxVia helpers).
+func (t *treeSummary) effectiveSinks(f *funcSummary) []sinkUse {
+	out := append([]sinkUse(nil), f.sinks...)
+	for _, call := range f.calls {
+		callee := t.funcs[call.callee]
+		if callee == nil {
+			continue
+		}
+		for j, refs := range t.paramSinks(call.callee) {
+			if j >= len(call.args) {
+				continue
+			}
+			for _, ref := range refs {
+				kind, target, _ := strings.Cut(ref, " ")
+				out = append(out, sinkUse{kind: kind, callee: callee.name + " → " + target, vars: call.args[j],
+					constant: len(call.args[j]) == 0, pos: call.pos, end: call.end})
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].pos.Offset < out[j].pos.Offset })
+	return out
+}
+
+// paramSinks maps a function's parameters to the sensitive calls their values reach, as
+// "kind callee" strings.
+func (t *treeSummary) paramSinks(key string) map[int][]string {
+	if t.paramMemo == nil {
+		t.paramMemo, t.paramStack = map[string]map[int][]string{}, map[string]bool{}
+	}
+	if m, ok := t.paramMemo[key]; ok {
+		return m
+	}
+	f := t.funcs[key]
+	if f == nil || t.paramStack[key] || len(t.paramStack) > maxVia {
+		return nil
+	}
+	t.paramStack[key] = true
+	defer delete(t.paramStack, key)
+	out := map[int][]string{}
+	add := func(vars []string, ref string) {
+		reach := closure(f, vars)
+		for i, p := range f.params {
+			if reach[p] && !slices.Contains(out[i], ref) {
+				out[i] = append(out[i], ref)
+			}
+		}
+	}
+	for _, s := range f.sinks {
+		if !s.constant {
+			add(s.vars, s.kind+" "+s.callee)
+		}
+	}
+	for _, call := range f.calls {
+		callee := t.funcs[call.callee]
+		if callee == nil {
+			continue
+		}
+		for j, refs := range t.paramSinks(call.callee) {
+			if j >= len(call.args) {
+				continue
+			}
+			for _, ref := range refs {
+				kind, target, _ := strings.Cut(ref, " ")
+				add(call.args[j], kind+" "+callee.name+" → "+target)
+			}
+		}
+	}
+	t.paramMemo[key] = out
+	return out
+}
+
+// presentGuards are the checks in effect before a call in f: f's own checks before it, and
+// every check of the functions f calls before it (through at most maxVia helpers).
+func (t *treeSummary) presentGuards(f *funcSummary, before token.Position) map[string]bool {
+	out := map[string]bool{}
+	for _, g := range f.guards {
+		if g.pos.Offset < before.Offset {
+			out[g.id] = true
+			for _, c := range g.calls {
+				out[c] = true
+			}
+		}
+	}
+	seen := map[string]bool{f.key: true}
+	var inside func(key string, depth int)
+	inside = func(key string, depth int) {
+		callee := t.funcs[key]
+		if callee == nil || seen[key] || depth > maxVia {
+			return
+		}
+		seen[key] = true
+		for _, g := range callee.guards {
+			out[g.id] = true
+			for _, c := range g.calls {
+				out[c] = true
+			}
+		}
+		for _, call := range callee.calls {
+			inside(call.callee, depth+1)
+		}
+	}
+	for _, call := range f.calls {
+		if call.pos.Offset < before.Offset {
+			inside(call.callee, 1)
+		}
+	}
+	return out
+}
+
+func (t *treeSummary) callersOf(key string) []*funcSummary {
+	if t.callers == nil {
+		t.callers = map[string][]*funcSummary{}
+		for _, f := range t.funcs {
+			for _, call := range f.calls {
+				if !slices.Contains(t.callers[call.callee], f) {
+					t.callers[call.callee] = append(t.callers[call.callee], f)
+				}
+			}
+		}
+	}
+	return t.callers[key]
+}
+
+func guardIDs(f *funcSummary) map[string]bool {
+	out := map[string]bool{}
+	for _, g := range f.guards {
+		out[g.id] = true
+		for _, c := range g.calls {
+			out[c] = true
+		}
+	}
+	return out
+}
+
+func (c *comparison) guards(bf, hf *funcSummary) {
+	hSinks := c.head.effectiveSinks(hf)
+	// One finding per kind of sensitive call and function, at the first head call that lost its
+	// check.
+	done := map[string]bool{}
+	for _, bs := range c.base.effectiveSinks(bf) {
+		if bs.constant || done[bs.kind] {
+			continue
+		}
+		var protecting []guardUse
+		for _, g := range bf.guards {
+			if g.pos.Offset < bs.end.Offset && (g.kinds == nil || g.kinds[bs.kind]) && related(bf, g.vars, bs.vars) {
+				protecting = append(protecting, g)
+			}
+		}
+		if len(protecting) == 0 {
+			continue
+		}
+		for _, hs := range matchSinks(hSinks, bs) {
+			if hs.constant {
+				continue
+			}
+			present := c.head.presentGuards(hf, hs.end)
+			var lost []guardUse
+			for _, g := range protecting {
+				kept := present[g.id]
+				for _, call := range g.calls {
+					kept = kept || present[call]
+				}
+				if !kept {
+					lost = append(lost, g)
+				}
+			}
+			if len(lost) == 0 || c.replaced(bf, hf, hs, lost) || c.callersGuard(hf, lost) {
+				continue
+			}
+			done[bs.kind] = true
+			strong := slices.ContainsFunc(lost, func(g guardUse) bool { return g.strong })
+			sev := SeverityMedium
+			if strong {
+				sev = SeverityHigh
+			}
+			c.report(RuleGuardRemoved, sev, hs.pos, hf.name, fmt.Sprintf("the change removed %s from the path to %s (%s): the base checked the value before this call, the head passes it unchecked",
+				describeGuards(lost), hs.callee, sinkRisk[hs.kind]))
+			break
+		}
+	}
+}
+
+// matchSinks are head's calls that correspond to a base sensitive call: the same callee, else
+// the same kind.
+func matchSinks(head []sinkUse, bs sinkUse) []sinkUse {
+	var same, kind []sinkUse
+	for _, hs := range head {
+		switch {
+		case hs.callee == bs.callee:
+			same = append(same, hs)
+		case hs.kind == bs.kind:
+			kind = append(kind, hs)
+		}
+	}
+	if len(same) > 0 {
+		return same
+	}
+	return kind
+}
+
+// replaced reports whether head checks the value another way before the call: a check of its
+// own that base did not have, or a call (before it, with a related argument) of a function base
+// did not call that checks; as strong a check as the strongest lost.
+func (c *comparison) replaced(bf, hf *funcSummary, hs sinkUse, lost []guardUse) bool {
+	needStrong := slices.ContainsFunc(lost, func(g guardUse) bool { return g.strong })
+	old := guardIDs(bf)
+	for _, g := range hf.guards {
+		if g.pos.Offset >= hs.end.Offset || old[g.id] || (needStrong && !g.strong) {
+			continue
+		}
+		if (g.kinds == nil || g.kinds[hs.kind]) && related(hf, g.vars, hs.vars) {
+			return true
+		}
+	}
+	called := map[string]bool{}
+	for _, call := range bf.calls {
+		called[call.callee] = true
+	}
+	for _, call := range hf.calls {
+		if call.pos.Offset >= hs.pos.Offset || called[call.callee] {
+			continue
+		}
+		var args []string
+		for _, a := range call.args {
+			args = append(args, a...)
+		}
+		if !related(hf, args, hs.vars) {
+			continue
+		}
+		for id := range c.head.presentGuards(&funcSummary{key: "", calls: []callUse{call}}, hs.pos) {
+			if strings.HasPrefix(id, "call:") || !needStrong {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// callersGuard reports whether the check moved to the callers: f has callers in the loaded
+// packages, and each checks (the same check, or a check of what it passes) before calling f.
+func (c *comparison) callersGuard(f *funcSummary, lost []guardUse) bool {
+	callers := c.head.callersOf(f.key)
+	if len(callers) == 0 {
+		return false
+	}
+	ids := map[string]bool{}
+	for _, g := range lost {
+		ids[g.id] = true
+		for _, call := range g.calls {
+			ids[call] = true
+		}
+	}
+	for _, caller := range callers {
+		for _, call := range caller.calls {
+			if call.callee != f.key {
+				continue
+			}
+			var args []string
+			for _, a := range call.args {
+				args = append(args, a...)
+			}
+			guarded := false
+			for _, g := range caller.guards {
+				if g.pos.Offset >= call.end.Offset {
+					continue
+				}
+				same := ids[g.id] || slices.ContainsFunc(g.calls, func(id string) bool { return ids[id] })
+				if same || (g.strong && related(caller, g.vars, args)) {
+					guarded = true
+					break
+				}
+			}
+			if !guarded {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// describeGuards names lost checks, leaving out a call that a lost if's condition makes.
+func describeGuards(lost []guardUse) string {
+	inIf := map[string]bool{}
+	for _, g := range lost {
+		if strings.HasPrefix(g.id, "if:") {
+			for _, call := range g.calls {
+				inIf[call] = true
+			}
+		}
+	}
+	var names []string
+	for _, g := range lost {
+		if strings.HasPrefix(g.id, "call:") && inIf[g.id] {
+			continue
+		}
+		if !slices.Contains(names, g.desc) {
+			names = append(names, g.desc)
+		}
+	}
+	switch len(names) {
+	case 0:
+		return "a check"
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// boundParams finds a query that bound its values in base and splices them into the SQL text in
+// head.
+func (c *comparison) boundParams(bf, hf *funcSummary) {
+	type tally struct {
+		bound, maxArgs int
+	}
+	base := map[string]*tally{}
+	for _, u := range bf.sql {
+		t := base[u.callee]
+		if t == nil {
+			t = &tally{}
+			base[u.callee] = t
+		}
+		if u.constant && u.args != 0 {
+			t.bound++
+			if u.args > t.maxArgs || u.args < 0 {
+				t.maxArgs = max(t.maxArgs, u.args)
+			}
+		}
+	}
+	headBound := map[string]int{}
+	for _, u := range hf.sql {
+		if u.constant && u.args != 0 {
+			headBound[u.callee]++
+		}
+	}
+	for _, u := range hf.sql {
+		t := base[u.callee]
+		if t == nil || t.bound == 0 || headBound[u.callee] >= t.bound || u.constant || u.args < 0 || (t.maxArgs > 0 && u.args >= t.maxArgs) {
+			continue
+		}
+		headBound[u.callee]++ // one base query accounted for
+		c.report(RuleBoundParamRemoved, SeverityHigh, u.pos, hf.name,
+			fmt.Sprintf("the change builds the SQL text of %s from values that the base bound as parameters (%d bound argument(s) in the base, %d now): a quote in a value now changes the query",
+				u.callee, max(t.maxArgs, 1), u.args), "gosec:G201", "gosec:G202")
+	}
+}
+
+type tlsAgg struct {
+	hasLiteral            bool
+	literal               token.Position
+	minSet, maxSet, caSet bool
+	min, max, ca          int64
+	minPos, maxPos, caPos token.Position
+	insecure              bool
+	insecurePos           token.Position
+	ciphers               map[int64]token.Position
+}
+
+func aggregateTLS(settings []tlsSetting) tlsAgg {
+	a := tlsAgg{ciphers: map[int64]token.Position{}}
+	for _, s := range settings {
+		switch s.field {
+		case "literal":
+			if !a.hasLiteral {
+				a.hasLiteral, a.literal = true, s.pos
+			}
+		case "MinVersion":
+			if !a.minSet || s.value < a.min {
+				a.minSet, a.min, a.minPos = true, s.value, s.pos
+			}
+		case "MaxVersion":
+			if !a.maxSet || s.value < a.max {
+				a.maxSet, a.max, a.maxPos = true, s.value, s.pos
+			}
+		case "ClientAuth":
+			if !a.caSet || s.value < a.ca {
+				a.caSet, a.ca, a.caPos = true, s.value, s.pos
+			}
+		case "InsecureSkipVerify":
+			if s.value == 1 && !a.insecure {
+				a.insecure, a.insecurePos = true, s.pos
+			}
+		case "CipherSuites":
+			if _, ok := a.ciphers[s.value]; !ok {
+				a.ciphers[s.value] = s.pos
+			}
+		}
+	}
+	return a
+}
+
+var insecureSuites = func() map[int64]string {
+	m := map[int64]string{}
+	for _, s := range tls.InsecureCipherSuites() {
+		m[int64(s.ID)] = s.Name
+	}
+	return m
+}()
+
+func (c *comparison) tls(bf, hf *funcSummary) {
+	if len(hf.tls) == 0 || len(bf.tls) == 0 {
+		return
+	}
+	b, h := aggregateTLS(bf.tls), aggregateTLS(hf.tls)
+	const tls12 = int64(tls.VersionTLS12)
+	if h.insecure && !b.insecure {
+		c.report(RuleTLSDowngraded, SeverityHigh, h.insecurePos, hf.name,
+			"the change turns off certificate verification (InsecureSkipVerify: true) that the base kept on: any server's certificate is accepted", "gosec:G402")
+	}
+	switch {
+	case b.minSet && h.minSet && h.min < b.min:
+		sev := SeverityMedium
+		if h.min < tls12 {
+			sev = SeverityHigh
+		}
+		c.report(RuleTLSDowngraded, sev, h.minPos, hf.name, fmt.Sprintf("the change lowers MinVersion from %s to %s", tls.VersionName(uint16(b.min)), tls.VersionName(uint16(h.min))), "gosec:G402")
+	case b.minSet && !h.minSet && h.hasLiteral && b.min > tls12:
+		c.report(RuleTLSDowngraded, SeverityMedium, h.literal, hf.name, fmt.Sprintf("the change drops MinVersion %s: the head's tls.Config accepts the default, TLS 1.2", tls.VersionName(uint16(b.min))), "gosec:G402")
+	}
+	if h.maxSet && h.max < tls12 && (!b.maxSet || h.max < b.max) {
+		c.report(RuleTLSDowngraded, SeverityHigh, h.maxPos, hf.name, fmt.Sprintf("the change caps MaxVersion at %s", tls.VersionName(uint16(h.max))), "gosec:G402")
+	}
+	switch {
+	case b.caSet && h.caSet && h.ca < b.ca:
+		c.report(RuleTLSDowngraded, SeverityHigh, h.caPos, hf.name, fmt.Sprintf("the change weakens ClientAuth from %s to %s", tls.ClientAuthType(b.ca), tls.ClientAuthType(h.ca)))
+	case b.caSet && !h.caSet && h.hasLiteral && b.ca > 0:
+		c.report(RuleTLSDowngraded, SeverityHigh, h.literal, hf.name, fmt.Sprintf("the change drops ClientAuth %s: the default, NoClientCert, asks clients for no certificate", tls.ClientAuthType(b.ca)))
+	}
+	var added []int64
+	for id := range h.ciphers {
+		if _, had := b.ciphers[id]; !had && insecureSuites[id] != "" {
+			added = append(added, id)
+		}
+	}
+	slices.Sort(added)
+	for _, id := range added {
+		c.report(RuleTLSDowngraded, SeverityHigh, h.ciphers[id], hf.name, fmt.Sprintf("the change adds the insecure cipher suite %s", insecureSuites[id]), "gosec:G402")
+	}
+}
+
+func (c *comparison) crypto(bf, hf *funcSummary) {
+	if len(hf.crypto) == 0 || len(bf.crypto) == 0 {
+		return
+	}
+	algorithm := map[string]bool{"hash": true, "cipher": true, "mode": true}
+	families := map[string]bool{}
+	for _, u := range hf.crypto {
+		families[u.family] = true
+	}
+	for fam := range families {
+		var b, h []cryptoUse
+		for _, u := range bf.crypto {
+			if u.family == fam {
+				b = append(b, u)
+			}
+		}
+		for _, u := range hf.crypto {
+			if u.family == fam {
+				h = append(h, u)
+			}
+		}
+		if len(b) == 0 {
+			continue
+		}
+		if !algorithm[fam] {
+			bmin, hmin := b[0], h[0]
+			for _, u := range b {
+				if u.rank < bmin.rank {
+					bmin = u
+				}
+			}
+			for _, u := range h {
+				if u.rank < hmin.rank {
+					hmin = u
+				}
+			}
+			if hmin.rank < bmin.rank {
+				c.report(RuleCryptoDowngraded, SeverityHigh, hmin.pos, hf.name, fmt.Sprintf("the change lowers the %s of %s from %d to %d", fam, hmin.name, bmin.rank, hmin.rank), "gosec:G403")
+			}
+			continue
+		}
+		// An algorithm replaced by a weaker one: base used a strong one head no longer uses, and
+		// head uses a weak one base did not.
+		var strongest cryptoUse
+		for _, u := range b {
+			if u.rank > strongest.rank || strongest.name == "" {
+				strongest = u
+			}
+		}
+		if strongest.rank < 2 {
+			continue
+		}
+		used := map[string]bool{}
+		for _, u := range h {
+			used[u.name] = true
+		}
+		dropped := !used[strongest.name]
+		for _, u := range b {
+			if u.rank >= 2 && !used[u.name] {
+				dropped = true
+			}
+		}
+		if !dropped {
+			continue
+		}
+		had := map[string]bool{}
+		for _, u := range b {
+			had[u.name] = true
+		}
+		for _, u := range h {
+			if u.rank < 2 && !had[u.name] {
+				c.report(RuleCryptoDowngraded, SeverityHigh, u.pos, hf.name, fmt.Sprintf("the change replaces %s with %s, a weaker %s", strongest.name, u.name, fam),
+					"gosec:G401", "gosec:G405", "gosec:G501", "gosec:G502", "gosec:G503", "gosec:G505")
+				break
+			}
+		}
+	}
+}
+
+func (c *comparison) chans(bf, hf *funcSummary) {
+	names := make([]string, 0, len(hf.chans))
+	for n := range hf.chans {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		hc := hf.chans[name]
+		bc, ok := bf.chans[name]
+		if !ok || bc.size == 0 || hc.size != 0 || len(hf.leaks[name]) == 0 {
+			continue
+		}
+		buf := strconv.FormatInt(bc.size, 10)
+		if bc.size < 0 {
+			buf = "a computed size"
+		}
+		g := hf.leaks[name][0]
+		c.report(RuleChanBufferRemoved, SeverityHigh, hc.pos, hf.name,
+			fmt.Sprintf("the change removes the buffer of %s (%s in the base): the goroutine started at line %d now blocks forever on its send when %s returns without receiving",
+				name, buf, g.Line, hf.name))
+		for _, g := range hf.leaks[name] {
+			c.twin(g, RuleGoroutineLeak)
+		}
+	}
+}
+
+func (c *comparison) locks(bf, hf *funcSummary) {
+	for _, h := range hf.locks {
+		if h.earlyRead.Line == 0 {
+			continue
+		}
+		for _, b := range bf.locks {
+			if b.field == h.field && b.mutex == h.mutex && b.lockedRead && b.earlyRead.Line == 0 {
+				c.report(RuleLockMovedAfterRead, SeverityHigh, h.earlyRead, hf.name,
+					fmt.Sprintf("the change moves the read of %s before %s.Lock(): the base read it with %s held", h.field, h.mutex, h.mutex), RuleLockAfterRead)
+				break
+			}
+		}
+	}
+}
+
+// validateRules parses a validate/binding tag into its rules (name → parameter), rules after
+// "dive" prefixed "dive:", and whether it has omitempty.
+func validateRules(tag string) (map[string]string, bool) {
+	rules := map[string]string{}
+	omit, prefix := false, ""
+	for _, part := range strings.Split(tag, ",") {
+		part = strings.TrimSpace(part)
+		switch part {
+		case "", "keys", "endkeys":
+			continue
+		case "omitempty":
+			if prefix == "" {
+				omit = true
+			}
+			continue
+		case "dive":
+			prefix += "dive:"
+			continue
+		}
+		name, param, _ := strings.Cut(part, "=")
+		rules[prefix+name] = param
+	}
+	return rules, omit
+}
+
+var upperBounds = map[string]bool{"max": true, "lte": true, "lt": true, "len": true}
+var lowerBounds = map[string]bool{"min": true, "gte": true, "gt": true}
+
+func (c *comparison) validation(bf, hf *fieldTags) {
+	for _, k := range []string{"validate", "binding"} {
+		bt, ok := bf.tags[k]
+		if !ok || bt == "-" || strings.TrimSpace(bt) == "" {
+			continue
+		}
+		ht, ok := hf.tags[k]
+		var why []string
+		if !ok || ht == "-" {
+			why = append(why, "removes the tag")
+		} else {
+			br, bomit := validateRules(bt)
+			hr, homit := validateRules(ht)
+			names := make([]string, 0, len(br))
+			for n := range br {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				bp := br[n]
+				hp, has := hr[n]
+				switch {
+				case !has && bp != "":
+					why = append(why, "drops "+n+"="+bp)
+				case !has:
+					why = append(why, "drops "+n)
+				case upperBounds[strings.TrimPrefix(n, "dive:")] && numGreater(hp, bp):
+					why = append(why, fmt.Sprintf("raises %s from %s to %s", n, bp, hp))
+				case lowerBounds[strings.TrimPrefix(n, "dive:")] && numGreater(bp, hp):
+					why = append(why, fmt.Sprintf("lowers %s from %s to %s", n, bp, hp))
+				case strings.TrimPrefix(n, "dive:") == "oneof" && widens(bp, hp):
+					why = append(why, fmt.Sprintf("widens oneof from %q to %q", bp, hp))
+				}
+			}
+			if homit && !bomit {
+				why = append(why, "adds omitempty (empty values now skip the other rules)")
+			}
+		}
+		if len(why) == 0 {
+			continue
+		}
+		c.report(RuleValidationLoosened, SeverityMedium, hf.pos, "",
+			fmt.Sprintf("the change loosens the %s tag of %s: %s (the base had %s:%q)", k, hf.name, strings.Join(why, ", "), k, bt))
+	}
+}
+
+func numGreater(a, b string) bool {
+	x, err1 := strconv.ParseFloat(a, 64)
+	y, err2 := strconv.ParseFloat(b, 64)
+	return err1 == nil && err2 == nil && x > y
+}
+
+// widens reports whether the space-separated values of head include one base did not.
+func widens(base, head string) bool {
+	had := strings.Fields(base)
+	for _, v := range strings.Fields(head) {
+		if !slices.Contains(had, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// mergeWeakened adds the comparison's findings to the new findings, dropping the findings of other
+// rules they restate at the same place (keeping the higher severity), and orders them.
+func mergeWeakened(fresh, weak []Finding, twins map[loc][]string) []Finding {
+	if len(weak) == 0 {
+		return fresh
+	}
+	rank := map[string]int{SeverityLow: 1, SeverityMedium: 2, SeverityHigh: 3, SeverityCritical: 4}
+	at := map[loc]int{}
+	for i, w := range weak {
+		if _, ok := at[loc{w.Path, w.Line}]; !ok {
+			at[loc{w.Path, w.Line}] = i
+		}
+	}
+	out := fresh[:0:0]
+	for _, f := range fresh {
+		l := loc{f.Path, f.Line}
+		if slices.Contains(twins[l], f.Rule) {
+			if i, ok := at[l]; ok && rank[f.Severity] > rank[weak[i].Severity] {
+				weak[i].Severity = f.Severity
+			} else if !ok {
+				// A twin at a line with no comparison finding (a goroutine's go statement whose
+				// channel lost its buffer): the comparison's finding elsewhere stands for it.
+				for i := range weak {
+					if weak[i].Rule == RuleChanBufferRemoved && weak[i].Path == f.Path && rank[f.Severity] > rank[weak[i].Severity] {
+						weak[i].Severity = f.Severity
+					}
+				}
+			}
+			continue
+		}
+		out = append(out, f)
+	}
+	out = append(out, weak...)
+	sortFindings(out)
+	return out
+}
