@@ -101,3 +101,127 @@ func TestGoroutineLeak(t *testing.T) {
 		t.Errorf("FanIn finding = %+v", f)
 	}
 }
+
+// Methods that read a field before locking the mutex the package writes it under: found for a
+// plain read, a fast path, a field written after an early-return unlock and an embedded RWMutex;
+// not for a helper called with the lock held, a field never written under the lock, an atomic
+// flag, or reads after the lock.
+func TestLockAfterRead(t *testing.T) {
+	got, by := analyzeOwn(t, "testdata/lock", "cache/cache.go")
+	sameFindings(t, got, wantMarkers(t, "testdata/lock"))
+	f := by[RuleLockAfterRead+" cache/cache.go:44"]
+	if f.Func != "Cache.Len" || f.Severity != SeverityHigh || f.Topic != TopicConcurrency ||
+		f.Message != "Cache.Len reads c.items before c.mu.Lock() at line 45; c.items is written with c.mu held (in Cache.Put), so this read races with that write" {
+		t.Errorf("Len finding = %+v", f)
+	}
+}
+
+// Queries and remote calls per iteration of a loop over a variable collection, directly, through
+// helpers of the same or another changed package, or through an interface: found; a batched
+// query, a loop over an array, a literal or a constant count, a prepared statement and calls in
+// goroutines: not. Linear searches of a variable slice in a loop over another (slices.Contains,
+// a helper over a parameter or a receiver's field, strings.Contains over a join): found; a map
+// lookup, a package-level table, a literal or a local literal slice, a loop over an array: not.
+func TestWorkPerIteration(t *testing.T) {
+	got, by := analyzeOwn(t, "testdata/loops", "store/store.go", "app/app.go")
+	sameFindings(t, got, wantMarkers(t, "testdata/loops"))
+	if f := by[RuleQueryInLoop+" app/app.go:18"]; f.Severity != SeverityMedium || f.Topic != TopicPerformance ||
+		f.Message != "st.UserName runs a database query (store.Store.UserName → sql.DB.QueryRowContext) on every iteration over ids: one round trip per element" {
+		t.Errorf("Names finding = %+v", f)
+	}
+	if f := by[RuleQueryInLoop+" store/store.go:36"]; !strings.Contains(f.Message, "(store.Store.lookup → store.Store.UserName → sql.DB.QueryRowContext)") {
+		t.Errorf("Labels finding = %+v", f)
+	}
+	if f := by[RuleLinearSearchInLoop+" app/app.go:111"]; f.Message != "slices.Contains scans allowed on every iteration over users: O(n·m) in their lengths" {
+		t.Errorf("Allowed finding = %+v", f)
+	}
+}
+
+// A helper in a package the change does not touch is not loaded from source: its queries are
+// not seen, and only calls that query directly are reported.
+func TestWorkPerIterationNeedsTheHelperLoaded(t *testing.T) {
+	got, _ := analyzeOwn(t, "testdata/loops", "app/app.go")
+	for _, k := range got {
+		if strings.HasPrefix(k, RuleQueryInLoop+" ") && k != RuleQueryInLoop+" app/app.go:27" {
+			t.Errorf("%s reported without the helper's package loaded", k)
+		}
+	}
+}
+
+var weakenedFiles = []string{"guards/guards.go", "sqlq/sqlq.go", "conf/conf.go", "conc/conc.go"}
+
+func runWeakened(t testing.TB) *Result {
+	t.Helper()
+	res, err := Run(context.Background(), Options{BaseDir: "testdata/weakened/base", HeadDir: "testdata/weakened/head", Files: weakenedFiles})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return res
+}
+
+// The head of testdata/weakened removes or weakens what the base had: checks before a file
+// open, a fetch, an HTML write, a command (moved after it) and a helper's file read; a bound
+// parameter; validation rules; TLS version, verification and client authentication; a hash and a
+// key size; a channel's buffer; a lock's place. Each is found at the head line that lost it, and
+// nothing is found where the check moved to every caller, was replaced by a check of the
+// project's own, guarded a constant path, or where settings were tightened.
+func TestWeakenedProtections(t *testing.T) {
+	res := runWeakened(t)
+	got, by := own(res.New)
+	sameFindings(t, got, wantMarkers(t, "testdata/weakened/head"))
+	checks := []struct{ key, fn, severity, msg string }{
+		{RuleGuardRemoved + " guards/guards.go:26", "ServeFile", SeverityHigh,
+			"the change removed the check `!filepath.IsLocal(name)` from the path to os.Open (path traversal, CWE-22): the base checked the value before this call, the head passes it unchecked"},
+		{RuleGuardRemoved + " guards/guards.go:38", "Proxy", SeverityHigh,
+			"the change removed url.Parse, the check `err != nil` and the check `!allowedHosts[u.Hostname()]` from the path to http.Get (server-side request forgery, CWE-918): the base checked the value before this call, the head passes it unchecked"},
+		{RuleGuardRemoved + " guards/guards.go:49", "Greet", SeverityHigh, "the change removed html.EscapeString from the path to fmt.Fprintf (cross-site scripting, CWE-79)"},
+		{RuleGuardRemoved + " guards/guards.go:57", "Run", SeverityHigh, "the change removed the check `!validTool(tool)` from the path to exec.Command (command injection, CWE-78)"},
+		{RuleGuardRemoved + " guards/guards.go:67", "Show", SeverityHigh, "the change removed the check `strings.Contains(name, \"..\")` from the path to serve → os.ReadFile (path traversal, CWE-22)"},
+		{RuleBoundParamRemoved + " sqlq/sqlq.go:12", "ByName", SeverityHigh, "the change builds the SQL text of sql.DB.QueryContext from values that the base bound as parameters (1 bound argument(s) in the base, 0 now)"},
+		{RuleValidationLoosened + " sqlq/sqlq.go:28", "", SeverityMedium, "the change loosens the validate tag of Signup.Name: raises max from 64 to 1024, drops required (the base had validate:\"required,max=64\")"},
+		{RuleValidationLoosened + " sqlq/sqlq.go:29", "", SeverityMedium, "the change loosens the binding tag of Signup.Email: drops required, adds omitempty"},
+		{RuleValidationLoosened + " sqlq/sqlq.go:31", "", SeverityMedium, "widens oneof from \"free pro\" to \"free pro enterprise\""},
+		{RuleTLSDowngraded + " conf/conf.go:15", "Client", SeverityHigh, "the change lowers MinVersion from TLS 1.2 to TLS 1.0"},
+		{RuleTLSDowngraded + " conf/conf.go:22", "Internal", SeverityHigh, "the change turns off certificate verification (InsecureSkipVerify: true)"},
+		{RuleTLSDowngraded + " conf/conf.go:33", "var serverTLS", SeverityHigh, "the change weakens ClientAuth from RequireAndVerifyClientCert to RequestClientCert"},
+		{RuleCryptoDowngraded + " conf/conf.go:40", "Fingerprint", SeverityHigh, "the change replaces sha256.Sum256 with md5.Sum, a weaker hash"},
+		{RuleCryptoDowngraded + " conf/conf.go:46", "Key", SeverityHigh, "the change lowers the RSA key size of rsa.GenerateKey from 4096 to 1024"},
+		{RuleChanBufferRemoved + " conc/conc.go:18", "Fetch", SeverityHigh, "the change removes the buffer of ch (1 in the base): the goroutine started at line 19 now blocks forever"},
+		{RuleLockMovedAfterRead + " conc/conc.go:61", "Counter.Snapshot", SeverityHigh, "the change moves the read of count before mu.Lock(): the base read it with mu held"},
+	}
+	for _, c := range checks {
+		f, ok := by[c.key]
+		if !ok {
+			t.Errorf("no finding %s", c.key)
+			continue
+		}
+		if f.Func != c.fn || f.Severity != c.severity || !strings.Contains(f.Message, c.msg) || f.Source != SourceDebatebot {
+			t.Errorf("%s = %+v\nwant func %q severity %s message containing %q", c.key, f, c.fn, c.severity, c.msg)
+		}
+	}
+	// The findings the comparison restates at the same line are left out (gosec's TLS and weak
+	// key findings, the goroutine leak of the unbuffered channel, the read before the lock).
+	for _, f := range res.New {
+		switch {
+		case f.Rule == "gosec:G402" && (f.Line == 15 || f.Line == 22),
+			f.Rule == "gosec:G403",
+			f.Rule == "gosec:G401" && f.Line == 40,
+			f.Rule == RuleGoroutineLeak,
+			f.Rule == RuleLockAfterRead,
+			f.Rule == "gosec:G202" && f.Path == "sqlq/sqlq.go":
+			t.Errorf("restated finding kept: %+v", f)
+		}
+	}
+}
+
+// The comparison's findings are new by construction: analysing a tree against itself finds
+// none.
+func TestWeakenedNothingAgainstItself(t *testing.T) {
+	res, err := Run(context.Background(), Options{BaseDir: "testdata/weakened/head", HeadDir: "testdata/weakened/head", Files: weakenedFiles})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.New) != 0 {
+		t.Errorf("new findings of a tree against itself: %+v", res.New)
+	}
+}

@@ -491,7 +491,7 @@ func (x *summariser) guardKinds(fn *types.Func) (map[string]bool, bool) {
 	case pkg == "path/filepath" && recv == "" && (name == "Clean" || name == "Rel" || name == "IsLocal" || name == "Abs" || name == "EvalSymlinks" || name == "Base" || name == "Localize" || name == "Match"),
 		pkg == "path" && recv == "" && (name == "Clean" || name == "Base"):
 		return kinds(sinkFile, sinkURL, sinkRedirect), true
-	case pkg == "strings" && (name == "HasPrefix" || name == "HasSuffix" || name == "ContainsAny" || name == "ContainsRune" || name == "EqualFold"):
+	case pkg == "strings" && (name == "HasPrefix" || name == "HasSuffix" || name == "Contains" || name == "ContainsAny" || name == "ContainsRune" || name == "EqualFold"):
 		return nil, true
 	case pkg == "net/url" && (name == "Parse" || name == "ParseRequestURI" || name == "Hostname" || name == "Port" || name == "IsAbs"):
 		return kinds(sinkURL, sinkRedirect), true

@@ -304,7 +304,10 @@ func (c *comparison) guards(bf, hf *funcSummary) {
 		}
 		var protecting []guardUse
 		for _, g := range bf.guards {
-			if g.pos.Offset < bs.end.Offset && (g.kinds == nil || g.kinds[bs.kind]) && related(bf, g.vars, bs.vars) {
+			// A check before the call on a value the call uses, or one applied inside the call's
+			// arguments (fmt.Fprintf(w, f, html.EscapeString(s))).
+			nested := bs.pos.Offset <= g.pos.Offset && g.pos.Offset < bs.end.Offset
+			if g.pos.Offset < bs.end.Offset && (g.kinds == nil || g.kinds[bs.kind]) && (nested || related(bf, g.vars, bs.vars)) {
 				protecting = append(protecting, g)
 			}
 		}
