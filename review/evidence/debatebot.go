@@ -256,18 +256,3 @@ func constInt(info *types.Info, e ast.Expr) (int64, bool) {
 	}
 	return constant.Int64Val(v)
 }
-
-// enclosingFuncName names the top-level declaration holding pos among files, as findings do.
-func enclosingFuncName(files []*ast.File, pos token.Pos) string {
-	for _, f := range files {
-		if pos < f.Pos() || pos > f.End() {
-			continue
-		}
-		for _, decl := range f.Decls {
-			if fd, ok := decl.(*ast.FuncDecl); ok && pos >= fd.Pos() && pos <= fd.End() {
-				return FuncName(fd)
-			}
-		}
-	}
-	return ""
-}

@@ -140,6 +140,16 @@ func (s *Scan) addFrom(analyzer, rule string, sev toulmin.Severity, path string,
 	})
 }
 
+// has reports whether the scan already holds evidence of rule at path:line.
+func (s *Scan) has(rule, path string, line int) bool {
+	for _, e := range s.found {
+		if e.Rule == rule && e.Path == path && e.Line == line {
+			return true
+		}
+	}
+	return false
+}
+
 // Go returns the parsed Go file at head, when its content is known and parses.
 func (s *Scan) Go(f *File) (*token.FileSet, *ast.File, bool) {
 	if f.Language() != "go" || !f.HasContent {
