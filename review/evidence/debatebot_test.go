@@ -121,7 +121,8 @@ func TestLockAfterRead(t *testing.T) {
 // query, a loop over an array, a literal or a constant count, a prepared statement and calls in
 // goroutines: not. Linear searches of a variable slice in a loop over another (slices.Contains,
 // a helper over a parameter or a receiver's field, strings.Contains over a join): found; a map
-// lookup, a package-level table, a literal or a local literal slice, a loop over an array: not.
+// lookup, a package-level table, a literal or a local literal slice, a loop over an array, a
+// list the function builds by appending (deduplication): not.
 func TestWorkPerIteration(t *testing.T) {
 	got, by := analyzeOwn(t, "testdata/loops", "store/store.go", "app/app.go")
 	sameFindings(t, got, wantMarkers(t, "testdata/loops"))

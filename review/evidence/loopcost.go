@@ -557,12 +557,48 @@ func runLinearSearch(pass *analysis.Pass) (any, error) {
 				return
 			}
 		}
-		if searched == nil || !variableSlice(pass.TypesInfo, fd, searched) {
+		if searched == nil || !variableSlice(pass.TypesInfo, fd, searched) || accumulated(fd, searched) {
 			return
 		}
 		pass.Reportf(call.Pos(), "%s scans %s on every iteration over %s: O(n·m) in their lengths", what, types.ExprString(searched), loop.coll)
 	})
 	return nil, nil
+}
+
+// accumulated reports whether the function builds the searched slice itself by appending to it
+// (a list of what it has seen so far): such lists are as long as what the function adds, and the
+// idiom is common for short ones, so the analysis stays conservative and leaves them alone.
+func accumulated(fd *ast.FuncDecl, searched ast.Expr) bool {
+	root := types.ExprString(stripIndex(searched))
+	found := false
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok || found {
+			return !found
+		}
+		for i, l := range as.Lhs {
+			if i >= len(as.Rhs) || types.ExprString(stripIndex(l)) != root {
+				continue
+			}
+			if call, ok := ast.Unparen(as.Rhs[i]).(*ast.CallExpr); ok {
+				if id, ok := call.Fun.(*ast.Ident); ok && id.Name == "append" {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+func stripIndex(e ast.Expr) ast.Expr {
+	for {
+		ix, ok := ast.Unparen(e).(*ast.IndexExpr)
+		if !ok {
+			return ast.Unparen(e)
+		}
+		e = ix.X
+	}
 }
 
 // variableSlice reports whether e is a slice whose length is not fixed in the source: not a

@@ -56,12 +56,14 @@ type funcSummary struct {
 	key, name string
 	pos       token.Position
 	params    []string
-	// assign maps a variable to the variables its value is computed from; siblings to those
-	// defined by the same multi-value assignment (u, err := url.Parse(s)); value says which
-	// variables hold plain values (strings, numbers, bytes, URLs, IPs, errors) rather than
-	// handles (requests, writers, contexts, receivers).
-	assign, siblings map[string][]string
-	value            map[string]bool
+	variadic  bool
+	// assign maps a variable to the variables its value is computed from; multi are the
+	// multi-value assignments (u, err := url.Parse(s)), whose variables are siblings; value says
+	// which variables hold plain values (strings, numbers, bytes, URLs, IPs, errors) rather than
+	// handles (requests, writers, contexts, receivers), errs which hold errors.
+	assign      map[string][]string
+	multi       []multiAssign
+	value, errs map[string]bool
 	guards           []guardUse
 	sinks            []sinkUse
 	calls            []callUse
@@ -74,6 +76,12 @@ type funcSummary struct {
 }
 
 // guardUse is a check: a call to a sanitiser or validator, or an if that leaves on failure.
+// multiAssign is one assignment of several variables from one call, at a file offset.
+type multiAssign struct {
+	off   int
+	names []string
+}
+
 type guardUse struct {
 	id    string // "call:path/filepath.Clean", "if:!filepath.IsLocal(name)"
 	desc  string // as the message names it
@@ -231,10 +239,13 @@ type summariser struct {
 func summarise(pass *analysis.Pass, module, name string, ft *ast.FuncType, body ast.Node) *funcSummary {
 	s := &funcSummary{
 		key: pass.Pkg.Path() + "." + name, name: name,
-		assign: map[string][]string{}, siblings: map[string][]string{}, value: map[string]bool{},
+		assign: map[string][]string{}, value: map[string]bool{}, errs: map[string]bool{},
 		chans: map[string]chanInfo{}, leaks: map[string][]token.Position{},
 	}
 	if ft != nil && ft.Params != nil {
+		if n := len(ft.Params.List); n > 0 {
+			_, s.variadic = ft.Params.List[n-1].Type.(*ast.Ellipsis)
+		}
 		for _, f := range ft.Params.List {
 			if len(f.Names) == 0 {
 				s.params = append(s.params, "_")
@@ -288,6 +299,7 @@ func (x *summariser) addVar(id *ast.Ident, out *[]string, seen map[string]bool) 
 	seen[id.Name] = true
 	*out = append(*out, id.Name)
 	x.s.value[id.Name] = x.s.value[id.Name] || isValueType(v.Type())
+	x.s.errs[id.Name] = x.s.errs[id.Name] || types.Identical(v.Type(), types.Universe.Lookup("error").Type())
 }
 
 // isValueType reports whether a variable of type t holds data that a check can vet (a string,
@@ -333,7 +345,7 @@ func rootName(e ast.Expr) string {
 	}
 }
 
-func (x *summariser) flowTo(lhs []ast.Expr, rhs []ast.Expr) {
+func (x *summariser) flowTo(at token.Pos, lhs []ast.Expr, rhs []ast.Expr) {
 	if len(lhs) == len(rhs) {
 		for i, l := range lhs {
 			if n := rootName(l); n != "" && n != "_" {
@@ -353,8 +365,8 @@ func (x *summariser) flowTo(lhs []ast.Expr, rhs []ast.Expr) {
 			x.s.assign[n] = append(x.s.assign[n], from...)
 		}
 	}
-	for _, n := range names {
-		x.s.siblings[n] = append(x.s.siblings[n], names...)
+	if len(names) > 1 {
+		x.s.multi = append(x.s.multi, multiAssign{off: x.position(at).Offset, names: names})
 	}
 }
 
@@ -371,7 +383,7 @@ func (x *summariser) visit(n ast.Node) bool {
 			}
 		}
 	case *ast.AssignStmt:
-		x.flowTo(n.Lhs, n.Rhs)
+		x.flowTo(n.Pos(), n.Lhs, n.Rhs)
 		x.tlsAssign(n)
 		if len(n.Lhs) == 1 && len(n.Rhs) == 1 {
 			x.chanMake(n.Lhs[0], n.Rhs[0])
@@ -384,14 +396,14 @@ func (x *summariser) visit(n ast.Node) bool {
 				x.s.value[id.Name] = isValueType(v.Type())
 			}
 		}
-		x.flowTo(lhs, n.Values)
+		x.flowTo(n.Pos(), lhs, n.Values)
 		if len(n.Names) == 1 && len(n.Values) == 1 {
 			x.chanMake(n.Names[0], n.Values[0])
 		}
 	case *ast.RangeStmt:
 		for _, e := range []ast.Expr{n.Key, n.Value} {
 			if e != nil {
-				x.flowTo([]ast.Expr{e}, []ast.Expr{n.X})
+				x.flowTo(n.Pos(), []ast.Expr{e}, []ast.Expr{n.X})
 			}
 		}
 	case *ast.IfStmt:

@@ -141,21 +141,63 @@ func closure(f *funcSummary, names []string) map[string]bool {
 	return out
 }
 
-// related reports whether a check's variables and a call's share a value: a string, number,
-// URL or IP that the check reads (or that was produced alongside what it reads, as u with err in
-// u, err := url.Parse(s)) and that the call's input is computed from.
-func related(f *funcSummary, checkVars, callVars []string) bool {
-	g := append([]string(nil), checkVars...)
+// related reports whether a check at offset at vets a value a call uses: a string, number,
+// URL or IP that the check reads, that the last assignment before it produced alongside what it
+// reads (u for err in u, err := url.Parse(s)), or that what it reads (an error aside) was
+// computed from (u for host := u.Hostname()), and that the call's input is computed from. Only
+// one step back from the check: values that merely share an ancestor with the call's input (both
+// read from one request, one repository) are not what the check vets.
+func related(f *funcSummary, at int, checkVars, callVars []string) bool {
+	g := map[string]bool{}
 	for _, v := range checkVars {
-		g = append(g, f.siblings[v]...)
+		g[v] = true
+		for _, s := range siblingsAt(f, v, at) {
+			g[s] = true
+		}
 	}
-	gs, ss := closure(f, g), closure(f, callVars)
-	for n := range gs {
+	for v := range g {
+		if f.errs[v] {
+			continue
+		}
+		for _, src := range f.assign[v] {
+			g[src] = true
+		}
+	}
+	ss := closure(f, callVars)
+	for n := range g {
 		if ss[n] && f.value[n] {
 			return true
 		}
 	}
 	return false
+}
+
+// siblingsAt are the variables assigned with v by the last multi-value assignment of v before
+// offset at.
+func siblingsAt(f *funcSummary, v string, at int) []string {
+	var last []string
+	for _, m := range f.multi {
+		if m.off < at && slices.Contains(m.names, v) {
+			last = m.names
+		}
+	}
+	return last
+}
+
+// argVars are the variables a call passes for parameter j of callee (all the variadic ones for
+// the last parameter of a variadic function).
+func argVars(callee *funcSummary, call callUse, j int) []string {
+	if j >= len(call.args) {
+		return nil
+	}
+	if !callee.variadic || j != len(callee.params)-1 {
+		return call.args[j]
+	}
+	var out []string
+	for _, a := range call.args[j:] {
+		out = append(out, a...)
+	}
+	return out
 }
 
 // effectiveSinks are a function's sensitive calls: its own, and its calls of functions that pass
@@ -168,13 +210,11 @@ func (t *treeSummary) effectiveSinks(f *funcSummary) []sinkUse {
 			continue
 		}
 		for j, refs := range t.paramSinks(call.callee) {
-			if j >= len(call.args) {
-				continue
-			}
+			vars := argVars(callee, call, j)
 			for _, ref := range refs {
 				kind, target, _ := strings.Cut(ref, " ")
-				out = append(out, sinkUse{kind: kind, callee: callee.name + " → " + target, vars: call.args[j],
-					constant: len(call.args[j]) == 0, pos: call.pos, end: call.end})
+				out = append(out, sinkUse{kind: kind, callee: callee.name + " → " + target, vars: vars,
+					constant: len(vars) == 0, pos: call.pos, end: call.end})
 			}
 		}
 	}
@@ -217,12 +257,9 @@ func (t *treeSummary) paramSinks(key string) map[int][]string {
 			continue
 		}
 		for j, refs := range t.paramSinks(call.callee) {
-			if j >= len(call.args) {
-				continue
-			}
 			for _, ref := range refs {
 				kind, target, _ := strings.Cut(ref, " ")
-				add(call.args[j], kind+" "+callee.name+" → "+target)
+				add(argVars(callee, call, j), kind+" "+callee.name+" → "+target)
 			}
 		}
 	}
@@ -295,10 +332,11 @@ func guardIDs(f *funcSummary) map[string]bool {
 
 func (c *comparison) guards(bf, hf *funcSummary) {
 	hSinks := c.head.effectiveSinks(hf)
+	bSinks := c.base.effectiveSinks(bf)
 	// One finding per kind of sensitive call and function, at the first head call that lost its
 	// check.
 	done := map[string]bool{}
-	for _, bs := range c.base.effectiveSinks(bf) {
+	for _, bs := range bSinks {
 		if bs.constant || done[bs.kind] {
 			continue
 		}
@@ -307,57 +345,88 @@ func (c *comparison) guards(bf, hf *funcSummary) {
 			// A check before the call on a value the call uses, or one applied inside the call's
 			// arguments (fmt.Fprintf(w, f, html.EscapeString(s))).
 			nested := bs.pos.Offset <= g.pos.Offset && g.pos.Offset < bs.end.Offset
-			if g.pos.Offset < bs.end.Offset && (g.kinds == nil || g.kinds[bs.kind]) && (nested || related(bf, g.vars, bs.vars)) {
+			if g.pos.Offset < bs.end.Offset && (g.kinds == nil || g.kinds[bs.kind]) && (nested || related(bf, g.pos.Offset, g.vars, bs.vars)) {
 				protecting = append(protecting, g)
 			}
 		}
 		if len(protecting) == 0 {
 			continue
 		}
-		for _, hs := range matchSinks(hSinks, bs) {
-			if hs.constant {
-				continue
+		// A check is kept when head still makes it before one of the corresponding calls (calls
+		// given the same variables are told apart by nothing but their order, which a change
+		// shifts).
+		var cands []sinkUse
+		for _, hs := range matchSinks(hSinks, bSinks, bs) {
+			if !hs.constant {
+				cands = append(cands, hs)
 			}
-			present := c.head.presentGuards(hf, hs.end)
-			var lost []guardUse
-			for _, g := range protecting {
-				kept := present[g.id]
-				for _, call := range g.calls {
-					kept = kept || present[call]
-				}
-				if !kept {
-					lost = append(lost, g)
-				}
-			}
-			if len(lost) == 0 || c.replaced(bf, hf, hs, lost) || c.callersGuard(hf, lost) {
-				continue
-			}
-			done[bs.kind] = true
-			strong := slices.ContainsFunc(lost, func(g guardUse) bool { return g.strong })
-			sev := SeverityMedium
-			if strong {
-				sev = SeverityHigh
-			}
-			c.report(RuleGuardRemoved, sev, hs.pos, hf.name, fmt.Sprintf("the change removed %s from the path to %s (%s): the base checked the value before this call, the head passes it unchecked",
-				describeGuards(lost), hs.callee, sinkRisk[hs.kind]))
-			break
 		}
+		if len(cands) == 0 {
+			continue
+		}
+		var lost []guardUse
+		for _, g := range protecting {
+			kept := false
+			for _, hs := range cands {
+				present := c.head.presentGuards(hf, hs.end)
+				kept = present[g.id] || slices.ContainsFunc(g.calls, func(id string) bool { return present[id] })
+				if kept {
+					break
+				}
+			}
+			if !kept {
+				lost = append(lost, g)
+			}
+		}
+		hs := cands[0]
+		if len(lost) == 0 || c.replaced(bf, hf, hs, lost) || c.callersGuard(hf, lost) {
+			continue
+		}
+		done[bs.kind] = true
+		strong := slices.ContainsFunc(lost, func(g guardUse) bool { return g.strong })
+		sev := SeverityMedium
+		if strong {
+			sev = SeverityHigh
+		}
+		c.report(RuleGuardRemoved, sev, hs.pos, hf.name, fmt.Sprintf("the change removed %s from the path to %s (%s): the base checked the value before this call, the head passes it unchecked",
+			describeGuards(lost), hs.callee, sinkRisk[hs.kind]))
 	}
 }
 
-// matchSinks are head's calls that correspond to a base sensitive call: the same callee, else
-// the same kind.
-func matchSinks(head []sinkUse, bs sinkUse) []sinkUse {
-	var same, kind []sinkUse
+// sinkSig identifies a sensitive call across trees: its callee and the variables it is given.
+func sinkSig(s sinkUse) string {
+	vars := append([]string(nil), s.vars...)
+	sort.Strings(vars)
+	return s.callee + "(" + strings.Join(slices.Compact(vars), ",") + ")"
+}
+
+// matchSinks are head's calls that correspond to a base sensitive call: the same callee given
+// the same variables; else the calls of that callee (else of that kind) that base does not make
+// as they are, the calls the change rewrote. A head call that base already made unprotected is
+// never one of them.
+func matchSinks(head, base []sinkUse, bs sinkUse) []sinkUse {
+	inBase := map[string]bool{}
+	for _, b := range base {
+		inBase[sinkSig(b)] = true
+	}
+	sig := sinkSig(bs)
+	var exact, same, kind []sinkUse
 	for _, hs := range head {
+		hsig := sinkSig(hs)
 		switch {
+		case hsig == sig:
+			exact = append(exact, hs)
+		case inBase[hsig]:
 		case hs.callee == bs.callee:
 			same = append(same, hs)
 		case hs.kind == bs.kind:
 			kind = append(kind, hs)
 		}
 	}
-	if len(same) > 0 {
+	switch {
+	case len(exact) > 0:
+		return exact
+	case len(same) > 0:
 		return same
 	}
 	return kind
@@ -373,7 +442,7 @@ func (c *comparison) replaced(bf, hf *funcSummary, hs sinkUse, lost []guardUse) 
 		if g.pos.Offset >= hs.end.Offset || old[g.id] || (needStrong && !g.strong) {
 			continue
 		}
-		if (g.kinds == nil || g.kinds[hs.kind]) && related(hf, g.vars, hs.vars) {
+		if (g.kinds == nil || g.kinds[hs.kind]) && related(hf, g.pos.Offset, g.vars, hs.vars) {
 			return true
 		}
 	}
@@ -389,7 +458,7 @@ func (c *comparison) replaced(bf, hf *funcSummary, hs sinkUse, lost []guardUse) 
 		for _, a := range call.args {
 			args = append(args, a...)
 		}
-		if !related(hf, args, hs.vars) {
+		if !related(hf, call.pos.Offset, args, hs.vars) {
 			continue
 		}
 		for id := range c.head.presentGuards(&funcSummary{key: "", calls: []callUse{call}}, hs.pos) {
@@ -430,7 +499,7 @@ func (c *comparison) callersGuard(f *funcSummary, lost []guardUse) bool {
 					continue
 				}
 				same := ids[g.id] || slices.ContainsFunc(g.calls, func(id string) bool { return ids[id] })
-				if same || (g.strong && related(caller, g.vars, args)) {
+				if same || (g.strong && related(caller, g.pos.Offset, g.vars, args)) {
 					guarded = true
 					break
 				}
