@@ -64,15 +64,15 @@ type funcSummary struct {
 	assign      map[string][]string
 	multi       []multiAssign
 	value, errs map[string]bool
-	guards           []guardUse
-	sinks            []sinkUse
-	calls            []callUse
-	sql              []sqlUse
-	tls              []tlsSetting
-	crypto           []cryptoUse
-	chans            map[string]chanInfo
-	locks            []lockOrder
-	leaks            map[string][]token.Position // by channel variable: go statements that can block
+	guards      []guardUse
+	sinks       []sinkUse
+	calls       []callUse
+	sql         []sqlUse
+	tls         []tlsSetting
+	crypto      []cryptoUse
+	chans       map[string]chanInfo
+	locks       []lockOrder
+	leaks       map[string][]token.Position // by channel variable: go statements that can block
 }
 
 // guardUse is a check: a call to a sanitiser or validator, or an if that leaves on failure.
