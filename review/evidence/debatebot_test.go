@@ -91,7 +91,7 @@ func TestGoroutineLeak(t *testing.T) {
 	sameFindings(t, got, wantMarkers(t, "testdata/leak"))
 	f := by[RuleGoroutineLeak+" leak/leak.go:18"]
 	if f.Func != "Timeout" || f.Severity != SeverityHigh || f.Topic != TopicResource ||
-		!strings.Contains(f.Message, "ch, an unbuffered channel made at line 17, but Timeout can return at line 26 without receiving") {
+		!strings.Contains(f.Message, "`ch`, an unbuffered channel made at line 17, but `Timeout` can return at line 26 without receiving") {
 		t.Errorf("Timeout finding = %+v", f)
 	}
 	if f := by[RuleGoroutineLeak+" leak/leak.go:44"]; !strings.Contains(f.Message, "receives from it once") {
@@ -111,7 +111,7 @@ func TestLockAfterRead(t *testing.T) {
 	sameFindings(t, got, wantMarkers(t, "testdata/lock"))
 	f := by[RuleLockAfterRead+" cache/cache.go:44"]
 	if f.Func != "Cache.Len" || f.Severity != SeverityHigh || f.Topic != TopicConcurrency ||
-		f.Message != "Cache.Len reads c.items before c.mu.Lock() at line 45; c.items is written with c.mu held (in Cache.Put), so this read races with that write" {
+		f.Message != "`Cache.Len` reads `c.items` before `c.mu.Lock()` at line 45; `c.items` is written with `c.mu` held (in `Cache.Put`), so this read races with that write" {
 		t.Errorf("Len finding = %+v", f)
 	}
 }
@@ -127,13 +127,13 @@ func TestWorkPerIteration(t *testing.T) {
 	got, by := analyzeOwn(t, "testdata/loops", "store/store.go", "app/app.go")
 	sameFindings(t, got, wantMarkers(t, "testdata/loops"))
 	if f := by[RuleQueryInLoop+" app/app.go:18"]; f.Severity != SeverityMedium || f.Topic != TopicPerformance ||
-		f.Message != "st.UserName runs a database query (store.Store.UserName → sql.DB.QueryRowContext) on every iteration over ids: one round trip per element" {
+		f.Message != "`st.UserName` runs a database query (`store.Store.UserName → sql.DB.QueryRowContext`) on every iteration over `ids`: one round trip per element" {
 		t.Errorf("Names finding = %+v", f)
 	}
-	if f := by[RuleQueryInLoop+" store/store.go:36"]; !strings.Contains(f.Message, "(store.Store.lookup → store.Store.UserName → sql.DB.QueryRowContext)") {
+	if f := by[RuleQueryInLoop+" store/store.go:36"]; !strings.Contains(f.Message, "(`store.Store.lookup → store.Store.UserName → sql.DB.QueryRowContext`)") {
 		t.Errorf("Labels finding = %+v", f)
 	}
-	if f := by[RuleLinearSearchInLoop+" app/app.go:111"]; f.Message != "slices.Contains scans allowed on every iteration over users: O(n·m) in their lengths" {
+	if f := by[RuleLinearSearchInLoop+" app/app.go:111"]; f.Message != "`slices.Contains` scans `allowed` on every iteration over `users`: O(n·m) in their lengths" {
 		t.Errorf("Allowed finding = %+v", f)
 	}
 }
@@ -177,7 +177,7 @@ func TestWeakenedProtections(t *testing.T) {
 			"the change removed url.Parse, the check `err != nil` and the check `!allowedHosts[u.Hostname()]` from the path to http.Get (server-side request forgery, CWE-918): the base checked the value before this call, the head passes it unchecked"},
 		{RuleGuardRemoved + " guards/guards.go:49", "Greet", SeverityHigh, "the change removed html.EscapeString from the path to fmt.Fprintf (cross-site scripting, CWE-79)"},
 		{RuleGuardRemoved + " guards/guards.go:57", "Run", SeverityHigh, "the change removed the check `!validTool(tool)` from the path to exec.Command (command injection, CWE-78)"},
-		{RuleGuardRemoved + " guards/guards.go:67", "Show", SeverityHigh, "the change removed the check `strings.Contains(name, \"..\")` from the path to serve → os.ReadFile (path traversal, CWE-22)"},
+		{RuleGuardRemoved + " guards/guards.go:71", "serve", SeverityHigh, "the change removed the check `strings.Contains(name, \"..\")` in Show from the path to serve → os.ReadFile (path traversal, CWE-22)"},
 		{RuleBoundParamRemoved + " sqlq/sqlq.go:12", "ByName", SeverityHigh, "the change builds the SQL text of sql.DB.QueryContext from values that the base bound as parameters (1 bound argument(s) in the base, 0 now)"},
 		{RuleValidationLoosened + " sqlq/sqlq.go:28", "", SeverityMedium, "the change loosens the validate tag of Signup.Name: raises max from 64 to 1024, drops required (the base had validate:\"required,max=64\")"},
 		{RuleValidationLoosened + " sqlq/sqlq.go:29", "", SeverityMedium, "the change loosens the binding tag of Signup.Email: drops required, adds omitempty"},

@@ -474,7 +474,7 @@ func (s leakScope) leaks(u *chanUse, g *ast.GoStmt) (leak, string, bool) {
 		}
 	}
 	if len(u.receives) == 0 {
-		return l, fmt.Sprintf("the goroutine sends on %s, an unbuffered channel made at line %d that %s never receives from: the send blocks forever and the goroutine leaks",
+		return l, fmt.Sprintf("the goroutine sends on `%s`, an unbuffered channel made at line %d that `%s` never receives from: the send blocks forever and the goroutine leaks",
 			u.obj.Name(), line(u.make), s.name), true
 	}
 	headers := map[*cfg.Block]bool{}
@@ -489,13 +489,13 @@ func (s leakScope) leaks(u *chanUse, g *ast.GoStmt) (leak, string, bool) {
 			}
 		}
 		if !inLoop {
-			return l, fmt.Sprintf("a goroutine is started per iteration (line %d) to send on %s, an unbuffered channel made at line %d, but %s receives from it once: every other sender blocks forever",
+			return l, fmt.Sprintf("a goroutine is started per iteration (line %d) to send on `%s`, an unbuffered channel made at line %d, but `%s` receives from it once: every other sender blocks forever",
 				line(g.Pos()), u.obj.Name(), line(u.make), s.name), true
 		}
 	}
 	stop := func(b *cfg.Block) bool { return recvBlocks[b] || headers[b] }
 	if ret := searchReturn(goBlock, x.at[g]+1, recvNodes, stop); ret.IsValid() {
-		return l, fmt.Sprintf("the goroutine sends on %s, an unbuffered channel made at line %d, but %s can return at line %d without receiving from it: the send blocks forever and the goroutine leaks",
+		return l, fmt.Sprintf("the goroutine sends on `%s`, an unbuffered channel made at line %d, but `%s` can return at line %d without receiving from it: the send blocks forever and the goroutine leaks",
 			u.obj.Name(), line(u.make), s.name, line(ret)), true
 	}
 	if multi {
@@ -530,7 +530,7 @@ func (s leakScope) leaks(u *chanUse, g *ast.GoStmt) (leak, string, bool) {
 				continue
 			}
 			if ret := searchReturn(start, from, nil, func(b *cfg.Block) bool { return b == h }); ret.IsValid() {
-				return l, fmt.Sprintf("goroutines are started per iteration (line %d) to send on %s, an unbuffered channel made at line %d, but %s can return at line %d after receiving from only some of them: the rest block forever",
+				return l, fmt.Sprintf("goroutines are started per iteration (line %d) to send on `%s`, an unbuffered channel made at line %d, but `%s` can return at line %d after receiving from only some of them: the rest block forever",
 					line(g.Pos()), u.obj.Name(), line(u.make), s.name, line(ret)), true
 			}
 		}

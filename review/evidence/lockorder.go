@@ -378,7 +378,7 @@ func runLock(pass *analysis.Pass) (any, error) {
 				if !o.EarlyRead.IsValid() || writer == "" {
 					continue
 				}
-				pass.Reportf(o.EarlyRead, "%s reads %s.%s before %s.%s.Lock() at line %d; %s.%s is written with %s.%s held (in %s), so this read races with that write",
+				pass.Reportf(o.EarlyRead, "`%s` reads `%s.%s` before `%s.%s.Lock()` at line %d; `%s.%s` is written with `%s.%s` held (in `%s`), so this read races with that write",
 					name, recv, f, recv, m, pass.Fset.Position(lock).Line, recv, f, recv, m, writer)
 			}
 		}

@@ -61,6 +61,10 @@ type funcSummary struct {
 	// multi-value assignments (u, err := url.Parse(s)), whose variables are siblings; value says
 	// which variables hold plain values (strings, numbers, bytes, URLs, IPs, errors) rather than
 	// handles (requests, writers, contexts, receivers), errs which hold errors.
+	//
+	// Only flows that keep the value count (a field, a concatenation, strings, path, url, strconv,
+	// the project's own helpers): the result of an opaque call (an archive opened from a path, a
+	// file read from a name, a row queried by an id) is not what was passed to it.
 	assign      map[string][]string
 	multi       []multiAssign
 	value, errs map[string]bool
@@ -98,6 +102,9 @@ type sinkUse struct {
 	vars         []string
 	constant     bool
 	pos, end     token.Position
+	// at and atFunc place a call through a helper at the sensitive call inside the helper.
+	at     token.Position
+	atFunc string
 }
 
 type callUse struct {
@@ -269,12 +276,19 @@ func summarise(pass *analysis.Pass, module, name string, ft *ast.FuncType, body 
 
 func (x *summariser) position(p token.Pos) token.Position { return x.pass.Fset.Position(p) }
 
-// vars names the variables an expression reads (fields and package names left out).
+// vars names the variables an expression reads, and the fields of local variables it reads as
+// paths ("req.subDir", with the field's type), so that a check of one field is told from a use of
+// another (package names and package-level functions left out).
 func (x *summariser) vars(e ast.Node) []string {
 	var out []string
 	seen := map[string]bool{}
 	ast.Inspect(e, func(n ast.Node) bool {
 		if sel, ok := n.(*ast.SelectorExpr); ok {
+			if path, t := x.fieldPath(sel); path != "" && !seen[path] {
+				seen[path] = true
+				out = append(out, path)
+				x.s.value[path] = x.s.value[path] || isValueType(t)
+			}
 			ast.Inspect(sel.X, func(m ast.Node) bool {
 				if id, ok := m.(*ast.Ident); ok {
 					x.addVar(id, &out, seen)
@@ -289,6 +303,59 @@ func (x *summariser) vars(e ast.Node) []string {
 		return true
 	})
 	return out
+}
+
+// fieldPath names a chain of field selections on a variable ("req.subDir", "t.URL"), with its
+// type; "" for other selectors (methods, package members).
+func (x *summariser) fieldPath(sel *ast.SelectorExpr) (string, types.Type) {
+	s, ok := x.info.Selections[sel]
+	if !ok || s.Kind() != types.FieldVal {
+		return "", nil
+	}
+	switch base := ast.Unparen(sel.X).(type) {
+	case *ast.Ident:
+		if v, ok := x.info.ObjectOf(base).(*types.Var); !ok || v.IsField() {
+			return "", nil
+		}
+		return base.Name + "." + sel.Sel.Name, s.Type()
+	case *ast.SelectorExpr:
+		if p, _ := x.fieldPath(base); p != "" {
+			return p + "." + sel.Sel.Name, s.Type()
+		}
+	}
+	return "", nil
+}
+
+// transformers are the packages whose functions compute a value from their arguments (the
+// result is the argument, reshaped): a flow through them keeps what a check vetted.
+var transformers = map[string]bool{"strings": true, "bytes": true, "path": true, "path/filepath": true, "net/url": true,
+	"strconv": true, "fmt": true, "html": true, "unicode/utf8": true, "net": true, "net/netip": true, "encoding/base64": true, "encoding/hex": true}
+
+// transparent reports whether an assigned value is its sources, reshaped: not the result of a
+// library call whose output is not its input (opening an archive from a path, querying with an
+// id). The project's own helpers are taken to compute their result from their arguments.
+func (x *summariser) transparent(e ast.Expr) bool {
+	call, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok {
+		return true
+	}
+	if tv, ok := x.info.Types[call.Fun]; ok && tv.IsType() {
+		return true // a conversion
+	}
+	if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok {
+		if _, ok := x.info.Uses[id].(*types.Builtin); ok {
+			return true // append, min, max, ...
+		}
+	}
+	fn := calleeFunc(x.info, call)
+	if fn == nil {
+		return false
+	}
+	pkg := funcPkgPath(fn)
+	if n := recvNamed(fn); n != nil && n.Obj().Pkg() != nil {
+		pkg = n.Obj().Pkg().Path()
+	}
+	return transformers[pkg] || x.userCode(pkg)
 }
 
 func (x *summariser) addVar(id *ast.Ident, out *[]string, seen map[string]bool) {
@@ -345,11 +412,32 @@ func rootName(e ast.Expr) string {
 	}
 }
 
+// target names what an assignment writes: the field path (req.subDir) for a field of a local
+// variable, else the variable (x for x, x[i], *x).
+func (x *summariser) target(l ast.Expr) string {
+	if sel, ok := ast.Unparen(l).(*ast.SelectorExpr); ok {
+		if path, t := x.fieldPath(sel); path != "" {
+			x.s.value[path] = x.s.value[path] || isValueType(t)
+			// The variable holds what its field is given.
+			root := rootName(l)
+			x.s.assign[root] = append(x.s.assign[root], path)
+			return path
+		}
+	}
+	return rootName(l)
+}
+
+func (x *summariser) edge(to string, from []string, transparent bool) {
+	if transparent {
+		x.s.assign[to] = append(x.s.assign[to], from...)
+	}
+}
+
 func (x *summariser) flowTo(at token.Pos, lhs []ast.Expr, rhs []ast.Expr) {
 	if len(lhs) == len(rhs) {
 		for i, l := range lhs {
-			if n := rootName(l); n != "" && n != "_" {
-				x.s.assign[n] = append(x.s.assign[n], x.vars(rhs[i])...)
+			if n := x.target(l); n != "" && n != "_" {
+				x.edge(n, x.vars(rhs[i]), x.transparent(rhs[i]))
 			}
 		}
 		return
@@ -358,11 +446,12 @@ func (x *summariser) flowTo(at token.Pos, lhs []ast.Expr, rhs []ast.Expr) {
 		return
 	}
 	from := x.vars(rhs[0])
+	direct := x.transparent(rhs[0])
 	var names []string
 	for _, l := range lhs {
-		if n := rootName(l); n != "" && n != "_" {
+		if n := x.target(l); n != "" && n != "_" {
 			names = append(names, n)
-			x.s.assign[n] = append(x.s.assign[n], from...)
+			x.edge(n, from, direct)
 		}
 	}
 	if len(names) > 1 {
@@ -463,7 +552,8 @@ func (x *summariser) ifGuard(n *ast.IfStmt) {
 
 // guardPrefixes start the names of the project's own checks (validatePath, isAllowedHost,
 // checkName, sanitize, ...): the next letter after the prefix is upper case, or the name ends.
-var guardPrefixes = []string{"validate", "valid", "check", "sanitize", "sanitise", "verify", "is", "ensure", "must", "allow", "safe", "escape", "authorize", "authorise", "permit", "can"}
+var guardPrefixes = []string{"validate", "valid", "check", "sanitize", "sanitise", "verify", "is", "ensure", "must", "allow", "safe", "escape", "authorize", "authorise", "permit", "can",
+	"clean", "normalize", "normalise", "quote", "secure"}
 
 func guardName(name string) bool {
 	lower := strings.ToLower(name)
@@ -643,6 +733,7 @@ func (x *summariser) call(call *ast.CallExpr) {
 				kinds: ks, strong: true, vars: vars, pos: pos})
 		}
 	}
+	x.optionsEnd(call, fn)
 	if kind, args := x.sinkOf(call, fn); kind != "" {
 		callee := "the conversion " + types.ExprString(call.Fun)
 		if fn != nil {
@@ -672,6 +763,37 @@ func (x *summariser) call(call *ast.CallExpr) {
 		x.s.calls = append(x.s.calls, cu)
 	}
 	x.cryptoCall(call, fn)
+}
+
+// optionsEnd records the end-of-options marker "--" given to a command (or appended to its
+// arguments) before values: it keeps a value that starts with "-" from being read as an option.
+func (x *summariser) optionsEnd(call *ast.CallExpr, fn *types.Func) {
+	args := call.Args
+	isAppend := false
+	if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok {
+		if b, ok := x.info.Uses[id].(*types.Builtin); ok && b.Name() == "append" {
+			isAppend = true
+		}
+	}
+	if !isAppend && !isPkgFunc(fn, "os/exec", "Command", "CommandContext") {
+		return
+	}
+	for i, a := range args {
+		tv, ok := x.info.Types[a]
+		if !ok || tv.Value == nil || tv.Value.ExactString() != `"--"` || i+1 >= len(args) {
+			continue
+		}
+		var vars []string
+		for _, rest := range args[i+1:] {
+			vars = append(vars, x.vars(rest)...)
+		}
+		if isAppend {
+			vars = append(vars, x.vars(args[0])...)
+		}
+		x.s.guards = append(x.s.guards, guardUse{id: "arg:--", desc: "the end-of-options marker `--`", kinds: kinds(sinkExec),
+			strong: true, vars: vars, pos: x.position(a.Pos())})
+		return
+	}
 }
 
 func (x *summariser) chanMake(lhs ast.Expr, rhs ast.Expr) {
@@ -728,7 +850,27 @@ func (x *summariser) tlsValue(field string, v ast.Expr, pos token.Pos) {
 	}
 }
 
+func isHTTPClient(t types.Type) bool {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := t.(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "net/http" && n.Obj().Name() == "Client"
+}
+
 func (x *summariser) tlsLiteral(lit *ast.CompositeLit) {
+	if isHTTPClient(x.info.TypeOf(lit)) {
+		// An http.Client's redirect policy, compared like the TLS settings.
+		x.s.tls = append(x.s.tls, tlsSetting{field: "client", pos: x.position(lit.Pos())})
+		for _, el := range lit.Elts {
+			if kv, ok := el.(*ast.KeyValueExpr); ok {
+				if k, ok := kv.Key.(*ast.Ident); ok && k.Name == "CheckRedirect" {
+					x.s.tls = append(x.s.tls, tlsSetting{field: "CheckRedirect", value: 1, pos: x.position(kv.Pos())})
+				}
+			}
+		}
+		return
+	}
 	if !isTLSConfig(x.info.TypeOf(lit)) {
 		return
 	}
@@ -750,6 +892,9 @@ func (x *summariser) tlsAssign(n *ast.AssignStmt) {
 		sel, ok := l.(*ast.SelectorExpr)
 		if ok && isTLSConfig(x.info.TypeOf(sel.X)) {
 			x.tlsValue(sel.Sel.Name, n.Rhs[i], n.Pos())
+		}
+		if ok && isHTTPClient(x.info.TypeOf(sel.X)) && sel.Sel.Name == "CheckRedirect" {
+			x.s.tls = append(x.s.tls, tlsSetting{field: "CheckRedirect", value: 1, pos: x.position(n.Pos())})
 		}
 	}
 }

@@ -26,7 +26,7 @@ type treeSummary struct {
 	fields map[string]*fieldTags
 	// callers and paramSinks are computed on first use.
 	callers    map[string][]*funcSummary
-	paramMemo  map[string]map[int][]string
+	paramMemo  map[string]map[int][]sinkRef
 	paramStack map[string]bool
 }
 
@@ -125,8 +125,10 @@ func (c *comparison) twin(pos token.Position, rules ...string) {
 	c.twins[l] = append(c.twins[l], rules...)
 }
 
-// closure returns the variables names' values are computed from, names included.
+// closure returns the variables names' values are computed from, names included, through the
+// assignments that keep the value, and from a field path to its variable.
 func closure(f *funcSummary, names []string) map[string]bool {
+	edges := f.assign
 	out := map[string]bool{}
 	queue := append([]string(nil), names...)
 	for len(queue) > 0 {
@@ -136,7 +138,10 @@ func closure(f *funcSummary, names []string) map[string]bool {
 			continue
 		}
 		out[n] = true
-		queue = append(queue, f.assign[n]...)
+		queue = append(queue, edges[n]...)
+		if i := strings.LastIndexByte(n, '.'); i > 0 {
+			queue = append(queue, n[:i])
+		}
 	}
 	return out
 }
@@ -200,8 +205,16 @@ func argVars(callee *funcSummary, call callUse, j int) []string {
 	return out
 }
 
+// sinkRef is a sensitive call a parameter's value reaches: its kind, the chain of calls to it
+// ("serve → os.ReadFile"), where it is and in which function.
+type sinkRef struct {
+	kind, chain, fn string
+	at              token.Position
+}
+
 // effectiveSinks are a function's sensitive calls: its own, and its calls of functions that pass
-// one of their parameters on to a sensitive call (through at most maxVia helpers).
+// one of their parameters on to a sensitive call (through at most maxVia helpers). A call through
+// a helper is ordered at the call, and reported at the sensitive call inside the helper.
 func (t *treeSummary) effectiveSinks(f *funcSummary) []sinkUse {
 	out := append([]sinkUse(nil), f.sinks...)
 	for _, call := range f.calls {
@@ -212,9 +225,8 @@ func (t *treeSummary) effectiveSinks(f *funcSummary) []sinkUse {
 		for j, refs := range t.paramSinks(call.callee) {
 			vars := argVars(callee, call, j)
 			for _, ref := range refs {
-				kind, target, _ := strings.Cut(ref, " ")
-				out = append(out, sinkUse{kind: kind, callee: callee.name + " → " + target, vars: vars,
-					constant: len(vars) == 0, pos: call.pos, end: call.end})
+				out = append(out, sinkUse{kind: ref.kind, callee: callee.name + " → " + ref.chain, vars: vars,
+					constant: len(vars) == 0, pos: call.pos, end: call.end, at: ref.at, atFunc: ref.fn})
 			}
 		}
 	}
@@ -222,11 +234,10 @@ func (t *treeSummary) effectiveSinks(f *funcSummary) []sinkUse {
 	return out
 }
 
-// paramSinks maps a function's parameters to the sensitive calls their values reach, as
-// "kind callee" strings.
-func (t *treeSummary) paramSinks(key string) map[int][]string {
+// paramSinks maps a function's parameters to the sensitive calls their values reach.
+func (t *treeSummary) paramSinks(key string) map[int][]sinkRef {
 	if t.paramMemo == nil {
-		t.paramMemo, t.paramStack = map[string]map[int][]string{}, map[string]bool{}
+		t.paramMemo, t.paramStack = map[string]map[int][]sinkRef{}, map[string]bool{}
 	}
 	if m, ok := t.paramMemo[key]; ok {
 		return m
@@ -237,18 +248,18 @@ func (t *treeSummary) paramSinks(key string) map[int][]string {
 	}
 	t.paramStack[key] = true
 	defer delete(t.paramStack, key)
-	out := map[int][]string{}
-	add := func(vars []string, ref string) {
+	out := map[int][]sinkRef{}
+	add := func(vars []string, ref sinkRef) {
 		reach := closure(f, vars)
 		for i, p := range f.params {
-			if reach[p] && !slices.Contains(out[i], ref) {
+			if reach[p] && !slices.ContainsFunc(out[i], func(r sinkRef) bool { return r.chain == ref.chain && r.kind == ref.kind }) {
 				out[i] = append(out[i], ref)
 			}
 		}
 	}
 	for _, s := range f.sinks {
 		if !s.constant {
-			add(s.vars, s.kind+" "+s.callee)
+			add(s.vars, sinkRef{kind: s.kind, chain: s.callee, fn: f.name, at: s.pos})
 		}
 	}
 	for _, call := range f.calls {
@@ -258,8 +269,7 @@ func (t *treeSummary) paramSinks(key string) map[int][]string {
 		}
 		for j, refs := range t.paramSinks(call.callee) {
 			for _, ref := range refs {
-				kind, target, _ := strings.Cut(ref, " ")
-				add(argVars(callee, call, j), kind+" "+callee.name+" → "+target)
+				add(argVars(callee, call, j), sinkRef{kind: ref.kind, chain: callee.name + " → " + ref.chain, fn: ref.fn, at: ref.at})
 			}
 		}
 	}
@@ -388,8 +398,14 @@ func (c *comparison) guards(bf, hf *funcSummary) {
 		if strong {
 			sev = SeverityHigh
 		}
-		c.report(RuleGuardRemoved, sev, hs.pos, hf.name, fmt.Sprintf("the change removed %s from the path to %s (%s): the base checked the value before this call, the head passes it unchecked",
-			describeGuards(lost), hs.callee, sinkRisk[hs.kind]))
+		at, fn, where := hs.pos, hf.name, ""
+		if hs.atFunc != "" {
+			// Through a helper: at the sensitive call inside it, naming the function that lost
+			// the check.
+			at, fn, where = hs.at, hs.atFunc, " in "+hf.name
+		}
+		c.report(RuleGuardRemoved, sev, at, fn, fmt.Sprintf("the change removed %s%s from the path to %s (%s): the base checked the value before this call, the head passes it unchecked",
+			describeGuards(lost), where, hs.callee, sinkRisk[hs.kind]))
 	}
 }
 
@@ -579,6 +595,9 @@ func (c *comparison) boundParams(bf, hf *funcSummary) {
 }
 
 type tlsAgg struct {
+	client                bool // an http.Client literal
+	clientPos             token.Position
+	checkRedirect         bool
 	hasLiteral            bool
 	literal               token.Position
 	minSet, maxSet, caSet bool
@@ -597,6 +616,12 @@ func aggregateTLS(settings []tlsSetting) tlsAgg {
 			if !a.hasLiteral {
 				a.hasLiteral, a.literal = true, s.pos
 			}
+		case "client":
+			if !a.client {
+				a.client, a.clientPos = true, s.pos
+			}
+		case "CheckRedirect":
+			a.checkRedirect = true
 		case "MinVersion":
 			if !a.minSet || s.value < a.min {
 				a.minSet, a.min, a.minPos = true, s.value, s.pos
@@ -635,6 +660,10 @@ func (c *comparison) tls(bf, hf *funcSummary) {
 		return
 	}
 	b, h := aggregateTLS(bf.tls), aggregateTLS(hf.tls)
+	if b.checkRedirect && !h.checkRedirect && h.client {
+		c.report(RuleGuardRemoved, SeverityHigh, h.clientPos, hf.name,
+			"the change removed the http.Client's CheckRedirect policy: the client now follows redirects wherever the server sends them, and the request (its body, its signature) goes along (server-side request forgery, CWE-918)")
+	}
 	const tls12 = int64(tls.VersionTLS12)
 	if h.insecure && !b.insecure {
 		c.report(RuleTLSDowngraded, SeverityHigh, h.insecurePos, hf.name,
