@@ -103,9 +103,10 @@ func TestGoroutineLeak(t *testing.T) {
 }
 
 // Methods that read a field before locking the mutex the package writes it under: found for a
-// plain read, a fast path, a field written after an early-return unlock and an embedded RWMutex;
-// not for a helper called with the lock held, a field never written under the lock, an atomic
-// flag, or reads after the lock.
+// plain read, a fast path, a field written after an early-return unlock, an embedded RWMutex and
+// another object's field read without its lock; not for a helper called with the lock held (a
+// method, or a function given the object), a field never written under the lock, an atomic flag,
+// reads after the lock, or an object the function has just made.
 func TestLockAfterRead(t *testing.T) {
 	got, by := analyzeOwn(t, "testdata/lock", "cache/cache.go")
 	sameFindings(t, got, wantMarkers(t, "testdata/lock"))

@@ -14,7 +14,8 @@ import (
 // guards the field. A field is taken to be guarded by a mutex field of the same struct when the
 // package writes it somewhere with that mutex held (after Lock, before Unlock, in source order);
 // a method that locks the mutex itself but reads the field first races with those writes. A
-// method that never locks the mutex (its caller holds it) is not judged.
+// method that never locks its receiver's mutex (its caller holds it) is not judged; a function
+// that reads the field of another object it never locks (a pool it ranges over) is.
 //
 // The result also records, per method, which receiver fields are read before and after each
 // lock, for the base/head comparison (a lock moved after the read it protected).
@@ -48,6 +49,8 @@ type lockEvent struct {
 	member string // the mutex for locks, the field for accesses
 	owner  *types.Named
 	rlock  bool
+	// obj is the variable the access goes through, when base is one (sp in sp.count).
+	obj types.Object
 }
 
 const (
@@ -160,7 +163,11 @@ func lockEvents(info *types.Info, body *ast.BlockStmt) []lockEvent {
 			if isWrite(info, stack) {
 				kind = evWrite
 			}
-			out = append(out, lockEvent{pos: n.Pos(), kind: kind, base: types.ExprString(n.X), member: f.Name(), owner: owner})
+			var obj types.Object
+			if id, ok := ast.Unparen(n.X).(*ast.Ident); ok {
+				obj = info.Uses[id]
+			}
+			out = append(out, lockEvent{pos: n.Pos(), kind: kind, base: types.ExprString(n.X), member: f.Name(), owner: owner, obj: obj})
 		}
 		return true
 	})
@@ -285,7 +292,7 @@ func runLock(pass *analysis.Pass) (any, error) {
 		name string
 	}
 	var bodies []body
-	var methods []*ast.FuncDecl
+	var methods, funcs []*ast.FuncDecl
 	for _, f := range nonTestFiles(pass) {
 		for _, d := range f.Decls {
 			fd, ok := d.(*ast.FuncDecl)
@@ -303,6 +310,7 @@ func runLock(pass *analysis.Pass) (any, error) {
 			if fd.Recv != nil {
 				methods = append(methods, fd)
 			}
+			funcs = append(funcs, fd)
 		}
 	}
 	for _, b := range bodies {
@@ -383,5 +391,77 @@ func runLock(pass *analysis.Pass) (any, error) {
 			}
 		}
 	}
+	reportUnlocked(pass, funcs, guarded)
 	return res, nil
+}
+
+// reportUnlocked reports reads of a guarded field of another object than the receiver (a pool
+// ranged over, a value looked up) in a function that never locks that object's mutex: nothing
+// suggests a caller holds it, as it would for the receiver. Parameters (the caller may hold
+// their lock) and objects the function allocates itself (not yet shared) are left alone.
+func reportUnlocked(pass *analysis.Pass, funcs []*ast.FuncDecl, guarded map[guardKey]string) {
+	info := pass.TypesInfo
+	for _, fd := range funcs {
+		var recv types.Object
+		if fd.Recv != nil && len(fd.Recv.List) == 1 && len(fd.Recv.List[0].Names) == 1 {
+			recv = info.Defs[fd.Recv.List[0].Names[0]]
+		}
+		events := lockEvents(info, fd.Body)
+		locked := map[string]bool{}
+		for _, e := range events {
+			if e.kind == evLock {
+				locked[e.base+"."+e.member] = true
+			}
+		}
+		done := map[string]bool{}
+		for _, e := range events {
+			if e.kind != evRead || e.obj == nil || e.obj == recv || done[e.base+"."+e.member] {
+				continue
+			}
+			v, ok := e.obj.(*types.Var)
+			if !ok || v.Parent() == nil || v.Parent() == v.Pkg().Scope() || !(fd.Body.Pos() <= v.Pos() && v.Pos() < fd.Body.End()) || allocatedHere(info, fd.Body, v) {
+				continue // a parameter, a package-level variable, or an object made here
+			}
+			for _, m := range mutexFields(e.owner) {
+				writer := guarded[guardKey{e.owner, e.member, m}]
+				if writer == "" || locked[e.base+"."+m] {
+					continue
+				}
+				done[e.base+"."+e.member] = true
+				pass.Reportf(e.pos, "`%s` reads `%s.%s` without holding `%s.%s`; `%s.%s` is written with `%s` held (in `%s`), so this read races with that write",
+					FuncName(fd), e.base, e.member, e.base, m, e.base, e.member, m, writer)
+				break
+			}
+		}
+	}
+}
+
+// allocatedHere reports whether v is assigned a new value in body (a composite literal, its
+// address, new(T)): an object the function made is not yet shared.
+func allocatedHere(info *types.Info, body *ast.BlockStmt, v *types.Var) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok || found || len(as.Lhs) != len(as.Rhs) {
+			return !found
+		}
+		for i, l := range as.Lhs {
+			id, ok := l.(*ast.Ident)
+			if !ok || info.ObjectOf(id) != v {
+				continue
+			}
+			switch r := ast.Unparen(as.Rhs[i]).(type) {
+			case *ast.CompositeLit:
+				found = true
+			case *ast.UnaryExpr:
+				_, found = r.X.(*ast.CompositeLit)
+			case *ast.CallExpr:
+				if b, ok := info.Uses[calleeIdent(r.Fun)].(*types.Builtin); ok && b.Name() == "new" {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
 }

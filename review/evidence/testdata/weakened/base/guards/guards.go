@@ -119,3 +119,33 @@ func Config(name string) ([]byte, error) {
 	}
 	return os.ReadFile("config.json")
 }
+
+// Clone clones a repository the caller names; "--" keeps a name starting with "-" from being an
+// option.
+func Clone(repo, dir string) error {
+	return exec.Command("git", "clone", "--", repo, dir).Run()
+}
+
+// Deliver posts a payload and refuses redirects.
+func Deliver(target string, body io.Reader) error {
+	client := &http.Client{
+		CheckRedirect: func(*http.Request, []*http.Request) error { return errors.New("no redirects") },
+	}
+	resp, err := client.Post(target, "application/json", body)
+	if err != nil {
+		return err
+	}
+	return resp.Body.Close()
+}
+
+// Request asks for a subdirectory of a download.
+type Request struct{ Dst, Sub string }
+
+// Unpack opens the requested subdirectory.
+func Unpack(req *Request) (*os.File, error) {
+	req.Sub = filepath.Clean(req.Sub)
+	if strings.HasPrefix(req.Sub, "..") {
+		return nil, errors.New("subdirectory outside the download")
+	}
+	return os.Open(filepath.Join(req.Dst, req.Sub))
+}

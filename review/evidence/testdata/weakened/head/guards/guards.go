@@ -113,3 +113,27 @@ func checkName(name string) error {
 	}
 	return nil
 }
+
+// Clone clones a repository the caller names; "--" keeps a name starting with "-" from being an
+// option.
+func Clone(repo, dir string) error {
+	return exec.Command("git", "clone", repo, dir).Run() // want: guard-removed
+}
+
+// Deliver posts a payload.
+func Deliver(target string, body io.Reader) error {
+	client := &http.Client{} // want: guard-removed
+	resp, err := client.Post(target, "application/json", body)
+	if err != nil {
+		return err
+	}
+	return resp.Body.Close()
+}
+
+// Request asks for a subdirectory of a download.
+type Request struct{ Dst, Sub string }
+
+// Unpack opens the requested subdirectory.
+func Unpack(req *Request) (*os.File, error) {
+	return os.Open(filepath.Join(req.Dst, req.Sub)) // want: guard-removed
+}
