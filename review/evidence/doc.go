@@ -13,8 +13,10 @@
 //     mutex is locked, queries and linear searches per loop iteration);
 //   - summary.go, weakened.go: the comparison of base and head for protections the change
 //     removed or weakened (checks before sensitive calls, bound query parameters, validation
-//     tags, TLS and crypto settings, channel buffers, lock order), and placeholders.go, the
-//     value flow that tells generated SQL placeholders from SQL built from input;
+//     tags, TLS and crypto settings, channel buffers, lock order); paths.go, the conditions under
+//     which a finding's line runs, so that a finding the change made reachable on more paths is
+//     new; and placeholders.go, the value flow that tells generated SQL placeholders from SQL
+//     built from input;
 //   - secrets.go: gitleaks' detector, and the redaction of every text that leaves the process;
 //   - goast.go, goflow.go, golines.go, gokeys.go: Go checks that need no type information (a
 //     diff alone, or dependencies that do not resolve offline), and keys found by use;

@@ -283,6 +283,7 @@ func gosecFinding(treeRoot string, d *driver, iss *issue.Issue) (Finding, bool) 
 			pos += token.Pos(col - 1)
 		}
 		f.Func = enclosingFunc(d.pkg, pos)
+		f.conds = pathConds(d.pkg.Syntax, pos)
 	}
 	return f, true
 }

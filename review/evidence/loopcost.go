@@ -78,6 +78,21 @@ var dbMethods = map[string]bool{
 // database (Rows.Scan reads a fetched row; a prepared Stmt in a loop is the bulk-insert idiom).
 var notDBReceivers = map[string]bool{"Rows": true, "Row": true, "Stmt": true, "Result": true, "ColumnType": true}
 
+// txWrite reports whether a method writes through a transaction (Tx.ExecContext, ...): one
+// statement per element inside one transaction is the usual way to write many rows, not the N+1
+// reads the rule is about.
+func txWrite(recv, method string) bool {
+	if recv != "Tx" {
+		return false
+	}
+	for _, w := range []string{"Exec", "NamedExec", "Create", "Save", "Update", "Delete", "Insert", "CopyFrom", "SendBatch"} {
+		if strings.HasPrefix(method, w) {
+			return true
+		}
+	}
+	return false
+}
+
 func isDBPackage(path string) bool {
 	for _, elem := range strings.Split(path, "/") {
 		if elem == "ent" || elem == "bun" {
@@ -120,6 +135,9 @@ func directIO(fn *types.Func) string {
 		return ""
 	}
 	if dbMethods[fn.Name()] {
+		if txWrite(recv.Obj().Name(), fn.Name()) {
+			return "" // writing each element in one transaction is how rows are written in bulk
+		}
 		return "a database query"
 	}
 	// go-redis and similar clients return a command value that has already run.

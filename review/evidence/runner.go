@@ -34,6 +34,8 @@ type Finding struct {
 	// Func is the enclosing function ("Recv.Name" for methods), empty at package level.
 	Func    string `json:"func,omitempty"`
 	Message string `json:"message"`
+	// conds are the conditions under which the line runs in its function (see pathConds).
+	conds string
 }
 
 // Degraded says why a package was analysed only in part (or not at all).
@@ -416,7 +418,7 @@ func (d *driver) finding(treeRoot string, c Check, diag analysis.Diagnostic) (Fi
 	return Finding{
 		Rule: c.Rule, Source: c.Source, Severity: c.Severity, Topic: c.Topic,
 		Path: filepath.ToSlash(rel), Line: pos.Line, Column: pos.Column,
-		Func: enclosingFunc(d.pkg, diag.Pos), Message: diag.Message,
+		Func: enclosingFunc(d.pkg, diag.Pos), Message: diag.Message, conds: pathConds(d.pkg.Syntax, diag.Pos),
 	}, true
 }
 

@@ -245,3 +245,25 @@ func Few(allowed []string) int {
 	}
 	return n
 }
+
+// Save writes each name in one transaction, the bulk-write idiom.
+func Save(ctx context.Context, tx *sql.Tx, names []string) error {
+	for _, n := range names {
+		if _, err := tx.ExecContext(ctx, "INSERT INTO users (name) VALUES (?)", n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Check reads each name in a transaction.
+func Check(ctx context.Context, tx *sql.Tx, names []string) int {
+	found := 0
+	for _, n := range names {
+		var id int64
+		if tx.QueryRowContext(ctx, "SELECT id FROM users WHERE name = ?", n).Scan(&id) == nil { // want: query-in-loop
+			found++
+		}
+	}
+	return found
+}
