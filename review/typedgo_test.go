@@ -197,6 +197,17 @@ func TestOfflineDebateRequiresRestoringProtections(t *testing.T) {
 			t.Errorf("no required change %q in %q", want, rec.RequiredChanges)
 		}
 	}
+	// One defect, one finding: the hand-written analyzer's path traversal at the same call is
+	// named in the removed check's finding, not argued again.
+	var at26 []toulmin.Evidence
+	for _, e := range tr.Evidence {
+		if e.Path == "guards/guards.go" && e.Line == 26 {
+			at26 = append(at26, e)
+		}
+	}
+	if len(at26) != 1 || at26[0].Rule != evidence.RuleGuardRemoved || !strings.Contains(at26[0].Message, "also found by go-ast (path-traversal at line 26)") {
+		t.Errorf("evidence at guards/guards.go:26:\n%s", dump(at26))
+	}
 	r := Rules[evidence.RuleGuardRemoved]
 	if r.Stakeholder != Security || r.Severity != toulmin.SeverityHigh || !strings.HasPrefix(r.Reference, "debatebot guard-removed, CWE-693: https://cwe.mitre.org/") ||
 		!strings.Contains(r.Warrant, "no longer checks") || r.Rebuttal == "" || r.TradeOff == "" {

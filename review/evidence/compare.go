@@ -47,10 +47,31 @@ func Compare(base, head []Finding) (fresh []Finding, preexisting int) {
 		}
 		if dropped := droppedConds(inBase[k][i].conds, f.conds); len(dropped) > 0 {
 			f.Message += "; the change made it reachable on more paths: the base ran it only when " + describeConds(dropped)
+			f.moreReachable = true
 			fresh = append(fresh, f)
 			continue
 		}
 		preexisting++
 	}
 	return fresh, preexisting
+}
+
+// checkedByCallers takes back the findings Compare made new for being reachable on more paths
+// when the function's callers (in the loaded packages) all check what they pass it before the
+// call: the condition moved to the callers, the paths did not grow.
+func checkedByCallers(fresh []Finding, preexisting int, head *treeSummary) ([]Finding, int) {
+	if head == nil {
+		return fresh, preexisting
+	}
+	out := fresh[:0:0]
+	for _, f := range fresh {
+		if f.moreReachable {
+			if fn := head.funcAt(f.Path, f.Func); fn != nil && head.callersCheck(fn) {
+				preexisting++
+				continue
+			}
+		}
+		out = append(out, f)
+	}
+	return out, preexisting
 }

@@ -211,8 +211,16 @@ func TestWeakenedProtections(t *testing.T) {
 			f.Rule == "gosec:G401" && f.Line == 40,
 			f.Rule == RuleGoroutineLeak,
 			f.Rule == RuleLockAfterRead,
-			f.Rule == "gosec:G202" && f.Path == "sqlq/sqlq.go":
+			f.Rule == "gosec:G202" && f.Path == "sqlq/sqlq.go",
+			// gosec's findings of the weakness a removed check opens, at the same line.
+			f.Path == "guards/guards.go" && (f.Rule == "gosec:G304" || f.Rule == "gosec:G703") && f.Line == 26,
+			f.Path == "guards/guards.go" && (f.Rule == "gosec:G107" || f.Rule == "gosec:G704") && f.Line == 38,
+			f.Path == "guards/guards.go" && (f.Rule == "gosec:G204" || f.Rule == "gosec:G702") && f.Line == 57:
 			t.Errorf("restated finding kept: %+v", f)
+		}
+		// load's check moved to its caller, Report: its file read is not reachable on more paths.
+		if f.Func == "load" {
+			t.Errorf("finding in load, whose caller checks: %+v", f)
 		}
 	}
 }

@@ -36,6 +36,12 @@ type Finding struct {
 	Message string `json:"message"`
 	// conds are the conditions under which the line runs in its function (see pathConds).
 	conds string
+	// moreReachable marks a finding Compare made new because head runs it on more paths.
+	moreReachable bool
+	// cwe is the weakness of this finding when it is not its rule's (a removed check is a path
+	// traversal at a file call, an SSRF at a fetch): findings of that weakness by other
+	// analyzers at the same place are the same defect.
+	cwe string
 }
 
 // Degraded says why a package was analysed only in part (or not at all).
@@ -96,6 +102,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	res := &Result{Packages: head.Packages, Base: base, Head: head}
 	res.New, res.Preexisting = Compare(base.Findings, head.Findings)
+	res.New, res.Preexisting = checkedByCallers(res.New, res.Preexisting, head.summary)
 	// Protections the change removed or weakened are new by construction; they supersede the
 	// new findings of other rules they restate at the same line.
 	weak, twins := weakened(base.summary, head.summary)

@@ -150,6 +150,26 @@ func (s *Scan) has(rule, path string, line int) bool {
 	return false
 }
 
+// absorb takes out of the scan the findings of weakness cwe a few lines from path:line (the same
+// defect, found by another analyzer before), naming them in msg as corroborate does; it returns
+// msg and the more severe of sev and theirs. A type-checked finding whose weakness is not its
+// rule's (a removed check before a file call is a path traversal) merges this way.
+func (s *Scan) absorb(cwe, path string, line int, msg string, sev toulmin.Severity) (string, toulmin.Severity) {
+	kept := s.found[:0]
+	for _, e := range s.found {
+		if e.Mitigates == "" && e.Path == path && Rules[e.Rule].CWE == cwe && abs(e.Line-line) <= corroborateSpan {
+			msg += fmt.Sprintf("; also found by %s (%s at line %d)", e.Analyzer, e.Rule, e.Line)
+			if e.Severity.Rank() > sev.Rank() {
+				sev = e.Severity
+			}
+			continue
+		}
+		kept = append(kept, e)
+	}
+	s.found = kept
+	return msg, sev
+}
+
 // Go returns the parsed Go file at head, when its content is known and parses.
 func (s *Scan) Go(f *File) (*token.FileSet, *ast.File, bool) {
 	if f.Language() != "go" || !f.HasContent {

@@ -136,7 +136,11 @@ func (typedGoAnalyzer) Analyze(s *Scan) {
 			msg += "; new in head on a line the diff does not show: the change made it reachable"
 		}
 		c.Reach(f.Path, f.Line)
-		s.addFrom(f.Source, f.Rule, toulmin.Severity(f.Severity), f.Path, f.Line, msg, "")
+		sev := toulmin.Severity(f.Severity)
+		if f.cwe != "" {
+			msg, sev = s.absorb(f.cwe, f.Path, f.Line, msg, sev)
+		}
+		s.addFrom(f.Source, f.Rule, sev, f.Path, f.Line, msg, "")
 	}
 	s.Note(typedGoNote(res))
 }

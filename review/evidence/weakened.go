@@ -99,14 +99,36 @@ func weakened(base, head *treeSummary) ([]Finding, map[loc][]string) {
 	return c.found, c.twins
 }
 
+// sinkCWE is the weakness a missing check opens at each kind of sensitive call.
+var sinkCWE = map[string]string{sinkFile: "CWE-22", sinkExec: "CWE-78", sinkURL: "CWE-918", sinkSQL: "CWE-89", sinkHTML: "CWE-79", sinkRedirect: "CWE-601"}
+
+// gosecByCWE lists gosec's rules by the weakness they find. G107 (a request to a variable URL)
+// is filed under CWE-88 by gosec, but is the request forgery a removed URL check opens.
+var gosecByCWE = func() map[string][]string {
+	m := map[string][]string{"CWE-918": {gosecRuleID("G107")}}
+	for _, c := range gosecCatalog {
+		if c.CWE != "" {
+			m[c.CWE] = append(m[c.CWE], c.Rule)
+		}
+	}
+	return m
+}()
+
 func (c *comparison) report(rule, severity string, pos token.Position, fn, msg string, twins ...string) {
+	c.reportCWE(rule, severity, pos, fn, msg, "", twins...)
+}
+
+// reportCWE reports a finding whose weakness is cwe rather than its rule's: gosec's findings of
+// that weakness at the same line are the same defect, and are superseded.
+func (c *comparison) reportCWE(rule, severity string, pos token.Position, fn, msg, cwe string, twins ...string) {
+	twins = append(twins, gosecByCWE[cwe]...)
 	rel, err := filepath.Rel(c.head.root, pos.Filename)
 	if err != nil || !filepath.IsLocal(rel) {
 		return
 	}
 	c.twin(pos, twins...)
 	f := Finding{Rule: rule, Source: SourceDebatebot, Severity: severity, Topic: weakenedByRule[rule].Topic,
-		Path: filepath.ToSlash(rel), Line: pos.Line, Column: pos.Column, Func: fn, Message: msg}
+		Path: filepath.ToSlash(rel), Line: pos.Line, Column: pos.Column, Func: fn, Message: msg, cwe: cwe}
 	k := fmt.Sprintf("%s|%s|%d", rule, f.Path, f.Line)
 	if c.seen[k] {
 		return
@@ -404,8 +426,8 @@ func (c *comparison) guards(bf, hf *funcSummary) {
 			// the check.
 			at, fn, where = hs.at, hs.atFunc, " in "+hf.name
 		}
-		c.report(RuleGuardRemoved, sev, at, fn, fmt.Sprintf("the change removed %s%s from the path to %s (%s): the base checked the value before this call, the head passes it unchecked",
-			describeGuards(lost), where, hs.callee, sinkRisk[hs.kind]))
+		c.reportCWE(RuleGuardRemoved, sev, at, fn, fmt.Sprintf("the change removed %s%s from the path to %s (%s): the base checked the value before this call, the head passes it unchecked",
+			describeGuards(lost), where, hs.callee, sinkRisk[hs.kind]), sinkCWE[hs.kind])
 	}
 }
 
@@ -521,6 +543,46 @@ func (c *comparison) callersGuard(f *funcSummary, lost []guardUse) bool {
 				}
 			}
 			if !guarded {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// funcAt finds the summary of the function name declared in the file at path (relative to the
+// tree's root).
+func (t *treeSummary) funcAt(path, name string) *funcSummary {
+	for _, f := range t.funcs {
+		if f.name != name {
+			continue
+		}
+		if rel, err := filepath.Rel(t.root, f.pos.Filename); err == nil && filepath.ToSlash(rel) == path {
+			return f
+		}
+	}
+	return nil
+}
+
+// callersCheck reports whether f has callers in the loaded packages and each checks what it
+// passes (a known check or validator on a value the call is given) before each call of f.
+func (t *treeSummary) callersCheck(f *funcSummary) bool {
+	callers := t.callersOf(f.key)
+	if len(callers) == 0 {
+		return false
+	}
+	for _, caller := range callers {
+		for _, call := range caller.calls {
+			if call.callee != f.key {
+				continue
+			}
+			var args []string
+			for _, a := range call.args {
+				args = append(args, a...)
+			}
+			if !slices.ContainsFunc(caller.guards, func(g guardUse) bool {
+				return g.strong && g.pos.Offset < call.pos.Offset && related(caller, g.pos.Offset, g.vars, args)
+			}) {
 				return false
 			}
 		}
@@ -661,13 +723,13 @@ func (c *comparison) tls(bf, hf *funcSummary) {
 	}
 	b, h := aggregateTLS(bf.tls), aggregateTLS(hf.tls)
 	if b.checkRedirect && !h.checkRedirect && h.client {
-		c.report(RuleGuardRemoved, SeverityHigh, h.clientPos, hf.name,
-			"the change removed the http.Client's CheckRedirect policy: the client now follows redirects wherever the server sends them, and the request (its body, its signature) goes along (server-side request forgery, CWE-918)")
+		c.reportCWE(RuleGuardRemoved, SeverityHigh, h.clientPos, hf.name,
+			"the change removed the http.Client's CheckRedirect policy: the client now follows redirects wherever the server sends them, and the request (its body, its signature) goes along (server-side request forgery, CWE-918)", "CWE-918")
 	}
 	const tls12 = int64(tls.VersionTLS12)
 	if h.insecure && !b.insecure {
-		c.report(RuleTLSDowngraded, SeverityHigh, h.insecurePos, hf.name,
-			"the change turns off certificate verification (InsecureSkipVerify: true) that the base kept on: any server's certificate is accepted", "gosec:G402")
+		c.reportCWE(RuleTLSDowngraded, SeverityHigh, h.insecurePos, hf.name,
+			"the change turns off certificate verification (InsecureSkipVerify: true) that the base kept on: any server's certificate is accepted", "CWE-295", "gosec:G402")
 	}
 	switch {
 	case b.minSet && h.minSet && h.min < b.min:
