@@ -49,8 +49,8 @@ type debateCost struct {
 	// single is the prompt of one single-call review of the change with its evidence.
 	single int64
 	// wall is the whole debate (evidence gathering included); modelWall from the start of the
-	// first phase that called the model to the end of the last.
-	wall, modelWall time.Duration
+	// first phase that called the model to the end of the last; evidence the evidence gathering.
+	wall, modelWall, evidence time.Duration
 }
 
 // measureDebate holds one debate of c over the llmtest fake (answering with respond, after
@@ -71,6 +71,9 @@ func measureDebate(tb testing.TB, c *Change, p toulmin.Protocol, respond llmtest
 	out := debateCost{wall: time.Since(start)}
 	var first, last time.Time
 	for _, ph := range tr.Timeline {
+		if ph.Phase == toulmin.PhaseEvidence {
+			out.evidence = ph.EndedAt.Sub(ph.StartedAt)
+		}
 		if ph.Usage.Calls == 0 {
 			continue
 		}
@@ -150,6 +153,7 @@ func BenchmarkLLMDebateCost(b *testing.B) {
 	b.ReportMetric(float64(m.stages), "stages")
 	b.ReportMetric(float64(m.wall)/ideal, "wall/stages")
 	b.ReportMetric(float64(m.modelWall)/ideal, "model-wall/stages")
+	b.ReportMetric(float64(m.evidence.Milliseconds()), "evidence-ms")
 	b.ReportMetric(float64(fast.stages), "agreeing-stages")
 }
 

@@ -328,25 +328,24 @@ var (
 	selfRe     = regexp.MustCompile(`You are the (.+?) \(([A-Z0-9]+)\), role (\w+)`)
 	phaseRe    = regexp.MustCompile(`Phase: (\w+) \(round (\d+)\)`)
 	citeRe     = regexp.MustCompile(`(?m)^- E\d+ \[(\w+)\] [\w-]+ \((\w+)\) at ([^\s:]+):(\d+): (.*)$`)
-	argRe      = regexp.MustCompile(`(?m)^### ([A-Z0-9]+-\d+) by (\w+) \((\w+)`)
+	argRe      = regexp.MustCompile(`(?m)^- ([A-Z0-9]+-\d+) by (\w+) \((\w+)`)
 	rebuttedRe = regexp.MustCompile(`Answer each rebuttal of your arguments: ((?:[A-Z0-9]+-\d+ )+)`)
 )
 
-// Phase returns the phase and agent abbreviation a request is for.
+// Phase returns the phase and agent abbreviation a request is for: the phase from the last user
+// message that names one (the phase's instruction), the agent from the last that says who it is
+// (the agent's turn); a repair request ends with the repair, after both.
 func Phase(r *Request) (phase, abbrev string) {
-	last := r.Last()
-	// A repair request ends with the repair; the turn is the last message that names a phase.
-	for i := len(r.Messages) - 1; i >= 0; i-- {
-		if r.Messages[i].Role == "user" && phaseRe.MatchString(r.Messages[i].Content) {
-			last = r.Messages[i].Content
-			break
+	for i := len(r.Messages) - 1; i >= 0 && (phase == "" || abbrev == ""); i-- {
+		if r.Messages[i].Role != "user" {
+			continue
 		}
-	}
-	if m := phaseRe.FindStringSubmatch(last); m != nil {
-		phase = m[1]
-	}
-	if m := selfRe.FindStringSubmatch(last); m != nil {
-		abbrev = m[2]
+		if m := phaseRe.FindStringSubmatch(r.Messages[i].Content); m != nil && phase == "" {
+			phase = m[1]
+		}
+		if m := selfRe.FindStringSubmatch(r.Messages[i].Content); m != nil && abbrev == "" {
+			abbrev = m[2]
+		}
 	}
 	return phase, abbrev
 }
