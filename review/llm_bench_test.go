@@ -46,6 +46,8 @@ type debateCost struct {
 	// the debate started with (what a provider's prompt cache can serve); billedCached what the
 	// fake reported as cached (1024 tokens at least, in steps of 128).
 	prompt, prefix, billedCached int64
+	// billed is what the fake billed (usage summed over every answer).
+	billed toulmin.Usage
 	// single is the prompt of one single-call review of the change with its evidence.
 	single int64
 	// wall is the whole debate (evidence gathering included); modelWall from the start of the
@@ -91,6 +93,7 @@ func measureDebate(tb testing.TB, c *Change, p toulmin.Protocol, respond llmtest
 	}
 	billed := srv.Billed()
 	out.billedCached = billed.CachedPrompt
+	out.billed = toulmin.Usage{Prompt: billed.Prompt, CachedPrompt: billed.CachedPrompt, Completion: billed.Completion, Calls: billed.Calls}
 	if tr.Record.Tokens.Prompt != billed.Prompt || tr.Record.Tokens.CachedPrompt != billed.CachedPrompt {
 		tb.Fatalf("record tokens %+v, the fake billed %+v", tr.Record.Tokens, billed)
 	}
@@ -100,6 +103,22 @@ func measureDebate(tb testing.TB, c *Change, p toulmin.Protocol, respond llmtest
 	}
 	out.single = int64(n)
 	return out
+}
+
+// report reports the tokens of a debate against the single-call review, and what its billed
+// usage costs at the list prices of two models whose cached input is half and a quarter of the
+// uncached price.
+func (m debateCost) report(b *testing.B) {
+	b.ReportMetric(float64(m.calls), "calls")
+	b.ReportMetric(float64(m.prompt), "prompt-tokens")
+	b.ReportMetric(float64(m.prompt-m.prefix), "uncached-tokens")
+	b.ReportMetric(float64(m.single), "single-call-tokens")
+	b.ReportMetric(float64(m.prompt-m.prefix)/float64(m.single), "uncached/single")
+	b.ReportMetric(100*float64(m.prefix)/float64(m.prompt), "prefix-%")
+	b.ReportMetric(100*float64(m.billedCached)/float64(m.prompt), "billed-cached-%")
+	prices := DefaultPrices()
+	b.ReportMetric(1000*prices.Cost("gpt-4o-mini", m.billed), "mUSD-4o-mini")
+	b.ReportMetric(1000*prices.Cost("gpt-4.1-mini", m.billed), "mUSD-4.1-mini")
 }
 
 // agreeingOpenings answers like llmtest.Valid, but every opening approves with nothing above
@@ -143,13 +162,7 @@ func BenchmarkLLMDebateCost(b *testing.B) {
 		fast = measureDebate(b, c, toulmin.Standard(), agreeingOpenings, perCall)
 	}
 	ideal := float64(m.stages) * float64(perCall)
-	b.ReportMetric(float64(m.calls), "calls")
-	b.ReportMetric(float64(m.prompt), "prompt-tokens")
-	b.ReportMetric(float64(m.prompt-m.prefix), "uncached-tokens")
-	b.ReportMetric(float64(m.single), "single-call-tokens")
-	b.ReportMetric(float64(m.prompt-m.prefix)/float64(m.single), "uncached/single")
-	b.ReportMetric(100*float64(m.prefix)/float64(m.prompt), "prefix-%")
-	b.ReportMetric(100*float64(m.billedCached)/float64(m.prompt), "billed-cached-%")
+	m.report(b)
 	b.ReportMetric(float64(m.stages), "stages")
 	b.ReportMetric(float64(m.wall)/ideal, "wall/stages")
 	b.ReportMetric(float64(m.modelWall)/ideal, "model-wall/stages")
@@ -157,37 +170,19 @@ func BenchmarkLLMDebateCost(b *testing.B) {
 	b.ReportMetric(float64(fast.stages), "agreeing-stages")
 }
 
-// BenchmarkLLMPromptTokens2000 debates a 2,000-line change and reports the prompt tokens of the
-// debate, the share of them that repeat a prefix of an earlier call (what prompt caching serves),
-// and both against one single-call review prompt built within the same budget.
+// BenchmarkLLMPromptTokens2000 debates a 2,000-line change (the diff fitted to the default
+// budget) and reports its prompt tokens as BenchmarkLLMDebateCost does.
 func BenchmarkLLMPromptTokens2000(b *testing.B) {
 	diff := []byte(largeDiff(2000))
-	var total, shared, single, calls float64
+	var m debateCost
 	for b.Loop() {
 		c, err := ParseDiff(diff, "large.diff")
 		if err != nil {
 			b.Fatal(err)
 		}
-		srv := llmtest.New(b, nil)
-		tr := llmDebate(b, srv, toulmin.Standard(), c)
-		total, shared = 0, 0
-		for _, r := range srv.Requests() {
-			total += float64(r.Tokens)
-			shared += float64(r.SharedPrefix)
-		}
-		calls = float64(len(srv.Requests()))
-		n, err := SingleCallPromptTokens(c, tr.Evidence, DefaultContextTokens)
-		if err != nil {
-			b.Fatal(err)
-		}
-		single = float64(n)
+		m = measureDebate(b, c, toulmin.Standard(), nil, 0)
 	}
-	b.ReportMetric(calls, "calls")
-	b.ReportMetric(total, "prompt-tokens")
-	b.ReportMetric(100*shared/total, "shared-prefix-%")
-	b.ReportMetric(single, "single-call-tokens")
-	b.ReportMetric(total/single, "total/single")
-	b.ReportMetric((total-shared)/single, "unshared/single")
+	m.report(b)
 }
 
 func TestSingleCallPromptTokens(t *testing.T) {
