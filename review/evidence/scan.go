@@ -152,7 +152,7 @@ func (s *Scan) Evidence() []toulmin.Evidence {
 
 // DefaultAnalyzers returns every built-in analyzer.
 func DefaultAnalyzers() []Analyzer {
-	return []Analyzer{secretsAnalyzer{}, goAnalyzer{}, typedGoAnalyzer{}, lineAnalyzer{}, PromptInjectionAnalyzer{}, changeAnalyzer{}}
+	return []Analyzer{secretsAnalyzer{}, goAnalyzer{}, typedGoAnalyzer{}, lineAnalyzer{}, removedAnalyzer{}, PromptInjectionAnalyzer{}, changeAnalyzer{}}
 }
 
 // Gather runs the analyzers over the change once and returns the evidence.
