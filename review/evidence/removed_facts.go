@@ -110,8 +110,8 @@ func callSink(c irCall, imports map[string]string) string {
 		return sinkHTTP
 	case archiveCalls[full]:
 		return sinkArchive
-	case name == "Do" && qualifier(c.Callee) != "" && !strings.HasPrefix(full, "sync"):
-		return sinkHTTP // (*http.Client).Do
+	case (name == "Do" || name == "Post" || name == "PostForm") && module == "" && httpClientLike(c):
+		return sinkHTTP // (*http.Client).Do, .Post
 	case name == "redirect" || name == "Redirect":
 		return sinkRedirect
 	case name == "extractall" || name == "extract" && qualifier(c.Callee) != "":
@@ -128,6 +128,19 @@ func callSink(c irCall, imports map[string]string) string {
 		}
 	}
 	return ""
+}
+
+// httpClientLike reports whether a Do or Post call looks like an HTTP client's (without types):
+// its receiver is named like a client or it is given a request (sync.Once.Do is neither).
+func httpClientLike(c irCall) bool {
+	recv := strings.ToLower(qualifier(c.Callee))
+	if recv == "" {
+		return false
+	}
+	if strings.Contains(recv, "client") || strings.Contains(recv, "http") {
+		return true
+	}
+	return len(c.Args) == 1 && strings.Contains(strings.ToLower(c.Args[0]), "req")
 }
 
 func rootModule(m string) string {

@@ -237,13 +237,14 @@ func (c *comparison) follow(p *fnPair, at int, values []string) (*irFunc, int) {
 		return p.h, at
 	}
 	var params []string
+	bound := fn.argParams(*top)
 	for k, a := range top.Args {
-		if k >= len(fn.Params) {
+		if k >= len(bound) {
 			break
 		}
 		for w := range words(a) {
 			if contains(values, w) {
-				params = append(params, fn.Params[k])
+				params = append(params, bound[k])
 				break
 			}
 		}
@@ -302,7 +303,7 @@ func (c *comparison) calledInBase(p *fnPair, callee string) bool {
 // its parameters read as the call's arguments.
 func (c *comparison) holdsCond(fn *irFunc, call irCall, cw map[string]bool, depth int) bool {
 	subst := map[string]map[string]bool{}
-	for k, param := range fn.Params {
+	for k, param := range fn.argParams(call) {
 		if k < len(call.Args) {
 			subst[param] = words(call.Args[k])
 		}
@@ -718,7 +719,7 @@ func (c *comparison) calledInHead(p *fnPair, callee string) bool { return p.head
 
 func (c *comparison) inlinedBody(p *fnPair, i int, call irCall, callee *irFunc) {
 	subst := map[string]map[string]bool{}
-	for k, param := range callee.Params {
+	for k, param := range callee.argParams(call) {
 		if k < len(call.Args) {
 			subst[param] = words(call.Args[k])
 		}

@@ -287,6 +287,16 @@ func (f *irFunc) ancestors(i int) []int {
 	return out
 }
 
+// argParams returns the parameters a call's arguments bind, in order: a Python method's self
+// (or cls) is bound by the receiver, not by an argument.
+func (f *irFunc) argParams(call irCall) []string {
+	ps := f.Params
+	if len(ps) == len(call.Args)+1 && (ps[0] == "self" || ps[0] == "cls") && qualifier(call.Callee) != "" {
+		ps = ps[1:]
+	}
+	return ps
+}
+
 // children returns the nodes directly in node p's bodies.
 func (f *irFunc) children(p int) []int {
 	var out []int

@@ -127,11 +127,62 @@ func join(prefix, name string) string {
 }
 
 func (w *jsWalker) bindings(prefix string, list []*ast.Binding) {
+	if prefix == "" {
+		w.requires(list)
+	}
 	for _, b := range list {
 		if id, ok := b.Target.(*ast.Identifier); ok && b.Initializer != nil {
 			w.value(join(prefix, id.Name.String()), b.Initializer)
 		}
 	}
+}
+
+// requires records the modules module-level bindings require: const fs = require('fs'),
+// const { spawn } = require('child_process'), const join = require('path').join.
+func (w *jsWalker) requires(list []*ast.Binding) {
+	for _, b := range list {
+		mod, member := w.required(b.Initializer)
+		if mod == "" {
+			continue
+		}
+		switch t := b.Target.(type) {
+		case *ast.Identifier:
+			if member != "" {
+				mod += "." + member
+			}
+			w.file.Imports[t.Name.String()] = mod
+		case *ast.ObjectPattern:
+			for _, p := range t.Properties {
+				switch p := p.(type) {
+				case *ast.PropertyShort:
+					w.file.Imports[p.Name.Name.String()] = mod + "." + p.Name.Name.String()
+				case *ast.PropertyKeyed:
+					if id, ok := p.Value.(*ast.Identifier); ok {
+						w.file.Imports[id.Name.String()] = mod + "." + w.key(p.Key, p.Computed)
+					}
+				}
+			}
+		}
+	}
+}
+
+// required returns the module of require('m') or require('m').x, and x.
+func (w *jsWalker) required(e ast.Expression) (mod, member string) {
+	if d, ok := e.(*ast.DotExpression); ok {
+		m, _ := w.required(d.Left)
+		return m, d.Identifier.Name.String()
+	}
+	c, ok := e.(*ast.CallExpression)
+	if !ok || len(c.ArgumentList) != 1 {
+		return "", ""
+	}
+	if id, ok := c.Callee.(*ast.Identifier); !ok || id.Name != "require" {
+		return "", ""
+	}
+	if s, ok := c.ArgumentList[0].(*ast.StringLiteral); ok {
+		return s.Value.String(), ""
+	}
+	return "", ""
 }
 
 // named walks an expression statement for functions it names: x.y = function () {...},

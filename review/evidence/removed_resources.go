@@ -25,8 +25,15 @@ func (c *comparison) releases(p *fnPair) {
 			}
 			recv := qualifier(call.Callee)
 			root := rootName(call.Callee)
-			if recv == "" && !definedIn(b, root) {
+			if recv == "" && definedIn(b, root) {
+				// cancel(): the function a context's constructor returned
+			} else if (recv == "" || isImport(b, root)) && len(call.Args) > 0 {
+				root = rootName(call.Args[0]) // os.close(fd), fs.closeSync(fd)
+			} else if recv == "" {
 				continue // a function called cleanup(), not a resource's release
+			}
+			if root == "" || c.releasedInHead(p, root) {
+				continue
 			}
 			acq := -1
 			pos := p.sf.lines.head(call.Line)
@@ -78,6 +85,25 @@ func (c *comparison) releases(p *fnPair) {
 	}
 }
 
+// releasedInHead reports whether head releases root another way: a with block that binds it, a
+// release call on it or with it as argument.
+func (c *comparison) releasedInHead(p *fnPair, root string) bool {
+	for _, n := range p.h.Nodes {
+		if n.Kind == kindWith && contains(n.Defs, root) {
+			return true
+		}
+		for _, call := range n.Calls {
+			if !releaseNames[call.name()] {
+				continue
+			}
+			if rootName(call.Callee) == root || len(call.Args) > 0 && rootName(call.Args[0]) == root {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func definedIn(fn *irFunc, name string) bool {
 	for _, n := range fn.Nodes {
 		if contains(n.Defs, name) {
@@ -102,10 +128,11 @@ func (c *comparison) handedOver(p *fnPair, root string) bool {
 				if rootName(a) != root {
 					continue
 				}
-				if fn := c.head.resolve(call.Callee, p.h); fn != nil && k < len(fn.Params) {
+				if fn := c.head.resolve(call.Callee, p.h); fn != nil && k < len(fn.argParams(call)) {
+					param := fn.argParams(call)[k]
 					for _, m := range fn.Nodes {
 						for _, mc := range m.Calls {
-							if releaseNames[mc.name()] && rootName(mc.Callee) == fn.Params[k] {
+							if releaseNames[mc.name()] && rootName(mc.Callee) == param {
 								return true
 							}
 						}
@@ -265,22 +292,18 @@ func (c *comparison) fields(p *fnPair) {
 			}
 		}
 	}
-	// An end-of-options "--" dropped from a command's arguments.
+	// An end-of-options "--" dropped from a command's arguments (or from the list it is given).
 	for i, j := range p.pairs {
 		if !p.bChanged[i] && !p.hChanged[j] {
 			continue
 		}
 		for _, bc := range p.b.Nodes[i].Calls {
-			k := indexOf(bc.Args, `"--"`, `'--'`)
-			if k < 0 {
+			bt := tokens(bc.Text)
+			if indexOfLexeme(bt, `"--"`) < 0 {
 				continue
 			}
 			for _, hc := range p.h.Nodes[j].Calls {
-				if hc.Callee != bc.Callee || len(hc.Args) != len(bc.Args)-1 {
-					continue
-				}
-				rest := append(append([]string{}, bc.Args[:k]...), bc.Args[k+1:]...)
-				if strings.Join(rest, "\x00") != strings.Join(hc.Args, "\x00") {
+				if hc.Callee != bc.Callee || !dropsDashDash(bt, tokens(hc.Text)) {
 					continue
 				}
 				hit, ok := c.sinkAfter(p.h, j)
@@ -296,15 +319,36 @@ func (c *comparison) fields(p *fnPair) {
 	}
 }
 
-func indexOf(list []string, vals ...string) int {
-	for i, x := range list {
-		for _, v := range vals {
-			if x == v {
-				return i
-			}
+func indexOfLexeme(ts []lexeme, x lexeme) int {
+	for i, t := range ts {
+		if t == x {
+			return i
 		}
 	}
 	return -1
+}
+
+// dropsDashDash reports whether head's tokens are base's without one "--" argument (and its
+// comma).
+func dropsDashDash(base, head []lexeme) bool {
+	for i, t := range base {
+		if t != `"--"` {
+			continue
+		}
+		for _, cut := range [][2]int{{i, i + 2}, {i - 1, i + 1}} {
+			if cut[0] < 0 || cut[1] > len(base) || cut[1]-cut[0] != 2 {
+				continue
+			}
+			if base[cut[0]] != "," && base[cut[1]-1] != "," {
+				continue
+			}
+			rest := append(append([]lexeme{}, base[:cut[0]]...), base[cut[1]:]...)
+			if equalLexemes(rest, head) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // tryRemoved reports a try/catch the change removed around a call that head still makes in a

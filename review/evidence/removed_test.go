@@ -1,0 +1,693 @@
+package evidence
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// changeOf builds a change from the base and head contents of files, with one hunk per file
+// that shows the whole file (a line diff by longest common subsequence), as a diff with
+// unlimited context would. A file absent on a side has "" there.
+func changeOf(t testing.TB, files ...[3]string) *Change {
+	t.Helper()
+	c := &Change{Source: "test"}
+	for _, f := range files {
+		p, base, head := f[0], f[1], f[2]
+		file := &File{Path: p, OldPath: p, Status: StatusModified}
+		switch {
+		case base == "":
+			file.Status, file.OldPath = StatusAdded, ""
+		case head == "":
+			file.Status = StatusDeleted
+		}
+		a, b := splitLines(base), splitLines(head)
+		// lcs[i][j] is the length of the longest common subsequence of a[i:] and b[j:].
+		lcs := make([][]int, len(a)+1)
+		for i := range lcs {
+			lcs[i] = make([]int, len(b)+1)
+		}
+		for i := len(a) - 1; i >= 0; i-- {
+			for j := len(b) - 1; j >= 0; j-- {
+				if a[i] == b[j] {
+					lcs[i][j] = lcs[i+1][j+1] + 1
+				} else {
+					lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+				}
+			}
+		}
+		h := Hunk{OldStart: 1, OldLines: len(a), NewStart: 1, NewLines: len(b)}
+		if len(a) == 0 {
+			h.OldStart = 0
+		}
+		if len(b) == 0 {
+			h.NewStart = 0
+		}
+		i, j := 0, 0
+		for i < len(a) || j < len(b) {
+			switch {
+			case i < len(a) && j < len(b) && a[i] == b[j]:
+				h.Lines = append(h.Lines, Line{Kind: Context, Old: i + 1, New: j + 1, Text: a[i]})
+				i, j = i+1, j+1
+			case j < len(b) && (i == len(a) || lcs[i][j+1] >= lcs[i+1][j]):
+				h.Lines = append(h.Lines, Line{Kind: Added, New: j + 1, Text: b[j]})
+				file.Added++
+				j++
+			default:
+				h.Lines = append(h.Lines, Line{Kind: Deleted, Old: i + 1, Text: a[i]})
+				file.Deleted++
+				i++
+			}
+		}
+		file.Hunks = []Hunk{h}
+		if head != "" {
+			file.Content, file.HasContent = []byte(head), true
+		}
+		c.Files = append(c.Files, file)
+	}
+	return c
+}
+
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+}
+
+// removedFindings runs the comparison over a change and returns its findings as
+// "rule@path:line", sorted.
+func removedFindings(t testing.TB, c *Change) ([]string, []string) {
+	t.Helper()
+	ev, notes, err := GatherWithNotes(context.Background(), c, []Analyzer{removedAnalyzer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ev {
+		out = append(out, fmt.Sprintf("%s@%s:%d", e.Rule, e.Path, e.Line))
+		t.Logf("%s %s %s:%d %s", e.Rule, e.Severity, e.Path, e.Line, e.Message)
+	}
+	sort.Strings(out)
+	return out, notes
+}
+
+type removedCase struct {
+	name  string
+	files [][3]string
+	// want are the findings as rule@path:line; none for a benign change.
+	want []string
+	// severity of the first finding, when it matters.
+	severity string
+}
+
+func runRemovedCases(t *testing.T, cases []removedCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, f := range tc.files {
+				if LanguageOf(f[0]) == "python" {
+					if _, err := exec.LookPath("python3"); err != nil {
+						t.Skip("python3 is not installed: the Python front end needs it (.ci/run installs it)")
+					}
+				}
+			}
+			c := changeOf(t, tc.files...)
+			got, notes := removedFindings(t, c)
+			for _, n := range notes {
+				t.Logf("note: %s", n)
+			}
+			if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+				t.Errorf("findings %v, want %v", got, tc.want)
+			}
+			if tc.severity != "" && len(got) > 0 {
+				ev, _, _ := GatherWithNotes(context.Background(), c, []Analyzer{removedAnalyzer{}})
+				if string(ev[0].Severity) != tc.severity {
+					t.Errorf("severity %s, want %s", ev[0].Severity, tc.severity)
+				}
+			}
+		})
+	}
+}
+
+// A guard (an early exit, an assertion) removed with nothing equivalent left is reported at
+// the first head statement that uses what it tested; the same guard moved into a function
+// head now calls, or into the caller, is not.
+func TestRemovedGuards(t *testing.T) {
+	pyBase := `import os
+
+
+def read(root, name):
+    if ".." in name.split("/"):
+        raise ValueError("parent segment in " + name)
+    path = os.path.join(root, name)
+    with open(path) as f:
+        return f.read()
+`
+	pyHead := `import os
+
+
+def read(root, name):
+    path = os.path.join(root, name)
+    with open(path) as f:
+        return f.read()
+`
+	pyMoved := `import os
+
+
+def check_name(name):
+    if ".." in name.split("/"):
+        raise ValueError("parent segment in " + name)
+
+
+def read(root, name):
+    check_name(name)
+    path = os.path.join(root, name)
+    with open(path) as f:
+        return f.read()
+`
+	pyCallerBase := `import os
+
+
+def read(root, name):
+    if ".." in name.split("/"):
+        raise ValueError("parent segment in " + name)
+    return open(os.path.join(root, name)).read()
+
+
+def handler(root, request):
+    return read(root, request.args["name"])
+`
+	pyCallerHead := `import os
+
+
+def read(root, name):
+    return open(os.path.join(root, name)).read()
+
+
+def handler(root, request):
+    name = request.args["name"]
+    if ".." in name.split("/"):
+        raise ValueError("parent segment in " + name)
+    return read(root, name)
+`
+	goBase := `package app
+
+import "net/http"
+
+func (c *Ctx) form() {
+	req := c.Request
+	if req != nil {
+		req.ParseForm()
+		c.cache = req.PostForm
+	}
+}
+`
+	goHead := `package app
+
+import "net/http"
+
+func (c *Ctx) form() {
+	req := c.Request
+	req.ParseForm()
+	c.cache = req.PostForm
+}
+`
+	goEarly := `package app
+
+import "net/http"
+
+func (c *Ctx) form() {
+	req := c.Request
+	if req == nil {
+		return
+	}
+	req.ParseForm()
+	c.cache = req.PostForm
+}
+`
+	jsBase := `function location(res, url) {
+  var loc = url;
+  var parsed = parse(loc);
+  if (parsed.host !== expected(loc).host) {
+    return res.set('Location', '/');
+  }
+  return res.set('Location', loc);
+}
+`
+	jsHead := `function location(res, url) {
+  var loc = url;
+  return res.set('Location', loc);
+}
+`
+	runRemovedCases(t, []removedCase{
+		{name: "python early exit removed before open", files: [][3]string{{"app/files.py", pyBase, pyHead}},
+			want: []string{"protection-removed@app/files.py:5"}, severity: "high"},
+		{name: "python guard moved into a helper it now calls", files: [][3]string{{"app/files.py", pyBase, pyMoved}}},
+		{name: "python guard moved to the caller", files: [][3]string{{"app/files.py", pyCallerBase, pyCallerHead}}},
+		{name: "go nil guard around calls removed", files: [][3]string{{"app/ctx.go", goBase, goHead}},
+			want: []string{"check-removed@app/ctx.go:7"}, severity: "medium"},
+		{name: "go nil guard turned into an early return", files: [][3]string{{"app/ctx.go", goBase, goEarly}}},
+		{name: "javascript host check removed before a redirect", files: [][3]string{{"lib/res.js", jsBase, jsHead}},
+			want: []string{"protection-removed@lib/res.js:3"}, severity: "high"},
+	})
+}
+
+// A sanitiser unwrapped in place (clean(x) → x) or removed with its statement is reported where
+// head uses the value; one replaced by a related call, or called by a function head now calls,
+// is not.
+func TestRemovedSanitisers(t *testing.T) {
+	goBase := `package store
+
+import (
+	"os"
+	"path/filepath"
+)
+
+func Load(root, name string) ([]byte, error) {
+	return os.ReadFile(filepath.Join(root, sanitizeName(name)))
+}
+
+func sanitizeName(n string) string { return filepath.Base(n) }
+`
+	goHead := `package store
+
+import (
+	"os"
+	"path/filepath"
+)
+
+func Load(root, name string) ([]byte, error) {
+	return os.ReadFile(filepath.Join(root, name))
+}
+
+func sanitizeName(n string) string { return filepath.Base(n) }
+`
+	goRelated := `package store
+
+import (
+	"os"
+	"path/filepath"
+)
+
+func Load(root, name string) ([]byte, error) {
+	return os.ReadFile(filepath.Join(root, safeName(name)))
+}
+
+func safeName(n string) string { return sanitizeName(n) }
+
+func sanitizeName(n string) string { return filepath.Base(n) }
+`
+	jsBase := `const db = require('./db');
+
+function find(user) {
+  const name = db.escape(user.name);
+  return db.query("SELECT * FROM users WHERE name = '" + name + "'");
+}
+`
+	jsHead := `const db = require('./db');
+
+function find(user) {
+  const name = user.name;
+  return db.query("SELECT * FROM users WHERE name = '" + name + "'");
+}
+`
+	jsRenamed := `const db = require('./db');
+
+function find(user) {
+  const name = db.escapeString(user.name);
+  return db.query("SELECT * FROM users WHERE name = '" + name + "'");
+}
+`
+	pyBase := `import os
+
+
+def path_of(root, sub):
+    sub = os.path.normpath(sub)
+    sub = sanitize(sub)
+    return os.path.join(root, sub)
+`
+	pyHead := `import os
+
+
+def path_of(root, sub):
+    sub = os.path.normpath(sub)
+    return os.path.join(root, sub)
+`
+	runRemovedCases(t, []removedCase{
+		{name: "go sanitiser unwrapped", files: [][3]string{{"store/load.go", goBase, goHead}},
+			want: []string{"protection-removed@store/load.go:9"}, severity: "high"},
+		{name: "go sanitiser now called through a helper", files: [][3]string{{"store/load.go", goBase, goRelated}}},
+		{name: "javascript escape removed before a query", files: [][3]string{{"lib/users.js", jsBase, jsHead}},
+			want: []string{"protection-removed@lib/users.js:4"}, severity: "high"},
+		{name: "javascript escape replaced by a related escaper", files: [][3]string{{"lib/users.js", jsBase, jsRenamed}}},
+		{name: "python sanitiser statement removed", files: [][3]string{{"app/paths.py", pyBase, pyHead}},
+			want: []string{"protection-removed@app/paths.py:6"}, severity: "high"},
+	})
+}
+
+// A condition that lost a disjunct of a refusal, a conjunct of an action, or the separator of a
+// prefix check is weakened; one that lost a conjunct of a refusal is stricter, not weaker.
+func TestRemovedConditions(t *testing.T) {
+	jsBase := `const path = require('path');
+
+function allowed(entry, field) {
+  if (field === 'path' || entry.type === 'Link') {
+    throw new Error('.. in ' + field);
+  }
+  return path.join(entry.cwd, entry[field]);
+}
+`
+	jsHead := strings.Replace(jsBase, "field === 'path' || entry.type === 'Link'", "field === 'path'", 1)
+	jsStricter := strings.Replace(strings.Replace(jsBase, "||", "&&", 1), "field === 'path' && entry.type === 'Link'", "field === 'path'", 1)
+	jsStricterBase := strings.Replace(jsBase, "||", "&&", 1)
+	pyBase := `def rebuild(headers, scheme, user, password):
+    if not scheme.startswith("https") and user and password:
+        headers["Proxy-Authorization"] = user + ":" + password
+    return headers
+`
+	pyHead := `def rebuild(headers, scheme, user, password):
+    if user and password:
+        headers["Proxy-Authorization"] = user + ":" + password
+    return headers
+`
+	goBase := `package files
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+func Open(root, name string) (*os.File, error) {
+	p := filepath.Join(root, name)
+	if !strings.HasPrefix(p, root+string(os.PathSeparator)) {
+		return nil, errors.New("outside root")
+	}
+	return os.Open(p)
+}
+`
+	goHead := strings.Replace(goBase, "root+string(os.PathSeparator))", "root)", 1)
+	goOther := strings.Replace(goBase, `errors.New("outside root")`, `errors.New("outside the root")`, 1)
+	runRemovedCases(t, []removedCase{
+		{name: "javascript refusal lost a disjunct", files: [][3]string{{"lib/unpack.js", jsBase, jsHead}},
+			want: []string{"condition-weakened@lib/unpack.js:4"}, severity: "high"},
+		{name: "javascript refusal lost a conjunct (stricter)", files: [][3]string{{"lib/unpack.js", jsStricterBase, jsStricter}}},
+		{name: "python action lost a conjunct", files: [][3]string{{"lib/proxy.py", pyBase, pyHead}},
+			want: []string{"condition-weakened@lib/proxy.py:2"}, severity: "high"},
+		{name: "go prefix check lost its separator", files: [][3]string{{"files/open.go", goBase, goHead}},
+			want: []string{"condition-weakened@files/open.go:12"}, severity: "high"},
+		{name: "go prefix check kept, message edited", files: [][3]string{{"files/open.go", goBase, goOther}}},
+	})
+}
+
+// A release removed while head still acquires the resource is reported at the acquisition (or,
+// for a release on one path, where that path starts); one replaced by a with block or handed to
+// a function that releases it is not.
+func TestRemovedReleases(t *testing.T) {
+	goBase := `package client
+
+import "net/http"
+
+func fetch(url string) (int, error) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	return resp.StatusCode, nil
+}
+`
+	goHead := strings.Replace(goBase, "\tdefer resp.Body.Close()\n", "", 1)
+	goHanded := `package client
+
+import "net/http"
+
+func fetch(url string) (int, error) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return 0, err
+	}
+	defer drain(resp)
+	return resp.StatusCode, nil
+}
+
+func drain(r *http.Response) { r.Body.Close() }
+`
+	pyBase := `def head_line(path):
+    f = open(path)
+    line = f.readline()
+    f.close()
+    return line
+`
+	pyHead := `def head_line(path):
+    f = open(path)
+    line = f.readline()
+    return line
+`
+	pyWith := `def head_line(path):
+    with open(path) as f:
+        line = f.readline()
+    return line
+`
+	jsBase := `const fs = require('fs');
+
+function first(path) {
+  const fd = fs.openSync(path, 'r');
+  const buf = Buffer.alloc(1);
+  fs.readSync(fd, buf);
+  fs.closeSync(fd);
+  return buf;
+}
+`
+	jsHead := strings.Replace(jsBase, "  fs.closeSync(fd);\n", "", 1)
+	runRemovedCases(t, []removedCase{
+		{name: "go deferred Close removed", files: [][3]string{{"client/fetch.go", goBase, goHead}},
+			want: []string{"release-removed@client/fetch.go:6"}, severity: "medium"},
+		{name: "go Close handed to a helper", files: [][3]string{{"client/fetch.go", goBase, goHanded}}},
+		{name: "python close removed", files: [][3]string{{"app/read.py", pyBase, pyHead}},
+			want: []string{"release-removed@app/read.py:2"}},
+		{name: "python close replaced by with", files: [][3]string{{"app/read.py", pyBase, pyWith}}},
+		{name: "javascript closeSync removed", files: [][3]string{{"lib/first.js", jsBase, jsHead}},
+			want: []string{"release-removed@lib/first.js:4"}},
+	})
+}
+
+// A context, timeout or deadline no longer passed is reported where the call is; one added is
+// not.
+func TestRemovedContexts(t *testing.T) {
+	goBase := `package load
+
+import (
+	"context"
+	"net/http"
+)
+
+func Load(ctx context.Context, url string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, "GET", url, nil)
+	if err != nil {
+		return nil, err
+	}
+	return http.DefaultClient.Do(req)
+}
+`
+	goHead := strings.Replace(goBase, `http.NewRequestWithContext(ctx, "GET", url, nil)`, `http.NewRequest("GET", url, nil)`, 1)
+	pyBase := `import requests
+
+
+def fetch(url):
+    return requests.get(url, timeout=10).json()
+`
+	pyHead := strings.Replace(pyBase, "requests.get(url, timeout=10)", "requests.get(url)", 1)
+	goClientBase := `package hook
+
+import (
+	"errors"
+	"net/http"
+	"time"
+)
+
+func deliver(url string) error {
+	client := &http.Client{
+		Timeout: 5 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return errors.New("no redirects")
+		},
+	}
+	_, err := client.Post(url, "application/json", nil)
+	return err
+}
+`
+	goNoRedirectCheck := strings.Replace(goClientBase, "\t\tCheckRedirect: func(*http.Request, []*http.Request) error {\n\t\t\treturn errors.New(\"no redirects\")\n\t\t},\n", "", 1)
+	goNoTimeout := strings.Replace(goClientBase, "\t\tTimeout: 5 * time.Second,\n", "", 1)
+	goLongerTimeout := strings.Replace(goClientBase, "5 * time.Second", "30 * time.Second", 1)
+	runRemovedCases(t, []removedCase{
+		{name: "go request without its context", files: [][3]string{{"load/load.go", goBase, goHead}},
+			want: []string{"context-dropped@load/load.go:9"}},
+		{name: "go request given a context", files: [][3]string{{"load/load.go", goHead, goBase}}},
+		{name: "python timeout no longer passed", files: [][3]string{{"app/fetch.py", pyBase, pyHead}},
+			want: []string{"context-dropped@app/fetch.py:5"}},
+		{name: "go CheckRedirect removed from the client", files: [][3]string{{"hook/deliver.go", goClientBase, goNoRedirectCheck}},
+			want: []string{"protection-removed@hook/deliver.go:10"}, severity: "high"},
+		{name: "go Timeout removed from the client", files: [][3]string{{"hook/deliver.go", goClientBase, goNoTimeout}},
+			want: []string{"context-dropped@hook/deliver.go:10"}},
+		{name: "go Timeout changed", files: [][3]string{{"hook/deliver.go", goClientBase, goLongerTimeout}}},
+	})
+}
+
+// An end-of-options "--" dropped from a command's arguments, a try/catch removed around a call
+// in a callback, and a blocking call moved onto the event loop are reported; the same edits
+// where they change nothing are not.
+func TestRemovedMisc(t *testing.T) {
+	jsBase := `const { spawn } = require('child_process');
+
+function clone(url, dir) {
+  return spawn('git', ['clone', '--', url, dir]);
+}
+`
+	jsHead := strings.Replace(jsBase, "'--', ", "", 1)
+	jsOther := strings.Replace(jsBase, "['clone', '--', url, dir]", "['clone', '--depth=1', '--', url, dir]", 1)
+	jsTryBase := `const fs = require('fs');
+
+function write(path, data, cb) {
+  fs.writeFile(path, data, function (err) {
+    try {
+      fs.utimesSync(path, 0, 0);
+    } catch (e) {
+      return cb(e);
+    }
+    cb(err);
+  });
+}
+
+function touch(path) {
+  try {
+    fs.utimesSync(path, 0, 0);
+  } catch (e) {
+    return false;
+  }
+  return true;
+}
+`
+	jsTryHead := `const fs = require('fs');
+
+function write(path, data, cb) {
+  fs.writeFile(path, data, function (err) {
+    fs.utimesSync(path, 0, 0);
+    cb(err);
+  });
+}
+
+function touch(path) {
+  try {
+    fs.utimesSync(path, 0, 0);
+  } catch (e) {
+    return false;
+  }
+  return true;
+}
+`
+	jsTrySync := `const fs = require('fs');
+
+function write(path, data, cb) {
+  fs.writeFile(path, data, function (err) {
+    try {
+      fs.utimesSync(path, 0, 0);
+    } catch (e) {
+      return cb(e);
+    }
+    cb(err);
+  });
+}
+
+function touch(path) {
+  fs.utimesSync(path, 0, 0);
+  return true;
+}
+`
+	pyBase := `import asyncio
+
+
+class Handler:
+    async def get(self, name):
+        model = await asyncio.to_thread(load_model, name)
+        self.finish(model)
+
+    def get_sync(self, name):
+        model = asyncio.run(asyncio.to_thread(load_model, name))
+        self.finish(model)
+`
+	pyHead := strings.Replace(pyBase, "model = await asyncio.to_thread(load_model, name)", "model = load_model(name)", 1)
+	pySync := strings.Replace(pyBase, "model = asyncio.run(asyncio.to_thread(load_model, name))", "model = load_model(name)", 1)
+	runRemovedCases(t, []removedCase{
+		{name: "javascript -- dropped from spawn's arguments", files: [][3]string{{"lib/git.js", jsBase, jsHead}},
+			want: []string{"protection-removed@lib/git.js:4"}, severity: "high"},
+		{name: "javascript another option added before --", files: [][3]string{{"lib/git.js", jsBase, jsOther}}},
+		{name: "javascript try/catch removed in a callback", files: [][3]string{{"lib/write.js", jsTryBase, jsTryHead}},
+			want: []string{"error-handling-removed@lib/write.js:5"}},
+		{name: "javascript try/catch removed in a plain function", files: [][3]string{{"lib/write.js", jsTryBase, jsTrySync}}},
+		{name: "python to_thread removed in an async handler", files: [][3]string{{"app/handlers.py", pyBase, pyHead}},
+			want: []string{"offload-removed@app/handlers.py:6"}},
+		{name: "python to_thread removed in a plain function", files: [][3]string{{"app/handlers.py", pyBase, pySync}}},
+	})
+}
+
+// A function inlined into its caller without one of its bounds is reported; inlined with the
+// bound kept, it is not.
+func TestRemovedInlined(t *testing.T) {
+	base := `class Decoder:
+    def next_event(self):
+        data, end = self._parse(self.buffer)
+        del self.buffer[:end]
+        return data
+
+    def _parse(self, buf):
+        end = self.last_newline(buf)
+        if len(buf) - end > self.max_pending:
+            end = len(buf)
+        return bytes(buf[:end]), end
+`
+	head := `class Decoder:
+    def next_event(self):
+        end = self.last_newline(self.buffer)
+        data = bytes(self.buffer[:end])
+        del self.buffer[:end]
+        return data
+`
+	kept := `class Decoder:
+    def next_event(self):
+        end = self.last_newline(self.buffer)
+        if len(self.buffer) - end > self.max_pending:
+            end = len(self.buffer)
+        data = bytes(self.buffer[:end])
+        del self.buffer[:end]
+        return data
+`
+	runRemovedCases(t, []removedCase{
+		{name: "python bound lost in inlining", files: [][3]string{{"lib/decode.py", base, head}},
+			want: []string{"check-removed@lib/decode.py:3"}},
+		{name: "python bound kept in inlining", files: [][3]string{{"lib/decode.py", base, kept}}},
+	})
+}
+
+// The base rebuilt from head and hunks is the base; line mapping follows the hunks.
+func TestBaseTextAndLineMap(t *testing.T) {
+	base := "a\nb\nc\nd\ne\n"
+	head := "a\nc\nX\nd\ne\nf\n"
+	c := changeOf(t, [3]string{"x.go", base, head})
+	f := c.Files[0]
+	got, ok := baseText(f)
+	if !ok || string(got) != base {
+		t.Fatalf("baseText = %q, %v", got, ok)
+	}
+	m := lineMap{f}
+	for old, want := range map[int]int{1: 1, 2: 2, 3: 2, 4: 4, 5: 5} {
+		if got := m.head(old); got != want {
+			t.Errorf("head(%d) = %d, want %d", old, got, want)
+		}
+	}
+}
