@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -87,12 +88,13 @@ func ReadCommitMessages(ctx context.Context, gh *github.Client, pr PullRequest, 
 	}
 }
 
-// FillContents reads the head content of the changed files the AST analyzers need (Go files
-// whose content the diff does not hold), once each; a file that cannot be read is analysed from
-// its diff, with a note.
+// FillContents reads the head content of the changed files the analyzers need (Go, Python and
+// JavaScript files whose content the diff does not hold: the AST analyzers and the base/head
+// comparison read whole files), once each; a file that cannot be read is analysed from its diff,
+// with a note.
 func FillContents(ctx context.Context, gh *github.Client, pr PullRequest, c *Change) {
 	for _, f := range c.Files {
-		if f.HasContent || f.Status == StatusDeleted || f.Language() != "go" || f.IsGenerated() {
+		if f.HasContent || f.Status == StatusDeleted || !evidence.NeedsContent(f.Language()) || f.IsGenerated() {
 			continue
 		}
 		fc, _, _, err := gh.Repositories.GetContents(ctx, pr.Owner, pr.Repo, f.Path, &github.RepositoryContentGetOptions{Ref: c.HeadSHA})

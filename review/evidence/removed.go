@@ -29,6 +29,11 @@ func (removedAnalyzer) Name() string { return "removed" }
 // removedLanguages are the languages with a front end.
 var removedLanguages = map[string]bool{"go": true, "python": true, "javascript": true}
 
+// NeedsContent reports whether the analyzers use the head content of a changed file of lang
+// beyond its diff: Go's AST analyzers, and the base/head comparison, which rebuilds the base
+// from the head and the hunks.
+func NeedsContent(lang string) bool { return removedLanguages[lang] }
+
 // sideFile is one changed file's base and head forms.
 type sideFile struct {
 	f          *File
@@ -229,22 +234,29 @@ func baseText(f *File) ([]byte, bool) {
 	return []byte(strings.Join(out, "\n")), true
 }
 
-// index finds the functions of one side by qualified and by short name.
+// index finds the functions of one side by qualified and by short name; a loader, when the
+// change has trees, brings in the files of that side's tree a call points at.
 type index struct {
 	byKey  map[string]*irFunc // path + "\x00" + qualified name
 	byName map[string][]*irFunc
+	files  map[string]bool
+	loader *treeLoader
 }
 
 func newIndex() *index {
-	return &index{byKey: map[string]*irFunc{}, byName: map[string][]*irFunc{}}
+	return &index{byKey: map[string]*irFunc{}, byName: map[string][]*irFunc{}, files: map[string]bool{}}
 }
 
+func (x *index) hasFile(p string) bool { return x.files[p] }
+
 func (x *index) add(ir *irFile) {
-	if ir == nil {
+	if ir == nil || x.files[ir.Path] {
 		return
 	}
+	x.files[ir.Path] = true
 	seen := map[string]int{}
 	for _, fn := range ir.Funcs {
+		fn.file = ir
 		name := fn.Name
 		if n := seen[name]; n > 0 {
 			name = fmt.Sprintf("%s#%d", name, n+1)
@@ -256,8 +268,19 @@ func (x *index) add(ir *irFile) {
 	}
 }
 
-// resolve returns the function a call names, preferring the caller's file, then its language.
+// resolve returns the function a call names, preferring the caller's file, then its language;
+// when none is known it asks the loader for the files the call points at.
 func (x *index) resolve(callee string, from *irFunc) *irFunc {
+	if fn := x.find(callee, from); fn != nil {
+		return fn
+	}
+	if x.loader != nil && x.loader.load(callee, from) {
+		return x.find(callee, from)
+	}
+	return nil
+}
+
+func (x *index) find(callee string, from *irFunc) *irFunc {
 	cands := x.byName[lastSegment(strings.TrimPrefix(callee, "new "))]
 	var best *irFunc
 	for _, fn := range cands {
@@ -301,6 +324,10 @@ func newComparison(s *Scan, files []*sideFile) *comparison {
 	for _, sf := range files {
 		c.base.add(sf.base)
 		c.head.add(sf.head)
+	}
+	if s.Change.Trees != nil {
+		c.base.loader = &treeLoader{c: c, tried: map[string]bool{}}
+		c.head.loader = &treeLoader{c: c, head: true, tried: map[string]bool{}}
 	}
 	return c
 }

@@ -181,9 +181,13 @@ class Walker:
                     else:
                         root = a.name.split(".")[0]
                         self.file["imports"][root] = root
-            elif isinstance(node, ast.ImportFrom) and node.module:
+            elif isinstance(node, ast.ImportFrom):
+                # from .utils import f is ".utils.f"; from . import utils is ".utils"
+                base = "." * node.level + (node.module or "")
+                if base and not base.endswith("."):
+                    base += "."
                 for a in node.names:
-                    self.file["imports"][a.asname or a.name] = node.module + "." + a.name
+                    self.file["imports"][a.asname or a.name] = base + a.name
 
     def top(self, s, prefix):
         if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -52,14 +53,15 @@ func changeOf(t testing.TB, files ...[3]string) *Change {
 			case i < len(a) && j < len(b) && a[i] == b[j]:
 				h.Lines = append(h.Lines, Line{Kind: Context, Old: i + 1, New: j + 1, Text: a[i]})
 				i, j = i+1, j+1
-			case j < len(b) && (i == len(a) || lcs[i][j+1] >= lcs[i+1][j]):
-				h.Lines = append(h.Lines, Line{Kind: Added, New: j + 1, Text: b[j]})
-				file.Added++
-				j++
-			default:
+			case i < len(a) && (j == len(b) || lcs[i+1][j] >= lcs[i][j+1]):
+				// deletions before additions, as git writes them
 				h.Lines = append(h.Lines, Line{Kind: Deleted, Old: i + 1, Text: a[i]})
 				file.Deleted++
 				i++
+			default:
+				h.Lines = append(h.Lines, Line{Kind: Added, New: j + 1, Text: b[j]})
+				file.Added++
+				j++
 			}
 		}
 		file.Hunks = []Hunk{h}
@@ -689,5 +691,119 @@ func TestBaseTextAndLineMap(t *testing.T) {
 		if got := m.head(old); got != want {
 			t.Errorf("head(%d) = %d, want %d", old, got, want)
 		}
+	}
+}
+
+// withTrees gives a change base and head trees holding its files and the unchanged files
+// others (path → content, the same on both sides).
+func withTrees(t *testing.T, c *Change, files [][3]string, others map[string]string) {
+	t.Helper()
+	root := t.TempDir()
+	base, head := filepath.Join(root, "base"), filepath.Join(root, "head")
+	for p, content := range others {
+		write(t, filepath.Join(base, p), content)
+		write(t, filepath.Join(head, p), content)
+	}
+	for _, f := range files {
+		if f[1] != "" {
+			write(t, filepath.Join(base, f[0]), f[1])
+		}
+		if f[2] != "" {
+			write(t, filepath.Join(head, f[0]), f[2])
+		}
+	}
+	c.Trees = func(context.Context) (string, string, func(), error) { return base, head, func() {}, nil }
+}
+
+// With the change's trees, the comparison reads the unchanged files a call points at: a guard
+// that moved into a helper of another package is not removed, and a sink reached through an
+// unchanged module makes a removed guard high.
+func TestRemovedReadsTrees(t *testing.T) {
+	goBase := `package files
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+func Open(root, name string) (*os.File, error) {
+	if strings.Contains(name, "..") {
+		return nil, errors.New("parent segment")
+	}
+	return os.Open(filepath.Join(root, name))
+}
+`
+	goHead := `package files
+
+import (
+	"os"
+	"path/filepath"
+
+	"example.com/app/pathcheck"
+)
+
+func Open(root, name string) (*os.File, error) {
+	name = pathcheck.Local(name)
+	return os.Open(filepath.Join(root, name))
+}
+`
+	helper := `package pathcheck
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// Local keeps the last element of a name with a parent segment.
+func Local(name string) string {
+	if strings.Contains(name, "..") {
+		return filepath.Base(name)
+	}
+	return name
+}
+`
+	files := [][3]string{{"files/open.go", goBase, goHead}}
+	c := changeOf(t, files...)
+	if got, _ := removedFindings(t, c); len(got) != 1 {
+		t.Fatalf("without trees the helper is unknown: findings %v, want the guard reported", got)
+	}
+	c = changeOf(t, files...)
+	withTrees(t, c, files, map[string]string{"go.mod": "module example.com/app\n\ngo 1.22\n", "pathcheck/pathcheck.go": helper})
+	if got, _ := removedFindings(t, c); len(got) != 0 {
+		t.Errorf("with trees the guard is found in pathcheck.Local: findings %v, want none", got)
+	}
+
+	jsBase := `var Utils = require('./util');
+
+function extract(target, name) {
+  if (name.indexOf('..') !== -1) {
+    throw new Error('bad entry ' + name);
+  }
+  Utils.makeDir(target + '/' + name);
+}
+`
+	jsHead := `var Utils = require('./util');
+
+function extract(target, name) {
+  Utils.makeDir(target + '/' + name);
+}
+`
+	util := `var fs = require('fs');
+
+exports.makeDir = function (p) {
+  fs.mkdirSync(p, { recursive: true });
+};
+`
+	files = [][3]string{{"lib/extract.js", jsBase, jsHead}}
+	c = changeOf(t, files...)
+	withTrees(t, c, files, map[string]string{"lib/util.js": util})
+	ev, _, err := GatherWithNotes(context.Background(), c, []Analyzer{removedAnalyzer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ev) != 1 || ev[0].Rule != RuleProtectionRemoved || ev[0].Line != 4 || !strings.Contains(ev[0].Message, "lib/util.js:4") {
+		t.Errorf("findings %+v, want protection-removed at lib/extract.js:4 reaching fs.mkdirSync in lib/util.js", ev)
 	}
 }

@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -31,6 +32,38 @@ type Scan struct {
 	found    []toulmin.Evidence
 	seen     map[string]bool
 	goFiles  map[string]*goFile
+	// trees are the change's base and head trees, materialised once for every analyzer that
+	// needs them (see Trees).
+	trees *scanTrees
+}
+
+type scanTrees struct {
+	base, head string
+	cleanup    func()
+	err        error
+}
+
+// Trees materialises the change's base and head trees on first use and returns their
+// directories; every analyzer of the gathering shares them, and GatherWithNotes removes them when
+// it ends. It fails when the change cannot materialise them (a bare diff).
+func (s *Scan) Trees() (base, head string, err error) {
+	if s.trees == nil {
+		s.trees = &scanTrees{}
+		if s.Change.Trees == nil {
+			s.trees.err = errors.New("the change has no trees (a bare diff shows only hunks)")
+		} else {
+			s.trees.base, s.trees.head, s.trees.cleanup, s.trees.err = s.Change.Trees(s.Context())
+		}
+	}
+	return s.trees.base, s.trees.head, s.trees.err
+}
+
+// closeTrees removes the trees Trees materialised.
+func (s *Scan) closeTrees() {
+	if s.trees != nil && s.trees.cleanup != nil {
+		s.trees.cleanup()
+	}
+	s.trees = nil
 }
 
 type goFile struct {
@@ -166,6 +199,7 @@ func Gather(ctx context.Context, c *Change, analyzers []Analyzer) ([]toulmin.Evi
 func GatherWithNotes(ctx context.Context, c *Change, analyzers []Analyzer) ([]toulmin.Evidence, []string, error) {
 	s := NewScan(c)
 	s.ctx = ctx
+	defer s.closeTrees()
 	if c.Trees == nil && c.NoTrees != "" {
 		s.Note(c.NoTrees)
 	}

@@ -99,12 +99,11 @@ func (typedGoAnalyzer) Analyze(s *Scan) {
 		return
 	}
 	ctx := s.Context()
-	base, head, cleanup, err := c.Trees(ctx)
+	base, head, err := s.Trees()
 	if err != nil {
 		s.Note("type-checked Go analysis skipped: " + clip(err.Error(), 300))
 		return
 	}
-	defer cleanup()
 	res, err := Run(ctx, Options{BaseDir: base, HeadDir: head, Files: files})
 	if err != nil {
 		s.Note("type-checked Go analysis failed: " + clip(err.Error(), 300))
