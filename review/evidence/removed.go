@@ -144,8 +144,22 @@ func (removedAnalyzer) Analyze(s *Scan) {
 		}
 	}
 	c := newComparison(s, files)
-	c.run()
+	if err := c.runSafely(); err != nil {
+		s.Note("base/head comparison stopped: " + clip(err.Error(), 300))
+	}
 	c.flush()
+}
+
+// runSafely runs the comparison; a defect of the comparison on some input ends it with what it
+// found so far and a note, never a crash of the gathering.
+func (c *comparison) runSafely() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error: %v", r)
+		}
+	}()
+	c.run()
+	return nil
 }
 
 // lineMap maps base lines to head lines through a file's hunks.
@@ -308,6 +322,8 @@ type comparison struct {
 	found      map[string]*removedFinding
 	order      []string
 	sinkMemo   map[*irFunc][]sinkHit
+	// headTouched are the head functions the change edited (a check may have moved into one).
+	headTouched map[*irFunc]bool
 }
 
 type removedFinding struct {
@@ -320,10 +336,21 @@ type removedFinding struct {
 }
 
 func newComparison(s *Scan, files []*sideFile) *comparison {
-	c := &comparison{s: s, files: files, base: newIndex(), head: newIndex(), found: map[string]*removedFinding{}, sinkMemo: map[*irFunc][]sinkHit{}}
+	c := &comparison{s: s, files: files, base: newIndex(), head: newIndex(), found: map[string]*removedFinding{}, sinkMemo: map[*irFunc][]sinkHit{}, headTouched: map[*irFunc]bool{}}
 	for _, sf := range files {
 		c.base.add(sf.base)
 		c.head.add(sf.head)
+		if sf.head == nil {
+			continue
+		}
+		for _, fn := range sf.head.Funcs {
+			for l := fn.Line; l <= fn.End; l++ {
+				if sf.f.IsAdded(l) {
+					c.headTouched[fn] = true
+					break
+				}
+			}
+		}
 	}
 	if s.Change.Trees != nil {
 		c.base.loader = &treeLoader{c: c, tried: map[string]bool{}}
@@ -508,6 +535,7 @@ func (c *comparison) pair(sf *sideFile, b, h *irFunc) *fnPair {
 			hs = append(hs, j)
 		}
 	}
+	blocks := changeBlocks(sf.f)
 	type cand struct {
 		i, j int
 		sim  float64
@@ -530,6 +558,15 @@ func (c *comparison) pair(sf *sideFile, b, h *irFunc) *fnPair {
 				}
 			}
 			if sim >= 0.5 {
+				// statements in corresponding places (the same branch of statements paired
+				// already) are likelier the same statement edited
+				if bp, hp := b.Nodes[i].Parent, h.Nodes[j].Parent; b.Nodes[i].Branch == h.Nodes[j].Branch && (bp < 0 && hp < 0 || bp >= 0 && hp >= 0 && p.pairs[bp] == hp && p.headPairedOK(bp)) {
+					sim += 0.25
+				}
+				// and a removed line and an added line of one run of the diff replace each other
+				if k := blocks.old[b.Nodes[i].Line]; k != 0 && k == blocks.new[h.Nodes[j].Line] {
+					sim += 0.5
+				}
 				cands = append(cands, cand{i, j, sim, abs(sf.lines.head(b.Nodes[i].Line) - h.Nodes[j].Line)})
 			}
 		}
@@ -548,7 +585,6 @@ func (c *comparison) pair(sf *sideFile, b, h *irFunc) *fnPair {
 	}
 	// A condition rewritten in place (the same block of the diff, testing the same names) is
 	// the same check changed, not a check removed and another added.
-	blocks := changeBlocks(sf.f)
 	for _, i := range bs {
 		bn := b.Nodes[i]
 		if _, done := p.pairs[i]; done || bn.Cond == nil {
@@ -617,6 +653,12 @@ func shareName(a, b []string) bool {
 		}
 	}
 	return false
+}
+
+// headPairedOK reports whether base node i is paired (pairs' zero value is a valid index).
+func (p *fnPair) headPairedOK(i int) bool {
+	_, ok := p.pairs[i]
+	return ok
 }
 
 // termKey normalises a condition's term for comparison.
@@ -696,6 +738,98 @@ func (c *comparison) sinkAfter(fn *irFunc, from int) (sinkHit, bool) {
 	for _, h := range c.sinks(fn, 2) {
 		if fn.Nodes[h.node].Line >= line {
 			return h, true
+		}
+	}
+	return sinkHit{}, false
+}
+
+// mutators add their argument to their receiver (parts.append(name)): the receiver then holds
+// what the argument held.
+var mutators = map[string]bool{"append": true, "push": true, "extend": true, "add": true, "insert": true, "update": true, "appendleft": true, "unshift": true, "Add": true, "Set": false}
+
+// mentionsName reports whether a text reads a name (a dotted name as its token sequence).
+func mentionsName(text, name string) bool {
+	nt := tokens(name)
+	tt := tokens(text)
+	for i := 0; i+len(nt) <= len(tt); i++ {
+		if equalLexemes(tt[i:i+len(nt)], nt) && (i == 0 || tt[i-1] != ".") {
+			return true
+		}
+	}
+	return false
+}
+
+// flowSink follows values forward through fn from node from, in source order: a statement that
+// reads a followed name makes the names it assigns followed (and the receiver of an append).
+// It returns the first sink that takes a followed value as an argument (or, with receivers, is
+// called on one: client.Do), directly or in a function of the change the value is passed to
+// (depth levels down).
+func (c *comparison) flowSink(fn *irFunc, from int, values []string, receivers bool, depth int) (sinkHit, bool) {
+	if from < 0 || from >= len(fn.Nodes) || len(values) == 0 {
+		return sinkHit{}, false
+	}
+	followed := map[string]bool{}
+	for _, v := range values {
+		followed[v] = true
+	}
+	reads := func(text string) bool {
+		for v := range followed {
+			if mentionsName(text, v) {
+				return true
+			}
+		}
+		return false
+	}
+	start := fn.Nodes[from].Line
+	for i, n := range fn.Nodes {
+		if n.Line < start {
+			continue
+		}
+		in := false
+		for _, u := range n.Uses {
+			in = in || followed[u]
+		}
+		if cat := nodeSink(n); cat != "" && in {
+			return sinkHit{i, cat, n.Text, n.Line, fn.file.Path}, true
+		}
+		for _, call := range n.Calls {
+			tainted := false
+			for _, a := range call.Args {
+				tainted = tainted || reads(a)
+			}
+			if cat := callSink(call, fn.file.Imports); cat != "" {
+				if tainted || receivers && followed[rootName(call.Callee)] {
+					return sinkHit{i, cat, call.Text, call.Line, fn.file.Path}, true
+				}
+				continue
+			}
+			if tainted && mutators[call.name()] && qualifier(call.Callee) != "" {
+				followed[qualifier(call.Callee)] = true
+			}
+			if !tainted || depth <= 0 {
+				continue
+			}
+			callee := c.head.resolve(call.Callee, fn)
+			if callee == nil || callee == fn {
+				continue
+			}
+			var params []string
+			bound := callee.argParams(call)
+			for k, a := range call.Args {
+				if k < len(bound) && reads(a) {
+					params = append(params, bound[k])
+				}
+			}
+			if len(callee.Nodes) > 0 {
+				if h, ok := c.flowSink(callee, 0, params, false, depth-1); ok {
+					return sinkHit{i, h.cat, h.text, h.line, h.path}, true
+				}
+			}
+		}
+		if in {
+			for _, d := range n.Defs {
+				followed[d] = true
+			}
 		}
 	}
 	return sinkHit{}, false

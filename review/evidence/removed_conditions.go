@@ -32,10 +32,15 @@ func (c *comparison) weakened(p *fnPair) {
 			have[termKey(t)] = true
 		}
 		var dropped []string
+		moved := true
 		for _, t := range bn.Cond.Terms {
 			if !have[termKey(t)] {
 				dropped = append(dropped, "`"+clip(t, 100)+"`")
+				moved = moved && termMoved(p, j, t)
 			}
+		}
+		if moved {
+			continue // every dropped term is tested by a statement head adds (a split, not a loss)
 		}
 		effect := "it now refuses fewer cases"
 		if !exitGuard {
@@ -50,6 +55,49 @@ func (c *comparison) weakened(p *fnPair) {
 		tail := fmt.Sprintf(" in %s: %s (head: `%s`)", p.h.Name, effect, clip(hn.Cond.Text, 120)) + sinkClause(hit, ok, p.h.file.Path)
 		c.report(RuleConditionWeakened, sev, p.h.file.Path, hn.Line, what, tail)
 	}
+}
+
+// trivialLiterals say nothing a truthiness test does not.
+var trivialLiterals = map[string]bool{"0": true, "1": true, `""`: true}
+
+// termMoved reports whether a statement head adds to the function (other than the condition
+// itself) tests what a dropped term tested: one of its names and all of its literals
+// (host.endswith(':80') moved into host.removesuffix(':80'); complete_length == 0 into a new
+// if not complete_length).
+func termMoved(p *fnPair, j int, term string) bool {
+	var names, lits []string
+	for _, t := range tokens(term) {
+		s := string(t)
+		switch c := rune(s[0]); {
+		case c == '"' || c >= '0' && c <= '9':
+			if !trivialLiterals[s] {
+				lits = append(lits, s)
+			}
+		case !noise[s] && (c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'):
+			names = append(names, s)
+		}
+	}
+	for k, hn := range p.h.Nodes {
+		if k == j || !p.added[k] && !p.hChanged[k] {
+			continue
+		}
+		w := words(hn.Text)
+		shared := false
+		for _, n := range names {
+			if w[n] {
+				shared = true
+			}
+		}
+		for _, l := range lits {
+			if !w[l] {
+				shared = false
+			}
+		}
+		if shared {
+			return true
+		}
+	}
+	return false
 }
 
 // separatorSeqs are the path separators a prefix check appends to its root.

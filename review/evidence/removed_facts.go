@@ -240,14 +240,23 @@ func isTimeoutKey(k string) bool {
 	return false
 }
 
-// restrictingKey reports whether a configuration field's name says it restricts (CheckRedirect,
-// AllowedHosts, MaxBytes).
-func restrictingKey(k string) bool {
-	ws, _ := protectionWords(k)
+// restrictingField reports whether a configuration field restricts by its name and value
+// (CheckRedirect: a function, AllowedHosts: a list, MaxBytes: a number); a permission turned on
+// (allowPrototypes: true) or a check turned off (verify: false) restricts nothing, and removing
+// it hardens.
+func restrictingField(key, value string) bool {
+	v := strings.ToLower(strings.TrimSpace(value))
+	permissive := map[string]bool{"allow": true, "allowed": true, "permit": true, "permitted": true}
+	ws, _ := protectionWords(key)
+	for _, w := range ws {
+		if permissive[w] && v == "true" || !permissive[w] && v == "false" {
+			return false
+		}
+	}
 	if len(ws) > 0 {
 		return true
 	}
-	for _, w := range nameWords(k) {
+	for _, w := range nameWords(key) {
 		if w == "max" || w == "deny" || w == "allowlist" || w == "whitelist" || w == "blocklist" {
 			return true
 		}

@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"bytes"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/printer"
@@ -12,10 +13,15 @@ import (
 )
 
 // goIR parses one Go file into the comparison's form (see removed_ir.go).
-func goIR(p string, src []byte) *irFile {
+func goIR(p string, src []byte) (out *irFile) {
 	fset := token.NewFileSet()
 	file, err := parser.ParseFile(fset, p, src, parser.SkipObjectResolution)
-	out := &irFile{Path: p, Imports: map[string]string{}}
+	out = &irFile{Path: p, Imports: map[string]string{}}
+	defer func() {
+		if r := recover(); r != nil {
+			out = &irFile{Path: p, Imports: map[string]string{}, Err: fmt.Sprintf("walking the syntax tree failed: %v", r)}
+		}
+	}()
 	if err != nil {
 		out.Err = err.Error()
 		return out

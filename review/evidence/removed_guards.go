@@ -215,26 +215,26 @@ func anchor(p *fnPair, pos int, values []string) int {
 // follow returns where a protection is lost when the head statement at only hands the guarded
 // values to a function of the same file (return z.extractFile(f, to)): that function's first
 // statement that uses them. Otherwise it returns the statement itself.
-func (c *comparison) follow(p *fnPair, at int, values []string) (*irFunc, int) {
+func (c *comparison) follow(p *fnPair, at int, values []string) (*irFunc, int, []string) {
 	n := p.h.Nodes[at]
 	if n.Kind != kindReturn && n.Kind != kindExpr {
-		return p.h, at
+		return p.h, at, values
 	}
 	var top *irCall
 	for k := range n.Calls {
 		if n.Calls[k].Outer < 0 {
 			if top != nil {
-				return p.h, at
+				return p.h, at, values
 			}
 			top = &n.Calls[k]
 		}
 	}
 	if top == nil {
-		return p.h, at
+		return p.h, at, values
 	}
 	fn := c.head.resolve(top.Callee, p.h)
 	if fn == nil || fn.file != p.h.file {
-		return p.h, at
+		return p.h, at, values
 	}
 	var params []string
 	bound := fn.argParams(*top)
@@ -252,11 +252,11 @@ func (c *comparison) follow(p *fnPair, at int, values []string) (*irFunc, int) {
 	for j, m := range fn.Nodes {
 		for _, u := range append(append([]string{}, m.Uses...), m.Defs...) {
 			if contains(params, u) {
-				return fn, j
+				return fn, j, params
 			}
 		}
 	}
-	return p.h, at
+	return p.h, at, values
 }
 
 // condMovedTo reports whether a removed condition lives on: in the same function under the
@@ -277,10 +277,74 @@ func (c *comparison) condMovedTo(p *fnPair, cond *irCond) bool {
 	}
 	for j, n := range p.h.Nodes {
 		for _, call := range n.Calls {
-			if !p.added[j] && !p.hChanged[j] || c.calledInBase(p, call.Callee) {
+			fn := c.head.resolve(call.Callee, p.h)
+			if fn == nil {
 				continue
 			}
-			if fn := c.head.resolve(call.Callee, p.h); fn != nil && c.holdsCond(fn, call, cw, 2) {
+			// a new call, or a call to a function the change edited: the check may have moved
+			// into it
+			if (p.added[j] || p.hChanged[j]) && !c.calledInBase(p, call.Callee) || c.headTouched[fn] {
+				if c.holdsCond(fn, call, cw, 2) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// literalsMoved reports whether a statement head adds tests what a guard with literals tested:
+// every literal of its condition and one of the values it guarded (a loop that returned on
+// ent == ".." became slices.Contains(parts, "..")).
+func literalsMoved(p *fnPair, n *irNode, values []string) bool {
+	var lits []string
+	for _, t := range tokens(n.Cond.Text) {
+		if s := string(t); (s[0] == '"' || s[0] >= '0' && s[0] <= '9') && !trivialLiterals[s] {
+			lits = append(lits, s)
+		}
+	}
+	if len(lits) == 0 {
+		return false
+	}
+	for j, hn := range p.h.Nodes {
+		if !p.added[j] && !p.hChanged[j] {
+			continue
+		}
+		w := words(hn.Text)
+		all := true
+		for _, l := range lits {
+			all = all && w[l]
+		}
+		if !all {
+			continue
+		}
+		for _, v := range values {
+			for x := range words(v) {
+				if w[x] {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// replacedBy reports whether head adds or rewrites, in the same function, a guard of its own on
+// a name the removed guard tested, or in the run of the diff that removed it: the check was
+// rewritten ([etag, data].count(None) != 1 → if data is None: raise), not removed.
+func replacedBy(p *fnPair, i int) bool {
+	uses := condUses(p.b.Nodes[i])
+	blocks := changeBlocks(p.sf.f)
+	run := blocks.old[p.b.Nodes[i].Line]
+	for j, hn := range p.h.Nodes {
+		if !p.added[j] && !p.hChanged[j] || hn.Kind != kindIf && hn.Kind != kindAssert || !hn.Exits && hn.Kind != kindAssert {
+			continue
+		}
+		if run != 0 && blocks.new[hn.Line] == run {
+			return true
+		}
+		for _, u := range condUses(hn) {
+			if contains(uses, u) && !isImport(p.h, u) {
 				return true
 			}
 		}
@@ -319,7 +383,7 @@ func (c *comparison) holdsCond(fn *irFunc, call irCall, cw map[string]bool, dept
 				}
 				w[x] = true
 			}
-			if similarity(cw, w) >= 0.5 || subsetWords(cw, w) {
+			if similarity(cw, w) >= 0.5 || subsetWords(cw, w) || subsetWords(splitWords(cw), splitWords(w)) {
 				return true
 			}
 		}
@@ -332,6 +396,25 @@ func (c *comparison) holdsCond(fn *irFunc, call irCall, cw map[string]bool, dept
 		}
 	}
 	return false
+}
+
+// splitWords splits the identifiers of a word set into their lower-case name words
+// (request.host → request, host; check_host_trust → check, host, trust): a check moved into a
+// helper is often named after what it tested.
+func splitWords(ws map[string]bool) map[string]bool {
+	out := map[string]bool{}
+	for w := range ws {
+		if w[0] == '"' || w[0] >= '0' && w[0] <= '9' {
+			out[w] = true
+			continue
+		}
+		for _, x := range nameWords(w) {
+			if !weakNameWords[x] {
+				out[x] = true
+			}
+		}
+	}
+	return out
 }
 
 func subsetWords(a, b map[string]bool) bool {
@@ -352,16 +435,20 @@ func (c *comparison) guards(p *fnPair) {
 	for _, i := range p.removed {
 		n := b.Nodes[i]
 		kind := guardKind(b, i)
-		if kind == "" || c.condMovedTo(p, n.Cond) {
+		if kind == "" || c.condMovedTo(p, n.Cond) || kind != "wrapper" && replacedBy(p, i) {
 			continue
 		}
-		if kind == "exit" && fastPath(b, i) {
+		if kind == "exit" && fastPath(b, i) || filtersReplacedLoop(p, i) {
 			continue
 		}
 		alive, feeder, feederNode := c.guarded(p, i)
-		if len(alive) == 0 {
+		if len(alive) == 0 || literalsMoved(p, n, alive) {
 			continue
 		}
+		// derived: head has none of the names the guard tested, only what they were computed
+		// from; the check may have gone with the computation, so it is reported only when what
+		// it protected reaches a sink
+		derived := feeder == nil && !anyMentioned(p, condUses(n))
 		if feeder != nil && c.callMovedTo(p, *feeder, feederNode) {
 			continue
 		}
@@ -379,13 +466,16 @@ func (c *comparison) guards(p *fnPair) {
 			continue
 		}
 		via := ""
-		fn, node := h, at
+		fn, node, values := h, at, alive
 		if kind != "wrapper" {
-			if fn, node = c.follow(p, at, alive); fn != h {
+			if fn, node, values = c.follow(p, at, alive); fn != h {
 				via = fmt.Sprintf(", reached through line %d (`%s`)", h.Nodes[at].Line, clip(h.Nodes[at].Text, 80))
 			}
 		}
-		hit, ok := c.sinkAfter(fn, node)
+		hit, ok := c.flowSink(fn, node, values, false, 2)
+		if derived && !ok {
+			continue
+		}
 		rule, sev := protectionRule(ok)
 		what := fmt.Sprintf("the check `if %s` (%s)", clip(condText(n), 120), exitWord(b, i))
 		switch kind {
@@ -403,6 +493,27 @@ func (c *comparison) guards(p *fnPair) {
 		tail := fmt.Sprintf(": it guarded line %d (`%s`)%s, and head tests nothing equivalent (no condition with the same terms there, in a caller, or in a function it now calls)", fn.Nodes[node].Line, clip(fn.Nodes[node].Text, 100), via) + sinkClause(hit, ok, fn.file.Path)
 		c.report(rule, sev, fn.file.Path, fn.Nodes[node].Line, what, tail)
 	}
+}
+
+// filtersReplacedLoop reports whether a guard filters the elements of a loop whose source the
+// change replaced (for k in re.findall(s): if not k: continue → for k in parts): the elements
+// come from elsewhere now, and the filtering may be where they are built.
+func filtersReplacedLoop(p *fnPair, i int) bool {
+	parent := p.b.Nodes[i].Parent
+	if parent < 0 || p.b.Nodes[parent].Kind != kindLoop || !p.bChanged[parent] {
+		return false
+	}
+	return shareName(condUses(p.b.Nodes[i]), p.b.Nodes[parent].Defs)
+}
+
+// anyMentioned reports whether head reads or assigns one of the names.
+func anyMentioned(p *fnPair, names []string) bool {
+	for _, n := range names {
+		if p.headMentions[n] {
+			return true
+		}
+	}
+	return false
 }
 
 func condText(n *irNode) string {
@@ -465,8 +576,9 @@ func (c *comparison) unwrapped(p *fnPair, i int) int {
 }
 
 // protectiveByBody reports whether a call's function (found in the change's base) protects by
-// what it does: a small function that mentions ".." (rejects or strips parent segments), a
-// prefix comparison it refuses on or returns, or a refusal with an error under a condition.
+// what it does: a small function that mentions ".." (rejects or strips parent segments), or a
+// prefix comparison it refuses on or returns. A function that merely validates its own
+// arguments (raise on a bad length) protects nothing its caller passes on.
 func (c *comparison) protectiveByBody(call irCall, from *irFunc) bool {
 	fn := c.base.resolve(call.Callee, from)
 	if fn == nil {
@@ -484,33 +596,6 @@ func (c *comparison) protectiveByBody(call irCall, from *irFunc) bool {
 				switch cc.name() {
 				case "HasPrefix", "startswith", "startsWith", "commonpath", "is_relative_to", "IsLocal":
 					return true
-				}
-			}
-		}
-		if n.Kind == kindIf && n.Rejects && small && raisesOrErrors(fn, n) {
-			return true
-		}
-	}
-	return false
-}
-
-// raisesOrErrors reports whether a guard refuses with an error (raise, throw, an error value),
-// not just false.
-func raisesOrErrors(fn *irFunc, n *irNode) bool {
-	for i, x := range fn.Nodes {
-		if x != n {
-			continue
-		}
-		for _, k := range fn.children(i) {
-			m := fn.Nodes[k]
-			if m.Kind == kindRaise {
-				return true
-			}
-			if m.Kind == kindReturn {
-				for _, call := range m.Calls {
-					if strings.Contains(call.Callee, "Errorf") || strings.Contains(call.Callee, "errors.New") || strings.Contains(call.Callee, "Error") {
-						return true
-					}
 				}
 			}
 		}
@@ -613,7 +698,7 @@ func (c *comparison) protectiveCalls(p *fnPair) {
 			if !present || c.callMovedTo(p, call, i) {
 				continue
 			}
-			hit, ok := c.sinkAfter(h, j)
+			hit, ok := c.flowSink(h, j, argNames(bn, call), false, 2)
 			rule, sev := protectionRule(ok || strong)
 			what := fmt.Sprintf("the call `%s` around `%s`", call.name(), clip(strings.Join(call.Args, ", "), 80))
 			tail := fmt.Sprintf(" in %s: head passes the value on unprotected (`%s`)", h.Name, clip(hn.Text, 100)) + sinkClause(hit, ok, h.file.Path)
@@ -653,14 +738,31 @@ func (c *comparison) protectiveCalls(p *fnPair) {
 			if at < 0 {
 				continue
 			}
-			fn, node := c.follow(p, at, values)
-			hit, ok := c.sinkAfter(fn, node)
+			fn, node, fvalues := c.follow(p, at, values)
+			hit, ok := c.flowSink(fn, node, fvalues, false, 2)
 			rule, sev := protectionRule(ok || strong)
 			what := fmt.Sprintf("the call `%s` from %s", clip(call.Text, 120), h.Name)
 			tail := fmt.Sprintf(": it protected %s before line %d (`%s`), and head no longer calls it nor anything that does", strings.Join(values, ", "), fn.Nodes[node].Line, clip(fn.Nodes[node].Text, 100)) + sinkClause(hit, ok, fn.file.Path)
 			c.report(rule, sev, fn.file.Path, fn.Nodes[node].Line, what, tail)
 		}
 	}
+}
+
+// argNames returns the names a call's arguments read (dotted names without their roots).
+func argNames(n *irNode, call irCall) []string {
+	var out []string
+	for _, u := range n.Uses {
+		if noise[u] || contains(out, u) {
+			continue
+		}
+		for _, a := range call.Args {
+			if mentionsName(a, u) {
+				out = append(out, u)
+				break
+			}
+		}
+	}
+	return dropRoots(out)
 }
 
 // testedByRemovedGuard reports whether a removed statement's result is only tested by a guard

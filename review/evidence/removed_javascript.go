@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -13,8 +14,15 @@ import (
 // jsIR parses one JavaScript file with goja's parser (ECMAScript 2020 and later; it keeps every
 // node's offsets, which the comparison needs for lines) into the comparison's form.
 // TypeScript and JSX do not parse: the file's Err says so.
-func jsIR(p string, src []byte) *irFile {
-	out := &irFile{Path: p, Imports: map[string]string{}}
+func jsIR(p string, src []byte) (out *irFile) {
+	out = &irFile{Path: p, Imports: map[string]string{}}
+	defer func() {
+		// goja's AST has corners that panic on positions (an empty case's end); a file the
+		// walk cannot finish is reported as unparsed, never a crash of the gathering.
+		if r := recover(); r != nil {
+			out = &irFile{Path: p, Imports: map[string]string{}, Err: fmt.Sprintf("walking the syntax tree failed: %v", r)}
+		}
+	}()
 	prog, err := parser.ParseFile(nil, p, string(src), parser.IgnoreRegExpErrors, parser.WithDisableSourceMaps)
 	if err != nil {
 		out.Err = clip(err.Error(), 300)
@@ -276,11 +284,24 @@ func (w *jsWalker) function(name string, params *ast.ParameterList, body *ast.Bl
 }
 
 func (w *jsWalker) add(n *irNode, s ast.Node, parent int, branch string, cb bool) int {
-	start := s.Idx0()
-	if is, ok := s.(*ast.IfStatement); ok && is.If == 0 {
-		start = is.Test.Idx0() // goja leaves the position of an if's keyword unset
+	start, end := s.Idx0(), file.Idx(0)
+	switch x := s.(type) {
+	case *ast.IfStatement:
+		if x.If == 0 {
+			start = x.Test.Idx0() // goja leaves the position of an if's keyword unset
+		}
+	case *ast.CaseStatement:
+		if len(x.Consequent) == 0 { // goja's Idx1 indexes the last statement
+			end = x.Case + 1
+			if x.Test != nil {
+				end = x.Test.Idx1()
+			}
+		}
 	}
-	n.Line, n.End = w.line(start), w.line(s.Idx1()-1)
+	if end == 0 {
+		end = s.Idx1()
+	}
+	n.Line, n.End = w.line(start), w.line(end-1)
 	if n.HeadEnd == 0 {
 		n.HeadEnd = n.End
 	}

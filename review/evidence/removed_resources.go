@@ -215,7 +215,7 @@ func (c *comparison) contexts(p *fnPair) {
 			for _, hc := range hn.Calls {
 				dropped := ""
 				switch {
-				case stripped != "" && hc.Callee == stripped && ctxArg >= 0:
+				case stripped != "" && hc.Callee == stripped && ctxArg >= 0 && !anyContext(hc.Args):
 					dropped = fmt.Sprintf("`%s` became `%s`, which takes no context", bc.name(), hc.name())
 				case hc.Callee == bc.Callee && ctxArg >= 0 && len(hc.Args) < len(bc.Args) && !anyContext(hc.Args):
 					dropped = fmt.Sprintf("`%s` is no longer passed to `%s`", bc.Args[ctxArg], hc.Callee)
@@ -283,8 +283,8 @@ func (c *comparison) fields(p *fnPair) {
 				what := fmt.Sprintf("the `%s` of the %s", f.Key, f.Type)
 				tail := fmt.Sprintf(" built at line %d in %s: without it a slow or hung peer holds the connection and its goroutine for ever", hn.Line, p.h.Name)
 				c.report(RuleContextDropped, toulmin.SeverityMedium, p.h.file.Path, hn.Line, what, tail)
-			case f.Rejects || restrictingKey(f.Key):
-				hit, ok := c.sinkAfter(p.h, at)
+			case f.Rejects || restrictingField(f.Key, f.Value):
+				hit, ok := c.flowSink(p.h, at, dropRoots(hn.Defs), true, 2)
 				rule, sev := protectionRule(ok)
 				what := fmt.Sprintf("the `%s` setting of the %s (`%s`)", f.Key, f.Type, clip(f.Value, 80))
 				tail := fmt.Sprintf(" built at line %d in %s: it restricted what the %s does, and head builds it without", hn.Line, p.h.Name, f.Type) + sinkClause(hit, ok, p.h.file.Path)

@@ -807,3 +807,294 @@ exports.makeDir = function (p) {
 		t.Errorf("findings %+v, want protection-removed at lib/extract.js:4 reaching fs.mkdirSync in lib/util.js", ev)
 	}
 }
+
+// Rewrites that keep a protection are not reported: a check rewritten in place, a search loop
+// replaced by a library call with the same literal, a filter on a loop's elements whose source
+// changed, a dropped term tested by a statement the change adds, a permission (not a
+// restriction) removed, a context passed to the variant that takes it, a check moved into a
+// function the change edited, a strengthened condition; and a check on a value whose computation
+// the change removed is reported only when it protected a sink.
+func TestRemovedBenignRewrites(t *testing.T) {
+	pyRewritten := [2]string{`def tag(etag=None, data=None):
+    if [etag, data].count(None) != 1:
+        raise TypeError("either etag or data")
+    if etag is None:
+        etag = make(data)
+    return etag
+`, `def tag(etag=None, data=None):
+    if etag is None:
+        if data is None:
+            raise TypeError("data is required without etag")
+        etag = make(data)
+    return etag
+`}
+	goSearch := [2]string{`package paths
+
+import "strings"
+
+func containsDotDot(v string) bool {
+	for _, ent := range strings.Split(v, "/") {
+		if ent == ".." {
+			return true
+		}
+	}
+	return false
+}
+`, `package paths
+
+import (
+	"slices"
+	"strings"
+)
+
+func containsDotDot(v string) bool {
+	return slices.Contains(strings.Split(v, "/"), "..")
+}
+`}
+	pyFilter := [2]string{`def options(rest):
+    out = {}
+    for pk, pv in PATTERN.findall(rest):
+        if not pk:
+            continue
+        out[pk.lower()] = pv
+    return out
+`, `def options(rest):
+    out = {}
+    for pk, pv in split_parts(rest):
+        out[pk.lower()] = pv
+    return out
+`}
+	pySplit := [2]string{`def process(accept, length, env):
+    if not accept or length is None or length == 0:
+        return False
+    return serve(env)
+`, `def process(accept, length, env):
+    if not accept:
+        return False
+    mark(env)
+    if not length:
+        return False
+    return serve(env)
+`}
+	pyMovedIntoBody := [2]string{`def strip_port(scheme, host):
+    if scheme in {"http", "ws"} and host.endswith(":80"):
+        host = host[:-3]
+    return host
+`, `def strip_port(scheme, host):
+    if scheme in {"http", "ws"}:
+        host = host.removesuffix(":80")
+    return host
+`}
+	jsPermission := [2]string{`const qs = require('qs');
+
+function parse(str) {
+  return qs.parse(str, { allowPrototypes: true, depth: 5 });
+}
+`, `const qs = require('qs');
+
+function parse(str) {
+  return qs.parse(str, { depth: 5 });
+}
+`}
+	jsAllowList := [2]string{`const cors = require('cors');
+
+function setup(app) {
+  app.use(cors({ allowedOrigins: ['https://example.com'], credentials: true }));
+}
+`, `const cors = require('cors');
+
+function setup(app) {
+  app.use(cors({ credentials: true }));
+}
+`}
+	goCtxVariant := [2]string{`package s3
+
+import "context"
+
+func get(ctx context.Context, c *Client, in *Input) error {
+	_, err := c.GetObjectWithContext(ctx, in)
+	return err
+}
+`, `package s3
+
+import "context"
+
+func get(ctx context.Context, c *Client, in *Input) error {
+	_, err := c.GetObject(ctx, in)
+	return err
+}
+`}
+	pyMovedIntoCallee := [2]string{`class App:
+    def __call__(self, request):
+        assert request.host
+        if request.args.get("cmd") == "pin":
+            return self.pin_auth(request)
+        return self.serve(request)
+
+    def pin_auth(self, request):
+        return self.check(request)
+`, `class App:
+    def __call__(self, request):
+        if request.args.get("cmd") == "pin":
+            return self.pin_auth(request)
+        return self.serve(request)
+
+    def pin_auth(self, request):
+        if not self.check_host_trust(request.environ):
+            return None
+        return self.check(request)
+`}
+	pyStrengthened := [2]string{`def get_host(host_header, server):
+    host = ""
+    if host_header is not None:
+        host = host_header
+    elif server is not None:
+        host = server[0]
+        if server[1] is not None:
+            host = f"{host}:{server[1]}"
+    return host
+`, `def get_host(host_header, server):
+    if host_header is not None:
+        host = host_header
+    elif server is not None and server[1] is not None:
+        host = server[0]
+        host = f"{host}:{server[1]}"
+    else:
+        host = ""
+    return host
+`}
+	goDerivedNoSink := [2]string{`package opts
+
+func pick(args []string) []string {
+	var out []string
+	for _, a := range args {
+		k := index(a, "--")
+		if k < 0 {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+`, `package opts
+
+func pick(args []string) []string {
+	var out []string
+	for _, a := range args {
+		if !has(a, "--") {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+`}
+	goNilDependency := [2]string{`package run
+
+func (r *Runner) decision(id int64) error {
+	if r.Store == nil {
+		return nil
+	}
+	return r.Store.Record(id)
+}
+
+func (s *Store) Record(id int64) error {
+	_, err := s.db.Exec("UPDATE debates SET seen = 1 WHERE id = ?", id)
+	return err
+}
+`, `package run
+
+func (r *Runner) decision(id int64) error {
+	return r.Store.Record(id)
+}
+
+func (s *Store) Record(id int64) error {
+	_, err := s.db.Exec("UPDATE debates SET seen = 1 WHERE id = ?", id)
+	return err
+}
+`}
+	goLiteral := [2]string{`package paths
+
+import "strings"
+
+func bad(name string) bool {
+	if strings.Contains(name, "..") {
+		return true
+	}
+	return strings.HasPrefix(name, "/")
+}
+`, `package paths
+
+import "strings"
+
+func bad(name string) bool {
+	return strings.Contains(name, "..") || strings.HasPrefix(name, "/")
+}
+`}
+	goDerived := [2]string{`package opts
+
+func pick(args []string) []string {
+	var out []string
+	for _, a := range args {
+		k := strings.Index(a, "=")
+		if k < 0 {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+`, `package opts
+
+func pick(args []string) []string {
+	var out []string
+	for _, a := range args {
+		out = append(out, a)
+	}
+	return out
+}
+`}
+	runRemovedCases(t, []removedCase{
+		{name: "go early return folded into the returned expression", files: [][3]string{{"paths/bad.go", goLiteral[0], goLiteral[1]}}},
+		{name: "go check removed with the computation it tested", files: [][3]string{{"opts/pick.go", goDerived[0], goDerived[1]}}},
+		{name: "python check rewritten in place", files: [][3]string{{"app/etag.py", pyRewritten[0], pyRewritten[1]}}},
+		{name: "go search loop replaced by slices.Contains", files: [][3]string{{"paths/dots.go", goSearch[0], goSearch[1]}}},
+		{name: "python filter on a loop whose source changed", files: [][3]string{{"app/options.py", pyFilter[0], pyFilter[1]}}},
+		{name: "python terms split into a new check", files: [][3]string{{"app/ranges.py", pySplit[0], pySplit[1]}}},
+		{name: "python term moved into the body", files: [][3]string{{"app/host.py", pyMovedIntoBody[0], pyMovedIntoBody[1]}}},
+		{name: "javascript permission removed", files: [][3]string{{"lib/query.js", jsPermission[0], jsPermission[1]}}},
+		{name: "javascript allow list removed", files: [][3]string{{"lib/cors.js", jsAllowList[0], jsAllowList[1]}},
+			want: []string{"check-removed@lib/cors.js:4"}},
+		{name: "go context passed to the variant that takes it", files: [][3]string{{"s3/get.go", goCtxVariant[0], goCtxVariant[1]}}},
+		{name: "python assertion moved into the callee it protects", files: [][3]string{{"app/debug.py", pyMovedIntoCallee[0], pyMovedIntoCallee[1]}}},
+		{name: "python elif strengthened", files: [][3]string{{"app/host.py", pyStrengthened[0], pyStrengthened[1]}}},
+		{name: "go check on a computation the change removed, no sink", files: [][3]string{{"opts/pick.go", goDerivedNoSink[0], goDerivedNoSink[1]}}},
+		{name: "go nil check on a dependency", files: [][3]string{{"run/decision.go", goNilDependency[0], goNilDependency[1]}},
+			want: []string{"check-removed@run/decision.go:4"}, severity: "medium"},
+	})
+}
+
+// A JavaScript switch with an empty case (goja's AST panics on its end) and Go and JavaScript
+// that do not parse are notes, never a crash of the gathering.
+func TestRemovedFrontEndsDegrade(t *testing.T) {
+	js := `function kind(x) {
+  switch (x) {
+    case 1:
+    case 2:
+      return 'small';
+    default:
+      return 'large';
+  }
+}
+`
+	if ir := jsIR("a.js", []byte(js)); ir.Err != "" || len(ir.Funcs) != 1 {
+		t.Errorf("switch with an empty case: err %q, %d functions", ir.Err, len(ir.Funcs))
+	}
+	c := changeOf(t, [3]string{"a.go", "package a\n\nfunc f() {}\n", "package a\n\nfunc f( {}\n"}, [3]string{"b.ts", "let x: number = 1;\n", "let x: number = 2;\n"},
+		[3]string{"c.js", "function f() {}\n", "function f( {}\n"})
+	_, notes := removedFindings(t, c)
+	joined := strings.Join(notes, "\n")
+	if !strings.Contains(joined, "could not parse a.go") || !strings.Contains(joined, "c.js") {
+		t.Errorf("notes %q do not say which files did not parse", joined)
+	}
+}
