@@ -457,6 +457,7 @@ func (c *comparison) run() {
 		c.tryRemoved(p)
 		c.offload(p)
 		c.inlined(p)
+		c.locks(p)
 	}
 }
 

@@ -52,6 +52,7 @@ func goIR(p string, src []byte) (out *irFile) {
 		if fd.Recv != nil {
 			for _, n := range fd.Recv.List[0].Names {
 				g.recv = n.Name
+				g.fn.Recv = n.Name
 			}
 		}
 		g.block(fd.Body.List, -1, "", false)

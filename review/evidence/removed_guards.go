@@ -524,7 +524,8 @@ func condText(n *irNode) string {
 }
 
 // fastPath reports whether an early exit hands back what its condition tested (if cached:
-// return cached): a shortcut, not a guard.
+// return cached) or a positive verdict (if ok: return true): a shortcut or a predicate's
+// branch, not a guard of what follows.
 func fastPath(fn *irFunc, i int) bool {
 	n := fn.Nodes[i]
 	if n.Rejects {
@@ -538,6 +539,9 @@ func fastPath(fn *irFunc, i int) bool {
 		}
 		if last.Kind != kindReturn {
 			return false
+		}
+		if last.Text == "return true" || last.Text == "return True" {
+			return true
 		}
 		for _, u := range condUses(n) {
 			if contains(last.Uses, u) {

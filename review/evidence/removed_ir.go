@@ -28,12 +28,14 @@ type irFile struct {
 type irFunc struct {
 	// Name is qualified by what encloses it: "Zip.extractNext", "LoginHandler._redirect_safe",
 	// "res.location", "module.exports.extractAllTo".
-	Name   string    `json:"name"`
-	Line   int       `json:"line"`
-	End    int       `json:"end"`
-	Async  bool      `json:"async"`
-	Params []string  `json:"params"`
-	Nodes  []*irNode `json:"nodes"`
+	Name   string   `json:"name"`
+	Line   int      `json:"line"`
+	End    int      `json:"end"`
+	Async  bool     `json:"async"`
+	Params []string `json:"params"`
+	// Recv is a Go method's receiver name; Python's self and JavaScript's this are implicit.
+	Recv  string    `json:"recv,omitempty"`
+	Nodes []*irNode `json:"nodes"`
 	// file is the file the function is in (set after parsing).
 	file *irFile
 }

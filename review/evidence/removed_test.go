@@ -1054,7 +1054,18 @@ func pick(args []string) []string {
 	return out
 }
 `}
+	jsVerdict := [2]string{`function trusted(host, list) {
+  if (list.indexOf(host) !== -1) {
+    return true;
+  }
+  return host.endsWith('.internal');
+}
+`, `function trusted(host, list) {
+  return host.endsWith('.internal');
+}
+`}
 	runRemovedCases(t, []removedCase{
+		{name: "javascript predicate lost a positive branch", files: [][3]string{{"lib/trust.js", jsVerdict[0], jsVerdict[1]}}},
 		{name: "go early return folded into the returned expression", files: [][3]string{{"paths/bad.go", goLiteral[0], goLiteral[1]}}},
 		{name: "go check removed with the computation it tested", files: [][3]string{{"opts/pick.go", goDerived[0], goDerived[1]}}},
 		{name: "python check rewritten in place", files: [][3]string{{"app/etag.py", pyRewritten[0], pyRewritten[1]}}},
@@ -1097,4 +1108,85 @@ func TestRemovedFrontEndsDegrade(t *testing.T) {
 	if !strings.Contains(joined, "could not parse a.go") || !strings.Contains(joined, "c.js") {
 		t.Errorf("notes %q do not say which files did not parse", joined)
 	}
+}
+
+// A read base made under a lock and head makes outside it (moved before the Lock, out of the
+// with block, or a locking accessor replaced by the field) is reported; a read that stays under
+// the lock is not.
+func TestRemovedLocks(t *testing.T) {
+	goBase := `package ctx
+
+func (c *Context) Copy() *Context {
+	cp := Context{}
+	c.mu.RLock()
+	cp.Keys = clone(c.Keys)
+	c.mu.RUnlock()
+	return &cp
+}
+`
+	goHead := `package ctx
+
+func (c *Context) Copy() *Context {
+	cp := Context{}
+	keys := c.Keys
+	c.mu.RLock()
+	cp.Keys = clone(keys)
+	c.mu.RUnlock()
+	return &cp
+}
+`
+	goStill := `package ctx
+
+func (c *Context) Copy() *Context {
+	cp := Context{}
+	c.mu.RLock()
+	keys := c.Keys
+	cp.Keys = clone(keys)
+	c.mu.RUnlock()
+	return &cp
+}
+`
+	pyBase := `class Pool:
+    def snapshot(self):
+        with self._lock:
+            items = list(self._items)
+        return items
+`
+	pyHead := `class Pool:
+    def snapshot(self):
+        items = list(self._items)
+        with self._lock:
+            pass
+        return items
+`
+	goAccessorBase := `package scrape
+
+func (sp *pool) Dropped() int {
+	sp.mtx.Lock()
+	defer sp.mtx.Unlock()
+	return sp.dropped
+}
+
+func (sp *pool) DroppedLocked() int { return sp.Dropped() }
+
+func (m *Manager) Counts() map[string]int {
+	out := map[string]int{}
+	for k, sp := range m.pools {
+		out[k] = sp.Dropped()
+	}
+	return out
+}
+`
+	goAccessorHead := strings.Replace(goAccessorBase, "out[k] = sp.Dropped()", "out[k] = sp.dropped", 1)
+	goAccessorOther := strings.Replace(goAccessorBase, "out[k] = sp.Dropped()", "out[k] = sp.DroppedLocked()", 1)
+	runRemovedCases(t, []removedCase{
+		{name: "go read moved before the lock", files: [][3]string{{"ctx/copy.go", goBase, goHead}},
+			want: []string{"lock-removed@ctx/copy.go:5"}, severity: "medium"},
+		{name: "go read still under the lock", files: [][3]string{{"ctx/copy.go", goBase, goStill}}},
+		{name: "python read moved out of the with block", files: [][3]string{{"app/pool.py", pyBase, pyHead}},
+			want: []string{"lock-removed@app/pool.py:3"}},
+		{name: "go locking accessor replaced by the field", files: [][3]string{{"scrape/pool.go", goAccessorBase, goAccessorHead}},
+			want: []string{"lock-removed@scrape/pool.go:14"}},
+		{name: "go locking accessor replaced by another accessor", files: [][3]string{{"scrape/pool.go", goAccessorBase, goAccessorOther}}},
+	})
 }
