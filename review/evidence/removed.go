@@ -458,6 +458,7 @@ func (c *comparison) run() {
 		c.offload(p)
 		c.inlined(p)
 		c.locks(p)
+		c.intoLoops(p)
 	}
 }
 

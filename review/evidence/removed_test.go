@@ -1190,3 +1190,67 @@ func (m *Manager) Counts() map[string]int {
 		{name: "go locking accessor replaced by another accessor", files: [][3]string{{"scrape/pool.go", goAccessorBase, goAccessorOther}}},
 	})
 }
+
+// A costly call base made once that head makes on every iteration of a loop, with inputs the
+// loop does not change, is reported; one that now takes the loop's item, or a cheap one, is not.
+func TestRemovedWorkIntoLoop(t *testing.T) {
+	base := `import json
+
+
+def load_config(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def render(items, path):
+    cfg = load_config(path)
+    out = []
+    for item in items:
+        out.append(cfg["prefix"] + item)
+    return out
+`
+	head := `import json
+
+
+def load_config(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def render(items, path):
+    out = []
+    for item in items:
+        cfg = load_config(path)
+        out.append(cfg["prefix"] + item)
+    return out
+`
+	perItem := strings.Replace(head, "cfg = load_config(path)", "cfg = load_config(item)", 1)
+	goBase := `package out
+
+func render(items []string, sep string) []string {
+	n := len(sep)
+	var out []string
+	for _, it := range items {
+		out = append(out, it[:n])
+	}
+	return out
+}
+`
+	goCheap := `package out
+
+func render(items []string, sep string) []string {
+	var out []string
+	for _, it := range items {
+		n := len(sep)
+		out = append(out, it[:n])
+	}
+	return out
+}
+`
+	runRemovedCases(t, []removedCase{
+		{name: "python file read moved into the loop", files: [][3]string{{"app/render.py", base, head}},
+			want: []string{"work-moved-into-loop@app/render.py:12"}, severity: "medium"},
+		{name: "python call now per item", files: [][3]string{{"app/render.py", base, perItem}}},
+		{name: "go cheap call moved into the loop", files: [][3]string{{"out/render.go", goBase, goCheap}}},
+	})
+}

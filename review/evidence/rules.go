@@ -79,6 +79,7 @@ const (
 	RuleErrorHandlingRemoved = "error-handling-removed"
 	RuleOffloadRemoved       = "offload-removed"
 	RuleLockRemoved          = "lock-removed"
+	RuleWorkIntoLoop         = "work-moved-into-loop"
 )
 
 // Rules is the catalog of every rule the analyzers report.
@@ -215,6 +216,10 @@ var Rules = map[string]Rule{
 		Warrant:   "Base read the field while holding the lock that its writers take; head reads it without (before the Lock, or directly instead of through the accessor that locks): a concurrent write races with the read",
 		Reference: "CWE-362: Concurrent Execution using Shared Resource with Improper Synchronization; the Go memory model", Fix: "read the field under the lock again (or through the accessor that takes it)",
 		Rebuttal: "unless no goroutine writes the field while this runs", TradeOff: "the read waits for the lock"},
+	RuleWorkIntoLoop: {ID: RuleWorkIntoLoop, Stakeholder: Performance, Severity: toulmin.SeverityMedium, Title: "Loop-invariant work moved into a loop",
+		Warrant:   "Base made the call once, outside the loop; head makes it on every iteration with the same inputs: the work grows with the number of items for nothing",
+		Reference: "Loop-invariant code motion", Fix: "compute it once before the loop, as base did, and reuse the result",
+		Rebuttal: "unless the loop runs a handful of times", TradeOff: "a variable that holds the result"},
 	RuleMitigation: {ID: RuleMitigation, Stakeholder: Architecture, Severity: toulmin.SeverityInfo, Title: "Mitigation in the same change",
 		Warrant: "A check added in the same change can neutralise a finding", Reference: "Defence in depth"},
 }
