@@ -382,10 +382,11 @@ func (c *comparison) report(rule string, sev toulmin.Severity, path string, line
 func (c *comparison) flush() {
 	for _, k := range c.order {
 		f := c.found[k]
-		msg := "the change removed " + strings.Join(f.parts, " and ")
-		if f.rule == RuleConditionWeakened {
-			msg = "the change weakened " + strings.Join(f.parts, " and ")
+		verb := map[string]string{RuleConditionWeakened: "weakened", RuleRegexBacktracking: "made"}[f.rule]
+		if verb == "" {
+			verb = "removed"
 		}
+		msg := "the change " + verb + " " + strings.Join(f.parts, " and ")
 		msg += f.tail
 		if !c.s.Change.HasLine(f.path, f.line) {
 			msg += " (the line is outside the diff's hunks: the removal made it unprotected)"
@@ -459,6 +460,7 @@ func (c *comparison) run() {
 		c.inlined(p)
 		c.locks(p)
 		c.intoLoops(p)
+		c.regexps(p)
 	}
 }
 

@@ -293,6 +293,22 @@ func (c *comparison) condMovedTo(p *fnPair, cond *irCond) bool {
 	return false
 }
 
+// isGuardedName reports whether a name is one the removed guard i tested, or one the names it
+// tested were computed from.
+func isGuardedName(p *fnPair, i int, name string) bool {
+	uses := condUses(p.b.Nodes[i])
+	if contains(uses, name) {
+		return true
+	}
+	for j := i - 1; j >= 0; j-- {
+		d := p.b.Nodes[j]
+		if shareName(d.Defs, uses) && contains(d.Uses, name) {
+			return true
+		}
+	}
+	return false
+}
+
 // literalsMoved reports whether a statement head adds tests what a guard with literals tested:
 // every literal of its condition and one of the values it guarded (a loop that returned on
 // ent == ".." became slices.Contains(parts, "..")).
@@ -337,6 +353,15 @@ func replacedBy(p *fnPair, i int) bool {
 	blocks := changeBlocks(p.sf.f)
 	run := blocks.old[p.b.Nodes[i].Line]
 	for j, hn := range p.h.Nodes {
+		if p.added[j] && hn.Kind == kindAssign && hn.Line >= p.sf.lines.head(p.b.Nodes[i].Line) {
+			// the value is transformed in place instead (loc = loc.slice(0, pos) +
+			// encodeUrl(loc.slice(pos))): a protection of another kind
+			for _, d := range hn.Defs {
+				if contains(hn.Uses, d) && p.headMentions[d] && isGuardedName(p, i, d) {
+					return true
+				}
+			}
+		}
 		if !p.added[j] && !p.hChanged[j] || hn.Kind != kindIf && hn.Kind != kindAssert || !hn.Exits && hn.Kind != kindAssert {
 			continue
 		}
@@ -591,7 +616,7 @@ func (c *comparison) protectiveByBody(call irCall, from *irFunc) bool {
 	small := len(fn.Nodes) <= 15
 	for _, n := range fn.Nodes {
 		for _, s := range n.Strs {
-			if small && (strings.Contains(s, "..") || strings.Contains(s, `\.\.`)) {
+			if small && parentSegment(s) {
 				return true
 			}
 		}
@@ -605,6 +630,12 @@ func (c *comparison) protectiveByBody(call irCall, from *irFunc) bool {
 		}
 	}
 	return false
+}
+
+// parentSegment reports whether a literal names the parent directory: "..", a path or pattern
+// with a ../ or /.. segment, or a regular expression for one (\.\.), not a "..." or ".. note::".
+func parentSegment(s string) bool {
+	return s == ".." || strings.Contains(s, "../") || strings.Contains(s, "/..") || strings.Contains(s, `..\`) || strings.Contains(s, `\.\.`)
 }
 
 // isProtective reports whether a call protects a value, by its function's body or its name.
@@ -626,10 +657,10 @@ func (c *comparison) callMovedTo(p *fnPair, call irCall, node int) bool {
 	name := call.name()
 	for j, n := range p.h.Nodes {
 		for _, hc := range n.Calls {
-			if c.calledInBase(p, hc.Callee) && !p.hChanged[j] {
-				continue
-			}
-			if fn := c.head.resolve(hc.Callee, p.h); fn != nil && callsName(c, fn, name, 2) {
+			fn := c.head.resolve(hc.Callee, p.h)
+			// a new call, or a call to a function the change edited: the call may have moved
+			// into it
+			if (p.added[j] || p.hChanged[j] || !c.calledInBase(p, hc.Callee) || fn != nil && c.headTouched[fn]) && fn != nil && callsName(c, fn, name, 2) {
 				return true
 			}
 			if p.added[j] || p.hChanged[j] {

@@ -88,6 +88,9 @@ type irNode struct {
 	Uses   []string  `json:"uses"`
 	Strs   []string  `json:"strs"`
 	Fields []irField `json:"fields"`
+	// Regexps are the regular expressions the statement compiles or matches with (a
+	// JavaScript literal or RegExp(...), a Python re call's pattern).
+	Regexps []string `json:"regexps"`
 	// Callback: the statement is in a function literal passed as an argument, stored as a value
 	// or started as a goroutine: nothing up the stack catches what it throws.
 	Callback bool `json:"callback"`

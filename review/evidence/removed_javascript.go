@@ -624,6 +624,11 @@ func (w *jsWalker) facts(n *irNode, e ast.Node, outer int) []ast.Node {
 			}
 		case *ast.NewExpression:
 			c := irCall{Callee: "new " + w.text(x.Callee), Line: w.line(x.Idx0()), Text: w.text(x), Outer: outer}
+			if id, ok := x.Callee.(*ast.Identifier); ok && id.Name == "RegExp" && len(x.ArgumentList) > 0 {
+				if s, ok := x.ArgumentList[0].(*ast.StringLiteral); ok {
+					n.Regexps = append(n.Regexps, s.Value.String())
+				}
+			}
 			for _, a := range x.ArgumentList {
 				c.Args = append(c.Args, w.text(a))
 			}
@@ -643,6 +648,7 @@ func (w *jsWalker) facts(n *irNode, e ast.Node, outer int) []ast.Node {
 			n.Strs = append(n.Strs, x.Value.String())
 		case *ast.RegExpLiteral:
 			n.Strs = append(n.Strs, x.Pattern)
+			n.Regexps = append(n.Regexps, x.Pattern)
 		case *ast.TemplateLiteral:
 			for _, el := range x.Elements {
 				n.Strs = append(n.Strs, el.Parsed.String())

@@ -41,6 +41,23 @@ func variant(fn *irFunc, loop, at int) map[string]bool {
 		return false
 	}
 	inside := func(i int) bool { return i > loop && fn.within(i, loop) }
+	// a value a call returns inside the loop may differ on each iteration (chunk =
+	// reader(16384)); a constructor's does not
+	fresh := func(n *irNode) bool {
+		for _, call := range n.Calls {
+			if !constructors[call.name()] {
+				return false
+			}
+		}
+		return true
+	}
+	for i, n := range fn.Nodes {
+		if inside(i) && !fresh(n) {
+			for _, d := range n.Defs {
+				v[d] = true
+			}
+		}
+	}
 	// carried: what any statement of the loop computes from its variables
 	for changed := true; changed; {
 		changed = false
@@ -58,12 +75,22 @@ func variant(fn *irFunc, loop, at int) map[string]bool {
 	for _, d := range fn.Nodes[loop].Defs {
 		v[d] = true
 	}
-	// in this iteration, up to at: fresh definitions from invariant inputs
+	// in this iteration, up to at, in order: a fresh definition from invariant inputs makes a
+	// name invariant, a definition from variant inputs variant again
 	for i, n := range fn.Nodes {
 		if i >= at {
 			break
 		}
-		if !inside(i) || n.Kind != kindAssign || reads(n) {
+		if !inside(i) {
+			continue
+		}
+		if reads(n) || !fresh(n) {
+			for _, d := range n.Defs {
+				v[d] = true
+			}
+			continue
+		}
+		if n.Kind != kindAssign {
 			continue
 		}
 		for _, d := range n.Defs {
@@ -74,6 +101,9 @@ func variant(fn *irFunc, loop, at int) map[string]bool {
 	}
 	return v
 }
+
+// constructors make a new, empty value: the same on every iteration.
+var constructors = map[string]bool{"make": true, "new": true, "dict": true, "list": true, "set": true, "Object": true, "Map": true, "Set": true, "Array": true}
 
 // redefines reports whether an assignment's text binds name afresh (name := ..., name = ...,
 // var/let/const name = ...), not through an index or a field.
@@ -122,11 +152,11 @@ func (c *comparison) costly(call irCall, from *irFunc) bool {
 // intoLoops reports calls the change moved into a loop whose iterations do not change their
 // inputs.
 func (c *comparison) intoLoops(p *fnPair) {
-	depthIn := map[string]int{} // the shallowest loop depth base calls each callee at
+	depthIn := map[string]int{} // the deepest loop depth base calls each callee at
 	for i, n := range p.b.Nodes {
 		d := len(loopDepth(p.b, i))
 		for _, call := range n.Calls {
-			if old, ok := depthIn[call.Callee]; !ok || d < old {
+			if old, ok := depthIn[call.Callee]; !ok || d > old {
 				depthIn[call.Callee] = d
 			}
 		}

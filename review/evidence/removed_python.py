@@ -8,6 +8,7 @@ import json
 import sys
 
 GUARD_SIZE = 6  # the most statements a guard's branch holds (guardSize in removed_golang.go)
+REGEX_CALLS = {"compile", "match", "search", "fullmatch", "findall", "finditer", "sub", "subn", "split"}
 
 
 def unparse(node):
@@ -62,6 +63,10 @@ def exits(body):
     if isinstance(last, ast.Continue):
         return True, False
     return False, False
+
+
+def is_docstring(s):
+    return isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str)
 
 
 def split_cond(test):
@@ -126,6 +131,15 @@ def facts(n, expr, outer=-1):
                 (kw.arg + "=" if kw.arg else "**") + unparse(kw.value) for kw in x.keywords
             ]
             n["calls"].append({"callee": callee, "line": x.lineno, "args": args, "text": unparse(x), "outer": outer})
+            if (
+                callee.split(".")[0] in ("re", "regex")
+                and callee.split(".")[-1] in REGEX_CALLS
+                and x.args
+                and isinstance(x.args[0], ast.Constant)
+                and isinstance(x.args[0].value, (str, bytes))
+            ):
+                v = x.args[0].value
+                n.setdefault("regexps", []).append(v.decode("latin-1") if isinstance(v, bytes) else v)
             idx = len(n["calls"]) - 1
             for kw in x.keywords:
                 if kw.arg:
@@ -210,7 +224,9 @@ class Walker:
         self.file["funcs"].append(f.out)
 
     def block(self, f, body, parent, branch):
-        for s in body:
+        for k, s in enumerate(body):
+            if k == 0 and parent == -1 and is_docstring(s):
+                continue  # a docstring is no statement (its ".. note::" is no path)
             self.stmt(f, s, parent, branch)
 
     def stmt(self, f, s, parent, branch):

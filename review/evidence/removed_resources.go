@@ -217,7 +217,7 @@ func (c *comparison) contexts(p *fnPair) {
 				switch {
 				case stripped != "" && hc.Callee == stripped && ctxArg >= 0 && !anyContext(hc.Args):
 					dropped = fmt.Sprintf("`%s` became `%s`, which takes no context", bc.name(), hc.name())
-				case hc.Callee == bc.Callee && ctxArg >= 0 && len(hc.Args) < len(bc.Args) && !anyContext(hc.Args):
+				case hc.Callee == bc.Callee && ctxArg >= 0 && len(hc.Args) < len(bc.Args) && !anyContext(hc.Args) && !c.signatureDropsContext(hc, p.h):
 					dropped = fmt.Sprintf("`%s` is no longer passed to `%s`", bc.Args[ctxArg], hc.Callee)
 				}
 				if dropped == "" {
@@ -235,6 +235,22 @@ func (c *comparison) contexts(p *fnPair) {
 			}
 		}
 	}
+}
+
+// signatureDropsContext reports whether the function a call names is one of the change whose
+// parameters no longer include a context: the API moved the context elsewhere (a client's
+// field), and every call follows.
+func (c *comparison) signatureDropsContext(call irCall, from *irFunc) bool {
+	fn := c.head.resolve(call.Callee, from)
+	if fn == nil || !c.headTouched[fn] {
+		return false
+	}
+	for _, p := range fn.Params {
+		if isContextArg(p) || strings.Contains(strings.ToLower(p), "ctx") || p == "context" {
+			return false
+		}
+	}
+	return true
 }
 
 func anyContext(args []string) bool {

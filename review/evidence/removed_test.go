@@ -745,8 +745,7 @@ import (
 )
 
 func Open(root, name string) (*os.File, error) {
-	name = pathcheck.Local(name)
-	return os.Open(filepath.Join(root, name))
+	return os.Open(filepath.Join(root, pathcheck.Local(name)))
 }
 `
 	helper := `package pathcheck
@@ -1247,10 +1246,253 @@ func render(items []string, sep string) []string {
 	return out
 }
 `
+	goPathBase := `package unzip
+
+import "os"
+
+func extract(dst string, names []string, dir bool) error {
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	for _, n := range names {
+		touch(dst, n)
+	}
+	return nil
+}
+`
+	goPathHead := `package unzip
+
+import "os"
+
+func extract(dst string, names []string, dir bool) error {
+	for _, n := range names {
+		path := dst
+		if dir {
+			path = path + "/" + n
+		}
+		if err := os.MkdirAll(path, 0o755); err != nil {
+			return err
+		}
+		touch(dst, n)
+	}
+	return nil
+}
+`
 	runRemovedCases(t, []removedCase{
+		{name: "go call now on a path the item changes", files: [][3]string{{"unzip/extract.go", goPathBase, goPathHead}}},
 		{name: "python file read moved into the loop", files: [][3]string{{"app/render.py", base, head}},
 			want: []string{"work-moved-into-loop@app/render.py:12"}, severity: "medium"},
 		{name: "python call now per item", files: [][3]string{{"app/render.py", base, perItem}}},
 		{name: "go cheap call moved into the loop", files: [][3]string{{"out/render.go", goBase, goCheap}}},
+	})
+}
+
+// A repetition of overlapping alternatives or a repetition nested in another over the same
+// characters backtracks exponentially; unambiguous repetitions do not.
+func TestCatastrophicRegexps(t *testing.T) {
+	for pattern, want := range map[string]bool{
+		`(.|\s)*`:                     true,
+		`for key '?((.|\s)*?)'?\s.*$`: true,
+		`(a|ab)*c`:                    true,
+		`^(\w+\s?)*$`:                 true,
+		`(a+)+b`:                      true,
+		`^(\d+)*$`:                    true,
+		`(?:x|x)+y`:                   true,
+		`[^']*`:                       false,
+		`(a|b)*`:                      false,
+		`Duplicate entry '([\S\s]*)' for key '?([^']*?)'?\s.*$`: false,
+		`(\d+\.)*\d+`:  false,
+		`(?:ab)+`:      false,
+		`a*b*`:         false,
+		`\s*,\s*`:      false,
+		`(foo|bar)+`:   false,
+		`[(|)]*`:       false,
+		`^(?!-)[a-z]+`: false,
+	} {
+		if got := catastrophic(pattern) != ""; got != want {
+			t.Errorf("catastrophic(%q) = %v (%s), want %v", pattern, got, catastrophic(pattern), want)
+		}
+	}
+}
+
+// A regular expression the change made catastrophic is reported in JavaScript and Python; a
+// safe edit of one, and Go's (linear) regexps, are not.
+func TestRemovedRegexps(t *testing.T) {
+	jsBase := `function formatError(err) {
+  const match = err.message.match(/Duplicate entry '([\S\s]*)' for key '?([^']*?)'?\s.*$/);
+  return match ? match[2] : null;
+}
+`
+	jsHead := strings.Replace(jsBase, `([^']*?)`, `((.|\s)*?)`, 1)
+	jsSafe := strings.Replace(jsBase, `([^']*?)`, `([^'"]*?)`, 1)
+	pyBase := `import re
+
+
+def words(text):
+    return re.findall(r"\w+", text)
+`
+	pyHead := strings.Replace(pyBase, `r"\w+"`, `r"(\w+\s?)*"`, 1)
+	goBase := "package w\n\nimport \"regexp\"\n\nvar re = regexp.MustCompile(`\\w+`)\n\nfunc words(s string) []string { return regexp.MustCompile(`\\w+`).FindAllString(s, -1) }\n"
+	goHead := strings.Replace(goBase, "regexp.MustCompile(`\\w+`).Find", "regexp.MustCompile(`(\\w+\\s?)*`).Find", 1)
+	runRemovedCases(t, []removedCase{
+		{name: "javascript alternation of overlapping classes under a repetition", files: [][3]string{{"src/query.js", jsBase, jsHead}},
+			want: []string{"regex-backtracking@src/query.js:2"}, severity: "medium"},
+		{name: "javascript safe edit of the pattern", files: [][3]string{{"src/query.js", jsBase, jsSafe}}},
+		{name: "python nested repetition", files: [][3]string{{"app/words.py", pyBase, pyHead}},
+			want: []string{"regex-backtracking@app/words.py:5"}},
+		{name: "go regexp is linear", files: [][3]string{{"w/words.go", goBase, goHead}}},
+	})
+}
+
+// More rewrites that keep a protection, met in real histories: a docstring's ".. note::" does
+// not make a function a sanitiser, a sanitiser moved into a function the caller already called
+// (and the change edited), a check replaced by a transformation of the value in place, and a
+// call inside a while loop that reads a new chunk each time.
+func TestRemovedBenignRewritesFromHistories(t *testing.T) {
+	pyDocstring := [2]string{`def set_digest(realm, qop):
+    parameters = {"realm": realm, "qop": dump_header(qop)}
+    return parameters
+
+
+def dump_header(value):
+    """Dump a header.
+
+    .. versionchanged:: 2.3
+        Quotes as needed.
+    """
+    return ", ".join(value)
+`, `def set_digest(realm, qop):
+    parameters = {"realm": realm, "qop": ", ".join(qop)}
+    return parameters
+
+
+def dump_header(value):
+    """Dump a header.
+
+    .. versionchanged:: 2.3
+        Quotes as needed.
+    """
+    return ", ".join(value)
+`}
+	pyIntoCallee := [2]string{`def make_conditional(self, environ, accept_ranges):
+    accept_ranges = _clean_accept_ranges(accept_ranges)
+    return self._process_range_request(environ, accept_ranges)
+
+
+def _process_range_request(self, environ, accept_ranges):
+    return open(environ["PATH"] + accept_ranges)
+`, `def make_conditional(self, environ, accept_ranges):
+    return self._process_range_request(environ, accept_ranges)
+
+
+def _process_range_request(self, environ, accept_ranges):
+    accept_ranges = _clean_accept_ranges(accept_ranges)
+    return open(environ["PATH"] + accept_ranges)
+`}
+	jsTransformed := [2]string{`res.location = function location(url) {
+  var loc = url;
+  var encoded = encodeUrl(loc);
+  var parsed = urlParse(loc);
+  if (parsed.host !== urlParse(encoded).host) {
+    return this.set('Location', loc);
+  }
+  return this.set('Location', encoded);
+};
+`, `res.location = function location(url) {
+  var loc = url;
+  var m = schemaAndHost.exec(loc);
+  var pos = m ? m[0].length + 1 : 0;
+  loc = loc.slice(0, pos) + encodeUrl(loc.slice(pos));
+  return this.set('Location', loc);
+};
+`}
+	pyWhile := [2]string{`def write_out(data):
+    with open("out.bin", "ab") as f:
+        f.write(data)
+
+
+def encode(reader, encoder):
+    data = b""
+    while True:
+        chunk = reader(16384)
+        if not chunk:
+            break
+        data += encoder.send(chunk)
+    write_out(data)
+`, `def write_out(data):
+    with open("out.bin", "ab") as f:
+        f.write(data)
+
+
+def encode(reader, encoder):
+    while True:
+        chunk = reader(16384)
+        if not chunk:
+            break
+        write_out(encoder.send(chunk))
+`}
+	runRemovedCases(t, []removedCase{
+		{name: "python helper whose docstring has ..", files: [][3]string{{"app/auth.py", pyDocstring[0], pyDocstring[1]}}},
+		{name: "python sanitiser moved into the callee", files: [][3]string{{"app/response.py", pyIntoCallee[0], pyIntoCallee[1]}}},
+		{name: "javascript check replaced by an in-place transformation", files: [][3]string{{"lib/response.js", jsTransformed[0], jsTransformed[1]}}},
+		{name: "python write per chunk read in a while loop", files: [][3]string{{"app/encode.py", pyWhile[0], pyWhile[1]}}},
+	})
+}
+
+// An edited call that base already made inside the loop is not moved into it; a context the
+// change takes out of a function's signature (and so out of every call) is an API change, not a
+// dropped context.
+func TestRemovedBenignAPIChanges(t *testing.T) {
+	goLoopBase := `package unzip
+
+import "os"
+
+func extract(dst string, names []string, dir bool) error {
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	for _, n := range names {
+		path := dst
+		if dir {
+			path = path + "/" + n
+		}
+		if err := os.MkdirAll(path, 0o755); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(dst+"/tmp", 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+`
+	goLoopHead := strings.ReplaceAll(goLoopBase, "0o755)", "mode(0o755))")
+	goAPIBase := `package getter
+
+import "context"
+
+type HTTP struct{}
+
+func (g *HTTP) Get(ctx context.Context, dst string) error { return fetch(ctx, dst) }
+
+func (c *Client) get(g *HTTP, dst string) error {
+	return g.Get(c.ctx, dst)
+}
+`
+	goAPIHead := `package getter
+
+import "context"
+
+type HTTP struct{ ctx context.Context }
+
+func (g *HTTP) Get(dst string) error { return fetch(g.ctx, dst) }
+
+func (c *Client) get(g *HTTP, dst string) error {
+	return g.Get(dst)
+}
+`
+	runRemovedCases(t, []removedCase{
+		{name: "go edited call that was already in the loop", files: [][3]string{{"unzip/extract.go", goLoopBase, goLoopHead}}},
+		{name: "go context moved out of the signature", files: [][3]string{{"getter/get.go", goAPIBase, goAPIHead}}},
 	})
 }

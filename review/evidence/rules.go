@@ -80,6 +80,7 @@ const (
 	RuleOffloadRemoved       = "offload-removed"
 	RuleLockRemoved          = "lock-removed"
 	RuleWorkIntoLoop         = "work-moved-into-loop"
+	RuleRegexBacktracking    = "regex-backtracking"
 )
 
 // Rules is the catalog of every rule the analyzers report.
@@ -220,6 +221,10 @@ var Rules = map[string]Rule{
 		Warrant:   "Base made the call once, outside the loop; head makes it on every iteration with the same inputs: the work grows with the number of items for nothing",
 		Reference: "Loop-invariant code motion", Fix: "compute it once before the loop, as base did, and reuse the result",
 		Rebuttal: "unless the loop runs a handful of times", TradeOff: "a variable that holds the result"},
+	RuleRegexBacktracking: {ID: RuleRegexBacktracking, CWE: "CWE-1333", Stakeholder: Security, Severity: toulmin.SeverityMedium, Title: "Regular expression made super-linear",
+		Warrant:   "The change gave a regular expression a repetition that can split its input in exponentially many ways ((.|\\s)*, (\\w+\\s?)*); JavaScript's and Python's backtracking engines try them all on an input that almost matches, and one request can hold the process (ReDoS)",
+		Reference: "CWE-1333: Inefficient Regular Expression Complexity; OWASP ReDoS", Fix: "make the repetition unambiguous ([^']*, [\\s\\S]*) or bound the input's length",
+		Rebuttal: "unless the input is short and trusted", TradeOff: "none: the unambiguous pattern matches the same strings"},
 	RuleMitigation: {ID: RuleMitigation, Stakeholder: Architecture, Severity: toulmin.SeverityInfo, Title: "Mitigation in the same change",
 		Warrant: "A check added in the same change can neutralise a finding", Reference: "Defence in depth"},
 }
