@@ -168,14 +168,18 @@ func nodeSink(n *irNode) string {
 	return ""
 }
 
-// Words that name what a protective call does. Strong ones transform a value to make it safe
-// (its removal exposes whatever the value reaches); the others check it.
+// Words that name what a protective call does. Strong ones make a value safe for an
+// interpreter or a path (their removal is a weakness whatever is seen of the value's way); the
+// others check or tidy it, and matter by where the value goes.
 var (
 	strongProtect = map[string]bool{
-		"clean": true, "sanitize": true, "sanitise": true, "sanitizer": true, "escape": true, "quote": true,
-		"canonical": true, "canonicalize": true, "canonicalise": true, "safe": true, "securejoin": true,
+		"sanitize": true, "sanitise": true, "sanitizer": true, "escape": true, "quote": true,
+		"canonical": true, "canonicalize": true, "canonicalise": true, "securejoin": true,
 	}
+	// clean, safe and normalize also name tidying of values that reach nothing sensitive
+	// (clean_accept_ranges): they protect, and how much depends on where the value goes.
 	weakProtect = map[string]bool{
+		"clean": true, "safe": true,
 		"validate": true, "valid": true, "validator": true, "check": true, "verify": true, "allowed": true, "allow": true,
 		"within": true, "authorize": true, "authorise": true, "authenticate": true, "restrict": true, "guard": true,
 		"permit": true, "permitted": true, "normalize": true, "normalise": true, "limit": true, "deny": true,

@@ -651,7 +651,7 @@ func (c *comparison) isProtective(call irCall, from *irFunc) (bool, bool) {
 // arguments, or makes a new call to a function (of the change) that makes it, or replaces it
 // with a call of a related name on the same values (isPrivateIPRange(ip) → ip.IsPrivate()).
 func (c *comparison) callMovedTo(p *fnPair, call irCall, node int) bool {
-	if p.headCallTexts[call.Text] {
+	if p.headCallTexts[call.Text] || c.inlinedIntoCallee(p, call) {
 		return true
 	}
 	name := call.name()
@@ -667,6 +667,62 @@ func (c *comparison) callMovedTo(p *fnPair, call irCall, node int) bool {
 				if relatedNames(call.Callee, hc.Callee) {
 					return true
 				}
+			}
+		}
+	}
+	return false
+}
+
+// inlinedIntoCallee reports whether the function a removed call named is gone from head and its
+// checks now live in a function head passes the same value to and that the change edited
+// (accept_ranges = _clean_accept_ranges(accept_ranges) removed, its tests now at the top of
+// _process_range_request(environ, accept_ranges)).
+func (c *comparison) inlinedIntoCallee(p *fnPair, call irCall) bool {
+	gone := c.base.resolve(call.Callee, p.b)
+	if gone == nil || c.head.find(call.Callee, p.h) != nil {
+		return false
+	}
+	var conds []map[string]bool
+	for _, n := range gone.Nodes {
+		if n.Cond != nil {
+			w := map[string]bool{}
+			for x := range words(n.Cond.Text) {
+				w[x] = true
+			}
+			conds = append(conds, w)
+		}
+	}
+	if len(conds) == 0 {
+		return false
+	}
+	params := gone.argParams(call)
+	for _, n := range p.h.Nodes {
+		for _, hc := range n.Calls {
+			fn := c.head.resolve(hc.Callee, p.h)
+			if fn == nil || !c.headTouched[fn] {
+				continue
+			}
+			// the gone function's conditions, its parameters read as this call's arguments
+			held := 0
+			for _, w := range conds {
+				renamed := map[string]bool{}
+				for x := range w {
+					renamed[x] = true
+					for k, param := range params {
+						if x == param && k < len(call.Args) {
+							delete(renamed, x)
+							for y := range words(call.Args[k]) {
+								renamed[y] = true
+							}
+						}
+					}
+				}
+				if c.holdsCond(fn, hc, renamed, 0) {
+					held++
+				}
+			}
+			if held*2 >= len(conds) {
+				return true
 			}
 		}
 	}

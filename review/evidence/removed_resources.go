@@ -237,20 +237,24 @@ func (c *comparison) contexts(p *fnPair) {
 	}
 }
 
-// signatureDropsContext reports whether the function a call names is one of the change whose
-// parameters no longer include a context: the API moved the context elsewhere (a client's
-// field), and every call follows.
+// signatureDropsContext reports whether the functions of that name the change edited take no
+// context any more: the API moved the context elsewhere (a client's field), and every call
+// follows.
 func (c *comparison) signatureDropsContext(call irCall, from *irFunc) bool {
-	fn := c.head.resolve(call.Callee, from)
-	if fn == nil || !c.headTouched[fn] {
-		return false
-	}
-	for _, p := range fn.Params {
-		if isContextArg(p) || strings.Contains(strings.ToLower(p), "ctx") || p == "context" {
-			return false
+	c.head.resolve(call.Callee, from) // brings in the callee's files when the trees are at hand
+	edited := 0
+	for _, fn := range c.head.byName[call.name()] {
+		if !c.headTouched[fn] {
+			continue
+		}
+		edited++
+		for _, p := range fn.Params {
+			if isContextArg(p) || strings.Contains(strings.ToLower(p), "ctx") || p == "context" {
+				return false
+			}
 		}
 	}
-	return true
+	return edited > 0
 }
 
 func anyContext(args []string) bool {

@@ -1496,3 +1496,43 @@ func (c *Client) get(g *HTTP, dst string) error {
 		{name: "go context moved out of the signature", files: [][3]string{{"getter/get.go", goAPIBase, goAPIHead}}},
 	})
 }
+
+// A tidying function (clean_*) removed is graded by where the value goes; one whose checks the
+// change moved into the function the value is passed to is not removed.
+func TestRemovedTidyingFunctions(t *testing.T) {
+	base := `def _clean_ranges(ranges):
+    if ranges is True:
+        return "bytes"
+    elif ranges is False:
+        return "none"
+    raise ValueError("invalid ranges")
+
+
+class Response:
+    def make_conditional(self, environ, ranges):
+        ranges = _clean_ranges(ranges)
+        return self._process(environ, ranges)
+
+    def _process(self, environ, ranges):
+        self.headers["Accept-Ranges"] = ranges
+        return True
+`
+	removed := strings.Replace(base, "        ranges = _clean_ranges(ranges)\n", "", 1)
+	moved := `class Response:
+    def make_conditional(self, environ, ranges):
+        return self._process(environ, ranges)
+
+    def _process(self, environ, ranges):
+        if ranges is True:
+            ranges = "bytes"
+        elif ranges is False:
+            ranges = "none"
+        self.headers["Accept-Ranges"] = ranges
+        return True
+`
+	runRemovedCases(t, []removedCase{
+		{name: "python tidying call removed, the value reaches no sink", files: [][3]string{{"app/response.py", base, removed}},
+			want: []string{"check-removed@app/response.py:14"}, severity: "medium"},
+		{name: "python tidying function deleted, its checks moved into the callee", files: [][3]string{{"app/response.py", base, moved}}},
+	})
+}
