@@ -10,18 +10,22 @@ import (
 
 // removedAnalyzer compares what each changed function did in base with what it does in head,
 // in Go, Python and JavaScript alike, and reports the protections the change removed or
-// weakened: a guard (an early exit, an assertion, a nil check around a call) with no equivalent
-// left, a sanitiser or validator no longer called on a value that still reaches a sink, a
+// weakened: a guard (an early exit, an assertion, a nil check around a call, a bound) with no
+// equivalent left, a sanitiser or validator no longer called on a value head still uses, a
 // condition that lost a term or the separator of a prefix check, a release (Close, cancel, a
 // with block) whose acquisition remains, a context or deadline no longer passed, a restricting
 // client setting (CheckRedirect) dropped, an end-of-options "--" dropped from a command's
 // arguments, a try/catch removed around a call in a callback, a blocking call no longer run off
-// the event loop.
+// the event loop, a read taken out of its lock, costly work moved into a loop that does not
+// change its inputs, a regular expression made catastrophic.
 //
 // Hand-written: linters look at one tree, and no maintained analyzer compares base and head.
 // Functions are matched by file and qualified name, statements by the diff's line mapping and
 // then by their text, so line shifts and unrelated edits do not matter. A protection that moved
-// (into a function head now calls, into a caller, elsewhere in the function) is not removed.
+// (into a function head now calls or that the change edited, into a caller, elsewhere in the
+// function, into the statement that replaced it) is not removed. A removed guard is a security
+// finding when what it tested still flows into a sink (a file path, a command, SQL, a redirect,
+// an outbound request, an authentication header), and a correctness note otherwise.
 type removedAnalyzer struct{}
 
 func (removedAnalyzer) Name() string { return "removed" }

@@ -49,7 +49,6 @@ func goIR(p string, src []byte) (out *irFile) {
 		}
 		if fd.Recv != nil {
 			for _, n := range fd.Recv.List[0].Names {
-				g.recv = n.Name
 				g.fn.Recv = n.Name
 			}
 		}
@@ -78,7 +77,6 @@ type goWalker struct {
 	src  []byte
 	base int
 	fn   *irFunc
-	recv string
 }
 
 func (g *goWalker) line(p token.Pos) int { return g.fset.Position(p).Line }
