@@ -114,12 +114,13 @@ func (typedGoAnalyzer) Analyze(s *Scan) {
 	if len(files) == 0 {
 		return
 	}
-	base, head, err := s.trees()
+	ctx := s.Context()
+	base, head, err := s.Trees()
 	if err != nil {
 		s.Note("type-checked Go analysis skipped: " + clip(err.Error(), 300))
 		return
 	}
-	res, err := Run(s.Context(), Options{BaseDir: base, HeadDir: head, Files: files})
+	res, err := Run(ctx, Options{BaseDir: base, HeadDir: head, Files: files})
 	if err != nil {
 		s.Note("type-checked Go analysis failed: " + clip(err.Error(), 300))
 		return
