@@ -1,6 +1,7 @@
 package review
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -8,9 +9,10 @@ import (
 )
 
 // untrustedFences are the names of the fences that hold data from the change in a prompt
-// (prompts/context.tmpl and prompts/diff.tmpl): "<<<UNTRUSTED NAME" opens one, "UNTRUSTED NAME>>>"
+// (prompts/context.tmpl and prompts/diff.tmpl), and the agents' arguments that quote it
+// (prompts/digest.tmpl and prompts/turn.tmpl): "<<<UNTRUSTED NAME" opens one, "UNTRUSTED NAME>>>"
 // closes it.
-var untrustedFences = []string{"TITLE", "QUESTION", "DESCRIPTION", "FILES", "EVIDENCE", "OMITTED", "DIFF"}
+var untrustedFences = []string{"TITLE", "QUESTION", "DESCRIPTION", "FILES", "EVIDENCE", "OMITTED", "DIFF", "ARGUMENTS"}
 
 // fenceBreakers are the texts that would open or close an untrusted fence.
 var fenceBreakers = func() *strings.Replacer {
@@ -49,6 +51,37 @@ func untrustedEvidence(ev []toulmin.Evidence) []toulmin.Evidence {
 	for i, e := range ev {
 		e.Path, e.Message = untrustedName(e.Path), untrustedName(e.Message)
 		out[i] = e
+	}
+	return out
+}
+
+// oneLine is text for one line of a prompt: whitespace runs (newlines included) become one
+// space, at most n bytes are kept, and it cannot close its fence.
+func oneLine(s string, n int) string {
+	return untrusted(clip(strings.Join(strings.Fields(s), " "), n))
+}
+
+// untrustedArguments returns the arguments as a prompt shows them in full: every text a model
+// wrote may quote the change, so none can close its fence.
+func untrustedArguments(args []toulmin.Argument) []toulmin.Argument {
+	out := make([]toulmin.Argument, len(args))
+	for i, a := range args {
+		a.Claim, a.Warrant, a.Rebuttal = untrusted(a.Claim), untrusted(a.Warrant), untrusted(a.Rebuttal)
+		a.Steelman, a.Limit = untrusted(a.Steelman), untrusted(a.Limit)
+		a.Qualifier.Text = untrusted(a.Qualifier.Text)
+		a.Grounds = slices.Clone(a.Grounds)
+		for j := range a.Grounds {
+			a.Grounds[j].Path, a.Grounds[j].Text = untrustedName(a.Grounds[j].Path), untrusted(a.Grounds[j].Text)
+		}
+		a.Actions = slices.Clone(a.Actions)
+		for j := range a.Actions {
+			a.Actions[j].Path, a.Actions[j].Text = untrustedName(a.Actions[j].Path), untrusted(a.Actions[j].Text)
+		}
+		a.Backing = slices.Clone(a.Backing)
+		for j := range a.Backing {
+			a.Backing[j].Reference, a.Backing[j].Evidence = untrusted(a.Backing[j].Reference), untrusted(a.Backing[j].Evidence)
+		}
+		out[i] = a
 	}
 	return out
 }

@@ -88,14 +88,14 @@ func ReadCommitMessages(ctx context.Context, gh *github.Client, pr PullRequest, 
 	}
 }
 
-// FillContents reads the head content of the changed files the whole-file analyzers need (Go
-// files for the AST analyzers, and the files of the external tools' languages: Python,
-// JavaScript/TypeScript, shell, C/C++) whose content the diff does not hold, once each; a file
-// that cannot be read is analysed from its diff, with a note.
+// FillContents reads the head content of the changed files the analyzers need, whose content the
+// diff does not hold, once each: Go, Python and JavaScript files (the AST analyzers and the
+// base/head comparison read whole files) and the files of the external tools' languages (shell,
+// C/C++, TypeScript). A file that cannot be read is analysed from its diff, with a note.
 func FillContents(ctx context.Context, gh *github.Client, pr PullRequest, c *Change) {
 	tools := evidence.DefaultTools()
 	for _, f := range c.Files {
-		if f.HasContent || f.Status == StatusDeleted || (f.Language() != "go" && !evidence.Handled(tools, f.Path)) || f.IsGenerated() {
+		if f.HasContent || f.Status == StatusDeleted || (!evidence.NeedsContent(f.Language()) && !evidence.Handled(tools, f.Path)) || f.IsGenerated() {
 			continue
 		}
 		fc, _, _, err := gh.Repositories.GetContents(ctx, pr.Owner, pr.Repo, f.Path, &github.RepositoryContentGetOptions{Ref: c.HeadSHA})

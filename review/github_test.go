@@ -70,6 +70,33 @@ func TestReadPullRequest(t *testing.T) {
 	}
 }
 
+// The base/head comparison rebuilds a file's base from its head content and hunks: the head
+// content of a modified Python or JavaScript file is read as a Go file's is, and a Markdown
+// file's is not.
+func TestReadPullRequestReadsContentForComparison(t *testing.T) {
+	srv := githubtest.New(t)
+	diff := "diff --git a/app/files.py b/app/files.py\n--- a/app/files.py\n+++ b/app/files.py\n@@ -1,4 +1,2 @@\n def read(name):\n-    if \"..\" in name:\n-        raise ValueError(name)\n     return open(name).read()\n" +
+		"diff --git a/lib/a.js b/lib/a.js\n--- a/lib/a.js\n+++ b/lib/a.js\n@@ -1 +1 @@\n-module.exports = 1;\n+module.exports = 2;\n" +
+		"diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-a\n+b\n"
+	srv.PRs["acme/shop#9"] = &githubtest.PR{Title: "Read files", HeadSHA: "h9", Diff: diff}
+	srv.Contents["acme/shop@h9:app/files.py"] = "def read(name):\n    return open(name).read()\n"
+	srv.Contents["acme/shop@h9:lib/a.js"] = "module.exports = 2;\n"
+	c, err := ReadPullRequest(context.Background(), ghClient(t, srv), PullRequest{"acme", "shop", 9}, nil, nil, DefaultMaxDiffBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"app/files.py", "lib/a.js"} {
+		if f := c.File(p); f == nil || !f.HasContent {
+			t.Errorf("%s: head content not read", p)
+		}
+	}
+	for _, call := range srv.Calls() {
+		if strings.HasSuffix(call.Path, "/contents/README.md") {
+			t.Error("the content of a Markdown file was fetched; no analyzer reads it")
+		}
+	}
+}
+
 func TestReadPullRequestFallsBackToFiles(t *testing.T) {
 	srv := githubtest.New(t)
 	pr := &githubtest.PR{Title: "Huge", HeadSHA: "h1", DiffTooLarge: true}

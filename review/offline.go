@@ -135,6 +135,8 @@ func confidence(items []toulmin.Evidence) float64 {
 		c = 0.95 // type-checked, over the whole tree
 	case evidence.SourceBandit, evidence.SourceESLint, evidence.SourceShellCheck, evidence.SourceCppcheck:
 		c = 0.85 // a maintained analyzer of the language, parsing the whole file
+	case evidence.AnalyzerDebatebot:
+		c = 0.9 // type-checked, over both trees, but heuristic in what counts as a check or a query
 	case "change":
 		c = 0.85
 	}

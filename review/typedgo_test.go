@@ -2,13 +2,16 @@ package review
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/review/gittest"
 	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 func TestGitRangeGathersTypeCheckedFindings(t *testing.T) {
@@ -137,5 +140,114 @@ func TestOneDefectIsOneFinding(t *testing.T) {
 	}
 	if len(sql) != 1 || sql[0].Rule != evidence.RuleSQLInjection || sql[0].Line != 12 || !strings.Contains(sql[0].Message, "also found by gosec (gosec:G201 at line 11)") {
 		t.Fatalf("SQL injection evidence:\n%s", dump(sql))
+	}
+}
+
+func writeTestFile(t *testing.T, name, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// debateGit debates a git range of two trees offline.
+func debateGit(t *testing.T, base, head string) *toulmin.Transcript {
+	t.Helper()
+	repo := gittest.FromTrees(t, base, head)
+	ctx := context.Background()
+	c, err := FromGit(ctx, repo, "main..feature")
+	if err != nil {
+		t.Fatalf("FromGit: %v", err)
+	}
+	tr, err := (&Debate{Change: c, Protocol: toulmin.Standard(), Clock: fixedClock()}).Run(ctx)
+	if err != nil {
+		t.Fatalf("debate: %v", err)
+	}
+	return tr
+}
+
+func requiredAt(rec []string, prefix string) bool {
+	for _, r := range rec {
+		if strings.HasPrefix(r, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// The comparison of protections joins the catalog: a removed check is a high security finding
+// that the offline debate turns into a required change at the line that lost it, with the
+// rule's own fix; a lock moved after its read and a channel's removed buffer are required of the
+// maintainability and performance stakeholders.
+func TestOfflineDebateRequiresRestoringProtections(t *testing.T) {
+	tr := debateGit(t, "evidence/testdata/weakened/base", "evidence/testdata/weakened/head")
+	rec := tr.Record
+	if rec.Decision == voting.Approve || rec.Decision == voting.ApproveWithChanges {
+		t.Errorf("decision %s with protections removed", rec.Decision)
+	}
+	for _, want := range []string{
+		"guards/guards.go:26: " + Rules[evidence.RuleGuardRemoved].Fix,
+		"conc/conc.go:61: " + Rules[evidence.RuleLockMovedAfterRead].Fix,
+		"conc/conc.go:18: " + Rules[evidence.RuleChanBufferRemoved].Fix,
+	} {
+		if !requiredAt(rec.RequiredChanges, want) {
+			t.Errorf("no required change %q in %q", want, rec.RequiredChanges)
+		}
+	}
+	// One defect, one finding: the hand-written analyzer's path traversal at the same call is
+	// named in the removed check's finding, not argued again.
+	var at26 []toulmin.Evidence
+	for _, e := range tr.Evidence {
+		if e.Path == "guards/guards.go" && e.Line == 26 {
+			at26 = append(at26, e)
+		}
+	}
+	if len(at26) != 1 || at26[0].Rule != evidence.RuleGuardRemoved || !strings.Contains(at26[0].Message, "also found by go-ast (path-traversal at line 26)") {
+		t.Errorf("evidence at guards/guards.go:26:\n%s", dump(at26))
+	}
+	r := Rules[evidence.RuleGuardRemoved]
+	if r.Stakeholder != Security || r.Severity != toulmin.SeverityHigh || !strings.HasPrefix(r.Reference, "debatebot guard-removed, CWE-693: https://cwe.mitre.org/") ||
+		!strings.Contains(r.Warrant, "no longer checks") || r.Rebuttal == "" || r.TradeOff == "" {
+		t.Errorf("rule guard-removed = %+v", r)
+	}
+	for _, id := range []string{evidence.RuleLockAfterRead, evidence.RuleLockMovedAfterRead} {
+		if Rules[id].Stakeholder != Maintainability {
+			t.Errorf("%s argued by %s", id, Rules[id].Stakeholder)
+		}
+	}
+	for _, id := range []string{evidence.RuleGoroutineLeak, evidence.RuleChanBufferRemoved, evidence.RuleQueryInLoop, evidence.RuleLinearSearchInLoop} {
+		if Rules[id].Stakeholder != Performance {
+			t.Errorf("%s argued by %s", id, Rules[id].Stakeholder)
+		}
+	}
+}
+
+// A query per iteration through a helper is a medium performance finding: by the performance
+// policy (a medium finding is fixed before merge), it is a required change and the change is
+// approved with changes, not blocked.
+func TestOfflineDebateQueryInLoopIsARequiredChange(t *testing.T) {
+	base, head := t.TempDir(), t.TempDir()
+	store := "package store\n\nimport (\n\t\"context\"\n\t\"database/sql\"\n)\n\n// Store reads users.\ntype Store struct{ DB *sql.DB }\n\n" +
+		"// Name reads one user's name.\nfunc (s *Store) Name(ctx context.Context, id int64) (string, error) {\n\tvar n string\n\terr := s.DB.QueryRowContext(ctx, \"SELECT name FROM users WHERE id = ?\", id).Scan(&n)\n\treturn n, err\n}\n\n" +
+		"// Names reads the names of the ids.\nfunc (s *Store) Names(ctx context.Context, ids []int64) []string {\n\tvar out []string\n%s\treturn out\n}\n"
+	for dir, body := range map[string]string{
+		base: "\tout = append(out, \"\")\n",
+		head: "\tfor _, id := range ids {\n\t\tn, _ := s.Name(ctx, id)\n\t\tout = append(out, n)\n\t}\n",
+	} {
+		writeTestFile(t, dir+"/go.mod", "module example.com/q\n\ngo 1.22\n")
+		writeTestFile(t, dir+"/store/store.go", fmt.Sprintf(store, body))
+		writeTestFile(t, dir+"/store/store_test.go", "package store\n\nimport \"testing\"\n\nfunc TestNames(t *testing.T) {\n\tif len((&Store{}).Names(nil, nil)) != 0 {\n\t\tt.Fatal(\"names of no ids\")\n\t}\n}\n")
+	}
+	writeTestFile(t, head+"/store/store_test.go", "package store\n\nimport \"testing\"\n\nfunc TestNames(t *testing.T) {\n\tif len((&Store{}).Names(nil, []int64{})) != 0 {\n\t\tt.Fatal(\"names of no ids\")\n\t}\n}\n")
+	rec := debateGit(t, base, head).Record
+	want := "store/store.go:22: " + Rules[evidence.RuleQueryInLoop].Fix
+	if !requiredAt(rec.RequiredChanges, want) {
+		t.Errorf("no required change %q in %q", want, rec.RequiredChanges)
+	}
+	if rec.Decision != voting.ApproveWithChanges {
+		t.Errorf("decision %s, want %s for a medium performance finding", rec.Decision, voting.ApproveWithChanges)
 	}
 }

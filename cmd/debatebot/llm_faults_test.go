@@ -162,11 +162,16 @@ func TestDebateInvalidRebuttalsAreDropped(t *testing.T) {
 	var repairs int
 	for _, r := range srv.Requests() {
 		phase, who := llmtest.Phase(r)
-		if phase != "rebuttal" || len(r.Messages) < 2 || r.Messages[len(r.Messages)-2].Role != "assistant" {
+		last := r.Last()
+		if phase != "rebuttal" || !strings.HasPrefix(last, "Your previous reply could not be used") {
 			continue
 		}
 		repairs++
-		last := r.Last()
+		for _, m := range r.Messages {
+			if m.Role == "assistant" {
+				t.Errorf("%s's repair sends the rejected reply back", who)
+			}
+		}
 		for _, want := range []string{`no argument "ZZ-9" in the debate`, who + "-1 is your own argument", "Valid targets of a rebuttal (other agents' arguments): "} {
 			if !strings.Contains(last, want) {
 				t.Errorf("%s's repair request lacks %q:\n%s", who, want, last)

@@ -57,14 +57,18 @@ const (
 // or "SA5011"), where it comes from, what it finds and how serious its findings are.
 type Check struct {
 	Rule     string
-	Source   string // "go vet" (golang.org/x/tools passes), "staticcheck" or "gosec"
+	Source   string // "go vet" (golang.org/x/tools passes), "staticcheck", "gosec" or "debatebot"
 	Title    string
 	URL      string
 	Severity string
 	Topic    string
-	// CWE is the weakness a gosec rule finds ("CWE-89"); Fix says in a line what to do about a
-	// gosec finding. Both are empty for the other checks.
+	// CWE is the weakness a gosec or debatebot rule finds ("CWE-89"); Fix says in a line what to
+	// do about its finding. Both are empty for the vet and staticcheck checks.
 	CWE, Fix string
+	// Warrant says why a finding of the check matters, Rebuttal when it would not, TradeOff what
+	// the fix costs; set for the project's own checks (SourceDebatebot), whose reasons are their
+	// own rather than their topic's.
+	Warrant, Rebuttal, TradeOff string
 	// analyzer is nil for gosec's rules, which run together through gosec's own analyzer.
 	analyzer *analysis.Analyzer
 }
@@ -136,13 +140,17 @@ func buildChecks() []Check {
 		out = append(out, Check{Rule: a.Analyzer.Name, Source: "staticcheck", Title: doc.Title,
 			URL: "https://staticcheck.dev/docs/checks/#" + a.Analyzer.Name, Severity: sev, Topic: topic, analyzer: a.Analyzer})
 	}
+	out = append(out, debatebotChecks()...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Rule < out[j].Rule })
 	return out
 }
 
-// Checks lists every check the runner runs, ordered by rule: the go/analysis checks, then gosec's
-// rules ("gosec:G201", ...).
-func Checks() []Check { return append(append([]Check(nil), checks...), gosecCatalog...) }
+// Checks lists every check the runner runs, ordered by rule: the go/analysis checks (the
+// project's own among them), then gosec's rules ("gosec:G201", ...), then the rules of the
+// base/head comparison of protections (weakened.go).
+func Checks() []Check {
+	return append(append(append([]Check(nil), checks...), gosecCatalog...), weakenedChecks()...)
+}
 
 var gosecCatalog = gosecChecks()
 

@@ -103,7 +103,7 @@ func handled(tools []ExternalTool, p string) bool {
 }
 
 func (a externalAnalyzer) onTrees(s *Scan, tools []ExternalTool, files []ChangedFile) {
-	base, head, err := s.trees()
+	base, head, err := s.Trees()
 	if err != nil {
 		s.Note("external analyzers skipped: " + clip(err.Error(), 300))
 		return

@@ -67,6 +67,22 @@ const (
 	RuleMitigation       = "mitigation"
 )
 
+// Rule IDs of the comparison of base and head (removed.go). They are hand-written: linters and
+// type-checked analyzers look at one tree, and no maintained analyzer compares what a function
+// did in base with what it does in head, which is where a removed or weakened protection shows.
+const (
+	RuleProtectionRemoved    = "protection-removed"
+	RuleCheckRemoved         = "check-removed"
+	RuleConditionWeakened    = "condition-weakened"
+	RuleReleaseRemoved       = "release-removed"
+	RuleContextDropped       = "context-dropped"
+	RuleErrorHandlingRemoved = "error-handling-removed"
+	RuleOffloadRemoved       = "offload-removed"
+	RuleLockRemoved          = "lock-removed"
+	RuleWorkIntoLoop         = "work-moved-into-loop"
+	RuleRegexBacktracking    = "regex-backtracking"
+)
+
 // Rules is the catalog of every rule the analyzers report.
 var Rules = map[string]Rule{
 	RuleSecret: {ID: RuleSecret, CWE: "CWE-798", Stakeholder: Security, Severity: toulmin.SeverityCritical, Title: "Hard-coded secret",
@@ -169,6 +185,46 @@ var Rules = map[string]Rule{
 		Warrant:   "Deleting tests removes the proof that behaviour still works",
 		Reference: "Testing pyramid", Fix: "keep the tests, or say what covers that behaviour now",
 		Rebuttal: "unless the code they tested was removed too", TradeOff: "none"},
+	RuleProtectionRemoved: {ID: RuleProtectionRemoved, CWE: "CWE-693", Stakeholder: Security, Severity: toulmin.SeverityHigh, Title: "Protection removed on the way to a sensitive call",
+		Warrant:   "The change removed a check, sanitiser or restricting setting that base applied before a file, command, SQL, redirect or network call that head still makes, and head applies nothing equivalent: input base refused now reaches the call",
+		Reference: "CWE-693: Protection Mechanism Failure; OWASP Top 10 - A01:2021 Broken Access Control", Fix: "restore the check (or call the function that performs it) on the path to the call",
+		Rebuttal: "unless the protection now happens elsewhere on every path to the call", TradeOff: "none: base had it"},
+	RuleCheckRemoved: {ID: RuleCheckRemoved, Stakeholder: Maintainability, Severity: toulmin.SeverityMedium, Title: "Check removed",
+		Warrant:   "The change removed a guard (an early exit, a nil check, an assertion, a bound) that base applied, and head tests nothing equivalent: the cases it refused now reach the code after it",
+		Reference: "Defensive programming; CWE-754: Improper Check for Unusual or Exceptional Conditions", Fix: "restore the check, or say why the case can no longer happen",
+		Rebuttal: "unless the case it handled can no longer occur", TradeOff: "none: base had it"},
+	RuleConditionWeakened: {ID: RuleConditionWeakened, CWE: "CWE-697", Stakeholder: Security, Severity: toulmin.SeverityHigh, Title: "Condition weakened",
+		Warrant:   "The change dropped a term from a condition (a refusal's disjunct, an action's conjunct) or the separator from a prefix check, so the check accepts cases base refused",
+		Reference: "CWE-697: Incorrect Comparison; CWE-22 for prefix checks without a separator", Fix: "restore the dropped term or separator",
+		Rebuttal: "unless the dropped case is handled elsewhere on the path", TradeOff: "none: base had it"},
+	RuleReleaseRemoved: {ID: RuleReleaseRemoved, CWE: "CWE-772", Stakeholder: Performance, Severity: toulmin.SeverityMedium, Title: "Release removed while the resource is still acquired",
+		Warrant:   "The change removed the Close, cancel, unlock or with block that released a resource head still acquires: each call leaks a file descriptor, connection or lock until the process runs out",
+		Reference: "CWE-772: Missing Release of Resource after Effective Lifetime", Fix: "restore the release (defer x.Close() right after the acquisition, a with block, a finally)",
+		Rebuttal: "unless ownership passed to code that releases it", TradeOff: "none"},
+	RuleContextDropped: {ID: RuleContextDropped, CWE: "CWE-400", Stakeholder: Performance, Severity: toulmin.SeverityMedium, Title: "Context or deadline dropped",
+		Warrant:   "The change stopped passing a context, timeout or deadline to a call that blocks on a peer: cancelling the caller no longer stops it, and a hung peer holds its goroutine and connection for ever",
+		Reference: "Go: context package, http.NewRequestWithContext; CWE-400: Uncontrolled Resource Consumption", Fix: "pass the context (or the timeout) again",
+		Rebuttal: "unless the call is bounded another way", TradeOff: "none"},
+	RuleErrorHandlingRemoved: {ID: RuleErrorHandlingRemoved, CWE: "CWE-248", Stakeholder: Maintainability, Severity: toulmin.SeverityMedium, Title: "Error handling removed in a callback",
+		Warrant:   "The change removed the try/catch around a call that can throw inside a callback, where nothing up the stack catches it: a failure there ends the process instead of reaching the caller",
+		Reference: "CWE-248: Uncaught Exception", Fix: "catch the error in the callback and pass it to the caller's callback or promise",
+		Rebuttal: "unless the call cannot throw", TradeOff: "none"},
+	RuleOffloadRemoved: {ID: RuleOffloadRemoved, Stakeholder: Performance, Severity: toulmin.SeverityMedium, Title: "Blocking call moved onto the event loop",
+		Warrant:   "The change calls directly, in an async function, what base ran in a worker thread: while it blocks on the file system or the network, the event loop serves nothing else",
+		Reference: "Python asyncio: asyncio.to_thread, loop.run_in_executor", Fix: "run the call in a thread again (await asyncio.to_thread(f, ...))",
+		Rebuttal: "unless the call never blocks", TradeOff: "a thread hop per call"},
+	RuleLockRemoved: {ID: RuleLockRemoved, CWE: "CWE-362", Stakeholder: Maintainability, Severity: toulmin.SeverityMedium, Title: "Read taken out of its lock",
+		Warrant:   "Base read the field while holding the lock that its writers take; head reads it without (before the Lock, or directly instead of through the accessor that locks): a concurrent write races with the read",
+		Reference: "CWE-362: Concurrent Execution using Shared Resource with Improper Synchronization; the Go memory model", Fix: "read the field under the lock again (or through the accessor that takes it)",
+		Rebuttal: "unless no goroutine writes the field while this runs", TradeOff: "the read waits for the lock"},
+	RuleWorkIntoLoop: {ID: RuleWorkIntoLoop, Stakeholder: Performance, Severity: toulmin.SeverityMedium, Title: "Loop-invariant work moved into a loop",
+		Warrant:   "Base made the call once, outside the loop; head makes it on every iteration with the same inputs: the work grows with the number of items for nothing",
+		Reference: "Loop-invariant code motion", Fix: "compute it once before the loop, as base did, and reuse the result",
+		Rebuttal: "unless the loop runs a handful of times", TradeOff: "a variable that holds the result"},
+	RuleRegexBacktracking: {ID: RuleRegexBacktracking, CWE: "CWE-1333", Stakeholder: Security, Severity: toulmin.SeverityMedium, Title: "Regular expression made super-linear",
+		Warrant:   "The change gave a regular expression a repetition that can split its input in exponentially many ways ((.|\\s)*, (\\w+\\s?)*); JavaScript's and Python's backtracking engines try them all on an input that almost matches, and one request can hold the process (ReDoS)",
+		Reference: "CWE-1333: Inefficient Regular Expression Complexity; OWASP ReDoS", Fix: "make the repetition unambiguous ([^']*, [\\s\\S]*) or bound the input's length",
+		Rebuttal: "unless the input is short and trusted", TradeOff: "none: the unambiguous pattern matches the same strings"},
 	RuleMitigation: {ID: RuleMitigation, Stakeholder: Architecture, Severity: toulmin.SeverityInfo, Title: "Mitigation in the same change",
 		Warrant: "A check added in the same change can neutralise a finding", Reference: "Defence in depth"},
 }

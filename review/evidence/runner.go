@@ -34,6 +34,14 @@ type Finding struct {
 	// Func is the enclosing function ("Recv.Name" for methods), empty at package level.
 	Func    string `json:"func,omitempty"`
 	Message string `json:"message"`
+	// conds are the conditions under which the line runs in its function (see pathConds).
+	conds string
+	// moreReachable marks a finding Compare made new because head runs it on more paths.
+	moreReachable bool
+	// cwe is the weakness of this finding when it is not its rule's (a removed check is a path
+	// traversal at a file call, an SSRF at a fetch): findings of that weakness by other
+	// analyzers at the same place are the same defect.
+	cwe string
 }
 
 // Degraded says why a package was analysed only in part (or not at all).
@@ -48,6 +56,8 @@ type TreeReport struct {
 	Packages []string
 	Degraded []Degraded
 	Findings []Finding
+	// summary is what protects each function's sensitive calls, for the base/head comparison.
+	summary *treeSummary
 }
 
 // Result is the comparison of base and head.
@@ -92,6 +102,11 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	res := &Result{Packages: head.Packages, Base: base, Head: head}
 	res.New, res.Preexisting = Compare(base.Findings, head.Findings)
+	res.New, res.Preexisting = checkedByCallers(res.New, res.Preexisting, head.summary)
+	// Protections the change removed or weakened are new by construction; they supersede the
+	// new findings of other rules they restate at the same line.
+	weak, twins := weakened(base.summary, head.summary)
+	res.New = mergeWeakened(res.New, weak, twins)
 	seen := map[string]bool{}
 	for _, d := range append(append([]Degraded(nil), head.Degraded...), base.Degraded...) {
 		if !seen[d.Package] {
@@ -140,7 +155,7 @@ func AnalyzeTree(ctx context.Context, root string, files []string, env []string)
 	if err != nil {
 		return nil, fmt.Errorf("failed to resolve tree %s: %w", root, err)
 	}
-	rep := &TreeReport{}
+	rep := &TreeReport{summary: newTreeSummary(abs)}
 	// Group the touched directories by the module that holds them; a module whose changed files
 	// include tests is loaded with its test packages.
 	modules := map[string][]string{}
@@ -247,6 +262,11 @@ func analyzeModule(ctx context.Context, treeRoot, mod string, patterns []string,
 					rep.Findings = append(rep.Findings, f)
 				}
 			}
+		}
+		if out := d.run(summaryAnalyzer); out.err != nil {
+			rep.Degraded = append(rep.Degraded, Degraded{Package: pkg.PkgPath, Reason: "the comparison of protections did not run: " + clip(out.err.Error(), 200)})
+		} else if s, ok := out.result.(*pkgSummary); ok {
+			rep.summary.add(s)
 		}
 		found, err := d.runGosec(treeRoot)
 		if err != nil {
@@ -405,7 +425,7 @@ func (d *driver) finding(treeRoot string, c Check, diag analysis.Diagnostic) (Fi
 	return Finding{
 		Rule: c.Rule, Source: c.Source, Severity: c.Severity, Topic: c.Topic,
 		Path: filepath.ToSlash(rel), Line: pos.Line, Column: pos.Column,
-		Func: enclosingFunc(d.pkg, diag.Pos), Message: diag.Message,
+		Func: enclosingFunc(d.pkg, diag.Pos), Message: diag.Message, conds: pathConds(d.pkg.Syntax, diag.Pos),
 	}, true
 }
 

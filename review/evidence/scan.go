@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -31,14 +32,41 @@ type Scan struct {
 	found    []toulmin.Evidence
 	seen     map[string]bool
 	goFiles  map[string]*goFile
-	// tree is the change's base and head trees, materialised on first use by the analyzers that
-	// need them and removed when the gathering ends (close).
-	tree struct {
-		done       bool
-		base, head string
-		cleanup    func()
-		err        error
+	// trees are the change's base and head trees, materialised once for every analyzer that
+	// needs them (see Trees).
+	trees *scanTrees
+}
+
+type scanTrees struct {
+	base, head string
+	cleanup    func()
+	err        error
+}
+
+// Trees materialises the change's base and head trees on first use and returns their
+// directories; every analyzer of the gathering shares them, and GatherWithNotes removes them when
+// it ends. It fails when the change cannot materialise them (a bare diff).
+func (s *Scan) Trees() (base, head string, err error) {
+	if s.trees == nil {
+		s.trees = &scanTrees{}
+		if s.Change.Trees == nil {
+			s.trees.err = errors.New("the change has no trees (a bare diff shows only hunks)")
+		} else {
+			s.trees.base, s.trees.head, s.trees.cleanup, s.trees.err = s.Change.Trees(s.Context())
+			for _, n := range s.Change.TreesNotes {
+				s.Note(n) // how the trees were had, when not as asked (e.g. directories of a large repository)
+			}
+		}
 	}
+	return s.trees.base, s.trees.head, s.trees.err
+}
+
+// closeTrees removes the trees Trees materialised.
+func (s *Scan) closeTrees() {
+	if s.trees != nil && s.trees.cleanup != nil {
+		s.trees.cleanup()
+	}
+	s.trees = nil
 }
 
 type goFile struct {
@@ -70,28 +98,6 @@ func (s *Scan) Context() context.Context {
 		return context.Background()
 	}
 	return s.ctx
-}
-
-// trees materialises the change's base and head trees once for every analyzer of the scan (the
-// change must have Trees); GatherWithNotes removes them when the analyzers are done.
-func (s *Scan) trees() (base, head string, err error) {
-	t := &s.tree
-	if !t.done {
-		t.done = true
-		t.base, t.head, t.cleanup, t.err = s.Change.Trees(s.Context())
-		for _, n := range s.Change.TreesNotes {
-			s.Note(n) // how the trees were had, when not as asked (e.g. directories of a large repository)
-		}
-	}
-	return t.base, t.head, t.err
-}
-
-// close removes what the scan materialised.
-func (s *Scan) close() {
-	if s.tree.cleanup != nil {
-		s.tree.cleanup()
-		s.tree.cleanup = nil
-	}
 }
 
 // Mitigation records that the check at path:line weakens findings of rule.
@@ -140,6 +146,36 @@ func (s *Scan) addFrom(analyzer, rule string, sev toulmin.Severity, path string,
 	})
 }
 
+// has reports whether the scan already holds evidence of rule at path:line.
+func (s *Scan) has(rule, path string, line int) bool {
+	for _, e := range s.found {
+		if e.Rule == rule && e.Path == path && e.Line == line {
+			return true
+		}
+	}
+	return false
+}
+
+// absorb takes out of the scan the findings of weakness cwe a few lines from path:line (the same
+// defect, found by another analyzer before), naming them in msg as corroborate does; it returns
+// msg and the more severe of sev and theirs. A type-checked finding whose weakness is not its
+// rule's (a removed check before a file call is a path traversal) merges this way.
+func (s *Scan) absorb(cwe, path string, line int, msg string, sev toulmin.Severity) (string, toulmin.Severity) {
+	kept := s.found[:0]
+	for _, e := range s.found {
+		if e.Mitigates == "" && e.Path == path && Rules[e.Rule].CWE == cwe && abs(e.Line-line) <= corroborateSpan {
+			msg += fmt.Sprintf("; also found by %s (%s at line %d)", e.Analyzer, e.Rule, e.Line)
+			if e.Severity.Rank() > sev.Rank() {
+				sev = e.Severity
+			}
+			continue
+		}
+		kept = append(kept, e)
+	}
+	s.found = kept
+	return msg, sev
+}
+
 // Go returns the parsed Go file at head, when its content is known and parses.
 func (s *Scan) Go(f *File) (*token.FileSet, *ast.File, bool) {
 	if f.Language() != "go" || !f.HasContent {
@@ -182,7 +218,7 @@ func (s *Scan) Evidence() []toulmin.Evidence {
 
 // DefaultAnalyzers returns every built-in analyzer.
 func DefaultAnalyzers() []Analyzer {
-	return []Analyzer{secretsAnalyzer{}, goAnalyzer{}, typedGoAnalyzer{}, externalAnalyzer{}, lineAnalyzer{}, PromptInjectionAnalyzer{}, changeAnalyzer{}}
+	return []Analyzer{secretsAnalyzer{}, goAnalyzer{}, typedGoAnalyzer{}, externalAnalyzer{}, lineAnalyzer{}, removedAnalyzer{}, PromptInjectionAnalyzer{}, changeAnalyzer{}}
 }
 
 // Gather runs the analyzers over the change once and returns the evidence.
@@ -196,7 +232,7 @@ func Gather(ctx context.Context, c *Change, analyzers []Analyzer) ([]toulmin.Evi
 func GatherWithNotes(ctx context.Context, c *Change, analyzers []Analyzer) ([]toulmin.Evidence, []string, error) {
 	s := NewScan(c)
 	s.ctx = ctx
-	defer s.close()
+	defer s.closeTrees()
 	if c.Trees == nil && c.NoTrees != "" {
 		s.Note(c.NoTrees)
 	}

@@ -9,11 +9,13 @@ import (
 )
 
 // Analyzer names of the type-checked Go checks (review/evidence): the x/tools passes run as go
-// vet runs them, staticcheck's SA checks, and gosec's AST and SSA taint rules.
+// vet runs them, staticcheck's SA checks, gosec's AST and SSA taint rules, and the project's own
+// analyzers with the comparison of protections in base and head.
 const (
 	AnalyzerGoVet       = "go vet"
 	AnalyzerStaticcheck = "staticcheck"
 	AnalyzerGosec       = SourceGosec
+	AnalyzerDebatebot   = SourceDebatebot
 )
 
 // IsWholeTree reports whether findings of analyzer come from the analysis of whole trees, so that
@@ -21,7 +23,7 @@ const (
 func IsWholeTree(analyzer string) bool { return isTypedGo(analyzer) || isExternal(analyzer) }
 
 func isTypedGo(analyzer string) bool {
-	return analyzer == AnalyzerGoVet || analyzer == AnalyzerStaticcheck || analyzer == AnalyzerGosec
+	return analyzer == AnalyzerGoVet || analyzer == AnalyzerStaticcheck || analyzer == AnalyzerGosec || analyzer == AnalyzerDebatebot
 }
 
 // topicWarrants say why a type-checked finding of each kind matters.
@@ -31,6 +33,13 @@ var topicWarrants = map[string]struct{ stakeholder, warrant, tradeOff string }{
 	TopicResource:    {Performance, "Type-checked analysis shows a resource that is never released (a context, a response body); under load the leak exhausts memory, connections or goroutines", "none: releasing the resource costs nothing"},
 	TopicPerformance: {Performance, "Type-checked analysis shows work repeated or wasted on every call", "a little more code"},
 	TopicSecurity:    {Security, "gosec's type-checked analysis of the whole head tree (its taint rules follow request data through SSA to the sink) shows a weakness an attacker can use", "little: the safe form of the call is as short"},
+}
+
+// handWrittenTwins are type-checked rules whose finding restates a hand-written rule's at the same
+// line that has no CWE to merge them by (a round trip per iteration): the hand-written evidence is
+// kept, with the rebuttals that answer it, and the debate is not asked to argue one line twice.
+var handWrittenTwins = map[string]string{
+	RuleQueryInLoop: RuleCallInLoop,
 }
 
 // fixes say what to do about the findings of the go vet passes most likely to block a change;
@@ -58,7 +67,14 @@ func init() {
 		w := topicWarrants[c.Topic]
 		ref := c.Source + " " + c.Rule + ": " + c.URL
 		rebuttal := "unless the path cannot be taken at run time"
-		if c.Source == SourceGosec {
+		warrant, tradeOff := w.warrant, w.tradeOff
+		switch c.Source {
+		case SourceDebatebot:
+			// The project's own checks say why they matter themselves; the topic still picks
+			// the stakeholder who argues them.
+			ref = "debatebot " + c.Rule + ", " + c.CWE + ": " + c.URL
+			warrant, rebuttal, tradeOff = c.Warrant, c.Rebuttal, c.TradeOff
+		case SourceGosec:
 			ref = "gosec " + strings.TrimPrefix(c.Rule, "gosec:")
 			if c.CWE != "" {
 				ref += ", " + c.CWE
@@ -68,9 +84,9 @@ func init() {
 		}
 		Rules[c.Rule] = Rule{
 			ID: c.Rule, Stakeholder: w.stakeholder, Severity: toulmin.Severity(c.Severity),
-			Title: c.Title, Warrant: w.warrant, Reference: ref,
+			Title: c.Title, Warrant: warrant, Reference: ref,
 			Fix:      fix(c),
-			Rebuttal: rebuttal, TradeOff: w.tradeOff, CWE: c.CWE,
+			Rebuttal: rebuttal, TradeOff: tradeOff, CWE: c.CWE,
 		}
 	}
 }
@@ -98,17 +114,21 @@ func (typedGoAnalyzer) Analyze(s *Scan) {
 	if len(files) == 0 {
 		return
 	}
-	base, head, err := s.trees()
+	ctx := s.Context()
+	base, head, err := s.Trees()
 	if err != nil {
 		s.Note("type-checked Go analysis skipped: " + clip(err.Error(), 300))
 		return
 	}
-	res, err := Run(s.Context(), Options{BaseDir: base, HeadDir: head, Files: files})
+	res, err := Run(ctx, Options{BaseDir: base, HeadDir: head, Files: files})
 	if err != nil {
 		s.Note("type-checked Go analysis failed: " + clip(err.Error(), 300))
 		return
 	}
 	for _, f := range res.New {
+		if twin, ok := handWrittenTwins[f.Rule]; ok && s.has(twin, f.Path, f.Line) {
+			continue // the hand-written analyzer already made this claim at this line
+		}
 		msg := f.Message
 		if f.Func != "" {
 			msg += " (in " + f.Func + ")"
@@ -117,7 +137,11 @@ func (typedGoAnalyzer) Analyze(s *Scan) {
 			msg += "; new in head on a line the diff does not show: the change made it reachable"
 		}
 		c.Reach(f.Path, f.Line)
-		s.addFrom(f.Source, f.Rule, toulmin.Severity(f.Severity), f.Path, f.Line, msg, "")
+		sev := toulmin.Severity(f.Severity)
+		if f.cwe != "" {
+			msg, sev = s.absorb(f.cwe, f.Path, f.Line, msg, sev)
+		}
+		s.addFrom(f.Source, f.Rule, sev, f.Path, f.Line, msg, "")
 	}
 	s.Note(typedGoNote(res))
 }
@@ -134,7 +158,7 @@ func fix(c Check) string {
 
 func typedGoNote(res *Result) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "type-checked Go analysis (go vet passes, staticcheck, gosec) of %d package(s) in base and head: %s; %d new finding(s), %d pre-existing finding(s) left out",
+	fmt.Fprintf(&b, "type-checked Go analysis (go vet passes, staticcheck, gosec, debatebot's own analyzers and comparison of protections) of %d package(s) in base and head: %s; %d new finding(s), %d pre-existing finding(s) left out",
 		len(res.Packages), strings.Join(limitNames(res.Packages, 8), ", "), len(res.New), res.Preexisting)
 	if len(res.Degraded) > 0 {
 		var d []string

@@ -32,7 +32,10 @@ type Request struct {
 	Model               string    `json:"model"`
 	Messages            []Message `json:"messages"`
 	MaxCompletionTokens int       `json:"max_completion_tokens"`
-	ResponseFormat      struct {
+	// PromptCacheKey is OpenAI's prompt_cache_key: requests that send one are served from the
+	// cache of earlier requests with the same key only.
+	PromptCacheKey string `json:"prompt_cache_key"`
+	ResponseFormat struct {
 		Type       string `json:"type"`
 		JSONSchema struct {
 			Name   string         `json:"name"`
@@ -41,7 +44,8 @@ type Request struct {
 		} `json:"json_schema"`
 	} `json:"response_format"`
 	// Received is when the request arrived; Tokens is its prompt size and SharedPrefix how many
-	// of its leading tokens an earlier request of the server started with.
+	// of its leading tokens an earlier request of the server with the same prompt_cache_key
+	// started with (what a prompt cache could serve, before the provider's rounding).
 	Received     time.Time `json:"-"`
 	Tokens       int       `json:"-"`
 	SharedPrefix int       `json:"-"`
@@ -93,7 +97,7 @@ type Server struct {
 	mu      sync.Mutex
 	respond Responder
 	reqs    []*Request
-	history [][]int
+	history map[string][][]int // prompts received, by prompt_cache_key
 	latency time.Duration
 	enc     *tiktoken.Tiktoken
 	billed  Usage
@@ -112,7 +116,7 @@ func New(t testing.TB, respond Responder) *Server {
 	if respond == nil {
 		respond = Valid
 	}
-	s := &Server{t: t, respond: respond, enc: enc, tokens: map[string][]int{}}
+	s := &Server{t: t, respond: respond, enc: enc, tokens: map[string][]int{}, history: map[string][][]int{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.handle))
 	t.Cleanup(s.Close)
 	return s
@@ -185,10 +189,10 @@ func (s *Server) handle(w http.ResponseWriter, hr *http.Request) {
 	}
 	s.mu.Lock()
 	shared := 0
-	for _, h := range s.history {
+	for _, h := range s.history[req.PromptCacheKey] {
 		shared = max(shared, commonPrefix(h, tokens))
 	}
-	s.history = append(s.history, tokens)
+	s.history[req.PromptCacheKey] = append(s.history[req.PromptCacheKey], tokens)
 	req.Tokens, req.SharedPrefix = len(tokens), shared
 	s.reqs = append(s.reqs, req)
 	n := len(s.reqs)
@@ -234,11 +238,7 @@ func (s *Server) handle(w http.ResponseWriter, hr *http.Request) {
 	if completion == 0 {
 		completion = len(s.enc.EncodeOrdinary(resp.Content))
 	}
-	// Providers cache prompt prefixes of at least 1024 tokens, in steps of 128.
-	cached := 0
-	if shared >= 1024 {
-		cached = shared / 128 * 128
-	}
+	cached := CachedTokens(shared)
 	if hr.Context().Err() != nil {
 		return // the client gave up: nothing is sent, nothing billed
 	}
@@ -275,6 +275,16 @@ func (s *Server) encode(m Message) []int {
 	s.tokens[key] = toks
 	s.mu.Unlock()
 	return toks
+}
+
+// CachedTokens is what OpenAI reports in prompt_tokens_details.cached_tokens for a prompt whose
+// first shared tokens an earlier prompt (with the same prompt_cache_key) started with: nothing
+// below 1024 tokens, then the shared part rounded down to a multiple of 128.
+func CachedTokens(shared int) int {
+	if shared < 1024 {
+		return 0
+	}
+	return shared / 128 * 128
 }
 
 func commonPrefix(a, b []int) int {
@@ -318,7 +328,7 @@ var (
 	selfRe     = regexp.MustCompile(`You are the (.+?) \(([A-Z0-9]+)\), role (\w+)`)
 	phaseRe    = regexp.MustCompile(`Phase: (\w+) \(round (\d+)\)`)
 	citeRe     = regexp.MustCompile(`(?m)^- E\d+ \[(\w+)\] [\w-]+ \((\w+)\) at ([^\s:]+):(\d+): (.*)$`)
-	argRe      = regexp.MustCompile(`(?m)^### ([A-Z0-9]+-\d+) by (\w+) \((\w+)`)
+	argRe      = regexp.MustCompile(`(?m)^- ([A-Z0-9]+-\d+) by (\w+) \((\w+)`)
 	rebuttedRe = regexp.MustCompile(`Answer each rebuttal of your arguments: ((?:[A-Z0-9]+-\d+ )+)`)
 	answeredRe = regexp.MustCompile(`The authors answered your rebuttals: ((?:[A-Z0-9]+-\d+ )+)`)
 	catalogRe  = regexp.MustCompile(`(?m)^- ([\w.-]+): `)
@@ -345,21 +355,20 @@ func Moderator(r *Request) Response {
 	return Response{Content: string(b)}
 }
 
-// Phase returns the phase and agent abbreviation a request is for.
+// Phase returns the phase and agent abbreviation a request is for: the phase from the last user
+// message that names one (the phase's instruction), the agent from the last that says who it is
+// (the agent's turn); a repair request ends with the repair, after both.
 func Phase(r *Request) (phase, abbrev string) {
-	last := r.Last()
-	// A repair request ends with the repair; the turn is the last message that names a phase.
-	for i := len(r.Messages) - 1; i >= 0; i-- {
-		if r.Messages[i].Role == "user" && phaseRe.MatchString(r.Messages[i].Content) {
-			last = r.Messages[i].Content
-			break
+	for i := len(r.Messages) - 1; i >= 0 && (phase == "" || abbrev == ""); i-- {
+		if r.Messages[i].Role != "user" {
+			continue
 		}
-	}
-	if m := phaseRe.FindStringSubmatch(last); m != nil {
-		phase = m[1]
-	}
-	if m := selfRe.FindStringSubmatch(last); m != nil {
-		abbrev = m[2]
+		if m := phaseRe.FindStringSubmatch(r.Messages[i].Content); m != nil && phase == "" {
+			phase = m[1]
+		}
+		if m := selfRe.FindStringSubmatch(r.Messages[i].Content); m != nil && abbrev == "" {
+			abbrev = m[2]
+		}
 	}
 	return phase, abbrev
 }

@@ -1,0 +1,258 @@
+package evidence
+
+import (
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+)
+
+// SourceDebatebot names the project's own analyses as the source of a check: the go/analysis
+// analyzers of this package (goroutine leaks, lock order, work per loop iteration) and the
+// comparison of base and head that finds protections the change removed or weakened.
+const SourceDebatebot = "debatebot"
+
+// Rule ids of the project's own analyses.
+const (
+	RuleGoroutineLeak      = "goroutine-leak"
+	RuleLockAfterRead      = "lock-after-read"
+	RuleQueryInLoop        = "query-in-loop"
+	RuleLinearSearchInLoop = "linear-search-in-loop"
+
+	RuleGuardRemoved       = "guard-removed"
+	RuleBoundParamRemoved  = "bound-param-removed"
+	RuleValidationLoosened = "validation-loosened"
+	RuleTLSDowngraded      = "tls-downgraded"
+	RuleCryptoDowngraded   = "crypto-downgraded"
+	RuleChanBufferRemoved  = "chan-buffer-removed"
+	RuleLockMovedAfterRead = "lock-moved-after-read"
+)
+
+func cweURL(n string) string { return "https://cwe.mitre.org/data/definitions/" + n + ".html" }
+
+// debatebotAnalyzers are the checks of this package run by the driver like the vet passes.
+var debatebotAnalyzers = []Check{
+	{Rule: RuleGoroutineLeak, Title: "Goroutine blocked forever on an unbuffered channel", Severity: SeverityHigh, Topic: TopicResource,
+		CWE: "CWE-401", URL: "https://go.dev/blog/pipelines",
+		Fix:      "give the channel a buffer for every sender (make(chan T, 1), or the number of senders), or make the goroutine's send select on ctx.Done()",
+		Warrant:  "A goroutine that sends on an unbuffered channel nobody will receive from blocks forever; it and everything it references are never freed, and each call leaks one more",
+		Rebuttal: "unless another party receives from the channel on every path", TradeOff: "none: a buffer of one value costs nothing",
+		analyzer: leakAnalyzer},
+	{Rule: RuleLockAfterRead, Title: "Field read before (or without) locking the mutex that guards it", Severity: SeverityHigh, Topic: TopicConcurrency,
+		CWE: "CWE-362", URL: cweURL("362"),
+		Fix:      "lock the mutex before the first read of the fields it guards (or read them after Lock)",
+		Warrant:  "The field is written under the mutex elsewhere in the package; reading it before Lock, or without it, races with those writes, which the race detector reports and which can return torn or stale values",
+		Rebuttal: "unless the value read cannot change while the method runs", TradeOff: "none: the lock is taken a few statements earlier",
+		analyzer: lockAnalyzer},
+	{Rule: RuleQueryInLoop, Title: "Database query or remote call per loop iteration", Severity: SeverityMedium, Topic: TopicPerformance,
+		CWE: "CWE-1050", URL: cweURL("1050"),
+		Fix:      "fetch what the loop needs in one batched query or request before the loop (WHERE id IN (...) / = ANY($1), a batch endpoint), then look results up in a map",
+		Warrant:  "One round trip per element makes latency and database load grow with the collection (the N+1 query pattern), even when the call is hidden in a helper",
+		Rebuttal: "unless the collection is known to stay small", TradeOff: "batched code is a little more complex",
+		analyzer: queryLoopAnalyzer},
+	{Rule: RuleLinearSearchInLoop, Title: "Linear search of a slice inside a loop over another", Severity: SeverityMedium, Topic: TopicPerformance,
+		CWE: "CWE-407", URL: cweURL("407"),
+		Fix:      "build a map (a set: map[T]struct{}) of the searched slice once before the loop and look each element up in it",
+		Warrant:  "Scanning one slice for each element of another is O(n·m); both grow with the input, so the work grows quadratically",
+		Rebuttal: "unless both slices are known to stay small", TradeOff: "memory for the map",
+		analyzer: linearSearchAnalyzer},
+}
+
+// weakenedCatalog are the rules of the base/head comparison (weakened.go); they run no analyzer.
+var weakenedCatalog = []Check{
+	{Rule: RuleGuardRemoved, Title: "Check removed from the path to a sensitive call", Severity: SeverityHigh, Topic: TopicSecurity,
+		CWE: "CWE-693", URL: cweURL("693"),
+		Fix:      "restore the check before the call (or move it to every caller), and add a test that feeds the rejected input",
+		Warrant:  "The base checked the value before it reached the call (a file, a URL, a query, a command); the head still makes the call but no longer checks, so input the check rejected now gets through",
+		Rebuttal: "unless every caller now checks the value, or the value can no longer come from outside", TradeOff: "none: the check existed"},
+	{Rule: RuleBoundParamRemoved, Title: "Bound query parameter replaced by string building", Severity: SeverityHigh, Topic: TopicSecurity,
+		CWE: "CWE-89", URL: cweURL("89"),
+		Fix:      "keep the value a bound parameter: a placeholder in the SQL text and the value in the call's arguments",
+		Warrant:  "The base passed the value to the database as a bound parameter; the head splices it into the SQL text, where a quote in the value changes the query",
+		Rebuttal: "unless the spliced value is a constant or a number", TradeOff: "none: the bound form is as short"},
+	{Rule: RuleValidationLoosened, Title: "Validation tag loosened", Severity: SeverityMedium, Topic: TopicSecurity,
+		CWE: "CWE-20", URL: cweURL("20"),
+		Fix:      "restore the validation rule (required, the length or range bound, the format) or justify the wider input in the change",
+		Warrant:  "The struct's validation tag is what rejects bad input at the edge; a removed rule or a widened bound lets values through that the code behind it was written not to see",
+		Rebuttal: "unless the code behind the field now handles the wider input", TradeOff: "none"},
+	{Rule: RuleTLSDowngraded, Title: "TLS settings downgraded", Severity: SeverityHigh, Topic: TopicSecurity,
+		CWE: "CWE-757", URL: cweURL("757"),
+		Fix:      "keep certificate verification on, MinVersion at the base's version (TLS 1.2 or later), the base's client-auth mode and no insecure cipher suites",
+		Warrant:  "The change weakens the TLS configuration the base had (verification, minimum version, cipher suites or client authentication), which exposes the connection to interception or downgrade",
+		Rebuttal: "unless the connection only ever reaches a test server", TradeOff: "none: the base's settings worked"},
+	{Rule: RuleCryptoDowngraded, Title: "Cryptographic strength lowered", Severity: SeverityHigh, Topic: TopicSecurity,
+		CWE: "CWE-327", URL: cweURL("327"),
+		Fix:      "keep the base's algorithm and work factor (SHA-256 or stronger, AES, the bcrypt cost, the key size)",
+		Warrant:  "The base used a stronger algorithm or a higher work factor; the head's weaker choice makes hashes easier to collide or brute-force and keys easier to break",
+		Rebuttal: "unless the value protects nothing (a cache key, a checksum)", TradeOff: "a little CPU time"},
+	{Rule: RuleChanBufferRemoved, Title: "Channel buffer removed where a sender can block", Severity: SeverityHigh, Topic: TopicResource,
+		CWE: "CWE-401", URL: "https://go.dev/blog/pipelines",
+		Fix:      "restore the channel's buffer (one slot per sender), or make the send select on ctx.Done()",
+		Warrant:  "The base's buffer let the goroutine's send complete when nobody received; without it the sender blocks forever on the paths that return before receiving",
+		Rebuttal: "unless every path receives from the channel", TradeOff: "none: the buffer existed"},
+	{Rule: RuleLockMovedAfterRead, Title: "Lock moved after the read it protected", Severity: SeverityHigh, Topic: TopicConcurrency,
+		CWE: "CWE-667", URL: cweURL("667"),
+		Fix:      "take the lock before the read again, as the base did",
+		Warrant:  "The base read the field with the mutex held; the head reads it before locking, so the read races with writers holding the mutex",
+		Rebuttal: "unless the field can no longer change concurrently", TradeOff: "none: the base's order worked"},
+}
+
+func debatebotChecks() []Check {
+	out := make([]Check, len(debatebotAnalyzers))
+	for i, c := range debatebotAnalyzers {
+		c.Source = SourceDebatebot
+		out[i] = c
+	}
+	return out
+}
+
+func weakenedChecks() []Check {
+	out := make([]Check, len(weakenedCatalog))
+	for i, c := range weakenedCatalog {
+		c.Source = SourceDebatebot
+		out[i] = c
+	}
+	return out
+}
+
+var weakenedByRule = func() map[string]Check {
+	m := map[string]Check{}
+	for _, c := range weakenedChecks() {
+		m[c.Rule] = c
+	}
+	return m
+}()
+
+// inTestFile reports whether pos is in a _test.go file: the project's analyses judge production
+// code, as gosec does by default.
+func inTestFile(fset *token.FileSet, pos token.Pos) bool {
+	f := fset.File(pos)
+	return f != nil && strings.HasSuffix(f.Name(), "_test.go")
+}
+
+// nonTestFiles are the package's files that are not tests.
+func nonTestFiles(pass *analysis.Pass) []*ast.File {
+	out := make([]*ast.File, 0, len(pass.Files))
+	for _, f := range pass.Files {
+		if !inTestFile(pass.Fset, f.Pos()) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// calleeFunc returns the function or method a call statically calls, nil for a call through a
+// function value, a conversion or a builtin. Interface methods are returned (their receiver is
+// an interface).
+func calleeFunc(info *types.Info, call *ast.CallExpr) *types.Func {
+	fun := ast.Unparen(call.Fun)
+	if ix, ok := fun.(*ast.IndexExpr); ok { // explicit instantiation f[T](...)
+		fun = ix.X
+	}
+	if ix, ok := fun.(*ast.IndexListExpr); ok {
+		fun = ix.X
+	}
+	var id *ast.Ident
+	switch f := fun.(type) {
+	case *ast.Ident:
+		id = f
+	case *ast.SelectorExpr:
+		if sel, ok := info.Selections[f]; ok {
+			if fn, ok := sel.Obj().(*types.Func); ok {
+				return fn
+			}
+			return nil
+		}
+		id = f.Sel
+	default:
+		return nil
+	}
+	fn, _ := info.Uses[id].(*types.Func)
+	return fn
+}
+
+// funcPkgPath is the import path of fn's package ("" for methods of universe types such as
+// error.Error).
+func funcPkgPath(fn *types.Func) string {
+	if fn == nil || fn.Pkg() == nil {
+		return ""
+	}
+	return fn.Pkg().Path()
+}
+
+// isPkgFunc reports whether fn is the package-level function pkg.name (one of names).
+func isPkgFunc(fn *types.Func, pkg string, names ...string) bool {
+	if fn == nil || funcPkgPath(fn) != pkg {
+		return false
+	}
+	if sig, ok := fn.Type().(*types.Signature); ok && sig.Recv() != nil {
+		return false
+	}
+	for _, n := range names {
+		if fn.Name() == n {
+			return true
+		}
+	}
+	return false
+}
+
+// recvNamed returns the named type of a method's receiver (through a pointer), nil for
+// functions and interface methods of unnamed interfaces.
+func recvNamed(fn *types.Func) *types.Named {
+	sig, ok := fn.Type().(*types.Signature)
+	if !ok || sig.Recv() == nil {
+		return nil
+	}
+	t := sig.Recv().Type()
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, _ := t.(*types.Named)
+	return n
+}
+
+// isMethodOf reports whether fn is a method of the type pkg.typ (by pointer or value) named one
+// of names.
+func isMethodOf(fn *types.Func, pkg, typ string, names ...string) bool {
+	n := recvNamed(fn)
+	if n == nil || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != pkg || n.Obj().Name() != typ {
+		return false
+	}
+	for _, name := range names {
+		if fn.Name() == name {
+			return true
+		}
+	}
+	return false
+}
+
+// shortFunc names fn as a reader would write it: "sql.DB.Query", "filepath.Clean", "h.lookup".
+func shortFunc(fn *types.Func) string {
+	if n := recvNamed(fn); n != nil {
+		pkg := ""
+		if n.Obj().Pkg() != nil {
+			pkg = n.Obj().Pkg().Name() + "."
+		}
+		return pkg + n.Obj().Name() + "." + fn.Name()
+	}
+	if fn.Pkg() != nil {
+		return fn.Pkg().Name() + "." + fn.Name()
+	}
+	return fn.Name()
+}
+
+// constInt reports whether e is an integer constant, and its value.
+func constInt(info *types.Info, e ast.Expr) (int64, bool) {
+	tv, ok := info.Types[e]
+	if !ok || tv.Value == nil {
+		return 0, false
+	}
+	v := constant.ToInt(tv.Value)
+	if v.Kind() != constant.Int {
+		return 0, false
+	}
+	return constant.Int64Val(v)
+}

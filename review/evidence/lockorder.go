@@ -1,0 +1,467 @@
+package evidence
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"reflect"
+	"sort"
+
+	"golang.org/x/tools/go/analysis"
+)
+
+// lockAnalyzer finds a method that reads a field of its receiver before locking the mutex that
+// guards the field. A field is taken to be guarded by a mutex field of the same struct when the
+// package writes it somewhere with that mutex held (after Lock, before Unlock, in source order);
+// a method that locks the mutex itself but reads the field first races with those writes. A
+// method that never locks its receiver's mutex (its caller holds it) is not judged; a function
+// that reads the field of another object it never locks (a pool it ranges over) is.
+//
+// The result also records, per method, which receiver fields are read before and after each
+// lock, for the base/head comparison (a lock moved after the read it protected).
+var lockAnalyzer = &analysis.Analyzer{
+	Name:       "lockafterread",
+	Doc:        "report methods that read a mutex-guarded field of their receiver before locking the mutex",
+	Run:        runLock,
+	ResultType: reflect.TypeOf((*lockResult)(nil)),
+}
+
+// fieldOrder is how one method orders reads of a receiver field and locks of one mutex.
+type fieldOrder struct {
+	Field, Mutex string
+	// EarlyRead is the first read of the field before the method's first Lock of the mutex.
+	EarlyRead token.Pos
+	// LockedRead says the method reads the field with the mutex held.
+	LockedRead bool
+	Lock       token.Pos
+}
+
+type lockResult struct {
+	// orders are keyed by method (FuncName).
+	orders map[string][]fieldOrder
+}
+
+// lockEvent is a lock, an unlock or a field access in a function's body, in source order.
+type lockEvent struct {
+	pos    token.Pos
+	kind   int // evLock, evUnlock, evRead, evWrite
+	base   string
+	member string // the mutex for locks, the field for accesses
+	owner  *types.Named
+	rlock  bool
+	// obj is the variable the access goes through, when base is one (sp in sp.count).
+	obj types.Object
+}
+
+const (
+	evLock = iota
+	evUnlock
+	evRead
+	evWrite
+)
+
+// mutexFields returns the names of a struct's fields that are sync.Mutex or sync.RWMutex (by
+// value or pointer, named or embedded).
+func mutexFields(n *types.Named) []string {
+	st, ok := n.Underlying().(*types.Struct)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for i := 0; i < st.NumFields(); i++ {
+		if isMutexType(st.Field(i).Type()) {
+			out = append(out, st.Field(i).Name())
+		}
+	}
+	return out
+}
+
+func isMutexType(t types.Type) bool {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := t.(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "sync" && (n.Obj().Name() == "Mutex" || n.Obj().Name() == "RWMutex")
+}
+
+// unguardable are field types that need no mutex: sync and sync/atomic values, channels.
+func unguardable(t types.Type) bool {
+	if _, ok := t.Underlying().(*types.Chan); ok {
+		return true
+	}
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := t.(*types.Named)
+	return ok && n.Obj().Pkg() != nil && (n.Obj().Pkg().Path() == "sync" || n.Obj().Pkg().Path() == "sync/atomic")
+}
+
+func namedOf(t types.Type) *types.Named {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, _ := t.(*types.Named)
+	if n != nil {
+		n = n.Origin()
+	}
+	return n
+}
+
+// lockEvents lists the locks, unlocks and field accesses of a body in source order, leaving out
+// function literals (they run at another time), deferred calls, and unlocks on a path that
+// leaves the block (`mu.Unlock(); return` in an if does not end the locked region after it).
+func lockEvents(info *types.Info, body *ast.BlockStmt) []lockEvent {
+	var out []lockEvent
+	var stack []ast.Node
+	ast.Inspect(body, func(n ast.Node) bool {
+		if n == nil {
+			stack = stack[:len(stack)-1]
+			return true
+		}
+		switch n.(type) {
+		case *ast.FuncLit, *ast.DeferStmt:
+			return false
+		}
+		stack = append(stack, n)
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			fn := calleeFunc(info, n)
+			sel, ok := ast.Unparen(n.Fun).(*ast.SelectorExpr)
+			if fn == nil || !ok {
+				return true
+			}
+			kind, rlock := -1, false
+			switch {
+			case isMethodOf(fn, "sync", "Mutex", "Lock"), isMethodOf(fn, "sync", "RWMutex", "Lock"):
+				kind = evLock
+			case isMethodOf(fn, "sync", "RWMutex", "RLock"):
+				kind, rlock = evLock, true
+			case isMethodOf(fn, "sync", "Mutex", "Unlock"), isMethodOf(fn, "sync", "RWMutex", "Unlock", "RUnlock"):
+				kind = evUnlock
+				if leavesBlock(stack, body) {
+					return true
+				}
+			}
+			if kind < 0 {
+				return true
+			}
+			base, mutex, owner := mutexOf(info, sel)
+			if owner != nil {
+				out = append(out, lockEvent{pos: n.Pos(), kind: kind, base: base, member: mutex, owner: owner, rlock: rlock})
+			}
+		case *ast.SelectorExpr:
+			s, ok := info.Selections[n]
+			if !ok || s.Kind() != types.FieldVal || len(s.Index()) != 1 {
+				return true
+			}
+			owner := namedOf(s.Recv())
+			f, _ := s.Obj().(*types.Var)
+			if owner == nil || f == nil || isMutexType(f.Type()) || unguardable(f.Type()) {
+				return true
+			}
+			kind := evRead
+			if isWrite(info, stack) {
+				kind = evWrite
+			}
+			var obj types.Object
+			if id, ok := ast.Unparen(n.X).(*ast.Ident); ok {
+				obj = info.Uses[id]
+			}
+			out = append(out, lockEvent{pos: n.Pos(), kind: kind, base: types.ExprString(n.X), member: f.Name(), owner: owner, obj: obj})
+		}
+		return true
+	})
+	sort.SliceStable(out, func(i, j int) bool { return out[i].pos < out[j].pos })
+	return out
+}
+
+// mutexOf resolves the receiver of a Lock/Unlock call to the struct value holding the mutex and
+// the mutex field's name: c.mu.Lock() is (c, mu); c.Lock() with an embedded mutex is (c, Mutex).
+func mutexOf(info *types.Info, sel *ast.SelectorExpr) (base, mutex string, owner *types.Named) {
+	if inner, ok := ast.Unparen(sel.X).(*ast.SelectorExpr); ok {
+		if s, ok := info.Selections[inner]; ok && s.Kind() == types.FieldVal && len(s.Index()) == 1 {
+			return types.ExprString(inner.X), inner.Sel.Name, namedOf(s.Recv())
+		}
+	}
+	if s, ok := info.Selections[sel]; ok && len(s.Index()) == 2 {
+		owner := namedOf(s.Recv())
+		if owner != nil {
+			if st, ok := owner.Underlying().(*types.Struct); ok {
+				return types.ExprString(sel.X), st.Field(s.Index()[0]).Name(), owner
+			}
+		}
+	}
+	return "", "", nil
+}
+
+// leavesBlock reports whether the statement on the stack is in a nested block that ends by
+// leaving it (return, break, continue, goto, panic).
+func leavesBlock(stack []ast.Node, body *ast.BlockStmt) bool {
+	for i := len(stack) - 1; i >= 0; i-- {
+		var list []ast.Stmt
+		switch b := stack[i].(type) {
+		case *ast.BlockStmt:
+			if b == body {
+				return false
+			}
+			list = b.List
+		case *ast.CaseClause:
+			list = b.Body
+		case *ast.CommClause:
+			list = b.Body
+		default:
+			continue
+		}
+		if len(list) == 0 {
+			return false
+		}
+		switch last := list[len(list)-1].(type) {
+		case *ast.ReturnStmt, *ast.BranchStmt:
+			return true
+		case *ast.ExprStmt:
+			if call, ok := last.X.(*ast.CallExpr); ok {
+				if id, ok := call.Fun.(*ast.Ident); ok && id.Name == "panic" {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return false
+}
+
+// isWrite reports whether the selector on top of the stack is written: assigned (itself, an
+// element or a field of it), incremented, deleted from, its address taken, or the receiver of a
+// pointer method.
+func isWrite(info *types.Info, stack []ast.Node) bool {
+	child := stack[len(stack)-1]
+	for i := len(stack) - 2; i >= 0; i-- {
+		parent := stack[i]
+		switch p := parent.(type) {
+		case *ast.IndexExpr:
+			if p.X != child {
+				return false
+			}
+		case *ast.SelectorExpr:
+			if p.X != child {
+				return false
+			}
+			if s, ok := info.Selections[p]; ok && s.Kind() == types.MethodVal {
+				if sig, ok := s.Obj().Type().(*types.Signature); ok && sig.Recv() != nil {
+					_, ptr := sig.Recv().Type().(*types.Pointer)
+					return ptr
+				}
+			}
+		case *ast.ParenExpr, *ast.StarExpr:
+		case *ast.AssignStmt:
+			for _, l := range p.Lhs {
+				if l == child {
+					return true
+				}
+			}
+			return false
+		case *ast.IncDecStmt:
+			return true
+		case *ast.UnaryExpr:
+			return p.Op == token.AND
+		case *ast.CallExpr:
+			if id, ok := p.Fun.(*ast.Ident); ok && id.Name == "delete" && len(p.Args) > 0 && p.Args[0] == child {
+				return true
+			}
+			return false
+		default:
+			return false
+		}
+		child = parent
+	}
+	return false
+}
+
+type guardKey struct {
+	owner        *types.Named
+	field, mutex string
+}
+
+func runLock(pass *analysis.Pass) (any, error) {
+	info := pass.TypesInfo
+	res := &lockResult{orders: map[string][]fieldOrder{}}
+	// Evidence: fields written with a mutex of the same struct held, anywhere in the package.
+	guarded := map[guardKey]string{} // → the function that writes under the lock
+	type body struct {
+		b    *ast.BlockStmt
+		name string
+	}
+	var bodies []body
+	var methods, funcs []*ast.FuncDecl
+	for _, f := range nonTestFiles(pass) {
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Body == nil {
+				continue
+			}
+			name := FuncName(fd)
+			bodies = append(bodies, body{fd.Body, name})
+			ast.Inspect(fd.Body, func(n ast.Node) bool {
+				if lit, ok := n.(*ast.FuncLit); ok {
+					bodies = append(bodies, body{lit.Body, name})
+				}
+				return true
+			})
+			if fd.Recv != nil {
+				methods = append(methods, fd)
+			}
+			funcs = append(funcs, fd)
+		}
+	}
+	for _, b := range bodies {
+		held := map[string]bool{}
+		for _, e := range lockEvents(info, b.b) {
+			switch e.kind {
+			case evLock:
+				held[e.base+"."+e.member] = true
+			case evUnlock:
+				held[e.base+"."+e.member] = false
+			case evWrite:
+				for _, m := range mutexFields(e.owner) {
+					k := guardKey{e.owner, e.member, m}
+					if held[e.base+"."+m] && guarded[k] == "" {
+						guarded[k] = b.name
+					}
+				}
+			}
+		}
+	}
+	for _, fd := range methods {
+		if len(fd.Recv.List) != 1 || len(fd.Recv.List[0].Names) != 1 {
+			continue
+		}
+		recv := fd.Recv.List[0].Names[0].Name
+		owner := namedOf(info.TypeOf(fd.Recv.List[0].Type))
+		if owner == nil {
+			continue
+		}
+		mutexes := mutexFields(owner)
+		if len(mutexes) == 0 {
+			continue
+		}
+		events := lockEvents(info, fd.Body)
+		name := FuncName(fd)
+		for _, m := range mutexes {
+			var lock token.Pos
+			held := false
+			orders := map[string]*fieldOrder{}
+			var fields []string
+			for _, e := range events {
+				if e.base != recv {
+					continue
+				}
+				switch {
+				case (e.kind == evLock || e.kind == evUnlock) && e.member == m:
+					held = e.kind == evLock
+					if held && !lock.IsValid() {
+						lock = e.pos
+					}
+				case e.kind == evRead && e.owner == owner:
+					o := orders[e.member]
+					if o == nil {
+						o = &fieldOrder{Field: e.member, Mutex: m}
+						orders[e.member] = o
+						fields = append(fields, e.member)
+					}
+					if held {
+						o.LockedRead = true
+					} else if !lock.IsValid() && !o.EarlyRead.IsValid() {
+						o.EarlyRead = e.pos
+					}
+				}
+			}
+			if !lock.IsValid() {
+				continue // the caller holds the lock, or the method needs none
+			}
+			for _, f := range fields {
+				o := orders[f]
+				o.Lock = lock
+				res.orders[name] = append(res.orders[name], *o)
+				writer := guarded[guardKey{owner, f, m}]
+				if !o.EarlyRead.IsValid() || writer == "" {
+					continue
+				}
+				pass.Reportf(o.EarlyRead, "`%s` reads `%s.%s` before `%s.%s.Lock()` at line %d; `%s.%s` is written with `%s.%s` held (in `%s`), so this read races with that write",
+					name, recv, f, recv, m, pass.Fset.Position(lock).Line, recv, f, recv, m, writer)
+			}
+		}
+	}
+	reportUnlocked(pass, funcs, guarded)
+	return res, nil
+}
+
+// reportUnlocked reports reads of a guarded field of another object than the receiver (a pool
+// ranged over, a value looked up) in a function that never locks that object's mutex: nothing
+// suggests a caller holds it, as it would for the receiver. Parameters (the caller may hold
+// their lock) and objects the function allocates itself (not yet shared) are left alone.
+func reportUnlocked(pass *analysis.Pass, funcs []*ast.FuncDecl, guarded map[guardKey]string) {
+	info := pass.TypesInfo
+	for _, fd := range funcs {
+		var recv types.Object
+		if fd.Recv != nil && len(fd.Recv.List) == 1 && len(fd.Recv.List[0].Names) == 1 {
+			recv = info.Defs[fd.Recv.List[0].Names[0]]
+		}
+		events := lockEvents(info, fd.Body)
+		locked := map[string]bool{}
+		for _, e := range events {
+			if e.kind == evLock {
+				locked[e.base+"."+e.member] = true
+			}
+		}
+		done := map[string]bool{}
+		for _, e := range events {
+			if e.kind != evRead || e.obj == nil || e.obj == recv || done[e.base+"."+e.member] {
+				continue
+			}
+			v, ok := e.obj.(*types.Var)
+			if !ok || v.Parent() == nil || v.Parent() == v.Pkg().Scope() || !(fd.Body.Pos() <= v.Pos() && v.Pos() < fd.Body.End()) || allocatedHere(info, fd.Body, v) {
+				continue // a parameter, a package-level variable, or an object made here
+			}
+			for _, m := range mutexFields(e.owner) {
+				writer := guarded[guardKey{e.owner, e.member, m}]
+				if writer == "" || locked[e.base+"."+m] {
+					continue
+				}
+				done[e.base+"."+e.member] = true
+				pass.Reportf(e.pos, "`%s` reads `%s.%s` without holding `%s.%s`; `%s.%s` is written with `%s` held (in `%s`), so this read races with that write",
+					FuncName(fd), e.base, e.member, e.base, m, e.base, e.member, m, writer)
+				break
+			}
+		}
+	}
+}
+
+// allocatedHere reports whether v is assigned a new value in body (a composite literal, its
+// address, new(T)): an object the function made is not yet shared.
+func allocatedHere(info *types.Info, body *ast.BlockStmt, v *types.Var) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok || found || len(as.Lhs) != len(as.Rhs) {
+			return !found
+		}
+		for i, l := range as.Lhs {
+			id, ok := l.(*ast.Ident)
+			if !ok || info.ObjectOf(id) != v {
+				continue
+			}
+			switch r := ast.Unparen(as.Rhs[i]).(type) {
+			case *ast.CompositeLit:
+				found = true
+			case *ast.UnaryExpr:
+				_, found = r.X.(*ast.CompositeLit)
+			case *ast.CallExpr:
+				if b, ok := info.Uses[calleeIdent(r.Fun)].(*types.Builtin); ok && b.Name() == "new" {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}

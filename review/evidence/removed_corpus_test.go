@@ -1,0 +1,50 @@
+package evidence_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/evidence"
+)
+
+// The comparison rebuilds each changed file's base from its head and its hunks (a pull request
+// or a bare diff with --dir has no base file at hand): on every corpus case the rebuilt base is
+// the real one.
+func TestBaseTextRebuildsCorpusBases(t *testing.T) {
+	diffs, err := filepath.Glob(filepath.Join("testdata", "corpus", "*", "change.diff"))
+	if err != nil || len(diffs) == 0 {
+		t.Fatalf("no corpus diffs: %v", err)
+	}
+	checked := 0
+	for _, p := range diffs {
+		dir := filepath.Dir(p)
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := review.ReadDiffOnBase(f, p, review.DefaultMaxDiffBytes, filepath.Join(dir, "base"))
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		for _, file := range c.Files {
+			if file.Status != evidence.StatusModified && file.Status != evidence.StatusRenamed {
+				continue
+			}
+			want, err := os.ReadFile(filepath.Join(dir, "base", filepath.FromSlash(file.OldPath)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := evidence.BaseText(file)
+			if !ok || string(got) != string(want) {
+				t.Errorf("%s: %s: the base rebuilt from head and hunks differs from the real base", dir, file.OldPath)
+			}
+			checked++
+		}
+	}
+	if checked < 30 {
+		t.Errorf("only %d files checked", checked)
+	}
+}

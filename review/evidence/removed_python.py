@@ -1,0 +1,336 @@
+"""Prints, for each Python file given on stdin, the form in which debatebot's comparison of base
+and head sees its functions (review/evidence/removed_ir.go): statements in source order with their
+conditions, calls, names and literals. Input: a JSON list of {"path", "source"}; output: a JSON
+list of files. It uses only the standard library's ast module (Python 3.9 or later)."""
+
+import ast
+import json
+import sys
+
+GUARD_SIZE = 6  # the most statements a guard's branch holds (guardSize in removed_golang.go)
+REGEX_CALLS = {"compile", "match", "search", "fullmatch", "findall", "finditer", "sub", "subn", "split"}
+
+
+def unparse(node):
+    try:
+        return " ".join(ast.unparse(node).split())
+    except Exception:  # noqa: BLE001 - a node the unparser does not know is left without text
+        return ""
+
+
+def dotted(node):
+    """The dotted name of an attribute chain and its root, or None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.insert(0, node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.insert(0, node.id)
+        if len(parts) == 1:
+            return [node.id]
+        return [".".join(parts), parts[0]]
+    return None
+
+
+def target_names(node):
+    if isinstance(node, (ast.Tuple, ast.List)):
+        out = []
+        for e in node.elts:
+            out += target_names(e)
+        return out
+    if isinstance(node, ast.Starred):
+        return target_names(node.value)
+    if isinstance(node, ast.Subscript):
+        return target_names(node.value)
+    d = dotted(node)
+    return d or []
+
+
+def exits(body):
+    """Whether a branch ends by leaving and is short enough to be a guard, and whether it refuses."""
+    if not body or len(body) > GUARD_SIZE:
+        return False, False
+    for s in body:
+        if isinstance(s, (ast.For, ast.AsyncFor, ast.While, ast.Try)):
+            return False, False
+    last = body[-1]
+    if isinstance(last, ast.Raise):
+        return True, True
+    if isinstance(last, ast.Return):
+        v = last.value
+        refuses = isinstance(v, ast.Constant) and v.value in (None, False)
+        return True, refuses
+    if isinstance(last, ast.Continue):
+        return True, False
+    return False, False
+
+
+def is_docstring(s):
+    return isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str)
+
+
+def split_cond(test):
+    text = unparse(test)
+    if isinstance(test, ast.BoolOp):
+        op = "and" if isinstance(test.op, ast.And) else "or"
+        terms = []
+
+        def flat(x):
+            if isinstance(x, ast.BoolOp) and type(x.op) is type(test.op):
+                for v in x.values:
+                    flat(v)
+            else:
+                terms.append(unparse(x))
+
+        flat(test)
+        return {"op": op, "terms": terms, "text": text}
+    return {"op": "", "terms": [text], "text": text}
+
+
+class Func:
+    def __init__(self, name, node, is_async):
+        self.out = {
+            "name": name,
+            "line": node.lineno,
+            "end": node.end_lineno,
+            "async": is_async,
+            "params": [a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs],
+            "nodes": [],
+        }
+
+    def add(self, n, stmt, parent, branch, head_end=None):
+        n.setdefault("calls", [])
+        n.setdefault("defs", [])
+        n.setdefault("uses", [])
+        n.setdefault("strs", [])
+        n.setdefault("fields", [])
+        n["line"] = stmt.lineno
+        n["end"] = stmt.end_lineno
+        n["head_end"] = head_end or stmt.end_lineno
+        n["parent"] = parent
+        n["branch"] = branch
+        n["callback"] = False
+        self.out["nodes"].append(n)
+        return len(self.out["nodes"]) - 1
+
+
+def facts(n, expr, outer=-1):
+    """Records the calls, names, literals and keyword fields of expr in node n."""
+    if expr is None:
+        return
+    n.setdefault("calls", [])
+    n.setdefault("uses", [])
+    n.setdefault("strs", [])
+    n.setdefault("fields", [])
+    n.setdefault("defs", [])
+
+    def walk(x, outer):
+        if isinstance(x, ast.Call):
+            callee = unparse(x.func)
+            args = [unparse(a) for a in x.args] + [
+                (kw.arg + "=" if kw.arg else "**") + unparse(kw.value) for kw in x.keywords
+            ]
+            n["calls"].append({"callee": callee, "line": x.lineno, "args": args, "text": unparse(x), "outer": outer})
+            if (
+                callee.split(".")[0] in ("re", "regex")
+                and callee.split(".")[-1] in REGEX_CALLS
+                and x.args
+                and isinstance(x.args[0], ast.Constant)
+                and isinstance(x.args[0].value, (str, bytes))
+            ):
+                v = x.args[0].value
+                n.setdefault("regexps", []).append(v.decode("latin-1") if isinstance(v, bytes) else v)
+            idx = len(n["calls"]) - 1
+            for kw in x.keywords:
+                if kw.arg:
+                    n["fields"].append({"type": callee, "key": kw.arg, "value": unparse(kw.value)[:200], "line": kw.value.lineno, "rejects": False})
+            if isinstance(x.func, ast.Attribute):
+                d = dotted(x.func.value)
+                if d:
+                    n["uses"].extend(d)
+                else:
+                    walk(x.func.value, outer)
+            elif not isinstance(x.func, ast.Name):
+                walk(x.func, outer)
+            for a in x.args:
+                walk(a, idx)
+            for kw in x.keywords:
+                walk(kw.value, idx)
+            return
+        if isinstance(x, ast.Attribute):
+            d = dotted(x)
+            if d:
+                n["uses"].extend(d)
+                return
+        if isinstance(x, ast.Name):
+            n["uses"].append(x.id)
+            return
+        if isinstance(x, ast.Constant):
+            if isinstance(x.value, str):
+                n["strs"].append(x.value)
+            elif isinstance(x.value, bytes):
+                n["strs"].append(x.value.decode("latin-1"))
+            return
+        if isinstance(x, ast.NamedExpr):
+            n["defs"].extend(target_names(x.target))
+        for child in ast.iter_child_nodes(x):
+            walk(child, outer)
+
+    walk(expr, outer)
+
+
+class Walker:
+    def __init__(self, path):
+        self.file = {"path": path, "imports": {}, "funcs": []}
+        self.prefix = ""
+
+    def module(self, tree):
+        for s in tree.body:
+            self.top(s, "")
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.asname:
+                        self.file["imports"][a.asname] = a.name
+                    else:
+                        root = a.name.split(".")[0]
+                        self.file["imports"][root] = root
+            elif isinstance(node, ast.ImportFrom):
+                # from .utils import f is ".utils.f"; from . import utils is ".utils"
+                base = "." * node.level + (node.module or "")
+                if base and not base.endswith("."):
+                    base += "."
+                for a in node.names:
+                    self.file["imports"][a.asname or a.name] = base + a.name
+
+    def top(self, s, prefix):
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.function(s, prefix)
+        elif isinstance(s, ast.ClassDef):
+            name = prefix + "." + s.name if prefix else s.name
+            for b in s.body:
+                self.top(b, name)
+        elif isinstance(s, ast.If):
+            for b in s.body + s.orelse:
+                self.top(b, prefix)
+
+    def function(self, fd, prefix):
+        name = prefix + "." + fd.name if prefix else fd.name
+        f = Func(name, fd, isinstance(fd, ast.AsyncFunctionDef))
+        saved = self.prefix
+        self.prefix = name
+        self.block(f, fd.body, -1, "")
+        self.prefix = saved
+        self.file["funcs"].append(f.out)
+
+    def block(self, f, body, parent, branch):
+        for k, s in enumerate(body):
+            if k == 0 and parent == -1 and is_docstring(s):
+                continue  # a docstring is no statement (its ".. note::" is no path)
+            self.stmt(f, s, parent, branch)
+
+    def stmt(self, f, s, parent, branch):
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.function(s, self.prefix)
+            return
+        if isinstance(s, ast.ClassDef):
+            for b in s.body:
+                self.top(b, self.prefix + "." + s.name)
+            return
+        if isinstance(s, ast.If):
+            n = {"kind": "if", "text": "if " + unparse(s.test), "cond": split_cond(s.test), "has_else": bool(s.orelse)}
+            n["exits"], n["rejects"] = exits(s.body)
+            facts(n, s.test)
+            i = f.add(n, s, parent, branch, s.test.end_lineno)
+            self.block(f, s.body, i, "then")
+            self.block(f, s.orelse, i, "else")
+            return
+        if isinstance(s, (ast.For, ast.AsyncFor)):
+            n = {"kind": "loop", "text": "for " + unparse(s.target) + " in " + unparse(s.iter), "defs": target_names(s.target)}
+            facts(n, s.iter)
+            i = f.add(n, s, parent, branch, s.iter.end_lineno)
+            self.block(f, s.body, i, "body")
+            self.block(f, s.orelse, i, "else")
+            return
+        if isinstance(s, ast.While):
+            n = {"kind": "loop", "text": "while " + unparse(s.test), "cond": split_cond(s.test)}
+            facts(n, s.test)
+            i = f.add(n, s, parent, branch, s.test.end_lineno)
+            self.block(f, s.body, i, "body")
+            self.block(f, s.orelse, i, "else")
+            return
+        if isinstance(s, (ast.With, ast.AsyncWith)):
+            n = {"kind": "with", "text": "with " + ", ".join(unparse(it) for it in s.items)}
+            for it in s.items:
+                facts(n, it.context_expr)
+                if it.optional_vars is not None:
+                    n.setdefault("defs", []).extend(target_names(it.optional_vars))
+            i = f.add(n, s, parent, branch, s.items[-1].context_expr.end_lineno)
+            self.block(f, s.body, i, "body")
+            return
+        if isinstance(s, ast.Try) or type(s).__name__ == "TryStar":
+            n = {"kind": "try", "text": "try"}
+            i = f.add(n, s, parent, branch, s.lineno)
+            self.block(f, s.body, i, "try")
+            for h in s.handlers:
+                self.block(f, h.body, i, "catch")
+            self.block(f, s.orelse, i, "else")
+            self.block(f, s.finalbody, i, "finally")
+            return
+        if isinstance(s, ast.Return):
+            n = {"kind": "return", "text": "return " + unparse(s.value) if s.value else "return"}
+            facts(n, s.value)
+            f.add(n, s, parent, branch)
+            return
+        if isinstance(s, ast.Raise):
+            n = {"kind": "raise", "text": unparse(s)}
+            facts(n, s.exc)
+            f.add(n, s, parent, branch)
+            return
+        if isinstance(s, (ast.Continue, ast.Break)):
+            f.add({"kind": "exit", "text": unparse(s)}, s, parent, branch)
+            return
+        if isinstance(s, ast.Assert):
+            n = {"kind": "assert", "text": unparse(s), "cond": split_cond(s.test), "exits": True, "rejects": True}
+            facts(n, s.test)
+            f.add(n, s, parent, branch)
+            return
+        if isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            n = {"kind": "assign", "text": unparse(s), "defs": []}
+            targets = s.targets if isinstance(s, ast.Assign) else [s.target]
+            for t in targets:
+                n["defs"].extend(target_names(t))
+                if not isinstance(t, ast.Name):
+                    facts(n, t)
+            facts(n, s.value)
+            f.add(n, s, parent, branch)
+            return
+        if isinstance(s, ast.Expr):
+            n = {"kind": "expr", "text": unparse(s.value)}
+            facts(n, s.value)
+            f.add(n, s, parent, branch)
+            return
+        if isinstance(s, ast.Pass):
+            return
+        n = {"kind": "other", "text": unparse(s)[:200]}
+        f.add(n, s, parent, branch)
+
+
+def main():
+    if sys.version_info < (3, 9):
+        sys.exit("python %d.%d has no ast.unparse (3.9 or later is needed)" % sys.version_info[:2])
+    files = json.load(sys.stdin)
+    out = []
+    for item in files:
+        w = Walker(item["path"])
+        try:
+            tree = ast.parse(item["source"], filename=item["path"])
+            w.module(tree)
+        except (SyntaxError, ValueError, RecursionError) as e:
+            w.file["error"] = "%s: %s" % (type(e).__name__, e)
+        out.append(w.file)
+    json.dump(out, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,3 @@
+module example.com/leak
+
+go 1.22

@@ -1,0 +1,3 @@
+module example.com/lock
+
+go 1.22

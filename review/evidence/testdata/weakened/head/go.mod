@@ -1,0 +1,3 @@
+module example.com/weak
+
+go 1.22
