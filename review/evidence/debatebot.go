@@ -94,7 +94,7 @@ var weakenedCatalog = []Check{
 		Warrant:  "The base's buffer let the goroutine's send complete when nobody received; without it the sender blocks forever on the paths that return before receiving",
 		Rebuttal: "unless every path receives from the channel", TradeOff: "none: the buffer existed"},
 	{Rule: RuleLockMovedAfterRead, Title: "Lock moved after the read it protected", Severity: SeverityHigh, Topic: TopicConcurrency,
-		CWE: "CWE-667", URL: cweURL("667"),
+		CWE: "CWE-362", URL: cweURL("362"), // the race the read out of its lock makes: one weakness with lock-removed and lock-after-read, which merge with it
 		Fix:      "take the lock before the read again, as the base did",
 		Warrant:  "The base read the field with the mutex held; the head reads it before locking, so the read races with writers holding the mutex",
 		Rebuttal: "unless the field can no longer change concurrently", TradeOff: "none: the base's order worked"},
