@@ -400,8 +400,14 @@ func TestIssueLabeledStartsDesignDebate(t *testing.T) {
 	a.post("issues", "d-i", body, secret)
 	a.srv.Queue.Wait()
 	dec := a.comments(review.DecisionMarker)
-	if len(dec) != 1 || !strings.Contains(dec[0].Body, "decision: escalate") || !strings.Contains(dec[0].Body, "trigger: issues.labeled") {
+	// Seed 002: the question is answered by a synthesis document, not an escalation or a vote.
+	if len(dec) != 1 || strings.Contains(dec[0].Body, "decision: escalate") || !strings.Contains(dec[0].Body, "trigger: issues.labeled") ||
+		!strings.Contains(dec[0].Body, "## debatebot recommendation (confidence Medium)") || !strings.Contains(dec[0].Body, "synthesis:") {
 		t.Fatalf("design debate decision = %+v", dec)
+	}
+	tr := a.comments(review.TranscriptMarker)
+	if len(tr) != 1 || !strings.Contains(tr[0].Body, "## Synthesis") || !strings.Contains(tr[0].Body, "### Dissenting view") {
+		t.Fatalf("design debate transcript = %+v", tr)
 	}
 	if len(a.gh.Checks("acme/shop")) != 0 {
 		t.Error("an issue got a check run")

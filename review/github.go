@@ -486,7 +486,12 @@ func DecisionComment(t *toulmin.Transcript) (string, error) {
 		return "", err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n## debatebot decision: %s\n\n%s\n", DecisionMarker, decisionTitle(t.Record.Decision), inline(Summary(t)))
+	if syn := t.Record.Synthesis; syn != nil {
+		// A design question is answered by a recommendation, not a vote on code.
+		fmt.Fprintf(&b, "%s\n## debatebot recommendation (confidence %s)\n\n%s\n", DecisionMarker, syn.Confidence, inline(syn.Recommendation))
+	} else {
+		fmt.Fprintf(&b, "%s\n## debatebot decision: %s\n\n%s\n", DecisionMarker, decisionTitle(t.Record.Decision), inline(Summary(t)))
+	}
 	if h := t.Record.HumanDecision; h != "" && h != "pending" {
 		fmt.Fprintf(&b, "\n**Human decision (final): %s.** A maintainer decided after human review; the debate's own decision stays below for the record.\n", strings.ReplaceAll(h, "_", " "))
 	}

@@ -779,12 +779,12 @@ func (a *OfflineAgent) designReview(req *toulmin.Request) *toulmin.Turn {
 	return &toulmin.Turn{Arguments: []toulmin.Argument{arg}}
 }
 
-// question: offline agents cannot weigh a design question; they say so, give the perspective's
-// considerations, and leave the decision to a model or a human.
+// question: offline agents argue a design question from their perspective's priorities and
+// accepted trade-offs (seed 002) and reach a recommendation: each stakeholder says what the choice
+// should be judged by, which of its keywords the question raises, and what it would accept; the
+// maintainers' synthesis weighs the stakeholders' stances. The engine writes the synthesis
+// document from these. Only text addressed to AI reviewers escalates.
 func (a *OfflineAgent) question(req *toulmin.Request) *toulmin.Turn {
-	if req.Phase.Kind != toulmin.PhaseOpening && req.Phase.Kind != toulmin.PhaseSynthesis && req.Phase.Kind != toulmin.PhaseFinal {
-		return &toulmin.Turn{}
-	}
 	var injected []toulmin.Evidence
 	for _, e := range req.Evidence {
 		if e.Rule == evidence.RulePromptInjection {
@@ -795,19 +795,95 @@ func (a *OfflineAgent) question(req *toulmin.Request) *toulmin.Turn {
 		arg := concern(injected)
 		return &toulmin.Turn{Arguments: []toulmin.Argument{arg}, Position: &toulmin.Position{Vote: voting.Escalate, Confidence: 0.9, Reason: "the question contains text addressed to AI reviewers"}}
 	}
-	arg := toulmin.Argument{
-		Claim:     fmt.Sprintf("%s cannot weigh this design question offline", a.p.Title),
-		Grounds:   []toulmin.Ground{{Text: "question: " + clip(req.Subject.Question, 200)}},
-		Warrant:   "Offline agents argue only from analyzer evidence over code; a design question needs a model or a human to weigh its trade-offs",
-		Backing:   []toulmin.Backing{{Evidence: "perspective: " + a.p.Perspective}},
-		Qualifier: toulmin.Qualifier{Confidence: 0.3, Text: "no model configured"},
-		Actions:   []toulmin.Action{{Text: "re-run with OPENAI_API_KEY set, or decide by human review"}},
+	switch {
+	case req.Phase.Kind == toulmin.PhaseOpening && !a.maintainer():
+		return a.questionOpening(req)
+	case req.Phase.Kind == toulmin.PhaseSynthesis && a.maintainer():
+		return a.questionSynthesis(req)
 	}
-	if req.Phase.Kind == toulmin.PhaseSynthesis {
-		arg.Synthesis = &toulmin.Synthesis{Resolution: "escalate to a human: no perspective could weigh the question offline"}
+	return &toulmin.Turn{}
+}
+
+// questionOpening is a stakeholder's argument on a design question.
+func (a *OfflineAgent) questionOpening(req *toulmin.Request) *toulmin.Turn {
+	words := textWords(req.Subject.Title, req.Subject.Question)
+	var raised []string
+	for _, k := range a.persp.Keywords {
+		if words.has(k) {
+			raised = append(raised, k)
+		}
+	}
+	priority := firstOr(a.persp.Priorities, a.p.Perspective)
+	tradeOff := firstOr(a.persp.TradeOffs, "no trade-off stated")
+	grounds := []toulmin.Ground{{Text: "question: " + clip(req.Subject.Question, 200)}}
+	if len(raised) > 0 {
+		grounds = append(grounds, toulmin.Ground{Text: "the question raises " + strings.Join(raised, ", ") + ", which this perspective weighs"})
+	}
+	var backing []toulmin.Backing
+	for _, p := range a.persp.Priorities {
+		backing = append(backing, toulmin.Backing{Evidence: "priority: " + p})
+	}
+	conf, qual := 0.4, "the question raises nothing this perspective names; argued from its priorities alone"
+	if len(raised) > 0 {
+		conf, qual = 0.6, "argued offline from the perspective's priorities and trade-offs, without a model"
+	}
+	rec := fmt.Sprintf("choose the option that best ensures %q; %s %s", priority, a.p.Title, tradeOff)
+	arg := toulmin.Argument{
+		Claim:     fmt.Sprintf("%s: judge the choice first by %q", a.p.Title, priority),
+		Grounds:   grounds,
+		Warrant:   fmt.Sprintf("%s; it %s", a.p.Perspective, tradeOff),
+		Backing:   backing,
+		Qualifier: toulmin.Qualifier{Confidence: conf, Text: qual},
+	}
+	engaged := raised
+	if len(engaged) == 0 {
+		engaged = []string{"priority: " + priority}
 	}
 	return &toulmin.Turn{Arguments: []toulmin.Argument{arg}, Position: &toulmin.Position{
-		Vote: voting.Escalate, Confidence: 0.3, Reason: "a design question cannot be weighed offline",
-		Priorities: a.persp.Priorities, TradeOffs: a.persp.TradeOffs,
+		Vote: voting.ApproveWithChanges, Confidence: conf, Reason: rec,
+		Priorities: a.persp.Priorities, TradeOffs: a.persp.TradeOffs, Engaged: engaged,
 	}}
+}
+
+// questionSynthesis is a maintainer's synthesis of the stakeholders' stances on a design
+// question: what they share, where their priorities pull apart, and the recommendation of the
+// stakeholder that engaged most of the question.
+func (a *OfflineAgent) questionSynthesis(req *toulmin.Request) *toulmin.Turn {
+	syn := &toulmin.Synthesis{}
+	lead, leadEngaged := "", -1
+	var names []string
+	for _, p := range req.Participants {
+		pos, ok := req.Positions[p.Name]
+		if !ok || p.Role.IsMaintainer() {
+			continue
+		}
+		names = append(names, p.Title)
+		if len(pos.Engaged) > leadEngaged {
+			lead, leadEngaged = fmt.Sprintf("%s (%s)", pos.Reason, p.Title), len(pos.Engaged)
+		}
+		syn.Conflicts = append(syn.Conflicts, fmt.Sprintf("%s weighs %s", p.Title, firstOr(pos.Priorities, pos.Reason)))
+	}
+	if len(names) == 0 {
+		return &toulmin.Turn{}
+	}
+	syn.ConsensusPoints = []string{fmt.Sprintf("%s each accept a choice that meets their first priority", strings.Join(names, ", "))}
+	syn.Resolution = lead
+	arg := toulmin.Argument{
+		Claim:     fmt.Sprintf("%s: the stakeholders' priorities decide the question", a.p.Title),
+		Grounds:   []toulmin.Ground{{Text: "question: " + clip(req.Subject.Question, 200)}},
+		Warrant:   a.p.Perspective,
+		Qualifier: toulmin.Qualifier{Confidence: 0.5, Text: "argued offline, without a model"},
+		Synthesis: syn,
+	}
+	return &toulmin.Turn{Arguments: []toulmin.Argument{arg}, Position: &toulmin.Position{
+		Vote: voting.ApproveWithChanges, Confidence: 0.5, Reason: "recommend: " + lead,
+	}}
+}
+
+// firstOr returns the first item of list, or fallback when it is empty.
+func firstOr(list []string, fallback string) string {
+	if len(list) > 0 {
+		return list[0]
+	}
+	return fallback
 }

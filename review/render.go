@@ -32,17 +32,25 @@ func Markdown(t *toulmin.Transcript, opts RenderOptions) (string, error) {
 		w("%s\n", TranscriptMarker)
 	}
 	w("# Debate: %s\n\n", inline(t.Title))
-	if t.Offline {
+	if t.Offline && t.Question != "" {
+		w("> **Offline debate.** No model was configured, so every agent argued from its perspective's priorities and accepted trade-offs. Set `OPENAI_API_KEY` for model-backed agents.\n\n")
+	} else if t.Offline {
 		w("> **Offline debate.** No model was configured, so every agent argued by rules from the analyzers' evidence. Set `OPENAI_API_KEY` for model-backed agents.\n\n")
 	}
 	protocol := t.Protocol
 	if t.Depth != "" {
 		protocol += ", depth " + string(t.Depth)
 	}
-	w("**Decision: %s** · consensus %.2f (%s) · convergence %.2f · protocol %s · `%s`\n\n", decisionTitle(t.Record.Decision), t.Record.ConsensusScore, t.Record.ConsensusLevel, t.Convergence, protocol, t.DebateID)
+	if syn := t.Record.Synthesis; syn != nil {
+		// A design question is answered by a recommendation, not a vote on code.
+		w("**Recommendation** (confidence %s) · consensus %.2f (%s) · convergence %.2f · protocol %s · `%s`\n\n", syn.Confidence, t.Record.ConsensusScore, t.Record.ConsensusLevel, t.Convergence, protocol, t.DebateID)
+	} else {
+		w("**Decision: %s** · consensus %.2f (%s) · convergence %.2f · protocol %s · `%s`\n\n", decisionTitle(t.Record.Decision), t.Record.ConsensusScore, t.Record.ConsensusLevel, t.Convergence, protocol, t.DebateID)
+	}
 	if t.Question != "" {
 		w("**Question:** %s\n\n", inline(t.Question))
 	}
+	renderSynthesis(&b, t)
 
 	w("## Participants\n\n| | Agent | Role | Weight | Perspective |\n|---|---|---|---|---|\n")
 	for _, p := range t.Participants {
@@ -465,6 +473,47 @@ func renderMatrix(b *strings.Builder, t *toulmin.Transcript) {
 	for _, p := range t.Points {
 		w("| %s | %s | %s | %.0f%% | %s |\n", cell(p.Point), cell(p.State), cell(p.Winner), p.Confidence*100, cell(p.Evidence))
 	}
+}
+
+// renderSynthesis writes seed 002's synthesis document of a design question.
+func renderSynthesis(b *strings.Builder, t *toulmin.Transcript) {
+	syn := t.Record.Synthesis
+	if syn == nil {
+		return
+	}
+	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	list := func(items []string, none string) {
+		if len(items) == 0 {
+			w("- %s\n", none)
+		}
+		for _, it := range items {
+			w("- %s\n", inline(it))
+		}
+	}
+	w("## Synthesis\n\n### Perspectives considered\n")
+	for _, p := range syn.Perspectives {
+		w("\n#### %s\n\n- Key arguments:\n", inline(p.Title))
+		for _, a := range p.KeyArguments {
+			w("  - %s\n", inline(a))
+		}
+		if len(p.TradeOffs) > 0 {
+			w("- Trade-offs accepted:\n")
+			for _, o := range p.TradeOffs {
+				w("  - %s\n", inline(o))
+			}
+		}
+	}
+	w("\n### Points of agreement\n\n")
+	list(syn.Agreement, "none recorded")
+	w("\n### Key tensions\n\n")
+	list(syn.Tensions, "none recorded")
+	w("\n### Recommendation\n\n%s\n\n**Confidence:** %s\n\n**Caveats:**\n\n", inline(syn.Recommendation), syn.Confidence)
+	list(syn.Caveats, "none")
+	dissent := "No perspective dissents."
+	if syn.Dissent != "" {
+		dissent = inline(syn.Dissent)
+	}
+	w("\n### Dissenting view\n\n%s\n\n", dissent)
 }
 
 // renderTradeOff writes seed 001's trade-off document of a debate without consensus.

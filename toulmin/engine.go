@@ -877,6 +877,9 @@ func (r *run) decide(rec *PhaseRecord) {
 	if t.Panel != nil && t.Panel.Method != PanelConfigured {
 		t.Record.Perspectives = t.Panel.Seated
 	}
+	if s.Question != "" {
+		t.Record.Synthesis = r.questionSynthesis(out, t.Convergence)
+	}
 	rec.Notes = append(rec.Notes, fmt.Sprintf("%s with %.0f%% of the weighted vote (%s)", out.Decision, out.Tally.Score*100, out.Tally.Level))
 }
 

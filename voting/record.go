@@ -153,6 +153,32 @@ type Assumption struct {
 	OtherSideRight string `yaml:"other_side_right" json:"other_side_right"`
 }
 
+// SynthesisDocument is seed 002's answer to a design question: not an approve/request-changes
+// vote on code but what each perspective argued and accepted, where they agree and pull apart,
+// and a recommendation with its confidence, its caveats and the view that dissents from it.
+type SynthesisDocument struct {
+	Question     string            `yaml:"question" json:"question"`
+	Perspectives []PerspectiveView `yaml:"perspectives" json:"perspectives"`
+	Agreement    []string          `yaml:"agreement" json:"agreement"`
+	Tensions     []string          `yaml:"tensions" json:"tensions"`
+	// Recommendation is the moderator's synthesised answer; Confidence is High, Medium or Low.
+	Recommendation string   `yaml:"recommendation" json:"recommendation"`
+	Confidence     string   `yaml:"confidence" json:"confidence"`
+	Caveats        []string `yaml:"caveats" json:"caveats"`
+	// Dissent is the view of the perspective that disagrees with the recommendation most
+	// strongly; empty when none does.
+	Dissent string `yaml:"dissent" json:"dissent"`
+}
+
+// PerspectiveView is one perspective considered in a synthesis document.
+type PerspectiveView struct {
+	Agent        string   `yaml:"agent" json:"agent"`
+	Title        string   `yaml:"title" json:"title"`
+	KeyArguments []string `yaml:"key_arguments" json:"key_arguments"`
+	// TradeOffs are the trade-offs the perspective accepts.
+	TradeOffs []string `yaml:"trade_offs" json:"trade_offs"`
+}
+
 // Record is the decision record of DESIGN.md; its field names are a contract.
 type Record struct {
 	DebateID           string    `yaml:"debate_id" json:"debate_id"`
@@ -182,6 +208,8 @@ type Record struct {
 	Perspectives []Seat `yaml:"perspectives,omitempty" json:"perspectives,omitempty"`
 	// TradeOff is written when the debate ended below the consensus threshold.
 	TradeOff *TradeOff `yaml:"trade_off,omitempty" json:"trade_off,omitempty"`
+	// Synthesis is the synthesis document of a design question (--question, needs-debate).
+	Synthesis *SynthesisDocument `yaml:"synthesis,omitempty" json:"synthesis,omitempty"`
 	// HumanDecision is the maintainer's decision after /human-review ("approve" or
 	// "request_changes"), set beside the debate's own; empty until a human decided.
 	HumanDecision string `yaml:"human_decision" json:"human_decision"`
