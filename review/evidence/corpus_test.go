@@ -271,7 +271,7 @@ func debateCase(t *testing.T, dir string) *toulmin.Transcript {
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	var ticks atomic.Int64
 	d := &review.Debate{
-		Change: c, Trigger: "cli", Protocol: protocol, Agents: review.OfflinePanel(repo.Stakeholders),
+		Change: c, Trigger: "cli", Protocol: protocol, Agents: review.OfflinePanel(repo.Stakeholders), Panel: repo.Panel(),
 		Ignore: repo.Ignore, Weights: *repo.Weights, Thresholds: repo.VotingThresholds(), Concurrency: repo.LLM.Concurrency,
 		Clock: func() time.Time { return t0.Add(time.Duration(ticks.Add(1)) * 100 * time.Millisecond) },
 	}
