@@ -101,7 +101,13 @@ type Repo struct {
 	// a round converging, and a deep debate stops (default 0.80).
 	ConvergenceThreshold *float64 `yaml:"convergence_threshold"`
 	TotalTimeout         Duration `yaml:"total_timeout,omitempty"`
-	LLM                  LLM      `yaml:"llm"`
+	// Checkpoints pauses the debate after each round for a human to continue, guide or end it
+	// (seed 002); unset, it is on for the extended protocol and off for the others.
+	Checkpoints *bool `yaml:"checkpoints"`
+	// CheckpointTimeout is how long a checkpoint waits for a human before the rounds end and
+	// the debate goes to synthesis (default 30m, at most MaxCheckpointTimeout).
+	CheckpointTimeout Duration `yaml:"checkpoint_timeout,omitempty"`
+	LLM               LLM      `yaml:"llm"`
 
 	// configured is set when the file lists the stakeholders (the moderator does not choose).
 	configured bool
@@ -121,6 +127,10 @@ type LLM struct {
 	// Prices adds to or replaces entries of the built-in price table (US dollars per million tokens).
 	Prices review.PriceTable `yaml:"prices"`
 }
+
+// MaxCheckpointTimeout bounds checkpoint_timeout: a week, after which nobody is coming back to
+// the pull request's paused debate.
+const MaxCheckpointTimeout = 7 * 24 * time.Hour
 
 // Defaults of the llm section.
 const (
@@ -315,6 +325,12 @@ func (r *Repo) fill() error {
 		r.ConvergenceThreshold = &v
 	} else if *r.ConvergenceThreshold <= 0 || *r.ConvergenceThreshold > 1 {
 		bad("convergence_threshold: must be above 0 and at most 1 (the share of disputed points agreed), got %g", *r.ConvergenceThreshold)
+	}
+	if r.Checkpoints != nil && *r.Checkpoints && r.Protocol == toulmin.ProtocolFastTrack {
+		bad("checkpoints: the %s protocol has no rounds to pause between; drop checkpoints or choose standard or extended", toulmin.ProtocolFastTrack)
+	}
+	if time.Duration(r.CheckpointTimeout) > MaxCheckpointTimeout {
+		bad("checkpoint_timeout: at most %s (a paused debate holds its pull request's review), got %s", MaxCheckpointTimeout, time.Duration(r.CheckpointTimeout))
 	}
 	for kind, p := range r.Phases {
 		if !kind.Valid() || kind == toulmin.PhaseDecision {
@@ -609,6 +625,12 @@ func (r *Repo) DebateProtocol(name string) (toulmin.Protocol, error) {
 	}
 	if r.TotalTimeout > 0 {
 		p.TotalTimeout = time.Duration(r.TotalTimeout)
+	}
+	if r.Checkpoints != nil {
+		p.Checkpoints = *r.Checkpoints && p.Loop != nil
+	}
+	if r.CheckpointTimeout > 0 {
+		p.CheckpointTimeout = time.Duration(r.CheckpointTimeout)
 	}
 	return p, p.Validate()
 }

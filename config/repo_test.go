@@ -80,19 +80,22 @@ func TestParseErrors(t *testing.T) {
 		data string
 		want []string
 	}{
-		"unknown key":             {"protocl: standard\n", []string{`line 1: unknown key "protocl"`}},
-		"nested unknown key":      {"thresholds:\n  strength: 0.9\n", []string{`line 2: unknown key "strength"`}},
-		"not a number":            {"thresholds:\n  strong: high\n", []string{`line 2: "high" is not a valid number`}},
-		"not yaml":                {"protocol: [standard\n", []string{"line 1"}},
-		"unknown protocol":        {"protocol: quick\n", []string{`protocol: unknown protocol "quick"`}},
-		"thresholds out of order": {"thresholds:\n  strong: 0.6\n  consensus: 0.7\n", []string{"thresholds: strong threshold must be above the consensus threshold"}},
-		"bad permission":          {"command_permission: owner\n", []string{`command_permission: "owner" is not a permission level`}},
-		"bad glob":                {"ignore: [\"[abc\"]\n", []string{`ignore[0]: "[abc" is not a valid glob`}},
-		"bad duration":            {"phases:\n  rebuttal: {timeout: soon}\n", []string{`line 2: "soon" is not a positive duration`}},
-		"unknown phase":           {"phases:\n  debate: {token_limit: 3}\n", []string{`phases: unknown phase "debate"`}},
-		"duplicate stakeholder":   {"stakeholders:\n  - name: security\n  - name: security\n", []string{`stakeholders[1].name: "security" appears twice`}},
-		"senior is not a role":    {"stakeholders:\n  - name: x\n    role: senior_stakeholder\n", []string{`stakeholders[0].role: "senior_stakeholder" is not a role`}},
-		"two problems at once":    {"command_permission: owner\nmax_debates_per_hour: -1\n", []string{"command_permission", "max_debates_per_hour: must not be negative"}},
+		"unknown key":               {"protocl: standard\n", []string{`line 1: unknown key "protocl"`}},
+		"nested unknown key":        {"thresholds:\n  strength: 0.9\n", []string{`line 2: unknown key "strength"`}},
+		"not a number":              {"thresholds:\n  strong: high\n", []string{`line 2: "high" is not a valid number`}},
+		"not yaml":                  {"protocol: [standard\n", []string{"line 1"}},
+		"unknown protocol":          {"protocol: quick\n", []string{`protocol: unknown protocol "quick"`}},
+		"thresholds out of order":   {"thresholds:\n  strong: 0.6\n  consensus: 0.7\n", []string{"thresholds: strong threshold must be above the consensus threshold"}},
+		"bad permission":            {"command_permission: owner\n", []string{`command_permission: "owner" is not a permission level`}},
+		"bad glob":                  {"ignore: [\"[abc\"]\n", []string{`ignore[0]: "[abc" is not a valid glob`}},
+		"bad duration":              {"phases:\n  rebuttal: {timeout: soon}\n", []string{`line 2: "soon" is not a positive duration`}},
+		"unknown phase":             {"phases:\n  debate: {token_limit: 3}\n", []string{`phases: unknown phase "debate"`}},
+		"duplicate stakeholder":     {"stakeholders:\n  - name: security\n  - name: security\n", []string{`stakeholders[1].name: "security" appears twice`}},
+		"senior is not a role":      {"stakeholders:\n  - name: x\n    role: senior_stakeholder\n", []string{`stakeholders[0].role: "senior_stakeholder" is not a role`}},
+		"checkpoints on fast-track": {"protocol: fast-track\ncheckpoints: true\n", []string{"checkpoints: the fast-track protocol has no rounds"}},
+		"checkpoint wait too long":  {"checkpoint_timeout: 200h\n", []string{"checkpoint_timeout: at most 168h0m0s"}},
+		"checkpoint wait negative":  {"checkpoint_timeout: -5m\n", []string{`line 1: "-5m" is not a positive duration`}},
+		"two problems at once":      {"command_permission: owner\nmax_debates_per_hour: -1\n", []string{"command_permission", "max_debates_per_hour: must not be negative"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -120,6 +123,32 @@ func TestPermissionAtLeast(t *testing.T) {
 	}{{"admin", "write", true}, {"write", "write", true}, {"read", "write", false}, {"triage", "write", false}, {"none", "read", false}} {
 		if got := PermissionAtLeast(tc.have, tc.want); got != tc.ok {
 			t.Errorf("PermissionAtLeast(%s, %s) = %v, want %v", tc.have, tc.want, got, tc.ok)
+		}
+	}
+}
+
+func TestCheckpoints(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		on   bool
+		wait time.Duration
+	}{
+		{"protocol: standard\n", false, 30 * time.Minute},
+		{"protocol: extended\n", true, 30 * time.Minute},
+		{"protocol: extended\ncheckpoints: false\n", false, 30 * time.Minute},
+		{"protocol: standard\ncheckpoints: true\ncheckpoint_timeout: 2h\n", true, 2 * time.Hour},
+		{"protocol: extended\ndepth: quick\ncheckpoints: true\n", false, 30 * time.Minute}, // no rounds left
+	} {
+		r, err := Parse([]byte(tc.file), RepoPath)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.file, err)
+		}
+		p, err := r.DebateProtocol("")
+		if err != nil {
+			t.Fatalf("%q: %v", tc.file, err)
+		}
+		if p.Checkpoints != tc.on || p.CheckpointWait() != tc.wait {
+			t.Errorf("%q: checkpoints %v wait %s, want %v %s", tc.file, p.Checkpoints, p.CheckpointWait(), tc.on, tc.wait)
 		}
 	}
 }

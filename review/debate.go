@@ -50,6 +50,9 @@ type Debate struct {
 	// one kept, to resume from after a crash.
 	Checkpoint func(context.Context, *toulmin.Transcript) error
 	Prior      *toulmin.Transcript
+	// Pause, when set and the protocol has checkpoints, asks a human between rounds whether to
+	// continue, guide or end the debate (seed 002).
+	Pause toulmin.RoundCheckpoint
 }
 
 // Run is the one path every debate takes, from the command line or the App: drop ignored paths,
@@ -95,6 +98,9 @@ func (d *Debate) Run(ctx context.Context) (*toulmin.Transcript, error) {
 	}
 	if d.Checkpoint != nil {
 		opts = append(opts, toulmin.WithCheckpoint(d.Checkpoint))
+	}
+	if d.Pause != nil {
+		opts = append(opts, toulmin.WithRoundCheckpoint(d.Pause))
 	}
 	switch {
 	case d.Panel == PanelModerated && d.Moderator != nil:

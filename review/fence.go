@@ -10,9 +10,10 @@ import (
 
 // untrustedFences are the names of the fences that hold data from the change in a prompt
 // (prompts/context.tmpl and prompts/diff.tmpl), and the agents' arguments that quote it
-// (prompts/digest.tmpl and prompts/turn.tmpl): "<<<UNTRUSTED NAME" opens one, "UNTRUSTED NAME>>>"
+// (prompts/digest.tmpl and prompts/turn.tmpl), and a human's guidance at a checkpoint
+// (prompts/instruction.tmpl): "<<<UNTRUSTED NAME" opens one, "UNTRUSTED NAME>>>"
 // closes it.
-var untrustedFences = []string{"TITLE", "QUESTION", "DESCRIPTION", "FILES", "EVIDENCE", "OMITTED", "DIFF", "ARGUMENTS"}
+var untrustedFences = []string{"TITLE", "QUESTION", "DESCRIPTION", "FILES", "EVIDENCE", "OMITTED", "DIFF", "ARGUMENTS", "GUIDANCE"}
 
 // fenceBreakers are the texts that would open or close an untrusted fence.
 var fenceBreakers = func() *strings.Replacer {

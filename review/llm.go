@@ -573,6 +573,7 @@ func (a *LLMAgent) messages(ctx context.Context, req *toulmin.Request, answer []
 	}
 	instruction, err := render(a.shared.prompts.instruction, map[string]any{
 		"Phase": string(req.Phase.Kind), "Round": req.Round, "TokenLimit": req.Phase.TokenLimit, "MaxPerAgent": req.Phase.MaxPerAgent,
+		"Guidance": untrusted(req.Guidance),
 	})
 	if err != nil {
 		return nil, err

@@ -92,26 +92,36 @@ func (a *OfflineAgent) Take(ctx context.Context, req *toulmin.Request) (*toulmin
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	turn := a.take(req)
+	if req.Guidance != "" {
+		// Rules over the evidence cannot weigh a human's words: the turn says so, once.
+		turn.Notes = append(turn.Notes, "offline agents argue from the evidence and cannot weigh the checkpoint's guidance: "+oneLine(req.Guidance, 120))
+	}
+	return turn, nil
+}
+
+// take answers the request by the phase's rules.
+func (a *OfflineAgent) take(req *toulmin.Request) *toulmin.Turn {
 	if req.Subject.Index.Empty() {
-		return a.question(req), nil
+		return a.question(req)
 	}
 	switch req.Phase.Kind {
 	case toulmin.PhaseOpening:
-		return a.opening(req), nil
+		return a.opening(req)
 	case toulmin.PhaseRebuttal:
-		return a.rebuttals(req), nil
+		return a.rebuttals(req)
 	case toulmin.PhaseClarification:
-		return a.clarify(req), nil
+		return a.clarify(req)
 	case toulmin.PhaseResponse:
-		return a.respond(req), nil
+		return a.respond(req)
 	case toulmin.PhaseFinal:
-		return a.final(req), nil
+		return a.final(req)
 	case toulmin.PhaseDesignReview:
-		return a.designReview(req), nil
+		return a.designReview(req)
 	case toulmin.PhaseSynthesis:
-		return a.synthesis(req), nil
+		return a.synthesis(req)
 	}
-	return &toulmin.Turn{}, nil
+	return &toulmin.Turn{}
 }
 
 // voteFor maps the most serious standing concern to a vote.

@@ -87,6 +87,20 @@ func Markdown(t *toulmin.Transcript, opts RenderOptions) (string, error) {
 		}
 		w("- Moderator after round %d: **%s** — %s; %s\n", j.Round, strings.ReplaceAll(string(j.Verdict), "_", " "), inline(j.Detail), inline(next))
 	}
+	for _, c := range t.Checkpoints {
+		// The guidance is whatever its author wrote: quoted inline, like the change's text.
+		line := fmt.Sprintf("- Checkpoint after round %d: **%s**", c.AfterRound, c.Action)
+		if c.By != "" {
+			line += " by " + inline(c.By)
+		}
+		if c.Guidance != "" {
+			line += ": " + inline(c.Guidance)
+		}
+		if c.Note != "" {
+			line += " (" + inline(c.Note) + ")"
+		}
+		w("%s\n", line)
+	}
 	w("\n| Phase | Round | Started | Duration | Status | Notes |\n|---|---|---|---|---|---|\n")
 	for _, p := range t.Timeline {
 		w("| %s | %d | %s | %s | %s | %s |\n", p.Phase.Title(), p.Round, p.StartedAt.UTC().Format("15:04:05"), p.Duration().Round(time.Millisecond), p.Status, cell(strings.Join(p.Notes, "; ")))

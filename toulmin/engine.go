@@ -64,6 +64,9 @@ type Request struct {
 	Positions map[string]Position
 	// Transcript gives read access to the debate so far (helpers such as Conceded).
 	Transcript *Transcript
+	// Guidance is a human's guidance from the checkpoint before this round (seed 002), "" when
+	// none. It is untrusted text: an agent weighs it, it does not obey it.
+	Guidance string
 }
 
 // Turn is an agent's reply in one phase.
@@ -111,6 +114,8 @@ type Engine struct {
 	concurrency int
 	checkpoint  func(context.Context, *Transcript) error
 	moderator   Moderator
+	// pause asks a human between rounds when the protocol has checkpoints.
+	pause RoundCheckpoint
 }
 
 // WithCheckpoint is called after every completed phase with the transcript so far, so that a
@@ -210,8 +215,14 @@ func (e *Engine) Resume(ctx context.Context, s *Subject, prior *Transcript) (*Tr
 	if s.Index == nil {
 		return nil, errors.New("subject has no change index")
 	}
-	ctx, cancel := context.WithTimeoutCause(ctx, e.protocol.TotalTimeout, errTotalTimeout)
-	defer cancel()
+	// A pause for a human does not count against the debate's total time: after one the
+	// deadline moves by the time waited.
+	outer, deadline := ctx, time.Now().Add(e.protocol.TotalTimeout)
+	until := func(d time.Time) (context.Context, context.CancelFunc) {
+		return context.WithDeadlineCause(outer, d, errTotalTimeout)
+	}
+	ctx, cancel := until(deadline)
+	defer func() { cancel() }()
 
 	r := &run{e: e, subject: s, seq: map[string]int{}}
 	r.t = &Transcript{
@@ -270,6 +281,19 @@ func (e *Engine) Resume(ctx context.Context, s *Subject, prior *Transcript) (*Tr
 			r.t.ExitReason = j.Exit
 			continue
 		}
+		if e.protocol.Checkpoints && e.pause != nil {
+			start := time.Now()
+			end, err := r.pauseAfter(outer, round, j)
+			if err != nil {
+				return nil, err
+			}
+			cancel()
+			deadline = deadline.Add(time.Since(start))
+			ctx, cancel = until(deadline)
+			if end {
+				continue
+			}
+		}
 		round++
 		i = e.protocol.index(loop.From) - 1
 	}
@@ -303,6 +327,7 @@ func (r *run) restore(prior *Transcript) []PhaseRecord {
 	t.Rounds, t.ExitReason = prior.Rounds, prior.ExitReason
 	t.Panel, t.FastExit = prior.Panel, prior.FastExit
 	t.Judgements = append([]Judgement(nil), prior.Judgements...)
+	t.Checkpoints = append([]Checkpoint(nil), prior.Checkpoints...)
 	r.skipped = prior.FastExit != nil && prior.FastExit.Taken
 	t.Abandoned, t.AbandonedByAgent = prior.Abandoned, maps.Clone(prior.AbandonedByAgent)
 	for _, p := range done {
@@ -504,8 +529,16 @@ func (r *run) request(spec PhaseSpec, round int, self Participant) *Request {
 	return &Request{
 		Phase: spec, Round: round, Subject: r.subject, Self: self, Participants: r.participants,
 		Evidence: r.t.Evidence, Arguments: append([]Argument(nil), r.t.Arguments...),
-		Positions: r.t.LatestPositions(), Transcript: r.t,
+		Positions: r.t.LatestPositions(), Transcript: r.t, Guidance: r.guidance(spec.Kind, round),
 	}
+}
+
+// guidance is the human's guidance for a phase of the round, which only the round's phases get.
+func (r *run) guidance(kind PhaseKind, round int) string {
+	if !r.inLoop(kind) {
+		return ""
+	}
+	return r.t.GuidanceFor(round)
 }
 
 // turns asks the phase's takers; it returns an error only when the debate was interrupted from

@@ -152,6 +152,24 @@ type Protocol struct {
 	ConvergenceThreshold float64 `yaml:"convergence_threshold" json:"convergence_threshold"`
 	// Depth is the depth the protocol was cut to (see WithDepth); empty for the protocol's own.
 	Depth Depth `yaml:"depth,omitempty" json:"depth,omitempty"`
+	// Checkpoints pauses the debate after each round of confrontation that another round would
+	// follow, for a human to continue, guide or end it (seed 002). The engine pauses only when it
+	// was given a way to ask (WithRoundCheckpoint).
+	Checkpoints bool `yaml:"checkpoints" json:"checkpoints"`
+	// CheckpointTimeout bounds the wait for the human's answer at a checkpoint; without one the
+	// debate ends its rounds and goes to synthesis (0 means DefaultCheckpointTimeout).
+	CheckpointTimeout time.Duration `yaml:"checkpoint_timeout" json:"checkpoint_timeout"`
+}
+
+// DefaultCheckpointTimeout is seed 002's wait for a human at a checkpoint.
+const DefaultCheckpointTimeout = 30 * time.Minute
+
+// CheckpointWait returns the checkpoint timeout, the default when unset.
+func (p *Protocol) CheckpointWait() time.Duration {
+	if p.CheckpointTimeout <= 0 {
+		return DefaultCheckpointTimeout
+	}
+	return p.CheckpointTimeout
 }
 
 // Convergence returns the threshold, the default when unset.
@@ -293,6 +311,8 @@ func Extended() Protocol {
 		Loop:         &Loop{From: PhaseRebuttal, To: PhaseResponse, MaxRounds: 3, ExitWhen: defaultExits()},
 		TotalTimeout: 90 * time.Minute,
 		FastExit:     true,
+		// Seed 002: an architectural debate pauses for a human after each round.
+		Checkpoints: true,
 	}
 }
 
@@ -375,6 +395,9 @@ func (p *Protocol) Validate() error {
 				return fmt.Errorf("protocol %q: unknown exit rule %q", p.Name, r)
 			}
 		}
+	}
+	if p.CheckpointTimeout < 0 {
+		return fmt.Errorf("protocol %q: checkpoint timeout must not be negative, got %s", p.Name, p.CheckpointTimeout)
 	}
 	if p.ConvergenceThreshold < 0 || p.ConvergenceThreshold > 1 {
 		return fmt.Errorf("protocol %q: convergence threshold must be between 0 and 1, got %g", p.Name, p.ConvergenceThreshold)

@@ -131,6 +131,8 @@ type Transcript struct {
 	FastExit *FastExit `json:"fast_exit,omitempty" yaml:"fast_exit,omitempty"`
 	// Judgements are the moderator's verdicts after each round of confrontation.
 	Judgements []Judgement `json:"judgements,omitempty" yaml:"judgements,omitempty"`
+	// Checkpoints are the human's answers at the pauses between rounds (seed 002).
+	Checkpoints []Checkpoint `json:"checkpoints,omitempty" yaml:"checkpoints,omitempty"`
 	// Points is the scoring matrix of the disputed points at the end of the debate, and
 	// Convergence the share of them agreed (1 when nothing was disputed).
 	Points      []Point          `json:"points,omitempty" yaml:"points,omitempty"`
