@@ -43,7 +43,7 @@ func isInputError(err error) bool {
 
 type debateFlags struct {
 	diff, git, question, format, protocol, configFile, dir, depth string
-	offline, dirSet                                               bool
+	offline, dirSet, checkpoints                                  bool
 	maxDiff                                                       int64
 }
 
@@ -60,6 +60,7 @@ func parseDebateFlags(args []string, stderr io.Writer) (*debateFlags, error) {
 	fs.StringVar(&f.depth, "depth", "", "quick (the openings alone), standard (one round of rebuttal) or deep (up to two, ending at convergence); default: the config's, else the protocol's rounds")
 	fs.StringVar(&f.dir, "dir", ".", "with --git: the repository; with --diff: a checkout of the diff's base (the head is the diff applied to a copy of it, for whole-tree analysis)")
 	fs.BoolVar(&f.offline, "offline", false, "use offline agents even when a model is configured")
+	fs.BoolVar(&f.checkpoints, "checkpoints", false, "pause after each round and ask on the terminal: [C]ontinue, [G]uide (your guidance goes into the next round), [E]nd (synthesise now); answers are read from stdin")
 	fs.Int64Var(&f.maxDiff, "max-diff-bytes", review.DefaultMaxDiffBytes, "largest diff accepted")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -91,6 +92,9 @@ func parseDebateFlags(args []string, stderr io.Writer) (*debateFlags, error) {
 	}
 	if _, err := toulmin.ParseDepth(f.depth); err != nil {
 		return nil, &usageError{"--depth: " + err.Error()}
+	}
+	if f.checkpoints && f.diff == "-" {
+		return nil, &usageError{"--checkpoints reads the answers from stdin, so the diff cannot come from it: give --diff FILE"}
 	}
 	return f, nil
 }
@@ -153,6 +157,13 @@ func debate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	if isTerminal(stderr) {
 		d.Observer = progress(stderr)
+	}
+	if f.checkpoints {
+		if protocol.Loop == nil {
+			return &usageError{fmt.Sprintf("--checkpoints: the %s protocol (depth %q) has no rounds to pause between", protocol.Name, protocol.Depth)}
+		}
+		d.Protocol.Checkpoints = true
+		d.Pause = terminalPause(stdin, stderr)
 	}
 	t, err := d.Run(ctx)
 	if err != nil {
