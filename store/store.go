@@ -780,3 +780,75 @@ func (s *Store) LearnTrust(ctx context.Context, repo, agent string, agreed bool,
 	}
 	return next, nil
 }
+
+// Paused is a debate paused at a human checkpoint (seed 002), waiting for an answer.
+type Paused struct {
+	ID string
+	// JobID is the job that held the debate until it paused: its payload says how to resume it.
+	JobID int64
+	// AfterRound is the round the debate paused after.
+	AfterRound int
+	At         time.Time
+}
+
+// PauseDebate marks an undecided debate paused after a round; its last checkpoint is what a
+// resume starts from.
+func (s *Store) PauseDebate(ctx context.Context, id string, afterRound int) error {
+	res, err := s.db.ExecContext(ctx, s.q("UPDATE debates SET paused_after = ?, paused_at = ? WHERE id = ? AND decision = ''"), afterRound, s.now().UnixNano(), id)
+	if err != nil {
+		return fmt.Errorf("failed to pause debate %s after round %d: %w", id, afterRound, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("failed to pause debate %s after round %d: no undecided debate has that id: %w", id, afterRound, ErrNotFound)
+	}
+	return nil
+}
+
+// PausedDebate returns the latest paused debate of a pull request, or ErrNotFound.
+func (s *Store) PausedDebate(ctx context.Context, repo string, pr int) (*Paused, error) {
+	var p Paused
+	var at int64
+	err := s.db.QueryRowContext(ctx, s.q(`SELECT id, job_id, paused_after, paused_at FROM debates
+		WHERE repository = ? AND pr_number = ? AND paused_after > 0 AND decision = '' ORDER BY paused_at DESC, id DESC LIMIT 1`), repo, pr).
+		Scan(&p.ID, &p.JobID, &p.AfterRound, &at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("failed to read the paused debate of %s#%d: %w", repo, pr, err)
+	}
+	p.At = time.Unix(0, at)
+	return &p, nil
+}
+
+// PausedBefore lists the paused debates that paused before t, oldest first.
+func (s *Store) PausedBefore(ctx context.Context, t time.Time) ([]Paused, error) {
+	rows, err := s.db.QueryContext(ctx, s.q("SELECT id, job_id, paused_after, paused_at FROM debates WHERE paused_after > 0 AND decision = '' AND paused_at < ? ORDER BY paused_at, id"), t.UnixNano())
+	if err != nil {
+		return nil, fmt.Errorf("failed to list paused debates: %w", err)
+	}
+	defer rows.Close()
+	var out []Paused
+	for rows.Next() {
+		var p Paused
+		var at int64
+		if err := rows.Scan(&p.ID, &p.JobID, &p.AfterRound, &at); err != nil {
+			return nil, fmt.Errorf("failed to read a paused debate: %w", err)
+		}
+		p.At = time.Unix(0, at)
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// Unpause records the answer to a paused debate: the checkpoint (which carries the answer)
+// replaces the stored one and the debate is no longer paused. It reports false when the debate
+// was not paused after that round any more (another answer came first), and changes nothing then.
+func (s *Store) Unpause(ctx context.Context, id string, afterRound int, checkpoint []byte) (bool, error) {
+	res, err := s.db.ExecContext(ctx, s.q("UPDATE debates SET paused_after = 0, checkpoint = ? WHERE id = ? AND paused_after = ? AND decision = ''"), checkpoint, id, afterRound)
+	if err != nil {
+		return false, fmt.Errorf("failed to record the answer to paused debate %s: %w", id, err)
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}

@@ -77,8 +77,8 @@ func TestMigrations(t *testing.T) {
 	forEach(t, func(t *testing.T, open func(testing.TB) *Store) {
 		s := open(t)
 		v, err := s.Version(context.Background())
-		if err != nil || v != 3 {
-			t.Errorf("version = %d (%v), want 3", v, err)
+		if err != nil || v != 4 {
+			t.Errorf("version = %d (%v), want 4", v, err)
 		}
 		// Migrating again changes nothing.
 		if err := s.migrate(context.Background()); err != nil {
@@ -438,6 +438,55 @@ func TestClaimPriority(t *testing.T) {
 			if j, err := s.Claim(ctx, "w", time.Minute); err != nil || j == nil || j.Key != want {
 				t.Fatalf("claimed %+v (%v), want %s", j, err, want)
 			}
+		}
+	})
+}
+
+func TestPauseAndUnpause(t *testing.T) {
+	forEach(t, func(t *testing.T, open func(testing.TB) *Store) {
+		s := open(t)
+		ctx := context.Background()
+		clock := time.Unix(1000, 0)
+		s.now = func() time.Time { return clock }
+		if err := s.PauseDebate(ctx, "missing", 1); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("pausing a debate that is not stored: %v, want ErrNotFound", err)
+		}
+		for _, id := range []string{"d1", "d2"} {
+			if err := s.SaveCheckpoint(ctx, &Debate{ID: id, JobID: 7, Repository: "o/r", PRNumber: 1, Checkpoint: []byte(`{"a":1}`), StartedAt: clock}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := s.PausedDebate(ctx, "o/r", 1); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("paused debate before any pause: %v", err)
+		}
+		if err := s.PauseDebate(ctx, "d1", 2); err != nil {
+			t.Fatal(err)
+		}
+		p, err := s.PausedDebate(ctx, "o/r", 1)
+		if err != nil || p.ID != "d1" || p.JobID != 7 || p.AfterRound != 2 || !p.At.Equal(clock) {
+			t.Fatalf("paused = %+v (%v)", p, err)
+		}
+		if old, err := s.PausedBefore(ctx, clock); err != nil || len(old) != 0 {
+			t.Errorf("paused before the pause itself = %+v (%v)", old, err)
+		}
+		if old, err := s.PausedBefore(ctx, clock.Add(time.Second)); err != nil || len(old) != 1 || old[0].ID != "d1" {
+			t.Errorf("paused before a second later = %+v (%v)", old, err)
+		}
+		if ok, err := s.Unpause(ctx, "d1", 1, []byte(`{"b":2}`)); err != nil || ok {
+			t.Errorf("unpausing after the wrong round = %v (%v), want false", ok, err)
+		}
+		if ok, err := s.Unpause(ctx, "d1", 2, []byte(`{"b":2}`)); err != nil || !ok {
+			t.Fatalf("unpause = %v (%v)", ok, err)
+		}
+		if ok, err := s.Unpause(ctx, "d1", 2, []byte(`{"c":3}`)); err != nil || ok {
+			t.Errorf("a second answer = %v (%v), want false", ok, err)
+		}
+		d, err := s.Debate(ctx, "d1")
+		if err != nil || string(d.Checkpoint) != `{"b":2}` {
+			t.Errorf("checkpoint after the answer = %s (%v)", d.Checkpoint, err)
+		}
+		if _, err := s.PausedDebate(ctx, "o/r", 1); !errors.Is(err, ErrNotFound) {
+			t.Errorf("still paused after the answer: %v", err)
 		}
 	})
 }
