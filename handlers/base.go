@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/toulmin"
 )
 
 // Base is what every event handler shares.
@@ -248,6 +249,8 @@ func (h *IssueComment) Handle(ctx context.Context, eventType, deliveryID string,
 		CommentVersion: e.Comment.UpdatedAt, Kind: KindReview, Protocol: arg,
 	}
 	switch {
+	case cmd == "/debate" && toulmin.CheckpointAction(arg).Valid():
+		job.Kind, job.Body = KindCheckpoint, guidance(e.Comment.Body)
 	case cmd == "/human-review" && (arg == "approve" || arg == "request-changes"):
 		job.Kind, job.Protocol = KindHumanDecision, strings.ReplaceAll(arg, "-", "_")
 	case cmd == "/human-review":
@@ -256,6 +259,12 @@ func (h *IssueComment) Handle(ctx context.Context, eventType, deliveryID string,
 		job.Kind, job.Title, job.Body = KindDesign, e.Issue.Title, e.Issue.Body
 	}
 	return h.enqueue(logContext(ctx, job.Installation, job.PR), job)
+}
+
+// guidance is what follows "/debate guide" in a comment, further lines included.
+func guidance(body string) string {
+	_, rest, _ := strings.Cut(strings.TrimSpace(body), "guide")
+	return strings.TrimSpace(rest)
 }
 
 // Issues handles issues labeled needs-debate: a design debate over the issue's title and body.

@@ -31,6 +31,9 @@ const (
 	// KindHumanDecision is the human's decision after /human-review: "/human-review approve",
 	// "/human-review request-changes", or the pull request merged or closed.
 	KindHumanDecision Kind = "human_decision"
+	// KindCheckpoint is an answer to a debate paused at a human checkpoint: "/debate continue",
+	// "/debate guide TEXT" or "/debate end" (Protocol is the action, Body the guidance).
+	KindCheckpoint Kind = "checkpoint"
 )
 
 // Job is one accepted delivery's work.
@@ -53,6 +56,9 @@ type Job struct {
 	// Title and Body are the issue's, for design debates.
 	Title, Body string
 	Enqueued    time.Time
+	// Resume is "debate-id/round" on the job that resumes a debate paused at a checkpoint after
+	// the round, once a human answered: it is the paused job's own, authorised when it started.
+	Resume string `json:",omitempty"`
 
 	// StoreID is the job's id in the store, and Cancel the stop requested for it there (the
 	// store's CancelHumanReview); both are set when a worker claims it.
@@ -140,6 +146,9 @@ func prKey(pr review.PullRequest) string { return pr.String() }
 // delivery id, is one job); a review of a known head is one per head, trigger and protocol;
 // anything else is one per delivery.
 func jobKey(job *Job) string {
+	if job.Resume != "" {
+		return "resume/" + job.Resume
+	}
 	if job.CommentID != 0 {
 		return fmt.Sprintf("comment/%s/%d/%s", prKey(job.PR), job.CommentID, job.CommentVersion)
 	}
@@ -152,7 +161,7 @@ func jobKey(job *Job) string {
 // priority puts /human-review and human decisions before queued debates: a stop must not wait
 // for the debates it would stop.
 func priority(k Kind) int {
-	if k == KindHumanReview || k == KindHumanDecision {
+	if k == KindHumanReview || k == KindHumanDecision || k == KindCheckpoint {
 		return 1
 	}
 	return 0

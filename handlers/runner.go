@@ -45,6 +45,8 @@ type Runner struct {
 	StopLocal func(pr review.PullRequest, cause error) bool
 	// Trees, when set, gives review debates the whole trees of their pull request.
 	Trees *Trees
+	// Enqueue queues a job (the queue's): an answer at a checkpoint resumes its debate with it.
+	Enqueue func(context.Context, *Job) (bool, string, error)
 }
 
 func (r *Runner) now() time.Time {
@@ -74,6 +76,8 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 		return r.humanReview(ctx, gh, pub, job)
 	case KindHumanDecision:
 		return r.humanDecision(ctx, gh, pub, job)
+	case KindCheckpoint:
+		return r.answerCheckpoint(ctx, gh, pub, job)
 	}
 
 	baseRef := ""
@@ -103,7 +107,7 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 			return err
 		}
 	}
-	if job.Kind == KindReview && job.Requester == "" {
+	if job.Kind == KindReview && job.Requester == "" && job.Resume == "" {
 		if meta.GetDraft() && !repo.Triggers.Drafts {
 			log.Info().Msg("Skipped a draft pull request.")
 			return nil
@@ -189,6 +193,9 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 		stop(toulmin.ErrHumanReview)
 	}
 	r.durable(ctx, d, job, prior, stop)
+	if protocol.Checkpoints && r.Store != nil {
+		d.Pause = r.pauseAt(pub, repo)
+	}
 	// The transcript comment shows which phase runs, edited at most once per phase.
 	d.Observer = func(e toulmin.Event) {
 		if e.Kind != toulmin.EventPhaseStarted || e.Phase.Phase == toulmin.PhaseDecision {
@@ -204,6 +211,9 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 	switch {
 	case errors.Is(cause, ErrSuperseded):
 		return cause // the newer head's debate publishes
+	case errors.Is(err, ErrPaused):
+		log.Info().Str("debate_id", d.ID()).Msg("The debate is paused at a checkpoint until a human answers.")
+		return nil
 	case err != nil && ctx.Err() != nil:
 		return cause
 	case errors.As(err, &ie):

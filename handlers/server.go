@@ -84,7 +84,7 @@ func New(ctx context.Context, cfg *config.Server, log zerolog.Logger, qo func(*Q
 		qo(&opts)
 	}
 	queue := NewQueue(st, runner.Run, log, opts)
-	runner.StopLocal = queue.StopLocal
+	runner.StopLocal, runner.Enqueue = queue.StopLocal, queue.Enqueue
 	base := Base{Queue: queue, Slug: me.GetSlug(), Metrics: metrics, AllowedBots: cfg.AllowedBots}
 	dispatcher := githubapp.NewEventDispatcher(
 		[]githubapp.EventHandler{&PullRequest{base}, &IssueComment{base}, &Issues{base}},

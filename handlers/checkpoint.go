@@ -1,0 +1,189 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/go-github/v62/github"
+	"github.com/rs/zerolog"
+
+	"github.com/debatebot/debatebot/config"
+	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/store"
+	"github.com/debatebot/debatebot/toulmin"
+)
+
+// ErrPaused is what the App's checkpoint hook returns: the debate is kept paused in the store
+// and its job ends without error; an answer on the pull request enqueues the job that resumes it.
+// A worker does not wait for a human, who may answer hours later, on another replica.
+var ErrPaused = errors.New("the debate is paused at a checkpoint until a human answers")
+
+// pauseAt is the hook the engine asks between rounds when the protocol has checkpoints. The
+// engine asks only when no answer is recorded (a resumed debate reuses the recorded one), so
+// being asked means pausing: the debate is marked paused after the round (its last checkpoint
+// is where it resumes), and the progress comment says how to answer.
+func (r *Runner) pauseAt(pub *review.Publisher, repo *config.Repo) toulmin.RoundCheckpoint {
+	return func(ctx context.Context, p toulmin.Pause) (toulmin.CheckpointAnswer, error) {
+		if err := r.Store.PauseDebate(ctx, p.DebateID, p.Round); err != nil {
+			return toulmin.CheckpointAnswer{}, err
+		}
+		if err := pub.Upsert(ctx, review.TranscriptMarker, PausedComment(p.Transcript, p.Round, repo.CommandPermission)); err != nil {
+			// The pause holds all the same; the answer commands work without the comment.
+			zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not show that the debate is paused.")
+		}
+		return toulmin.CheckpointAnswer{}, ErrPaused
+	}
+}
+
+// PausedComment is the progress comment of a debate paused after a round: the phases so far
+// and the commands that resume it.
+func PausedComment(t *toulmin.Transcript, round int, permission string) string {
+	var b strings.Builder
+	b.WriteString(review.ProgressComment(t, ""))
+	fmt.Fprintf(&b, "\n**The debate is paused after round %d** for a human checkpoint. Comment, with %s permission or more:\n\n", round, permission)
+	b.WriteString("- `/debate continue` to run the next round;\n")
+	b.WriteString("- `/debate guide TEXT` to run it with your guidance to every agent;\n")
+	b.WriteString("- `/debate end` to end the rounds and go on to the synthesis and decision.\n")
+	return b.String()
+}
+
+// answerCheckpoint holds "/debate continue|guide TEXT|end": a commenter with command_permission
+// answers the pull request's paused debate. The answer is written into the debate's stored
+// checkpoint, where the resumed engine finds it instead of asking again, and the paused job is
+// enqueued again to resume.
+func (r *Runner) answerCheckpoint(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job) error {
+	repo, err := r.commandConfig(ctx, gh, job)
+	if err != nil {
+		return err
+	}
+	have, err := Permission(ctx, gh, job.PR, job.Requester)
+	if err != nil {
+		return err
+	}
+	action := toulmin.CheckpointAction(job.Protocol)
+	if !config.PermissionAtLeast(have, repo.CommandPermission) {
+		r.Metrics.refused("permission")
+		return pub.Comment(ctx, fmt.Sprintf("@%s: `/debate %s` needs %s permission on this repository; you have %s. Nothing was changed.", job.Requester, action, repo.CommandPermission, have))
+	}
+	p, err := r.Store.PausedDebate(ctx, job.PR.Repository(), job.PR.Number)
+	if errors.Is(err, store.ErrNotFound) {
+		return pub.Comment(ctx, fmt.Sprintf("@%s: no debate on this pull request is paused at a checkpoint; `/debate %s` changed nothing.", job.Requester, action))
+	}
+	if err != nil {
+		return err
+	}
+	resume, t, err := r.pausedJob(ctx, p)
+	if err != nil {
+		return err
+	}
+	if resume.Kind == KindReview && resume.HeadSHA != "" {
+		meta, _, err := gh.PullRequests.Get(ctx, job.PR.Owner, job.PR.Repo, job.PR.Number)
+		if err != nil {
+			return fmt.Errorf("failed to get pull request %s: %w", job.PR, err)
+		}
+		if head := meta.GetHead().GetSHA(); head != resume.HeadSHA {
+			// Resuming would debate a head the pull request left; its newer head is debated anew.
+			return pub.Comment(ctx, fmt.Sprintf("@%s: the paused debate was of commit %s, and the pull request has moved on to %s; it is not resumed.", job.Requester, short(resume.HeadSHA), short(head)))
+		}
+	}
+	c := toulmin.Checkpoint{AfterRound: p.AfterRound, Action: action, By: job.Requester, Waited: r.now().Sub(p.At).Round(1e6)}
+	if action == toulmin.CheckpointGuide {
+		c.Guidance = strings.TrimSpace(job.Body)
+		if len(c.Guidance) > toulmin.MaxGuidance {
+			c.Guidance = truncateUTF8(c.Guidance, toulmin.MaxGuidance)
+			c.Note = fmt.Sprintf("the guidance was cut to %d bytes", toulmin.MaxGuidance)
+		}
+		if c.Guidance == "" {
+			c.Action, c.Note = toulmin.CheckpointContinue, "guidance was empty: the debate continues without it"
+		}
+	}
+	return r.resume(ctx, pub, p, resume, t, c, job.DeliveryID)
+}
+
+// pausedJob reads the job a paused debate ran in, to be enqueued again, and the debate's
+// checkpoint.
+func (r *Runner) pausedJob(ctx context.Context, p *store.Paused) (*Job, *toulmin.Transcript, error) {
+	sj, err := r.Store.Job(ctx, p.JobID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("failed to read the job of paused debate %s: %w", p.ID, err)
+	}
+	var resume Job
+	if err := json.Unmarshal(sj.Payload, &resume); err != nil {
+		return nil, nil, fmt.Errorf("failed to read the job of paused debate %s: %w", p.ID, err)
+	}
+	d, err := r.Store.Debate(ctx, p.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	var t toulmin.Transcript
+	if err := json.Unmarshal(d.Checkpoint, &t); err != nil {
+		return nil, nil, fmt.Errorf("failed to read the checkpoint of paused debate %s: %w", p.ID, err)
+	}
+	return &resume, &t, nil
+}
+
+// resume records the checkpoint's answer in the paused debate and enqueues its job again. Only
+// the first answer counts: a later one finds the debate no longer paused after that round.
+func (r *Runner) resume(ctx context.Context, pub *review.Publisher, p *store.Paused, job *Job, t *toulmin.Transcript, c toulmin.Checkpoint, delivery string) error {
+	t.Checkpoints = append(t.Checkpoints, c)
+	if c.Action == toulmin.CheckpointEnd {
+		// As the engine says it when it is answered at once.
+		t.ExitReason = fmt.Sprintf("ended at the checkpoint after round %d", c.AfterRound)
+		if c.By != "" {
+			t.ExitReason += " by " + c.By
+		}
+		if c.Note != "" {
+			t.ExitReason += "; " + c.Note
+		}
+	}
+	cp, err := json.Marshal(t)
+	if err != nil {
+		return fmt.Errorf("failed to encode the checkpoint of paused debate %s: %w", p.ID, err)
+	}
+	ok, err := r.Store.Unpause(ctx, p.ID, p.AfterRound, cp)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		if c.By == "" {
+			return nil
+		}
+		return pub.Comment(ctx, fmt.Sprintf("@%s: the checkpoint after round %d was answered already; `/debate %s` changed nothing.", c.By, c.AfterRound, c.Action))
+	}
+	job.Resume = fmt.Sprintf("%s/%d", p.ID, p.AfterRound)
+	job.DeliveryID = "resume/" + job.Resume + "/" + delivery
+	job.Requester, job.CommentID, job.CommentVersion = "", 0, ""
+	if _, _, err := r.Enqueue(ctx, job); err != nil {
+		return fmt.Errorf("failed to enqueue the resumption of debate %s after round %d: %w", p.ID, p.AfterRound, err)
+	}
+	if c.By == "" {
+		return nil
+	}
+	what := map[toulmin.CheckpointAction]string{
+		toulmin.CheckpointContinue: "the next round runs",
+		toulmin.CheckpointGuide:    "the next round runs with the guidance",
+		toulmin.CheckpointEnd:      "the rounds end, and the debate goes on to its synthesis and decision",
+	}[c.Action]
+	return pub.Comment(ctx, fmt.Sprintf("@%s answered the checkpoint after round %d: **%s**; %s.", c.By, c.AfterRound, c.Action, what))
+}
+
+// short is a commit's short form.
+func short(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
+}
+
+// truncateUTF8 keeps at most n bytes of s without splitting a character.
+func truncateUTF8(s string, n int) string {
+	for len(s) > n {
+		_, size := utf8.DecodeLastRuneInString(s)
+		s = s[:len(s)-size]
+	}
+	return s
+}

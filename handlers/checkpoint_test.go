@@ -1,0 +1,136 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/store"
+	"github.com/debatebot/debatebot/toulmin"
+)
+
+// extendedTwoRounds is a repository configuration whose debates pause after their first round.
+const extendedTwoRounds = "protocol: extended\nmax_rounds: 2\n"
+
+// pausedApp is the App with acme/shop#7's debate paused at its first checkpoint.
+func pausedApp(t *testing.T) (*app, *store.Paused) {
+	t.Helper()
+	a := newApp(t)
+	a.gh.Contents["acme/shop@main:.github/debatebot.yml"] = extendedTwoRounds
+	a.post("pull_request", "d-open", fixture(t, "pull_request.opened.json", nil), secret)
+	a.srv.Queue.Wait()
+	p, err := a.srv.Store.PausedDebate(context.Background(), "acme/shop", 7)
+	if err != nil {
+		t.Fatalf("no paused debate after the first round: %v", err)
+	}
+	return a, p
+}
+
+// A debate whose protocol has checkpoints pauses after its first round: the job ends without
+// error, nothing is decided, and the progress comment says how to resume it.
+func TestDebatePausesAtCheckpoint(t *testing.T) {
+	a, p := pausedApp(t)
+	if p.AfterRound != 1 {
+		t.Errorf("paused after round %d, want 1", p.AfterRound)
+	}
+	if counts, _ := a.srv.Store.Counts(context.Background()); counts[store.Failed] != 0 || counts[store.Done] != 1 {
+		t.Errorf("jobs %v, want the one job done", counts)
+	}
+	if dec := a.comments(review.DecisionMarker); len(dec) != 0 {
+		t.Errorf("a paused debate published a decision: %+v", dec)
+	}
+	tr := a.comments(review.TranscriptMarker)
+	if len(tr) != 1 || !strings.Contains(tr[0].Body, "paused after round 1") ||
+		!strings.Contains(tr[0].Body, "`/debate continue`") || !strings.Contains(tr[0].Body, "`/debate guide TEXT`") || !strings.Contains(tr[0].Body, "`/debate end`") {
+		t.Fatalf("transcript comment = %+v, want it to say the debate is paused and how to resume it", tr)
+	}
+	a.checkCalls()
+}
+
+// Answers at the checkpoint: a read-only user is refused and the debate stays paused; a writer's
+// guidance is recorded and the debate resumes with it, runs its second round and is decided; a
+// command after that finds nothing paused.
+func TestGuideResumesPausedDebate(t *testing.T) {
+	a, p := pausedApp(t)
+	ctx := context.Background()
+	a.post("issue_comment", "d-mallory", commentFixture(t, "mallory", "/debate continue"), secret)
+	a.srv.Queue.Wait()
+	if a.commentsContaining("@mallory: `/debate continue` needs write permission") != 1 {
+		t.Fatalf("no refusal for a read-only user: %+v", a.gh.CommentsOn("acme/shop#7"))
+	}
+	if still, err := a.srv.Store.PausedDebate(ctx, "acme/shop", 7); err != nil || still.ID != p.ID {
+		t.Fatalf("a refused answer unpaused the debate: %+v (%v)", still, err)
+	}
+	a.post("issue_comment", "d-alice", commentFixture(t, "alice", "/debate guide look at the\nrollback path"), secret)
+	a.srv.Queue.Wait()
+	if a.commentsContaining("@alice answered the checkpoint after round 1: **guide**") != 1 {
+		t.Errorf("no confirmation of the answer: %+v", a.gh.CommentsOn("acme/shop#7"))
+	}
+	if _, err := a.srv.Store.PausedDebate(ctx, "acme/shop", 7); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("still paused after the answer: %v", err)
+	}
+	d, err := a.srv.Store.LatestDecided(ctx, "acme/shop", 7)
+	if err != nil || d.ID != p.ID {
+		t.Fatalf("the resumed debate was not decided: %+v (%v)", d, err)
+	}
+	full, err := a.srv.Store.Debate(ctx, d.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr toulmin.Transcript
+	if err := json.Unmarshal(full.Checkpoint, &tr); err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Checkpoints) != 1 || tr.Checkpoints[0].Action != toulmin.CheckpointGuide || tr.Checkpoints[0].By != "alice" || tr.Checkpoints[0].Guidance != "look at the\nrollback path" || tr.Rounds != 2 {
+		t.Fatalf("checkpoints %+v after %d rounds, want alice's guidance after round 1 and two rounds", tr.Checkpoints, tr.Rounds)
+	}
+	guided := false
+	for _, ph := range tr.Timeline {
+		for _, n := range ph.Notes {
+			if strings.Contains(n, "cannot weigh the checkpoint's guidance: look at the rollback path") {
+				guided = guided || ph.Round == 2
+			}
+		}
+	}
+	if !guided {
+		t.Error("the second round did not carry the guidance")
+	}
+	if dec := a.comments(review.DecisionMarker); len(dec) != 1 {
+		t.Errorf("decision comments = %d, want 1", len(dec))
+	}
+	if tc := a.comments(review.TranscriptMarker); len(tc) != 1 || !strings.Contains(tc[0].Body, "Checkpoint after round 1: **guide** by alice") {
+		t.Errorf("the published transcript does not show the checkpoint: %+v", tc)
+	}
+	a.post("issue_comment", "d-late", commentFixture(t, "alice", "/debate end"), secret)
+	a.srv.Queue.Wait()
+	if a.commentsContaining("@alice: no debate on this pull request is paused at a checkpoint") != 1 {
+		t.Errorf("no reply to a command with nothing paused: %+v", a.gh.CommentsOn("acme/shop#7"))
+	}
+	if counts, _ := a.srv.Store.Counts(ctx); counts[store.Failed] != 0 {
+		t.Errorf("jobs %v, want none failed", counts)
+	}
+	a.checkCalls()
+}
+
+// /debate end ends the rounds at the checkpoint: the debate resumes straight into its synthesis
+// and decision, with one round.
+func TestEndFinishesPausedDebate(t *testing.T) {
+	a, _ := pausedApp(t)
+	a.post("issue_comment", "d-end", commentFixture(t, "alice", "/debate end"), secret)
+	a.srv.Queue.Wait()
+	d, err := a.srv.Store.LatestDecided(context.Background(), "acme/shop", 7)
+	if err != nil {
+		t.Fatalf("not decided after /debate end: %v", err)
+	}
+	full, _ := a.srv.Store.Debate(context.Background(), d.ID)
+	var tr toulmin.Transcript
+	if err := json.Unmarshal(full.Checkpoint, &tr); err != nil {
+		t.Fatal(err)
+	}
+	if tr.Rounds != 1 || len(tr.Checkpoints) != 1 || tr.Checkpoints[0].Action != toulmin.CheckpointEnd || !strings.Contains(tr.ExitReason, "ended at the checkpoint after round 1 by alice") {
+		t.Errorf("rounds %d checkpoints %+v exit %q, want one round ended by alice", tr.Rounds, tr.Checkpoints, tr.ExitReason)
+	}
+}
