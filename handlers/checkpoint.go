@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/go-github/v62/github"
@@ -26,12 +27,13 @@ var ErrPaused = errors.New("the debate is paused at a checkpoint until a human a
 // engine asks only when no answer is recorded (a resumed debate reuses the recorded one), so
 // being asked means pausing: the debate is marked paused after the round (its last checkpoint
 // is where it resumes), and the progress comment says how to answer.
-func (r *Runner) pauseAt(pub *review.Publisher, repo *config.Repo) toulmin.RoundCheckpoint {
+func (r *Runner) pauseAt(pub *review.Publisher, repo *config.Repo, wait time.Duration) toulmin.RoundCheckpoint {
 	return func(ctx context.Context, p toulmin.Pause) (toulmin.CheckpointAnswer, error) {
-		if err := r.Store.PauseDebate(ctx, p.DebateID, p.Round); err != nil {
+		at := r.now()
+		if err := r.Store.PauseDebate(ctx, p.DebateID, p.Round, at, at.Add(wait)); err != nil {
 			return toulmin.CheckpointAnswer{}, err
 		}
-		if err := pub.Upsert(ctx, review.TranscriptMarker, PausedComment(p.Transcript, p.Round, repo.CommandPermission)); err != nil {
+		if err := pub.Upsert(ctx, review.TranscriptMarker, PausedComment(p.Transcript, p.Round, repo.CommandPermission, wait)); err != nil {
 			// The pause holds all the same; the answer commands work without the comment.
 			zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not show that the debate is paused.")
 		}
@@ -41,13 +43,14 @@ func (r *Runner) pauseAt(pub *review.Publisher, repo *config.Repo) toulmin.Round
 
 // PausedComment is the progress comment of a debate paused after a round: the phases so far
 // and the commands that resume it.
-func PausedComment(t *toulmin.Transcript, round int, permission string) string {
+func PausedComment(t *toulmin.Transcript, round int, permission string, wait time.Duration) string {
 	var b strings.Builder
 	b.WriteString(review.ProgressComment(t, ""))
 	fmt.Fprintf(&b, "\n**The debate is paused after round %d** for a human checkpoint. Comment, with %s permission or more:\n\n", round, permission)
 	b.WriteString("- `/debate continue` to run the next round;\n")
 	b.WriteString("- `/debate guide TEXT` to run it with your guidance to every agent;\n")
 	b.WriteString("- `/debate end` to end the rounds and go on to the synthesis and decision.\n")
+	fmt.Fprintf(&b, "\nWithout an answer within %s (checkpoint_timeout) the rounds end.\n", wait)
 	return b.String()
 }
 
@@ -90,7 +93,7 @@ func (r *Runner) answerCheckpoint(ctx context.Context, gh *github.Client, pub *r
 			return pub.Comment(ctx, fmt.Sprintf("@%s: the paused debate was of commit %s, and the pull request has moved on to %s; it is not resumed.", job.Requester, short(resume.HeadSHA), short(head)))
 		}
 	}
-	c := toulmin.Checkpoint{AfterRound: p.AfterRound, Action: action, By: job.Requester, Waited: r.now().Sub(p.At).Round(1e6)}
+	c := toulmin.Checkpoint{AfterRound: p.AfterRound, Action: action, By: job.Requester, Waited: r.now().Sub(p.At).Round(time.Millisecond)}
 	if action == toulmin.CheckpointGuide {
 		c.Guidance = strings.TrimSpace(job.Body)
 		if len(c.Guidance) > toulmin.MaxGuidance {
@@ -186,4 +189,31 @@ func truncateUTF8(s string, n int) string {
 		s = s[:len(s)-size]
 	}
 	return s
+}
+
+// SweepPaused ends the rounds of every paused debate whose checkpoint_timeout is over, as the
+// engine does when no answer comes in time: the answer "end" is recorded with a note and the
+// debate's job is enqueued again, to go on to its synthesis and decision. The queue calls it
+// periodically; answers and sweeps on several replicas record one answer (Store.Unpause).
+func (r *Runner) SweepPaused(ctx context.Context) error {
+	now := r.now()
+	due, err := r.Store.PausedUntil(ctx, now)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for i := range due {
+		p := &due[i]
+		job, t, err := r.pausedJob(ctx, p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		c := toulmin.Checkpoint{AfterRound: p.AfterRound, Action: toulmin.CheckpointEnd, Waited: now.Sub(p.At).Round(time.Millisecond),
+			Note: fmt.Sprintf("no answer within the checkpoint timeout (%s): the rounds end", p.Until.Sub(p.At))}
+		if err := r.resume(ctx, nil, p, job, t, c, "timeout"); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }

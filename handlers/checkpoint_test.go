@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/store"
@@ -15,10 +16,11 @@ import (
 // extendedTwoRounds is a repository configuration whose debates pause after their first round.
 const extendedTwoRounds = "protocol: extended\nmax_rounds: 2\n"
 
-// pausedApp is the App with acme/shop#7's debate paused at its first checkpoint.
+// pausedApp is the App with acme/shop#7's debate paused at its first checkpoint; its runner's
+// clock runs skew ahead of the real time.
 func pausedApp(t *testing.T) (*app, *store.Paused) {
 	t.Helper()
-	a := newApp(t)
+	a := newAppClocked(t, nil, func(o *QueueOptions) { o.SweepEvery = 20 * time.Millisecond }, true)
 	a.gh.Contents["acme/shop@main:.github/debatebot.yml"] = extendedTwoRounds
 	a.post("pull_request", "d-open", fixture(t, "pull_request.opened.json", nil), secret)
 	a.srv.Queue.Wait()
@@ -132,5 +134,43 @@ func TestEndFinishesPausedDebate(t *testing.T) {
 	}
 	if tr.Rounds != 1 || len(tr.Checkpoints) != 1 || tr.Checkpoints[0].Action != toulmin.CheckpointEnd || !strings.Contains(tr.ExitReason, "ended at the checkpoint after round 1 by alice") {
 		t.Errorf("rounds %d checkpoints %+v exit %q, want one round ended by alice", tr.Rounds, tr.Checkpoints, tr.ExitReason)
+	}
+}
+
+// A paused debate nobody answers is ended by the queue's sweep once its checkpoint_timeout (the
+// default, 30 minutes) is over, by the runner's clock: the rounds end with a note and the debate
+// is decided.
+func TestSweepEndsPausedDebateAfterTimeout(t *testing.T) {
+	a, p := pausedApp(t)
+	ctx := context.Background()
+	if p.Until.Sub(p.At) != 30*time.Minute {
+		t.Fatalf("the wait is %s, want the default checkpoint_timeout 30m", p.Until.Sub(p.At))
+	}
+	a.skew.Store(int64(29 * time.Minute))
+	time.Sleep(100 * time.Millisecond) // several sweeps
+	a.srv.Queue.Wait()
+	if _, err := a.srv.Store.PausedDebate(ctx, "acme/shop", 7); err != nil {
+		t.Fatalf("the sweep ended a debate before its timeout: %v", err)
+	}
+	a.skew.Store(int64(31 * time.Minute))
+	waitFor(t, "the sweep to end the paused debate", func() bool {
+		_, err := a.srv.Store.LatestDecided(ctx, "acme/shop", 7)
+		return err == nil
+	})
+	a.srv.Queue.Wait()
+	full, err := a.srv.Store.Debate(ctx, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr toulmin.Transcript
+	if err := json.Unmarshal(full.Checkpoint, &tr); err != nil {
+		t.Fatal(err)
+	}
+	if tr.Rounds != 1 || len(tr.Checkpoints) != 1 || tr.Checkpoints[0].Action != toulmin.CheckpointEnd || tr.Checkpoints[0].By != "" ||
+		!strings.Contains(tr.Checkpoints[0].Note, "no answer within the checkpoint timeout (30m0s)") || tr.Checkpoints[0].Waited < 31*time.Minute {
+		t.Errorf("rounds %d checkpoints %+v, want the rounds ended by the timeout after round 1", tr.Rounds, tr.Checkpoints)
+	}
+	if dec := a.comments(review.DecisionMarker); len(dec) != 1 {
+		t.Errorf("decision comments = %d, want 1", len(dec))
 	}
 }

@@ -44,6 +44,8 @@ type app struct {
 	// served records how long the server took to answer each request, as it sees it.
 	mu     sync.Mutex
 	served []time.Duration
+	// skew is how far ahead of the real time the runner's clock runs (newAppClocked).
+	skew atomic.Int64
 }
 
 func testKey(t testing.TB) string {
@@ -59,6 +61,12 @@ func testKey(t testing.TB) string {
 func newApp(t testing.TB) *app { return newAppWith(t, nil) }
 
 func newAppWith(t testing.TB, edit func(*config.Server)) *app {
+	return newAppClocked(t, edit, nil, false)
+}
+
+// newAppClocked is newAppWith with the queue's options edited by qo and, when clocked, the
+// runner's clock running app.skew ahead of the real time (set before any worker starts).
+func newAppClocked(t testing.TB, edit func(*config.Server), qo func(*QueueOptions), clocked bool) *app {
 	t.Helper()
 	gh := githubtest.New(t)
 	diff, err := os.ReadFile(filepath.Join("..", "examples", "admin-export.diff"))
@@ -82,12 +90,18 @@ func newAppWith(t testing.TB, edit func(*config.Server)) *app {
 	s, err := New(ctx, cfg, testLogger(), func(o *QueueOptions) {
 		// A lease long enough that a loaded machine (-race on 2 cores) never sees a live worker as dead.
 		o.Poll, o.Heartbeat, o.Lease, o.Backoff = 5*time.Millisecond, 50*time.Millisecond, 10*time.Second, 10*time.Millisecond
+		if qo != nil {
+			qo(o)
+		}
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Start(ctx)
 	a := &app{t: t, gh: gh, srv: s, cancel: cancel}
+	if clocked {
+		s.Runner.Clock = func() time.Time { return time.Now().Add(time.Duration(a.skew.Load())) }
+	}
+	s.Start(ctx)
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		s.Handler.ServeHTTP(w, r)

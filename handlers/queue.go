@@ -106,6 +106,10 @@ type QueueOptions struct {
 	Backoff     time.Duration
 	// GiveUp is told of a job that failed for good, to surface it where users look.
 	GiveUp func(context.Context, *Job, error)
+	// Sweep, when set, runs every SweepEvery: it ends the paused debates whose checkpoint
+	// timeout is over (Runner.SweepPaused), which no delivery may ever come to wake.
+	Sweep      func(context.Context) error
+	SweepEvery time.Duration
 }
 
 // DefaultQueueOptions are the production settings.
@@ -114,6 +118,7 @@ func DefaultQueueOptions() QueueOptions {
 	return QueueOptions{
 		Owner: fmt.Sprintf("%s-%d-%d", host, os.Getpid(), time.Now().UnixNano()%1e6),
 		Lease: 2 * time.Minute, Heartbeat: 30 * time.Second, Poll: time.Second, MaxAttempts: 5, Backoff: 30 * time.Second,
+		SweepEvery: time.Minute,
 	}
 }
 
@@ -214,8 +219,26 @@ func (q *Queue) StopLocal(pr review.PullRequest, cause error) bool {
 	return stop
 }
 
-// Start runs workers until ctx ends.
+// Start runs workers, and the periodic sweep, until ctx ends.
 func (q *Queue) Start(ctx context.Context, workers int) {
+	if q.opts.Sweep != nil && q.opts.SweepEvery > 0 {
+		q.wg.Add(1)
+		go func() {
+			defer q.wg.Done()
+			t := time.NewTicker(q.opts.SweepEvery)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+					if err := q.opts.Sweep(ctx); err != nil && ctx.Err() == nil {
+						q.log.Warn().Err(err).Msg("The sweep of paused debates failed; it runs again later.")
+					}
+				}
+			}
+		}()
+	}
 	for i := 0; i < workers; i++ {
 		q.wg.Add(1)
 		go func() {

@@ -194,7 +194,7 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 	}
 	r.durable(ctx, d, job, prior, stop)
 	if protocol.Checkpoints && r.Store != nil {
-		d.Pause = r.pauseAt(pub, repo)
+		d.Pause = r.pauseAt(pub, repo, protocol.CheckpointWait())
 	}
 	// The transcript comment shows which phase runs, edited at most once per phase.
 	d.Observer = func(e toulmin.Event) {

@@ -76,7 +76,7 @@ func New(ctx context.Context, cfg *config.Server, log zerolog.Logger, qo func(*Q
 	reg.MustRegister(newStatsCollector(st))
 	runner := &Runner{Clients: clients, Bot: me.GetSlug() + "[bot]", Metrics: metrics, Agents: agentFactory(cfg), Store: st, Trees: trees}
 	opts := DefaultQueueOptions()
-	opts.GiveUp = runner.GiveUp
+	opts.GiveUp, opts.Sweep = runner.GiveUp, runner.SweepPaused
 	if cfg.JobLease > 0 {
 		opts.Lease, opts.Heartbeat = cfg.JobLease, cfg.JobLease/4
 	}

@@ -788,13 +788,14 @@ type Paused struct {
 	JobID int64
 	// AfterRound is the round the debate paused after.
 	AfterRound int
-	At         time.Time
+	// At is when it paused; Until when its wait ends (the protocol's checkpoint timeout).
+	At, Until time.Time
 }
 
-// PauseDebate marks an undecided debate paused after a round; its last checkpoint is what a
-// resume starts from.
-func (s *Store) PauseDebate(ctx context.Context, id string, afterRound int) error {
-	res, err := s.db.ExecContext(ctx, s.q("UPDATE debates SET paused_after = ?, paused_at = ? WHERE id = ? AND decision = ''"), afterRound, s.now().UnixNano(), id)
+// PauseDebate marks an undecided debate paused after a round, at a time, waiting until another;
+// its last checkpoint is what a resume starts from.
+func (s *Store) PauseDebate(ctx context.Context, id string, afterRound int, at, until time.Time) error {
+	res, err := s.db.ExecContext(ctx, s.q("UPDATE debates SET paused_after = ?, paused_at = ?, paused_until = ? WHERE id = ? AND decision = ''"), afterRound, at.UnixNano(), until.UnixNano(), id)
 	if err != nil {
 		return fmt.Errorf("failed to pause debate %s after round %d: %w", id, afterRound, err)
 	}
@@ -806,24 +807,24 @@ func (s *Store) PauseDebate(ctx context.Context, id string, afterRound int) erro
 
 // PausedDebate returns the latest paused debate of a pull request, or ErrNotFound.
 func (s *Store) PausedDebate(ctx context.Context, repo string, pr int) (*Paused, error) {
+	var at, until int64
 	var p Paused
-	var at int64
-	err := s.db.QueryRowContext(ctx, s.q(`SELECT id, job_id, paused_after, paused_at FROM debates
+	err := s.db.QueryRowContext(ctx, s.q(`SELECT id, job_id, paused_after, paused_at, paused_until FROM debates
 		WHERE repository = ? AND pr_number = ? AND paused_after > 0 AND decision = '' ORDER BY paused_at DESC, id DESC LIMIT 1`), repo, pr).
-		Scan(&p.ID, &p.JobID, &p.AfterRound, &at)
+		Scan(&p.ID, &p.JobID, &p.AfterRound, &at, &until)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("failed to read the paused debate of %s#%d: %w", repo, pr, err)
 	}
-	p.At = time.Unix(0, at)
+	p.At, p.Until = time.Unix(0, at), time.Unix(0, until)
 	return &p, nil
 }
 
-// PausedBefore lists the paused debates that paused before t, oldest first.
-func (s *Store) PausedBefore(ctx context.Context, t time.Time) ([]Paused, error) {
-	rows, err := s.db.QueryContext(ctx, s.q("SELECT id, job_id, paused_after, paused_at FROM debates WHERE paused_after > 0 AND decision = '' AND paused_at < ? ORDER BY paused_at, id"), t.UnixNano())
+// PausedUntil lists the paused debates whose wait ended by t, oldest first.
+func (s *Store) PausedUntil(ctx context.Context, t time.Time) ([]Paused, error) {
+	rows, err := s.db.QueryContext(ctx, s.q("SELECT id, job_id, paused_after, paused_at, paused_until FROM debates WHERE paused_after > 0 AND decision = '' AND paused_until <= ? ORDER BY paused_at, id"), t.UnixNano())
 	if err != nil {
 		return nil, fmt.Errorf("failed to list paused debates: %w", err)
 	}
@@ -831,11 +832,11 @@ func (s *Store) PausedBefore(ctx context.Context, t time.Time) ([]Paused, error)
 	var out []Paused
 	for rows.Next() {
 		var p Paused
-		var at int64
-		if err := rows.Scan(&p.ID, &p.JobID, &p.AfterRound, &at); err != nil {
+		var at, until int64
+		if err := rows.Scan(&p.ID, &p.JobID, &p.AfterRound, &at, &until); err != nil {
 			return nil, fmt.Errorf("failed to read a paused debate: %w", err)
 		}
-		p.At = time.Unix(0, at)
+		p.At, p.Until = time.Unix(0, at), time.Unix(0, until)
 		out = append(out, p)
 	}
 	return out, rows.Err()

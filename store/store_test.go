@@ -447,8 +447,7 @@ func TestPauseAndUnpause(t *testing.T) {
 		s := open(t)
 		ctx := context.Background()
 		clock := time.Unix(1000, 0)
-		s.now = func() time.Time { return clock }
-		if err := s.PauseDebate(ctx, "missing", 1); !errors.Is(err, ErrNotFound) {
+		if err := s.PauseDebate(ctx, "missing", 1, clock, clock.Add(time.Minute)); !errors.Is(err, ErrNotFound) {
 			t.Fatalf("pausing a debate that is not stored: %v, want ErrNotFound", err)
 		}
 		for _, id := range []string{"d1", "d2"} {
@@ -459,18 +458,18 @@ func TestPauseAndUnpause(t *testing.T) {
 		if _, err := s.PausedDebate(ctx, "o/r", 1); !errors.Is(err, ErrNotFound) {
 			t.Fatalf("paused debate before any pause: %v", err)
 		}
-		if err := s.PauseDebate(ctx, "d1", 2); err != nil {
+		if err := s.PauseDebate(ctx, "d1", 2, clock, clock.Add(time.Minute)); err != nil {
 			t.Fatal(err)
 		}
 		p, err := s.PausedDebate(ctx, "o/r", 1)
-		if err != nil || p.ID != "d1" || p.JobID != 7 || p.AfterRound != 2 || !p.At.Equal(clock) {
+		if err != nil || p.ID != "d1" || p.JobID != 7 || p.AfterRound != 2 || !p.At.Equal(clock) || !p.Until.Equal(clock.Add(time.Minute)) {
 			t.Fatalf("paused = %+v (%v)", p, err)
 		}
-		if old, err := s.PausedBefore(ctx, clock); err != nil || len(old) != 0 {
-			t.Errorf("paused before the pause itself = %+v (%v)", old, err)
+		if old, err := s.PausedUntil(ctx, clock.Add(time.Minute-1)); err != nil || len(old) != 0 {
+			t.Errorf("waits over before the timeout = %+v (%v)", old, err)
 		}
-		if old, err := s.PausedBefore(ctx, clock.Add(time.Second)); err != nil || len(old) != 1 || old[0].ID != "d1" {
-			t.Errorf("paused before a second later = %+v (%v)", old, err)
+		if old, err := s.PausedUntil(ctx, clock.Add(time.Minute)); err != nil || len(old) != 1 || old[0].ID != "d1" {
+			t.Errorf("waits over at the timeout = %+v (%v)", old, err)
 		}
 		if ok, err := s.Unpause(ctx, "d1", 1, []byte(`{"b":2}`)); err != nil || ok {
 			t.Errorf("unpausing after the wrong round = %v (%v), want false", ok, err)
