@@ -209,6 +209,16 @@ func (r *Runner) SweepPaused(ctx context.Context) error {
 			errs = append(errs, err)
 			continue
 		}
+		if stale, err := r.Store.NewerHead(ctx, job.PR.String(), job.HeadSHA, p.JobID); err != nil || (stale && job.HeadSHA != "") {
+			if err == nil {
+				// A newer push is debated on its own; the stale debate is left unfinished.
+				_, err = r.Store.Unpause(ctx, p.ID, p.AfterRound, nil)
+			}
+			if err != nil {
+				errs = append(errs, err)
+			}
+			continue
+		}
 		c := toulmin.Checkpoint{AfterRound: p.AfterRound, Action: toulmin.CheckpointEnd, Waited: now.Sub(p.At).Round(time.Millisecond),
 			Note: fmt.Sprintf("no answer within the checkpoint timeout (%s): the rounds end", p.Until.Sub(p.At))}
 		if err := r.resume(ctx, nil, p, job, t, c, "timeout"); err != nil {

@@ -174,3 +174,34 @@ func TestSweepEndsPausedDebateAfterTimeout(t *testing.T) {
 		t.Errorf("decision comments = %d, want 1", len(dec))
 	}
 }
+
+// A debate paused on a head the pull request left is not resumed by the sweep: it would
+// supersede the newer head's debate. The newer head's own paused debate is ended and decided.
+func TestSweepLeavesStalePausedDebate(t *testing.T) {
+	a, old := pausedApp(t)
+	ctx := context.Background()
+	a.gh.PRs["acme/shop#7"].HeadSHA = "def456"
+	a.post("pull_request", "d-push", fixture(t, "pull_request.synchronize.json", func(p map[string]any) {
+		p["pull_request"].(map[string]any)["head"].(map[string]any)["sha"] = "def456"
+	}), secret)
+	a.srv.Queue.Wait()
+	cur, err := a.srv.Store.PausedDebate(ctx, "acme/shop", 7)
+	if err != nil || cur.ID == old.ID {
+		t.Fatalf("the newer head's debate did not pause: %+v (%v)", cur, err)
+	}
+	a.skew.Store(int64(31 * time.Minute))
+	waitFor(t, "the sweep to end the newer head's debate", func() bool {
+		d, err := a.srv.Store.LatestDecided(ctx, "acme/shop", 7)
+		return err == nil && d.ID == cur.ID
+	})
+	a.srv.Queue.Wait()
+	if d, err := a.srv.Store.Debate(ctx, old.ID); err != nil || d.Decision != "" {
+		t.Errorf("the stale debate = %+v (%v), want it left undecided", d, err)
+	}
+	if _, err := a.srv.Store.PausedDebate(ctx, "acme/shop", 7); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("a debate is still paused after the sweep: %v", err)
+	}
+	if counts, _ := a.srv.Store.Counts(ctx); counts[store.Superseded] != 0 || counts[store.Failed] != 0 {
+		t.Errorf("jobs %v, want none superseded or failed", counts)
+	}
+}

@@ -845,11 +845,24 @@ func (s *Store) PausedUntil(ctx context.Context, t time.Time) ([]Paused, error) 
 // Unpause records the answer to a paused debate: the checkpoint (which carries the answer)
 // replaces the stored one and the debate is no longer paused. It reports false when the debate
 // was not paused after that round any more (another answer came first), and changes nothing then.
+// A nil checkpoint keeps the stored one (a stale debate left unfinished).
 func (s *Store) Unpause(ctx context.Context, id string, afterRound int, checkpoint []byte) (bool, error) {
-	res, err := s.db.ExecContext(ctx, s.q("UPDATE debates SET paused_after = 0, checkpoint = ? WHERE id = ? AND paused_after = ? AND decision = ''"), checkpoint, id, afterRound)
+	res, err := s.db.ExecContext(ctx, s.q("UPDATE debates SET paused_after = 0, checkpoint = COALESCE(?, checkpoint) WHERE id = ? AND paused_after = ? AND decision = ''"), checkpoint, id, afterRound)
 	if err != nil {
 		return false, fmt.Errorf("failed to record the answer to paused debate %s: %w", id, err)
 	}
 	n, _ := res.RowsAffected()
+	return n > 0, nil
+}
+
+// NewerHead reports whether a job of another head of the pull request was enqueued after the
+// job afterID: a debate paused on the older head is stale, and resuming it would supersede the
+// newer head's debate.
+func (s *Store) NewerHead(ctx context.Context, pr, head string, afterID int64) (bool, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, s.q("SELECT COUNT(*) FROM jobs WHERE pr_key = ? AND id > ? AND head_sha <> '' AND head_sha <> ?"), pr, afterID, head).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("failed to look for newer heads of %s: %w", pr, err)
+	}
 	return n > 0, nil
 }

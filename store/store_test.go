@@ -487,5 +487,36 @@ func TestPauseAndUnpause(t *testing.T) {
 		if _, err := s.PausedDebate(ctx, "o/r", 1); !errors.Is(err, ErrNotFound) {
 			t.Errorf("still paused after the answer: %v", err)
 		}
+		if err := s.PauseDebate(ctx, "d2", 1, clock, clock); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := s.Unpause(ctx, "d2", 1, nil); err != nil || !ok {
+			t.Fatalf("unpause keeping the checkpoint = %v (%v)", ok, err)
+		}
+		if d, err := s.Debate(ctx, "d2"); err != nil || string(d.Checkpoint) != `{"a":1}` {
+			t.Errorf("checkpoint after unpausing with none = %s (%v), want the stored one kept", d.Checkpoint, err)
+		}
+	})
+}
+
+func TestNewerHead(t *testing.T) {
+	forEach(t, func(t *testing.T, open func(testing.TB) *Store) {
+		s := open(t)
+		ctx := context.Background()
+		first := job("a", "o/r#1", "h1")
+		for i, j := range []*Job{first, job("b", "o/r#2", "h9")} {
+			if _, err := s.Enqueue(ctx, fmt.Sprintf("d-%d", i), "e", j); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if newer, err := s.NewerHead(ctx, "o/r#1", "h1", first.ID); err != nil || newer {
+			t.Errorf("newer head before any push = %v (%v)", newer, err)
+		}
+		if _, err := s.Enqueue(ctx, "d-3", "e", job("c", "o/r#1", "h2")); err != nil {
+			t.Fatal(err)
+		}
+		if newer, err := s.NewerHead(ctx, "o/r#1", "h1", first.ID); err != nil || !newer {
+			t.Errorf("newer head after a push = %v (%v), want true", newer, err)
+		}
 	})
 }
