@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/debatebot/debatebot/review/gittest"
+	"github.com/debatebot/debatebot/voting"
 )
 
 const (
@@ -47,32 +47,20 @@ func TestDebateDiffOnBaseExternalFindings(t *testing.T) {
 	base := t.TempDir()
 	gittest.CopyTree(t, externalBase, base)
 
-	code, js, errOut := runCmd(t, "", nil, "debate", "--diff", diff, "--dir", base, "--format", "json")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	var rec struct {
-		Decision struct {
-			Decision string   `json:"decision"`
-			Required []string `json:"required_changes"`
-		} `json:"decision"`
-	}
-	if err := json.Unmarshal([]byte(js), &rec); err != nil {
-		t.Fatalf("output is not JSON: %v\n%s", err, js)
-	}
-	if rec.Decision.Decision != "request_changes" {
-		t.Errorf("decision %q, want request_changes", rec.Decision.Decision)
+	rec := debateRecord(t, "debate", "--diff", diff, "--dir", base)
+	if rec.Decision != voting.RequestChanges {
+		t.Errorf("decision %q, want request_changes", rec.Decision)
 	}
 	for _, want := range []string{"app/run.py:17:", "app/run.py:22:", "web/server.js:9:", "scripts/deploy.sh:12:", "native/buf.c:16:"} {
 		found := false
-		for _, r := range rec.Decision.Required {
+		for _, r := range rec.RequiredChanges {
 			found = found || strings.HasPrefix(r, want)
 		}
 		if !found {
-			t.Errorf("no required change at %s: %q", want, rec.Decision.Required)
+			t.Errorf("no required change at %s: %q", want, rec.RequiredChanges)
 		}
 	}
-	for _, r := range rec.Decision.Required {
+	for _, r := range rec.RequiredChanges {
 		for _, old := range []string{"app/run.py:9:", "web/server.js:5:", "scripts/deploy.sh:8:", "native/buf.c:9:"} {
 			if strings.HasPrefix(r, old) {
 				t.Errorf("a defect the base had is required: %q", r)

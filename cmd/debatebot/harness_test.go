@@ -15,6 +15,7 @@ import (
 
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/githubtest"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // appEnv is the environment of `debatebot serve` against the fake GitHub gh with a new App key,
@@ -110,4 +111,20 @@ func webhookFixture(t *testing.T, name string, pr int, edit func(map[string]any)
 	}
 	out, _ := json.Marshal(p)
 	return out
+}
+
+// debateRecord runs `debatebot debate ARGS --format json` and returns its decision record.
+func debateRecord(t *testing.T, args ...string) voting.Record {
+	t.Helper()
+	code, out, errOut := runCmd(t, "", nil, append(args, "--format", "json")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		Decision voting.Record `json:"decision"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, out)
+	}
+	return doc.Decision
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/gittest"
+	"github.com/debatebot/debatebot/voting"
 )
 
 const (
@@ -106,33 +106,21 @@ func treeFiles(t *testing.T, dir string) []string {
 // it argues from the type-checked findings new in head.
 func checkTypedDebate(t *testing.T, args ...string) {
 	t.Helper()
-	code, out, errOut := runCmd(t, "", nil, append(args, "--format", "json")...)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	var rec struct {
-		Decision struct {
-			Decision string   `json:"decision"`
-			Required []string `json:"required_changes"`
-		} `json:"decision"`
-	}
-	if err := json.Unmarshal([]byte(out), &rec); err != nil {
-		t.Fatalf("output is not JSON: %v\n%s", err, out)
-	}
-	t.Logf("record: %+v", rec.Decision)
-	if rec.Decision.Decision != "request_changes" {
-		t.Errorf("decision %q, want request_changes", rec.Decision.Decision)
+	rec := debateRecord(t, args...)
+	t.Logf("record: %+v", rec)
+	if rec.Decision != voting.RequestChanges {
+		t.Errorf("decision %q, want request_changes", rec.Decision)
 	}
 	for _, want := range []string{"app/app.go:64:", "app/app.go:39:"} {
 		found := false
-		for _, r := range rec.Decision.Required {
+		for _, r := range rec.RequiredChanges {
 			found = found || strings.HasPrefix(r, want)
 		}
 		if !found {
-			t.Errorf("no required change at %s: %q", want, rec.Decision.Required)
+			t.Errorf("no required change at %s: %q", want, rec.RequiredChanges)
 		}
 	}
-	for _, r := range rec.Decision.Required {
+	for _, r := range rec.RequiredChanges {
 		if strings.HasPrefix(r, "app/app.go:72:") {
 			t.Errorf("the pre-existing nil dereference in Old is required: %q", r)
 		}
@@ -165,22 +153,10 @@ func checkTypedDebate(t *testing.T, args ...string) {
 // injection, which the base already had, is left out.
 func TestDebateGitRangeGosecFindings(t *testing.T) {
 	dir := gittest.FromTrees(t, "../../review/evidence/testdata/gosec/base", "../../review/evidence/testdata/gosec/head")
-	code, out, errOut := runCmd(t, "", nil, "debate", "--git", "main..feature", "--dir", dir, "--format", "json")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	var rec struct {
-		Decision struct {
-			Decision string   `json:"decision"`
-			Required []string `json:"required_changes"`
-		} `json:"decision"`
-	}
-	if err := json.Unmarshal([]byte(out), &rec); err != nil {
-		t.Fatalf("output is not JSON: %v\n%s", err, out)
-	}
+	rec := debateRecord(t, "debate", "--git", "main..feature", "--dir", dir)
 	// The command injection is critical in gosec's taint rules: unrebutted, it escalates.
-	if rec.Decision.Decision != "escalate" {
-		t.Errorf("decision %q, want escalate", rec.Decision.Decision)
+	if rec.Decision != voting.Escalate {
+		t.Errorf("decision %q, want escalate", rec.Decision)
 	}
 	for _, want := range []string{
 		"web/web.go:30: keep the value a bound parameter",                             // bound-param-removed, with G701 and go-ast's sql-injection merged into it
@@ -189,14 +165,14 @@ func TestDebateGitRangeGosecFindings(t *testing.T) {
 		"web/web.go:87: fetch only URLs whose host is on an allowlist",                // G704
 	} {
 		found := false
-		for _, r := range rec.Decision.Required {
+		for _, r := range rec.RequiredChanges {
 			found = found || strings.HasPrefix(r, want)
 		}
 		if !found {
-			t.Errorf("no required change %q: %q", want, rec.Decision.Required)
+			t.Errorf("no required change %q: %q", want, rec.RequiredChanges)
 		}
 	}
-	for _, r := range rec.Decision.Required {
+	for _, r := range rec.RequiredChanges {
 		if strings.HasPrefix(r, "web/web.go:16:") || strings.HasPrefix(r, "web/web.go:21:") {
 			t.Errorf("a finding of Server.Old, which the base had, is required: %q", r)
 		}

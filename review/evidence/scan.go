@@ -146,16 +146,6 @@ func (s *Scan) addFrom(analyzer, rule string, sev toulmin.Severity, path string,
 	})
 }
 
-// has reports whether the scan already holds evidence of rule at path:line.
-func (s *Scan) has(rule, path string, line int) bool {
-	for _, e := range s.found {
-		if e.Rule == rule && e.Path == path && e.Line == line {
-			return true
-		}
-	}
-	return false
-}
-
 // absorb takes out of the scan the findings of weakness cwe a few lines from path:line (the same
 // defect, found by another analyzer before), naming them in msg as corroborate does; it returns
 // msg and the more severe of sev and theirs. A type-checked finding whose weakness is not its
@@ -164,7 +154,7 @@ func (s *Scan) absorb(cwe, path string, line int, msg string, sev toulmin.Severi
 	kept := s.found[:0]
 	for _, e := range s.found {
 		if e.Mitigates == "" && e.Path == path && Rules[e.Rule].CWE == cwe && abs(e.Line-line) <= corroborateSpan {
-			msg += fmt.Sprintf("; also found by %s (%s at line %d)", e.Analyzer, e.Rule, e.Line)
+			msg += alsoFound(e)
 			if e.Severity.Rank() > sev.Rank() {
 				sev = e.Severity
 			}
@@ -274,7 +264,7 @@ func corroborate(found []toulmin.Evidence) []toulmin.Evidence {
 			if r, kr := f.Severity.Rank(), k.Severity.Rank(); r > kr || r == kr && isTypedGo(f.Analyzer) && !isTypedGo(k.Analyzer) {
 				f, *k = *k, f
 			}
-			k.Message += fmt.Sprintf("; also found by %s (%s at line %d)", f.Analyzer, f.Rule, f.Line)
+			k.Message += alsoFound(f)
 			merged = true
 			break
 		}
@@ -283,6 +273,11 @@ func corroborate(found []toulmin.Evidence) []toulmin.Evidence {
 		}
 	}
 	return out
+}
+
+// alsoFound is what a merged finding says of one it took in.
+func alsoFound(e toulmin.Evidence) string {
+	return fmt.Sprintf("; also found by %s (%s at line %d)", e.Analyzer, e.Rule, e.Line)
 }
 
 func abs(n int) int {

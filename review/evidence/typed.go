@@ -35,13 +35,6 @@ var topicWarrants = map[string]struct{ stakeholder, warrant, tradeOff string }{
 	TopicSecurity:    {Security, "gosec's type-checked analysis of the whole head tree (its taint rules follow request data through SSA to the sink) shows a weakness an attacker can use", "little: the safe form of the call is as short"},
 }
 
-// handWrittenTwins are type-checked rules whose finding restates a hand-written rule's at the same
-// line that has no CWE to merge them by (a round trip per iteration): the hand-written evidence is
-// kept, with the rebuttals that answer it, and the debate is not asked to argue one line twice.
-var handWrittenTwins = map[string]string{
-	RuleQueryInLoop: RuleCallInLoop,
-}
-
 // fixes say what to do about the findings of the go vet passes most likely to block a change;
 // the other checks point at their documentation.
 var fixes = map[string]string{
@@ -126,9 +119,6 @@ func (typedGoAnalyzer) Analyze(s *Scan) {
 		return
 	}
 	for _, f := range res.New {
-		if twin, ok := handWrittenTwins[f.Rule]; ok && s.has(twin, f.Path, f.Line) {
-			continue // the hand-written analyzer already made this claim at this line
-		}
 		msg := f.Message
 		if f.Func != "" {
 			msg += " (in " + f.Func + ")"
