@@ -231,30 +231,16 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 		ctx = pctx
 	}
 	if r.Store != nil {
-		rec, err := t.Record.YAML()
-		if err != nil {
-			return err
-		}
-		cp, err := json.Marshal(t)
-		if err != nil {
-			return fmt.Errorf("failed to encode debate %s: %w", t.DebateID, err)
-		}
-		var reasons, votes []string
-		for _, e := range t.Escalations {
-			reasons = append(reasons, string(e.Reason))
-		}
-		for _, v := range t.Record.Votes {
-			votes = append(votes, v.Agent+"="+string(v.Vote))
-		}
 		human := ""
 		if errors.Is(cause, toulmin.ErrHumanReview) || r.stopRequested(ctx, job) {
 			// Asked for while the debate ended on its own: a human decides all the same.
 			human = "pending"
 		}
-		if err := r.Store.FinishDebate(ctx, &store.Debate{ID: t.DebateID, JobID: job.StoreID, Repository: d.Repository, PRNumber: d.PRNumber, HeadSHA: t.Record.HeadSHA,
-			Trigger: d.Trigger, Protocol: t.Protocol, Decision: string(t.Record.Decision), Phases: len(t.Timeline), Checkpoint: cp, Record: rec,
-			Prompt: t.Usage.Prompt, Completion: t.Usage.Completion, StartedAt: t.StartedAt, EndedAt: t.EndedAt,
-			ConsensusLevel: string(t.Record.ConsensusLevel), Escalations: strings.Join(reasons, ","), Votes: strings.Join(votes, ","), HumanDecision: human}); err != nil {
+		row, err := DecidedRow(t, job.StoreID, d.Repository, d.PRNumber, d.Trigger, human)
+		if err != nil {
+			return err
+		}
+		if err := r.Store.FinishDebate(ctx, row); err != nil {
 			return err
 		}
 	}
@@ -748,4 +734,28 @@ func LoadRepoConfig(ctx context.Context, gh *github.Client, pr review.PullReques
 		return nil, fmt.Errorf("failed to decode %s of %s: %w", config.RepoPath, pr.Repository(), err)
 	}
 	return config.Parse([]byte(content), config.RepoPath)
+}
+
+// DecidedRow is the store's row of a decided debate: its record, its whole transcript (the last
+// checkpoint), usage and the decision's outcome. human is the human decision it waits for, if any.
+func DecidedRow(t *toulmin.Transcript, jobID int64, repository string, pr int, trigger, human string) (*store.Debate, error) {
+	rec, err := t.Record.YAML()
+	if err != nil {
+		return nil, err
+	}
+	cp, err := json.Marshal(t)
+	if err != nil {
+		return nil, fmt.Errorf("failed to encode debate %s: %w", t.DebateID, err)
+	}
+	var reasons, votes []string
+	for _, e := range t.Escalations {
+		reasons = append(reasons, string(e.Reason))
+	}
+	for _, v := range t.Record.Votes {
+		votes = append(votes, v.Agent+"="+string(v.Vote))
+	}
+	return &store.Debate{ID: t.DebateID, JobID: jobID, Repository: repository, PRNumber: pr, HeadSHA: t.Record.HeadSHA,
+		Trigger: trigger, Protocol: t.Protocol, Decision: string(t.Record.Decision), Phases: len(t.Timeline), Checkpoint: cp, Record: rec,
+		Prompt: t.Usage.Prompt, Completion: t.Usage.Completion, StartedAt: t.StartedAt, EndedAt: t.EndedAt,
+		ConsensusLevel: string(t.Record.ConsensusLevel), Escalations: strings.Join(reasons, ","), Votes: strings.Join(votes, ","), HumanDecision: human}, nil
 }

@@ -40,6 +40,7 @@ const usage = `debatebot reviews changes by a structured debate among stakeholde
 
 Usage:
   debatebot debate (--diff FILE [--dir BASE] | --git BASE..HEAD | --question TEXT) [--format markdown|json|sarif] [flags]
+  debatebot debate --resume ID | --list
   debatebot serve
   debatebot stats [--format text|json]
   debatebot version
@@ -73,6 +74,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if errors.Is(err, errHelp) {
 		return exitOK
+	}
+	if errors.Is(err, errStopped) {
+		// Stopped on purpose at a checkpoint, and already told how to resume: not completed,
+		// so not 0, but no error to print either.
+		return exitError
 	}
 	fmt.Fprintf(stderr, "debatebot: %v\n", err)
 	var ue *usageError
