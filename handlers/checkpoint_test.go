@@ -49,6 +49,11 @@ func TestDebatePausesAtCheckpoint(t *testing.T) {
 		!strings.Contains(tr[0].Body, "`/debate continue`") || !strings.Contains(tr[0].Body, "`/debate guide TEXT`") || !strings.Contains(tr[0].Body, "`/debate end`") {
 		t.Fatalf("transcript comment = %+v, want it to say the debate is paused and how to resume it", tr)
 	}
+	// The check run stays in progress and says why.
+	if cr := a.gh.Checks("acme/shop"); len(cr) != 1 || cr[0].Status != "in_progress" || cr[0].Title != "Paused after round 1: waiting for a human" ||
+		!strings.Contains(cr[0].Summary, "`/debate continue`") {
+		t.Errorf("check runs = %+v, want the one in progress saying the debate is paused", cr)
+	}
 	a.checkCalls()
 }
 
