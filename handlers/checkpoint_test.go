@@ -210,3 +210,41 @@ func TestSweepLeavesStalePausedDebate(t *testing.T) {
 		t.Errorf("jobs %v, want none superseded or failed", counts)
 	}
 }
+
+// /human-review on a debate paused at a checkpoint stops it as it stops a running one: no
+// further round, no decision of its own; what was said is published and a human decides.
+func TestHumanReviewStopsPausedDebate(t *testing.T) {
+	a, p := pausedApp(t)
+	ctx := context.Background()
+	a.post("issue_comment", "d-hr", commentFixture(t, "alice", "/human-review"), secret)
+	a.srv.Queue.Wait()
+	if _, err := a.srv.Store.PausedDebate(ctx, "acme/shop", 7); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("still paused after /human-review: %v", err)
+	}
+	d, err := a.srv.Store.PendingHumanDecision(ctx, "acme/shop", 7)
+	if err != nil {
+		t.Fatalf("no debate waits for a human after /human-review on the paused one: %v\n%+v", err, a.gh.CommentsOn("acme/shop#7"))
+	}
+	if d.ID != p.ID || d.Decision != "escalate" || !strings.Contains(d.Escalations, "human_review") {
+		t.Errorf("debate %s decided %s (%s), want %s escalated for human review", d.ID, d.Decision, d.Escalations, p.ID)
+	}
+	full, err := a.srv.Store.Debate(ctx, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr toulmin.Transcript
+	if err := json.Unmarshal(full.Checkpoint, &tr); err != nil {
+		t.Fatal(err)
+	}
+	for _, ph := range tr.Timeline {
+		if ph.Phase == toulmin.PhaseRebuttal && ph.Round == 2 {
+			t.Errorf("a second round ran after /human-review: %+v", ph)
+		}
+	}
+	if a.commentsContaining("asked for human review: the debate stops") != 1 {
+		t.Errorf("no single confirmation of /human-review: %+v", a.gh.CommentsOn("acme/shop#7"))
+	}
+	if len(a.comments(review.DecisionMarker)) != 1 {
+		t.Errorf("what was said was not published for the human: %+v", a.gh.CommentsOn("acme/shop#7"))
+	}
+}

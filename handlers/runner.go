@@ -645,6 +645,22 @@ func (r *Runner) humanReview(ctx context.Context, gh *github.Client, pub *review
 		r.Metrics.refused("permission")
 		return pub.Comment(ctx, fmt.Sprintf("@%s: /human-review needs %s permission on this repository; you have %s. Nothing was changed.", job.Requester, repo.HumanReviewPermission, have))
 	}
+	// A debate paused at a checkpoint has no job running to stop: its job is enqueued again with
+	// the rounds ended, and flagged below like a running one, so that it resumes already stopped
+	// and publishes what was said for the human to decide.
+	if p, err := r.Store.PausedDebate(ctx, job.PR.Repository(), job.PR.Number); err == nil {
+		resume, t, err := r.pausedJob(ctx, p)
+		if err != nil {
+			return err
+		}
+		c := toulmin.Checkpoint{AfterRound: p.AfterRound, Action: toulmin.CheckpointEnd, Waited: r.now().Sub(p.At).Round(time.Millisecond),
+			Note: "@" + job.Requester + " asked for human review"}
+		if err := r.resume(ctx, pub, p, resume, t, c, job.DeliveryID); err != nil {
+			return err
+		}
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
 	n := 0
 	for _, kind := range []Kind{KindReview, KindDesign} {
 		k, err := r.Store.RequestCancel(ctx, job.PR.String(), string(kind), store.CancelHumanReview)
