@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/githubtest"
@@ -408,5 +410,54 @@ func TestActionRefusesCommandWithoutPermission(t *testing.T) {
 	}
 	if n := len(gh.Checks("acme/shop")); n != 0 {
 		t.Errorf("%d check runs, want none", n)
+	}
+}
+
+// action.yml runs this binary's action command from the repository's Dockerfile, and hands every
+// input to the binary under the name the action reads.
+func TestActionYAMLMapsEveryInput(t *testing.T) {
+	data, err := os.ReadFile("../../action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a struct {
+		Inputs map[string]struct {
+			Default string `yaml:"default"`
+		} `yaml:"inputs"`
+		Runs struct {
+			Using string            `yaml:"using"`
+			Image string            `yaml:"image"`
+			Args  []string          `yaml:"args"`
+			Env   map[string]string `yaml:"env"`
+		} `yaml:"runs"`
+	}
+	if err := yaml.Unmarshal(data, &a); err != nil {
+		t.Fatal(err)
+	}
+	if a.Runs.Using != "docker" || strings.Join(a.Runs.Args, " ") != "action" {
+		t.Errorf("runs %+v, want a docker action running `action`", a.Runs)
+	}
+	if _, err := os.Stat(filepath.Join("../..", a.Runs.Image)); err != nil {
+		t.Errorf("runs.image %q: %v", a.Runs.Image, err)
+	}
+	// The names the action reads (readActionEnv, panel, action).
+	read := map[string]bool{"GITHUB_TOKEN": true, "OPENAI_API_KEY": true, "OPENAI_BASE_URL": true, "DEBATEBOT_MODEL": true, "DEBATEBOT_REPO_CONFIG": true, "DEBATEBOT_ALLOWED_BOTS": true}
+	mapped := map[string]bool{}
+	for name, value := range a.Runs.Env {
+		input, ok := strings.CutPrefix(value, "${{ inputs.")
+		input, ok2 := strings.CutSuffix(input, " }}")
+		if !ok || !ok2 || !read[name] {
+			t.Errorf("runs.env %s: %q is not an input the action reads", name, value)
+			continue
+		}
+		mapped[input] = true
+	}
+	for name := range a.Inputs {
+		if !mapped[name] {
+			t.Errorf("input %s is not passed to the action", name)
+		}
+	}
+	if a.Inputs["config"].Default != config.RepoPath {
+		t.Errorf("the config input defaults to %q, want %q", a.Inputs["config"].Default, config.RepoPath)
 	}
 }
