@@ -461,3 +461,23 @@ func TestActionYAMLMapsEveryInput(t *testing.T) {
 		t.Errorf("the config input defaults to %q, want %q", a.Inputs["config"].Default, config.RepoPath)
 	}
 }
+
+// When GitHub keeps failing to take the comments, the run fails (exit 1) with an error workflow
+// command, after the App's three tries; the job summary still has the debate.
+func TestActionFailsWhenGitHubKeepsFailing(t *testing.T) {
+	gh, dir := actionRepo(t)
+	gh.Fail("POST", "/repos/acme/shop/issues/7/comments", 502, 100)
+	path := actionEventFile(t, "pull_request.opened.json", gh.PRs["acme/shop#7"], nil)
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	code, out, errOut := runCmd(t, "", map[string]string{"GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": path, "GITHUB_REPOSITORY": "acme/shop",
+		"GITHUB_TOKEN": actionToken, "GITHUB_API_URL": gh.URL, "GITHUB_WORKSPACE": dir, "GITHUB_STEP_SUMMARY": summary}, "action")
+	if code != 1 || !strings.Contains(out, "::error title=debatebot::failed to publish debate ") || !strings.Contains(errOut, "502 Server Error") {
+		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s\nwant 1 and the publication's error", code, out, errOut)
+	}
+	if n := count(operations(gh), "issues/create-comment"); n < 3 {
+		t.Errorf("%d comment requests, want the App's three tries at least", n)
+	}
+	if s, _ := os.ReadFile(summary); !strings.Contains(string(s), "| `api/user.go:19` | nilness |") {
+		t.Errorf("the job summary lacks the debate:\n%s", s)
+	}
+}
