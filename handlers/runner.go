@@ -505,11 +505,39 @@ func (r *Runner) since(ctx context.Context, gh *github.Client, pub *review.Publi
 	return prev, review.CarryForward(prev, c), c, nil
 }
 
-// publish writes the transcript, the decision, the check run and the escalation label; each
-// write is tried three times with backoff. When GitHub keeps failing, the error fails the job,
-// which the queue retries with backoff from the store: the retry publishes the stored transcript
-// (Runner.decided), it does not debate again, and a restart loses nothing.
+// publish publishes a finished transcript with the store as the publication's memory. When
+// GitHub keeps failing, the error fails the job, which the queue retries with backoff from the
+// store: the retry publishes the stored transcript (Runner.decided), it does not debate again,
+// and a restart loses nothing.
 func (r *Runner) publish(ctx context.Context, pub *review.Publisher, t *toulmin.Transcript) error {
+	opts := PublishOptions{}
+	if r.Store != nil {
+		opts.Memo = r.Store
+	}
+	return Publish(ctx, pub, t, opts)
+}
+
+// PublishMemo keeps, outside GitHub, what a publication did (the App's store): the check run it
+// created and that it concluded it.
+type PublishMemo interface {
+	Publication(ctx context.Context, pr, marker string) (int64, error)
+	SavePublication(ctx context.Context, pr, marker string, id int64) error
+	SaveCheckRun(ctx context.Context, debateID string, id int64) error
+}
+
+// PublishOptions are what differs between the App's publication and the Action's.
+type PublishOptions struct {
+	// Memo, when set, remembers the check run and its conclusion, so that a retried job does not
+	// conclude it twice; the Action, which publishes once, has none.
+	Memo PublishMemo
+	// NoCheck leaves the check run out: the Action's token may not create one (a pull request
+	// from a fork).
+	NoCheck bool
+}
+
+// Publish writes a finished debate where the App and the Action publish it: the transcript, the
+// decision, the check run and the escalation label; each write is tried three times with backoff.
+func Publish(ctx context.Context, pub *review.Publisher, t *toulmin.Transcript, opts PublishOptions) error {
 	md, err := review.Markdown(t, review.RenderOptions{Marker: true})
 	if err != nil {
 		return err
@@ -522,11 +550,17 @@ func (r *Runner) publish(ctx context.Context, pub *review.Publisher, t *toulmin.
 		func() error { return pub.Upsert(ctx, review.TranscriptMarker, md) },
 		func() error { return pub.Upsert(ctx, review.DecisionMarker, dc) },
 		func() error {
+			if opts.NoCheck {
+				return nil
+			}
 			// A retry of the job (a later step failed) publishes the same stored transcript (the
 			// same end): it does not conclude the check run again, as GitHub would show its
 			// annotations twice.
 			concluded := fmt.Sprintf("concluded:%s@%d", t.DebateID, t.EndedAt.UnixNano())
-			if id, err := r.Store.Publication(ctx, pub.PR().String(), concluded); err == nil && id != 0 && (pub.CheckRunID() == 0 || id == pub.CheckRunID()) {
+			if opts.Memo == nil {
+				return pub.FinishCheck(ctx, t)
+			}
+			if id, err := opts.Memo.Publication(ctx, pub.PR().String(), concluded); err == nil && id != 0 && (pub.CheckRunID() == 0 || id == pub.CheckRunID()) {
 				return nil
 			}
 			had := pub.CheckRunID()
@@ -535,12 +569,12 @@ func (r *Runner) publish(ctx context.Context, pub *review.Publisher, t *toulmin.
 			}
 			if id := pub.CheckRunID(); id != had {
 				// Created now, as its creation failed when the debate started.
-				if err := r.Store.SaveCheckRun(ctx, t.DebateID, id); err != nil {
+				if err := opts.Memo.SaveCheckRun(ctx, t.DebateID, id); err != nil {
 					zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not remember the check run.")
 				}
 			}
 			if id := pub.CheckRunID(); id != 0 {
-				if err := r.Store.SavePublication(ctx, pub.PR().String(), concluded, id); err != nil {
+				if err := opts.Memo.SavePublication(ctx, pub.PR().String(), concluded, id); err != nil {
 					zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not remember that the check run was concluded.")
 				}
 			}
@@ -733,23 +767,29 @@ func (r *Runner) cannotDebate(ctx context.Context, pub *review.Publisher, job *J
 // LoadRepoConfig reads .github/debatebot.yml from the base branch, so that a pull request cannot
 // change the rules that judge it. A missing file means the defaults.
 func LoadRepoConfig(ctx context.Context, gh *github.Client, pr review.PullRequest, ref string) (*config.Repo, error) {
+	return LoadRepoConfigAt(ctx, gh, pr, ref, config.RepoPath)
+}
+
+// LoadRepoConfigAt reads the configuration at path (the Action's config input) from ref; a
+// missing file means the defaults.
+func LoadRepoConfigAt(ctx context.Context, gh *github.Client, pr review.PullRequest, ref, path string) (*config.Repo, error) {
 	var opts *github.RepositoryContentGetOptions
 	if ref != "" {
 		opts = &github.RepositoryContentGetOptions{Ref: ref}
 	}
-	fc, _, _, err := gh.Repositories.GetContents(ctx, pr.Owner, pr.Repo, config.RepoPath, opts)
+	fc, _, _, err := gh.Repositories.GetContents(ctx, pr.Owner, pr.Repo, path, opts)
 	if err != nil {
 		var er *github.ErrorResponse
 		if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound {
 			return config.Default(), nil
 		}
-		return nil, fmt.Errorf("failed to read %s of %s: %w", config.RepoPath, pr.Repository(), err)
+		return nil, fmt.Errorf("failed to read %s of %s: %w", path, pr.Repository(), err)
 	}
 	content, err := fc.GetContent()
 	if err != nil {
-		return nil, fmt.Errorf("failed to decode %s of %s: %w", config.RepoPath, pr.Repository(), err)
+		return nil, fmt.Errorf("failed to decode %s of %s: %w", path, pr.Repository(), err)
 	}
-	return config.Parse([]byte(content), config.RepoPath)
+	return config.Parse([]byte(content), path)
 }
 
 // DecidedRow is the store's row of a decided debate: its record, its whole transcript (the last

@@ -179,16 +179,9 @@ func debate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if err != nil {
 		return err
 	}
-	agents := review.OfflinePanel(repo.Stakeholders)
-	if key := getenv("OPENAI_API_KEY"); key != "" && !f.offline {
-		agents, err = review.LLMPanel(repo.Stakeholders, review.LLMOptions{
-			APIKey: key, BaseURL: getenv("OPENAI_BASE_URL"), Model: getenv("DEBATEBOT_MODEL"),
-			MaxRetries: repo.LLM.MaxRetries, RequestTimeout: time.Duration(repo.LLM.RequestTimeout),
-			ContextTokens: repo.LLM.ContextTokens, Prices: repo.LLM.PriceTable(),
-		})
-		if err != nil {
-			return err
-		}
+	agents, err := panel(repo, getenv, f.offline)
+	if err != nil {
+		return err
 	}
 	d := &review.Debate{
 		Change: change, Question: src.Question, Trigger: "cli",
@@ -258,6 +251,20 @@ func printTranscript(t *toulmin.Transcript, change *review.Change, format string
 	}
 	_, err = io.WriteString(stdout, review.Redact(md))
 	return err
+}
+
+// panel returns the repository's stakeholders as agents: on the model at OPENAI_BASE_URL
+// (DEBATEBOT_MODEL) when OPENAI_API_KEY is set and offline is not asked for, offline otherwise.
+func panel(repo *config.Repo, getenv func(string) string, offline bool) ([]toulmin.Agent, error) {
+	key := getenv("OPENAI_API_KEY")
+	if key == "" || offline {
+		return review.OfflinePanel(repo.Stakeholders), nil
+	}
+	return review.LLMPanel(repo.Stakeholders, review.LLMOptions{
+		APIKey: key, BaseURL: getenv("OPENAI_BASE_URL"), Model: getenv("DEBATEBOT_MODEL"),
+		MaxRetries: repo.LLM.MaxRetries, RequestTimeout: time.Duration(repo.LLM.RequestTimeout),
+		ContextTokens: repo.LLM.ContextTokens, Prices: repo.LLM.PriceTable(),
+	})
 }
 
 // unwrapPath drops the path from *fs.PathError, which the caller already names.

@@ -168,6 +168,7 @@ type Server struct {
 	// 0); git refuses an expired one with 401.
 	TokenLifetime time.Duration
 	failures      []*failure
+	denials       []func(Call) bool
 	nextID        int64
 	tokens        map[string]*token
 	tokenOrder    []string
@@ -200,6 +201,15 @@ func (s *Server) FailIf(match func(Call) bool, status, times int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.failures = append(s.failures, &failure{match: match, status: status, times: times})
+}
+
+// Deny makes every request for which match reports true answer as GitHub answers a token that
+// lacks the permission (the workflow token of a pull request from a fork, which is read-only):
+// 403 "Resource not accessible by integration", with no Retry-After, as nothing changes on a retry.
+func (s *Server) Deny(match func(Call) bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.denials = append(s.denials, match)
 }
 
 // Calls returns the requests received so far.
@@ -331,6 +341,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.calls = append(s.calls, call)
 	fail := s.failure(call)
+	deny := false
+	for _, match := range s.denials {
+		deny = deny || match(call)
+	}
 	s.mu.Unlock()
 
 	h := w.Header()
@@ -355,6 +369,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Header.Get("Authorization") == "" {
 		s.writeError(w, http.StatusUnauthorized, "Requires authentication")
+		return
+	}
+	if deny {
+		s.writeJSON(w, http.StatusForbidden, map[string]any{"message": "Resource not accessible by integration",
+			"documentation_url": "https://docs.github.com/rest", "status": "403"})
 		return
 	}
 	s.route(w, r, path, body)
