@@ -22,6 +22,7 @@ import (
 	"github.com/debatebot/debatebot/handlers"
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // ActionBot is the login the workflow token (GITHUB_TOKEN) comments as: the publisher edits only
@@ -339,18 +340,30 @@ func (a *actionRun) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	change, err := a.change(ctx, meta, head, repo.Ignore)
 	var ie *review.InputError
-	if errors.As(err, &ie) {
-		return a.cannotDebate(ctx, pub, head, ie)
-	}
+	prev, change, err := a.since(ctx, pub, meta, head, repo.Ignore)
 	if err != nil {
 		return err
+	}
+	if change == nil {
+		change, err = a.change(ctx, meta, head, repo.Ignore)
+		if errors.As(err, &ie) {
+			return a.cannotDebate(ctx, pub, head, ie)
+		}
+		if err != nil {
+			return err
+		}
 	}
 	d := &review.Debate{
 		Repository: a.pr.Repository(), PRNumber: a.pr.Number, Trigger: a.ev.trigger, Change: change,
 		Protocol: protocol, Agents: agents, Panel: repo.Panel(), Ignore: repo.Ignore, Weights: *repo.Weights,
 		Thresholds: repo.VotingThresholds(), Concurrency: repo.LLM.Concurrency,
+	}
+	if prev != nil {
+		// What the earlier debate required is carried: resolved where the push changed its
+		// line, still open otherwise, as the App does.
+		carried := review.CarryForward(prev, change)
+		d.Carry = func(t *toulmin.Transcript) { review.ApplyCarried(t, prev, carried) }
 	}
 	opts := handlers.PublishOptions{}
 	if err := retryDenied(ctx, func() error { return pub.StartCheck(ctx, head) }); err != nil {
@@ -546,6 +559,56 @@ func (a *actionRun) change(ctx context.Context, meta *github.PullRequest, head s
 		return baseDir, headDir, cleanup, nil
 	}
 	return c, nil
+}
+
+// since is what a push changed since the head the bot last debated on the pull request (its
+// decision comment's record), as the App debates a push: users do not pay for, nor read again, a
+// debate of code that was debated. The checkout gives it, with the earlier head's and the new
+// head's whole trees; without the earlier head in the checkout, GitHub's comparison does. nil:
+// debate the whole change (not a push, no earlier debate, a force push, nothing left after the
+// ignored paths).
+func (a *actionRun) since(ctx context.Context, pub *review.Publisher, meta *github.PullRequest, head string, ignore []string) (*voting.Record, *review.Change, error) {
+	if a.ev.trigger != "pull_request.synchronize" && a.ev.trigger != "pull_request_target.synchronize" {
+		return nil, nil, nil
+	}
+	prev, err := pub.PreviousRecord(ctx)
+	if err != nil || prev == nil || prev.HeadSHA == "" || prev.HeadSHA == head {
+		return nil, nil, err
+	}
+	var c *review.Change
+	inCheckout := exec.CommandContext(ctx, "git", "-C", a.env.workspace, "cat-file", "-e", head+"^{commit}").Run() == nil &&
+		exec.CommandContext(ctx, "git", "-C", a.env.workspace, "cat-file", "-e", prev.HeadSHA+"^{commit}").Run() == nil
+	switch {
+	case inCheckout && exec.CommandContext(ctx, "git", "-C", a.env.workspace, "merge-base", "--is-ancestor", prev.HeadSHA, head).Run() != nil:
+		// A force push: the earlier head is not in the new history.
+		return nil, nil, nil
+	case inCheckout:
+		if c, err = review.FromGit(ctx, a.env.workspace, prev.HeadSHA+".."+head); err != nil {
+			return nil, nil, err
+		}
+		c.Source = fmt.Sprintf("%s %s...%s", a.pr, short(prev.HeadSHA), short(head))
+		c.Commits = commitMessages(ctx, a.env.workspace, prev.HeadSHA+".."+head)
+	default:
+		ok := false
+		if c, ok, err = review.ReadSince(ctx, a.gh, a.pr, prev.HeadSHA, head); err != nil || !ok {
+			return nil, nil, err
+		}
+		review.ReadCommitMessages(ctx, a.gh, a.pr, c)
+		review.FillContents(ctx, a.gh, a.pr, c)
+	}
+	if err := review.DropIgnored(c, ignore); err != nil || len(c.Files) == 0 {
+		return nil, nil, err
+	}
+	c.Title, c.Body, c.BaseRef, c.HeadRef = meta.GetTitle(), meta.GetBody(), meta.GetBase().GetRef(), meta.GetHead().GetRef()
+	return prev, c, nil
+}
+
+// short is a commit's short form.
+func short(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
 }
 
 // commitMessages are the messages of the range's commits, oldest first, as the App reads them

@@ -481,3 +481,62 @@ func TestActionFailsWhenGitHubKeepsFailing(t *testing.T) {
 		t.Errorf("the job summary lacks the debate:\n%s", s)
 	}
 }
+
+// A push to a debated pull request is debated as the App debates it: only what changed since the
+// debated head (from the checkout, with both heads' whole trees), with the earlier required
+// changes carried forward, resolved where the push changed their line.
+func TestActionDebatesOnlyWhatAPushChanged(t *testing.T) {
+	bin := buildBinary(t)
+	gh, dir := actionRepo(t)
+	pr := gh.PRs["acme/shop#7"]
+	first := pr.HeadSHA
+	if res := runAction(t, bin, gh, "pull_request", actionEventFile(t, "pull_request.opened.json", pr, nil), dir); res.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	if dec := bodies(t, gh)[review.DecisionMarker]; len(dec) != 1 || !strings.Contains(dec[0], "api/user.go:19") {
+		t.Fatalf("the first debate did not require the change at api/user.go:19: %v", dec)
+	}
+
+	// The push returns early on the guest path, so the dereference at line 19 is gone.
+	path := filepath.Join(dir, "api", "user.go")
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixed := strings.Replace(string(src), "\t\tlog.Printf(\"showing %s\", u.Name)\n", "\t\treturn \"guest\"\n", 1)
+	if fixed == string(src) {
+		t.Fatal("the fixture changed: no line 19 to fix")
+	}
+	if err := os.WriteFile(path, []byte(fixed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"add", "-A"}, {"commit", "-qm", "Return early for guests"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir, "-c", "user.email=t@example.com", "-c", "user.name=t"}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	pr.HeadSHA = gittest.Rev(t, dir, "feature")
+	before := len(gh.Calls())
+	res := runAction(t, bin, gh, "pull_request", actionEventFile(t, "pull_request.synchronize.json", pr, nil), dir)
+	if res.code != 0 {
+		t.Fatalf("push: exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	for _, c := range gh.Calls()[before:] {
+		if strings.Contains(c.Accept, "diff") || c.Operation == "repos/compare-commits" || c.Operation == "pulls/list-files" {
+			t.Errorf("the push's change was read from GitHub (%s %s), not from the checkout", c.Method, c.Path)
+		}
+	}
+	got := bodies(t, gh)
+	transcript, decision := got[review.TranscriptMarker], got[review.DecisionMarker]
+	if len(transcript) != 1 || len(decision) != 1 {
+		t.Fatalf("comments %v, want the one transcript and decision edited", got)
+	}
+	for _, want := range []string{"## Carried forward from `" + first[:7] + "`", "- [x] api/user.go:19: "} {
+		if !strings.Contains(transcript[0]+decision[0], want) {
+			t.Errorf("the push's debate lacks %q:\n%s\n%s", want, transcript[0], decision[0])
+		}
+	}
+	if !strings.Contains(decision[0], "head_sha: "+pr.HeadSHA) {
+		t.Errorf("the decision is not of the new head:\n%s", decision[0])
+	}
+}
