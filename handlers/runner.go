@@ -47,6 +47,9 @@ type Runner struct {
 	Trees *Trees
 	// Enqueue queues a job (the queue's): an answer at a checkpoint resumes its debate with it.
 	Enqueue func(context.Context, *Job) (bool, string, error)
+	// PublicURL is where users reach serve (DEBATEBOT_PUBLIC_URL): comments link to the
+	// debate's dashboard page under it. Empty, they link nowhere.
+	PublicURL string
 }
 
 func (r *Runner) now() time.Time {
@@ -183,7 +186,7 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 			return err
 		}
 		log.Info().Str("debate_id", t.DebateID).Msg("Publishing a decided debate from the store.")
-		return r.publish(log.With().Str("debate_id", t.DebateID).Logger().WithContext(ctx), pub, t)
+		return r.publish(log.With().Str("debate_id", t.DebateID).Logger().WithContext(ctx), pub, t, &published{event: repo.GitHubReviewEvent()})
 	}
 	// The debate's own context: /human-review stops it, seen on the job in the store when it was
 	// claimed, at a heartbeat (the queue) or at a phase boundary (here).
@@ -258,7 +261,7 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 			return err
 		}
 	}
-	return r.publish(logger.WithContext(ctx), pub, t)
+	return r.publish(logger.WithContext(ctx), pub, t, &published{change: d.Change, since: treesBase, event: repo.GitHubReviewEvent()})
 }
 
 // publisher returns the publisher of a job's pull request; with a store, it remembers the ids of
@@ -523,8 +526,11 @@ func (r *Runner) since(ctx context.Context, gh *github.Client, pub *review.Publi
 // write is tried three times with backoff. When GitHub keeps failing, the error fails the job,
 // which the queue retries with backoff from the store: the retry publishes the stored transcript
 // (Runner.decided), it does not debate again, and a restart loses nothing.
-func (r *Runner) publish(ctx context.Context, pub *review.Publisher, t *toulmin.Transcript) error {
-	md, err := review.Markdown(t, review.RenderOptions{Marker: true})
+func (r *Runner) publish(ctx context.Context, pub *review.Publisher, t *toulmin.Transcript, how *published) error {
+	if r.PublicURL != "" && t.DebateID != "" {
+		pub.Link = strings.TrimSuffix(r.PublicURL, "/") + "/debates/" + url.PathEscape(t.DebateID)
+	}
+	md, err := review.SummaryComment(t, review.SummaryOptions{BlobURL: blobURL(pub.DetailsURL, t.Record.HeadSHA), Link: pub.Link})
 	if err != nil {
 		return err
 	}
@@ -560,6 +566,9 @@ func (r *Runner) publish(ctx context.Context, pub *review.Publisher, t *toulmin.
 			}
 			return nil
 		},
+	}
+	if t.Record.HeadSHA != "" && t.Record.Synthesis == nil {
+		steps = append(steps, func() error { return r.review(ctx, pub, t, how) })
 	}
 	if t.Record.Decision == voting.Escalate {
 		steps = append(steps, func() error { return pub.Label(ctx, review.EscalationLabel) })
@@ -748,4 +757,46 @@ func LoadRepoConfig(ctx context.Context, gh *github.Client, pr review.PullReques
 		return nil, fmt.Errorf("failed to decode %s of %s: %w", config.RepoPath, pr.Repository(), err)
 	}
 	return config.Parse([]byte(content), config.RepoPath)
+}
+
+// published is what the publication of a debate needs beside its transcript: the change it
+// covered and the head that change was compared with (empty for the whole pull request), unknown
+// for a debate published from the store, and the review event of debatebot.yml.
+type published struct {
+	change *review.Change
+	since  string
+	event  string
+}
+
+// review posts the debate's inline review once: a retry of the publication (a later step failed)
+// finds it remembered in the store and does not post it again.
+func (r *Runner) review(ctx context.Context, pub *review.Publisher, t *toulmin.Transcript, how *published) error {
+	key := fmt.Sprintf("reviewed:%s@%d", t.DebateID, t.EndedAt.UnixNano())
+	if r.Store != nil {
+		if id, err := r.Store.Publication(ctx, pub.PR().String(), key); err == nil && id != 0 {
+			return nil
+		}
+	}
+	res, err := pub.Review(ctx, t, review.ReviewOptions{Event: how.event, Change: how.change, Since: how.since, Link: pub.Link})
+	if err != nil {
+		return err
+	}
+	zerolog.Ctx(ctx).Info().Int("posted", res.Posted).Int("repeated", res.Repeated).Int("in_body", res.Body).Int("moved", res.Moved).
+		Int("resolved", res.Resolved).Msg("Reviewed the pull request's lines.")
+	if r.Store != nil {
+		if err := r.Store.SavePublication(ctx, pub.PR().String(), key, 1); err != nil {
+			zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not remember that the review was posted.")
+		}
+	}
+	return nil
+}
+
+// blobURL is the web address of the files at a commit, from the pull request's page
+// ("https://github.com/o/r/pull/5" -> "https://github.com/o/r/blob/<sha>/"), or "".
+func blobURL(prURL, sha string) string {
+	i := strings.LastIndex(prURL, "/pull/")
+	if i < 0 || sha == "" {
+		return ""
+	}
+	return prURL[:i] + "/blob/" + sha + "/"
 }
