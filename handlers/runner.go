@@ -81,6 +81,8 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 		return r.humanDecision(ctx, gh, pub, job)
 	case KindCheckpoint:
 		return r.answerCheckpoint(ctx, gh, pub, job)
+	case KindHelp:
+		return r.help(ctx, gh, pub, job)
 	}
 
 	baseRef := ""
