@@ -218,3 +218,36 @@ func TestReviewSuggestsKnownFix(t *testing.T) {
 		t.Errorf("comment lacks the suggestion:\n%s", body)
 	}
 }
+
+// The bot's earlier comments are found on every page of the review comments (GitHub's Link
+// header): a finding commented on page two is not repeated.
+func TestReviewReadsEveryPageOfComments(t *testing.T) {
+	srv := githubtest.New(t)
+	seedExamplePR(t, srv)
+	tr := exampleTranscript(t)
+	for i := 0; i < 150; i++ {
+		srv.AddReviewComment("acme/shop#7", "octocat", "internal/export/users.go", 10, "a human's remark")
+	}
+	on, _ := InlineFindings(tr)
+	for _, f := range on {
+		srv.AddReviewComment("acme/shop#7", "debatebot[bot]", f.Path, f.Line, f.CommentBody())
+	}
+	p := NewPublisher(ghClient(t, srv), examplePR)
+	p.Bot = "debatebot[bot]"
+	res, err := p.Review(context.Background(), tr, ReviewOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Posted != 0 || res.Repeated != len(on) {
+		t.Errorf("%+v: comments on the second page were not seen", res)
+	}
+	pages := 0
+	for _, c := range srv.Calls() {
+		if c.Operation == "pulls/list-review-comments" {
+			pages++
+		}
+	}
+	if pages != 2 {
+		t.Errorf("%d pages read, want 2 (153 comments, 100 a page)", pages)
+	}
+}
