@@ -16,7 +16,7 @@ type Review struct {
 	User     string
 	Body     string
 	CommitID string
-	// State is APPROVED, CHANGES_REQUESTED or COMMENTED.
+	// State is APPROVED, CHANGES_REQUESTED, COMMENTED or PENDING.
 	State string
 }
 
@@ -147,13 +147,13 @@ func (s *Server) createReview(w http.ResponseWriter, key string, pr *PR, body []
 		s.writeJSON(w, http.StatusBadRequest, map[string]any{"message": "Problems parsing JSON", "documentation_url": "https://docs.github.com/rest/pulls/" + doc, "status": "400"})
 		return
 	}
-	state := map[string]string{"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED", "COMMENT": "COMMENTED"}[in.Event]
+	// A review without an event stays pending (unsubmitted), as on GitHub.
+	state := map[string]string{"": "PENDING", "APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED", "COMMENT": "COMMENTED"}[in.Event]
 	if state == "" {
-		// A review without an event stays pending; the bot never leaves one.
 		s.unprocessable(w, doc, fmt.Sprintf("Event %q is not one of APPROVE, REQUEST_CHANGES, COMMENT", in.Event))
 		return
 	}
-	if in.Body == "" && in.Event != "APPROVE" {
+	if in.Body == "" && (in.Event == "REQUEST_CHANGES" || in.Event == "COMMENT") {
 		s.unprocessable(w, doc, "Body is required when using REQUEST_CHANGES or COMMENT event")
 		return
 	}
