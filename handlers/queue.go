@@ -34,6 +34,8 @@ const (
 	// KindCheckpoint is an answer to a debate paused at a human checkpoint: "/debate continue",
 	// "/debate guide TEXT" or "/debate end" (Protocol is the action, Body the guidance).
 	KindCheckpoint Kind = "checkpoint"
+	// KindHelp answers "/help" or "/debate help" with the commands and the configuration.
+	KindHelp Kind = "help"
 )
 
 // Job is one accepted delivery's work.

@@ -47,6 +47,9 @@ type Runner struct {
 	Trees *Trees
 	// Enqueue queues a job (the queue's): an answer at a checkpoint resumes its debate with it.
 	Enqueue func(context.Context, *Job) (bool, string, error)
+	// PublicURL is where users reach serve (DEBATEBOT_PUBLIC_URL): comments link to the
+	// debate's dashboard page under it. Empty, they link nowhere.
+	PublicURL string
 }
 
 func (r *Runner) now() time.Time {
@@ -78,6 +81,8 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 		return r.humanDecision(ctx, gh, pub, job)
 	case KindCheckpoint:
 		return r.answerCheckpoint(ctx, gh, pub, job)
+	case KindHelp:
+		return r.help(ctx, gh, pub, job)
 	}
 
 	baseRef := ""
@@ -183,7 +188,7 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 			return err
 		}
 		log.Info().Str("debate_id", t.DebateID).Msg("Publishing a decided debate from the store.")
-		return r.publish(log.With().Str("debate_id", t.DebateID).Logger().WithContext(ctx), pub, t)
+		return r.publish(log.With().Str("debate_id", t.DebateID).Logger().WithContext(ctx), pub, t, &ReviewScope{Event: repo.GitHubReviewEvent()})
 	}
 	// The debate's own context: /human-review stops it, seen on the job in the store when it was
 	// claimed, at a heartbeat (the queue) or at a phase boundary (here).
@@ -244,7 +249,7 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 			return err
 		}
 	}
-	return r.publish(logger.WithContext(ctx), pub, t)
+	return r.publish(logger.WithContext(ctx), pub, t, &ReviewScope{Change: d.Change, Since: treesBase, Event: repo.GitHubReviewEvent()})
 }
 
 // publisher returns the publisher of a job's pull request; with a store, it remembers the ids of
@@ -505,20 +510,23 @@ func (r *Runner) since(ctx context.Context, gh *github.Client, pub *review.Publi
 	return prev, review.CarryForward(prev, c), c, nil
 }
 
-// publish publishes a finished transcript with the store as the publication's memory. When
-// GitHub keeps failing, the error fails the job, which the queue retries with backoff from the
-// store: the retry publishes the stored transcript (Runner.decided), it does not debate again,
-// and a restart loses nothing.
-func (r *Runner) publish(ctx context.Context, pub *review.Publisher, t *toulmin.Transcript) error {
-	opts := PublishOptions{}
+// publish publishes a finished transcript with the store as the publication's memory and the
+// dashboard's link. When GitHub keeps failing, the error fails the job, which the queue retries
+// with backoff from the store: the retry publishes the stored transcript (Runner.decided), it
+// does not debate again, and a restart loses nothing.
+func (r *Runner) publish(ctx context.Context, pub *review.Publisher, t *toulmin.Transcript, how *ReviewScope) error {
+	opts := PublishOptions{Review: how}
 	if r.Store != nil {
 		opts.Memo = r.Store
+	}
+	if r.PublicURL != "" && t.DebateID != "" {
+		pub.Link = strings.TrimSuffix(r.PublicURL, "/") + "/debates/" + url.PathEscape(t.DebateID)
 	}
 	return Publish(ctx, pub, t, opts)
 }
 
 // PublishMemo keeps, outside GitHub, what a publication did (the App's store): the check run it
-// created and that it concluded it.
+// created and that it concluded it, and that the inline review was posted.
 type PublishMemo interface {
 	Publication(ctx context.Context, pr, marker string) (int64, error)
 	SavePublication(ctx context.Context, pr, marker string, id int64) error
@@ -527,18 +535,26 @@ type PublishMemo interface {
 
 // PublishOptions are what differs between the App's publication and the Action's.
 type PublishOptions struct {
-	// Memo, when set, remembers the check run and its conclusion, so that a retried job does not
-	// conclude it twice; the Action, which publishes once, has none.
+	// Memo, when set, remembers the check run, its conclusion and the inline review, so that a
+	// retried job does not conclude or review twice; the Action, which publishes once, has none.
 	Memo PublishMemo
 	// NoCheck leaves the check run out: the Action's token may not create one (a pull request
 	// from a fork).
 	NoCheck bool
+	// Review says what the inline review covers (nil: the whole pull request, the review event
+	// COMMENT).
+	Review *ReviewScope
 }
 
-// Publish writes a finished debate where the App and the Action publish it: the transcript, the
-// decision, the check run and the escalation label; each write is tried three times with backoff.
+// Publish writes a finished debate where the App and the Action publish it: the summary with the
+// transcript, the decision, the check run, the inline review and the escalation label; each write
+// is tried three times with backoff. pub.Link, when set, is the debate's dashboard page.
 func Publish(ctx context.Context, pub *review.Publisher, t *toulmin.Transcript, opts PublishOptions) error {
-	md, err := review.Markdown(t, review.RenderOptions{Marker: true})
+	how := opts.Review
+	if how == nil {
+		how = &ReviewScope{}
+	}
+	md, err := review.SummaryComment(t, review.SummaryOptions{BlobURL: blobURL(pub.DetailsURL, t.Record.HeadSHA), Link: pub.Link})
 	if err != nil {
 		return err
 	}
@@ -580,6 +596,9 @@ func Publish(ctx context.Context, pub *review.Publisher, t *toulmin.Transcript, 
 			}
 			return nil
 		},
+	}
+	if t.Record.HeadSHA != "" && t.Record.Synthesis == nil {
+		steps = append(steps, func() error { return reviewOnce(ctx, pub, t, how, opts.Memo) })
 	}
 	if t.Record.Decision == voting.Escalate {
 		steps = append(steps, func() error { return pub.Label(ctx, review.EscalationLabel) })
@@ -814,4 +833,46 @@ func DecidedRow(t *toulmin.Transcript, jobID int64, repository string, pr int, t
 		Trigger: trigger, Protocol: t.Protocol, Decision: string(t.Record.Decision), Phases: len(t.Timeline), Checkpoint: cp, Record: rec,
 		Prompt: t.Usage.Prompt, Completion: t.Usage.Completion, StartedAt: t.StartedAt, EndedAt: t.EndedAt,
 		ConsensusLevel: string(t.Record.ConsensusLevel), Escalations: strings.Join(reasons, ","), Votes: strings.Join(votes, ","), HumanDecision: human}, nil
+}
+
+// ReviewScope is what the inline review of a debate covers beside its transcript: the change
+// the debate saw and the head that change was compared with (empty for the whole pull request);
+// no change for a debate published from the store; and the review event of debatebot.yml.
+type ReviewScope struct {
+	Change *review.Change
+	Since  string
+	Event  string
+}
+
+// reviewOnce posts the debate's inline review once: a retry of the publication (a later step
+// failed) finds it remembered in memo and does not post it again.
+func reviewOnce(ctx context.Context, pub *review.Publisher, t *toulmin.Transcript, how *ReviewScope, memo PublishMemo) error {
+	key := fmt.Sprintf("reviewed:%s@%d", t.DebateID, t.EndedAt.UnixNano())
+	if memo != nil {
+		if id, err := memo.Publication(ctx, pub.PR().String(), key); err == nil && id != 0 {
+			return nil
+		}
+	}
+	res, err := pub.Review(ctx, t, review.ReviewOptions{Event: how.Event, Change: how.Change, Since: how.Since, Link: pub.Link})
+	if err != nil {
+		return err
+	}
+	zerolog.Ctx(ctx).Info().Int("posted", res.Posted).Int("repeated", res.Repeated).Int("in_body", res.Body).Int("moved", res.Moved).
+		Int("resolved", res.Resolved).Msg("Reviewed the pull request's lines.")
+	if memo != nil {
+		if err := memo.SavePublication(ctx, pub.PR().String(), key, 1); err != nil {
+			zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not remember that the review was posted.")
+		}
+	}
+	return nil
+}
+
+// blobURL is the web address of the files at a commit, from the pull request's page
+// ("https://github.com/o/r/pull/5" -> "https://github.com/o/r/blob/<sha>/"), or "".
+func blobURL(prURL, sha string) string {
+	i := strings.LastIndex(prURL, "/pull/")
+	if i < 0 || sha == "" {
+		return ""
+	}
+	return prURL[:i] + "/blob/" + sha + "/"
 }

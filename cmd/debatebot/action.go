@@ -365,7 +365,11 @@ func (a *actionRun) run(ctx context.Context) error {
 		carried := review.CarryForward(prev, change)
 		d.Carry = func(t *toulmin.Transcript) { review.ApplyCarried(t, prev, carried) }
 	}
-	opts := handlers.PublishOptions{}
+	// The inline review covers what the debate saw: since the earlier head on a push.
+	opts := handlers.PublishOptions{Review: &handlers.ReviewScope{Change: change, Event: repo.GitHubReviewEvent()}}
+	if prev != nil {
+		opts.Review.Since = prev.HeadSHA
+	}
 	if err := retryDenied(ctx, func() error { return pub.StartCheck(ctx, head) }); err != nil {
 		if denied(err) {
 			opts.NoCheck = true

@@ -531,7 +531,7 @@ func TestActionDebatesOnlyWhatAPushChanged(t *testing.T) {
 	if len(transcript) != 1 || len(decision) != 1 {
 		t.Fatalf("comments %v, want the one transcript and decision edited", got)
 	}
-	for _, want := range []string{"## Carried forward from `" + first[:7] + "`", "- [x] api/user.go:19: "} {
+	for _, want := range []string{"<summary>Carried forward from " + first[:7] + "</summary>", "- [x] api/user.go:19: "} {
 		if !strings.Contains(transcript[0]+decision[0], want) {
 			t.Errorf("the push's debate lacks %q:\n%s\n%s", want, transcript[0], decision[0])
 		}

@@ -1,6 +1,7 @@
 // Package githubtest is a GitHub REST API for tests, on loopback: installation tokens, pull
 // requests (JSON and diff media types), files and comments with pagination and Link headers,
-// contents, collaborator permissions, check runs, labels and reactions, with rate-limit headers,
+// contents, collaborator permissions, check runs, labels and reactions, pull request reviews and
+// review comments (refusing lines outside the diff with 422, as GitHub does), with rate-limit headers,
 // GitHub's error bodies, and injectable 5xx and secondary rate limits. Every request is checked
 // against the list of real operations (testdata/github-rest-ops.tsv, from ../shared/fixtures).
 // Repositories added with AddGitRepo are served over git smart HTTP (git http-backend), with the
@@ -152,6 +153,10 @@ type Server struct {
 	Labels      map[string][]string    // "owner/repo#n"
 	CheckRuns   map[string][]*CheckRun // "owner/repo"
 	Reactions   map[int64][]string     // comment id -> contents
+	// Reviews and ReviewComments are the pull request reviews and the comments on lines of the
+	// diff, "owner/repo#n" (reviews.go).
+	Reviews        map[string][]*Review
+	ReviewComments map[string][]*ReviewComment
 	// Compares answers the compare API: "owner/repo@base...head" -> files (status "ahead").
 	// Any other comparison of two commits the repository holds answers "diverged"; one of a
 	// commit it does not hold answers 404, as GitHub does for the old head after a force push.
@@ -181,7 +186,7 @@ func New(t testing.TB) *Server {
 	s := &Server{
 		t: t, Slug: "debatebot", PRs: map[string]*PR{}, Contents: map[string]string{}, Permissions: map[string]string{},
 		Comments: map[string][]*Comment{}, Labels: map[string][]string{}, CheckRuns: map[string][]*CheckRun{},
-		Reactions: map[int64][]string{}, Compares: map[string][]map[string]any{}, Commits: map[string]bool{}, Unrelated: map[string]bool{}, nextID: 1000,
+		Reactions: map[int64][]string{}, Reviews: map[string][]*Review{}, ReviewComments: map[string][]*ReviewComment{}, Compares: map[string][]map[string]any{}, Commits: map[string]bool{}, Unrelated: map[string]bool{}, nextID: 1000,
 		Repos: map[string]*GitRepo{}, tokens: map[string]*token{},
 	}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
@@ -384,6 +389,9 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, path string, body
 	defer s.mu.Unlock()
 	var in map[string]any
 	_ = json.Unmarshal(body, &in)
+	if s.routeReviews(w, r, path, body) {
+		return
+	}
 	switch {
 	case path == "/app" && r.Method == http.MethodGet:
 		s.writeJSON(w, 200, map[string]any{"id": 1, "slug": s.Slug, "name": s.Slug})
@@ -422,7 +430,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, path string, body
 			return
 		}
 		n, _ := strconv.Atoi(m[3])
-		s.writeJSON(w, 200, map[string]any{"number": n, "title": pr.Title, "body": pr.Body, "draft": pr.Draft, "state": "open",
+		s.writeJSON(w, 200, map[string]any{"number": n, "html_url": fmt.Sprintf("https://github.com/%s/%s/pull/%d", m[1], m[2], n), "title": pr.Title, "body": pr.Body, "draft": pr.Draft, "state": "open",
 			"base": map[string]any{"ref": pr.BaseRef, "sha": cmp.Or(pr.BaseSHA, "base0000")}, "head": map[string]any{"ref": pr.HeadRef, "sha": pr.HeadSHA}})
 	case reComments.MatchString(path):
 		m := reComments.FindStringSubmatch(path)
