@@ -197,6 +197,13 @@ func (p *Publisher) Review(ctx context.Context, t *toulmin.Transcript, opts Revi
 	if t.Record.HeadSHA == "" || t.Record.Synthesis != nil {
 		return res, nil // a design debate: no lines to comment on
 	}
+	if t.Record.Decision != voting.RequestChanges {
+		// A request for changes of an earlier debate would keep blocking the merge after a
+		// debate that no longer asks for them.
+		if err := p.dismissBlocking(ctx, t); err != nil {
+			return res, err
+		}
+	}
 	onLines, noLine := InlineFindings(t)
 	threads, answered, err := p.reviewThreads(ctx)
 	if err != nil {
@@ -449,4 +456,35 @@ func inHunks(c *Change, path string, line int) bool {
 		}
 	}
 	return false
+}
+
+// dismissBlocking dismisses the bot's reviews that request changes, once a debate of the pull
+// request no longer does: a maintainer should not have to clear a block the bot itself lifted.
+func (p *Publisher) dismissBlocking(ctx context.Context, t *toulmin.Transcript) error {
+	opts := &github.ListOptions{PerPage: 100}
+	var blocking []*github.PullRequestReview
+	for {
+		reviews, resp, err := p.gh.PullRequests.ListReviews(ctx, p.pr.Owner, p.pr.Repo, p.pr.Number, opts)
+		if err != nil {
+			return fmt.Errorf("failed to list the reviews of %s: %w", p.pr, err)
+		}
+		for _, r := range reviews {
+			login := r.GetUser().GetLogin()
+			if r.GetState() == "CHANGES_REQUESTED" && strings.HasSuffix(login, "[bot]") && (p.Bot == "" || login == p.Bot) {
+				blocking = append(blocking, r)
+			}
+		}
+		if resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	for _, r := range blocking {
+		msg := fmt.Sprintf("The debate of `%s` decided: %s; this request for changes no longer stands.", short(t.Record.HeadSHA), decisionTitle(t.Record.Decision))
+		if _, _, err := p.gh.PullRequests.DismissReview(ctx, p.pr.Owner, p.pr.Repo, p.pr.Number, r.GetID(), &github.PullRequestReviewDismissalRequest{Message: github.String(msg)}); err != nil {
+			return fmt.Errorf("failed to dismiss review %d of %s: %w", r.GetID(), p.pr, err)
+		}
+		zerolog.Ctx(ctx).Info().Int64("review_id", r.GetID()).Msg("Dismissed an earlier request for changes the debate no longer makes.")
+	}
+	return nil
 }

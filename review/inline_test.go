@@ -10,6 +10,7 @@ import (
 	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // exampleTranscript debates the bundled example as the head abc123 of acme/shop#7.
@@ -286,5 +287,41 @@ func TestReviewKeepsLinesOutsideTheChangesHunksInTheBody(t *testing.T) {
 	}
 	if reviews != 1 {
 		t.Errorf("%d review requests, want the one posted at once", reviews)
+	}
+}
+
+// A debate that no longer requests changes dismisses the bot's earlier request for changes,
+// which would otherwise keep blocking the merge; a person's request for changes stays.
+func TestReviewDismissesTheBotsEarlierBlock(t *testing.T) {
+	srv := githubtest.New(t)
+	seedExamplePR(t, srv)
+	p := NewPublisher(ghClient(t, srv), examplePR)
+	if _, err := p.Review(context.Background(), exampleTranscript(t), ReviewOptions{Event: ReviewEventRequestChanges}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Reviews["acme/shop#7"] = append(srv.Reviews["acme/shop#7"], &githubtest.Review{ID: 9000, User: "carol", State: "CHANGES_REQUESTED", CommitID: "abc123"})
+
+	// Still requesting changes: the block stays.
+	if _, err := p.Review(context.Background(), exampleTranscript(t), ReviewOptions{Event: ReviewEventRequestChanges}); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.ReviewsOn("acme/shop#7"); got[0].State != "CHANGES_REQUESTED" {
+		t.Fatalf("a debate still requesting changes dismissed its block: %+v", got)
+	}
+
+	better := exampleTranscript(t)
+	better.Record.Decision = voting.ApproveWithChanges
+	if _, err := p.Review(context.Background(), better, ReviewOptions{Event: ReviewEventRequestChanges}); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range srv.ReviewsOn("acme/shop#7") {
+		switch {
+		case r.User == "carol" && r.State != "CHANGES_REQUESTED":
+			t.Errorf("a person's review was dismissed: %+v", r)
+		case r.User != "carol" && r.State == "CHANGES_REQUESTED":
+			t.Errorf("the bot's block stands after a debate approving with changes: %+v", r)
+		case r.User != "carol" && r.ID == srv.ReviewsOn("acme/shop#7")[0].ID && !strings.Contains(r.Dismissal, "decided: Approve with changes"):
+			t.Errorf("dismissal message %q", r.Dismissal)
+		}
 	}
 }

@@ -16,8 +16,10 @@ type Review struct {
 	User     string
 	Body     string
 	CommitID string
-	// State is APPROVED, CHANGES_REQUESTED, COMMENTED or PENDING.
+	// State is APPROVED, CHANGES_REQUESTED, COMMENTED, PENDING or DISMISSED.
 	State string
+	// Dismissal is the message a dismissed review was dismissed with.
+	Dismissal string
 }
 
 // ReviewComment is a comment on a line of a pull request's diff (a review comment), or a reply
@@ -39,6 +41,7 @@ var (
 	reReviews       = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)/reviews$`)
 	reReviewComment = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)/comments$`)
 	reReplies       = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)/comments/(\d+)/replies$`)
+	reDismissal     = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)/reviews/(\d+)/dismissals$`)
 )
 
 // ReviewsOn returns the reviews of a pull request ("owner/repo#n"), oldest first.
@@ -80,7 +83,7 @@ func (s *Server) AddReviewComment(key, user, path string, line int, body string)
 // other path (s.mu held).
 func (s *Server) routeReviews(w http.ResponseWriter, r *http.Request, path string, body []byte) bool {
 	var m []string
-	for _, re := range []*regexp.Regexp{reReviews, reReviewComment, reReplies} {
+	for _, re := range []*regexp.Regexp{reReviews, reReviewComment, reReplies, reDismissal} {
 		if m = re.FindStringSubmatch(path); m != nil {
 			break
 		}
@@ -95,6 +98,8 @@ func (s *Server) routeReviews(w http.ResponseWriter, r *http.Request, path strin
 		return true
 	}
 	switch {
+	case reDismissal.MatchString(path) && r.Method == http.MethodPut:
+		s.dismiss(w, key, m[4], body)
 	case reReplies.MatchString(path) && r.Method == http.MethodPost:
 		s.reply(w, key, pr, m[4], body)
 	case reReviews.MatchString(path) && r.Method == http.MethodPost:
@@ -117,6 +122,35 @@ func (s *Server) routeReviews(w http.ResponseWriter, r *http.Request, path strin
 		s.writeError(w, http.StatusNotFound, "Not Found")
 	}
 	return true
+}
+
+// dismiss dismisses a review as GitHub does: a message is required, only an approval or a
+// request for changes can be dismissed (422 otherwise), an unknown review is 404.
+func (s *Server) dismiss(w http.ResponseWriter, key, idText string, body []byte) {
+	var in struct {
+		Message string `json:"message"`
+	}
+	if err := json.Unmarshal(body, &in); err != nil {
+		s.writeError(w, http.StatusBadRequest, "Problems parsing JSON")
+		return
+	}
+	id, _ := strconv.ParseInt(idText, 10, 64)
+	for _, rv := range s.Reviews[key] {
+		if rv.ID != id {
+			continue
+		}
+		switch {
+		case strings.TrimSpace(in.Message) == "":
+			s.unprocessable(w, "reviews#dismiss-a-review-for-a-pull-request", "message wasn't supplied.")
+		case rv.State != "APPROVED" && rv.State != "CHANGES_REQUESTED":
+			s.unprocessable(w, "reviews#dismiss-a-review-for-a-pull-request", "Can not dismiss a "+strings.ToLower(rv.State)+" pull request review")
+		default:
+			rv.State, rv.Dismissal = "DISMISSED", in.Message
+			s.writeJSON(w, http.StatusOK, s.reviewJSON(key, rv))
+		}
+		return
+	}
+	s.writeError(w, http.StatusNotFound, "Not Found")
 }
 
 // unprocessable answers 422 as GitHub does for a review it refuses: a generic message and the
