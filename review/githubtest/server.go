@@ -173,6 +173,9 @@ type Server struct {
 	tokenOrder    []string
 	// git is the git binary that serves Repos (set by AddGitRepo).
 	git string
+	// oauth is the OAuth App of the web flow (SetOAuth), and oauthState its codes and tokens.
+	oauth      OAuth
+	oauthState oauthState
 }
 
 // New starts a fake GitHub that stops with the test.
@@ -326,6 +329,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, _ := io.ReadAll(r.Body)
+	if s.serveOAuth(w, r, body) {
+		return
+	}
 	path := strings.TrimPrefix(r.URL.Path, "/api/v3")
 	call := Call{Method: r.Method, Path: path, Query: r.URL.RawQuery, Accept: r.Header.Get("Accept"), Body: string(body), Operation: Operation(r.Method, path)}
 	s.mu.Lock()
@@ -370,6 +376,11 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, path string, body
 		s.writeJSON(w, 200, map[string]any{"id": 1, "slug": s.Slug, "name": s.Slug})
 	case reToken.MatchString(path):
 		s.issueToken(w, body)
+	case path == "/user" && r.Method == http.MethodGet:
+		s.authenticatedUser(w, r)
+	case reRepo.MatchString(path) && r.Method == http.MethodGet && s.userOf(r) != "":
+		m := reRepo.FindStringSubmatch(path)
+		s.userRepoJSON(w, m[1], m[2], s.userOf(r))
 	case reRepo.MatchString(path) && r.Method == http.MethodGet:
 		m := reRepo.FindStringSubmatch(path)
 		s.repoJSON(w, m[1], m[2])
