@@ -144,8 +144,6 @@ type viewer struct {
 	csrf  string
 }
 
-type viewerKey struct{}
-
 // signedIn lets only signed-in users through; others are sent to sign in, and come back.
 func (d *Dashboard) signedIn(next func(http.ResponseWriter, *http.Request, *viewer)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
@@ -330,7 +328,9 @@ type accessCache struct {
 }
 
 type accessEntry struct {
-	role    string // "none", "read", "triage", "write", "maintain", "admin"
+	role string // "none", "read", "triage", "write", "maintain", "admin"; "yes" or "no" to answer
+	// need is the permission a checkpoint answer needs.
+	need    string
 	expires time.Time
 }
 
@@ -383,6 +383,27 @@ func (d *Dashboard) role(ctx context.Context, v *viewer, repository string) (str
 	d.access.entries[key] = accessEntry{role: role, expires: now.Add(d.access.ttl)}
 	d.access.mu.Unlock()
 	return role, nil
+}
+
+// mayAnswer reports whether the viewer may answer the debate's checkpoint, and the permission
+// it needs, remembered as briefly as read access: a paused page asks on every update.
+func (d *Dashboard) mayAnswer(ctx context.Context, v *viewer, debateID string) (bool, string, error) {
+	key := tokenKey(v.token) + "\x00checkpoint\x00" + debateID
+	now := time.Now()
+	d.access.mu.Lock()
+	e, ok := d.access.entries[key]
+	d.access.mu.Unlock()
+	if ok && now.Before(e.expires) {
+		return e.role == "yes", e.need, nil
+	}
+	yes, need, _, err := d.cfg.Checkpoints.Permission(ctx, debateID, v.sess.Login)
+	if err != nil {
+		return false, "", err
+	}
+	d.access.mu.Lock()
+	d.access.entries[key] = accessEntry{role: map[bool]string{true: "yes", false: "no"}[yes], need: need, expires: now.Add(d.access.ttl)}
+	d.access.mu.Unlock()
+	return yes, need, nil
 }
 
 // readable returns the repositories among repos the viewer can read, asking GitHub for those

@@ -331,7 +331,7 @@ func (d *Dashboard) debateView(ctx context.Context, v *viewer, row *store.Debate
 		data.History[i].Stance = append(data.History[i].Stance, s)
 	}
 	if st.Status == store.StatusPaused && d.cfg.Checkpoints != nil {
-		ok, need, _, err := d.cfg.Checkpoints.Permission(ctx, row.ID, v.sess.Login)
+		ok, need, err := d.mayAnswer(ctx, v, row.ID)
 		if err != nil {
 			zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not check who may answer the checkpoint.")
 		}
