@@ -54,7 +54,8 @@ func (a *answers) list() []string {
 }
 
 type env struct {
-	t       *testing.T
+	t       testing.TB
+	d       *dashboard.Dashboard
 	gh      *githubtest.Server
 	st      *store.Store
 	url     string
@@ -68,7 +69,10 @@ const secretToken = "ghp_R7xQ2mN8vK4pL9sT3wY6zB1cD5fH0jA2eG4i"
 // newEnv is the dashboard over a store holding a decided debate of acme/shop (which alice and
 // mallory can read) and a paused one of acme/private (which only alice can read), with a fake
 // GitHub that signs in whoever SignInAs names.
-func newEnv(t *testing.T) *env {
+func newEnv(t *testing.T) *env { return newEnvWith(t, seed) }
+
+// newEnvWith is newEnv with the store seeded by seedStore.
+func newEnvWith(t testing.TB, seedStore func(testing.TB, *store.Store)) *env {
 	t.Helper()
 	gh := githubtest.New(t)
 	gh.SetOAuth(githubtest.OAuth{ClientID: "Iv1.client", ClientSecret: "client-secret", User: "alice"})
@@ -80,7 +84,7 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	seed(t, st)
+	seedStore(t, st)
 	ans := &answers{allowed: map[string]bool{"alice": true}}
 	d, err := dashboard.New(dashboard.Config{Store: st, WebURL: gh.URL, APIURL: gh.URL + "/", ClientID: "Iv1.client", ClientSecret: "client-secret",
 		SessionKey: []byte("0123456789abcdef0123456789abcdef"), Checkpoints: ans, Poll: 20 * time.Millisecond})
@@ -89,7 +93,7 @@ func newEnv(t *testing.T) *env {
 	}
 	ts := httptest.NewTLSServer(d)
 	t.Cleanup(ts.Close)
-	return &env{t: t, gh: gh, st: st, url: ts.URL, ts: ts, answers: ans}
+	return &env{t: t, d: d, gh: gh, st: st, url: ts.URL, ts: ts, answers: ans}
 }
 
 func transcript(id, title string, rounds int) *toulmin.Transcript {
@@ -111,7 +115,7 @@ func transcript(id, title string, rounds int) *toulmin.Transcript {
 	return t
 }
 
-func seed(t *testing.T, st *store.Store) {
+func seed(t testing.TB, st *store.Store) {
 	t.Helper()
 	ctx := context.Background()
 	put := func(id, repo string, pr int, tr *toulmin.Transcript, decision string) {

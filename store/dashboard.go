@@ -106,7 +106,15 @@ func (s *Store) ListDebates(ctx context.Context, f ListFilter) ([]Listed, *Curso
 		where, args = append(where, "d.repository = ?"), append(args, f.Repository)
 	}
 	in := strings.TrimSuffix(strings.Repeat("?, ", len(f.Readable)), ", ")
-	where = append(where, "d.repository IN ("+in+")")
+	column := "d.repository"
+	if f.Repository == "" && len(f.Readable) > 1 {
+		// Over several repositories the page is read along the newest-first index, the
+		// readable ones filtered as it goes; "|| ''" keeps the planner from reading each
+		// repository's debates through the repository index and sorting them all (SQLite,
+		// without statistics, prefers that: 13 ms instead of 2 ms for 10,000 debates).
+		column = "(d.repository || '')"
+	}
+	where = append(where, column+" IN ("+in+")")
 	for _, r := range f.Readable {
 		args = append(args, r)
 	}
@@ -114,7 +122,9 @@ func (s *Store) ListDebates(ctx context.Context, f ListFilter) ([]Listed, *Curso
 		where, args = append(where, "("+statusSQL+") = ?"), append(args, f.Status)
 	}
 	if f.After != nil {
-		where = append(where, "(d.started_at < ? OR (d.started_at = ? AND d.id < ?))")
+		// Written so that the index can seek to the cursor (a range on started_at) rather
+		// than test every newer row.
+		where = append(where, "d.started_at <= ? AND (d.started_at < ? OR d.id < ?)")
 		args = append(args, f.After.StartedAt, f.After.StartedAt, f.After.ID)
 	}
 	args = append(args, limit+1)
