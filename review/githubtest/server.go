@@ -5,7 +5,9 @@
 // against the list of real operations (testdata/github-rest-ops.tsv, from ../shared/fixtures).
 // Repositories added with AddGitRepo are served over git smart HTTP (git http-backend), with the
 // installation tokens the fake issued, and answer the repository, contents and compare APIs from
-// their commits.
+// their commits. With SetOAuth it is also the App's OAuth client for sign-in (the web flow's
+// authorize page and access_token exchange, GET /user), and a user's token sees only the
+// private repositories Permissions grants that user.
 package githubtest
 
 import (
