@@ -357,7 +357,19 @@ func TestDebatePage(t *testing.T) {
 	if strings.Contains(page, "EventSource") {
 		t.Error("a decided debate's page listens for events")
 	}
-	_, paused := get(t, c, e.url+"/debates/private-debate")
+	resp, err := c.Get(e.url + "/debates/private-debate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	paused := string(raw)
+	// The live page's script runs by its nonce, and no other script may.
+	csp := resp.Header.Get("Content-Security-Policy")
+	m := regexp.MustCompile(`script-src 'nonce-([^']+)'`).FindStringSubmatch(csp)
+	if m == nil || !strings.Contains(paused, `<script nonce="`+m[1]+`">`) || strings.Contains(csp, "unsafe-inline'; script") {
+		t.Errorf("the live page's CSP %q does not name its script's nonce", csp)
+	}
 	for _, want := range []string{"Paused after round 1", `value="continue"`, `value="end"`, `name="guidance"`, "EventSource"} {
 		if !strings.Contains(paused, want) {
 			t.Errorf("the paused page lacks %q", want)

@@ -238,7 +238,8 @@ type debateData struct {
 	Decided     bool
 	RecordYAML  string
 	Checkpoints []toulmin.Checkpoint
-	Actions     []toulmin.CheckpointAction
+	// Nonce lets the live page's script run under the Content-Security-Policy.
+	Nonce string
 }
 
 // loadDebate reads a debate the viewer may read, or reports that there is none for the viewer.
@@ -264,8 +265,7 @@ func (d *Dashboard) debateView(ctx context.Context, v *viewer, row *store.Debate
 	if err != nil {
 		return nil, err
 	}
-	data := &debateData{Viewer: v, ID: row.ID, Repo: review.Redact(row.Repository), PR: row.PRNumber, Status: st.Status, Phases: st.Phases, Paused: st.PausedAfter,
-		Actions: []toulmin.CheckpointAction{toulmin.CheckpointContinue, toulmin.CheckpointEnd}}
+	data := &debateData{Viewer: v, ID: row.ID, Repo: review.Redact(row.Repository), PR: row.PRNumber, Status: st.Status, Phases: st.Phases, Paused: st.PausedAfter}
 	data.Live = !slices.Contains([]string{store.StatusDecided, store.StatusEscalated, store.StatusFailed, store.StatusSuperseded}, st.Status)
 	var t toulmin.Transcript
 	if len(row.Checkpoint) > 0 {
@@ -366,6 +366,10 @@ func (d *Dashboard) debate(w http.ResponseWriter, r *http.Request, v *viewer) {
 	if err != nil {
 		d.errorPage(w, http.StatusInternalServerError, "Could not show the debate", err.Error())
 		return
+	}
+	if data.Live {
+		data.Nonce = randomString(16)
+		w.Header().Set("Content-Security-Policy", d.csp(data.Nonce))
 	}
 	d.render(w, http.StatusOK, "debate.html", data)
 }
