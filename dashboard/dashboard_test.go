@@ -552,7 +552,7 @@ func TestEventsFollowTheStore(t *testing.T) {
 	c := e.signIn("alice")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, e.url+"/debates/private-debate/events?phases=2&status=paused", nil)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, e.url+"/debates/private-debate/events?phases=2&status=paused@1", nil)
 	resp, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)
