@@ -351,6 +351,9 @@ func TestDebatePage(t *testing.T) {
 			t.Errorf("the page lacks %q", want)
 		}
 	}
+	if !strings.Contains(page, `href="`+e.gh.URL+`/acme/shop/issues/7"`) {
+		t.Error("the page does not link to the pull request on GitHub")
+	}
 	if strings.Contains(page, secretToken) {
 		t.Error("the page shows the secret token")
 	}

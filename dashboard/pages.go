@@ -114,10 +114,12 @@ func (d *Dashboard) notFound(w http.ResponseWriter) {
 // listRow is a debate as the list shows it.
 type listRow struct {
 	ID, Repository, Subject, Trigger, Protocol, Status, Decision, Consensus string
-	Duration                                                                time.Duration
-	Tokens                                                                  int64
-	CostUSD                                                                 float64
-	Started                                                                 time.Time
+	// GitHub is the pull request's or issue's page on GitHub.
+	GitHub   string
+	Duration time.Duration
+	Tokens   int64
+	CostUSD  float64
+	Started  time.Time
 }
 
 type listData struct {
@@ -163,7 +165,9 @@ func (d *Dashboard) list(w http.ResponseWriter, r *http.Request, v *viewer) {
 		return
 	}
 	for _, l := range rows {
-		data.Rows = append(data.Rows, toRow(l))
+		row := toRow(l)
+		row.GitHub = d.githubURL(l.Repository, l.PRNumber)
+		data.Rows = append(data.Rows, row)
 	}
 	filter := url.Values{}
 	if data.Repository != "" {
@@ -198,6 +202,12 @@ func toRow(l store.Listed) listRow {
 	return row
 }
 
+// githubURL is a pull request's or issue's page on GitHub (GitHub redirects /issues/N of a pull
+// request to it).
+func (d *Dashboard) githubURL(repo string, n int) string {
+	return d.webOrigin() + "/" + repo + "/issues/" + strconv.Itoa(n)
+}
+
 // argView is an argument with its Toulmin parts, its quality and its links.
 type argView struct {
 	toulmin.Argument
@@ -225,6 +235,7 @@ type debateData struct {
 	Title     string
 	Repo      string
 	PR        int
+	GitHub    string
 	Status    string
 	Phases    int
 	Paused    int
@@ -265,7 +276,7 @@ func (d *Dashboard) debateView(ctx context.Context, v *viewer, row *store.Debate
 	if err != nil {
 		return nil, err
 	}
-	data := &debateData{Viewer: v, ID: row.ID, Repo: review.Redact(row.Repository), PR: row.PRNumber, Status: st.Status, Phases: st.Phases, Paused: st.PausedAfter}
+	data := &debateData{Viewer: v, ID: row.ID, Repo: review.Redact(row.Repository), PR: row.PRNumber, GitHub: d.githubURL(row.Repository, row.PRNumber), Status: st.Status, Phases: st.Phases, Paused: st.PausedAfter}
 	data.Live = !slices.Contains([]string{store.StatusDecided, store.StatusEscalated, store.StatusFailed, store.StatusSuperseded}, st.Status)
 	var t toulmin.Transcript
 	if len(row.Checkpoint) > 0 {
