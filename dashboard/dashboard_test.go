@@ -223,8 +223,12 @@ func TestSignInAndList(t *testing.T) {
 	if q.Get("client_id") != "Iv1.client" || q.Get("state") == "" || q.Get("redirect_uri") != e.url+"/oauth/callback" {
 		t.Errorf("authorize request %q lacks the client, state or redirect_uri", authorize.Query)
 	}
+	// A debate not begun (its job queued) is listed, without a page yet.
+	if _, err := e.st.Enqueue(context.Background(), "del-12", "pull_request", &store.Job{Key: "pr12", PR: "acme/shop#12", Kind: "review", Payload: []byte(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
 	_, list := get(t, c, e.url+"/")
-	for _, want := range []string{"acme/shop", "acme/private", "/debates/shop-debate", "/debates/private-debate", "paused after round 1", "decided", "1,500"} {
+	for _, want := range []string{"acme/shop", "acme/private", "/debates/shop-debate", "/debates/private-debate", "paused after round 1", "decided", "1,500", "#12 <span class=\"muted\" title=\"its first phase has not ended\">not begun"} {
 		if !strings.Contains(list, want) {
 			t.Errorf("alice's list lacks %q", want)
 		}

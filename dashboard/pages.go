@@ -120,6 +120,8 @@ type listRow struct {
 	Tokens   int64
 	CostUSD  float64
 	Started  time.Time
+	// Pending is a debate not begun (its job queued, or in its first phase): it has no page yet.
+	Pending bool
 }
 
 type listData struct {
@@ -191,7 +193,7 @@ func toRow(l store.Listed) listRow {
 	row := listRow{
 		ID: l.ID, Repository: review.Redact(l.Repository), Subject: subject, Trigger: review.Redact(l.Trigger), Protocol: review.Redact(l.Protocol),
 		Status: l.Status, Decision: review.Redact(l.Decision), Consensus: review.Redact(l.ConsensusLevel),
-		Tokens: l.Prompt + l.Completion, CostUSD: l.CostUSD, Started: l.StartedAt,
+		Tokens: l.Prompt + l.Completion, CostUSD: l.CostUSD, Started: l.StartedAt, Pending: l.Pending,
 	}
 	if l.Status == store.StatusPaused {
 		row.Status = fmt.Sprintf("paused after round %d", l.PausedAfter)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -41,6 +42,9 @@ type Listed struct {
 	Debate
 	Status      string
 	PausedAfter int
+	// Pending is set on a debate that has not begun: its job is queued, or running its first
+	// phase. It has no page yet; ID is "job-N".
+	Pending bool
 }
 
 // Cursor is where a page of the list ends: the next page starts after it (keyset pagination,
@@ -130,21 +134,25 @@ func (s *Store) ListDebates(ctx context.Context, f ListFilter) ([]Listed, *Curso
 	args = append(args, limit+1)
 	query := "SELECT " + listColumns + " FROM debates d LEFT JOIN jobs j ON j.id = d.job_id WHERE " + strings.Join(where, " AND ") +
 		" ORDER BY d.started_at DESC, d.id DESC LIMIT ?"
-	rows, err := s.db.QueryContext(ctx, s.q(query), args...)
+	out, err := s.listRows(ctx, query, args)
 	if err != nil {
-		return nil, nil, fmt.Errorf("failed to list debates: %w", err)
+		return nil, nil, err
 	}
-	defer rows.Close()
-	var out []Listed
-	for rows.Next() {
-		l, err := scanListed(rows)
+	if f.Status == "" || f.Status == StatusQueued || f.Status == StatusRunning {
+		pending, err := s.pending(ctx, f, limit)
 		if err != nil {
-			return nil, nil, fmt.Errorf("failed to read a listed debate: %w", err)
+			return nil, nil, err
 		}
-		out = append(out, *l)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, nil, fmt.Errorf("failed to list debates: %w", err)
+		if len(pending) > 0 {
+			out = append(out, pending...)
+			sort.SliceStable(out, func(i, j int) bool {
+				a, b := out[i], out[j]
+				if !a.StartedAt.Equal(b.StartedAt) {
+					return a.StartedAt.After(b.StartedAt)
+				}
+				return a.ID > b.ID
+			})
+		}
 	}
 	var next *Cursor
 	if len(out) > limit {
@@ -153,6 +161,79 @@ func (s *Store) ListDebates(ctx context.Context, f ListFilter) ([]Listed, *Curso
 		next = &Cursor{StartedAt: last.StartedAt.UnixNano(), ID: last.ID}
 	}
 	return out, next, nil
+}
+
+func (s *Store) listRows(ctx context.Context, query string, args []any) ([]Listed, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(query), args...)
+	if err != nil {
+		return nil, fmt.Errorf("failed to list debates: %w", err)
+	}
+	defer rows.Close()
+	var out []Listed
+	for rows.Next() {
+		l, err := scanListed(rows)
+		if err != nil {
+			return nil, fmt.Errorf("failed to read a listed debate: %w", err)
+		}
+		out = append(out, *l)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("failed to list debates: %w", err)
+	}
+	return out, nil
+}
+
+// pending lists, as ListDebates does, the debates that have not begun: the review and design
+// jobs queued or running whose debate has no row yet (a row is written when the first phase
+// ends). A job that resumes a paused debate is that debate's, which is listed already. They are
+// few (a backlog, and the debates in their first phase), read by the job states' index and
+// merged with the page in Go.
+func (s *Store) pending(ctx context.Context, f ListFilter, limit int) ([]Listed, error) {
+	repo := "substr(j.pr_key, 1, instr(j.pr_key, '#') - 1)"
+	number := "CAST(substr(j.pr_key, instr(j.pr_key, '#') + 1) AS INTEGER)"
+	if s.dialect == "postgres" {
+		repo, number = "split_part(j.pr_key, '#', 1)", "CAST(split_part(j.pr_key, '#', 2) AS INTEGER)"
+	}
+	id := "('job-' || j.id)"
+	where := []string{"j.state IN (?, ?)", "j.kind IN ('review', 'design')", "j.dedupe_key NOT LIKE 'resume/%'",
+		"NOT EXISTS (SELECT 1 FROM debates x WHERE x.job_id = j.id)"}
+	args := []any{Queued, Running}
+	if f.Status != "" {
+		where, args = append(where, "j.state = ?"), append(args, map[string]string{StatusQueued: Queued, StatusRunning: Running}[f.Status])
+	}
+	if f.Repository != "" {
+		where, args = append(where, repo+" = ?"), append(args, f.Repository)
+	}
+	where = append(where, repo+" IN ("+strings.TrimSuffix(strings.Repeat("?, ", len(f.Readable)), ", ")+")")
+	for _, r := range f.Readable {
+		args = append(args, r)
+	}
+	if f.After != nil {
+		where = append(where, "j.created_at <= ? AND (j.created_at < ? OR "+id+" < ?)")
+		args = append(args, f.After.StartedAt, f.After.StartedAt, f.After.ID)
+	}
+	args = append(args, limit+1)
+	query := "SELECT " + id + ", j.id, " + repo + ", " + number + ", j.head_sha, j.kind, j.created_at, j.state FROM jobs j WHERE " +
+		strings.Join(where, " AND ") + " ORDER BY j.created_at DESC, j.id DESC LIMIT ?"
+	rows, err := s.db.QueryContext(ctx, s.q(query), args...)
+	if err != nil {
+		return nil, fmt.Errorf("failed to list the debates not begun: %w", err)
+	}
+	defer rows.Close()
+	var out []Listed
+	for rows.Next() {
+		var l Listed
+		var created int64
+		if err := rows.Scan(&l.ID, &l.JobID, &l.Repository, &l.PRNumber, &l.HeadSHA, &l.Trigger, &created, &l.Status); err != nil {
+			return nil, fmt.Errorf("failed to read a debate not begun: %w", err)
+		}
+		l.StartedAt, l.Pending = time.Unix(0, created), true
+		out = append(out, l)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("failed to list the debates not begun: %w", err)
+	}
+	return out, nil
 }
 
 // DebateStatus returns one debate as the list shows it (no checkpoint nor record), or

@@ -53,6 +53,27 @@ func seedList(t *testing.T, s *Store) map[string]string {
 	add(4, "acme/shop", StatusRunning)
 	add(5, "acme/shop", StatusFailed)
 	add(6, "acme/private", StatusPaused)
+	// Debates not begun: a queued job and a running one without a row yet; neither a job that
+	// resumes a debate nor a command's answer is one.
+	for _, j := range []struct {
+		key, pr, kind, state, name string
+	}{
+		{"pr11@h/opened", "acme/shop#11", "review", Queued, "pending-queued"},
+		{"resume/d06-paused/1", "acme/private#6", "review", Queued, ""},
+		{"delivery/answer", "acme/shop#1", "checkpoint", Queued, ""},
+		{"issue13", "acme/private#13", "design", Running, "pending-running"},
+	} {
+		res, err := s.Enqueue(ctx, "del-"+j.key, "issues", &Job{Key: j.key, PR: j.pr, Kind: j.kind, Payload: []byte(`{}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.db.ExecContext(ctx, s.q("UPDATE jobs SET state = ? WHERE id = ?"), j.state, res.JobID); err != nil {
+			t.Fatal(err)
+		}
+		if j.name != "" {
+			ids[j.name] = fmt.Sprintf("job-%d", res.JobID)
+		}
+	}
 	return ids
 }
 
@@ -76,23 +97,29 @@ func TestListDebates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []string{ids[StatusPaused], ids[StatusFailed], ids[StatusRunning], ids[StatusQueued], ids[StatusEscalated], ids[StatusDecided]}
+		want := []string{ids["pending-running"], ids["pending-queued"], ids[StatusPaused], ids[StatusFailed], ids[StatusRunning], ids[StatusQueued], ids[StatusEscalated], ids[StatusDecided]}
 		if !slices.Equal(listIDs(all), want) || next != nil {
 			t.Fatalf("list = %v (next %v), want %v", listIDs(all), next, want)
 		}
-		for _, l := range all {
-			if want := l.ID[4:]; l.Status != want {
-				t.Errorf("%s has status %q, want %q", l.ID, l.Status, want)
+		for _, l := range all[2:] {
+			if want := l.ID[4:]; l.Status != want || l.Pending {
+				t.Errorf("%s has status %q (pending %v), want %q", l.ID, l.Status, l.Pending, want)
 			}
 		}
-		if all[0].PausedAfter != 1 || all[5].CostUSD != 0.25 || all[5].Prompt != 100 || all[5].ConsensusLevel != "consensus" {
-			t.Errorf("listed fields: paused %+v, decided %+v", all[0], all[5])
+		if p := all[0]; !p.Pending || p.Status != StatusRunning || p.Repository != "acme/private" || p.PRNumber != 13 || p.Trigger != "design" {
+			t.Errorf("the running debate not begun: %+v", p)
+		}
+		if p := all[1]; !p.Pending || p.Status != StatusQueued || p.Repository != "acme/shop" || p.PRNumber != 11 {
+			t.Errorf("the queued debate not begun: %+v", p)
+		}
+		if all[2].PausedAfter != 1 || all[7].CostUSD != 0.25 || all[7].Prompt != 100 || all[7].ConsensusLevel != "consensus" {
+			t.Errorf("listed fields: paused %+v, decided %+v", all[2], all[7])
 		}
 		shop, _, err := s.ListDebates(ctx, ListFilter{Readable: []string{"acme/shop"}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := listIDs(shop); !slices.Equal(got, []string{ids[StatusFailed], ids[StatusRunning], ids[StatusQueued], ids[StatusDecided]}) {
+		if got := listIDs(shop); !slices.Equal(got, []string{ids["pending-queued"], ids[StatusFailed], ids[StatusRunning], ids[StatusQueued], ids[StatusDecided]}) {
 			t.Errorf("readable acme/shop only: %v", got)
 		}
 		// Asking for an unreadable repository by name shows nothing of it.
@@ -105,6 +132,14 @@ func TestListDebates(t *testing.T) {
 		paused, _, _ := s.ListDebates(ctx, ListFilter{Readable: []string{"acme/shop", "acme/private"}, Status: StatusPaused})
 		if got := listIDs(paused); !slices.Equal(got, []string{ids[StatusPaused]}) {
 			t.Errorf("status paused: %v", got)
+		}
+		queued, _, _ := s.ListDebates(ctx, ListFilter{Readable: []string{"acme/shop", "acme/private"}, Status: StatusQueued})
+		if got := listIDs(queued); !slices.Equal(got, []string{ids["pending-queued"], ids[StatusQueued]}) {
+			t.Errorf("status queued: %v", got)
+		}
+		running, _, _ := s.ListDebates(ctx, ListFilter{Readable: []string{"acme/shop", "acme/private"}, Repository: "acme/private", Status: StatusRunning})
+		if got := listIDs(running); !slices.Equal(got, []string{ids["pending-running"]}) {
+			t.Errorf("acme/private running: %v", got)
 		}
 		failed, _, _ := s.ListDebates(ctx, ListFilter{Readable: []string{"acme/shop", "acme/private"}, Repository: "acme/shop", Status: StatusFailed})
 		if got := listIDs(failed); !slices.Equal(got, []string{ids[StatusFailed]}) {
@@ -128,8 +163,8 @@ func TestListDebates(t *testing.T) {
 			}
 			after = &c
 		}
-		if len(pages) != 3 || !slices.Equal(slices.Concat(pages...), want) {
-			t.Errorf("pages %v, want %v in three pages", pages, want)
+		if len(pages) != 4 || !slices.Equal(slices.Concat(pages...), want) {
+			t.Errorf("pages %v, want %v in four pages", pages, want)
 		}
 		repos, err := s.Repositories(ctx)
 		if err != nil || !slices.Equal(repos, []string{"acme/private", "acme/shop"}) {
