@@ -2,6 +2,8 @@ package config
 
 import (
 	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
 	"fmt"
 	"net/url"
 	"os"
@@ -45,6 +47,15 @@ type Server struct {
 	// MaxRepoMB is the largest repository (GitHub's size) whose trees are fetched whole; from a
 	// larger one only the changed packages' directories are read. 0 never fetches.
 	MaxRepoMB int
+	// PublicURL is where users reach serve: the dashboard's links from comments and check runs,
+	// and its OAuth callback (PublicURL/oauth/callback).
+	PublicURL string
+	// OAuthClientID and OAuthClientSecret are the App's OAuth client, for signing in to the
+	// dashboard; without them nobody can sign in.
+	OAuthClientID, OAuthClientSecret string
+	// SessionKey signs the dashboard's session cookies: DEBATEBOT_SESSION_KEY, or derived from
+	// the webhook secret when that is not set. Every replica must have the same.
+	SessionKey []byte
 }
 
 // Defaults of the server.
@@ -66,6 +77,7 @@ var serverKeys = []string{
 	"OPENAI_API_KEY", "OPENAI_BASE_URL", "DEBATEBOT_MODEL", "DEBATEBOT_ADDR", "DEBATEBOT_DATABASE_URL",
 	"DEBATEBOT_WORKERS", "DEBATEBOT_QUEUE_SIZE", "DEBATEBOT_LOG_LEVEL", "DEBATEBOT_ALLOWED_BOTS",
 	"DEBATEBOT_JOB_LEASE", "DEBATEBOT_SHUTDOWN_TIMEOUT", "DEBATEBOT_CACHE_DIR", "DEBATEBOT_MAX_REPO_MB",
+	"DEBATEBOT_PUBLIC_URL", "GITHUB_OAUTH_CLIENT_ID", "GITHUB_OAUTH_CLIENT_SECRET", "DEBATEBOT_SESSION_KEY",
 }
 
 // webURL is the web (and git) URL of the GitHub whose REST API is at api: https://github.com for
@@ -191,8 +203,35 @@ func LoadServer(getenv func(string) string, readFile func(string) ([]byte, error
 	if !strings.Contains(g.App.PrivateKey, "PRIVATE KEY-----") {
 		problems = append(problems, "GITHUB_APP_PRIVATE_KEY: not a PEM private key (paste the whole .pem file)")
 	}
+	s.PublicURL = strings.TrimSuffix(get("DEBATEBOT_PUBLIC_URL", ""), "/")
+	if s.PublicURL != "" {
+		if u, err := url.Parse(s.PublicURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			problems = append(problems, fmt.Sprintf("DEBATEBOT_PUBLIC_URL: %q is not an http(s) URL (where users reach serve, e.g. https://debatebot.example.com)", s.PublicURL))
+		}
+	}
+	s.OAuthClientID, s.OAuthClientSecret = get("GITHUB_OAUTH_CLIENT_ID", ""), get("GITHUB_OAUTH_CLIENT_SECRET", "")
+	if (s.OAuthClientID == "") != (s.OAuthClientSecret == "") {
+		problems = append(problems, "GITHUB_OAUTH_CLIENT_ID and GITHUB_OAUTH_CLIENT_SECRET: set both (the App's OAuth client) or neither")
+	}
+	if key := get("DEBATEBOT_SESSION_KEY", ""); key != "" {
+		if len(key) < 32 {
+			problems = append(problems, "DEBATEBOT_SESSION_KEY: shorter than 32 characters (use a long random value, the same on every replica)")
+		}
+		s.SessionKey = []byte(key)
+	} else if g.App.WebhookSecret != "" {
+		s.SessionKey = SessionKeyFrom(g.App.WebhookSecret)
+	}
 	if len(problems) > 0 {
 		return nil, &Error{File: "server configuration", Problems: problems}
 	}
 	return s, nil
+}
+
+// SessionKeyFrom derives the dashboard's session key from the webhook secret, so that a
+// deployment without DEBATEBOT_SESSION_KEY signs sessions with a key its replicas share and
+// that is not the webhook secret itself.
+func SessionKeyFrom(webhookSecret string) []byte {
+	m := hmac.New(sha256.New, []byte(webhookSecret))
+	m.Write([]byte("debatebot dashboard session key"))
+	return m.Sum(nil)
 }

@@ -103,3 +103,50 @@ func TestLoadServerTrees(t *testing.T) {
 		t.Errorf("a set GITHUB_WEB_URL was replaced: %q", got)
 	}
 }
+
+// The dashboard's settings: the public URL, the OAuth client (both or neither), and the session
+// key, DEBATEBOT_SESSION_KEY or, without it, derived from the webhook secret (not the secret
+// itself).
+func TestLoadServerDashboard(t *testing.T) {
+	base := map[string]string{"GITHUB_APP_INTEGRATION_ID": "1", "GITHUB_APP_WEBHOOK_SECRET": "hook-secret", "GITHUB_APP_PRIVATE_KEY": pemKey}
+	load := func(extra map[string]string) (*Server, error) {
+		env := map[string]string{}
+		for k, v := range base {
+			env[k] = v
+		}
+		for k, v := range extra {
+			env[k] = v
+		}
+		return LoadServer(func(k string) string { return env[k] }, func(string) ([]byte, error) { return nil, errors.New("no file") })
+	}
+	s, err := load(map[string]string{"DEBATEBOT_PUBLIC_URL": "https://debatebot.example.com/", "GITHUB_OAUTH_CLIENT_ID": "Iv1.abc", "GITHUB_OAUTH_CLIENT_SECRET": "shh"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.PublicURL != "https://debatebot.example.com" || s.OAuthClientID != "Iv1.abc" || s.OAuthClientSecret != "shh" {
+		t.Errorf("dashboard settings = %q %q %q", s.PublicURL, s.OAuthClientID, s.OAuthClientSecret)
+	}
+	if len(s.SessionKey) != 32 || string(s.SessionKey) == "hook-secret" || string(s.SessionKey) != string(SessionKeyFrom("hook-secret")) {
+		t.Errorf("derived session key %x", s.SessionKey)
+	}
+	other, _ := load(map[string]string{"GITHUB_APP_WEBHOOK_SECRET": "another"})
+	if string(other.SessionKey) == string(s.SessionKey) {
+		t.Error("two webhook secrets derive one session key")
+	}
+	own, err := load(map[string]string{"DEBATEBOT_SESSION_KEY": strings.Repeat("k", 40)})
+	if err != nil || string(own.SessionKey) != strings.Repeat("k", 40) {
+		t.Errorf("DEBATEBOT_SESSION_KEY not used: %q (%v)", own.SessionKey, err)
+	}
+	for name, tc := range map[string]struct {
+		env  map[string]string
+		want string
+	}{
+		"short session key":     {map[string]string{"DEBATEBOT_SESSION_KEY": "short"}, "DEBATEBOT_SESSION_KEY: shorter than 32"},
+		"client without secret": {map[string]string{"GITHUB_OAUTH_CLIENT_ID": "Iv1.abc"}, "set both"},
+		"public URL not a URL":  {map[string]string{"DEBATEBOT_PUBLIC_URL": "debatebot.example.com"}, "DEBATEBOT_PUBLIC_URL"},
+	} {
+		if _, err := load(tc.env); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", name, err, tc.want)
+		}
+	}
+}

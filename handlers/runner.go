@@ -47,8 +47,8 @@ type Runner struct {
 	Trees *Trees
 	// Enqueue queues a job (the queue's): an answer at a checkpoint resumes its debate with it.
 	Enqueue func(context.Context, *Job) (bool, string, error)
-	// PublicURL is where users reach serve (DEBATEBOT_PUBLIC_URL): comments link to the
-	// debate's dashboard page under it. Empty, they link nowhere.
+	// PublicURL is where users reach the dashboard (DEBATEBOT_PUBLIC_URL): the check run and
+	// the comments link to the debate's page there. Empty, they link to the pull request.
 	PublicURL string
 }
 
@@ -164,6 +164,9 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 	}
 	if meta != nil {
 		pub.DetailsURL = meta.GetHTMLURL()
+	}
+	if r.PublicURL != "" {
+		pub.Link = strings.TrimSuffix(r.PublicURL, "/") + "/debates/" + url.PathEscape(d.ID())
 	}
 	if d.Change != nil && meta != nil && r.Trees != nil {
 		// The trees are fetched when the analysis first asks for them, and removed after the debate.
@@ -831,7 +834,7 @@ func DecidedRow(t *toulmin.Transcript, jobID int64, repository string, pr int, t
 	}
 	return &store.Debate{ID: t.DebateID, JobID: jobID, Repository: repository, PRNumber: pr, HeadSHA: t.Record.HeadSHA,
 		Trigger: trigger, Protocol: t.Protocol, Decision: string(t.Record.Decision), Phases: len(t.Timeline), Checkpoint: cp, Record: rec,
-		Prompt: t.Usage.Prompt, Completion: t.Usage.Completion, StartedAt: t.StartedAt, EndedAt: t.EndedAt,
+		Prompt: t.Usage.Prompt, Completion: t.Usage.Completion, CostUSD: t.Usage.CostUSD, StartedAt: t.StartedAt, EndedAt: t.EndedAt,
 		ConsensusLevel: string(t.Record.ConsensusLevel), Escalations: strings.Join(reasons, ","), Votes: strings.Join(votes, ","), HumanDecision: human}, nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/debatebot/debatebot/config"
+	"github.com/debatebot/debatebot/dashboard"
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/repocache"
 	"github.com/debatebot/debatebot/store"
@@ -74,7 +75,7 @@ func New(ctx context.Context, cfg *config.Server, log zerolog.Logger, qo func(*Q
 		return nil, err
 	}
 	reg.MustRegister(newStatsCollector(st))
-	runner := &Runner{Clients: clients, Bot: me.GetSlug() + "[bot]", Metrics: metrics, Agents: agentFactory(cfg), Store: st, Trees: trees}
+	runner := &Runner{Clients: clients, Bot: me.GetSlug() + "[bot]", Metrics: metrics, Agents: agentFactory(cfg), Store: st, Trees: trees, PublicURL: cfg.PublicURL}
 	opts := DefaultQueueOptions()
 	opts.GiveUp, opts.Sweep = runner.GiveUp, runner.SweepPaused
 	if cfg.JobLease > 0 {
@@ -110,6 +111,20 @@ func New(ctx context.Context, cfg *config.Server, log zerolog.Logger, qo func(*Q
 		_, _ = w.Write([]byte("ok\n"))
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	sessionKey := cfg.SessionKey
+	if len(sessionKey) == 0 {
+		sessionKey = config.SessionKeyFrom(cfg.GitHub.App.WebhookSecret)
+	}
+	dash, err := dashboard.New(dashboard.Config{
+		Store: st, WebURL: cfg.GitHub.WebURL, APIURL: cfg.GitHub.V3APIURL, ClientID: cfg.OAuthClientID, ClientSecret: cfg.OAuthClientSecret,
+		PublicURL: cfg.PublicURL, SessionKey: sessionKey, Checkpoints: dashboardCheckpoints{runner},
+		HTTPClient: &http.Client{Timeout: 30 * time.Second},
+	})
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("failed to set up the dashboard: %w", err)
+	}
+	dash.Register(mux)
 	handler := withLogger(log, mux)
 	return &Server{Handler: handler, Queue: queue, Runner: runner, Store: st, Slug: me.GetSlug(), workers: cfg.Workers, draining: draining, guard: guard}, nil
 }

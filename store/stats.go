@@ -42,6 +42,19 @@ func (s *Store) Stats(ctx context.Context) (*Stats, error) {
 	if err != nil {
 		return nil, err
 	}
+	return statsOf(ds), nil
+}
+
+// StatsOf computes the metrics over the finished debates of one repository.
+func (s *Store) StatsOf(ctx context.Context, repository string) (*Stats, error) {
+	ds, err := s.debates(ctx, "WHERE repository = ? AND decision <> ''", repository)
+	if err != nil {
+		return nil, err
+	}
+	return statsOf(ds), nil
+}
+
+func statsOf(ds []Debate) *Stats {
 	st := &Stats{Decisions: map[string]int{}, MeanSecondsByProtocol: map[string]float64{}}
 	count := map[string]int{}
 	var consensus, auto, reversed, tokens int64
@@ -82,5 +95,5 @@ func (s *Store) Stats(ctx context.Context) (*Stats, error) {
 	if st.HumanDecided > 0 {
 		st.ReversalRate = float64(reversed) / float64(st.HumanDecided)
 	}
-	return st, nil
+	return st
 }

@@ -577,8 +577,10 @@ type Debate struct {
 	Record     []byte
 	Prompt     int64
 	Completion int64
-	StartedAt  time.Time
-	EndedAt    time.Time
+	// CostUSD is the debate's estimated model cost, when a model was used.
+	CostUSD   float64
+	StartedAt time.Time
+	EndedAt   time.Time
 	// ConsensusLevel and Escalations (comma-separated reasons) are the decision's; Votes is
 	// "agent=vote" comma-separated.
 	ConsensusLevel string
@@ -622,13 +624,13 @@ func (s *Store) SaveCheckpoint(ctx context.Context, d *Debate) error {
 
 // FinishDebate stores a debate's decision record.
 func (s *Store) FinishDebate(ctx context.Context, d *Debate) error {
-	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO debates (id, job_id, repository, pr_number, head_sha, trigger_name, protocol, decision, phases, checkpoint, record, prompt_tokens, completion_tokens, started_at, ended_at, consensus_level, escalations, votes, human_decision)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO debates (id, job_id, repository, pr_number, head_sha, trigger_name, protocol, decision, phases, checkpoint, record, prompt_tokens, completion_tokens, started_at, ended_at, consensus_level, escalations, votes, human_decision, cost_usd)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET decision = excluded.decision, phases = excluded.phases, checkpoint = excluded.checkpoint, record = excluded.record,
 			prompt_tokens = excluded.prompt_tokens, completion_tokens = excluded.completion_tokens, ended_at = excluded.ended_at,
-			consensus_level = excluded.consensus_level, escalations = excluded.escalations, votes = excluded.votes, human_decision = excluded.human_decision`),
+			consensus_level = excluded.consensus_level, escalations = excluded.escalations, votes = excluded.votes, human_decision = excluded.human_decision, cost_usd = excluded.cost_usd`),
 		d.ID, d.JobID, d.Repository, d.PRNumber, d.HeadSHA, d.Trigger, d.Protocol, d.Decision, d.Phases, d.Checkpoint, d.Record, d.Prompt, d.Completion,
-		d.StartedAt.UnixNano(), d.EndedAt.UnixNano(), d.ConsensusLevel, d.Escalations, []byte(d.Votes), d.HumanDecision)
+		d.StartedAt.UnixNano(), d.EndedAt.UnixNano(), d.ConsensusLevel, d.Escalations, []byte(d.Votes), d.HumanDecision, d.CostUSD)
 	if err != nil {
 		return fmt.Errorf("failed to store the decision of debate %s: %w", d.ID, err)
 	}

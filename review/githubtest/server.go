@@ -6,7 +6,9 @@
 // against the list of real operations (testdata/github-rest-ops.tsv, from ../shared/fixtures).
 // Repositories added with AddGitRepo are served over git smart HTTP (git http-backend), with the
 // installation tokens the fake issued, and answer the repository, contents and compare APIs from
-// their commits.
+// their commits. With SetOAuth it is also the App's OAuth client for sign-in (the web flow's
+// authorize page and access_token exchange, GET /user), and a user's token sees only the
+// private repositories Permissions grants that user.
 package githubtest
 
 import (
@@ -179,6 +181,9 @@ type Server struct {
 	tokenOrder    []string
 	// git is the git binary that serves Repos (set by AddGitRepo).
 	git string
+	// oauth is the OAuth App of the web flow (SetOAuth), and oauthState its codes and tokens.
+	oauth      OAuth
+	oauthState oauthState
 }
 
 // New starts a fake GitHub that stops with the test.
@@ -341,6 +346,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, _ := io.ReadAll(r.Body)
+	if s.serveOAuth(w, r, body) {
+		return
+	}
 	path := strings.TrimPrefix(r.URL.Path, "/api/v3")
 	call := Call{Method: r.Method, Path: path, Query: r.URL.RawQuery, Accept: r.Header.Get("Accept"), Body: string(body), Operation: Operation(r.Method, path)}
 	s.mu.Lock()
@@ -397,6 +405,11 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, path string, body
 		s.writeJSON(w, 200, map[string]any{"id": 1, "slug": s.Slug, "name": s.Slug})
 	case reToken.MatchString(path):
 		s.issueToken(w, body)
+	case path == "/user" && r.Method == http.MethodGet:
+		s.authenticatedUser(w, r)
+	case reRepo.MatchString(path) && r.Method == http.MethodGet && s.userOf(r) != "":
+		m := reRepo.FindStringSubmatch(path)
+		s.userRepoJSON(w, m[1], m[2], s.userOf(r))
 	case reRepo.MatchString(path) && r.Method == http.MethodGet:
 		m := reRepo.FindStringSubmatch(path)
 		s.repoJSON(w, m[1], m[2])
