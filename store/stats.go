@@ -23,6 +23,8 @@ type Stats struct {
 	ReversalRate float64 `json:"reversal_rate"`
 	// TokensPerDebate is the mean of prompt plus completion tokens.
 	TokensPerDebate float64 `json:"tokens_per_debate"`
+	// Dialectic are seed 000's failure and planning debates.
+	Dialectic DialecticStats `json:"dialectic"`
 }
 
 // Agrees reports whether a vote agrees with a human decision ("approve" or "request_changes").
@@ -81,6 +83,9 @@ func (s *Store) Stats(ctx context.Context) (*Stats, error) {
 	}
 	if st.HumanDecided > 0 {
 		st.ReversalRate = float64(reversed) / float64(st.HumanDecided)
+	}
+	if st.Dialectic, err = s.dialecticStats(ctx); err != nil {
+		return nil, err
 	}
 	return st, nil
 }

@@ -77,8 +77,8 @@ func TestMigrations(t *testing.T) {
 	forEach(t, func(t *testing.T, open func(testing.TB) *Store) {
 		s := open(t)
 		v, err := s.Version(context.Background())
-		if err != nil || v != 4 {
-			t.Errorf("version = %d (%v), want 4", v, err)
+		if err != nil || v != 7 {
+			t.Errorf("version = %d (%v), want 7", v, err)
 		}
 		// Migrating again changes nothing.
 		if err := s.migrate(context.Background()); err != nil {
