@@ -173,6 +173,11 @@ type Server struct {
 	tokenOrder    []string
 	// git is the git binary that serves Repos (set by AddGitRepo).
 	git string
+	// RunJobs are workflow runs' jobs ("owner/repo:run id"); JobLogs jobs' logs
+	// ("owner/repo:job id"), served through a redirect (actions.go).
+	RunJobs      map[string][]map[string]any
+	JobLogs      map[string]string
+	logDownloads map[int64]int
 }
 
 // New starts a fake GitHub that stops with the test.
@@ -182,6 +187,7 @@ func New(t testing.TB) *Server {
 		Comments: map[string][]*Comment{}, Labels: map[string][]string{}, CheckRuns: map[string][]*CheckRun{},
 		Reactions: map[int64][]string{}, Compares: map[string][]map[string]any{}, Commits: map[string]bool{}, Unrelated: map[string]bool{}, nextID: 1000,
 		Repos: map[string]*GitRepo{}, tokens: map[string]*token{},
+		RunJobs: map[string][]map[string]any{}, JobLogs: map[string]string{}, logDownloads: map[int64]int{},
 	}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
@@ -325,6 +331,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.serveGit(w, r, m[1], m[2], m[3])
 		return
 	}
+	if m := reLogDownload.FindStringSubmatch(r.URL.Path); m != nil {
+		s.serveLogDownload(w, r, m)
+		return
+	}
 	body, _ := io.ReadAll(r.Body)
 	path := strings.TrimPrefix(r.URL.Path, "/api/v3")
 	call := Call{Method: r.Method, Path: path, Query: r.URL.RawQuery, Accept: r.Header.Get("Accept"), Body: string(body), Operation: Operation(r.Method, path)}
@@ -366,6 +376,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, path string, body
 	var in map[string]any
 	_ = json.Unmarshal(body, &in)
 	switch {
+	case s.actions(w, r, path):
 	case path == "/app" && r.Method == http.MethodGet:
 		s.writeJSON(w, 200, map[string]any{"id": 1, "slug": s.Slug, "name": s.Slug})
 	case reToken.MatchString(path):
