@@ -108,6 +108,13 @@ type Repo struct {
 	// the debate goes to synthesis (default 30m, at most MaxCheckpointTimeout).
 	CheckpointTimeout Duration `yaml:"checkpoint_timeout,omitempty"`
 	LLM               LLM      `yaml:"llm"`
+	// FailureDebates holds seed 000's failure debate after two consecutive failures of a CI
+	// workflow or check with the same error on a pull request (default on).
+	FailureDebates *bool `yaml:"failure_debates"`
+	// Alerts says where a code scanning or Dependabot alert on the default branch is debated:
+	// "issue" (an issue opened for the alert) or "off" (the default: only alerts on a pull
+	// request's head start that pull request's debate).
+	Alerts string `yaml:"alerts" jsonschema:"enum=,enum=off,enum=issue"`
 
 	// configured is set when the file lists the stakeholders (the moderator does not choose).
 	configured bool
@@ -283,6 +290,17 @@ func (r *Repo) fill() error {
 		if _, ok := permissions[*p.level]; !ok {
 			bad("%s: %q is not a permission level (want read, triage, write, maintain or admin)", p.key, *p.level)
 		}
+	}
+	if r.FailureDebates == nil {
+		on := true
+		r.FailureDebates = &on
+	}
+	switch r.Alerts {
+	case "":
+		r.Alerts = "off"
+	case "off", "issue":
+	default:
+		bad("alerts: %q is not a choice (want off or issue)", r.Alerts)
 	}
 	if r.MaxDebatesPerHour == nil {
 		n := DefaultMaxDebatesPerHour

@@ -87,7 +87,7 @@ func New(ctx context.Context, cfg *config.Server, log zerolog.Logger, qo func(*Q
 	runner.StopLocal, runner.Enqueue = queue.StopLocal, queue.Enqueue
 	base := Base{Queue: queue, Slug: me.GetSlug(), Metrics: metrics, AllowedBots: cfg.AllowedBots}
 	dispatcher := githubapp.NewEventDispatcher(
-		[]githubapp.EventHandler{&PullRequest{base}, &IssueComment{base}, &Issues{base}},
+		[]githubapp.EventHandler{&PullRequest{base}, &IssueComment{base}, &Issues{base}, &WorkflowRun{base}, &CheckRun{base}, &SecurityAlert{base}},
 		cfg.GitHub.App.WebhookSecret,
 		githubapp.WithErrorCallback(errorCallback(metrics)),
 	)

@@ -19,7 +19,14 @@ var (
 	reCommitPulls = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/commits/([^/]+)/pulls$`)
 	// reLogDownload is the fake's stand-in for the log storage GitHub redirects to.
 	reLogDownload = regexp.MustCompile(`^/_logs/([^/]+)/([^/]+)/(\d+)$`)
+	reIssues      = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues$`)
 )
+
+// Issue is an issue the bot opened.
+type Issue struct {
+	Number      int
+	Title, Body string
+}
 
 // LogDownloads counts the log downloads served, by job id.
 func (s *Server) LogDownloads() map[int64]int {
@@ -81,8 +88,31 @@ func (s *Server) serveLogDownload(w http.ResponseWriter, r *http.Request, m []st
 }
 
 // actions answers the endpoints above; it reports false for any other path (s.mu held).
-func (s *Server) actions(w http.ResponseWriter, r *http.Request, path string) bool {
+func (s *Server) actions(w http.ResponseWriter, r *http.Request, path string, body []byte) bool {
 	switch {
+	case reIssues.MatchString(path) && r.Method == http.MethodPost:
+		m := reIssues.FindStringSubmatch(path)
+		var in struct{ Title, Body string }
+		if err := json.NewDecoder(strings.NewReader(string(body))).Decode(&in); err != nil || in.Title == "" {
+			s.writeJSON(w, 422, map[string]any{"message": "Validation Failed", "errors": []any{map[string]any{"resource": "Issue", "code": "missing_field", "field": "title"}}})
+			return true
+		}
+		// Issues and pull requests share their numbers.
+		n := len(s.Issues) + 1
+		for key := range s.PRs {
+			if k, ok := strings.CutPrefix(key, m[1]+"/"+m[2]+"#"); ok {
+				if x, _ := strconv.Atoi(k); x >= n {
+					n = x + 1
+				}
+			}
+		}
+		for _, is := range s.Issues {
+			if is.Number >= n {
+				n = is.Number + 1
+			}
+		}
+		s.Issues[fmt.Sprintf("%s/%s#%d", m[1], m[2], n)] = &Issue{Number: n, Title: in.Title, Body: in.Body}
+		s.writeJSON(w, 201, map[string]any{"number": n, "title": in.Title, "body": in.Body, "state": "open"})
 	case reRunJobs.MatchString(path):
 		m := reRunJobs.FindStringSubmatch(path)
 		jobs, ok := s.RunJobs[fmt.Sprintf("%s/%s:%s", m[1], m[2], m[3])]

@@ -178,6 +178,8 @@ type Server struct {
 	RunJobs      map[string][]map[string]any
 	JobLogs      map[string]string
 	logDownloads map[int64]int
+	// Issues are the issues the bot opened ("owner/repo#n").
+	Issues map[string]*Issue
 }
 
 // New starts a fake GitHub that stops with the test.
@@ -187,7 +189,7 @@ func New(t testing.TB) *Server {
 		Comments: map[string][]*Comment{}, Labels: map[string][]string{}, CheckRuns: map[string][]*CheckRun{},
 		Reactions: map[int64][]string{}, Compares: map[string][]map[string]any{}, Commits: map[string]bool{}, Unrelated: map[string]bool{}, nextID: 1000,
 		Repos: map[string]*GitRepo{}, tokens: map[string]*token{},
-		RunJobs: map[string][]map[string]any{}, JobLogs: map[string]string{}, logDownloads: map[int64]int{},
+		RunJobs: map[string][]map[string]any{}, JobLogs: map[string]string{}, logDownloads: map[int64]int{}, Issues: map[string]*Issue{},
 	}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
@@ -376,7 +378,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, path string, body
 	var in map[string]any
 	_ = json.Unmarshal(body, &in)
 	switch {
-	case s.actions(w, r, path):
+	case s.actions(w, r, path, body):
 	case path == "/app" && r.Method == http.MethodGet:
 		s.writeJSON(w, 200, map[string]any{"id": 1, "slug": s.Slug, "name": s.Slug})
 	case reToken.MatchString(path):
