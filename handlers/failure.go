@@ -319,9 +319,18 @@ func (r *Runner) ciResult(ctx context.Context, gh *github.Client, job *Job, pr r
 		log.Info().Msg("The task passed; its failure count is reset.")
 		return r.noteOnDebate(ctx, pub, pr, taskID, fmt.Sprintf("**Passed** on %s: the failure count of this task is reset.", short(job.HeadSHA)))
 	}
+	runKey := fmt.Sprintf("%s/%d/%d@%s", run.Source, run.ID, run.Attempt, pr)
+	if seen, err := r.Store.FailureRecorded(ctx, runKey); err != nil || seen {
+		if err != nil {
+			return err
+		}
+		// A redelivery, or a retry of this job after its publication failed: publish again what
+		// was decided for this failure, if anything was, without reading the logs again.
+		return r.republishFailure(ctx, pub, runKey)
+	}
 	detail := r.readFailure(ctx, gh, pr, run)
 	f := &store.Failure{
-		RunKey: fmt.Sprintf("%s/%d/%d", run.Source, run.ID, run.Attempt), PR: pr.String(), TaskID: taskID, At: run.At,
+		RunKey: runKey, PR: pr.String(), TaskID: taskID, At: run.At,
 		Fingerprint: dialectic.Fingerprint(detail.message), Message: truncate(detail.message, dialectic.MaxLineBytes), HeadSHA: job.HeadSHA, Files: detail.files,
 	}
 	if f.At.IsZero() {
@@ -335,9 +344,7 @@ func (r *Runner) ciResult(ctx context.Context, gh *github.Client, job *Job, pr r
 		return err
 	}
 	if !recorded {
-		// A redelivery, or a retry of this job after its publication failed: publish again what
-		// was decided for this failure, if anything was.
-		return r.republishFailure(ctx, pub, f.RunKey)
+		return r.republishFailure(ctx, pub, f.RunKey) // recorded meanwhile by another worker
 	}
 	log.Info().Str("fingerprint", f.Fingerprint).Int("attempt", t.Streak).Msg("Recorded a CI failure.")
 	if err := r.Store.DebateOutcome(ctx, pr.String(), taskID, job.HeadSHA, false); err != nil {
@@ -550,7 +557,7 @@ func (r *Runner) failureDebate(ctx context.Context, gh *github.Client, pub *revi
 	if err := r.Store.UpdateTask(ctx, t); err != nil {
 		return err
 	}
-	d := &store.DialecticDebate{ID: "failure/" + f.RunKey + "@" + pr.String(), Type: string(dialectic.Failure), PR: pr.String(), TaskID: t.TaskID, HeadSHA: f.HeadSHA,
+	d := &store.DialecticDebate{ID: "failure/" + f.RunKey, Type: string(dialectic.Failure), PR: pr.String(), TaskID: t.TaskID, HeadSHA: f.HeadSHA,
 		Resolution: string(rec.Synthesis.Resolution), Agents: rec.By, At: r.now(), Record: []byte(rec.Markdown())}
 	if err := r.Store.SaveDialecticDebate(ctx, d); err != nil {
 		return err
@@ -572,7 +579,7 @@ func (r *Runner) escalateFailure(ctx context.Context, pub *review.Publisher, t *
 	}
 	note := fmt.Sprintf("\n\n**Escalated to a human** after attempt %d on %s failed again with the same error (`%s`): seed 000 allows %d more attempt after a failure debate, and it was spent. No further debate is held; comment `/debate fresh` to start counting again.",
 		t.Streak, short(f.HeadSHA), strings.ReplaceAll(f.Fingerprint, "`", "'"), dialectic.MaxAttemptsAfterDebate)
-	d := &store.DialecticDebate{ID: "escalation/" + f.RunKey + "@" + f.PR, Type: "escalation", PR: f.PR, TaskID: t.TaskID, HeadSHA: f.HeadSHA,
+	d := &store.DialecticDebate{ID: "escalation/" + f.RunKey, Type: "escalation", PR: f.PR, TaskID: t.TaskID, HeadSHA: f.HeadSHA,
 		Resolution: string(dialectic.Escalate), Agents: "rules", At: r.now(), Record: []byte(prior + note)}
 	if err := r.Store.SaveDialecticDebate(ctx, d); err != nil {
 		return err
@@ -599,7 +606,7 @@ func (r *Runner) publishFailure(ctx context.Context, pub *review.Publisher, d *s
 // republishFailure publishes again what was decided for a failure already recorded.
 func (r *Runner) republishFailure(ctx context.Context, pub *review.Publisher, runKey string) error {
 	for _, prefix := range []string{"escalation/", "failure/"} {
-		d, err := r.Store.DialecticDebateByID(ctx, prefix+runKey+"@"+pub.PR().String())
+		d, err := r.Store.DialecticDebateByID(ctx, prefix+runKey)
 		if errors.Is(err, store.ErrNotFound) {
 			continue
 		}

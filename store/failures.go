@@ -318,3 +318,38 @@ func (s *Store) dialecticStats(ctx context.Context) (DialecticStats, error) {
 	}
 	return st, nil
 }
+
+func (s *Store) dialecticDebate(ctx context.Context, tail string, args ...any) (*DialecticDebate, error) {
+	var d DialecticDebate
+	var at int64
+	var helped, needless int
+	err := s.db.QueryRowContext(ctx, s.q("SELECT id, type, pr_key, task_id, head_sha, resolution, agents, at, outcome, helped, needless, record FROM dialectic_debates "+tail), args...).
+		Scan(&d.ID, &d.Type, &d.PR, &d.TaskID, &d.HeadSHA, &d.Resolution, &d.Agents, &at, &d.Outcome, &helped, &needless, &d.Record)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("failed to read a failure or planning debate: %w", err)
+	}
+	d.At, d.Helped, d.Needless = time.Unix(0, at), helped != 0, needless != 0
+	return &d, nil
+}
+
+// DialecticDebateByID reads a failure or planning debate with its record, or ErrNotFound.
+func (s *Store) DialecticDebateByID(ctx context.Context, id string) (*DialecticDebate, error) {
+	return s.dialecticDebate(ctx, "WHERE id = ?", id)
+}
+
+// LatestDialecticDebate reads a task's latest failure debate or escalation, or ErrNotFound.
+func (s *Store) LatestDialecticDebate(ctx context.Context, pr, taskID string) (*DialecticDebate, error) {
+	return s.dialecticDebate(ctx, "WHERE pr_key = ? AND task_id = ? AND type IN ('failure', 'escalation') ORDER BY at DESC, id DESC LIMIT 1", pr, taskID)
+}
+
+// FailureRecorded reports whether a failure of this run key is recorded.
+func (s *Store) FailureRecorded(ctx context.Context, runKey string) (bool, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, s.q("SELECT COUNT(*) FROM failures WHERE run_key = ?"), runKey).Scan(&n); err != nil {
+		return false, fmt.Errorf("failed to look up failure %s: %w", runKey, err)
+	}
+	return n > 0, nil
+}

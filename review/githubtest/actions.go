@@ -193,3 +193,21 @@ func (p *pageRecorder) Write(b []byte) (int, error) {
 	p.body = append(p.body, b...)
 	return len(b), nil
 }
+
+// LabelsOn returns the labels of an issue or pull request.
+func (s *Server) LabelsOn(key string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.Labels[key]...)
+}
+
+// IssuesOpened returns the issues the bot opened, by "owner/repo#n".
+func (s *Server) IssuesOpened() map[string]Issue {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]Issue{}
+	for k, v := range s.Issues {
+		out[k] = *v
+	}
+	return out
+}
