@@ -218,6 +218,29 @@ type Record struct {
 	Synthesis Synthesis        `json:"synthesis"`
 	// Notes say what went wrong on the way (an agent that failed and what stood in for it).
 	Notes []string `json:"notes,omitempty"`
+	// Usage is what the agents' model calls cost, when they report it (Spender).
+	Usage Usage `json:"usage"`
+}
+
+// Usage is what a debate's model calls cost.
+type Usage struct {
+	Prompt       int64   `json:"prompt"`
+	Completion   int64   `json:"completion"`
+	CachedPrompt int64   `json:"cached_prompt"`
+	Calls        int     `json:"calls"`
+	CostUSD      float64 `json:"cost_usd"`
+}
+
+// Spender is implemented by agents that call a model: what their calls cost so far.
+type Spender interface {
+	Spent() Usage
+}
+
+func spent(a Agents) Usage {
+	if s, ok := a.(Spender); ok {
+		return s.Spent()
+	}
+	return Usage{}
 }
 
 // DebateFailure holds a failure debate: the advocate, then the critic with the advocate's
@@ -244,7 +267,7 @@ func DebateFailure(ctx context.Context, agents Agents, r *FailureRequest) (*Reco
 		rec.Notes = append(rec.Notes, fmt.Sprintf("the critic (%s) failed (%v); the rules argued instead", agents.Name(), err))
 		crit, _ = Rules{}.FailureCritic(ctx, r, adv)
 	}
-	rec.FAdv, rec.FCrit = adv, crit
+	rec.FAdv, rec.FCrit, rec.Usage = adv, crit, spent(agents)
 	rec.Synthesis = SynthesizeFailure(r, adv, crit)
 	return rec, nil
 }
@@ -304,7 +327,7 @@ func DebatePlan(ctx context.Context, agents Agents, r *PlanRequest) (*Record, er
 		rec.Notes = append(rec.Notes, fmt.Sprintf("the critic (%s) failed (%v); the rules argued instead", agents.Name(), err))
 		crit, _ = Rules{}.PlanCritic(ctx, r, adv)
 	}
-	rec.PAdv, rec.PCrit = adv, crit
+	rec.PAdv, rec.PCrit, rec.Usage = adv, crit, spent(agents)
 	rec.Synthesis = SynthesizePlan(r, adv, crit)
 	return rec, nil
 }

@@ -41,6 +41,9 @@ func (rec *Record) Markdown() string {
 	b.WriteString("\n**Synthesis**\n\n```\n")
 	b.WriteString(strings.ReplaceAll(s.CSP(), "```", "'''"))
 	b.WriteString("```\n")
+	if u := rec.Usage; u.Calls > 0 {
+		fmt.Fprintf(&b, "\nModel calls: %d (%d prompt and %d completion tokens, $%.4f).\n", u.Calls, u.Prompt, u.Completion, u.CostUSD)
+	}
 	for _, n := range rec.Notes {
 		fmt.Fprintf(&b, "\n> Note: %s\n", cell(n))
 	}

@@ -549,6 +549,7 @@ func (r *Runner) failureDebate(ctx context.Context, gh *github.Client, pub *revi
 	if err != nil {
 		return fmt.Errorf("failed to hold the failure debate of %q on %s: %w", t.Task, pr, err)
 	}
+	r.dialecticSpent(rec)
 	t.Debated = t.Streak
 	if p := rec.FCrit.Pattern; p != "" && !slices.Contains(t.Patterns, p) {
 		t.Patterns = append(t.Patterns, p)
@@ -637,6 +638,20 @@ func (r *Runner) noteOnDebate(ctx context.Context, pub *review.Publisher, pr rev
 		return err
 	}
 	return retry(ctx, 3, func() error { return pub.Upsert(ctx, FailureMarker(taskID), prior+"\n\n"+note) })
+}
+
+// dialecticSpent counts a model-backed failure or planning debate's tokens in the metrics, and
+// says what it cost on its comment.
+func (r *Runner) dialecticSpent(rec *dialectic.Record) {
+	u := rec.Usage
+	if u.Calls == 0 {
+		return
+	}
+	if r.Metrics != nil {
+		r.Metrics.Tokens.WithLabelValues("prompt").Add(float64(u.Prompt))
+		r.Metrics.Tokens.WithLabelValues("completion").Add(float64(u.Completion))
+		r.Metrics.Tokens.WithLabelValues("cached_prompt").Add(float64(u.CachedPrompt))
+	}
 }
 
 // dialecticAgents are the failure and planning debates' agents: the model's when one is

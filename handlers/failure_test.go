@@ -13,8 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/githubtest"
+	"github.com/debatebot/debatebot/review/llmtest"
 	"github.com/debatebot/debatebot/store"
 )
 
@@ -497,4 +499,40 @@ func ciAlertFixture(t testing.TB, name string, edit func(map[string]any)) []byte
 		t.Fatal(err)
 	}
 	return out
+}
+
+// With a model configured, the failure debate's advocate and critic are the model's, one call
+// each, in order; its resolution follows the seed's rules over their answers.
+func TestFailureDebateWithModel(t *testing.T) {
+	llm := llmtest.New(t, func(_ int, r *llmtest.Request) llmtest.Response {
+		switch r.ResponseFormat.JSONSchema.Name {
+		case "failure_advocate":
+			return llmtest.Response{Content: `{"diagnosis":"the test imports a renamed constructor","fix":"call auth.NewSigner","diff_from_previous":"replaces the constructor instead of editing docs","substantial":true}`}
+		case "failure_critic":
+			return llmtest.Response{Content: `{"pattern":"a renamed symbol breaks the build","blind_spot":"the generated mocks still use NewToken","should_escalate":false}`}
+		}
+		return llmtest.Response{Status: 400, ErrorMessage: "unexpected " + r.ResponseFormat.JSONSchema.Name}
+	})
+	a := newAppWith(t, func(c *config.Server) { c.OpenAIKey, c.OpenAIBaseURL, c.Model = "sk-test", llm.BaseURL(), "gpt-test" })
+	t0 := time.Date(2026, 1, 29, 14, 30, 0, 0, time.UTC)
+	a.gh.SetHead("acme/shop#7", sha('1'))
+	for i, id := range []int64{401, 402} {
+		failingRun(a.gh, id, 12+i)
+		a.deliver("workflow_run", fmt.Sprintf("m-%d", i), ciFixture(t, "workflow_run.completed.json", "workflow_run", id, sha('1'), "failure", t0.Add(time.Duration(i)*time.Minute), i+1))
+	}
+	var names []string
+	for _, r := range llm.Requests() {
+		names = append(names, r.ResponseFormat.JSONSchema.Name)
+	}
+	if !slices.Equal(names, []string{"failure_advocate", "failure_critic"}) {
+		t.Fatalf("model calls %v", names)
+	}
+	c := a.failureComments()
+	if len(c) != 1 || !strings.Contains(c[0].Body, "→ **PIVOT**") || !strings.Contains(c[0].Body, "**Critic** (model gpt-test)") ||
+		!strings.Contains(c[0].Body, "BLIND_SPOT: the generated mocks still use NewToken") || !strings.Contains(c[0].Body, "Model calls: 2 (") {
+		t.Fatalf("failure comments: %v", c)
+	}
+	if !strings.Contains(a.get("/metrics"), `debatebot_tokens_total{kind="prompt"}`) {
+		t.Error("the model's tokens are not in /metrics")
+	}
 }

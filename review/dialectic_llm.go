@@ -57,6 +57,12 @@ func NewDialecticLLM(o LLMOptions) *DialecticLLM {
 	}}
 }
 
+// Spent implements dialectic.Spender.
+func (d *DialecticLLM) Spent() dialectic.Usage {
+	u := d.Usage
+	return dialectic.Usage{Prompt: u.Prompt, Completion: u.Completion, CachedPrompt: u.CachedPrompt, Calls: u.Calls, CostUSD: u.CostUSD}
+}
+
 // Name implements dialectic.Agents.
 func (d *DialecticLLM) Name() string { return "model " + d.a.model }
 

@@ -49,8 +49,8 @@ func TestDialecticLLMFailureDebate(t *testing.T) {
 	if reqs[0].MaxCompletionTokens != 500 || !reqs[0].ResponseFormat.JSONSchema.Strict {
 		t.Errorf("advocate call: limit %d, strict %v", reqs[0].MaxCompletionTokens, reqs[0].ResponseFormat.JSONSchema.Strict)
 	}
-	if agents.Usage.Calls != 2 {
-		t.Errorf("usage %+v", agents.Usage)
+	if agents.Usage.Calls != 2 || rec.Usage.Calls != 2 || rec.Usage.Prompt == 0 || !strings.Contains(rec.Markdown(), "Model calls: 2 (") {
+		t.Errorf("usage %+v, record %+v", agents.Usage, rec.Usage)
 	}
 }
 

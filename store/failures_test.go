@@ -129,3 +129,43 @@ func TestDialecticStats(t *testing.T) {
 		}
 	})
 }
+
+func TestDialecticDebateLookups(t *testing.T) {
+	forEach(t, func(t *testing.T, open func(testing.TB) *Store) {
+		s, ctx := open(t), context.Background()
+		if ok, err := s.FailureRecorded(ctx, "run/1"); err != nil || ok {
+			t.Fatalf("nothing recorded yet: %v %v", ok, err)
+		}
+		f := &Failure{RunKey: "run/1", PR: "acme/shop#7", TaskID: "t", At: time.Now(), Fingerprint: "x"}
+		if _, _, err := s.RecordFailure(ctx, f, "task", count(f)); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := s.FailureRecorded(ctx, "run/1"); err != nil || !ok {
+			t.Fatalf("recorded: %v %v", ok, err)
+		}
+		at := time.Unix(1700000000, 0)
+		for _, d := range []DialecticDebate{
+			{ID: "failure/run/2", Type: "failure", PR: "acme/shop#7", TaskID: "t", Resolution: "PIVOT", At: at, Record: []byte("debate")},
+			{ID: "escalation/run/3", Type: "escalation", PR: "acme/shop#7", TaskID: "t", Resolution: "ESCALATE", At: at.Add(time.Minute), Record: []byte("debate + escalation")},
+			{ID: "plan/1", Type: "planning", PR: "acme/shop#7", TaskID: "t", Resolution: "PROCEED", At: at.Add(time.Hour), Record: []byte("plan")},
+		} {
+			if err := s.SaveDialecticDebate(ctx, &d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		d, err := s.DialecticDebateByID(ctx, "failure/run/2")
+		if err != nil || string(d.Record) != "debate" || d.Resolution != "PIVOT" || !d.At.Equal(at) {
+			t.Errorf("by id: %+v %v", d, err)
+		}
+		if _, err := s.DialecticDebateByID(ctx, "nope"); err != ErrNotFound {
+			t.Errorf("unknown id: %v", err)
+		}
+		latest, err := s.LatestDialecticDebate(ctx, "acme/shop#7", "t")
+		if err != nil || latest.ID != "escalation/run/3" {
+			t.Errorf("the latest failure debate or escalation (planning excluded): %+v %v", latest, err)
+		}
+		if _, err := s.LatestDialecticDebate(ctx, "acme/shop#8", "t"); err != ErrNotFound {
+			t.Errorf("another pull request: %v", err)
+		}
+	})
+}
