@@ -207,8 +207,21 @@ func Consecutive(prev store.FailureTask, f *store.Failure) bool {
 	return f.At.Sub(prev.LastAt) <= StaleFailure || prev.LastHead == f.HeadSHA
 }
 
-// nextStreak moves a task's streak by a failure.
-func nextStreak(f *store.Failure) func(store.FailureTask) store.FailureTask {
+// failureAction is what a recorded failure calls for.
+type failureAction int
+
+const (
+	noAction failureAction = iota
+	// holdDebate: the second consecutive failure with the same fingerprint.
+	holdDebate
+	// escalateTask: a failure after the task's failure debate (its one more attempt spent).
+	escalateTask
+)
+
+// nextStreak moves a task's streak by a failure and decides, in the same transaction, what the
+// failure calls for: two workers recording two failures of a task at once cannot both hold its
+// debate.
+func nextStreak(f *store.Failure, action *failureAction) func(store.FailureTask) store.FailureTask {
 	return func(t store.FailureTask) store.FailureTask {
 		if Consecutive(t, f) {
 			t.Streak++
@@ -216,6 +229,14 @@ func nextStreak(f *store.Failure) func(store.FailureTask) store.FailureTask {
 			t.Streak, t.Debated, t.Escalated = 1, 0, false
 		}
 		t.Fingerprint, t.LastAt, t.LastHead, t.Files = f.Fingerprint, f.At, f.HeadSHA, f.Files
+		*action = noAction
+		switch {
+		case t.Escalated:
+		case t.Debated > 0 && t.Streak > t.Debated:
+			t.Escalated, *action = true, escalateTask
+		case t.Streak >= 2 && t.Debated == 0:
+			t.Debated, *action = t.Streak, holdDebate
+		}
 		return t
 	}
 }
@@ -224,6 +245,16 @@ func nextStreak(f *store.Failure) func(store.FailureTask) store.FailureTask {
 func (r *Runner) ciRun(ctx context.Context, gh *github.Client, job *Job) error {
 	if job.CI == nil {
 		return errors.New("a CI job without its run")
+	}
+	if job.CI.Passed() && job.PR.Number > 0 {
+		// Most runs pass on pull requests whose task never failed: nothing to reset, and no
+		// request to make.
+		_, taskID := ciTask(job.CI, job.PR)
+		if _, err := r.Store.FailureTaskOf(ctx, job.PR.String(), taskID); errors.Is(err, store.ErrNotFound) {
+			return nil
+		} else if err != nil {
+			return err
+		}
 	}
 	prs, err := r.headPullRequests(ctx, gh, job)
 	if err != nil {
@@ -324,9 +355,7 @@ func (r *Runner) ciResult(ctx context.Context, gh *github.Client, job *Job, pr r
 		if err != nil {
 			return err
 		}
-		// A redelivery, or a retry of this job after its publication failed: publish again what
-		// was decided for this failure, if anything was, without reading the logs again.
-		return r.republishFailure(ctx, pub, runKey)
+		return r.resumeFailure(ctx, gh, pub, repo, pr, run, runKey)
 	}
 	detail := r.readFailure(ctx, gh, pr, run)
 	f := &store.Failure{
@@ -339,24 +368,56 @@ func (r *Runner) ciResult(ctx context.Context, gh *github.Client, job *Job, pr r
 	if f.Fingerprint == "" {
 		f.Fingerprint = run.Conclusion
 	}
-	t, recorded, err := r.Store.RecordFailure(ctx, f, task, nextStreak(f))
+	var action failureAction
+	t, recorded, err := r.Store.RecordFailure(ctx, f, task, nextStreak(f, &action))
 	if err != nil {
 		return err
 	}
 	if !recorded {
-		return r.republishFailure(ctx, pub, f.RunKey) // recorded meanwhile by another worker
+		// Recorded meanwhile by another worker, which acts on it.
+		return nil
 	}
 	log.Info().Str("fingerprint", f.Fingerprint).Int("attempt", t.Streak).Msg("Recorded a CI failure.")
 	if err := r.Store.DebateOutcome(ctx, pr.String(), taskID, job.HeadSHA, false); err != nil {
 		return err
 	}
-	switch {
-	case t.Escalated:
-		return nil
-	case t.Debated > 0 && t.Streak > t.Debated:
+	switch action {
+	case escalateTask:
 		return r.escalateFailure(ctx, pub, &t, f)
-	case t.Streak >= 2 && t.Debated == 0:
+	case holdDebate:
 		return r.failureDebate(ctx, gh, pub, repo, pr, &t, f, detail.lines)
+	}
+	return nil
+}
+
+// resumeFailure finishes what a failure recorded before called for: a redelivery, or a retry of
+// the job after the debate or its publication failed. What was decided and stored is published
+// again; a debate decided in the store but never held (the job stopped in between) is held now,
+// as long as the failure is still in the task's current streak.
+func (r *Runner) resumeFailure(ctx context.Context, gh *github.Client, pub *review.Publisher, repo *config.Repo, pr review.PullRequest, run *CIRun, runKey string) error {
+	if done, err := r.republishFailure(ctx, pub, runKey); err != nil || done {
+		return err
+	}
+	f, err := r.Store.FailureByKey(ctx, runKey)
+	if err != nil {
+		return err
+	}
+	t, err := r.Store.FailureTaskOf(ctx, f.PR, f.TaskID)
+	if err != nil {
+		return err
+	}
+	current, err := r.Store.LastFailures(ctx, f.PR, f.TaskID, t.Streak)
+	if err != nil {
+		return err
+	}
+	if !slices.ContainsFunc(current, func(x store.Failure) bool { return x.RunKey == runKey }) {
+		return nil
+	}
+	switch {
+	case t.Debated == f.Attempt:
+		return r.failureDebate(ctx, gh, pub, repo, pr, t, f, r.readFailure(ctx, gh, pr, run).lines)
+	case t.Escalated && t.Debated > 0 && f.Attempt == t.Debated+1:
+		return r.escalateFailure(ctx, pub, t, f)
 	}
 	return nil
 }
@@ -550,12 +611,7 @@ func (r *Runner) failureDebate(ctx context.Context, gh *github.Client, pub *revi
 		return fmt.Errorf("failed to hold the failure debate of %q on %s: %w", t.Task, pr, err)
 	}
 	r.dialecticSpent(rec)
-	t.Debated = t.Streak
-	if p := rec.FCrit.Pattern; p != "" && !slices.Contains(t.Patterns, p) {
-		t.Patterns = append(t.Patterns, p)
-	}
-	t.Escalated = rec.Synthesis.Resolution == dialectic.Escalate
-	if err := r.Store.UpdateTask(ctx, t); err != nil {
+	if err := r.Store.TaskDebated(ctx, pr.String(), t.TaskID, rec.FCrit.Pattern, rec.Synthesis.Resolution == dialectic.Escalate); err != nil {
 		return err
 	}
 	d := &store.DialecticDebate{ID: "failure/" + f.RunKey, Type: string(dialectic.Failure), PR: pr.String(), TaskID: t.TaskID, HeadSHA: f.HeadSHA,
@@ -570,10 +626,6 @@ func (r *Runner) failureDebate(ctx context.Context, gh *github.Client, pub *revi
 // escalateFailure escalates a task whose one attempt after its failure debate failed again
 // with the same error (seed 000: then auto-escalate), without another debate.
 func (r *Runner) escalateFailure(ctx context.Context, pub *review.Publisher, t *store.FailureTask, f *store.Failure) error {
-	t.Escalated = true
-	if err := r.Store.UpdateTask(ctx, t); err != nil {
-		return err
-	}
 	prior, err := r.latestFailureRecord(ctx, f.PR, t.TaskID)
 	if err != nil {
 		return err
@@ -604,19 +656,20 @@ func (r *Runner) publishFailure(ctx context.Context, pub *review.Publisher, d *s
 	return nil
 }
 
-// republishFailure publishes again what was decided for a failure already recorded.
-func (r *Runner) republishFailure(ctx context.Context, pub *review.Publisher, runKey string) error {
+// republishFailure publishes again what was decided for a failure already recorded, and
+// reports whether there was anything.
+func (r *Runner) republishFailure(ctx context.Context, pub *review.Publisher, runKey string) (bool, error) {
 	for _, prefix := range []string{"escalation/", "failure/"} {
 		d, err := r.Store.DialecticDebateByID(ctx, prefix+runKey)
 		if errors.Is(err, store.ErrNotFound) {
 			continue
 		}
 		if err != nil {
-			return err
+			return false, err
 		}
-		return r.publishFailure(ctx, pub, d)
+		return true, r.publishFailure(ctx, pub, d)
 	}
-	return nil
+	return false, nil
 }
 
 // latestFailureRecord is the comment body of the task's latest failure debate or escalation.

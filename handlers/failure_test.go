@@ -536,3 +536,46 @@ func TestFailureDebateWithModel(t *testing.T) {
 		t.Error("the model's tokens are not in /metrics")
 	}
 }
+
+// A failure debate whose comment cannot be posted fails its job; the retry publishes the stored
+// debate and holds no second one.
+func TestFailureDebatePublishedOnRetry(t *testing.T) {
+	a := newApp(t)
+	t0 := time.Date(2026, 1, 29, 14, 30, 0, 0, time.UTC)
+	a.gh.SetHead("acme/shop#7", sha('1'))
+	failingRun(a.gh, 501, 12)
+	a.deliver("workflow_run", "p-1", ciFixture(t, "workflow_run.completed.json", "workflow_run", 501, sha('1'), "failure", t0, 1))
+	failingRun(a.gh, 502, 13)
+	a.gh.Fail(http.MethodPost, "/repos/acme/shop/issues/7/comments", http.StatusBadGateway, 3)
+	a.deliver("workflow_run", "p-2", ciFixture(t, "workflow_run.completed.json", "workflow_run", 502, sha('1'), "failure", t0.Add(time.Minute), 2))
+	if c := a.failureComments(); len(c) != 1 || !strings.Contains(c[0].Body, "→ **PIVOT**") {
+		t.Fatalf("after the retry: %d failure comments", len(c))
+	}
+	st, err := a.srv.Store.Stats(context.Background())
+	if err != nil || st.Dialectic.ByType["failure"]["PIVOT"] != 1 {
+		t.Errorf("one debate held: %+v %v", st.Dialectic, err)
+	}
+	posts := 0
+	for _, c := range a.gh.Calls() {
+		if c.Method == http.MethodPost && c.Path == "/repos/acme/shop/issues/7/comments" {
+			posts++
+		}
+	}
+	if posts != 4 {
+		t.Errorf("comment posts %d, want 3 failed and 1 that worked", posts)
+	}
+	if got := a.gh.LogDownloads()[1502]; got != 1 {
+		t.Errorf("the retry read the log again (%d downloads)", got)
+	}
+	// A success on a pull request whose task never failed makes no request.
+	n := len(a.gh.Calls())
+	a.deliver("workflow_run", "p-3", ciFixture(t, "workflow_run.completed.json", "workflow_run", 503, sha('1'), "success", t0.Add(2*time.Minute), 1))
+	var p map[string]any
+	_ = json.Unmarshal(ciFixture(t, "workflow_run.completed.json", "workflow_run", 504, sha('1'), "success", t0, 1), &p)
+	p["workflow_run"].(map[string]any)["name"] = "Nightly"
+	body, _ := json.Marshal(p)
+	a.deliver("workflow_run", "p-4", body)
+	if calls := a.gh.Calls()[n:]; len(calls) != 3 {
+		t.Errorf("a passing run of a task that failed makes 3 requests (pull request, config, comment), one that never failed none: got %d", len(calls))
+	}
+}

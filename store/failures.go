@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -352,4 +353,57 @@ func (s *Store) FailureRecorded(ctx context.Context, runKey string) (bool, error
 		return false, fmt.Errorf("failed to look up failure %s: %w", runKey, err)
 	}
 	return n > 0, nil
+}
+
+// FailureByKey reads a failure, or ErrNotFound.
+func (s *Store) FailureByKey(ctx context.Context, runKey string) (*Failure, error) {
+	f := Failure{RunKey: runKey}
+	var at int64
+	var files string
+	err := s.db.QueryRowContext(ctx, s.q("SELECT pr_key, task_id, attempt, at, fingerprint, message, head_sha, files FROM failures WHERE run_key = ?"), runKey).
+		Scan(&f.PR, &f.TaskID, &f.Attempt, &at, &f.Fingerprint, &f.Message, &f.HeadSHA, &files)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("failed to read failure %s: %w", runKey, err)
+	}
+	f.At, f.Files = time.Unix(0, at), splitLines(files)
+	return &f, nil
+}
+
+// TaskDebated records what a task's failure debate concluded: the critic's pattern joins the
+// task's patterns (kept across resets, so that a later debate sees it repeat), and an ESCALATE
+// marks the streak escalated. Only these columns change, so that a failure recorded meanwhile
+// keeps its count.
+func (s *Store) TaskDebated(ctx context.Context, pr, taskID, pattern string, escalated bool) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("failed to record the debate of task %s of %s: %w", taskID, pr, err)
+	}
+	defer tx.Rollback()
+	lock := ""
+	if s.dialect == "postgres" {
+		lock = " FOR UPDATE"
+	}
+	var patterns string
+	if err := tx.QueryRowContext(ctx, s.q("SELECT patterns FROM failure_tasks WHERE pr_key = ? AND task_id = ?"+lock), pr, taskID).Scan(&patterns); err != nil {
+		return fmt.Errorf("failed to read task %s of %s: %w", taskID, pr, err)
+	}
+	list := splitLines(patterns)
+	pattern = strings.Join(strings.Fields(pattern), " ")
+	if pattern != "" && !slices.Contains(list, pattern) {
+		list = append(list, pattern)
+	}
+	q := "UPDATE failure_tasks SET patterns = ?, updated_at = ? WHERE pr_key = ? AND task_id = ?"
+	if escalated {
+		q = "UPDATE failure_tasks SET patterns = ?, updated_at = ?, escalated = 1 WHERE pr_key = ? AND task_id = ?"
+	}
+	if _, err := tx.ExecContext(ctx, s.q(q), joinLines(list), s.now().UnixNano(), pr, taskID); err != nil {
+		return fmt.Errorf("failed to record the debate of task %s of %s: %w", taskID, pr, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("failed to record the debate of task %s of %s: %w", taskID, pr, err)
+	}
+	return nil
 }
