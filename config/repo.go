@@ -31,7 +31,23 @@ const (
 	// DefaultHumanReviewPermission is who may stop a debate with /human-review.
 	DefaultHumanReviewPermission = "write"
 	DefaultMaxDebatesPerHour     = 5
+	// DefaultReviewEvent posts the inline review as comments, which block nothing.
+	DefaultReviewEvent = ReviewEventComment
 )
+
+// Values of review_event.
+const (
+	ReviewEventComment        = "comment"
+	ReviewEventRequestChanges = "request_changes"
+)
+
+// GitHubReviewEvent is the event of the pull request review API that review_event names.
+func (r *Repo) GitHubReviewEvent() string {
+	if r.ReviewEvent == ReviewEventRequestChanges {
+		return review.ReviewEventRequestChanges
+	}
+	return review.ReviewEventComment
+}
 
 // Duration is a time.Duration written as "90s", "10m" or "1h30m".
 type Duration time.Duration
@@ -108,6 +124,9 @@ type Repo struct {
 	// the debate goes to synthesis (default 30m, at most MaxCheckpointTimeout).
 	CheckpointTimeout Duration `yaml:"checkpoint_timeout,omitempty"`
 	LLM               LLM      `yaml:"llm"`
+	// ReviewEvent is how the inline review is posted: comment (the default) leaves the pull
+	// request mergeable; request_changes blocks it when the debate decided to request changes.
+	ReviewEvent string `yaml:"review_event" jsonschema:"enum=,enum=comment,enum=request_changes"`
 	// FailureDebates holds seed 000's failure debate after two consecutive failures of a CI
 	// workflow or check with the same error on a pull request (default on).
 	FailureDebates *bool `yaml:"failure_debates"`
@@ -290,6 +309,13 @@ func (r *Repo) fill() error {
 		if _, ok := permissions[*p.level]; !ok {
 			bad("%s: %q is not a permission level (want read, triage, write, maintain or admin)", p.key, *p.level)
 		}
+	}
+	switch r.ReviewEvent {
+	case "":
+		r.ReviewEvent = DefaultReviewEvent
+	case ReviewEventComment, ReviewEventRequestChanges:
+	default:
+		bad("review_event: %q is not a review event (want comment or request_changes)", r.ReviewEvent)
 	}
 	if r.FailureDebates == nil {
 		on := true

@@ -17,7 +17,7 @@ func TestDefaults(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.Protocol != "standard" || r.CommandPermission != "write" || *r.MaxDebatesPerHour != 5 || len(r.Triggers.PullRequest) != 4 {
+			if r.Protocol != "standard" || r.CommandPermission != "write" || *r.MaxDebatesPerHour != 5 || len(r.Triggers.PullRequest) != 4 || r.GitHubReviewEvent() != "COMMENT" {
 				t.Errorf("defaults = %+v", r)
 			}
 			if len(r.Stakeholders) != 6 || r.VotingThresholds() != voting.DefaultThresholds() || *r.Weights != voting.DefaultWeights() {
@@ -87,6 +87,7 @@ func TestParseErrors(t *testing.T) {
 		"unknown protocol":          {"protocol: quick\n", []string{`protocol: unknown protocol "quick"`}},
 		"thresholds out of order":   {"thresholds:\n  strong: 0.6\n  consensus: 0.7\n", []string{"thresholds: strong threshold must be above the consensus threshold"}},
 		"bad permission":            {"command_permission: owner\n", []string{`command_permission: "owner" is not a permission level`}},
+		"bad review event":          {"review_event: block\n", []string{`review_event: "block" is not a review event (want comment or request_changes)`}},
 		"bad glob":                  {"ignore: [\"[abc\"]\n", []string{`ignore[0]: "[abc" is not a valid glob`}},
 		"bad duration":              {"phases:\n  rebuttal: {timeout: soon}\n", []string{`line 2: "soon" is not a positive duration`}},
 		"unknown phase":             {"phases:\n  debate: {token_limit: 3}\n", []string{`phases: unknown phase "debate"`}},
@@ -230,5 +231,15 @@ func TestPerspectivesErrors(t *testing.T) {
 				t.Errorf("Parse = %v, want one line containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+func TestReviewEvent(t *testing.T) {
+	r, err := Parse([]byte("review_event: request_changes\n"), RepoPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.GitHubReviewEvent(); got != "REQUEST_CHANGES" {
+		t.Errorf("GitHubReviewEvent() = %q, want REQUEST_CHANGES", got)
 	}
 }

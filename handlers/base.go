@@ -210,7 +210,8 @@ var _ githubapp.EventHandler = &IssueComment{}
 // Handles implements githubapp.EventHandler.
 func (h *IssueComment) Handles() []string { return []string{"issue_comment"} }
 
-// ParseCommand reads "/debate [protocol]" or "/human-review" from the first line of a comment.
+// ParseCommand reads "/debate [protocol]", "/human-review" or "/help" from the first line of a
+// comment.
 func ParseCommand(body string) (cmd, arg string, ok bool) {
 	line := strings.TrimSpace(strings.SplitN(strings.TrimSpace(body), "\n", 2)[0])
 	fields := strings.Fields(line)
@@ -218,7 +219,7 @@ func ParseCommand(body string) (cmd, arg string, ok bool) {
 		return "", "", false
 	}
 	switch fields[0] {
-	case "/debate", "/human-review":
+	case "/debate", "/human-review", "/help":
 		if len(fields) > 1 {
 			arg = fields[1]
 		}
@@ -256,6 +257,8 @@ func (h *IssueComment) Handle(ctx context.Context, eventType, deliveryID string,
 		CommentVersion: e.Comment.UpdatedAt, Kind: KindReview, Protocol: arg,
 	}
 	switch {
+	case cmd == "/help" || cmd == "/debate" && arg == "help":
+		job.Kind, job.Protocol = KindHelp, ""
 	case cmd == "/debate" && arg == "plan":
 		job.Kind, job.Protocol, job.Title, job.Body = KindPlan, "", e.Issue.Title, planText(e.Comment.Body)
 	case cmd == "/debate" && arg == "fresh":

@@ -37,6 +37,10 @@ func (r *Runner) pauseAt(pub *review.Publisher, repo *config.Repo, wait time.Dur
 			// The pause holds all the same; the answer commands work without the comment.
 			zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not show that the debate is paused.")
 		}
+		summary := fmt.Sprintf("The debate is paused after round %d for a human checkpoint: comment `/debate continue`, `/debate guide TEXT` or `/debate end` (%s permission or more). Without an answer within %s the rounds end.", p.Round, repo.CommandPermission, wait)
+		if err := pub.PausedCheck(ctx, p.Round, summary); err != nil {
+			zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not show the pause on the check run.")
+		}
 		return toulmin.CheckpointAnswer{}, ErrPaused
 	}
 }

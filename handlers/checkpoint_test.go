@@ -49,6 +49,11 @@ func TestDebatePausesAtCheckpoint(t *testing.T) {
 		!strings.Contains(tr[0].Body, "`/debate continue`") || !strings.Contains(tr[0].Body, "`/debate guide TEXT`") || !strings.Contains(tr[0].Body, "`/debate end`") {
 		t.Fatalf("transcript comment = %+v, want it to say the debate is paused and how to resume it", tr)
 	}
+	// The check run stays in progress and says why.
+	if cr := a.gh.Checks("acme/shop"); len(cr) != 1 || cr[0].Status != "in_progress" || cr[0].Title != "Paused after round 1: waiting for a human" ||
+		!strings.Contains(cr[0].Summary, "`/debate continue`") {
+		t.Errorf("check runs = %+v, want the one in progress saying the debate is paused", cr)
+	}
 	a.checkCalls()
 }
 
@@ -203,5 +208,43 @@ func TestSweepLeavesStalePausedDebate(t *testing.T) {
 	}
 	if counts, _ := a.srv.Store.Counts(ctx); counts[store.Superseded] != 0 || counts[store.Failed] != 0 {
 		t.Errorf("jobs %v, want none superseded or failed", counts)
+	}
+}
+
+// /human-review on a debate paused at a checkpoint stops it as it stops a running one: no
+// further round, no decision of its own; what was said is published and a human decides.
+func TestHumanReviewStopsPausedDebate(t *testing.T) {
+	a, p := pausedApp(t)
+	ctx := context.Background()
+	a.post("issue_comment", "d-hr", commentFixture(t, "alice", "/human-review"), secret)
+	a.srv.Queue.Wait()
+	if _, err := a.srv.Store.PausedDebate(ctx, "acme/shop", 7); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("still paused after /human-review: %v", err)
+	}
+	d, err := a.srv.Store.PendingHumanDecision(ctx, "acme/shop", 7)
+	if err != nil {
+		t.Fatalf("no debate waits for a human after /human-review on the paused one: %v\n%+v", err, a.gh.CommentsOn("acme/shop#7"))
+	}
+	if d.ID != p.ID || d.Decision != "escalate" || !strings.Contains(d.Escalations, "human_review") {
+		t.Errorf("debate %s decided %s (%s), want %s escalated for human review", d.ID, d.Decision, d.Escalations, p.ID)
+	}
+	full, err := a.srv.Store.Debate(ctx, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr toulmin.Transcript
+	if err := json.Unmarshal(full.Checkpoint, &tr); err != nil {
+		t.Fatal(err)
+	}
+	for _, ph := range tr.Timeline {
+		if ph.Phase == toulmin.PhaseRebuttal && ph.Round == 2 {
+			t.Errorf("a second round ran after /human-review: %+v", ph)
+		}
+	}
+	if a.commentsContaining("asked for human review: the debate stops") != 1 {
+		t.Errorf("no single confirmation of /human-review: %+v", a.gh.CommentsOn("acme/shop#7"))
+	}
+	if len(a.comments(review.DecisionMarker)) != 1 {
+		t.Errorf("what was said was not published for the human: %+v", a.gh.CommentsOn("acme/shop#7"))
 	}
 }

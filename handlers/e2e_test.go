@@ -216,7 +216,7 @@ func TestPullRequestOpenedIsDebatedAndPublished(t *testing.T) {
 	if len(tr) != 1 || len(dec) != 1 {
 		t.Fatalf("transcript comments %d, decision comments %d; want one each", len(tr), len(dec))
 	}
-	if !strings.Contains(tr[0].Body, "# Debate: Add admin user export") || !strings.Contains(dec[0].Body, "decision: request_changes") ||
+	if !strings.Contains(tr[0].Body, "## debatebot: Request changes\n\n**Consensus 0.75** (consensus) · convergence 0.50 · protocol standard · Add admin user export") || !strings.Contains(dec[0].Body, "decision: request_changes") ||
 		!strings.Contains(dec[0].Body, "repository: acme/shop") || !strings.Contains(dec[0].Body, "trigger: pull_request.opened") {
 		t.Errorf("published comments do not hold the debate:\n%s\n%s", tr[0].Body[:300], dec[0].Body)
 	}
@@ -420,7 +420,8 @@ func TestIssueLabeledStartsDesignDebate(t *testing.T) {
 		t.Fatalf("design debate decision = %+v", dec)
 	}
 	tr := a.comments(review.TranscriptMarker)
-	if len(tr) != 1 || !strings.Contains(tr[0].Body, "## Synthesis") || !strings.Contains(tr[0].Body, "### Dissenting view") {
+	if len(tr) != 1 || !strings.Contains(tr[0].Body, "<details><summary>Synthesis</summary>") || !strings.Contains(tr[0].Body, "### Dissenting view") ||
+		!strings.Contains(tr[0].Body, "**Question:** Cache sessions in Redis?") {
 		t.Fatalf("design debate transcript = %+v", tr)
 	}
 	if len(a.gh.Checks("acme/shop")) != 0 {
@@ -468,7 +469,7 @@ func TestNewPushIsDebatedIncrementally(t *testing.T) {
 		t.Fatalf("%d transcript and %d decision comments, want the same two edited", len(tr), len(dec))
 	}
 	body := tr[0].Body
-	for _, want := range []string{"## Carried forward from `abc123`", "- [x] internal/export/users.go:30: use a parameterised query (placeholders with arguments) (resolved)",
+	for _, want := range []string{"<summary>Carried forward from abc123</summary>", "- [x] internal/export/users.go:30: use a parameterised query (placeholders with arguments) (resolved)",
 		"- [ ] internal/export/users.go:47: fetch in one batched query or request outside the loop (still open)", "internal/export/format.py:1"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("transcript lacks %q", want)
@@ -553,8 +554,8 @@ func TestPublishIsRetriedLater(t *testing.T) {
 	a.srv.Queue.Wait()
 	dec := a.comments(review.DecisionMarker)
 	tr := a.comments(review.TranscriptMarker)
-	if len(dec) != 1 || len(tr) != 1 || !strings.Contains(tr[0].Body, "## Decision Record") {
-		t.Fatalf("after GitHub recovered: %d decision and %d transcript comments (transcript complete: %v)", len(dec), len(tr), len(tr) == 1 && strings.Contains(tr[0].Body, "## Decision Record"))
+	if len(dec) != 1 || len(tr) != 1 || !strings.Contains(tr[0].Body, "<summary>Decision Record</summary>") {
+		t.Fatalf("after GitHub recovered: %d decision and %d transcript comments (transcript complete: %v)", len(dec), len(tr), len(tr) == 1 && strings.Contains(tr[0].Body, "<summary>Decision Record</summary>"))
 	}
 	if runs := a.gh.Checks("acme/shop"); len(runs) != 1 || runs[0].Status != "completed" {
 		t.Errorf("check runs = %+v", runs)

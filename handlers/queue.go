@@ -34,6 +34,8 @@ const (
 	// KindCheckpoint is an answer to a debate paused at a human checkpoint: "/debate continue",
 	// "/debate guide TEXT" or "/debate end" (Protocol is the action, Body the guidance).
 	KindCheckpoint Kind = "checkpoint"
+	// KindHelp answers "/help" or "/debate help" with the commands and the configuration.
+	KindHelp Kind = "help"
 	// KindCI is a completed workflow run or check run (CI holds it): a failure is recorded and
 	// may start a failure debate (seed 000); a success resets its task.
 	KindCI Kind = "ci"

@@ -176,6 +176,9 @@ func TestParseCommand(t *testing.T) {
 		"/human-review approve":      {"/human-review", "approve"},
 		"please /debate":             {"", ""},
 		"/debater":                   {"", ""},
+		"/help":                      {"/help", ""},
+		"/debate help":               {"/debate", "help"},
+		"/helpme":                    {"", ""},
 	} {
 		cmd, arg, _ := ParseCommand(body)
 		if cmd != want[0] || arg != want[1] {

@@ -48,6 +48,9 @@ type Runner struct {
 	Trees *Trees
 	// Enqueue queues a job (the queue's): an answer at a checkpoint resumes its debate with it.
 	Enqueue func(context.Context, *Job) (bool, string, error)
+	// PublicURL is where users reach serve (DEBATEBOT_PUBLIC_URL): comments link to the
+	// debate's dashboard page under it. Empty, they link nowhere.
+	PublicURL string
 	// Dialectic returns the agents of failure and planning debates (seed 000) for a repository;
 	// nil, or a nil answer, means the rules (offline).
 	Dialectic func(*config.Repo) dialectic.Agents
@@ -85,6 +88,8 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 		return r.humanDecision(ctx, gh, pub, job)
 	case KindCheckpoint:
 		return r.answerCheckpoint(ctx, gh, pub, job)
+	case KindHelp:
+		return r.help(ctx, gh, pub, job)
 	case KindCI:
 		return r.ciRun(ctx, gh, job)
 	case KindPush:
@@ -208,7 +213,7 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 			return err
 		}
 		log.Info().Str("debate_id", t.DebateID).Msg("Publishing a decided debate from the store.")
-		return r.publish(log.With().Str("debate_id", t.DebateID).Logger().WithContext(ctx), pub, t)
+		return r.publish(log.With().Str("debate_id", t.DebateID).Logger().WithContext(ctx), pub, t, &ReviewScope{Event: repo.GitHubReviewEvent()})
 	}
 	// The debate's own context: /human-review stops it, seen on the job in the store when it was
 	// claimed, at a heartbeat (the queue) or at a phase boundary (here).
@@ -256,34 +261,20 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 		ctx = pctx
 	}
 	if r.Store != nil {
-		rec, err := t.Record.YAML()
-		if err != nil {
-			return err
-		}
-		cp, err := json.Marshal(t)
-		if err != nil {
-			return fmt.Errorf("failed to encode debate %s: %w", t.DebateID, err)
-		}
-		var reasons, votes []string
-		for _, e := range t.Escalations {
-			reasons = append(reasons, string(e.Reason))
-		}
-		for _, v := range t.Record.Votes {
-			votes = append(votes, v.Agent+"="+string(v.Vote))
-		}
 		human := ""
 		if errors.Is(cause, toulmin.ErrHumanReview) || r.stopRequested(ctx, job) {
 			// Asked for while the debate ended on its own: a human decides all the same.
 			human = "pending"
 		}
-		if err := r.Store.FinishDebate(ctx, &store.Debate{ID: t.DebateID, JobID: job.StoreID, Repository: d.Repository, PRNumber: d.PRNumber, HeadSHA: t.Record.HeadSHA,
-			Trigger: d.Trigger, Protocol: t.Protocol, Decision: string(t.Record.Decision), Phases: len(t.Timeline), Checkpoint: cp, Record: rec,
-			Prompt: t.Usage.Prompt, Completion: t.Usage.Completion, StartedAt: t.StartedAt, EndedAt: t.EndedAt,
-			ConsensusLevel: string(t.Record.ConsensusLevel), Escalations: strings.Join(reasons, ","), Votes: strings.Join(votes, ","), HumanDecision: human}); err != nil {
+		row, err := DecidedRow(t, job.StoreID, d.Repository, d.PRNumber, d.Trigger, human)
+		if err != nil {
+			return err
+		}
+		if err := r.Store.FinishDebate(ctx, row); err != nil {
 			return err
 		}
 	}
-	return r.publish(logger.WithContext(ctx), pub, t)
+	return r.publish(logger.WithContext(ctx), pub, t, &ReviewScope{Change: d.Change, Since: treesBase, Event: repo.GitHubReviewEvent()})
 }
 
 // publisher returns the publisher of a job's pull request; with a store, it remembers the ids of
@@ -544,12 +535,51 @@ func (r *Runner) since(ctx context.Context, gh *github.Client, pub *review.Publi
 	return prev, review.CarryForward(prev, c), c, nil
 }
 
-// publish writes the transcript, the decision, the check run and the escalation label; each
-// write is tried three times with backoff. When GitHub keeps failing, the error fails the job,
-// which the queue retries with backoff from the store: the retry publishes the stored transcript
-// (Runner.decided), it does not debate again, and a restart loses nothing.
-func (r *Runner) publish(ctx context.Context, pub *review.Publisher, t *toulmin.Transcript) error {
-	md, err := review.Markdown(t, review.RenderOptions{Marker: true})
+// publish publishes a finished transcript with the store as the publication's memory and the
+// dashboard's link. When GitHub keeps failing, the error fails the job, which the queue retries
+// with backoff from the store: the retry publishes the stored transcript (Runner.decided), it
+// does not debate again, and a restart loses nothing.
+func (r *Runner) publish(ctx context.Context, pub *review.Publisher, t *toulmin.Transcript, how *ReviewScope) error {
+	opts := PublishOptions{Review: how}
+	if r.Store != nil {
+		opts.Memo = r.Store
+	}
+	if r.PublicURL != "" && t.DebateID != "" {
+		pub.Link = strings.TrimSuffix(r.PublicURL, "/") + "/debates/" + url.PathEscape(t.DebateID)
+	}
+	return Publish(ctx, pub, t, opts)
+}
+
+// PublishMemo keeps, outside GitHub, what a publication did (the App's store): the check run it
+// created and that it concluded it, and that the inline review was posted.
+type PublishMemo interface {
+	Publication(ctx context.Context, pr, marker string) (int64, error)
+	SavePublication(ctx context.Context, pr, marker string, id int64) error
+	SaveCheckRun(ctx context.Context, debateID string, id int64) error
+}
+
+// PublishOptions are what differs between the App's publication and the Action's.
+type PublishOptions struct {
+	// Memo, when set, remembers the check run, its conclusion and the inline review, so that a
+	// retried job does not conclude or review twice; the Action, which publishes once, has none.
+	Memo PublishMemo
+	// NoCheck leaves the check run out: the Action's token may not create one (a pull request
+	// from a fork).
+	NoCheck bool
+	// Review says what the inline review covers (nil: the whole pull request, the review event
+	// COMMENT).
+	Review *ReviewScope
+}
+
+// Publish writes a finished debate where the App and the Action publish it: the summary with the
+// transcript, the decision, the check run, the inline review and the escalation label; each write
+// is tried three times with backoff. pub.Link, when set, is the debate's dashboard page.
+func Publish(ctx context.Context, pub *review.Publisher, t *toulmin.Transcript, opts PublishOptions) error {
+	how := opts.Review
+	if how == nil {
+		how = &ReviewScope{}
+	}
+	md, err := review.SummaryComment(t, review.SummaryOptions{BlobURL: blobURL(pub.DetailsURL, t.Record.HeadSHA), Link: pub.Link})
 	if err != nil {
 		return err
 	}
@@ -561,11 +591,17 @@ func (r *Runner) publish(ctx context.Context, pub *review.Publisher, t *toulmin.
 		func() error { return pub.Upsert(ctx, review.TranscriptMarker, md) },
 		func() error { return pub.Upsert(ctx, review.DecisionMarker, dc) },
 		func() error {
+			if opts.NoCheck {
+				return nil
+			}
 			// A retry of the job (a later step failed) publishes the same stored transcript (the
 			// same end): it does not conclude the check run again, as GitHub would show its
 			// annotations twice.
 			concluded := fmt.Sprintf("concluded:%s@%d", t.DebateID, t.EndedAt.UnixNano())
-			if id, err := r.Store.Publication(ctx, pub.PR().String(), concluded); err == nil && id != 0 && (pub.CheckRunID() == 0 || id == pub.CheckRunID()) {
+			if opts.Memo == nil {
+				return pub.FinishCheck(ctx, t)
+			}
+			if id, err := opts.Memo.Publication(ctx, pub.PR().String(), concluded); err == nil && id != 0 && (pub.CheckRunID() == 0 || id == pub.CheckRunID()) {
 				return nil
 			}
 			had := pub.CheckRunID()
@@ -574,17 +610,20 @@ func (r *Runner) publish(ctx context.Context, pub *review.Publisher, t *toulmin.
 			}
 			if id := pub.CheckRunID(); id != had {
 				// Created now, as its creation failed when the debate started.
-				if err := r.Store.SaveCheckRun(ctx, t.DebateID, id); err != nil {
+				if err := opts.Memo.SaveCheckRun(ctx, t.DebateID, id); err != nil {
 					zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not remember the check run.")
 				}
 			}
 			if id := pub.CheckRunID(); id != 0 {
-				if err := r.Store.SavePublication(ctx, pub.PR().String(), concluded, id); err != nil {
+				if err := opts.Memo.SavePublication(ctx, pub.PR().String(), concluded, id); err != nil {
 					zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not remember that the check run was concluded.")
 				}
 			}
 			return nil
 		},
+	}
+	if t.Record.HeadSHA != "" && t.Record.Synthesis == nil {
+		steps = append(steps, func() error { return reviewOnce(ctx, pub, t, how, opts.Memo) })
 	}
 	if t.Record.Decision == voting.Escalate {
 		steps = append(steps, func() error { return pub.Label(ctx, review.EscalationLabel) })
@@ -684,6 +723,22 @@ func (r *Runner) humanReview(ctx context.Context, gh *github.Client, pub *review
 		r.Metrics.refused("permission")
 		return pub.Comment(ctx, fmt.Sprintf("@%s: /human-review needs %s permission on this repository; you have %s. Nothing was changed.", job.Requester, repo.HumanReviewPermission, have))
 	}
+	// A debate paused at a checkpoint has no job running to stop: its job is enqueued again with
+	// the rounds ended, and flagged below like a running one, so that it resumes already stopped
+	// and publishes what was said for the human to decide.
+	if p, err := r.Store.PausedDebate(ctx, job.PR.Repository(), job.PR.Number); err == nil {
+		resume, t, err := r.pausedJob(ctx, p)
+		if err != nil {
+			return err
+		}
+		c := toulmin.Checkpoint{AfterRound: p.AfterRound, Action: toulmin.CheckpointEnd, Waited: r.now().Sub(p.At).Round(time.Millisecond),
+			Note: "@" + job.Requester + " asked for human review"}
+		if err := r.resume(ctx, pub, p, resume, t, c, job.DeliveryID); err != nil {
+			return err
+		}
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
 	n := 0
 	for _, kind := range []Kind{KindReview, KindDesign} {
 		k, err := r.Store.RequestCancel(ctx, job.PR.String(), string(kind), store.CancelHumanReview)
@@ -756,21 +811,93 @@ func (r *Runner) cannotDebate(ctx context.Context, pub *review.Publisher, job *J
 // LoadRepoConfig reads .github/debatebot.yml from the base branch, so that a pull request cannot
 // change the rules that judge it. A missing file means the defaults.
 func LoadRepoConfig(ctx context.Context, gh *github.Client, pr review.PullRequest, ref string) (*config.Repo, error) {
+	return LoadRepoConfigAt(ctx, gh, pr, ref, config.RepoPath)
+}
+
+// LoadRepoConfigAt reads the configuration at path (the Action's config input) from ref; a
+// missing file means the defaults.
+func LoadRepoConfigAt(ctx context.Context, gh *github.Client, pr review.PullRequest, ref, path string) (*config.Repo, error) {
 	var opts *github.RepositoryContentGetOptions
 	if ref != "" {
 		opts = &github.RepositoryContentGetOptions{Ref: ref}
 	}
-	fc, _, _, err := gh.Repositories.GetContents(ctx, pr.Owner, pr.Repo, config.RepoPath, opts)
+	fc, _, _, err := gh.Repositories.GetContents(ctx, pr.Owner, pr.Repo, path, opts)
 	if err != nil {
 		var er *github.ErrorResponse
 		if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound {
 			return config.Default(), nil
 		}
-		return nil, fmt.Errorf("failed to read %s of %s: %w", config.RepoPath, pr.Repository(), err)
+		return nil, fmt.Errorf("failed to read %s of %s: %w", path, pr.Repository(), err)
 	}
 	content, err := fc.GetContent()
 	if err != nil {
-		return nil, fmt.Errorf("failed to decode %s of %s: %w", config.RepoPath, pr.Repository(), err)
+		return nil, fmt.Errorf("failed to decode %s of %s: %w", path, pr.Repository(), err)
 	}
-	return config.Parse([]byte(content), config.RepoPath)
+	return config.Parse([]byte(content), path)
+}
+
+// DecidedRow is the store's row of a decided debate: its record, its whole transcript (the last
+// checkpoint), usage and the decision's outcome. human is the human decision it waits for, if any.
+func DecidedRow(t *toulmin.Transcript, jobID int64, repository string, pr int, trigger, human string) (*store.Debate, error) {
+	rec, err := t.Record.YAML()
+	if err != nil {
+		return nil, err
+	}
+	cp, err := json.Marshal(t)
+	if err != nil {
+		return nil, fmt.Errorf("failed to encode debate %s: %w", t.DebateID, err)
+	}
+	var reasons, votes []string
+	for _, e := range t.Escalations {
+		reasons = append(reasons, string(e.Reason))
+	}
+	for _, v := range t.Record.Votes {
+		votes = append(votes, v.Agent+"="+string(v.Vote))
+	}
+	return &store.Debate{ID: t.DebateID, JobID: jobID, Repository: repository, PRNumber: pr, HeadSHA: t.Record.HeadSHA,
+		Trigger: trigger, Protocol: t.Protocol, Decision: string(t.Record.Decision), Phases: len(t.Timeline), Checkpoint: cp, Record: rec,
+		Prompt: t.Usage.Prompt, Completion: t.Usage.Completion, StartedAt: t.StartedAt, EndedAt: t.EndedAt,
+		ConsensusLevel: string(t.Record.ConsensusLevel), Escalations: strings.Join(reasons, ","), Votes: strings.Join(votes, ","), HumanDecision: human}, nil
+}
+
+// ReviewScope is what the inline review of a debate covers beside its transcript: the change
+// the debate saw and the head that change was compared with (empty for the whole pull request);
+// no change for a debate published from the store; and the review event of debatebot.yml.
+type ReviewScope struct {
+	Change *review.Change
+	Since  string
+	Event  string
+}
+
+// reviewOnce posts the debate's inline review once: a retry of the publication (a later step
+// failed) finds it remembered in memo and does not post it again.
+func reviewOnce(ctx context.Context, pub *review.Publisher, t *toulmin.Transcript, how *ReviewScope, memo PublishMemo) error {
+	key := fmt.Sprintf("reviewed:%s@%d", t.DebateID, t.EndedAt.UnixNano())
+	if memo != nil {
+		if id, err := memo.Publication(ctx, pub.PR().String(), key); err == nil && id != 0 {
+			return nil
+		}
+	}
+	res, err := pub.Review(ctx, t, review.ReviewOptions{Event: how.Event, Change: how.Change, Since: how.Since, Link: pub.Link})
+	if err != nil {
+		return err
+	}
+	zerolog.Ctx(ctx).Info().Int("posted", res.Posted).Int("repeated", res.Repeated).Int("in_body", res.Body).Int("moved", res.Moved).
+		Int("resolved", res.Resolved).Msg("Reviewed the pull request's lines.")
+	if memo != nil {
+		if err := memo.SavePublication(ctx, pub.PR().String(), key, 1); err != nil {
+			zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not remember that the review was posted.")
+		}
+	}
+	return nil
+}
+
+// blobURL is the web address of the files at a commit, from the pull request's page
+// ("https://github.com/o/r/pull/5" -> "https://github.com/o/r/blob/<sha>/"), or "".
+func blobURL(prURL, sha string) string {
+	i := strings.LastIndex(prURL, "/pull/")
+	if i < 0 || sha == "" {
+		return ""
+	}
+	return prURL[:i] + "/blob/" + sha + "/"
 }

@@ -83,7 +83,7 @@ func (t *Trees) attach(ctx context.Context, gh *github.Client, job *Job, c *revi
 	c.Trees = func(ctx context.Context) (string, string, func(), error) {
 		from := base
 		if from == "" {
-			from = mergeBase(ctx, gh, job.PR, meta.GetBase().GetSHA(), head)
+			from = MergeBase(ctx, gh, job.PR, meta.GetBase().GetSHA(), head)
 		}
 		baseDir, headDir, cleanup, why := t.whole(ctx, gh, job, from, head)
 		if why == nil {
@@ -150,9 +150,9 @@ func (t *Trees) checkSize(ctx context.Context, gh *github.Client, pr review.Pull
 	return nil
 }
 
-// mergeBase is the merge base of the pull request's base and head (the commit its diff is taken
+// MergeBase is the merge base of the pull request's base and head (the commit its diff is taken
 // from), by the compare API; the base branch's commit when GitHub cannot say.
-func mergeBase(ctx context.Context, gh *github.Client, pr review.PullRequest, base, head string) string {
+func MergeBase(ctx context.Context, gh *github.Client, pr review.PullRequest, base, head string) string {
 	cmp, _, err := gh.Repositories.CompareCommits(ctx, pr.Owner, pr.Repo, base, head, &github.ListOptions{PerPage: 1})
 	if err != nil || cmp.GetMergeBaseCommit().GetSHA() == "" {
 		zerolog.Ctx(ctx).Debug().Err(err).Msg("No merge base from GitHub; the base tree is the base branch's commit.")

@@ -142,6 +142,9 @@ func (d *Debate) Run(ctx context.Context) (*toulmin.Transcript, error) {
 	if d.Carry != nil {
 		d.Carry(t)
 	}
+	if d.Question == "" {
+		t.Files = changedFiles(c)
+	}
 	return t, nil
 }
 
@@ -225,4 +228,24 @@ func scopeEvidence(c *Change, ev []toulmin.Evidence) {
 			c.Reach(e.Path, e.Line)
 		}
 	}
+}
+
+// changedFiles lists the change's files for the transcript.
+func changedFiles(c *Change) []toulmin.ChangedFile {
+	out := make([]toulmin.ChangedFile, 0, len(c.Files))
+	for _, f := range c.Files {
+		cf := toulmin.ChangedFile{Path: f.Path, Status: string(f.Status)}
+		for _, h := range f.Hunks {
+			for _, l := range h.Lines {
+				switch l.Kind {
+				case Added:
+					cf.Added++
+				case Deleted:
+					cf.Deleted++
+				}
+			}
+		}
+		out = append(out, cf)
+	}
+	return out
 }

@@ -352,6 +352,21 @@ func (p *Publisher) StartCheck(ctx context.Context, headSHA string) error {
 	return nil
 }
 
+// PausedCheck shows on the debate's check run, still in progress, that the debate waits for a
+// human at a checkpoint: the pull request's checks say why nothing concludes.
+func (p *Publisher) PausedCheck(ctx context.Context, round int, summary string) error {
+	if p.checkRunID == 0 {
+		return nil
+	}
+	if _, _, err := p.gh.Checks.UpdateCheckRun(ctx, p.pr.Owner, p.pr.Repo, p.checkRunID, github.UpdateCheckRunOptions{
+		Name: CheckRunName, Status: github.String("in_progress"),
+		Output: &github.CheckRunOutput{Title: github.String(fmt.Sprintf("Paused after round %d: waiting for a human", round)), Summary: github.String(clip(Redact(summary), 60000))},
+	}); err != nil {
+		return fmt.Errorf("failed to show the pause on the check run of %s: %w", p.pr, err)
+	}
+	return nil
+}
+
 // Conclusion maps a decision to a check-run conclusion.
 func Conclusion(d voting.Option) string {
 	switch d {

@@ -586,6 +586,26 @@ type Debate struct {
 	Votes          string
 	// HumanDecision is "pending" after /human-review, then the human's decision.
 	HumanDecision string
+	// Source is what a local debate was started from (JSON of the command line's choosing), for
+	// `debate --resume`; empty for the App's debates. Read by Debate only.
+	Source []byte
+}
+
+// BeginDebate starts a debate afresh under its id: a debate run again from the start (a local
+// debate repeated on the same change) forgets what an earlier run of the same id left, so that
+// its checkpoints, decision and record are never a mix of two runs.
+func (s *Store) BeginDebate(ctx context.Context, d *Debate) error {
+	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO debates (id, job_id, repository, pr_number, head_sha, trigger_name, protocol, phases, started_at, source)
+		VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET job_id = excluded.job_id, repository = excluded.repository, pr_number = excluded.pr_number, head_sha = excluded.head_sha,
+			trigger_name = excluded.trigger_name, protocol = excluded.protocol, decision = '', phases = 0, checkpoint = NULL, record = NULL,
+			prompt_tokens = 0, completion_tokens = 0, started_at = excluded.started_at, ended_at = 0, consensus_level = '', escalations = '', votes = NULL,
+			human_decision = '', paused_after = 0, paused_at = 0, paused_until = 0, source = excluded.source`),
+		d.ID, d.JobID, d.Repository, d.PRNumber, d.HeadSHA, d.Trigger, d.Protocol, d.StartedAt.UnixNano(), d.Source)
+	if err != nil {
+		return fmt.Errorf("failed to begin debate %s: %w", d.ID, err)
+	}
+	return nil
 }
 
 // SaveCheckpoint stores the transcript after a completed phase, replacing the previous one.
@@ -619,9 +639,9 @@ func (s *Store) FinishDebate(ctx context.Context, d *Debate) error {
 func (s *Store) Debate(ctx context.Context, id string) (*Debate, error) {
 	var d Debate
 	var started, ended int64
-	err := s.db.QueryRowContext(ctx, s.q(`SELECT id, job_id, repository, pr_number, head_sha, trigger_name, protocol, decision, phases, checkpoint, record, prompt_tokens, completion_tokens, started_at, ended_at
+	err := s.db.QueryRowContext(ctx, s.q(`SELECT id, job_id, repository, pr_number, head_sha, trigger_name, protocol, decision, phases, checkpoint, record, prompt_tokens, completion_tokens, started_at, ended_at, source
 		FROM debates WHERE id = ?`), id).Scan(&d.ID, &d.JobID, &d.Repository, &d.PRNumber, &d.HeadSHA, &d.Trigger, &d.Protocol, &d.Decision, &d.Phases,
-		&d.Checkpoint, &d.Record, &d.Prompt, &d.Completion, &started, &ended)
+		&d.Checkpoint, &d.Record, &d.Prompt, &d.Completion, &started, &ended, &d.Source)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}

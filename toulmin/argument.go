@@ -50,6 +50,9 @@ type Evidence struct {
 	// Mitigates names the rule of a finding this item weakens (e.g. a path check added next to a
 	// file access); empty for findings.
 	Mitigates string `json:"mitigates,omitempty" yaml:"mitigates,omitempty"`
+	// Replacement is the finding's whole line as it reads once fixed, when the analyzer knows the
+	// fix exactly (a constant turned back); a review comment offers it as a suggestion.
+	Replacement string `json:"replacement,omitempty" yaml:"replacement,omitempty"`
 }
 
 // Location is "path:line", or the path alone when there is no line.

@@ -154,6 +154,18 @@ type Transcript struct {
 	Carried []Carried `json:"carried,omitempty" yaml:"carried,omitempty"`
 	// Tally keeps every option's weighted share.
 	Shares map[voting.Option]float64 `json:"shares" yaml:"shares"`
+	// Files are the files of the debated change, for the summary's walkthrough and to know
+	// which review threads the debate looked at again.
+	Files []ChangedFile `json:"files,omitempty" yaml:"files,omitempty"`
+}
+
+// ChangedFile is one file of the debated change: its status (added, modified, deleted, renamed)
+// and how many lines were added and deleted.
+type ChangedFile struct {
+	Path    string `json:"path" yaml:"path"`
+	Status  string `json:"status" yaml:"status"`
+	Added   int    `json:"added" yaml:"added"`
+	Deleted int    `json:"deleted" yaml:"deleted"`
 }
 
 // Argument returns the argument with that ID.

@@ -11,7 +11,7 @@ import (
 )
 
 // terminalPause asks on the terminal at each checkpoint between rounds: [C]ontinue, [G]uide or
-// [E]nd. It reads answers line by line from in, so that a pipe can drive it; "g TEXT" gives the
+// [E]nd, or [Q]uit to resume later with --resume. It reads answers line by line from in, so that a pipe can drive it; "g TEXT" gives the
 // guidance on the same line, a bare "g" asks for it on the next. When in runs dry the debate
 // continues as the moderator judged, without asking again.
 func terminalPause(in io.Reader, out io.Writer) toulmin.RoundCheckpoint {
@@ -48,7 +48,7 @@ func terminalPause(in io.Reader, out io.Writer) toulmin.RoundCheckpoint {
 		fmt.Fprintf(out, "\nRound %d ended: %s, convergence %.0f%%, %d new argument(s). %s\n", p.Round,
 			strings.ReplaceAll(string(j.Verdict), "_", " "), j.Convergence*100, j.New, j.Detail)
 		for {
-			fmt.Fprint(out, "[C]ontinue, [G]uide, [E]nd? ")
+			fmt.Fprint(out, "[C]ontinue, [G]uide, [E]nd, [Q]uit (resume later)? ")
 			line, ok, err := next(ctx)
 			if err != nil {
 				return toulmin.CheckpointAnswer{}, err
@@ -64,6 +64,9 @@ func terminalPause(in io.Reader, out io.Writer) toulmin.RoundCheckpoint {
 				return toulmin.CheckpointAnswer{Action: toulmin.CheckpointContinue, By: "terminal"}, nil
 			case "e", "end":
 				return toulmin.CheckpointAnswer{Action: toulmin.CheckpointEnd, By: "terminal"}, nil
+			case "q", "quit":
+				// The rounds so far are kept in the store: --resume asks this checkpoint again.
+				return toulmin.CheckpointAnswer{}, errQuit
 			case "g", "guide":
 				text := strings.TrimSpace(rest)
 				for text == "" {
@@ -78,7 +81,7 @@ func terminalPause(in io.Reader, out io.Writer) toulmin.RoundCheckpoint {
 				}
 				return toulmin.CheckpointAnswer{Action: toulmin.CheckpointGuide, Guidance: text, By: "terminal"}, nil
 			default:
-				fmt.Fprintf(out, "%q is not an answer: type c, g (with your guidance) or e\n", line)
+				fmt.Fprintf(out, "%q is not an answer: type c, g (with your guidance), e or q\n", line)
 			}
 		}
 	}

@@ -13,7 +13,7 @@ func TestDebateCheckpointsFromStdin(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if !strings.Contains(errOut, "Round 1 ended:") || !strings.Contains(errOut, "[C]ontinue, [G]uide, [E]nd? ") ||
+	if !strings.Contains(errOut, "Round 1 ended:") || !strings.Contains(errOut, "[C]ontinue, [G]uide, [E]nd, [Q]uit (resume later)? ") ||
 		!strings.Contains(errOut, `"what?" is not an answer`) || !strings.Contains(errOut, "Guidance for the next round: ") {
 		t.Errorf("the terminal did not ask as expected:\n%s", errOut)
 	}

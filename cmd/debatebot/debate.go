@@ -17,6 +17,7 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -45,6 +46,10 @@ type debateFlags struct {
 	diff, git, question, format, protocol, configFile, dir, depth string
 	offline, dirSet, checkpoints                                  bool
 	maxDiff                                                       int64
+	// resume is a debate's id to resume from the local store; list lists the store's debates;
+	// storeURL is the store (default: DEBATEBOT_DATABASE_URL, else sqlite:debatebot.db).
+	resume, storeURL string
+	list             bool
 }
 
 func parseDebateFlags(args []string, stderr io.Writer) (*debateFlags, error) {
@@ -62,9 +67,12 @@ func parseDebateFlags(args []string, stderr io.Writer) (*debateFlags, error) {
 	fs.BoolVar(&f.offline, "offline", false, "use offline agents even when a model is configured")
 	fs.BoolVar(&f.checkpoints, "checkpoints", false, "pause after each round and ask on the terminal: [C]ontinue, [G]uide (your guidance goes into the next round), [E]nd (synthesise now); answers are read from stdin")
 	fs.Int64Var(&f.maxDiff, "max-diff-bytes", review.DefaultMaxDiffBytes, "largest diff accepted")
+	fs.StringVar(&f.resume, "resume", "", "resume the debate ID kept in the local store where it stopped (an interrupt, a [Q]uit at a checkpoint, a crash), or print it when it was decided")
+	fs.BoolVar(&f.list, "list", false, "list the debates kept in the local store, newest first")
+	fs.StringVar(&f.storeURL, "store", "", "where debates are kept for --resume and --list: sqlite:PATH, postgres://..., or off (default: $DEBATEBOT_DATABASE_URL, else "+defaultStore+")")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stderr, "Usage: debatebot debate (--diff FILE [--dir BASE] | --git BASE..HEAD | --question TEXT) [--format markdown|json|sarif] [flags]")
+			fmt.Fprintln(stderr, "Usage: debatebot debate (--diff FILE [--dir BASE] | --git BASE..HEAD | --question TEXT | --resume ID | --list) [--format markdown|json|sarif] [flags]")
 			fs.SetOutput(stderr)
 			fs.PrintDefaults()
 			return nil, errHelp
@@ -75,6 +83,27 @@ func parseDebateFlags(args []string, stderr io.Writer) (*debateFlags, error) {
 	if fs.NArg() > 0 {
 		return nil, &usageError{fmt.Sprintf("unexpected argument %q (run 'debatebot debate -h' for the flags)", fs.Arg(0))}
 	}
+	given := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
+	if f.list || f.resume != "" {
+		// The debate's own flags come from the store; only how to run and show it may be given.
+		what, allowed := "--resume", map[string]bool{"resume": true, "format": true, "offline": true, "checkpoints": true, "store": true}
+		if f.list {
+			what, allowed = "--list", map[string]bool{"list": true, "store": true}
+		}
+		for name := range given {
+			if !allowed[name] {
+				return nil, &usageError{fmt.Sprintf("--%s does not go with %s (a kept debate is resumed with the change, configuration and protocol it began with)", name, what)}
+			}
+		}
+		if f.storeURL == "off" {
+			return nil, &usageError{what + " needs the store: --store off leaves nothing to read"}
+		}
+		if f.format != "markdown" && f.format != "json" && f.format != "sarif" {
+			return nil, &usageError{fmt.Sprintf("--format %q: want markdown, json or sarif", f.format)}
+		}
+		return f, nil
+	}
 	n := 0
 	for _, s := range []string{f.diff, f.git, f.question} {
 		if s != "" {
@@ -82,7 +111,7 @@ func parseDebateFlags(args []string, stderr io.Writer) (*debateFlags, error) {
 		}
 	}
 	if n != 1 {
-		return nil, &usageError{"give exactly one of --diff FILE, --git BASE..HEAD or --question TEXT"}
+		return nil, &usageError{"give exactly one of --diff FILE, --git BASE..HEAD or --question TEXT (or --resume ID, --list)"}
 	}
 	if f.dirSet && f.question != "" {
 		return nil, &usageError{"--dir goes with --git or --diff, not --question"}
@@ -104,74 +133,90 @@ func debate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if err != nil {
 		return err
 	}
-	repo := config.Default()
-	if f.configFile != "" {
-		data, err := os.ReadFile(f.configFile)
-		if err != nil {
-			return &usageError{fmt.Sprintf("cannot read config %s: %v", f.configFile, unwrapPath(err))}
+	if f.list {
+		return listDebates(ctx, f, stdout, getenv)
+	}
+	var (
+		src   *localSource
+		prior *store.Debate
+		st    *store.Store
+	)
+	if f.resume != "" {
+		if st, err = openLocalStore(ctx, f, getenv); err != nil {
+			return err
 		}
-		if repo, err = config.Parse(data, f.configFile); err != nil {
+		defer st.Close()
+		if src, prior, err = resumable(ctx, st, f); err != nil {
+			return err
+		}
+	} else {
+		if src, err = newSource(ctx, f, stdin); err != nil {
+			return err
+		}
+		// A debate that cannot be kept still runs: its output is what the user asked for. Only
+		// --resume and --list need the store.
+		if st, err = openLocalStore(ctx, f, getenv); err != nil {
+			fmt.Fprintf(stderr, "debatebot: the debate is not kept, so it cannot be resumed: %v\n", err)
+		} else if st != nil {
+			defer st.Close()
+		}
+	}
+
+	repo := config.Default()
+	if src.Config != "" {
+		if repo, err = config.Parse([]byte(src.Config), src.ConfigName); err != nil {
 			return err
 		}
 	}
-	if f.depth != "" {
-		repo.Depth = f.depth
+	if src.Depth != "" {
+		repo.Depth = src.Depth
 	}
-	protocol, err := repo.DebateProtocol(f.protocol)
+	protocol, err := repo.DebateProtocol(src.Protocol)
 	if err != nil {
 		return &usageError{"--protocol: " + err.Error()}
 	}
-
-	var change *review.Change
-	switch {
-	case f.diff != "":
-		base := ""
-		if f.dirSet {
-			base = f.dir
-		}
-		change, err = readDiff(f.diff, stdin, f.maxDiff, base)
-		if err == nil && base == "" {
-			change.NoTrees = review.HunksOnlyNote
-		}
-	case f.git != "":
-		change, err = review.FromGit(ctx, f.dir, f.git)
-	}
+	change, err := src.change(ctx, f.maxDiff)
 	if err != nil {
 		return err
 	}
-	agents := review.OfflinePanel(repo.Stakeholders)
-	if key := getenv("OPENAI_API_KEY"); key != "" && !f.offline {
-		agents, err = review.LLMPanel(repo.Stakeholders, review.LLMOptions{
-			APIKey: key, BaseURL: getenv("OPENAI_BASE_URL"), Model: getenv("DEBATEBOT_MODEL"),
-			MaxRetries: repo.LLM.MaxRetries, RequestTimeout: time.Duration(repo.LLM.RequestTimeout),
-			ContextTokens: repo.LLM.ContextTokens, Prices: repo.LLM.PriceTable(),
-		})
-		if err != nil {
-			return err
-		}
+	agents, err := panel(repo, getenv, f.offline)
+	if err != nil {
+		return err
 	}
 	d := &review.Debate{
-		Change: change, Question: f.question, Trigger: "cli",
+		Change: change, Question: src.Question, Trigger: "cli",
 		Protocol: protocol, Agents: agents, Panel: repo.Panel(), Ignore: repo.Ignore,
 		Weights: *repo.Weights, Thresholds: repo.VotingThresholds(), Concurrency: repo.LLM.Concurrency,
 	}
 	if isTerminal(stderr) {
 		d.Observer = progress(stderr)
 	}
-	if f.checkpoints {
+	if src.Checkpoints || f.checkpoints {
 		if protocol.Loop == nil {
 			return &usageError{fmt.Sprintf("--checkpoints: the %s protocol (depth %q) has no rounds to pause between", protocol.Name, protocol.Depth)}
 		}
 		d.Protocol.Checkpoints = true
 		d.Pause = terminalPause(stdin, stderr)
 	}
-	t, err := d.Run(ctx)
-	if err != nil {
-		return err
+	var t *toulmin.Transcript
+	if prior != nil {
+		if t, err = resumeFrom(d, prior, stderr); err != nil {
+			return err
+		}
 	}
+	if t == nil {
+		if t, err = runKept(ctx, d, src, st, prior == nil, stderr); err != nil {
+			return err
+		}
+	}
+	return printTranscript(t, change, f.format, stdout)
+}
+
+// printTranscript writes the debate in the format asked for.
+func printTranscript(t *toulmin.Transcript, change *review.Change, format string, stdout io.Writer) error {
 	// What is printed leaves the process like a comment does (into CI logs, pastes, issues):
 	// a secret a model quoted is redacted here too.
-	if f.format == "sarif" {
+	if format == "sarif" {
 		log, err := review.SARIF(t, change, review.SARIFOptions{Version: version()})
 		if err != nil {
 			return err
@@ -183,7 +228,7 @@ func debate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		_, err = stdout.Write(redacted)
 		return err
 	}
-	if f.format == "json" {
+	if format == "json" {
 		b, err := t.Record.JSON()
 		if err != nil {
 			return err
@@ -208,31 +253,18 @@ func debate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	return err
 }
 
-// readDiff reads the diff at name (- for stdin); with base, a checkout of the diff's base, the
-// change carries both trees (the head is the diff applied to a copy of base).
-func readDiff(name string, stdin io.Reader, max int64, base string) (*review.Change, error) {
-	read := func(r io.Reader, source string) (*review.Change, error) {
-		if base != "" {
-			return review.ReadDiffOnBase(r, source, max, base)
-		}
-		return review.ReadDiff(r, source, max)
+// panel returns the repository's stakeholders as agents: on the model at OPENAI_BASE_URL
+// (DEBATEBOT_MODEL) when OPENAI_API_KEY is set and offline is not asked for, offline otherwise.
+func panel(repo *config.Repo, getenv func(string) string, offline bool) ([]toulmin.Agent, error) {
+	key := getenv("OPENAI_API_KEY")
+	if key == "" || offline {
+		return review.OfflinePanel(repo.Stakeholders), nil
 	}
-	if name == "-" {
-		return read(stdin, "stdin")
-	}
-	st, err := os.Stat(name)
-	if err != nil {
-		return nil, &review.InputError{Source: name, Problem: "cannot read: " + unwrapPath(err).Error()}
-	}
-	if st.IsDir() {
-		return nil, &review.InputError{Source: name, Problem: "is a directory, not a diff file"}
-	}
-	file, err := os.Open(name)
-	if err != nil {
-		return nil, &review.InputError{Source: name, Problem: "cannot read: " + unwrapPath(err).Error()}
-	}
-	defer file.Close()
-	return read(file, name)
+	return review.LLMPanel(repo.Stakeholders, review.LLMOptions{
+		APIKey: key, BaseURL: getenv("OPENAI_BASE_URL"), Model: getenv("DEBATEBOT_MODEL"),
+		MaxRetries: repo.LLM.MaxRetries, RequestTimeout: time.Duration(repo.LLM.RequestTimeout),
+		ContextTokens: repo.LLM.ContextTokens, Prices: repo.LLM.PriceTable(),
+	})
 }
 
 // unwrapPath drops the path from *fs.PathError, which the caller already names.

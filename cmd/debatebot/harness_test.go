@@ -120,11 +120,20 @@ func debateRecord(t *testing.T, args ...string) voting.Record {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var doc struct {
-		Decision voting.Record `json:"decision"`
-	}
+	return readRecord(t, out).Decision
+}
+
+// recordDoc is what --format json prints.
+type recordDoc struct {
+	Decision voting.Record `json:"decision"`
+}
+
+// readRecord reads the decision record --format json printed.
+func readRecord(t *testing.T, out string) recordDoc {
+	t.Helper()
+	var doc recordDoc
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("output is not JSON: %v\n%s", err, out)
 	}
-	return doc.Decision
+	return doc
 }

@@ -4,6 +4,7 @@
 //	debatebot debate --diff d.diff --dir B   the diff applied to B, a checkout of its base: whole trees
 //	debatebot debate --git main..HEAD        debate a range of the repository here
 //	debatebot debate --question "..."        debate a design question
+//	debatebot action                         debate the pull request of a GitHub Actions workflow's event
 //	debatebot version
 package main
 
@@ -15,6 +16,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/debatebot/debatebot/review"
 )
 
 func main() {
@@ -40,7 +43,9 @@ const usage = `debatebot reviews changes by a structured debate among stakeholde
 
 Usage:
   debatebot debate (--diff FILE [--dir BASE] | --git BASE..HEAD | --question TEXT) [--format markdown|json|sarif] [flags]
+  debatebot debate --resume ID | --list
   debatebot serve
+  debatebot action    (inside a GitHub Actions workflow: see action.yml)
   debatebot stats [--format text|json]
   debatebot version
 
@@ -57,6 +62,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch args[0] {
 	case "debate":
 		err = debate(ctx, args[1:], stdin, stdout, stderr, getenv)
+	case "action":
+		err = action(ctx, args[1:], stdout, getenv)
 	case "serve":
 		err = serve(ctx, args[1:], stderr, getenv)
 	case "stats":
@@ -66,7 +73,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 	default:
-		err = &usageError{fmt.Sprintf("unknown command %q (want debate, serve, stats or version)", args[0])}
+		err = &usageError{fmt.Sprintf("unknown command %q (want debate, action, serve, stats or version)", args[0])}
 	}
 	if err == nil {
 		return exitOK
@@ -74,7 +81,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if errors.Is(err, errHelp) {
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "debatebot: %v\n", err)
+	if errors.Is(err, errStopped) {
+		// Stopped on purpose at a checkpoint, and already told how to resume: not completed,
+		// so not 0, but no error to print either.
+		return exitError
+	}
+	fmt.Fprintf(stderr, "debatebot: %v\n", review.Redact(err.Error()))
 	var ue *usageError
 	if errors.As(err, &ue) || isInputError(err) {
 		return exitUsage

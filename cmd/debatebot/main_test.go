@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +22,14 @@ const example = "../../examples/admin-export.diff"
 func runCmd(t *testing.T, stdin string, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
+	if _, ok := env["DEBATEBOT_DATABASE_URL"]; !ok {
+		// Local debates are kept in a store: each test its own, never the package directory's.
+		env = maps.Clone(env)
+		if env == nil {
+			env = map[string]string{}
+		}
+		env["DEBATEBOT_DATABASE_URL"] = "sqlite:" + filepath.Join(t.TempDir(), "local.db")
+	}
 	code := run(context.Background(), args, strings.NewReader(stdin), &out, &errOut, func(k string) string { return env[k] })
 	return code, out.String(), errOut.String()
 }

@@ -131,18 +131,19 @@ func (s *Scan) addFrom(analyzer, rule string, sev toulmin.Severity, path string,
 	if Rules[rule].Process && sev.Rank() > toulmin.SeverityMedium.Rank() {
 		sev = toulmin.SeverityMedium // process notes never decide (see Rule.Process)
 	}
-	snippet := ""
+	snippet, replacement := "", ""
 	if f := s.Change.File(path); f != nil && line > 0 {
 		if text, ok := f.Line(line); ok {
 			snippet = strings.ReplaceAll(clip(Redact(clip(strings.TrimSpace(text), 400)), 160), "`", "'")
 			if rule == RuleSecret || rule == RuleKeyByUse {
 				snippet = ""
 			}
+			replacement = lineFix(rule, f.Language(), text)
 		}
 	}
 	s.found = append(s.found, toulmin.Evidence{
 		Analyzer: analyzer, Rule: rule, Stakeholder: Rules[rule].Stakeholder, Severity: sev,
-		Path: path, Line: line, Message: msg, Snippet: snippet, Mitigates: mitigates,
+		Path: path, Line: line, Message: msg, Snippet: snippet, Mitigates: mitigates, Replacement: replacement,
 	})
 }
 
@@ -265,6 +266,9 @@ func corroborate(found []toulmin.Evidence) []toulmin.Evidence {
 				f, *k = *k, f
 			}
 			k.Message += alsoFound(f)
+			if k.Replacement == "" && k.Line == f.Line {
+				k.Replacement = f.Replacement
+			}
 			merged = true
 			break
 		}

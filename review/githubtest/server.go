@@ -1,6 +1,7 @@
 // Package githubtest is a GitHub REST API for tests, on loopback: installation tokens, pull
 // requests (JSON and diff media types), files and comments with pagination and Link headers,
-// contents, collaborator permissions, check runs, labels and reactions, with rate-limit headers,
+// contents, collaborator permissions, check runs, labels and reactions, pull request reviews and
+// review comments (refusing lines outside the diff with 422, as GitHub does), with rate-limit headers,
 // GitHub's error bodies, and injectable 5xx and secondary rate limits. Every request is checked
 // against the list of real operations (testdata/github-rest-ops.tsv, from ../shared/fixtures).
 // Repositories added with AddGitRepo are served over git smart HTTP (git http-backend), with the
@@ -152,6 +153,10 @@ type Server struct {
 	Labels      map[string][]string    // "owner/repo#n"
 	CheckRuns   map[string][]*CheckRun // "owner/repo"
 	Reactions   map[int64][]string     // comment id -> contents
+	// Reviews and ReviewComments are the pull request reviews and the comments on lines of the
+	// diff, "owner/repo#n" (reviews.go).
+	Reviews        map[string][]*Review
+	ReviewComments map[string][]*ReviewComment
 	// Compares answers the compare API: "owner/repo@base...head" -> files (status "ahead").
 	// Any other comparison of two commits the repository holds answers "diverged"; one of a
 	// commit it does not hold answers 404, as GitHub does for the old head after a force push.
@@ -168,6 +173,7 @@ type Server struct {
 	// 0); git refuses an expired one with 401.
 	TokenLifetime time.Duration
 	failures      []*failure
+	denials       []func(Call) bool
 	nextID        int64
 	tokens        map[string]*token
 	tokenOrder    []string
@@ -187,7 +193,7 @@ func New(t testing.TB) *Server {
 	s := &Server{
 		t: t, Slug: "debatebot", PRs: map[string]*PR{}, Contents: map[string]string{}, Permissions: map[string]string{},
 		Comments: map[string][]*Comment{}, Labels: map[string][]string{}, CheckRuns: map[string][]*CheckRun{},
-		Reactions: map[int64][]string{}, Compares: map[string][]map[string]any{}, Commits: map[string]bool{}, Unrelated: map[string]bool{}, nextID: 1000,
+		Reactions: map[int64][]string{}, Reviews: map[string][]*Review{}, ReviewComments: map[string][]*ReviewComment{}, Compares: map[string][]map[string]any{}, Commits: map[string]bool{}, Unrelated: map[string]bool{}, nextID: 1000,
 		Repos: map[string]*GitRepo{}, tokens: map[string]*token{},
 		RunJobs: map[string][]map[string]any{}, JobLogs: map[string]string{}, logDownloads: map[int64]int{}, Issues: map[string]*Issue{},
 	}
@@ -208,6 +214,15 @@ func (s *Server) FailIf(match func(Call) bool, status, times int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.failures = append(s.failures, &failure{match: match, status: status, times: times})
+}
+
+// Deny makes every request for which match reports true answer as GitHub answers a token that
+// lacks the permission (the workflow token of a pull request from a fork, which is read-only):
+// 403 "Resource not accessible by integration", with no Retry-After, as nothing changes on a retry.
+func (s *Server) Deny(match func(Call) bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.denials = append(s.denials, match)
 }
 
 // Calls returns the requests received so far.
@@ -343,6 +358,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.calls = append(s.calls, call)
 	fail := s.failure(call)
+	deny := false
+	for _, match := range s.denials {
+		deny = deny || match(call)
+	}
 	s.mu.Unlock()
 
 	h := w.Header()
@@ -369,6 +388,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, http.StatusUnauthorized, "Requires authentication")
 		return
 	}
+	if deny {
+		s.writeJSON(w, http.StatusForbidden, map[string]any{"message": "Resource not accessible by integration",
+			"documentation_url": "https://docs.github.com/rest", "status": "403"})
+		return
+	}
 	s.route(w, r, path, body)
 }
 
@@ -377,6 +401,9 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, path string, body
 	defer s.mu.Unlock()
 	var in map[string]any
 	_ = json.Unmarshal(body, &in)
+	if s.routeReviews(w, r, path, body) {
+		return
+	}
 	switch {
 	case s.actions(w, r, path, body):
 	case path == "/app" && r.Method == http.MethodGet:
@@ -416,7 +443,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, path string, body
 			return
 		}
 		n, _ := strconv.Atoi(m[3])
-		s.writeJSON(w, 200, map[string]any{"number": n, "title": pr.Title, "body": pr.Body, "draft": pr.Draft, "state": "open",
+		s.writeJSON(w, 200, map[string]any{"number": n, "html_url": fmt.Sprintf("https://github.com/%s/%s/pull/%d", m[1], m[2], n), "title": pr.Title, "body": pr.Body, "draft": pr.Draft, "state": "open",
 			"base": map[string]any{"ref": pr.BaseRef, "sha": cmp.Or(pr.BaseSHA, "base0000")}, "head": map[string]any{"ref": pr.HeadRef, "sha": pr.HeadSHA}})
 	case reComments.MatchString(path):
 		m := reComments.FindStringSubmatch(path)

@@ -1,0 +1,317 @@
+package githubtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Review is a pull request review, as the reviews API keeps it.
+type Review struct {
+	ID       int64
+	User     string
+	Body     string
+	CommitID string
+	// State is APPROVED, CHANGES_REQUESTED, COMMENTED or PENDING.
+	State string
+}
+
+// ReviewComment is a comment on a line of a pull request's diff (a review comment), or a reply
+// to one (InReplyTo is the thread's first comment).
+type ReviewComment struct {
+	ID        int64
+	ReviewID  int64
+	InReplyTo int64
+	User      string
+	Body      string
+	Path      string
+	Line      int
+	StartLine int
+	Side      string
+	CommitID  string
+}
+
+var (
+	reReviews       = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)/reviews$`)
+	reReviewComment = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)/comments$`)
+	reReplies       = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)/comments/(\d+)/replies$`)
+)
+
+// ReviewsOn returns the reviews of a pull request ("owner/repo#n"), oldest first.
+func (s *Server) ReviewsOn(key string) []Review {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Review
+	for _, r := range s.Reviews[key] {
+		out = append(out, *r)
+	}
+	return out
+}
+
+// ReviewCommentsOn returns the review comments of a pull request ("owner/repo#n"), oldest first.
+func (s *Server) ReviewCommentsOn(key string) []ReviewComment {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []ReviewComment
+	for _, c := range s.ReviewComments[key] {
+		out = append(out, *c)
+	}
+	return out
+}
+
+// AddReviewComment puts a review comment on a line, as a user would (s.mu not held).
+func (s *Server) AddReviewComment(key, user, path string, line int, body string) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextID++
+	sha := ""
+	if pr := s.PRs[key]; pr != nil {
+		sha = pr.HeadSHA
+	}
+	s.ReviewComments[key] = append(s.ReviewComments[key], &ReviewComment{ID: s.nextID, User: user, Body: body, Path: path, Line: line, Side: "RIGHT", CommitID: sha})
+	return s.nextID
+}
+
+// routeReviews answers the reviews and review-comments operations; it reports false for any
+// other path (s.mu held).
+func (s *Server) routeReviews(w http.ResponseWriter, r *http.Request, path string, body []byte) bool {
+	var m []string
+	for _, re := range []*regexp.Regexp{reReviews, reReviewComment, reReplies} {
+		if m = re.FindStringSubmatch(path); m != nil {
+			break
+		}
+	}
+	if m == nil {
+		return false
+	}
+	key := fmt.Sprintf("%s/%s#%s", m[1], m[2], m[3])
+	pr, ok := s.PRs[key]
+	if !ok {
+		s.writeError(w, http.StatusNotFound, "Not Found")
+		return true
+	}
+	switch {
+	case reReplies.MatchString(path) && r.Method == http.MethodPost:
+		s.reply(w, key, pr, m[4], body)
+	case reReviews.MatchString(path) && r.Method == http.MethodPost:
+		s.createReview(w, key, pr, body)
+	case reReviews.MatchString(path):
+		var list []any
+		for _, rv := range s.Reviews[key] {
+			list = append(list, s.reviewJSON(key, rv))
+		}
+		s.paginate(w, r, list)
+	case reReviewComment.MatchString(path) && r.Method == http.MethodGet:
+		var list []any
+		for _, c := range s.ReviewComments[key] {
+			list = append(list, s.reviewCommentJSON(key, c))
+		}
+		s.paginate(w, r, list)
+	default:
+		// Creating a single review comment outside a review is a real operation the fake does
+		// not hold: the bot posts its comments as one review.
+		s.writeError(w, http.StatusNotFound, "Not Found")
+	}
+	return true
+}
+
+// unprocessable answers 422 as GitHub does for a review it refuses: a generic message and the
+// reasons as strings in errors[].
+func (s *Server) unprocessable(w http.ResponseWriter, doc string, reasons ...string) {
+	s.writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"message": "Unprocessable Entity", "errors": reasons,
+		"documentation_url": "https://docs.github.com/rest/pulls/" + doc, "status": "422"})
+}
+
+// createReview creates a review with its comments, all or nothing, as GitHub does: a comment on
+// a line outside the diff refuses the whole review with 422.
+func (s *Server) createReview(w http.ResponseWriter, key string, pr *PR, body []byte) {
+	const doc = "reviews#create-a-review-for-a-pull-request"
+	var in struct {
+		CommitID string `json:"commit_id"`
+		Body     string `json:"body"`
+		Event    string `json:"event"`
+		Comments []struct {
+			Path      string `json:"path"`
+			Line      int    `json:"line"`
+			Side      string `json:"side"`
+			StartLine int    `json:"start_line"`
+			Position  int    `json:"position"`
+			Body      string `json:"body"`
+		} `json:"comments"`
+	}
+	if err := json.Unmarshal(body, &in); err != nil {
+		s.writeJSON(w, http.StatusBadRequest, map[string]any{"message": "Problems parsing JSON", "documentation_url": "https://docs.github.com/rest/pulls/" + doc, "status": "400"})
+		return
+	}
+	// A review without an event stays pending (unsubmitted), as on GitHub.
+	state := map[string]string{"": "PENDING", "APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED", "COMMENT": "COMMENTED"}[in.Event]
+	if state == "" {
+		s.unprocessable(w, doc, fmt.Sprintf("Event %q is not one of APPROVE, REQUEST_CHANGES, COMMENT", in.Event))
+		return
+	}
+	if in.Body == "" && (in.Event == "REQUEST_CHANGES" || in.Event == "COMMENT") {
+		s.unprocessable(w, doc, "Body is required when using REQUEST_CHANGES or COMMENT event")
+		return
+	}
+	commit := in.CommitID
+	if commit == "" {
+		commit = pr.HeadSHA
+	}
+	lines := diffLines(pr)
+	for _, c := range in.Comments {
+		side := c.Side
+		if side == "" {
+			side = "RIGHT"
+		}
+		switch {
+		case c.Body == "":
+			s.unprocessable(w, doc, "Body can't be blank")
+			return
+		case lines[c.Path] == nil:
+			s.unprocessable(w, doc, "Path could not be resolved")
+			return
+		case c.Line == 0 && c.Position == 0:
+			s.unprocessable(w, doc, "Pull request review thread line must be part of the diff and Pull request review thread diff hunk can't be blank")
+			return
+		case c.Line != 0 && !lines[c.Path][side][c.Line], c.StartLine != 0 && (c.StartLine >= c.Line || !lines[c.Path][side][c.StartLine]):
+			s.unprocessable(w, doc, "Pull request review thread line must be part of the diff and Pull request review thread diff hunk can't be blank")
+			return
+		}
+	}
+	s.nextID++
+	rv := &Review{ID: s.nextID, User: s.Slug + "[bot]", Body: in.Body, CommitID: commit, State: state}
+	s.Reviews[key] = append(s.Reviews[key], rv)
+	for _, c := range in.Comments {
+		s.nextID++
+		side := c.Side
+		if side == "" {
+			side = "RIGHT"
+		}
+		s.ReviewComments[key] = append(s.ReviewComments[key], &ReviewComment{ID: s.nextID, ReviewID: rv.ID, User: rv.User, Body: c.Body,
+			Path: c.Path, Line: c.Line, StartLine: c.StartLine, Side: side, CommitID: commit})
+	}
+	s.writeJSON(w, http.StatusOK, s.reviewJSON(key, rv))
+}
+
+// reply answers a review comment in its thread; a reply to a reply joins the same thread.
+func (s *Server) reply(w http.ResponseWriter, key string, pr *PR, idText string, body []byte) {
+	id, _ := strconv.ParseInt(idText, 10, 64)
+	var in struct {
+		Body string `json:"body"`
+	}
+	_ = json.Unmarshal(body, &in)
+	var to *ReviewComment
+	for _, c := range s.ReviewComments[key] {
+		if c.ID == id {
+			to = c
+		}
+	}
+	if to == nil {
+		s.writeJSON(w, http.StatusNotFound, map[string]any{"message": "Not Found", "documentation_url": "https://docs.github.com/rest/pulls/comments#create-a-reply-for-a-review-comment", "status": "404"})
+		return
+	}
+	if in.Body == "" {
+		s.unprocessable(w, "comments#create-a-reply-for-a-review-comment", "Body can't be blank")
+		return
+	}
+	thread := to.ID
+	if to.InReplyTo != 0 {
+		thread = to.InReplyTo
+	}
+	s.nextID++
+	c := &ReviewComment{ID: s.nextID, InReplyTo: thread, User: s.Slug + "[bot]", Body: in.Body, Path: to.Path, Line: to.Line, Side: to.Side, CommitID: pr.HeadSHA}
+	s.ReviewComments[key] = append(s.ReviewComments[key], c)
+	s.writeJSON(w, http.StatusCreated, s.reviewCommentJSON(key, c))
+}
+
+func (s *Server) reviewJSON(key string, rv *Review) map[string]any {
+	repo, n, _ := strings.Cut(key, "#")
+	return map[string]any{"id": rv.ID, "node_id": fmt.Sprintf("PRR_%d", rv.ID), "user": map[string]any{"login": rv.User, "type": "Bot"},
+		"body": rv.Body, "state": rv.State, "commit_id": rv.CommitID, "author_association": "NONE",
+		"html_url":         fmt.Sprintf("https://github.com/%s/pull/%s#pullrequestreview-%d", repo, n, rv.ID),
+		"pull_request_url": fmt.Sprintf("%s/repos/%s/pulls/%s", s.URL, repo, n), "submitted_at": time.Now().UTC().Format(time.RFC3339)}
+}
+
+func (s *Server) reviewCommentJSON(key string, c *ReviewComment) map[string]any {
+	repo, n, _ := strings.Cut(key, "#")
+	typ := "User"
+	if strings.HasSuffix(c.User, "[bot]") {
+		typ = "Bot"
+	}
+	out := map[string]any{"id": c.ID, "node_id": fmt.Sprintf("PRRC_%d", c.ID), "pull_request_review_id": c.ReviewID,
+		"user": map[string]any{"login": c.User, "type": typ}, "body": c.Body, "path": c.Path, "line": c.Line, "original_line": c.Line,
+		"side": c.Side, "commit_id": c.CommitID, "original_commit_id": c.CommitID,
+		"html_url": fmt.Sprintf("https://github.com/%s/pull/%s#discussion_r%d", repo, n, c.ID)}
+	if c.StartLine != 0 {
+		out["start_line"], out["start_side"] = c.StartLine, c.Side
+	}
+	if c.InReplyTo != 0 {
+		out["in_reply_to_id"] = c.InReplyTo
+	}
+	return out
+}
+
+// diffLines are the lines a review comment may be on, by path and side (RIGHT: the head's added
+// and context lines; LEFT: the base's deleted and context lines), from the pull request's files
+// and their patches, else from its diff.
+func diffLines(pr *PR) map[string]map[string]map[int]bool {
+	out := map[string]map[string]map[int]bool{}
+	add := func(path, patch string) {
+		sides := map[string]map[int]bool{"LEFT": {}, "RIGHT": {}}
+		out[path] = sides
+		oldN, newN := 0, 0
+		for _, l := range strings.Split(patch, "\n") {
+			if m := hunkRe.FindStringSubmatch(l); m != nil {
+				oldN, _ = strconv.Atoi(m[1])
+				newN, _ = strconv.Atoi(m[2])
+				continue
+			}
+			if oldN == 0 && newN == 0 {
+				continue // before the first hunk: headers
+			}
+			switch {
+			case strings.HasPrefix(l, "+"):
+				sides["RIGHT"][newN] = true
+				newN++
+			case strings.HasPrefix(l, "-"):
+				sides["LEFT"][oldN] = true
+				oldN++
+			case strings.HasPrefix(l, " "):
+				sides["RIGHT"][newN], sides["LEFT"][oldN] = true, true
+				newN++
+				oldN++
+			}
+		}
+	}
+	if len(pr.Files) > 0 {
+		for _, f := range pr.Files {
+			add(fmt.Sprint(f["filename"]), fmt.Sprint(f["patch"]))
+		}
+		return out
+	}
+	for _, part := range strings.Split("\n"+pr.Diff, "\ndiff --git ")[1:] {
+		path := ""
+		for _, l := range strings.Split(part, "\n") {
+			if p, ok := strings.CutPrefix(l, "+++ "); ok {
+				if p = strings.TrimSpace(p); p != "/dev/null" {
+					path = strings.TrimPrefix(p, "b/")
+				}
+				break
+			}
+			if p, ok := strings.CutPrefix(l, "--- "); ok {
+				path = strings.TrimPrefix(strings.TrimSpace(p), "a/")
+			}
+		}
+		if path != "" && path != "/dev/null" {
+			add(path, part)
+		}
+	}
+	return out
+}
+
+// hunkRe reads a hunk header's old and new start lines.
+var hunkRe = regexp.MustCompile(`^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@`)

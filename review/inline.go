@@ -1,0 +1,452 @@
+package review
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/google/go-github/v62/github"
+	"github.com/rs/zerolog"
+
+	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
+)
+
+// Review events the bot posts its inline review with (debatebot.yml's review_event).
+const (
+	ReviewEventComment        = "COMMENT"
+	ReviewEventRequestChanges = "REQUEST_CHANGES"
+)
+
+// InlineFinding is a finding of substance as the review comment on its line: a standing finding
+// of medium severity or more, or one a required change is tied to, or a required change that no
+// finding carries.
+type InlineFinding struct {
+	// Key identifies the finding across pushes without its line number (see findingKey); it is
+	// the hidden marker of the comment.
+	Key      string
+	Path     string
+	Line     int
+	Severity toulmin.Severity
+	Rule     string
+	Message  string
+	// Required are the required changes of the decision tied to this line.
+	Required []string
+	// Replacement is the fixed line, offered as a suggestion.
+	Replacement string
+}
+
+// findingMarkerRe finds the hidden marker of a review comment of the bot, and resolvedRe the
+// marker of its answer that a thread's finding was resolved.
+var (
+	findingMarkerRe = regexp.MustCompile(`<!-- debatebot:finding ([0-9a-f]{16}:\d+) -->`)
+	resolvedRe      = regexp.MustCompile(`<!-- debatebot:resolved ([0-9a-f]{16}:\d+) -->`)
+)
+
+// InlineFindings are what a debate puts on the lines of the pull request, in the evidence's order
+// (most serious first), and the findings of substance that have no line (a whole file, the
+// change's text), which the review's body lists. Required changes carried from an earlier head
+// ("still open") were commented on then and are left out.
+func InlineFindings(t *toulmin.Transcript) (onLines, noLine []InlineFinding) {
+	required := map[string][]string{} // path:line -> texts
+	var requiredOrder []string
+	for _, r := range t.Record.RequiredChanges {
+		if strings.HasSuffix(r, " (still open)") {
+			continue
+		}
+		m := citation.FindStringSubmatch(r)
+		if m == nil {
+			noLine = append(noLine, InlineFinding{Key: textKey("required", "", r), Message: r, Required: []string{r}})
+			continue
+		}
+		at := m[1] + ":" + m[2]
+		if _, seen := required[at]; !seen {
+			requiredOrder = append(requiredOrder, at)
+		}
+		required[at] = append(required[at], strings.TrimPrefix(r, m[0]))
+	}
+	seen := map[string]int{}
+	used := map[string]bool{}
+	for _, e := range StandingFindings(t) {
+		at := toulmin.Cite(e.Path, e.Line)
+		req := required[at]
+		if e.Line <= 0 || e.Path == "" {
+			req = nil
+		}
+		if e.Severity.Rank() < toulmin.SeverityMedium.Rank() && len(req) == 0 {
+			continue
+		}
+		f := InlineFinding{Key: findingKey(e, seen), Path: e.Path, Line: e.Line, Severity: e.Severity, Rule: e.Rule, Message: e.Message, Replacement: e.Replacement}
+		if len(req) > 0 && !used[at] {
+			// The required change goes with the first finding on its line only.
+			f.Required, used[at] = req, true
+		}
+		if e.Path == "" || e.Line <= 0 {
+			noLine = append(noLine, f)
+			continue
+		}
+		onLines = append(onLines, f)
+	}
+	for _, at := range requiredOrder {
+		if used[at] {
+			continue
+		}
+		m := citation.FindStringSubmatch(at + ": ")
+		line, _ := strconv.Atoi(m[2])
+		text := strings.Join(required[at], "; ")
+		onLines = append(onLines, InlineFinding{Key: textKey("required", m[1], text), Path: m[1], Line: line, Message: text, Required: required[at]})
+	}
+	return onLines, noLine
+}
+
+// findingKey identifies a finding by its rule, file and line text (whitespace collapsed), not by
+// its line number: the same finding on a line that did not change keeps its key when lines move
+// above it. Identical findings in one file are told apart by their order (":1", ":2").
+func findingKey(e toulmin.Evidence, seen map[string]int) string {
+	text := strings.TrimSpace(spaceRe.ReplaceAllString(e.Snippet, " "))
+	if text == "" {
+		text = "message:" + lineNumRe.ReplaceAllString(e.Message, "")
+	}
+	sum := sha256.Sum256([]byte(e.Rule + "\x00" + e.Path + "\x00" + text))
+	k := hex.EncodeToString(sum[:8])
+	seen[k]++
+	return fmt.Sprintf("%s:%d", k, seen[k])
+}
+
+func textKey(kind, path, text string) string {
+	sum := sha256.Sum256([]byte(kind + "\x00" + path + "\x00" + lineNumRe.ReplaceAllString(text, "")))
+	return hex.EncodeToString(sum[:8]) + ":1"
+}
+
+// CommentBody is the review comment of a finding: severity and rule, what was found, the required
+// change, what to do, a suggestion when the fix of the line is known, and the hidden marker.
+func (f InlineFinding) CommentBody() string {
+	var b strings.Builder
+	head := "Required change"
+	if f.Rule != "" {
+		head = f.Rule
+		if r := Rules[f.Rule]; r.Title != "" {
+			head = r.Title + " (`" + f.Rule + "`)"
+		}
+	}
+	if f.Severity != "" {
+		head = string(f.Severity) + " · " + head
+	}
+	fmt.Fprintf(&b, "**%s**\n\n", head)
+	if f.Rule != "" {
+		fmt.Fprintf(&b, "%s\n", inline(f.Message))
+	}
+	for _, r := range f.Required {
+		fmt.Fprintf(&b, "\n**Required change:** %s\n", inline(r))
+	}
+	if fix := Rules[f.Rule].Fix; fix != "" && len(f.Required) == 0 {
+		fmt.Fprintf(&b, "\n**Fix:** %s\n", inline(fix))
+	}
+	if s := f.Replacement; s != "" && !strings.Contains(s, "```") && !strings.Contains(s, "<!--") && !strings.ContainsAny(s, "\r\n") {
+		fmt.Fprintf(&b, "\n```suggestion\n%s\n```\n", s)
+	}
+	fmt.Fprintf(&b, "\n<!-- debatebot:finding %s -->", f.Key)
+	return Redact(b.String())
+}
+
+// ReviewOptions say how the inline review is posted.
+type ReviewOptions struct {
+	// Event is ReviewEventComment (the default) or ReviewEventRequestChanges; the latter is used
+	// only when the debate decided to request changes.
+	Event string
+	// Change is the change the debate covered and Since the head it was compared with (empty
+	// when it covered the whole pull request): a thread of the bot's whose finding the change
+	// resolved is answered. Without a change (a debate published from the store) no thread is.
+	Change *Change
+	Since  string
+	// Link is the summary's link in the review's body.
+	Link string
+}
+
+// ReviewResult counts what a review did.
+type ReviewResult struct {
+	// Posted are the comments posted on lines, Repeated the findings already commented on (not
+	// posted again), Body those listed in the review's body, Resolved the threads answered.
+	Posted, Repeated, Body, Resolved int
+	// Moved are the findings GitHub refused on their lines (outside the diff), moved to the body.
+	Moved int
+}
+
+// thread is a review comment of the bot that carries a finding's marker.
+type thread struct {
+	id       int64
+	path     string
+	line     int
+	commitID string
+}
+
+// Review posts the debate's inline review: one pull request review whose comments are the
+// findings of substance on their lines, never one already on a line of the pull request (found
+// by its marker), and whose body lists the findings without a line. A thread of the bot whose
+// finding the debated change resolved is answered "resolved in `sha7`", once. A comment GitHub
+// refuses (a line outside the diff) moves to the body; the review is never lost for it.
+func (p *Publisher) Review(ctx context.Context, t *toulmin.Transcript, opts ReviewOptions) (ReviewResult, error) {
+	var res ReviewResult
+	if t.Record.HeadSHA == "" || t.Record.Synthesis != nil {
+		return res, nil // a design debate: no lines to comment on
+	}
+	onLines, noLine := InlineFindings(t)
+	threads, answered, err := p.reviewThreads(ctx)
+	if err != nil {
+		return res, err
+	}
+	var fresh []InlineFinding
+	current := map[string]bool{}
+	for _, f := range onLines {
+		current[f.Key] = true
+		if _, ok := threads[f.Key]; ok {
+			res.Repeated++
+			continue
+		}
+		fresh = append(fresh, f)
+	}
+	for _, f := range noLine {
+		current[f.Key] = true
+	}
+	if opts.Change != nil {
+		n, err := p.answerResolved(ctx, t, opts, threads, answered, current)
+		res.Resolved = n
+		if err != nil {
+			return res, err
+		}
+	}
+	reviewed := len(threads) > 0
+	if len(fresh) == 0 && (reviewed || len(noLine) == 0) {
+		return res, nil // nothing new to say on the lines; the summary comment has the rest
+	}
+	if opts.Change != nil && opts.Since == "" {
+		// The debated change is the pull request's diff: a line outside its hunks would make
+		// GitHub refuse the whole review (422), so such findings go to the body at once.
+		keep := fresh[:0:0]
+		for _, f := range fresh {
+			if inHunks(opts.Change, f.Path, f.Line) {
+				keep = append(keep, f)
+			} else {
+				noLine = append(noLine, f)
+			}
+		}
+		fresh = keep
+		if len(fresh) == 0 && (reviewed || len(noLine) == 0) {
+			return res, nil
+		}
+	}
+	event := ReviewEventComment
+	if opts.Event == ReviewEventRequestChanges && t.Record.Decision == voting.RequestChanges {
+		event = ReviewEventRequestChanges
+	}
+	for attempt := 0; ; attempt++ {
+		req := &github.PullRequestReviewRequest{CommitID: github.String(t.Record.HeadSHA), Event: github.String(event),
+			Body: github.String(reviewBody(t, fresh, noLine, opts.Link))}
+		for _, f := range fresh {
+			req.Comments = append(req.Comments, &github.DraftReviewComment{Path: github.String(f.Path), Line: github.Int(f.Line),
+				Side: github.String("RIGHT"), Body: github.String(f.CommentBody())})
+		}
+		_, _, err := p.gh.PullRequests.CreateReview(ctx, p.pr.Owner, p.pr.Repo, p.pr.Number, req)
+		if err == nil {
+			res.Posted, res.Body = len(fresh), len(noLine)
+			return res, nil
+		}
+		var er *github.ErrorResponse
+		if !errors.As(err, &er) || er.Response == nil || er.Response.StatusCode != http.StatusUnprocessableEntity || len(fresh) == 0 || attempt == 2 {
+			return res, fmt.Errorf("failed to post the review of %s: %w", p.pr, err)
+		}
+		// GitHub refuses the whole review for one comment outside the diff and does not say
+		// which: the lines of the diff tell; when they cannot be read, or GitHub refuses again,
+		// every comment goes to the body.
+		zerolog.Ctx(ctx).Warn().Err(err).Msg("GitHub refused a review comment on a line; moving what is outside the diff to the review's body.")
+		keep := fresh[:0:0]
+		if lines, lerr := p.diffLines(ctx); lerr == nil && attempt == 0 {
+			for _, f := range fresh {
+				if lines[f.Path][f.Line] {
+					keep = append(keep, f)
+				} else {
+					noLine = append(noLine, f)
+				}
+			}
+		} else {
+			noLine = append(noLine, fresh...)
+		}
+		res.Moved += len(fresh) - len(keep)
+		fresh = keep
+	}
+}
+
+// reviewBody is the review's text: the decision, and the findings that are not on a line.
+func reviewBody(t *toulmin.Transcript, onLines, noLine []InlineFinding, link string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**debatebot: %s** (consensus %.2f, %s)", decisionTitle(t.Record.Decision), t.Record.ConsensusScore, t.Record.ConsensusLevel)
+	if len(onLines) > 0 {
+		fmt.Fprintf(&b, " · %d finding(s) on their lines below", len(onLines))
+	}
+	b.WriteString(". The summary comment has the decision, the walkthrough and the debate")
+	if link != "" {
+		fmt.Fprintf(&b, "; the whole debate is at %s", link)
+	}
+	b.WriteString(".\n")
+	if len(noLine) > 0 {
+		b.WriteString("\nNot on a line of the diff:\n\n")
+		for _, f := range noLine {
+			where := "the change's text"
+			if f.Path != "" {
+				where = "`" + code(toulmin.Cite(f.Path, f.Line)) + "`"
+			}
+			what := inline(f.Message)
+			if f.Rule != "" {
+				what = fmt.Sprintf("%s (%s, `%s`)", what, f.Severity, f.Rule)
+			}
+			fmt.Fprintf(&b, "- %s: %s", where, what)
+			for _, r := range f.Required {
+				if f.Rule != "" {
+					fmt.Fprintf(&b, " — **required:** %s", inline(r))
+				}
+			}
+			fmt.Fprintf(&b, " <!-- debatebot:finding %s -->\n", f.Key)
+		}
+	}
+	return Redact(FitComment(b.String(), MaxCommentChars, link))
+}
+
+// reviewThreads lists the review comments of the pull request, page by page: the bot's threads by
+// the key of their finding, and the threads it already answered as resolved.
+func (p *Publisher) reviewThreads(ctx context.Context) (map[string]thread, map[int64]bool, error) {
+	threads, answered := map[string]thread{}, map[int64]bool{}
+	opts := &github.PullRequestListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
+	for {
+		comments, resp, err := p.gh.PullRequests.ListComments(ctx, p.pr.Owner, p.pr.Repo, p.pr.Number, opts)
+		if err != nil {
+			return nil, nil, fmt.Errorf("failed to list the review comments of %s: %w", p.pr, err)
+		}
+		for _, c := range comments {
+			login := c.GetUser().GetLogin()
+			if !strings.HasSuffix(login, "[bot]") || (p.Bot != "" && login != p.Bot) {
+				continue // anyone can write a marker into a comment
+			}
+			if c.GetInReplyTo() != 0 {
+				if resolvedRe.MatchString(c.GetBody()) {
+					answered[c.GetInReplyTo()] = true
+				}
+				continue
+			}
+			if m := findingMarkerRe.FindStringSubmatch(c.GetBody()); m != nil {
+				if _, dup := threads[m[1]]; !dup {
+					line := c.GetOriginalLine()
+					if line == 0 {
+						line = c.GetLine()
+					}
+					threads[m[1]] = thread{id: c.GetID(), path: c.GetPath(), line: line, commitID: c.GetOriginalCommitID()}
+				}
+			}
+		}
+		if resp.NextPage == 0 {
+			return threads, answered, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+// answerResolved answers the bot's threads whose finding the debated change resolved. A debate of
+// the whole pull request resolved every finding it no longer finds; a debate of what changed since
+// an earlier head resolved those it no longer finds on lines it changed or removed (the others it
+// did not look at again).
+func (p *Publisher) answerResolved(ctx context.Context, t *toulmin.Transcript, opts ReviewOptions, threads map[string]thread, answered map[int64]bool, current map[string]bool) (int, error) {
+	n := 0
+	for key, th := range threads {
+		if current[key] || answered[th.id] {
+			continue
+		}
+		if opts.Since != "" {
+			f := opts.Change.File(th.path)
+			if f == nil || th.commitID != opts.Since || !(f.Status == StatusDeleted || f.IsRemoved(th.line)) {
+				continue
+			}
+		}
+		body := fmt.Sprintf("Resolved in `%s`: the finding is no longer there.\n\n<!-- debatebot:resolved %s -->", short(t.Record.HeadSHA), key)
+		u := fmt.Sprintf("repos/%s/%s/pulls/%d/comments/%d/replies", url.PathEscape(p.pr.Owner), url.PathEscape(p.pr.Repo), p.pr.Number, th.id)
+		req, err := p.gh.NewRequest(http.MethodPost, u, map[string]string{"body": Redact(body)})
+		if err != nil {
+			return n, fmt.Errorf("failed to answer review comment %d on %s: %w", th.id, p.pr, err)
+		}
+		if _, err := p.gh.Do(ctx, req, nil); err != nil {
+			var er *github.ErrorResponse
+			if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound {
+				continue // deleted since it was listed
+			}
+			return n, fmt.Errorf("failed to answer review comment %d on %s: %w", th.id, p.pr, err)
+		}
+		answered[th.id] = true
+		n++
+	}
+	return n, nil
+}
+
+// diffLines reads the lines of the pull request's diff a review comment may be on (the head side:
+// added and context lines), from the files API.
+func (p *Publisher) diffLines(ctx context.Context) (map[string]map[int]bool, error) {
+	out := map[string]map[int]bool{}
+	opts := &github.ListOptions{PerPage: 100}
+	for {
+		files, resp, err := p.gh.PullRequests.ListFiles(ctx, p.pr.Owner, p.pr.Repo, p.pr.Number, opts)
+		if err != nil {
+			return nil, fmt.Errorf("failed to list the files of %s: %w", p.pr, err)
+		}
+		for _, f := range files {
+			out[f.GetFilename()] = rightLines(f.GetPatch())
+		}
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+var hunkHeaderRe = regexp.MustCompile(`^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@`)
+
+// rightLines are the head-side lines of a patch.
+func rightLines(patch string) map[int]bool {
+	out := map[int]bool{}
+	n := 0
+	for _, l := range strings.Split(patch, "\n") {
+		if m := hunkHeaderRe.FindStringSubmatch(l); m != nil {
+			n, _ = strconv.Atoi(m[1])
+			continue
+		}
+		if n == 0 {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(l, "+"), strings.HasPrefix(l, " "):
+			out[n] = true
+			n++
+		}
+	}
+	return out
+}
+
+// inHunks reports whether line of path is on the right side of one of the change's hunks: a line
+// GitHub accepts a review comment on.
+func inHunks(c *Change, path string, line int) bool {
+	f := c.File(path)
+	if f == nil {
+		return false
+	}
+	for _, h := range f.Hunks {
+		for _, l := range h.Lines {
+			if l.Kind != Deleted && l.New == line {
+				return true
+			}
+		}
+	}
+	return false
+}
