@@ -127,6 +127,13 @@ type Repo struct {
 	// ReviewEvent is how the inline review is posted: comment (the default) leaves the pull
 	// request mergeable; request_changes blocks it when the debate decided to request changes.
 	ReviewEvent string `yaml:"review_event" jsonschema:"enum=,enum=comment,enum=request_changes"`
+	// FailureDebates holds seed 000's failure debate after two consecutive failures of a CI
+	// workflow or check with the same error on a pull request (default on).
+	FailureDebates *bool `yaml:"failure_debates"`
+	// Alerts says where a code scanning or Dependabot alert on the default branch is debated:
+	// "issue" (an issue opened for the alert) or "off" (the default: only alerts on a pull
+	// request's head start that pull request's debate).
+	Alerts string `yaml:"alerts" jsonschema:"enum=,enum=off,enum=issue"`
 
 	// configured is set when the file lists the stakeholders (the moderator does not choose).
 	configured bool
@@ -309,6 +316,17 @@ func (r *Repo) fill() error {
 	case ReviewEventComment, ReviewEventRequestChanges:
 	default:
 		bad("review_event: %q is not a review event (want comment or request_changes)", r.ReviewEvent)
+	}
+	if r.FailureDebates == nil {
+		on := true
+		r.FailureDebates = &on
+	}
+	switch r.Alerts {
+	case "":
+		r.Alerts = "off"
+	case "off", "issue":
+	default:
+		bad("alerts: %q is not a choice (want off or issue)", r.Alerts)
 	}
 	if r.MaxDebatesPerHour == nil {
 		n := DefaultMaxDebatesPerHour

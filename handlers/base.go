@@ -98,7 +98,9 @@ type (
 		Sender       slimUser         `json:"sender"`
 		Installation slimInstallation `json:"installation"`
 		Repository   slimRepo         `json:"repository"`
-		PullRequest  struct {
+		// Before is the head a synchronize moved from.
+		Before      string `json:"before"`
+		PullRequest struct {
 			Number int  `json:"number"`
 			Draft  bool `json:"draft"`
 			Merged bool `json:"merged"`
@@ -189,6 +191,11 @@ func (h *PullRequest) Handle(ctx context.Context, eventType, deliveryID string, 
 		return nil
 	}
 	pr := e.Repository.pr(e.PullRequest.Number)
+	if e.Action == "synchronize" {
+		if err := h.failuresPushed(ctx, deliveryID, e.Installation.ID, pr, e.Before, e.PullRequest.Head.SHA); err != nil {
+			return err
+		}
+	}
 	return h.enqueue(logContext(ctx, e.Installation.ID, pr), &Job{
 		DeliveryID: deliveryID, Trigger: "pull_request." + e.Action, Kind: KindReview,
 		Installation: e.Installation.ID, PR: pr, HeadSHA: e.PullRequest.Head.SHA, Draft: e.PullRequest.Draft,
@@ -252,6 +259,10 @@ func (h *IssueComment) Handle(ctx context.Context, eventType, deliveryID string,
 	switch {
 	case cmd == "/help" || cmd == "/debate" && arg == "help":
 		job.Kind, job.Protocol = KindHelp, ""
+	case cmd == "/debate" && arg == "plan":
+		job.Kind, job.Protocol, job.Title, job.Body = KindPlan, "", e.Issue.Title, planText(e.Comment.Body)
+	case cmd == "/debate" && arg == "fresh":
+		job.Kind, job.Protocol = KindFresh, ""
 	case cmd == "/debate" && toulmin.CheckpointAction(arg).Valid():
 		job.Kind, job.Body = KindCheckpoint, guidance(e.Comment.Body)
 	case cmd == "/human-review" && (arg == "approve" || arg == "request-changes"):
@@ -295,4 +306,24 @@ func (h *Issues) Handle(ctx context.Context, eventType, deliveryID string, paylo
 		job.Kind = KindReview
 	}
 	return h.enqueue(logContext(ctx, job.Installation, job.PR), job)
+}
+
+// failuresPushed enqueues, for a push to a pull request some of whose CI tasks are counting
+// failures, the job that resets those whose failing files the push touched. Most pushes have no
+// such task: one read of the store, and no job.
+func (b *Base) failuresPushed(ctx context.Context, deliveryID string, installation int64, pr review.PullRequest, before, head string) error {
+	if before == "" || b.Queue == nil || b.Queue.store == nil {
+		return nil
+	}
+	tasks, err := b.Queue.store.FailureTasks(ctx, pr.String())
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrUnavailable, err)
+	}
+	for _, t := range tasks {
+		if t.Streak > 0 && len(t.Files) > 0 {
+			return b.enqueue(logContext(ctx, installation, pr), &Job{DeliveryID: "push/" + deliveryID, Trigger: "pull_request.synchronize", Kind: KindPush,
+				Installation: installation, PR: pr, HeadSHA: head, Before: before})
+		}
+	}
+	return nil
 }

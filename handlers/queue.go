@@ -36,6 +36,17 @@ const (
 	KindCheckpoint Kind = "checkpoint"
 	// KindHelp answers "/help" or "/debate help" with the commands and the configuration.
 	KindHelp Kind = "help"
+	// KindCI is a completed workflow run or check run (CI holds it): a failure is recorded and
+	// may start a failure debate (seed 000); a success resets its task.
+	KindCI Kind = "ci"
+	// KindPush resets the failure counts of tasks whose failing files a push touched.
+	KindPush Kind = "push"
+	// KindFresh is "/debate fresh": every failure count of the pull request is reset.
+	KindFresh Kind = "fresh"
+	// KindPlan is "/debate plan TEXT": a planning debate (seed 000) over Body.
+	KindPlan Kind = "plan"
+	// KindAlert is a code scanning or Dependabot alert (Alert holds it).
+	KindAlert Kind = "alert"
 )
 
 // Job is one accepted delivery's work.
@@ -61,6 +72,11 @@ type Job struct {
 	// Resume is "debate-id/round" on the job that resumes a debate paused at a checkpoint after
 	// the round, once a human answered: it is the paused job's own, authorised when it started.
 	Resume string `json:",omitempty"`
+	// CI is the workflow or check run of a KindCI job; Before the head a KindPush moved from;
+	// Alert the alert of a KindAlert job.
+	CI     *CIRun `json:",omitempty"`
+	Before string `json:",omitempty"`
+	Alert  *Alert `json:",omitempty"`
 
 	// StoreID is the job's id in the store, and Cancel the stop requested for it there (the
 	// store's CancelHumanReview); both are set when a worker claims it.

@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/debatebot/debatebot/config"
+	"github.com/debatebot/debatebot/dialectic"
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
@@ -50,6 +51,12 @@ type Runner struct {
 	// PublicURL is where users reach the dashboard (DEBATEBOT_PUBLIC_URL): the check run and
 	// the comments link to the debate's page there. Empty, they link to the pull request.
 	PublicURL string
+	// Dialectic returns the agents of failure and planning debates (seed 000) for a repository;
+	// nil, or a nil answer, means the rules (offline).
+	Dialectic func(*config.Repo) dialectic.Agents
+	// LogClient downloads CI job logs from where GitHub redirects (never with the installation
+	// token); nil means a plain client with a timeout.
+	LogClient *http.Client
 }
 
 func (r *Runner) now() time.Time {
@@ -83,6 +90,16 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 		return r.answerCheckpoint(ctx, gh, pub, job)
 	case KindHelp:
 		return r.help(ctx, gh, pub, job)
+	case KindCI:
+		return r.ciRun(ctx, gh, job)
+	case KindPush:
+		return r.pushed(ctx, gh, job)
+	case KindFresh:
+		return r.fresh(ctx, gh, pub, job)
+	case KindPlan:
+		return r.plan(ctx, gh, pub, job)
+	case KindAlert:
+		return r.alert(ctx, gh, job)
 	}
 
 	baseRef := ""
@@ -140,6 +157,14 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 		Repository: job.PR.Repository(), PRNumber: job.PR.Number, Trigger: job.Trigger,
 		Protocol: protocol, Agents: agents, Panel: repo.Panel(), Ignore: repo.Ignore, Weights: *repo.Weights,
 		Thresholds: repo.VotingThresholds(), Concurrency: repo.LLM.Concurrency, Clock: r.Clock,
+	}
+	if job.Alert != nil {
+		if meta != nil && meta.GetState() != "" && meta.GetState() != "open" {
+			log.Info().Msg("Skipped an alert on a pull request that is not open.")
+			return nil
+		}
+		// A security alert is evidence, and the security stakeholder's to answer.
+		d.WithAlerts(job.Alert.Alert)
 	}
 	// treesBase is the commit the change's base tree is: the earlier debated head for what changed
 	// since, the pull request's merge base ("") otherwise.

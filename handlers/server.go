@@ -16,6 +16,7 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/dashboard"
+	"github.com/debatebot/debatebot/dialectic"
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/repocache"
 	"github.com/debatebot/debatebot/store"
@@ -75,7 +76,8 @@ func New(ctx context.Context, cfg *config.Server, log zerolog.Logger, qo func(*Q
 		return nil, err
 	}
 	reg.MustRegister(newStatsCollector(st))
-	runner := &Runner{Clients: clients, Bot: me.GetSlug() + "[bot]", Metrics: metrics, Agents: agentFactory(cfg), Store: st, Trees: trees, PublicURL: cfg.PublicURL}
+	runner := &Runner{Clients: clients, Bot: me.GetSlug() + "[bot]", Metrics: metrics, Agents: agentFactory(cfg), Store: st, Trees: trees, PublicURL: cfg.PublicURL,
+		Dialectic: dialecticFactory(cfg)}
 	opts := DefaultQueueOptions()
 	opts.GiveUp, opts.Sweep = runner.GiveUp, runner.SweepPaused
 	if cfg.JobLease > 0 {
@@ -88,7 +90,7 @@ func New(ctx context.Context, cfg *config.Server, log zerolog.Logger, qo func(*Q
 	runner.StopLocal, runner.Enqueue = queue.StopLocal, queue.Enqueue
 	base := Base{Queue: queue, Slug: me.GetSlug(), Metrics: metrics, AllowedBots: cfg.AllowedBots}
 	dispatcher := githubapp.NewEventDispatcher(
-		[]githubapp.EventHandler{&PullRequest{base}, &IssueComment{base}, &Issues{base}},
+		[]githubapp.EventHandler{&PullRequest{base}, &IssueComment{base}, &Issues{base}, &WorkflowRun{base}, &CheckRun{base}, &SecurityAlert{base}},
 		cfg.GitHub.App.WebhookSecret,
 		githubapp.WithErrorCallback(errorCallback(metrics)),
 	)
@@ -149,6 +151,20 @@ func agentFactory(cfg *config.Server) AgentFactory {
 			APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.Model, MaxRetries: repo.LLM.MaxRetries,
 			RequestTimeout: time.Duration(repo.LLM.RequestTimeout),
 			ContextTokens:  repo.LLM.ContextTokens, Prices: repo.LLM.PriceTable(),
+		})
+	}
+}
+
+// dialecticFactory gives failure and planning debates the model's advocate and critic when a
+// model is configured; without one the runner falls back to the rules.
+func dialecticFactory(cfg *config.Server) func(*config.Repo) dialectic.Agents {
+	return func(repo *config.Repo) dialectic.Agents {
+		if cfg.OpenAIKey == "" {
+			return nil
+		}
+		return review.NewDialecticLLM(review.LLMOptions{
+			APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.Model, MaxRetries: repo.LLM.MaxRetries,
+			RequestTimeout: time.Duration(repo.LLM.RequestTimeout), Prices: repo.LLM.PriceTable(),
 		})
 	}
 }

@@ -15,6 +15,8 @@ type statsCollector struct {
 	st                                     *store.Store
 	debates, consensus, auto, reversal     *prometheus.Desc
 	tokens, duration, decisions, humanDone *prometheus.Desc
+	// Seed 000's failure and planning debates.
+	dialectic, helped, falsePositive *prometheus.Desc
 }
 
 func newStatsCollector(st *store.Store) *statsCollector {
@@ -31,11 +33,15 @@ func newStatsCollector(st *store.Store) *statsCollector {
 		duration:  d("debate_mean_seconds", "Mean debate duration by protocol.", "protocol"),
 		decisions: d("recorded_decisions", "Debates by decision, from the store.", "decision"),
 		humanDone: d("human_decisions", "Debates a human decided."),
+		dialectic: d("dialectic_debates", "Failure and planning debates (seed 000) by type and resolution; type escalation counts the failures escalated without another debate.", "type", "resolution"),
+		helped:    d("dialectic_helped_rate", "Share of failure debates whose task's next run succeeded on a new commit."),
+		falsePositive: d("dialectic_false_positive_rate",
+			"Share of failure debates whose task's next run succeeded on the debated commit (a flaky failure: the debate was not needed)."),
 	}
 }
 
 func (c *statsCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.debates, c.consensus, c.auto, c.reversal, c.tokens, c.duration, c.decisions, c.humanDone} {
+	for _, d := range []*prometheus.Desc{c.debates, c.consensus, c.auto, c.reversal, c.tokens, c.duration, c.decisions, c.humanDone, c.dialectic, c.helped, c.falsePositive} {
 		ch <- d
 	}
 }
@@ -63,4 +69,11 @@ func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
 	for d, n := range s.Decisions {
 		g(c.decisions, float64(n), d)
 	}
+	for typ, byRes := range s.Dialectic.ByType {
+		for res, n := range byRes {
+			g(c.dialectic, float64(n), typ, res)
+		}
+	}
+	g(c.helped, s.Dialectic.HelpedRate)
+	g(c.falsePositive, s.Dialectic.FalsePositiveRate)
 }

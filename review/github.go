@@ -261,7 +261,7 @@ func (p *Publisher) find(ctx context.Context) error {
 }
 
 // markerRe finds the hidden marker a bot comment starts with.
-var markerRe = regexp.MustCompile(`^<!-- debatebot:[a-z-]+ -->`)
+var markerRe = regexp.MustCompile(`^<!-- debatebot:[a-z0-9-]+ -->`)
 
 // Upsert writes the comment that starts with marker: edited when it exists, created otherwise.
 func (p *Publisher) Upsert(ctx context.Context, marker, body string) error {
@@ -577,4 +577,14 @@ func (p *Publisher) Unlabel(ctx context.Context, label string) error {
 		return fmt.Errorf("failed to remove the label %s from %s: %w", label, p.pr, err)
 	}
 	return nil
+}
+
+// CreateIssue opens an issue in the pull request's repository (a security alert on the default
+// branch, debated there) and returns its number.
+func (p *Publisher) CreateIssue(ctx context.Context, title, body string) (int, error) {
+	is, _, err := p.gh.Issues.Create(ctx, p.pr.Owner, p.pr.Repo, &github.IssueRequest{Title: github.String(title), Body: github.String(FitComment(body, MaxCommentChars, ""))})
+	if err != nil {
+		return 0, fmt.Errorf("failed to open an issue in %s: %w", p.pr.Repository(), err)
+	}
+	return is.GetNumber(), nil
 }

@@ -23,6 +23,8 @@ type Stats struct {
 	ReversalRate float64 `json:"reversal_rate"`
 	// TokensPerDebate is the mean of prompt plus completion tokens.
 	TokensPerDebate float64 `json:"tokens_per_debate"`
+	// Dialectic are seed 000's failure and planning debates.
+	Dialectic DialecticStats `json:"dialectic"`
 }
 
 // Agrees reports whether a vote agrees with a human decision ("approve" or "request_changes").
@@ -42,7 +44,11 @@ func (s *Store) Stats(ctx context.Context) (*Stats, error) {
 	if err != nil {
 		return nil, err
 	}
-	return statsOf(ds), nil
+	st := statsOf(ds)
+	if st.Dialectic, err = s.dialecticStats(ctx); err != nil {
+		return nil, err
+	}
+	return st, nil
 }
 
 // StatsOf computes the metrics over the finished debates of one repository.

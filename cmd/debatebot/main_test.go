@@ -244,3 +244,39 @@ func TestStatsCommand(t *testing.T) {
 		t.Errorf("bad url: exit %d %q", code, errOut)
 	}
 }
+
+func TestStatsCommandDialectic(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "s.db")
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, d := range []store.DialecticDebate{
+		{ID: "f1", Type: "failure", PR: "acme/shop#7", TaskID: "t1", HeadSHA: "h1", Resolution: "PIVOT", At: time.Unix(1, 0)},
+		{ID: "f2", Type: "failure", PR: "acme/shop#7", TaskID: "t2", HeadSHA: "h1", Resolution: "RETRY", At: time.Unix(2, 0)},
+		{ID: "p1", Type: "planning", PR: "acme/shop#7", Resolution: "MODIFY", At: time.Unix(3, 0)},
+	} {
+		if err := st.SaveDialecticDebate(ctx, &d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.DebateOutcome(ctx, "acme/shop#7", "t1", "h2", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.DebateOutcome(ctx, "acme/shop#7", "t2", "h1", true); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	env := map[string]string{"DEBATEBOT_DATABASE_URL": db}
+	code, out, errOut := runCmd(t, "", env, "stats")
+	for _, want := range []string{"failure debates       PIVOT 1, RETRY 1\n", "planning debates      MODIFY 1\n", "failure debates rerun 2 (helped 50.0%, false positives 50.0%)\n"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("stats lacks %q: exit %d\n%s%s", want, code, out, errOut)
+		}
+	}
+	code, out, _ = runCmd(t, "", env, "stats", "--format", "json")
+	if code != 0 || !strings.Contains(out, `"false_positive_rate": 0.5`) || !strings.Contains(out, `"PIVOT": 1`) {
+		t.Errorf("stats json: exit %d\n%s", code, out)
+	}
+}

@@ -67,6 +67,27 @@ func stats(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 	}
 	sort.Strings(decisions)
 	fmt.Fprintf(&b, "decisions             %s\n", strings.Join(decisions, ", "))
+	writeDialecticStats(&b, s.Dialectic)
 	_, err = io.WriteString(stdout, b.String())
 	return err
+}
+
+// writeDialecticStats adds seed 000's failure and planning debates to the text report.
+func writeDialecticStats(b *strings.Builder, d store.DialecticStats) {
+	types := make([]string, 0, len(d.ByType))
+	for t := range d.ByType {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	for _, t := range types {
+		var res []string
+		for r, n := range d.ByType[t] {
+			res = append(res, fmt.Sprintf("%s %d", r, n))
+		}
+		sort.Strings(res)
+		fmt.Fprintf(b, "%-21s %s\n", t+" debates", strings.Join(res, ", "))
+	}
+	if d.WithOutcome > 0 {
+		fmt.Fprintf(b, "failure debates rerun %d (helped %.1f%%, false positives %.1f%%)\n", d.WithOutcome, 100*d.HelpedRate, 100*d.FalsePositiveRate)
+	}
 }

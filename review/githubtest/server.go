@@ -184,6 +184,13 @@ type Server struct {
 	// oauth is the OAuth App of the web flow (SetOAuth), and oauthState its codes and tokens.
 	oauth      OAuth
 	oauthState oauthState
+	// RunJobs are workflow runs' jobs ("owner/repo:run id"); JobLogs jobs' logs
+	// ("owner/repo:job id"), served through a redirect (actions.go).
+	RunJobs      map[string][]map[string]any
+	JobLogs      map[string]string
+	logDownloads map[int64]int
+	// Issues are the issues the bot opened ("owner/repo#n").
+	Issues map[string]*Issue
 }
 
 // New starts a fake GitHub that stops with the test.
@@ -193,6 +200,7 @@ func New(t testing.TB) *Server {
 		Comments: map[string][]*Comment{}, Labels: map[string][]string{}, CheckRuns: map[string][]*CheckRun{},
 		Reactions: map[int64][]string{}, Reviews: map[string][]*Review{}, ReviewComments: map[string][]*ReviewComment{}, Compares: map[string][]map[string]any{}, Commits: map[string]bool{}, Unrelated: map[string]bool{}, nextID: 1000,
 		Repos: map[string]*GitRepo{}, tokens: map[string]*token{},
+		RunJobs: map[string][]map[string]any{}, JobLogs: map[string]string{}, logDownloads: map[int64]int{}, Issues: map[string]*Issue{},
 	}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
@@ -345,6 +353,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.serveGit(w, r, m[1], m[2], m[3])
 		return
 	}
+	if m := reLogDownload.FindStringSubmatch(r.URL.Path); m != nil {
+		s.serveLogDownload(w, r, m)
+		return
+	}
 	body, _ := io.ReadAll(r.Body)
 	if s.serveOAuth(w, r, body) {
 		return
@@ -401,6 +413,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, path string, body
 		return
 	}
 	switch {
+	case s.actions(w, r, path, body):
 	case path == "/app" && r.Method == http.MethodGet:
 		s.writeJSON(w, 200, map[string]any{"id": 1, "slug": s.Slug, "name": s.Slug})
 	case reToken.MatchString(path):

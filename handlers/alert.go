@@ -1,0 +1,233 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/google/go-github/v62/github"
+	"github.com/palantir/go-githubapp/githubapp"
+	"github.com/rs/zerolog"
+
+	"github.com/debatebot/debatebot/config"
+	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/store"
+)
+
+// Alert is a security alert a job carries: on a pull request's head (the pull request's debate
+// runs again with it as evidence), or on the default branch (an issue is opened for it when
+// debatebot.yml says alerts: issue, and debated).
+type Alert struct {
+	review.Alert
+	DefaultBranch bool `json:",omitempty"`
+}
+
+type (
+	codeScanningAlertPayload struct {
+		Action       string           `json:"action"`
+		Ref          string           `json:"ref"`
+		Installation slimInstallation `json:"installation"`
+		Repository   struct {
+			slimRepo
+			DefaultBranch string `json:"default_branch"`
+		} `json:"repository"`
+		Alert struct {
+			Number  int    `json:"number"`
+			HTMLURL string `json:"html_url"`
+			Rule    struct {
+				ID                    string `json:"id"`
+				Severity              string `json:"severity"`
+				SecuritySeverityLevel string `json:"security_severity_level"`
+				Description           string `json:"description"`
+			} `json:"rule"`
+			Tool struct {
+				Name string `json:"name"`
+			} `json:"tool"`
+			MostRecentInstance struct {
+				Ref      string `json:"ref"`
+				Location struct {
+					Path      string `json:"path"`
+					StartLine int    `json:"start_line"`
+				} `json:"location"`
+				Message struct {
+					Text string `json:"text"`
+				} `json:"message"`
+			} `json:"most_recent_instance"`
+		} `json:"alert"`
+	}
+	dependabotAlertPayload struct {
+		Action       string           `json:"action"`
+		Installation slimInstallation `json:"installation"`
+		Repository   slimRepo         `json:"repository"`
+		Alert        struct {
+			Number     int    `json:"number"`
+			HTMLURL    string `json:"html_url"`
+			Dependency struct {
+				Package struct {
+					Ecosystem string `json:"ecosystem"`
+					Name      string `json:"name"`
+				} `json:"package"`
+				ManifestPath string `json:"manifest_path"`
+			} `json:"dependency"`
+			SecurityAdvisory struct {
+				GHSAID   string `json:"ghsa_id"`
+				CVEID    string `json:"cve_id"`
+				Summary  string `json:"summary"`
+				Severity string `json:"severity"`
+			} `json:"security_advisory"`
+			SecurityVulnerability struct {
+				VulnerableVersionRange string `json:"vulnerable_version_range"`
+				FirstPatchedVersion    *struct {
+					Identifier string `json:"identifier"`
+				} `json:"first_patched_version"`
+			} `json:"security_vulnerability"`
+		} `json:"alert"`
+	}
+)
+
+func (p *codeScanningAlertPayload) validate() error {
+	if err := p.Repository.validate(); err != nil {
+		return err
+	}
+	if p.Installation.ID <= 0 {
+		return errors.New("no installation id")
+	}
+	return nil
+}
+
+func (p *dependabotAlertPayload) validate() error {
+	if err := p.Repository.validate(); err != nil {
+		return err
+	}
+	if p.Installation.ID <= 0 {
+		return errors.New("no installation id")
+	}
+	return nil
+}
+
+// alertActions are the actions that put an alert in front of someone; fixed, dismissed and
+// closed alerts start nothing.
+var alertActions = map[string]bool{"created": true, "reopened": true, "appeared_in_branch": true, "reintroduced": true, "auto_reopened": true}
+
+// pullRef reads the pull request of a code scanning ref: refs/pull/N/merge or refs/pull/N/head.
+var pullRef = regexp.MustCompile(`^refs/pull/(\d+)/(?:merge|head)$`)
+
+// SecurityAlert handles code_scanning_alert and dependabot_alert deliveries.
+type SecurityAlert struct{ Base }
+
+var _ githubapp.EventHandler = &SecurityAlert{}
+
+// Handles implements githubapp.EventHandler.
+func (h *SecurityAlert) Handles() []string {
+	return []string{"code_scanning_alert", "dependabot_alert"}
+}
+
+// Handle implements githubapp.EventHandler.
+func (h *SecurityAlert) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
+	var job *Job
+	if eventType == "code_scanning_alert" {
+		var e codeScanningAlertPayload
+		if err := decode(payload, &e, eventType); err != nil {
+			return err
+		}
+		if !alertActions[e.Action] {
+			return nil
+		}
+		a := e.Alert
+		sev := a.Rule.SecuritySeverityLevel
+		if sev == "" {
+			sev = a.Rule.Severity
+		}
+		msg := a.MostRecentInstance.Message.Text
+		if msg == "" {
+			msg = a.Rule.Description
+		}
+		al := &Alert{Alert: review.Alert{Kind: "code_scanning", Number: a.Number, Tool: a.Tool.Name, Rule: a.Rule.ID, Severity: sev,
+			Message: truncate(msg, 2000), Path: a.MostRecentInstance.Location.Path, Line: a.MostRecentInstance.Location.StartLine, URL: a.HTMLURL}}
+		ref := e.Ref
+		if ref == "" {
+			ref = a.MostRecentInstance.Ref
+		}
+		job = &Job{DeliveryID: deliveryID, Trigger: eventType + "." + e.Action, Installation: e.Installation.ID, Alert: al}
+		if m := pullRef.FindStringSubmatch(ref); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			job.Kind, job.PR = KindReview, e.Repository.pr(n)
+		} else if e.Repository.DefaultBranch != "" && ref == "refs/heads/"+e.Repository.DefaultBranch {
+			al.DefaultBranch = true
+			job.Kind, job.PR = KindAlert, e.Repository.pr(0)
+		} else {
+			return nil
+		}
+	} else {
+		var e dependabotAlertPayload
+		if err := decode(payload, &e, eventType); err != nil {
+			return err
+		}
+		if !alertActions[e.Action] {
+			return nil
+		}
+		a := e.Alert
+		id := a.SecurityAdvisory.GHSAID
+		if a.SecurityAdvisory.CVEID != "" {
+			id += " / " + a.SecurityAdvisory.CVEID
+		}
+		msg := fmt.Sprintf("%s %s %s is vulnerable: %s", a.Dependency.Package.Ecosystem, a.Dependency.Package.Name, a.SecurityVulnerability.VulnerableVersionRange, a.SecurityAdvisory.Summary)
+		if p := a.SecurityVulnerability.FirstPatchedVersion; p != nil && p.Identifier != "" {
+			msg += "; first patched version " + p.Identifier
+		}
+		// Dependabot alerts are about the default branch's manifests.
+		al := &Alert{DefaultBranch: true, Alert: review.Alert{Kind: "dependabot", Number: a.Number, Tool: "Dependabot", Rule: id, Severity: a.SecurityAdvisory.Severity,
+			Message: truncate(msg, 2000), Path: a.Dependency.ManifestPath, URL: a.HTMLURL}}
+		job = &Job{DeliveryID: deliveryID, Trigger: eventType + "." + e.Action, Installation: e.Installation.ID, Kind: KindAlert, PR: e.Repository.pr(0), Alert: al}
+	}
+	return h.enqueue(logContext(ctx, job.Installation, job.PR), job)
+}
+
+// AlertMarker names the issue opened for an alert on the default branch (kept in the store's
+// publications of the repository).
+func AlertMarker(a *Alert) string { return fmt.Sprintf("alert-%s-%d", a.Kind, a.Number) }
+
+// alert holds a default-branch alert: with alerts: issue in debatebot.yml (read from the
+// default branch), an issue is opened for it (once per alert) and debated as a design question
+// with the alert as evidence and the security stakeholder seated.
+func (r *Runner) alert(ctx context.Context, gh *github.Client, job *Job) error {
+	if job.Alert == nil || !job.Alert.DefaultBranch {
+		return errors.New("an alert job without a default-branch alert")
+	}
+	repo, err := LoadRepoConfig(ctx, gh, job.PR, "")
+	var ce *config.Error
+	if errors.As(err, &ce) {
+		zerolog.Ctx(ctx).Warn().Err(err).Msg("The repository configuration is broken; the alert is not debated.")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if repo.Alerts != "issue" {
+		return nil
+	}
+	key, marker := job.PR.Repository()+"#alerts", AlertMarker(job.Alert)
+	number, err := r.Store.Publication(ctx, key, marker)
+	if errors.Is(err, store.ErrNotFound) {
+		a := job.Alert
+		body := fmt.Sprintf("<!-- debatebot:%s -->\nGitHub raised a security alert on the default branch; debatebot debates it here (`alerts: issue` in `%s`).\n\n- alert: %s\n- severity: %s\n- where: `%s`\n\n```text\n%s\n```\n",
+			marker, config.RepoPath, a.URL, a.Severity, strings.ReplaceAll(a.Path, "`", "'"), strings.ReplaceAll(a.Summary(), "```", "'''"))
+		issue, err := review.NewPublisher(gh, job.PR).CreateIssue(ctx, truncateUTF8("Security alert: "+a.Summary(), 200), body)
+		if err != nil {
+			return err
+		}
+		number = int64(issue)
+		if err := r.Store.SavePublication(ctx, key, marker, number); err != nil {
+			return err
+		}
+	} else if err != nil {
+		return err
+	}
+	_, _, err = r.Enqueue(ctx, &Job{DeliveryID: "alert-issue/" + job.DeliveryID, Trigger: job.Trigger, Kind: KindDesign, Installation: job.Installation,
+		PR: review.PullRequest{Owner: job.PR.Owner, Repo: job.PR.Repo, Number: int(number)}, Title: "Security alert: " + job.Alert.Summary(),
+		Body: "How should the repository answer this alert: fix, upgrade, or dismiss with a reason?", Alert: job.Alert})
+	return err
+}
