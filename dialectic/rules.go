@@ -27,7 +27,7 @@ func (Rules) FailureAdvocate(_ context.Context, r *FailureRequest) (*FailureAdvo
 	last := r.Last()
 	prev := r.Attempts[len(r.Attempts)-2]
 	failing := r.FailingFiles()
-	touched := intersect(r.Changed, failing)
+	touched := Intersect(r.Changed, failing)
 	switch {
 	case Infrastructure(last.Fingerprint) || Infrastructure(last.Message):
 		return &FailureAdvocacy{
@@ -83,7 +83,7 @@ func (Rules) FailureCritic(_ context.Context, r *FailureRequest, a *FailureAdvoc
 	switch {
 	case !r.ChangeKnown:
 		c.BlindSpot = "what changed between the attempts is unknown, so a retry may repeat the same attempt"
-	case len(intersect(r.Changed, failing)) > 0:
+	case len(Intersect(r.Changed, failing)) > 0:
 		// The attempt was aimed at the failing file: no blind spot to name.
 	case len(r.Changed) == 0:
 		c.BlindSpot = "nothing changed between the attempts: a deterministic error comes back on a re-run"
@@ -186,7 +186,8 @@ func (Rules) PlanCritic(_ context.Context, r *PlanRequest, _ *PlanAdvocacy) (*Pl
 	return c, nil
 }
 
-func intersect(a, b []string) []string {
+// Intersect lists the strings of a that b has too, once each, in a's order.
+func Intersect(a, b []string) []string {
 	var out []string
 	for _, x := range a {
 		if slices.Contains(b, x) && !slices.Contains(out, x) {

@@ -320,7 +320,7 @@ func (b *Base) failuresPushed(ctx context.Context, deliveryID string, installati
 		return fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
 	for _, t := range tasks {
-		if t.Streak > 0 && len(t.Files) > 0 {
+		if t.PushCanReset() {
 			return b.enqueue(logContext(ctx, installation, pr), &Job{DeliveryID: "push/" + deliveryID, Trigger: "pull_request.synchronize", Kind: KindPush,
 				Installation: installation, PR: pr, HeadSHA: head, Before: before})
 		}

@@ -67,14 +67,9 @@ func (r *Runner) answerCheckpoint(ctx context.Context, gh *github.Client, pub *r
 	if err != nil {
 		return err
 	}
-	have, err := Permission(ctx, gh, job.PR, job.Requester)
-	if err != nil {
-		return err
-	}
 	action := toulmin.CheckpointAction(job.Protocol)
-	if !config.PermissionAtLeast(have, repo.CommandPermission) {
-		r.Metrics.refused("permission")
-		return pub.Comment(ctx, fmt.Sprintf("@%s: `/debate %s` needs %s permission on this repository; you have %s. Nothing was changed.", job.Requester, action, repo.CommandPermission, have))
+	if ok, err := r.permitted(ctx, gh, pub, job, repo.CommandPermission, fmt.Sprintf("`/debate %s`", action), "Nothing was changed."); !ok {
+		return err
 	}
 	p, err := r.Store.PausedDebate(ctx, job.PR.Repository(), job.PR.Number)
 	if errors.Is(err, store.ErrNotFound) {
@@ -94,7 +89,7 @@ func (r *Runner) answerCheckpoint(ctx context.Context, gh *github.Client, pub *r
 		}
 		if head := meta.GetHead().GetSHA(); head != resume.HeadSHA {
 			// Resuming would debate a head the pull request left; its newer head is debated anew.
-			return pub.Comment(ctx, fmt.Sprintf("@%s: the paused debate was of commit %s, and the pull request has moved on to %s; it is not resumed.", job.Requester, short(resume.HeadSHA), short(head)))
+			return pub.Comment(ctx, fmt.Sprintf("@%s: the paused debate was of commit %s, and the pull request has moved on to %s; it is not resumed.", job.Requester, review.ShortSHA(resume.HeadSHA), review.ShortSHA(head)))
 		}
 	}
 	c := toulmin.Checkpoint{AfterRound: p.AfterRound, Action: action, By: job.Requester, Waited: r.now().Sub(p.At).Round(time.Millisecond)}
@@ -176,14 +171,6 @@ func (r *Runner) resume(ctx context.Context, pub *review.Publisher, p *store.Pau
 		toulmin.CheckpointEnd:      "the rounds end, and the debate goes on to its synthesis and decision",
 	}[c.Action]
 	return pub.Comment(ctx, fmt.Sprintf("@%s answered the checkpoint after round %d: **%s**; %s.", c.By, c.AfterRound, c.Action, what))
-}
-
-// short is a commit's short form.
-func short(sha string) string {
-	if len(sha) > 7 {
-		return sha[:7]
-	}
-	return sha
 }
 
 // truncateUTF8 keeps at most n bytes of s without splitting a character.

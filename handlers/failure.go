@@ -286,7 +286,7 @@ func (r *Runner) headPullRequests(ctx context.Context, gh *github.Client, job *J
 				if errors.As(err, &er) && er.Response != nil && (er.Response.StatusCode == http.StatusNotFound || er.Response.StatusCode == http.StatusUnprocessableEntity) {
 					return nil, nil // a commit GitHub no longer has: nothing to record
 				}
-				return nil, fmt.Errorf("failed to list the pull requests of %s@%s: %w", job.PR.Repository(), short(job.HeadSHA), err)
+				return nil, fmt.Errorf("failed to list the pull requests of %s@%s: %w", job.PR.Repository(), review.ShortSHA(job.HeadSHA), err)
 			}
 			for _, p := range list {
 				if p.GetState() == "open" && p.GetHead().GetSHA() == job.HeadSHA {
@@ -348,7 +348,7 @@ func (r *Runner) ciResult(ctx context.Context, gh *github.Client, job *Job, pr r
 			return err
 		}
 		log.Info().Msg("The task passed; its failure count is reset.")
-		return r.noteOnDebate(ctx, pub, pr, taskID, fmt.Sprintf("**Passed** on %s: the failure count of this task is reset.", short(job.HeadSHA)))
+		return r.noteOnDebate(ctx, pub, pr, taskID, fmt.Sprintf("**Passed** on %s: the failure count of this task is reset.", review.ShortSHA(job.HeadSHA)))
 	}
 	runKey := fmt.Sprintf("%s/%d/%d@%s", run.Source, run.ID, run.Attempt, pr)
 	if seen, err := r.Store.FailureRecorded(ctx, runKey); err != nil || seen {
@@ -631,7 +631,7 @@ func (r *Runner) escalateFailure(ctx context.Context, pub *review.Publisher, t *
 		return err
 	}
 	note := fmt.Sprintf("\n\n**Escalated to a human** after attempt %d on %s failed again with the same error (`%s`): seed 000 allows %d more attempt after a failure debate, and it was spent. No further debate is held; comment `/debate fresh` to start counting again.",
-		t.Streak, short(f.HeadSHA), strings.ReplaceAll(f.Fingerprint, "`", "'"), dialectic.MaxAttemptsAfterDebate)
+		t.Streak, review.ShortSHA(f.HeadSHA), strings.ReplaceAll(f.Fingerprint, "`", "'"), dialectic.MaxAttemptsAfterDebate)
 	d := &store.DialecticDebate{ID: "escalation/" + f.RunKey, Type: "escalation", PR: f.PR, TaskID: t.TaskID, HeadSHA: f.HeadSHA,
 		Resolution: string(dialectic.Escalate), Agents: "rules", At: r.now(), Record: []byte(prior + note)}
 	if err := r.Store.SaveDialecticDebate(ctx, d); err != nil {
@@ -728,7 +728,7 @@ func (r *Runner) pushed(ctx context.Context, gh *github.Client, job *Job) error 
 	}
 	var open []store.FailureTask
 	for _, t := range tasks {
-		if t.Streak > 0 && len(t.Files) > 0 {
+		if t.PushCanReset() {
 			open = append(open, t)
 		}
 	}
@@ -740,7 +740,7 @@ func (r *Runner) pushed(ctx context.Context, gh *github.Client, job *Job) error 
 		return nil
 	}
 	for _, t := range open {
-		if touched := intersect(changed, t.Files); len(touched) > 0 {
+		if touched := dialectic.Intersect(changed, t.Files); len(touched) > 0 {
 			if _, err := r.Store.ResetTask(ctx, job.PR.String(), t.TaskID); err != nil {
 				return err
 			}
@@ -750,16 +750,6 @@ func (r *Runner) pushed(ctx context.Context, gh *github.Client, job *Job) error 
 	return nil
 }
 
-func intersect(a, b []string) []string {
-	var out []string
-	for _, x := range a {
-		if slices.Contains(b, x) && !slices.Contains(out, x) {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
 // fresh holds "/debate fresh": a commenter with command_permission resets every failure count
 // of the pull request (seed 000: "start fresh").
 func (r *Runner) fresh(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job) error {
@@ -767,13 +757,8 @@ func (r *Runner) fresh(ctx context.Context, gh *github.Client, pub *review.Publi
 	if err != nil {
 		return err
 	}
-	have, err := Permission(ctx, gh, job.PR, job.Requester)
-	if err != nil {
+	if ok, err := r.permitted(ctx, gh, pub, job, repo.CommandPermission, "`/debate fresh`", "Nothing was changed."); !ok {
 		return err
-	}
-	if !config.PermissionAtLeast(have, repo.CommandPermission) {
-		r.Metrics.refused("permission")
-		return pub.Comment(ctx, fmt.Sprintf("@%s: `/debate fresh` needs %s permission on this repository; you have %s. Nothing was changed.", job.Requester, repo.CommandPermission, have))
 	}
 	tasks, err := r.Store.FailureTasks(ctx, job.PR.String())
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 	"github.com/google/go-github/v62/github"
 	"github.com/rs/zerolog"
 
-	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/dialectic"
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/store"
@@ -37,13 +36,8 @@ func (r *Runner) plan(ctx context.Context, gh *github.Client, pub *review.Publis
 	if err != nil {
 		return err
 	}
-	have, err := Permission(ctx, gh, job.PR, job.Requester)
-	if err != nil {
+	if ok, err := r.permitted(ctx, gh, pub, job, repo.CommandPermission, "`/debate plan`", "Nothing was started."); !ok {
 		return err
-	}
-	if !config.PermissionAtLeast(have, repo.CommandPermission) {
-		r.Metrics.refused("permission")
-		return pub.Comment(ctx, fmt.Sprintf("@%s: `/debate plan` needs %s permission on this repository; you have %s. Nothing was started.", job.Requester, repo.CommandPermission, have))
 	}
 	text := strings.TrimSpace(job.Body)
 	if dialectic.StripStakes(text) == "" {

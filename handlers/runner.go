@@ -229,15 +229,7 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 	if protocol.Checkpoints && r.Store != nil {
 		d.Pause = r.pauseAt(pub, repo, protocol.CheckpointWait())
 	}
-	// The transcript comment shows which phase runs, edited at most once per phase.
-	d.Observer = func(e toulmin.Event) {
-		if e.Kind != toulmin.EventPhaseStarted || e.Phase.Phase == toulmin.PhaseDecision {
-			return
-		}
-		if err := pub.Upsert(ctx, review.TranscriptMarker, review.ProgressComment(e.Transcript, e.Phase.Phase)); err != nil {
-			log.Warn().Err(err).Msg("Could not show the debate's progress.")
-		}
-	}
+	d.Observer = ShowProgress(ctx, pub, func(err error) { log.Warn().Err(err).Msg("Could not show the debate's progress.") })
 	t, err := d.Run(ctx)
 	cause := context.Cause(ctx)
 	var ie *review.InputError
@@ -657,6 +649,34 @@ func retry(ctx context.Context, attempts int, f func() error) error {
 	return err
 }
 
+// ShowProgress is the debate's observer on the pull request: the transcript comment shows which
+// phase runs, edited at most once per phase; failed hears of an edit GitHub refused.
+func ShowProgress(ctx context.Context, pub *review.Publisher, failed func(error)) func(toulmin.Event) {
+	return func(e toulmin.Event) {
+		if e.Kind != toulmin.EventPhaseStarted || e.Phase.Phase == toulmin.PhaseDecision {
+			return
+		}
+		if err := pub.Upsert(ctx, review.TranscriptMarker, review.ProgressComment(e.Transcript, e.Phase.Phase)); err != nil {
+			failed(err)
+		}
+	}
+}
+
+// permitted checks a command's requester against the permission the command needs; a refusal is
+// answered with one comment naming what was needed, what the requester has and outcome ("Nothing
+// was changed."), and the command does nothing else.
+func (r *Runner) permitted(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job, need, command, outcome string) (bool, error) {
+	have, err := Permission(ctx, gh, job.PR, job.Requester)
+	if err != nil {
+		return false, err
+	}
+	if config.PermissionAtLeast(have, need) {
+		return true, nil
+	}
+	r.Metrics.refused("permission")
+	return false, pub.Comment(ctx, fmt.Sprintf("@%s: %s needs %s permission on this repository; you have %s. %s", job.Requester, command, need, have, outcome))
+}
+
 // authorise checks a command's requester against command_permission and the per-PR hourly
 // bound (kept in the store, so that replicas and restarts share it); a refusal is answered with a
 // short comment and nothing is spent.
@@ -718,13 +738,8 @@ func (r *Runner) humanReview(ctx context.Context, gh *github.Client, pub *review
 	if err != nil {
 		return err
 	}
-	have, err := Permission(ctx, gh, job.PR, job.Requester)
-	if err != nil {
+	if ok, err := r.permitted(ctx, gh, pub, job, repo.HumanReviewPermission, "/human-review", "Nothing was changed."); !ok {
 		return err
-	}
-	if !config.PermissionAtLeast(have, repo.HumanReviewPermission) {
-		r.Metrics.refused("permission")
-		return pub.Comment(ctx, fmt.Sprintf("@%s: /human-review needs %s permission on this repository; you have %s. Nothing was changed.", job.Requester, repo.HumanReviewPermission, have))
 	}
 	// A debate paused at a checkpoint has no job running to stop: its job is enqueued again with
 	// the rounds ended, and flagged below like a running one, so that it resumes already stopped

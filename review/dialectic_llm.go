@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/openai/openai-go"
-	"github.com/openai/openai-go/option"
 
 	"github.com/debatebot/debatebot/dialectic"
 	"github.com/debatebot/debatebot/toulmin"
@@ -32,28 +31,10 @@ const (
 
 // NewDialecticLLM returns the model-backed advocate and critic.
 func NewDialecticLLM(o LLMOptions) *DialecticLLM {
-	if o.Model == "" {
-		o.Model = DefaultModel
-	}
-	if o.MaxRetries == 0 {
-		o.MaxRetries = DefaultMaxRetries
-	}
-	if o.Prices == nil {
-		o.Prices = DefaultPrices()
-	}
-	if o.RequestTimeout == 0 {
-		o.RequestTimeout = DefaultRequestTimeout
-	}
-	opts := []option.RequestOption{option.WithAPIKey(o.APIKey), option.WithMaxRetries(0)}
-	if o.BaseURL != "" {
-		opts = append(opts, option.WithBaseURL(o.BaseURL))
-	}
-	if o.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(o.HTTPClient))
-	}
+	o = o.withDefaults()
 	return &DialecticLLM{a: &LLMAgent{
 		p:     toulmin.Participant{Name: "dialectic", Title: "Dialectic layer", Model: o.Model},
-		model: o.Model, client: openai.NewClient(opts...), prices: o.Prices, maxRetries: o.MaxRetries, requestTimeout: o.RequestTimeout,
+		model: o.Model, client: o.client(), prices: o.Prices, maxRetries: o.MaxRetries, requestTimeout: o.RequestTimeout,
 	}}
 }
 
@@ -80,7 +61,7 @@ func failureContext(r *dialectic.FailureRequest) string {
 	b.WriteString(dfence("TASK", r.CSP()))
 	var atts []string
 	for _, a := range r.Attempts {
-		atts = append(atts, fmt.Sprintf("attempt %d on commit %s: error %q; files named: %s; message: %s", a.N, shortID(a.Head), a.Fingerprint, strings.Join(a.Files, ", "), oneLine(a.Message, 300)))
+		atts = append(atts, fmt.Sprintf("attempt %d on commit %s: error %q; files named: %s; message: %s", a.N, ShortSHA(a.Head), a.Fingerprint, strings.Join(a.Files, ", "), oneLine(a.Message, 300)))
 	}
 	b.WriteString(dfence("ATTEMPTS", strings.Join(atts, "\n")))
 	switch {
@@ -98,13 +79,6 @@ func failureContext(r *dialectic.FailureRequest) string {
 		b.WriteString("Patterns earlier failure debates of this task identified:\n" + dfence("ARGUMENTS", strings.Join(r.PreviousPatterns, "\n")))
 	}
 	return b.String()
-}
-
-func shortID(s string) string {
-	if len(s) > 7 {
-		return s[:7]
-	}
-	return s
 }
 
 func strictObject(props map[string]any) map[string]any {

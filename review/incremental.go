@@ -50,12 +50,12 @@ func ReadSince(ctx context.Context, gh *github.Client, pr PullRequest, oldHead, 
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("failed to compare %s...%s on %s: %w", short(oldHead), short(newHead), pr, err)
+		return nil, false, fmt.Errorf("failed to compare %s...%s on %s: %w", ShortSHA(oldHead), ShortSHA(newHead), pr, err)
 	}
 	if cmp.GetStatus() != "ahead" {
 		return nil, false, nil
 	}
-	c, err = filesChange(cmp.Files, fmt.Sprintf("%s %s...%s", pr, short(oldHead), short(newHead)))
+	c, err = filesChange(cmp.Files, fmt.Sprintf("%s %s...%s", pr, ShortSHA(oldHead), ShortSHA(newHead)))
 	if err != nil {
 		return nil, false, err
 	}
@@ -63,7 +63,8 @@ func ReadSince(ctx context.Context, gh *github.Client, pr PullRequest, oldHead, 
 	return c, len(c.Files) > 0, nil
 }
 
-func short(sha string) string {
+// ShortSHA is a commit's short form, as GitHub shows it (7 characters).
+func ShortSHA(sha string) string {
 	if len(sha) > 7 {
 		return sha[:7]
 	}

@@ -379,7 +379,7 @@ func (p *Publisher) answerResolved(ctx context.Context, t *toulmin.Transcript, o
 				continue
 			}
 		}
-		body := fmt.Sprintf("Resolved in `%s`: the finding is no longer there.\n\n<!-- debatebot:resolved %s -->", short(t.Record.HeadSHA), key)
+		body := fmt.Sprintf("Resolved in `%s`: the finding is no longer there.\n\n<!-- debatebot:resolved %s -->", ShortSHA(t.Record.HeadSHA), key)
 		u := fmt.Sprintf("repos/%s/%s/pulls/%d/comments/%d/replies", url.PathEscape(p.pr.Owner), url.PathEscape(p.pr.Repo), p.pr.Number, th.id)
 		req, err := p.gh.NewRequest(http.MethodPost, u, map[string]string{"body": Redact(body)})
 		if err != nil {
@@ -480,7 +480,7 @@ func (p *Publisher) dismissBlocking(ctx context.Context, t *toulmin.Transcript) 
 		opts.Page = resp.NextPage
 	}
 	for _, r := range blocking {
-		msg := fmt.Sprintf("The debate of `%s` decided: %s; this request for changes no longer stands.", short(t.Record.HeadSHA), decisionTitle(t.Record.Decision))
+		msg := fmt.Sprintf("The debate of `%s` decided: %s; this request for changes no longer stands.", ShortSHA(t.Record.HeadSHA), decisionTitle(t.Record.Decision))
 		if _, _, err := p.gh.PullRequests.DismissReview(ctx, p.pr.Owner, p.pr.Repo, p.pr.Number, r.GetID(), &github.PullRequestReviewDismissalRequest{Message: github.String(msg)}); err != nil {
 			return fmt.Errorf("failed to dismiss review %d of %s: %w", r.GetID(), p.pr, err)
 		}

@@ -100,28 +100,8 @@ func LLMPanel(ps []Perspective, o LLMOptions) ([]toulmin.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.Model == "" {
-		o.Model = DefaultModel
-	}
-	if o.MaxRetries == 0 {
-		o.MaxRetries = DefaultMaxRetries
-	}
-	if o.Prices == nil {
-		o.Prices = DefaultPrices()
-	}
-	if o.RequestTimeout == 0 {
-		o.RequestTimeout = DefaultRequestTimeout
-	}
-	// Retries are the agent's own (complete), so that a request that times out is retried like
-	// a 5xx and waiting between tries honours the phase's context.
-	opts := []option.RequestOption{option.WithAPIKey(o.APIKey), option.WithMaxRetries(0)}
-	if o.BaseURL != "" {
-		opts = append(opts, option.WithBaseURL(o.BaseURL))
-	}
-	if o.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(o.HTTPClient))
-	}
-	client := openai.NewClient(opts...)
+	o = o.withDefaults()
+	client := o.client()
 	shared := newSharedContext(prompts, tok, o.ContextTokens, ps)
 	agents := make([]toulmin.Agent, len(ps))
 	for i, p := range ps {
@@ -716,4 +696,34 @@ func SingleCallPromptTokens(c *Change, ev []toulmin.Evidence, budget int) (int, 
 	}
 	instruction := "Review this change: list the problems with path:line, and say whether to approve, approve with changes or request changes."
 	return tok.Count(prompts.rules) + tok.Count(ctxText+"\n"+diffText) + tok.Count(instruction), nil
+}
+
+// withDefaults fills what the options leave unset: the model, retries, prices and timeout.
+func (o LLMOptions) withDefaults() LLMOptions {
+	if o.Model == "" {
+		o.Model = DefaultModel
+	}
+	if o.MaxRetries == 0 {
+		o.MaxRetries = DefaultMaxRetries
+	}
+	if o.Prices == nil {
+		o.Prices = DefaultPrices()
+	}
+	if o.RequestTimeout == 0 {
+		o.RequestTimeout = DefaultRequestTimeout
+	}
+	return o
+}
+
+// client is the model's API client. Retries are the agent's own (complete), so that a request
+// that times out is retried like a 5xx and waiting between tries honours the phase's context.
+func (o LLMOptions) client() openai.Client {
+	opts := []option.RequestOption{option.WithAPIKey(o.APIKey), option.WithMaxRetries(0)}
+	if o.BaseURL != "" {
+		opts = append(opts, option.WithBaseURL(o.BaseURL))
+	}
+	if o.HTTPClient != nil {
+		opts = append(opts, option.WithHTTPClient(o.HTTPClient))
+	}
+	return openai.NewClient(opts...)
 }

@@ -194,7 +194,7 @@ func Markdown(t *toulmin.Transcript, opts RenderOptions) (string, error) {
 	}
 
 	if len(t.Carried) > 0 {
-		w("\n## Carried forward from `%s`\n\nThis debate covered what changed since the last debated head; the earlier required changes:\n\n", code(short(t.Carried[0].From)))
+		w("\n## Carried forward from `%s`\n\nThis debate covered what changed since the last debated head; the earlier required changes:\n\n", code(ShortSHA(t.Carried[0].From)))
 		for _, c := range t.Carried {
 			mark := "[ ]"
 			if c.Status == toulmin.Resolved {

@@ -43,6 +43,10 @@ type FailureTask struct {
 	UpdatedAt time.Time
 }
 
+// PushCanReset reports whether a push can reset the task: it is counting failures, in files a
+// push may touch.
+func (t FailureTask) PushCanReset() bool { return t.Streak > 0 && len(t.Files) > 0 }
+
 func joinLines(xs []string) string { return strings.Join(xs, "\n") }
 
 func splitLines(s string) []string {

@@ -380,17 +380,17 @@ func (a *actionRun) run(ctx context.Context) error {
 		}
 	}
 	// The transcript comment shows which phase runs, edited at most once per phase.
-	d.Observer = func(e toulmin.Event) {
-		if a.noComments || e.Kind != toulmin.EventPhaseStarted || e.Phase.Phase == toulmin.PhaseDecision {
+	progress := handlers.ShowProgress(ctx, pub, func(err error) {
+		if denied(err) {
+			a.noComments = true
+			a.notice("warning", "The token cannot comment on %s (%v): the debate is in the job summary only. A pull request from a fork gets a read-only token; use pull_request_target or give the workflow `pull-requests: write` and `issues: write`.", a.pr, err)
 			return
 		}
-		if err := pub.Upsert(ctx, review.TranscriptMarker, review.ProgressComment(e.Transcript, e.Phase.Phase)); err != nil {
-			if denied(err) {
-				a.noComments = true
-				a.notice("warning", "The token cannot comment on %s (%v): the debate is in the job summary only. A pull request from a fork gets a read-only token; use pull_request_target or give the workflow `pull-requests: write` and `issues: write`.", a.pr, err)
-				return
-			}
-			a.notice("warning", "Could not show the debate's progress: %v", err)
+		a.notice("warning", "Could not show the debate's progress: %v", err)
+	})
+	d.Observer = func(e toulmin.Event) {
+		if !a.noComments {
+			progress(e)
 		}
 	}
 	t, err := d.Run(ctx)
@@ -590,7 +590,7 @@ func (a *actionRun) since(ctx context.Context, pub *review.Publisher, meta *gith
 		if c, err = review.FromGit(ctx, a.env.workspace, prev.HeadSHA+".."+head); err != nil {
 			return nil, nil, err
 		}
-		c.Source = fmt.Sprintf("%s %s...%s", a.pr, short(prev.HeadSHA), short(head))
+		c.Source = fmt.Sprintf("%s %s...%s", a.pr, review.ShortSHA(prev.HeadSHA), review.ShortSHA(head))
 		c.Commits = commitMessages(ctx, a.env.workspace, prev.HeadSHA+".."+head)
 	default:
 		ok := false
@@ -605,14 +605,6 @@ func (a *actionRun) since(ctx context.Context, pub *review.Publisher, meta *gith
 	}
 	c.Title, c.Body, c.BaseRef, c.HeadRef = meta.GetTitle(), meta.GetBody(), meta.GetBase().GetRef(), meta.GetHead().GetRef()
 	return prev, c, nil
-}
-
-// short is a commit's short form.
-func short(sha string) string {
-	if len(sha) > 7 {
-		return sha[:7]
-	}
-	return sha
 }
 
 // commitMessages are the messages of the range's commits, oldest first, as the App reads them

@@ -16,6 +16,7 @@ import (
 
 	"github.com/debatebot/debatebot/handlers"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -310,7 +311,7 @@ func listDebates(ctx context.Context, f *debateFlags, stdout io.Writer, getenv f
 	fmt.Fprintln(tw, "ID\tSTARTED\tSTATE\tPROTOCOL\tPHASES\tTOKENS\tSUBJECT")
 	for i := len(ds) - 1; i >= 0; i-- {
 		d := ds[i]
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", d.ID, d.StartedAt.Local().Format("2006-01-02 15:04"), state(d), d.Protocol, d.Phases, d.Prompt+d.Completion, subject(ctx, st, d))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", d.ID, stamp(d.StartedAt), state(d), d.Protocol, d.Phases, d.Prompt+d.Completion, subject(ctx, st, d))
 	}
 	tw.Flush()
 	_, err = stdout.Write(b.Bytes())
@@ -346,19 +347,11 @@ func subject(ctx context.Context, st *store.Store, d store.Debate) string {
 	}
 	switch src.Kind {
 	case "question":
-		return review.Redact(clipText(src.Question, 60))
+		return review.Redact(evidence.Clip(strings.Join(strings.Fields(src.Question), " "), 60))
 	case "git":
 		return "git " + src.Name
 	}
 	return src.Name
-}
-
-func clipText(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }
 
 func stamp(t time.Time) string { return t.Local().Format("2006-01-02 15:04") }
