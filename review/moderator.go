@@ -104,13 +104,7 @@ func (m *RuleModerator) Seat(_ context.Context, req *toulmin.SeatRequest) (*toul
 	cands := m.rank(req)
 	seated, left, notes := choose(cands, req.Min, req.Max)
 	panel := &toulmin.Panel{Method: "rules", Notes: notes}
-	for _, c := range seated {
-		panel.Seated = append(panel.Seated, voting.Seat{Agent: c.p.Name, Reason: strings.Join(c.reasons, "; ")})
-	}
-	for _, c := range left {
-		panel.Left = append(panel.Left, voting.Seat{Agent: c.p.Name, Reason: strings.Join(c.reasons, "; ")})
-	}
-	panel.Opposition = opposition(seated)
+	seatAll(panel, seated, left)
 	return panel, nil
 }
 
@@ -373,4 +367,16 @@ func (ws wordSet) has(keyword string) bool {
 		return ws.set[k]
 	}
 	return strings.Contains(ws.joined, " "+k+" ")
+}
+
+// seatAll writes the moderator's choice into the panel: the seated and the left-out candidates
+// with their reasons, and the opposition among the seated.
+func seatAll(panel *toulmin.Panel, seated, left []*candidate) {
+	for _, c := range seated {
+		panel.Seated = append(panel.Seated, voting.Seat{Agent: c.p.Name, Reason: strings.Join(c.reasons, "; ")})
+	}
+	for _, c := range left {
+		panel.Left = append(panel.Left, voting.Seat{Agent: c.p.Name, Reason: strings.Join(c.reasons, "; ")})
+	}
+	panel.Opposition = opposition(seated)
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/openai/openai-go"
 
 	"github.com/debatebot/debatebot/toulmin"
-	"github.com/debatebot/debatebot/voting"
 )
 
 // llmModerator seats the panel with one small model call: the catalog, the change's title and
@@ -126,13 +125,7 @@ func (m *llmModerator) Seat(ctx context.Context, req *toulmin.SeatRequest) (*tou
 	if !sameSet(chosen, seated) {
 		panel.Notes = append(panel.Notes, "the rules completed the model's choice: too few perspectives, or none with opposing trade-offs")
 	}
-	for _, c := range seated {
-		panel.Seated = append(panel.Seated, voting.Seat{Agent: c.p.Name, Reason: strings.Join(c.reasons, "; ")})
-	}
-	for _, c := range left {
-		panel.Left = append(panel.Left, voting.Seat{Agent: c.p.Name, Reason: strings.Join(c.reasons, "; ")})
-	}
-	panel.Opposition = opposition(seated)
+	seatAll(panel, seated, left)
 	return panel, nil
 }
 
