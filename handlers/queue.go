@@ -363,7 +363,9 @@ func (q *Queue) execute(parent context.Context, sj *store.Job) {
 		}
 	}()
 	err := q.run(log.WithContext(ctx), &job)
-	close(beat)
+	// The heartbeat goes on while the outcome is recorded: a store that is briefly away must
+	// not let the lease lapse on a job that has run, or another worker would run it again.
+	defer close(beat)
 	cause := context.Cause(ctx)
 	switch {
 	case errors.Is(cause, ErrSuperseded), errors.Is(cause, store.ErrLeaseLost):
@@ -373,11 +375,15 @@ func (q *Queue) execute(parent context.Context, sj *store.Job) {
 		// Shutting down: the lease expires and a worker resumes the job from its checkpoint.
 		return
 	case err == nil:
-		if err := q.store.Complete(parent, sj.ID, q.opts.Owner); err != nil {
+		if err := q.settle(parent, func() error { return q.store.Complete(parent, sj.ID, q.opts.Owner) }); err != nil {
 			log.Warn().Err(err).Msg("Could not mark the job done.")
 		}
 	default:
-		final, ferr := q.store.Fail(parent, sj, q.opts.Owner, err, q.opts.Backoff, q.opts.MaxAttempts)
+		var final bool
+		ferr := q.settle(parent, func() (err2 error) {
+			final, err2 = q.store.Fail(parent, sj, q.opts.Owner, err, q.opts.Backoff, q.opts.MaxAttempts)
+			return err2
+		})
 		if ferr != nil {
 			log.Error().Err(ferr).Msg("Could not record the job's failure.")
 		}
@@ -388,6 +394,29 @@ func (q *Queue) execute(parent context.Context, sj *store.Job) {
 			}
 		} else {
 			log.Warn().Err(err).Int("attempts", sj.Attempts).Msg("The debate job failed; it will be retried.")
+		}
+	}
+}
+
+// settle records a job's outcome, trying again while the store is unreachable: the job has run,
+// and an outcome lost to a brief outage would have it run a second time once its lease lapses.
+// It gives up when the lease is lost (another worker has the job), on shutdown, or after twice
+// the lease, when another worker may have taken the job over anyway.
+func (q *Queue) settle(ctx context.Context, record func() error) error {
+	deadline := time.Now().Add(2 * q.opts.Lease)
+	wait := max(q.opts.Poll, 10*time.Millisecond)
+	for {
+		err := record()
+		if err == nil || errors.Is(err, store.ErrLeaseLost) || ctx.Err() != nil || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+		if wait = 2 * wait; wait > q.opts.Heartbeat {
+			wait = q.opts.Heartbeat
 		}
 	}
 }
