@@ -3,6 +3,7 @@ package dialectic
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -250,5 +251,18 @@ func TestMarkdownFencesTheLog(t *testing.T) {
 	}
 	if !strings.Contains(md, "RESOLUTION PIVOT") || !strings.Contains(md, "NEXT_ATTEMPT_LIMIT 1") {
 		t.Errorf("synthesis missing:\n%s", md)
+	}
+}
+
+func TestEnvironment(t *testing.T) {
+	changed := []string{"auth/auth.go", ".github/workflows/ci.yml", "web/package-lock.json", "go.sum", "docs/Makefile.md",
+		"services/api/Dockerfile", "requirements-dev.txt", "src/go.mod.go", "./Cargo.lock", ".github/CODEOWNERS"}
+	got := Environment(changed)
+	want := []string{".github/workflows/ci.yml", "web/package-lock.json", "go.sum", "services/api/Dockerfile", "requirements-dev.txt", "Cargo.lock"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Environment(%q)\n = %q\nwant %q", changed, got, want)
+	}
+	if got := Environment([]string{"auth/auth.go", "README.md"}); got != nil {
+		t.Errorf("code and docs are not CI's environment: %q", got)
 	}
 }

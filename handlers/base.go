@@ -309,7 +309,7 @@ func (h *Issues) Handle(ctx context.Context, eventType, deliveryID string, paylo
 }
 
 // failuresPushed enqueues, for a push to a pull request some of whose CI tasks are counting
-// failures, the job that resets those whose failing files the push touched. Most pushes have no
+// failures, the job that resets them if the push changed CI's environment. Most pushes have no
 // such task: one read of the store, and no job.
 func (b *Base) failuresPushed(ctx context.Context, deliveryID string, installation int64, pr review.PullRequest, before, head string) error {
 	if before == "" || b.Queue == nil || b.Queue.store == nil {

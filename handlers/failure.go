@@ -718,9 +718,13 @@ func (r *Runner) dialecticAgents(repo *config.Repo) dialectic.Agents {
 	return dialectic.Rules{}
 }
 
-// pushed resets the streaks of a pull request's tasks whose failing files the push touched (a
-// significant change of context, seed 000). A push GitHub cannot compare (a force push) resets
-// nothing: what it touched is unknown.
+// pushed resets the streaks of a pull request's tasks when the push changed CI's environment
+// (workflows, dependency manifests, toolchain pins: dialectic.Environment), seed 000's
+// "environment changed", the significant change of context after which earlier failures say
+// nothing about the next run. A push to the failing files is not one: it is the next attempt at
+// the failure, and the same error after it is the loop a failure debate is for (seed 000 counts
+// attempts with their approaches as consecutive). A push GitHub cannot compare (a force push)
+// resets nothing: what it touched is unknown.
 func (r *Runner) pushed(ctx context.Context, gh *github.Client, job *Job) error {
 	tasks, err := r.Store.FailureTasks(ctx, job.PR.String())
 	if err != nil {
@@ -739,13 +743,15 @@ func (r *Runner) pushed(ctx context.Context, gh *github.Client, job *Job) error 
 	if !known {
 		return nil
 	}
+	env := dialectic.Environment(changed)
+	if len(env) == 0 {
+		return nil
+	}
 	for _, t := range open {
-		if touched := dialectic.Intersect(changed, t.Files); len(touched) > 0 {
-			if _, err := r.Store.ResetTask(ctx, job.PR.String(), t.TaskID); err != nil {
-				return err
-			}
-			zerolog.Ctx(ctx).Info().Str("task", t.Task).Strs("touched", touched).Msg("A push touched the failing area; the failure count is reset.")
+		if _, err := r.Store.ResetTask(ctx, job.PR.String(), t.TaskID); err != nil {
+			return err
 		}
+		zerolog.Ctx(ctx).Info().Str("task", t.Task).Strs("environment", env).Msg("A push changed CI's environment; the failure count is reset.")
 	}
 	return nil
 }

@@ -307,40 +307,55 @@ func TestCheckRunFailureRetriesAndHelps(t *testing.T) {
 	a.checkCalls()
 }
 
-// A push that touches the failing file resets the count; /debate fresh does too, for a user with
+// A push to the failing file is the next attempt, not a reset: the same error after it is the
+// loop seed 000's failure debate is for, and it retries. A push that changes CI's environment
+// resets the count; a push elsewhere does not; /debate fresh does, for a user with
 // command_permission only.
 func TestFailureCountResets(t *testing.T) {
 	a := newApp(t)
 	gh := a.gh
 	t0 := time.Date(2026, 1, 29, 14, 30, 0, 0, time.UTC)
+	push := func(delivery string, before, after byte, files ...string) {
+		t.Helper()
+		gh.SetHead("acme/shop#7", sha(after))
+		var fs []map[string]any
+		for _, f := range files {
+			fs = append(fs, map[string]any{"filename": f, "status": "modified"})
+		}
+		gh.Compares["acme/shop@"+sha(before)+"..."+sha(after)] = fs
+		a.deliver("pull_request", delivery, fixture(t, "pull_request.synchronize.json", func(p map[string]any) {
+			p["before"], p["after"] = sha(before), sha(after)
+			p["pull_request"].(map[string]any)["head"].(map[string]any)["sha"] = sha(after)
+		}))
+	}
 	gh.SetHead("acme/shop#7", sha('1'))
 	failingRun(gh, 201, 12)
 	a.deliver("workflow_run", "r-1", ciFixture(t, "workflow_run.completed.json", "workflow_run", 201, sha('1'), "failure", t0, 1))
 
-	// A push touching auth/auth.go, where the error is.
-	gh.SetHead("acme/shop#7", sha('2'))
-	gh.Compares["acme/shop@"+sha('1')+"..."+sha('2')] = []map[string]any{{"filename": "auth/auth.go", "status": "modified"}}
-	push := fixture(t, "pull_request.synchronize.json", func(p map[string]any) {
-		p["before"], p["after"] = sha('1'), sha('2')
-		p["pull_request"].(map[string]any)["head"].(map[string]any)["sha"] = sha('2')
-	})
-	a.deliver("pull_request", "push-1", push)
-	if task := a.task("CI"); task.Streak != 0 {
-		t.Fatalf("a push touching the failing file did not reset: %+v", task)
+	// A push touching auth/auth.go, where the error is: an attempt at it.
+	push("push-1", '1', '2', "auth/auth.go")
+	if task := a.task("CI"); task.Streak != 1 {
+		t.Fatalf("a push to the failing file reset the count: %+v", task)
 	}
 	failingRun(gh, 202, 13)
 	a.deliver("workflow_run", "r-2", ciFixture(t, "workflow_run.completed.json", "workflow_run", 202, sha('2'), "failure", t0.Add(time.Minute), 1))
-	if task, c := a.task("CI"), a.failureComments(); task.Streak != 1 || len(c) != 0 {
+	if task, c := a.task("CI"), a.failureComments(); task.Streak != 2 || len(c) != 1 || !strings.Contains(c[0].Body, "→ **RETRY**") {
+		t.Fatalf("the same error after a change to the failing file: %+v, %d failure comments %v", task, len(c), c)
+	}
+
+	// A push changing the workflow or a dependency manifest changes CI's environment.
+	push("push-2", '2', '3', "auth/auth_test.go", "go.sum")
+	if task := a.task("CI"); task.Streak != 0 || task.Debated != 0 {
+		t.Fatalf("a push changing go.sum did not reset: %+v", task)
+	}
+	failingRun(gh, 203, 13)
+	a.deliver("workflow_run", "r-3", ciFixture(t, "workflow_run.completed.json", "workflow_run", 203, sha('3'), "failure", t0.Add(2*time.Minute), 1))
+	if task, c := a.task("CI"), a.failureComments(); task.Streak != 1 || len(c) != 1 {
 		t.Fatalf("after the reset: %+v, %d failure comments", task, len(c))
 	}
 
 	// A push elsewhere resets nothing.
-	gh.SetHead("acme/shop#7", sha('3'))
-	gh.Compares["acme/shop@"+sha('2')+"..."+sha('3')] = []map[string]any{{"filename": "README.md", "status": "modified"}}
-	a.deliver("pull_request", "push-2", fixture(t, "pull_request.synchronize.json", func(p map[string]any) {
-		p["before"], p["after"] = sha('2'), sha('3')
-		p["pull_request"].(map[string]any)["head"].(map[string]any)["sha"] = sha('3')
-	}))
+	push("push-3", '3', '4', "README.md")
 	if task := a.task("CI"); task.Streak != 1 {
 		t.Fatalf("a push elsewhere reset the count: %+v", task)
 	}

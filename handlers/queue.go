@@ -39,7 +39,7 @@ const (
 	// KindCI is a completed workflow run or check run (CI holds it): a failure is recorded and
 	// may start a failure debate (seed 000); a success resets its task.
 	KindCI Kind = "ci"
-	// KindPush resets the failure counts of tasks whose failing files a push touched.
+	// KindPush resets the failure counts of a pull request's tasks when a push changed CI's environment.
 	KindPush Kind = "push"
 	// KindFresh is "/debate fresh": every failure count of the pull request is reset.
 	KindFresh Kind = "fresh"

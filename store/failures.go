@@ -32,7 +32,7 @@ type FailureTask struct {
 	Fingerprint string
 	LastAt      time.Time
 	LastHead    string
-	// Files are the files the latest failure named (its failing area).
+	// Files are the files the latest failure named.
 	Files []string
 	// Debated is the streak's count at which a failure debate was held (0: none yet).
 	Debated int
@@ -43,9 +43,9 @@ type FailureTask struct {
 	UpdatedAt time.Time
 }
 
-// PushCanReset reports whether a push can reset the task: it is counting failures, in files a
-// push may touch.
-func (t FailureTask) PushCanReset() bool { return t.Streak > 0 && len(t.Files) > 0 }
+// PushCanReset reports whether a push can reset the task: it is counting failures (a push that
+// changes CI's environment resets them).
+func (t FailureTask) PushCanReset() bool { return t.Streak > 0 }
 
 func joinLines(xs []string) string { return strings.Join(xs, "\n") }
 
@@ -175,7 +175,7 @@ func (s *Store) FailureTaskOf(ctx context.Context, pr, taskID string) (*FailureT
 	return t, err
 }
 
-// ResetTask ends a task's streak (a success, a push touching its failing area, /debate fresh):
+// ResetTask ends a task's streak (a success, a push changing CI's environment, /debate fresh):
 // the next failure is attempt 1 again. It reports whether there was a streak to end.
 func (s *Store) ResetTask(ctx context.Context, pr, taskID string) (bool, error) {
 	res, err := s.db.ExecContext(ctx, s.q("UPDATE failure_tasks SET streak = 0, debated = 0, escalated = 0, updated_at = ? WHERE pr_key = ? AND task_id = ? AND streak > 0"),
