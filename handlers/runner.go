@@ -632,12 +632,16 @@ func Publish(ctx context.Context, pub *review.Publisher, t *toulmin.Transcript, 
 	return nil
 }
 
+// retry runs a publishing step up to attempts times while it fails for a reason that may pass: a
+// network error or a server error the transport did not repeat (a POST's 5xx). GitHub's refusals
+// (4xx: no permission, not found, validation, a rate limit the transport already waited on as
+// long as it may) come back the same, so they return at once.
 func retry(ctx context.Context, attempts int, f func() error) error {
 	var err error
 	delay := 200 * time.Millisecond
 	for i := 0; i < attempts; i++ {
-		if err = f(); err == nil {
-			return nil
+		if err = f(); err == nil || refused(err) || i == attempts-1 {
+			return err
 		}
 		select {
 		case <-ctx.Done():
@@ -647,6 +651,21 @@ func retry(ctx context.Context, attempts int, f func() error) error {
 		delay *= 2
 	}
 	return err
+}
+
+// refused reports whether err is GitHub answering with a client error (4xx), which repeating the
+// request does not change.
+func refused(err error) bool {
+	var er *github.ErrorResponse
+	var rl *github.RateLimitError
+	var ab *github.AbuseRateLimitError
+	switch {
+	case errors.As(err, &er):
+		return er.Response != nil && er.Response.StatusCode >= 400 && er.Response.StatusCode < 500
+	case errors.As(err, &rl), errors.As(err, &ab):
+		return true
+	}
+	return false
 }
 
 // ShowProgress is the debate's observer on the pull request: the transcript comment shows which
