@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -185,6 +186,109 @@ type Synthesis struct {
 	NextApproach     string   `json:"next_approach,omitempty"`
 	EscalateTo       string   `json:"escalate_to,omitempty"`
 	NextAttemptLimit int      `json:"next_attempt_limit"`
+	// JudgedBy names the orchestrator that judged a case the rules left open between
+	// JudgedBetween (seed 000: "if ambiguous, the orchestrator applies LLM judgment"); empty
+	// when the rules decided.
+	JudgedBy      string       `json:"judged_by,omitempty"`
+	JudgedBetween []Resolution `json:"judged_between,omitempty"`
+}
+
+// Judge is implemented by agents that can judge what seed 000's rules leave open, the way the
+// seed's orchestrator does: with a bias toward accepting substantial differences and actionable
+// counters. A judgment must pick one of candidates; the rules' synthesis stands otherwise.
+type Judge interface {
+	JudgeFailure(ctx context.Context, r *FailureRequest, a *FailureAdvocacy, c *FailureCritique, candidates []Resolution) (*Judgment, error)
+	JudgePlan(ctx context.Context, r *PlanRequest, a *PlanAdvocacy, c *PlanCritique, candidates []Resolution) (*Judgment, error)
+}
+
+// Judgment is an orchestrator's answer to a case the rules leave open (at most 200 tokens).
+type Judgment struct {
+	Resolution Resolution `json:"resolution"`
+	Rationale  string     `json:"rationale"`
+	// NextApproach is a RETRY's or PIVOT's; Modifications a MODIFY's.
+	NextApproach  string   `json:"next_approach"`
+	Modifications []string `json:"modifications"`
+}
+
+// FailureOpen returns the resolutions seed 000's failure rules leave open for these answers:
+// RETRY and PIVOT when exactly one of RETRY's two conditions holds (a substantial difference
+// from the previous attempt; no blind spot), nothing when a rule decides.
+func FailureOpen(r *FailureRequest, a *FailureAdvocacy, c *FailureCritique) []Resolution {
+	if c.ShouldEscalate || (c.Pattern != "" && matchesPrevious(c.Pattern, r.PreviousPatterns)) {
+		return nil
+	}
+	if a.Substantial != (strings.TrimSpace(c.BlindSpot) == "") {
+		return []Resolution{Retry, Pivot}
+	}
+	return nil
+}
+
+// PlanOpen returns the resolutions seed 000's planning rules leave open: none when a severe
+// objection has an actionable counter (MODIFY), a confident advocate meets a low objection
+// (PROCEED), or high stakes meet disagreement (MODIFY or ESCALATE, by the counter); otherwise
+// PROCEED, MODIFY (when there is a counter to apply) and ESCALATE.
+func PlanOpen(r *PlanRequest, a *PlanAdvocacy, c *PlanCritique) []Resolution {
+	disagree := strings.TrimSpace(c.Objection) != "" && c.Severity != Low
+	switch {
+	case c.Severity == High && c.Actionable,
+		a.Confidence >= 0.8 && (c.Severity == Low || c.Objection == ""),
+		r.Stakes == High && disagree:
+		return nil
+	}
+	if strings.TrimSpace(c.Counter) == "" {
+		return []Resolution{Proceed, Escalate}
+	}
+	return []Resolution{Proceed, Modify, Escalate}
+}
+
+// judged turns a judgment into the synthesis, or reports why it cannot stand.
+func judged(j *Judgment, by string, open []Resolution, counter string) (Synthesis, error) {
+	if !slices.Contains(open, j.Resolution) {
+		return Synthesis{}, fmt.Errorf("it answered %q, not one of %v", j.Resolution, open)
+	}
+	if strings.TrimSpace(j.Rationale) == "" {
+		return Synthesis{}, errors.New("it gave no rationale")
+	}
+	s := Synthesis{Resolution: j.Resolution, Rationale: oneSentence(j.Rationale), JudgedBy: by, JudgedBetween: open}
+	switch j.Resolution {
+	case Retry, Pivot:
+		s.NextAttemptLimit, s.NextApproach = MaxAttemptsAfterDebate, oneSentence(orElse(j.NextApproach, "a different approach than the last attempt"))
+	case Modify:
+		s.NextAttemptLimit = 2
+		for _, m := range j.Modifications {
+			if m = strings.TrimSpace(m); m != "" {
+				s.Modifications = append(s.Modifications, oneSentence(m))
+			}
+		}
+		if len(s.Modifications) == 0 {
+			s.Modifications = []string{counter}
+		}
+	case Escalate:
+		s.EscalateTo = "human"
+	}
+	return s, nil
+}
+
+// judge lets agents that are a Judge decide an open case; a judge that fails or answers out of
+// bounds leaves the rules' synthesis, with a note.
+func (rec *Record) judge(ctx context.Context, agents Agents, open []Resolution, ask func(Judge) (*Judgment, error), counter string) error {
+	j, ok := agents.(Judge)
+	if !ok || len(open) < 2 {
+		return nil
+	}
+	out, err := ask(j)
+	if err == nil {
+		var s Synthesis
+		if s, err = judged(out, agents.Name(), open, counter); err == nil {
+			rec.Synthesis = s
+			return nil
+		}
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("the debate's orchestrator stopped: %w", err)
+	}
+	rec.Notes = append(rec.Notes, fmt.Sprintf("the orchestrator (%s) could not judge between %v (%v); the rules decided", agents.Name(), open, err))
+	return nil
 }
 
 // CSP is the synthesis in seed 000's CSP/1 form.
@@ -267,8 +371,13 @@ func DebateFailure(ctx context.Context, agents Agents, r *FailureRequest) (*Reco
 		rec.Notes = append(rec.Notes, fmt.Sprintf("the critic (%s) failed (%v); the rules argued instead", agents.Name(), err))
 		crit, _ = Rules{}.FailureCritic(ctx, r, adv)
 	}
-	rec.FAdv, rec.FCrit, rec.Usage = adv, crit, spent(agents)
+	rec.FAdv, rec.FCrit = adv, crit
 	rec.Synthesis = SynthesizeFailure(r, adv, crit)
+	open := FailureOpen(r, adv, crit)
+	if err := rec.judge(ctx, agents, open, func(j Judge) (*Judgment, error) { return j.JudgeFailure(ctx, r, adv, crit, open) }, ""); err != nil {
+		return nil, err
+	}
+	rec.Usage = spent(agents)
 	return rec, nil
 }
 
@@ -327,8 +436,13 @@ func DebatePlan(ctx context.Context, agents Agents, r *PlanRequest) (*Record, er
 		rec.Notes = append(rec.Notes, fmt.Sprintf("the critic (%s) failed (%v); the rules argued instead", agents.Name(), err))
 		crit, _ = Rules{}.PlanCritic(ctx, r, adv)
 	}
-	rec.PAdv, rec.PCrit, rec.Usage = adv, crit, spent(agents)
+	rec.PAdv, rec.PCrit = adv, crit
 	rec.Synthesis = SynthesizePlan(r, adv, crit)
+	open := PlanOpen(r, adv, crit)
+	if err := rec.judge(ctx, agents, open, func(j Judge) (*Judgment, error) { return j.JudgePlan(ctx, r, adv, crit, open) }, crit.Counter); err != nil {
+		return nil, err
+	}
+	rec.Usage = spent(agents)
 	return rec, nil
 }
 

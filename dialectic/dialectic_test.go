@@ -266,3 +266,100 @@ func TestEnvironment(t *testing.T) {
 		t.Errorf("code and docs are not CI's environment: %q", got)
 	}
 }
+
+// judgeAgents are the rules as advocate and critic, and an orchestrator whose judgment is
+// scripted; they count the judgments asked for.
+type judgeAgents struct {
+	Rules
+	fadv  *FailureAdvocacy
+	fcrit *FailureCritique
+	out   *Judgment
+	err   error
+	asked [][]Resolution
+}
+
+func (j *judgeAgents) Name() string { return "model m" }
+func (j *judgeAgents) FailureAdvocate(context.Context, *FailureRequest) (*FailureAdvocacy, error) {
+	return j.fadv, nil
+}
+func (j *judgeAgents) FailureCritic(context.Context, *FailureRequest, *FailureAdvocacy) (*FailureCritique, error) {
+	return j.fcrit, nil
+}
+func (j *judgeAgents) JudgeFailure(_ context.Context, _ *FailureRequest, _ *FailureAdvocacy, _ *FailureCritique, open []Resolution) (*Judgment, error) {
+	j.asked = append(j.asked, open)
+	return j.out, j.err
+}
+func (j *judgeAgents) JudgePlan(_ context.Context, _ *PlanRequest, _ *PlanAdvocacy, _ *PlanCritique, open []Resolution) (*Judgment, error) {
+	j.asked = append(j.asked, open)
+	return j.out, j.err
+}
+
+// What the seed's rules decide stays theirs; what they leave open (a substantial attempt with a
+// blind spot, or none with no blind spot) goes to the orchestrator's judgment, which must pick
+// one of the open resolutions; a judge that fails or answers out of bounds leaves the rules'
+// answer, with a note.
+func TestOrchestratorJudgesOnlyOpenCases(t *testing.T) {
+	req := func() *FailureRequest {
+		return &FailureRequest{Task: "t", Attempts: attempts("boom"), ChangeKnown: true, Changed: []string{"a.go"}}
+	}
+	retry := &Judgment{Resolution: Retry, Rationale: "the new approach is substantial and the blind spot is minor", NextApproach: "regenerate the mocks too"}
+	tests := map[string]struct {
+		adv      FailureAdvocacy
+		crit     FailureCritique
+		judgment *Judgment
+		err      error
+		asked    int
+		want     Resolution
+		notes    int
+	}{
+		"rules decide a retry":                   {FailureAdvocacy{Substantial: true}, FailureCritique{}, retry, nil, 0, Retry, 0},
+		"rules decide a pivot":                   {FailureAdvocacy{}, FailureCritique{BlindSpot: "b"}, retry, nil, 0, Pivot, 0},
+		"rules decide an escalation":             {FailureAdvocacy{Substantial: true, Fix: "f"}, FailureCritique{BlindSpot: "b", ShouldEscalate: true}, retry, nil, 0, Escalate, 0},
+		"substantial with a blind spot, judged":  {FailureAdvocacy{Substantial: true}, FailureCritique{BlindSpot: "the mocks"}, retry, nil, 1, Retry, 0},
+		"not substantial, no blind spot, judged": {FailureAdvocacy{}, FailureCritique{}, &Judgment{Resolution: Pivot, Rationale: "r"}, nil, 1, Pivot, 0},
+		"judge answers outside the open ones":    {FailureAdvocacy{Substantial: true}, FailureCritique{BlindSpot: "b"}, &Judgment{Resolution: Proceed, Rationale: "r"}, nil, 1, Pivot, 1},
+		"judge gives no rationale":               {FailureAdvocacy{Substantial: true}, FailureCritique{BlindSpot: "b"}, &Judgment{Resolution: Retry}, nil, 1, Pivot, 1},
+		"judge fails":                            {FailureAdvocacy{Substantial: true}, FailureCritique{BlindSpot: "b"}, nil, errors.New("503"), 1, Pivot, 1},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			j := &judgeAgents{fadv: &tc.adv, fcrit: &tc.crit, out: tc.judgment, err: tc.err}
+			rec, err := DebateFailure(context.Background(), j, req())
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := rec.Synthesis
+			if len(j.asked) != tc.asked || s.Resolution != tc.want || len(rec.Notes) != tc.notes {
+				t.Fatalf("asked %v, resolution %s, notes %q; want %d judgments, %s, %d notes", j.asked, s.Resolution, rec.Notes, tc.asked, tc.want, tc.notes)
+			}
+			judgedByModel := tc.asked == 1 && tc.notes == 0
+			if judgedByModel != (s.JudgedBy == "model m") || judgedByModel != strings.Contains(rec.Markdown(), "the orchestrator (model m) judged it") {
+				t.Errorf("judged by %q; markdown:\n%s", s.JudgedBy, rec.Markdown())
+			}
+			if tc.asked == 1 && !slices.Equal(j.asked[0], []Resolution{Retry, Pivot}) {
+				t.Errorf("open resolutions %v", j.asked[0])
+			}
+			if s.Resolution == Retry && tc.asked == 1 && (s.NextApproach != "regenerate the mocks too." || s.NextAttemptLimit != MaxAttemptsAfterDebate) {
+				t.Errorf("a judged RETRY: %+v", s)
+			}
+		})
+	}
+
+	// Planning: a medium objection without an actionable counter is open between all three; the
+	// judge's MODIFY keeps the critic's counter when it names no modification.
+	j := &judgeAgents{out: &Judgment{Resolution: Modify, Rationale: "the counter is cheap"}}
+	crit := &PlanCritique{Objection: "no rollback", Counter: "take a snapshot first", Severity: Medium}
+	if open := PlanOpen(&PlanRequest{Stakes: Medium}, &PlanAdvocacy{Confidence: 0.6}, crit); !slices.Equal(open, []Resolution{Proceed, Modify, Escalate}) {
+		t.Errorf("PlanOpen = %v", open)
+	}
+	if open := PlanOpen(&PlanRequest{Stakes: High}, &PlanAdvocacy{Confidence: 0.6}, crit); open != nil {
+		t.Errorf("high stakes and a disagreement are the rules' to decide: %v", open)
+	}
+	if open := PlanOpen(&PlanRequest{Stakes: Low}, &PlanAdvocacy{Confidence: 0.4}, &PlanCritique{Objection: "unclear", Severity: Medium}); !slices.Equal(open, []Resolution{Proceed, Escalate}) {
+		t.Errorf("nothing to modify with: %v", open)
+	}
+	s, err := judged(j.out, "model m", []Resolution{Proceed, Modify, Escalate}, crit.Counter)
+	if err != nil || s.Resolution != Modify || !slices.Equal(s.Modifications, []string{"take a snapshot first"}) || s.NextAttemptLimit != 2 || !strings.Contains(s.CSP(), "MODIFICATIONS [take a snapshot first]") {
+		t.Errorf("judged MODIFY: %+v, %v", s, err)
+	}
+}

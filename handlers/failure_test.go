@@ -517,7 +517,8 @@ func ciAlertFixture(t testing.TB, name string, edit func(map[string]any)) []byte
 }
 
 // With a model configured, the failure debate's advocate and critic are the model's, one call
-// each, in order; its resolution follows the seed's rules over their answers.
+// each, in order; a substantial attempt with a blind spot is a case the seed's rules leave open,
+// so a third call, the orchestrator's, judges it.
 func TestFailureDebateWithModel(t *testing.T) {
 	llm := llmtest.New(t, func(_ int, r *llmtest.Request) llmtest.Response {
 		switch r.ResponseFormat.JSONSchema.Name {
@@ -525,6 +526,8 @@ func TestFailureDebateWithModel(t *testing.T) {
 			return llmtest.Response{Content: `{"diagnosis":"the test imports a renamed constructor","fix":"call auth.NewSigner","diff_from_previous":"replaces the constructor instead of editing docs","substantial":true}`}
 		case "failure_critic":
 			return llmtest.Response{Content: `{"pattern":"a renamed symbol breaks the build","blind_spot":"the generated mocks still use NewToken","should_escalate":false}`}
+		case "failure_synthesis":
+			return llmtest.Response{Content: `{"resolution":"RETRY","rationale":"The constructor change is substantial; regenerating the mocks closes the blind spot.","next_approach":"call auth.NewSigner and run go generate for the mocks","modifications":[]}`}
 		}
 		return llmtest.Response{Status: 400, ErrorMessage: "unexpected " + r.ResponseFormat.JSONSchema.Name}
 	})
@@ -539,12 +542,14 @@ func TestFailureDebateWithModel(t *testing.T) {
 	for _, r := range llm.Requests() {
 		names = append(names, r.ResponseFormat.JSONSchema.Name)
 	}
-	if !slices.Equal(names, []string{"failure_advocate", "failure_critic"}) {
+	if !slices.Equal(names, []string{"failure_advocate", "failure_critic", "failure_synthesis"}) {
 		t.Fatalf("model calls %v", names)
 	}
 	c := a.failureComments()
-	if len(c) != 1 || !strings.Contains(c[0].Body, "→ **PIVOT**") || !strings.Contains(c[0].Body, "**Critic** (model gpt-test)") ||
-		!strings.Contains(c[0].Body, "BLIND_SPOT: the generated mocks still use NewToken") || !strings.Contains(c[0].Body, "Model calls: 2 (") {
+	if len(c) != 1 || !strings.Contains(c[0].Body, "→ **RETRY**") || !strings.Contains(c[0].Body, "**Critic** (model gpt-test)") ||
+		!strings.Contains(c[0].Body, "BLIND_SPOT: the generated mocks still use NewToken") || !strings.Contains(c[0].Body, "Model calls: 3 (") ||
+		!strings.Contains(c[0].Body, "NEXT_APPROACH call auth.NewSigner and run go generate for the mocks.") ||
+		!strings.Contains(c[0].Body, "left this open between RETRY and PIVOT; the orchestrator (model gpt-test) judged it") {
 		t.Fatalf("failure comments: %v", c)
 	}
 	if !strings.Contains(a.get("/metrics"), `debatebot_tokens_total{kind="prompt"}`) {

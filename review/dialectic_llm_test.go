@@ -2,6 +2,7 @@ package review
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -63,5 +64,49 @@ func TestDialecticLLMFallsBackToRules(t *testing.T) {
 	}
 	if len(rec.Notes) != 2 || rec.Synthesis.Resolution != dialectic.Modify {
 		t.Errorf("a model that answers garbage is replaced by the rules, with notes: %+v", rec)
+	}
+}
+
+// A case the seed's rules leave open (a substantial attempt the critic finds a blind spot in)
+// goes to one more call, the orchestrator's: 200 tokens at most, both answers in its context,
+// only the open resolutions in its schema; its answer decides, and the record says who judged.
+func TestDialecticLLMJudgesWhatTheRulesLeaveOpen(t *testing.T) {
+	srv := llmtest.New(t, func(_ int, r *llmtest.Request) llmtest.Response {
+		switch r.ResponseFormat.JSONSchema.Name {
+		case "failure_advocate":
+			return llmtest.Response{Content: `{"diagnosis":"NewToken was renamed","fix":"call auth.NewSigner","diff_from_previous":"replaces the constructor instead of editing docs","substantial":true}`}
+		case "failure_critic":
+			return llmtest.Response{Content: `{"pattern":"a renamed symbol breaks the build","blind_spot":"the generated mocks still call NewToken","should_escalate":false}`}
+		case "failure_synthesis":
+			return llmtest.Response{Content: `{"resolution":"RETRY","rationale":"The new constructor is a substantial change and regenerating the mocks closes the blind spot.","next_approach":"call auth.NewSigner and regenerate the mocks","modifications":[]}`}
+		}
+		return llmtest.Response{Status: 400, ErrorMessage: "unexpected schema " + r.ResponseFormat.JSONSchema.Name}
+	})
+	agents := NewDialecticLLM(LLMOptions{APIKey: "k", BaseURL: srv.BaseURL(), Model: "gpt-test"})
+	t0 := time.Date(2026, 1, 29, 14, 30, 0, 0, time.UTC)
+	req := &dialectic.FailureRequest{Task: "CI on acme/shop#7", TaskID: "x", ChangeKnown: true, Changed: []string{"auth/auth.go"},
+		Attempts: []dialectic.Attempt{{N: 1, At: t0, Fingerprint: "undefined newtoken", Head: "1111111"}, {N: 2, At: t0, Fingerprint: "undefined newtoken", Head: "2222222"}}}
+	rec, err := dialectic.DebateFailure(context.Background(), agents, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := rec.Synthesis
+	if s.Resolution != dialectic.Retry || s.JudgedBy != "model gpt-test" || s.NextApproach != "call auth.NewSigner and regenerate the mocks." || len(rec.Notes) != 0 {
+		t.Fatalf("synthesis %+v, notes %q", s, rec.Notes)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 || rec.Usage.Calls != 3 {
+		t.Fatalf("%d calls, usage %+v", len(reqs), rec.Usage)
+	}
+	j := reqs[2]
+	if j.ResponseFormat.JSONSchema.Name != "failure_synthesis" || j.MaxCompletionTokens != 200 || !j.ResponseFormat.JSONSchema.Strict {
+		t.Errorf("judgment call: %s, limit %d", j.ResponseFormat.JSONSchema.Name, j.MaxCompletionTokens)
+	}
+	schema, _ := json.Marshal(j.ResponseFormat.JSONSchema.Schema)
+	if !strings.Contains(string(schema), `"enum":["RETRY","PIVOT"]`) {
+		t.Errorf("the schema must allow only the open resolutions: %s", schema)
+	}
+	if last := j.Last(); !strings.Contains(last, "call auth.NewSigner") || !strings.Contains(last, "the generated mocks still call NewToken") || !strings.Contains(last, "<<<UNTRUSTED CRITIC\n") {
+		t.Errorf("the orchestrator must see both answers, fenced:\n%s", last)
 	}
 }
