@@ -23,6 +23,9 @@ import (
 type Alert struct {
 	review.Alert
 	DefaultBranch bool `json:",omitempty"`
+	// Closed is how a default-branch alert ended ("fixed", "dismissed", ...): the issue opened
+	// for it is closed.
+	Closed string `json:",omitempty"`
 }
 
 type (
@@ -108,9 +111,13 @@ func (p *dependabotAlertPayload) validate() error {
 	return nil
 }
 
-// alertActions are the actions that put an alert in front of someone; fixed, dismissed and
-// closed alerts start nothing.
-var alertActions = map[string]bool{"created": true, "reopened": true, "appeared_in_branch": true, "reintroduced": true, "auto_reopened": true}
+// alertActions are the actions that put an alert in front of someone. closingActions end one:
+// they start no debate, and close the issue opened for a default-branch alert, as completed
+// when the alert was fixed and as not planned when someone dismissed it.
+var (
+	alertActions   = map[string]bool{"created": true, "reopened": true, "appeared_in_branch": true, "reintroduced": true, "auto_reopened": true}
+	closingActions = map[string]string{"fixed": "completed", "closed_by_user": "not_planned", "dismissed": "not_planned", "auto_dismissed": "not_planned"}
+)
 
 // pullRef reads the pull request of a code scanning ref: refs/pull/N/merge or refs/pull/N/head.
 var pullRef = regexp.MustCompile(`^refs/pull/(\d+)/(?:merge|head)$`)
@@ -133,7 +140,7 @@ func (h *SecurityAlert) Handle(ctx context.Context, eventType, deliveryID string
 		if err := decode(payload, &e, eventType); err != nil {
 			return err
 		}
-		if !alertActions[e.Action] {
+		if !alertActions[e.Action] && closingActions[e.Action] == "" {
 			return nil
 		}
 		a := e.Alert
@@ -152,7 +159,15 @@ func (h *SecurityAlert) Handle(ctx context.Context, eventType, deliveryID string
 			ref = a.MostRecentInstance.Ref
 		}
 		job = &Job{DeliveryID: deliveryID, Trigger: eventType + "." + e.Action, Installation: e.Installation.ID, Alert: al}
-		if m := pullRef.FindStringSubmatch(ref); m != nil {
+		if closingActions[e.Action] != "" {
+			// Only a default-branch alert has an issue to close; a fix on a pull request's ref
+			// is the pull request's own business.
+			if e.Repository.DefaultBranch == "" || ref != "refs/heads/"+e.Repository.DefaultBranch {
+				return nil
+			}
+			al.DefaultBranch, al.Closed = true, e.Action
+			job.Kind, job.PR = KindAlert, e.Repository.pr(0)
+		} else if m := pullRef.FindStringSubmatch(ref); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			job.Kind, job.PR = KindReview, e.Repository.pr(n)
 		} else if e.Repository.DefaultBranch != "" && ref == "refs/heads/"+e.Repository.DefaultBranch {
@@ -166,7 +181,7 @@ func (h *SecurityAlert) Handle(ctx context.Context, eventType, deliveryID string
 		if err := decode(payload, &e, eventType); err != nil {
 			return err
 		}
-		if !alertActions[e.Action] {
+		if !alertActions[e.Action] && closingActions[e.Action] == "" {
 			return nil
 		}
 		a := e.Alert
@@ -181,6 +196,9 @@ func (h *SecurityAlert) Handle(ctx context.Context, eventType, deliveryID string
 		// Dependabot alerts are about the default branch's manifests.
 		al := &Alert{DefaultBranch: true, Alert: review.Alert{Kind: "dependabot", Number: a.Number, Tool: "Dependabot", Rule: id, Severity: a.SecurityAdvisory.Severity,
 			Message: truncate(msg, 2000), Path: a.Dependency.ManifestPath, URL: a.HTMLURL}}
+		if closingActions[e.Action] != "" {
+			al.Closed = e.Action
+		}
 		job = &Job{DeliveryID: deliveryID, Trigger: eventType + "." + e.Action, Installation: e.Installation.ID, Kind: KindAlert, PR: e.Repository.pr(0), Alert: al}
 	}
 	return h.enqueue(logContext(ctx, job.Installation, job.PR), job)
@@ -196,6 +214,9 @@ func AlertMarker(a *Alert) string { return fmt.Sprintf("alert-%s-%d", a.Kind, a.
 func (r *Runner) alert(ctx context.Context, gh *github.Client, job *Job) error {
 	if job.Alert == nil || !job.Alert.DefaultBranch {
 		return errors.New("an alert job without a default-branch alert")
+	}
+	if job.Alert.Closed != "" {
+		return r.alertClosed(ctx, gh, job)
 	}
 	repo, err := LoadRepoConfig(ctx, gh, job.PR, "")
 	var ce *config.Error
@@ -230,4 +251,26 @@ func (r *Runner) alert(ctx context.Context, gh *github.Client, job *Job) error {
 		PR: review.PullRequest{Owner: job.PR.Owner, Repo: job.PR.Repo, Number: int(number)}, Title: "Security alert: " + job.Alert.Summary(),
 		Body: "How should the repository answer this alert: fix, upgrade, or dismiss with a reason?", Alert: job.Alert})
 	return err
+}
+
+// alertClosed closes the issue opened for an alert that was fixed or dismissed, with a comment
+// saying so; an alert that had no issue (alerts: issue was not set) costs no request.
+func (r *Runner) alertClosed(ctx context.Context, gh *github.Client, job *Job) error {
+	a := job.Alert
+	number, err := r.Store.Publication(ctx, job.PR.Repository()+"#alerts", AlertMarker(a))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	pub := review.NewPublisher(gh, review.PullRequest{Owner: job.PR.Owner, Repo: job.PR.Repo, Number: int(number)})
+	reason := closingActions[a.Closed]
+	how := map[string]string{"completed": "so this issue is closed as completed", "not_planned": "so this issue is closed as not planned"}[reason]
+	marker := "<!-- debatebot:" + AlertMarker(a) + "-closed -->"
+	note := fmt.Sprintf("GitHub reports the alert %s (`%s`), %s.", strings.ReplaceAll(a.Closed, "_", " "), job.Trigger, how)
+	if err := retry(ctx, 3, func() error { return pub.Upsert(ctx, marker, note) }); err != nil {
+		return err
+	}
+	return retry(ctx, 3, func() error { return pub.CloseIssue(ctx, reason) })
 }

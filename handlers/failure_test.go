@@ -489,6 +489,38 @@ func TestDependabotAlertOpensAnIssueWhenConfigured(t *testing.T) {
 	if !debated {
 		t.Errorf("the alert's issue %s was not debated with the alert as evidence: %v", key, a.gh.CommentsOn(key))
 	}
+
+	// The alert is fixed: its issue is closed as completed, with a comment saying why; a
+	// redelivery changes nothing more.
+	fixed := ciAlertFixture(t, "dependabot_alert.created.json", func(p map[string]any) { p["action"] = "fixed" })
+	a.deliver("dependabot_alert", "dep-4", fixed)
+	a.deliver("dependabot_alert", "dep-5", fixed)
+	if is := a.gh.IssuesOpened()[key]; is.State != "closed" || is.StateReason != "completed" {
+		t.Errorf("the fixed alert's issue: %+v", is)
+	}
+	var closing int
+	for _, c := range a.gh.CommentsOn(key) {
+		if strings.Contains(c.Body, "GitHub reports the alert fixed (`dependabot_alert.fixed`), so this issue is closed as completed.") {
+			closing++
+		}
+	}
+	if closing != 1 {
+		t.Errorf("%d closing comments on %s, want 1: %v", closing, key, a.gh.CommentsOn(key))
+	}
+	// Dismissed, it would be closed as not planned; an alert that never had an issue costs no
+	// request.
+	n := len(a.gh.Calls())
+	a.deliver("dependabot_alert", "dep-6", ciAlertFixture(t, "dependabot_alert.created.json", func(p map[string]any) {
+		p["action"] = "dismissed"
+		p["alert"].(map[string]any)["number"] = 8
+	}))
+	if len(a.gh.Calls()) != n {
+		t.Errorf("closing an alert without an issue made %d requests", len(a.gh.Calls())-n)
+	}
+	a.deliver("dependabot_alert", "dep-7", ciAlertFixture(t, "dependabot_alert.created.json", func(p map[string]any) { p["action"] = "dismissed" }))
+	if is := a.gh.IssuesOpened()[key]; is.State != "closed" || is.StateReason != "not_planned" {
+		t.Errorf("the dismissed alert's issue: %+v", is)
+	}
 	a.checkCalls()
 }
 

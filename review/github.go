@@ -588,3 +588,12 @@ func (p *Publisher) CreateIssue(ctx context.Context, title, body string) (int, e
 	}
 	return is.GetNumber(), nil
 }
+
+// CloseIssue closes the publisher's issue with a state reason ("completed" or "not_planned").
+func (p *Publisher) CloseIssue(ctx context.Context, reason string) error {
+	_, _, err := p.gh.Issues.Edit(ctx, p.pr.Owner, p.pr.Repo, p.pr.Number, &github.IssueRequest{State: github.String("closed"), StateReason: github.String(reason)})
+	if err != nil {
+		return fmt.Errorf("failed to close issue %s as %s: %w", p.pr, reason, err)
+	}
+	return nil
+}

@@ -20,12 +20,26 @@ var (
 	// reLogDownload is the fake's stand-in for the log storage GitHub redirects to.
 	reLogDownload = regexp.MustCompile(`^/_logs/([^/]+)/([^/]+)/(\d+)$`)
 	reIssues      = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues$`)
+	reIssue       = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/(\d+)$`)
 )
 
 // Issue is an issue the bot opened.
 type Issue struct {
 	Number      int
 	Title, Body string
+	// State is "open" or "closed"; StateReason "completed" or "not_planned" once closed.
+	State, StateReason string
+}
+
+func (is *Issue) json() map[string]any {
+	return map[string]any{"number": is.Number, "title": is.Title, "body": is.Body, "state": is.State, "state_reason": nilIfEmpty(is.StateReason)}
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 // LogDownloads counts the log downloads served, by job id.
@@ -111,8 +125,54 @@ func (s *Server) actions(w http.ResponseWriter, r *http.Request, path string, bo
 				n = is.Number + 1
 			}
 		}
-		s.Issues[fmt.Sprintf("%s/%s#%d", m[1], m[2], n)] = &Issue{Number: n, Title: in.Title, Body: in.Body}
-		s.writeJSON(w, 201, map[string]any{"number": n, "title": in.Title, "body": in.Body, "state": "open"})
+		is := &Issue{Number: n, Title: in.Title, Body: in.Body, State: "open"}
+		s.Issues[fmt.Sprintf("%s/%s#%d", m[1], m[2], n)] = is
+		s.writeJSON(w, 201, is.json())
+	case reIssue.MatchString(path) && (r.Method == http.MethodPatch || r.Method == http.MethodGet):
+		// Only the issues the bot opened: a pull request's issue is not edited by the bot.
+		m := reIssue.FindStringSubmatch(path)
+		is, ok := s.Issues[fmt.Sprintf("%s/%s#%s", m[1], m[2], m[3])]
+		if !ok {
+			s.writeError(w, 404, "Not Found")
+			return true
+		}
+		if r.Method == http.MethodPatch {
+			var in struct {
+				Title, Body, State *string
+				StateReason        *string `json:"state_reason"`
+			}
+			if err := json.Unmarshal(body, &in); err != nil {
+				s.writeError(w, 400, "Problems parsing JSON")
+				return true
+			}
+			invalid := func(field string) {
+				s.writeJSON(w, 422, map[string]any{"message": "Validation Failed", "errors": []any{map[string]any{"resource": "Issue", "code": "invalid", "field": field}}})
+			}
+			if in.State != nil && *in.State != "open" && *in.State != "closed" {
+				invalid("state")
+				return true
+			}
+			if in.StateReason != nil && *in.StateReason != "completed" && *in.StateReason != "not_planned" && *in.StateReason != "reopened" {
+				invalid("state_reason")
+				return true
+			}
+			if in.Title != nil {
+				is.Title = *in.Title
+			}
+			if in.Body != nil {
+				is.Body = *in.Body
+			}
+			if in.State != nil {
+				is.State, is.StateReason = *in.State, ""
+				if *in.State == "closed" {
+					is.StateReason = "completed"
+				}
+			}
+			if in.StateReason != nil && is.State == "closed" {
+				is.StateReason = *in.StateReason
+			}
+		}
+		s.writeJSON(w, 200, is.json())
 	case reRunJobs.MatchString(path):
 		m := reRunJobs.FindStringSubmatch(path)
 		jobs, ok := s.RunJobs[fmt.Sprintf("%s/%s:%s", m[1], m[2], m[3])]

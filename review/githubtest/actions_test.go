@@ -2,6 +2,7 @@ package githubtest
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -81,5 +82,35 @@ func TestActionsEndpoints(t *testing.T) {
 	}
 	if u := s.Unknown(); len(u) != 0 {
 		t.Errorf("requests matching no GitHub operation: %+v", u)
+	}
+}
+
+// Issues the bot opened can be closed with a state reason, as GitHub's issues/update does:
+// closing without a reason is "completed", an unknown state or reason is a 422, and an unknown
+// issue a 404.
+func TestIssueUpdate(t *testing.T) {
+	s := New(t)
+	ctx, gh := context.Background(), client(t, s)
+	is, _, err := gh.Issues.Create(ctx, "acme", "shop", &github.IssueRequest{Title: github.String("Security alert")})
+	if err != nil || is.GetState() != "open" {
+		t.Fatalf("create: %+v %v", is, err)
+	}
+	n := is.GetNumber()
+	got, _, err := gh.Issues.Edit(ctx, "acme", "shop", n, &github.IssueRequest{State: github.String("closed")})
+	if err != nil || got.GetState() != "closed" || got.GetStateReason() != "completed" {
+		t.Errorf("close: %+v %v", got, err)
+	}
+	got, _, err = gh.Issues.Edit(ctx, "acme", "shop", n, &github.IssueRequest{State: github.String("closed"), StateReason: github.String("not_planned")})
+	if err != nil || got.GetStateReason() != "not_planned" {
+		t.Errorf("close as not planned: %+v %v", got, err)
+	}
+	for _, req := range []*github.IssueRequest{{State: github.String("shut")}, {StateReason: github.String("because")}} {
+		var er *github.ErrorResponse
+		if _, resp, err := gh.Issues.Edit(ctx, "acme", "shop", n, req); resp == nil || resp.StatusCode != 422 || !errors.As(err, &er) || len(er.Errors) != 1 {
+			t.Errorf("an invalid edit %+v: %v", req, err)
+		}
+	}
+	if _, resp, err := gh.Issues.Edit(ctx, "acme", "shop", n+50, &github.IssueRequest{State: github.String("closed")}); err == nil || resp.StatusCode != 404 {
+		t.Errorf("an unknown issue: %v", err)
 	}
 }
