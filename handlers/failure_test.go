@@ -631,3 +631,42 @@ func TestFailureDebatePublishedOnRetry(t *testing.T) {
 		t.Errorf("a passing run of a task that failed makes 3 requests (pull request, config, comment), one that never failed none: got %d", len(calls))
 	}
 }
+
+// A failure whose debate was decided in the store but never held (the worker stopped between
+// recording the failure and holding the debate) is debated when GitHub redelivers the run: once,
+// and a later redelivery republishes rather than debating again.
+func TestDecidedFailureDebateHeldOnRedelivery(t *testing.T) {
+	a := newApp(t)
+	t0 := time.Date(2026, 1, 29, 14, 30, 0, 0, time.UTC)
+	a.gh.SetHead("acme/shop#7", sha('1'))
+	failingRun(a.gh, 601, 12)
+	a.deliver("workflow_run", "s-1", ciFixture(t, "workflow_run.completed.json", "workflow_run", 601, sha('1'), "failure", t0, 1))
+	first := a.task("CI")
+
+	// What the second run's job did before it stopped: the failure recorded, and the debate
+	// decided in the same transaction.
+	failingRun(a.gh, 602, 13)
+	f := &store.Failure{RunKey: "workflow_run/602/1@acme/shop#7", PR: "acme/shop#7", TaskID: first.TaskID, At: t0.Add(time.Minute),
+		Fingerprint: first.Fingerprint, HeadSHA: sha('1'), Files: first.Files}
+	var action failureAction
+	task, recorded, err := a.srv.Store.RecordFailure(context.Background(), f, first.Task, nextStreak(f, &action))
+	if err != nil || !recorded || action != holdDebate || task.Debated != 2 {
+		t.Fatalf("recording the second failure: %+v recorded %v action %v err %v", task, recorded, action, err)
+	}
+	if c := a.failureComments(); len(c) != 0 {
+		t.Fatalf("nothing is posted before the debate is held: %v", c)
+	}
+
+	redelivery := ciFixture(t, "workflow_run.completed.json", "workflow_run", 602, sha('1'), "failure", t0.Add(time.Minute), 1)
+	a.deliver("workflow_run", "s-2", redelivery)
+	c := a.failureComments()
+	if len(c) != 1 || !strings.Contains(c[0].Body, "→ **PIVOT**") || !strings.Contains(c[0].Body, "Nothing changed between attempt 1 and attempt 2") {
+		t.Fatalf("the decided debate was not held on redelivery: %v", c)
+	}
+	a.deliver("workflow_run", "s-3", redelivery)
+	st, err := a.srv.Store.Stats(context.Background())
+	if err != nil || st.Dialectic.ByType["failure"]["PIVOT"] != 1 || len(a.failureComments()) != 1 {
+		t.Errorf("a second redelivery held another debate: %+v %v, %d comments", st.Dialectic, err, len(a.failureComments()))
+	}
+	a.checkCalls()
+}
