@@ -355,21 +355,13 @@ func DebateFailure(ctx context.Context, agents Agents, r *FailureRequest) (*Reco
 		return nil, err
 	}
 	rec := &Record{Type: Failure, By: agents.Name(), Failure: r}
-	adv, err := agents.FailureAdvocate(ctx, r)
+	adv, err := argue(ctx, rec, agents, "failure", "advocate", func(a Agents) (*FailureAdvocacy, error) { return a.FailureAdvocate(ctx, r) })
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("the failure debate's advocate stopped: %w", err)
-		}
-		rec.Notes = append(rec.Notes, fmt.Sprintf("the advocate (%s) failed (%v); the rules argued instead", agents.Name(), err))
-		adv, _ = Rules{}.FailureAdvocate(ctx, r)
+		return nil, err
 	}
-	crit, err := agents.FailureCritic(ctx, r, adv)
+	crit, err := argue(ctx, rec, agents, "failure", "critic", func(a Agents) (*FailureCritique, error) { return a.FailureCritic(ctx, r, adv) })
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("the failure debate's critic stopped: %w", err)
-		}
-		rec.Notes = append(rec.Notes, fmt.Sprintf("the critic (%s) failed (%v); the rules argued instead", agents.Name(), err))
-		crit, _ = Rules{}.FailureCritic(ctx, r, adv)
+		return nil, err
 	}
 	rec.FAdv, rec.FCrit = adv, crit
 	rec.Synthesis = SynthesizeFailure(r, adv, crit)
@@ -379,6 +371,22 @@ func DebateFailure(ctx context.Context, agents Agents, r *FailureRequest) (*Reco
 	}
 	rec.Usage = spent(agents)
 	return rec, nil
+}
+
+// argue has one side of a debate argued by agents; an agent that fails is replaced by the rules
+// (which do not fail), with a note, unless the debate itself was stopped. debate and role name
+// the side in the error and the note.
+func argue[T any](ctx context.Context, rec *Record, agents Agents, debate, role string, side func(Agents) (T, error)) (T, error) {
+	out, err := side(agents)
+	if err == nil {
+		return out, nil
+	}
+	if ctx.Err() != nil {
+		return out, fmt.Errorf("the %s debate's %s stopped: %w", debate, role, err)
+	}
+	rec.Notes = append(rec.Notes, fmt.Sprintf("the %s (%s) failed (%v); the rules argued instead", role, agents.Name(), err))
+	out, _ = side(Rules{})
+	return out, nil
 }
 
 // SynthesizeFailure applies seed 000's failure rules, in order: the critic's SHOULD_ESCALATE
@@ -420,21 +428,13 @@ func DebatePlan(ctx context.Context, agents Agents, r *PlanRequest) (*Record, er
 		r.Stakes = StakesOf(r.Proposal)
 	}
 	rec := &Record{Type: Planning, By: agents.Name(), Plan: r}
-	adv, err := agents.PlanAdvocate(ctx, r)
+	adv, err := argue(ctx, rec, agents, "planning", "advocate", func(a Agents) (*PlanAdvocacy, error) { return a.PlanAdvocate(ctx, r) })
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("the planning debate's advocate stopped: %w", err)
-		}
-		rec.Notes = append(rec.Notes, fmt.Sprintf("the advocate (%s) failed (%v); the rules argued instead", agents.Name(), err))
-		adv, _ = Rules{}.PlanAdvocate(ctx, r)
+		return nil, err
 	}
-	crit, err := agents.PlanCritic(ctx, r, adv)
+	crit, err := argue(ctx, rec, agents, "planning", "critic", func(a Agents) (*PlanCritique, error) { return a.PlanCritic(ctx, r, adv) })
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("the planning debate's critic stopped: %w", err)
-		}
-		rec.Notes = append(rec.Notes, fmt.Sprintf("the critic (%s) failed (%v); the rules argued instead", agents.Name(), err))
-		crit, _ = Rules{}.PlanCritic(ctx, r, adv)
+		return nil, err
 	}
 	rec.PAdv, rec.PCrit = adv, crit
 	rec.Synthesis = SynthesizePlan(r, adv, crit)

@@ -135,12 +135,13 @@ func (h *SecurityAlert) Handles() []string {
 // Handle implements githubapp.EventHandler.
 func (h *SecurityAlert) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
 	var job *Job
+	var action string
 	if eventType == "code_scanning_alert" {
 		var e codeScanningAlertPayload
 		if err := decode(payload, &e, eventType); err != nil {
 			return err
 		}
-		if !alertActions[e.Action] && closingActions[e.Action] == "" {
+		if action = e.Action; !alertActions[action] && closingActions[action] == "" {
 			return nil
 		}
 		a := e.Alert
@@ -159,21 +160,17 @@ func (h *SecurityAlert) Handle(ctx context.Context, eventType, deliveryID string
 			ref = a.MostRecentInstance.Ref
 		}
 		job = &Job{DeliveryID: deliveryID, Trigger: eventType + "." + e.Action, Installation: e.Installation.ID, Alert: al}
-		if closingActions[e.Action] != "" {
-			// Only a default-branch alert has an issue to close; a fix on a pull request's ref
-			// is the pull request's own business.
-			if e.Repository.DefaultBranch == "" || ref != "refs/heads/"+e.Repository.DefaultBranch {
-				return nil
-			}
-			al.DefaultBranch, al.Closed = true, e.Action
-			job.Kind, job.PR = KindAlert, e.Repository.pr(0)
-		} else if m := pullRef.FindStringSubmatch(ref); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			job.Kind, job.PR = KindReview, e.Repository.pr(n)
-		} else if e.Repository.DefaultBranch != "" && ref == "refs/heads/"+e.Repository.DefaultBranch {
+		m := pullRef.FindStringSubmatch(ref)
+		switch {
+		case e.Repository.DefaultBranch != "" && ref == "refs/heads/"+e.Repository.DefaultBranch:
 			al.DefaultBranch = true
 			job.Kind, job.PR = KindAlert, e.Repository.pr(0)
-		} else {
+		case m != nil && closingActions[e.Action] == "":
+			// A fix on a pull request's ref is the pull request's own business: only a
+			// default-branch alert has an issue to close.
+			n, _ := strconv.Atoi(m[1])
+			job.Kind, job.PR = KindReview, e.Repository.pr(n)
+		default:
 			return nil
 		}
 	} else {
@@ -181,7 +178,7 @@ func (h *SecurityAlert) Handle(ctx context.Context, eventType, deliveryID string
 		if err := decode(payload, &e, eventType); err != nil {
 			return err
 		}
-		if !alertActions[e.Action] && closingActions[e.Action] == "" {
+		if action = e.Action; !alertActions[action] && closingActions[action] == "" {
 			return nil
 		}
 		a := e.Alert
@@ -196,10 +193,10 @@ func (h *SecurityAlert) Handle(ctx context.Context, eventType, deliveryID string
 		// Dependabot alerts are about the default branch's manifests.
 		al := &Alert{DefaultBranch: true, Alert: review.Alert{Kind: "dependabot", Number: a.Number, Tool: "Dependabot", Rule: id, Severity: a.SecurityAdvisory.Severity,
 			Message: truncate(msg, 2000), Path: a.Dependency.ManifestPath, URL: a.HTMLURL}}
-		if closingActions[e.Action] != "" {
-			al.Closed = e.Action
-		}
 		job = &Job{DeliveryID: deliveryID, Trigger: eventType + "." + e.Action, Installation: e.Installation.ID, Kind: KindAlert, PR: e.Repository.pr(0), Alert: al}
+	}
+	if closingActions[action] != "" {
+		job.Alert.Closed = action
 	}
 	return h.enqueue(logContext(ctx, job.Installation, job.PR), job)
 }
@@ -266,9 +263,8 @@ func (r *Runner) alertClosed(ctx context.Context, gh *github.Client, job *Job) e
 	}
 	pub := review.NewPublisher(gh, review.PullRequest{Owner: job.PR.Owner, Repo: job.PR.Repo, Number: int(number)})
 	reason := closingActions[a.Closed]
-	how := map[string]string{"completed": "so this issue is closed as completed", "not_planned": "so this issue is closed as not planned"}[reason]
 	marker := "<!-- debatebot:" + AlertMarker(a) + "-closed -->"
-	note := fmt.Sprintf("GitHub reports the alert %s (`%s`), %s.", strings.ReplaceAll(a.Closed, "_", " "), job.Trigger, how)
+	note := fmt.Sprintf("GitHub reports the alert %s (`%s`), so this issue is closed as %s.", strings.ReplaceAll(a.Closed, "_", " "), job.Trigger, strings.ReplaceAll(reason, "_", " "))
 	if err := retry(ctx, 3, func() error { return pub.Upsert(ctx, marker, note) }); err != nil {
 		return err
 	}

@@ -188,20 +188,21 @@ func judgeSchema(open []dialectic.Resolution) map[string]any {
 
 // JudgeFailure implements dialectic.Judge.
 func (d *DialecticLLM) JudgeFailure(ctx context.Context, r *dialectic.FailureRequest, a *dialectic.FailureAdvocacy, c *dialectic.FailureCritique, open []dialectic.Resolution) (*dialectic.Judgment, error) {
-	var out dialectic.Judgment
-	adv, _ := json.Marshal(a)
-	crit, _ := json.Marshal(c)
-	err := d.askWithin(ctx, dialecticSynthesisTokens, "failure_synthesis", judgeRole,
-		failureContext(r)+"The advocate's answer:\n"+dfence("ADVOCATE", string(adv))+"The critic's answer:\n"+dfence("CRITIC", string(crit)), judgeSchema(open), &out)
-	return &out, err
+	return d.judge(ctx, "failure_synthesis", failureContext(r), a, c, open)
 }
 
 // JudgePlan implements dialectic.Judge.
 func (d *DialecticLLM) JudgePlan(ctx context.Context, r *dialectic.PlanRequest, a *dialectic.PlanAdvocacy, c *dialectic.PlanCritique, open []dialectic.Resolution) (*dialectic.Judgment, error) {
+	return d.judge(ctx, "plan_synthesis", planContext(r), a, c, open)
+}
+
+// judge asks the orchestrator's question: the debate's context and both answers, fenced, within
+// the synthesis's 200 tokens, with only the open resolutions allowed.
+func (d *DialecticLLM) judge(ctx context.Context, name, debate string, advocate, critic any, open []dialectic.Resolution) (*dialectic.Judgment, error) {
 	var out dialectic.Judgment
-	adv, _ := json.Marshal(a)
-	crit, _ := json.Marshal(c)
-	err := d.askWithin(ctx, dialecticSynthesisTokens, "plan_synthesis", judgeRole,
-		planContext(r)+"The advocate's answer:\n"+dfence("ADVOCATE", string(adv))+"The critic's answer:\n"+dfence("CRITIC", string(crit)), judgeSchema(open), &out)
+	adv, _ := json.Marshal(advocate)
+	crit, _ := json.Marshal(critic)
+	err := d.askWithin(ctx, dialecticSynthesisTokens, name, judgeRole,
+		debate+"The advocate's answer:\n"+dfence("ADVOCATE", string(adv))+"The critic's answer:\n"+dfence("CRITIC", string(crit)), judgeSchema(open), &out)
 	return &out, err
 }
