@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -473,26 +475,13 @@ func (r *Repo) fillStakeholders() []string {
 			case o == p.Name:
 				problems = append(problems, fmt.Sprintf("perspectives[%d].opposes[%d]: %q cannot oppose itself", i, j, o))
 			case !names[o]:
-				problems = append(problems, fmt.Sprintf("perspectives[%d].opposes[%d]: %q is not a perspective of the catalog (%s)", i, j, o, strings.Join(sortedKeys(names), ", ")))
+				problems = append(problems, fmt.Sprintf("perspectives[%d].opposes[%d]: %q is not a perspective of the catalog (%s)", i, j, o, strings.Join(slices.Sorted(maps.Keys(names)), ", ")))
 			}
 		}
 	}
 	r.Stakeholders = append(catalog, maintainers...)
 	return problems
 }
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// knownLanguages are the languages a changed file can be (review.LanguageOf's names).
-var knownLanguages = map[string]bool{"go": true, "python": true, "javascript": true, "typescript": true, "java": true, "kotlin": true,
-	"ruby": true, "php": true, "rust": true, "csharp": true, "c": true, "cpp": true, "shell": true}
 
 // fillPerspectives validates a list of perspectives (the key names where it is) and fills each
 // one's gaps: a built-in name inherits what it does not set. taken are perspectives the list
@@ -578,8 +567,8 @@ func fillPerspectives(list []review.Perspective, key string, taken []review.Pers
 			}
 		}
 		for j, l := range s.Languages {
-			if !knownLanguages[l] {
-				problems = append(problems, fmt.Sprintf("%s.languages[%d]: %q is not a language (want one of %s)", at, j, l, strings.Join(sortedKeys(knownLanguages), ", ")))
+			if !review.IsLanguage(l) {
+				problems = append(problems, fmt.Sprintf("%s.languages[%d]: %q is not a language (want one of %s)", at, j, l, strings.Join(review.Languages(), ", ")))
 			}
 		}
 		for j, k := range s.Keywords {

@@ -254,7 +254,7 @@ func (d *Dashboard) callback(w http.ResponseWriter, r *http.Request) {
 	case time.Now().Unix() > st.Expires:
 		d.errorPage(w, http.StatusBadRequest, "Sign-in failed", "The sign-in took longer than 10 minutes. Sign in again.")
 		return
-	case q.Get("state") == "" || !constantEqual(q.Get("state"), st.State):
+	case q.Get("state") == "" || !subtleEqual(q.Get("state"), st.State):
 		d.errorPage(w, http.StatusBadRequest, "Sign-in failed", "The state GitHub sent back is not the one this sign-in started with. Sign in again.")
 		return
 	case q.Get("error") != "":
@@ -309,10 +309,6 @@ func (d *Dashboard) logout(w http.ResponseWriter, r *http.Request) {
 	}
 	setCookie(w, sessionCookie, "", -1)
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
-}
-
-func constantEqual(a, b string) bool {
-	return len(a) == len(b) && subtleEqual(a, b)
 }
 
 // userClient is a GitHub client acting as the signed-in user.

@@ -129,7 +129,7 @@ func (s *sealer) csrf(sess *session) string {
 
 // checkCSRF compares a posted token with the session's in constant time.
 func (s *sealer) checkCSRF(sess *session, posted string) bool {
-	return subtle.ConstantTimeCompare([]byte(posted), []byte(s.csrf(sess))) == 1
+	return subtleEqual(posted, s.csrf(sess))
 }
 
 func randomString(n int) string {

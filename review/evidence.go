@@ -42,6 +42,8 @@ var Rules = evidence.Rules
 // Functions of the change model and of evidence gathering.
 var (
 	LanguageOf       = evidence.LanguageOf
+	IsLanguage       = evidence.IsLanguage
+	Languages        = evidence.Languages
 	IsTestPath       = evidence.IsTestPath
 	IsGeneratedPath  = evidence.IsGeneratedPath
 	IsProcess        = evidence.IsProcess

@@ -3,6 +3,7 @@ package evidence
 import (
 	"context"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -232,6 +233,28 @@ var languages = map[string]string{
 
 // LanguageOf returns the language of a path by its extension.
 func LanguageOf(p string) string { return languages[strings.ToLower(path.Ext(p))] }
+
+// IsLanguage reports whether name is a language LanguageOf can return.
+func IsLanguage(name string) bool {
+	for _, l := range languages {
+		if l == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Languages returns the languages LanguageOf can return, sorted.
+func Languages() []string {
+	var out []string
+	for _, l := range languages {
+		if !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
 
 // IsTestPath reports whether a path is test code by the conventions of the common languages.
 func IsTestPath(p string) bool {
