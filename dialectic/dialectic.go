@@ -214,13 +214,29 @@ type Judgment struct {
 // RETRY and PIVOT when exactly one of RETRY's two conditions holds (a substantial difference
 // from the previous attempt; no blind spot), nothing when a rule decides.
 func FailureOpen(r *FailureRequest, a *FailureAdvocacy, c *FailureCritique) []Resolution {
-	if c.ShouldEscalate || (c.Pattern != "" && matchesPrevious(c.Pattern, r.PreviousPatterns)) {
+	if c.ShouldEscalate || repeatsPattern(r, c) || a.Substantial == noBlindSpot(c) {
 		return nil
 	}
-	if a.Substantial != (strings.TrimSpace(c.BlindSpot) == "") {
-		return []Resolution{Retry, Pivot}
-	}
-	return nil
+	return []Resolution{Retry, Pivot}
+}
+
+// repeatsPattern reports whether the critic's pattern is one an earlier failure debate of the
+// task identified (the loop survived a debate).
+func repeatsPattern(r *FailureRequest, c *FailureCritique) bool {
+	return c.Pattern != "" && matchesPrevious(c.Pattern, r.PreviousPatterns)
+}
+
+func noBlindSpot(c *FailureCritique) bool { return strings.TrimSpace(c.BlindSpot) == "" }
+
+// The planning rules' own cases (seed 000), shared by SynthesizePlan and PlanOpen.
+func severeAndActionable(c *PlanCritique) bool { return c.Severity == High && c.Actionable }
+
+func confidentUnopposed(a *PlanAdvocacy, c *PlanCritique) bool {
+	return a.Confidence >= 0.8 && (c.Severity == Low || c.Objection == "")
+}
+
+func disagrees(c *PlanCritique) bool {
+	return strings.TrimSpace(c.Objection) != "" && c.Severity != Low
 }
 
 // PlanOpen returns the resolutions seed 000's planning rules leave open: none when a severe
@@ -228,11 +244,7 @@ func FailureOpen(r *FailureRequest, a *FailureAdvocacy, c *FailureCritique) []Re
 // (PROCEED), or high stakes meet disagreement (MODIFY or ESCALATE, by the counter); otherwise
 // PROCEED, MODIFY (when there is a counter to apply) and ESCALATE.
 func PlanOpen(r *PlanRequest, a *PlanAdvocacy, c *PlanCritique) []Resolution {
-	disagree := strings.TrimSpace(c.Objection) != "" && c.Severity != Low
-	switch {
-	case c.Severity == High && c.Actionable,
-		a.Confidence >= 0.8 && (c.Severity == Low || c.Objection == ""),
-		r.Stakes == High && disagree:
+	if severeAndActionable(c) || confidentUnopposed(a, c) || (r.Stakes == High && disagrees(c)) {
 		return nil
 	}
 	if strings.TrimSpace(c.Counter) == "" {
@@ -399,15 +411,15 @@ func SynthesizeFailure(r *FailureRequest, a *FailureAdvocacy, c *FailureCritique
 	case c.ShouldEscalate:
 		return Synthesis{Resolution: Escalate, EscalateTo: "human",
 			Rationale: oneSentence("The critic asks to escalate: " + orElse(c.Pattern, "the failure is not the change's to fix"))}
-	case c.Pattern != "" && matchesPrevious(c.Pattern, r.PreviousPatterns):
+	case repeatsPattern(r, c):
 		return Synthesis{Resolution: Escalate, EscalateTo: "human",
 			Rationale: oneSentence("The same pattern was identified by an earlier failure debate of this task: " + c.Pattern)}
-	case a.Substantial && strings.TrimSpace(c.BlindSpot) == "":
+	case a.Substantial && noBlindSpot(c):
 		return Synthesis{Resolution: Retry, NextAttemptLimit: MaxAttemptsAfterDebate, NextApproach: orElse(a.Fix, "retry with the advocate's adjustment"),
 			Rationale: oneSentence("The latest attempt differs substantially from the previous one and the critic found no blind spot: " + a.DiffFromPrevious)}
 	}
 	why := "the latest attempt does not differ substantially from the previous one"
-	if strings.TrimSpace(c.BlindSpot) != "" {
+	if !noBlindSpot(c) {
 		why = "the critic found a blind spot: " + c.BlindSpot
 	}
 	next := c.BlindSpot
@@ -453,14 +465,14 @@ func DebatePlan(ctx context.Context, agents Agents, r *PlanRequest) (*Record, er
 // counter modifies, and the rest proceeds when the advocate is at least fairly confident and
 // escalates when not.
 func SynthesizePlan(r *PlanRequest, a *PlanAdvocacy, c *PlanCritique) Synthesis {
-	disagree := strings.TrimSpace(c.Objection) != "" && c.Severity != Low
+	disagree := disagrees(c)
 	modify := func(why string) Synthesis {
 		return Synthesis{Resolution: Modify, Modifications: []string{c.Counter}, NextAttemptLimit: 2, Rationale: oneSentence(why)}
 	}
 	switch {
-	case c.Severity == High && c.Actionable:
+	case severeAndActionable(c):
 		return modify("The critic's objection is severe and its counter actionable: " + c.Objection)
-	case a.Confidence >= 0.8 && (c.Severity == Low || c.Objection == ""):
+	case confidentUnopposed(a, c):
 		return Synthesis{Resolution: Proceed, Rationale: oneSentence("The advocate is confident and the critic found no blocking issue")}
 	case r.Stakes == High && disagree && c.Actionable:
 		return modify("The stakes are high and the critic disagrees with an actionable counter: " + c.Objection)

@@ -2,6 +2,7 @@ package dialectic
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -104,18 +105,9 @@ func FilesIn(message string) []string {
 		if strings.HasPrefix(m, "/") || strings.Contains(m, "://") {
 			continue
 		}
-		if !contains(out, m) {
+		if !slices.Contains(out, m) {
 			out = append(out, m)
 		}
 	}
 	return out
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }

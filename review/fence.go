@@ -16,7 +16,7 @@ import (
 // closes it.
 var untrustedFences = []string{"TITLE", "QUESTION", "DESCRIPTION", "FILES", "EVIDENCE", "OMITTED", "DIFF", "ARGUMENTS", "GUIDANCE",
 	// The failure and planning debates' data (dialectic_llm.go).
-	"TASK", "ATTEMPTS", "LOG", "CHANGED", "PROPOSAL", "ADVOCATE"}
+	"TASK", "ATTEMPTS", "LOG", "CHANGED", "PROPOSAL", "ADVOCATE", "CRITIC"}
 
 // fenceBreakers are the texts that would open or close an untrusted fence.
 var fenceBreakers = func() *strings.Replacer {
