@@ -258,7 +258,7 @@ func complete(seated, ranked []*candidate, least, most int) (_, left []*candidat
 		c.reasons = append(c.reasons, why)
 		seated = append(seated, c)
 	}
-	if len(seated) >= 2 && opposition(seated) == "" {
+	if _, pairs := opposition(seated); len(seated) >= 2 && len(pairs) == 0 {
 		if c := next(opposes); c != nil {
 			c.reasons = append(c.reasons, "seated so that opposing trade-offs are heard: it opposes "+opposedTitles(c, seated))
 			delete(rest, c)
@@ -287,18 +287,20 @@ func complete(seated, ranked []*candidate, least, most int) (_, left []*candidat
 	return seated, left, notes
 }
 
-// opposition names the pairs of seated perspectives whose trade-offs oppose; "" when there is
-// none.
-func opposition(seated []*candidate) string {
-	var pairs []string
+// opposition names the pairs of seated perspectives whose trade-offs oppose ("" when there is
+// none), and lists them by name.
+func opposition(seated []*candidate) (string, [][2]string) {
+	var text []string
+	var pairs [][2]string
 	for i, a := range seated {
 		for _, b := range seated[i+1:] {
 			if a.p.OpposedBy(b.p) {
-				pairs = append(pairs, a.title+" against "+b.title)
+				text = append(text, a.title+" against "+b.title)
+				pairs = append(pairs, [2]string{a.p.Name, b.p.Name})
 			}
 		}
 	}
-	return strings.Join(pairs, "; ")
+	return strings.Join(text, "; "), pairs
 }
 
 func opposedTitles(c *candidate, seated []*candidate) string {
@@ -378,5 +380,5 @@ func seatAll(panel *toulmin.Panel, seated, left []*candidate) {
 	for _, c := range left {
 		panel.Left = append(panel.Left, voting.Seat{Agent: c.p.Name, Reason: strings.Join(c.reasons, "; ")})
 	}
-	panel.Opposition = opposition(seated)
+	panel.Opposition, panel.Opposed = opposition(seated)
 }

@@ -55,9 +55,11 @@ type Panel struct {
 	Seated []voting.Seat `json:"seated" yaml:"seated"`
 	// Left are the candidates not seated, each with why.
 	Left []voting.Seat `json:"left,omitempty" yaml:"left,omitempty"`
-	// Opposition names the seated perspectives whose trade-offs oppose each other.
-	Opposition string   `json:"opposition,omitempty" yaml:"opposition,omitempty"`
-	Notes      []string `json:"notes,omitempty" yaml:"notes,omitempty"`
+	// Opposition names the seated perspectives whose trade-offs oppose each other, for people;
+	// Opposed holds the same pairs of agents' names, for the engine.
+	Opposition string      `json:"opposition,omitempty" yaml:"opposition,omitempty"`
+	Opposed    [][2]string `json:"opposed,omitempty" yaml:"opposed,omitempty"`
+	Notes      []string    `json:"notes,omitempty" yaml:"notes,omitempty"`
 	// Usage is what choosing cost (a model call); it is counted in the opening phase.
 	Usage Usage `json:"usage,omitempty" yaml:"usage,omitempty"`
 }

@@ -2,6 +2,7 @@ package toulmin
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -161,13 +162,15 @@ func (r *run) questionSynthesis(out voting.Outcome, convergence float64) *voting
 	return doc
 }
 
-// opposed reports whether the moderator named the two perspectives' trade-offs as opposed.
+// opposed reports whether the moderator seated the two perspectives as a pair whose trade-offs
+// oppose.
 func (r *run) opposed(a, b Participant) bool {
 	if r.t.Panel == nil {
 		return false
 	}
-	o := r.t.Panel.Opposition
-	return strings.Contains(o, a.Title) && strings.Contains(o, b.Title)
+	return slices.ContainsFunc(r.t.Panel.Opposed, func(p [2]string) bool {
+		return p == [2]string{a.Name, b.Name} || p == [2]string{b.Name, a.Name}
+	})
 }
 
 // agreementOn says what agreeing on a vote means for a design question.
