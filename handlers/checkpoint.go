@@ -94,14 +94,7 @@ func (r *Runner) answerCheckpoint(ctx context.Context, gh *github.Client, pub *r
 	}
 	c := toulmin.Checkpoint{AfterRound: p.AfterRound, Action: action, By: job.Requester, Waited: r.now().Sub(p.At).Round(time.Millisecond)}
 	if action == toulmin.CheckpointGuide {
-		c.Guidance = strings.TrimSpace(job.Body)
-		if len(c.Guidance) > toulmin.MaxGuidance {
-			c.Guidance = truncateUTF8(c.Guidance, toulmin.MaxGuidance)
-			c.Note = fmt.Sprintf("the guidance was cut to %d bytes", toulmin.MaxGuidance)
-		}
-		if c.Guidance == "" {
-			c.Action, c.Note = toulmin.CheckpointContinue, "guidance was empty: the debate continues without it"
-		}
+		c.SetGuidance(job.Body)
 	}
 	return r.resume(ctx, pub, p, resume, t, c, job.DeliveryID)
 }
@@ -131,17 +124,7 @@ func (r *Runner) pausedJob(ctx context.Context, p *store.Paused) (*Job, *toulmin
 // resume records the checkpoint's answer in the paused debate and enqueues its job again. Only
 // the first answer counts: a later one finds the debate no longer paused after that round.
 func (r *Runner) resume(ctx context.Context, pub *review.Publisher, p *store.Paused, job *Job, t *toulmin.Transcript, c toulmin.Checkpoint, delivery string) error {
-	t.Checkpoints = append(t.Checkpoints, c)
-	if c.Action == toulmin.CheckpointEnd {
-		// As the engine says it when it is answered at once.
-		t.ExitReason = fmt.Sprintf("ended at the checkpoint after round %d", c.AfterRound)
-		if c.By != "" {
-			t.ExitReason += " by " + c.By
-		}
-		if c.Note != "" {
-			t.ExitReason += "; " + c.Note
-		}
-	}
+	t.RecordCheckpoint(c)
 	cp, err := json.Marshal(t)
 	if err != nil {
 		return fmt.Errorf("failed to encode the checkpoint of paused debate %s: %w", p.ID, err)

@@ -234,18 +234,7 @@ func scopeEvidence(c *Change, ev []toulmin.Evidence) {
 func changedFiles(c *Change) []toulmin.ChangedFile {
 	out := make([]toulmin.ChangedFile, 0, len(c.Files))
 	for _, f := range c.Files {
-		cf := toulmin.ChangedFile{Path: f.Path, Status: string(f.Status)}
-		for _, h := range f.Hunks {
-			for _, l := range h.Lines {
-				switch l.Kind {
-				case Added:
-					cf.Added++
-				case Deleted:
-					cf.Deleted++
-				}
-			}
-		}
-		out = append(out, cf)
+		out = append(out, toulmin.ChangedFile{Path: f.Path, Status: string(f.Status), Added: f.Added, Deleted: f.Deleted})
 	}
 	return out
 }

@@ -137,7 +137,7 @@ func Markdown(t *toulmin.Transcript, opts RenderOptions) (string, error) {
 			continue
 		}
 		w("\n### %s", p.Phase.Title())
-		if p.Phase == toulmin.PhaseRebuttal || p.Phase == toulmin.PhaseClarification || p.Phase == toulmin.PhaseResponse {
+		if p.Phase.Answers() {
 			w(" (round %d)", p.Round)
 		}
 		w("\n")

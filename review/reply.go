@@ -144,7 +144,7 @@ func (r *Reply) Turn(req *toulmin.Request) (turn *toulmin.Turn, problems []strin
 		if kind == toulmin.PhaseSynthesis {
 			a.Synthesis = &toulmin.Synthesis{ConsensusPoints: r.Synthesis.ConsensusPoints, Conflicts: r.Synthesis.Conflicts, Resolution: r.Synthesis.Resolution}
 		}
-		if !answers(kind) {
+		if !kind.Answers() {
 			a.Target = ""
 		}
 		a.Normalize()
@@ -152,7 +152,7 @@ func (r *Reply) Turn(req *toulmin.Request) (turn *toulmin.Turn, problems []strin
 			problems = append(problems, err.Error())
 			continue
 		}
-		if a.Target != "" || answers(kind) {
+		if a.Target != "" || kind.Answers() {
 			if p := targetProblem(req, kind, i, a.Target); p != "" {
 				problems = append(problems, p)
 				continue
@@ -176,11 +176,6 @@ func (r *Reply) Turn(req *toulmin.Request) (turn *toulmin.Turn, problems []strin
 		problems = append(problems, "arguments: a synthesis needs one argument")
 	}
 	return turn, problems
-}
-
-// answers reports whether the phase's arguments answer another argument.
-func answers(kind toulmin.PhaseKind) bool {
-	return kind == toulmin.PhaseRebuttal || kind == toulmin.PhaseClarification || kind == toulmin.PhaseResponse
 }
 
 func nonEmpty(items []string) []string {

@@ -364,11 +364,8 @@ func (a *Argument) Validate() error {
 			bad(fmt.Sprintf("actions[%d].text", i), "must not be empty")
 		}
 	}
-	switch a.Phase {
-	case PhaseRebuttal, PhaseClarification, PhaseResponse:
-		if a.Target == "" {
-			bad("target", "a %s must name the argument it answers", a.Phase)
-		}
+	if a.Phase.Answers() && a.Target == "" {
+		bad("target", "a %s must name the argument it answers", a.Phase)
 	}
 	if a.Phase == PhaseClarification {
 		if a.Resolution != Maintained && a.Resolution != Conceded {

@@ -122,32 +122,44 @@ func (r *run) pauseAfter(outer context.Context, round int, j Judgement) (bool, e
 	default:
 		c.Action, c.By = ans.Action, ans.By
 		if ans.Action == CheckpointGuide {
-			c.Guidance = strings.TrimSpace(ans.Guidance)
-			if len(c.Guidance) > MaxGuidance {
-				c.Guidance = truncateUTF8(c.Guidance, MaxGuidance)
-				c.Note = fmt.Sprintf("the guidance was cut to %d bytes", MaxGuidance)
-			}
-			if c.Guidance == "" {
-				c.Action, c.Note = CheckpointContinue, "guidance was empty: the debate continues without it"
-			}
+			c.SetGuidance(ans.Guidance)
 		}
 	}
-	r.t.Checkpoints = append(r.t.Checkpoints, c)
-	if c.Action == CheckpointEnd {
-		r.t.ExitReason = "ended at the checkpoint after round " + fmt.Sprint(round)
-		if c.By != "" {
-			r.t.ExitReason += " by " + c.By
-		}
-		if c.Note != "" {
-			r.t.ExitReason += "; " + c.Note
-		}
-	}
+	r.t.RecordCheckpoint(c)
 	if r.e.checkpoint != nil {
 		if err := r.e.checkpoint(outer, r.t); err != nil {
 			return false, fmt.Errorf("failed to checkpoint debate %s after the pause of round %d: %w", r.subject.DebateID, round, err)
 		}
 	}
 	return c.Action == CheckpointEnd, nil
+}
+
+// SetGuidance records a human's guidance as the checkpoint's answer: trimmed, cut to MaxGuidance
+// bytes (with a note saying so); empty guidance turns the answer into continue.
+func (c *Checkpoint) SetGuidance(text string) {
+	c.Guidance = strings.TrimSpace(text)
+	if len(c.Guidance) > MaxGuidance {
+		c.Guidance = truncateUTF8(c.Guidance, MaxGuidance)
+		c.Note = fmt.Sprintf("the guidance was cut to %d bytes", MaxGuidance)
+	}
+	if c.Guidance == "" {
+		c.Action, c.Note = CheckpointContinue, "guidance was empty: the debate continues without it"
+	}
+}
+
+// RecordCheckpoint adds an answered checkpoint to the transcript; an end sets the exit reason,
+// whether the engine was answered at once or the debate is resumed after a pause.
+func (t *Transcript) RecordCheckpoint(c Checkpoint) {
+	t.Checkpoints = append(t.Checkpoints, c)
+	if c.Action == CheckpointEnd {
+		t.ExitReason = fmt.Sprintf("ended at the checkpoint after round %d", c.AfterRound)
+		if c.By != "" {
+			t.ExitReason += " by " + c.By
+		}
+		if c.Note != "" {
+			t.ExitReason += "; " + c.Note
+		}
+	}
 }
 
 // truncateUTF8 keeps at most n bytes of s without splitting a character.

@@ -825,7 +825,7 @@ func (r *run) inLoop(kind PhaseKind) bool {
 // exists; a rebuttal may not answer its own author, a clarification only its own argument, and a
 // response only the answer to an argument its author rebutted.
 func (r *run) checkTarget(a *Argument) error {
-	if a.Phase != PhaseRebuttal && a.Phase != PhaseClarification && a.Phase != PhaseResponse {
+	if !a.Phase.Answers() {
 		return nil
 	}
 	target, ok := r.t.Argument(a.Target)
@@ -977,7 +977,7 @@ func (r *run) actions(decision voting.Option) (required, followUp []string) {
 				}
 				continue
 			}
-			if a.Phase == PhaseRebuttal || a.Phase == PhaseClarification || a.Phase == PhaseResponse {
+			if a.Phase.Answers() {
 				continue
 			}
 			if !seenFollow[s] {

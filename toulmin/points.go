@@ -2,6 +2,7 @@ package toulmin
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -79,7 +80,7 @@ func disputed(t *Transcript, target *Argument) Point {
 	var rebuttals []Argument
 	for _, a := range t.RebuttalsOf(target.ID) {
 		rebuttals = append(rebuttals, a)
-		if !containsString(p.Challengers, a.Agent) {
+		if !slices.Contains(p.Challengers, a.Agent) {
 			p.Challengers = append(p.Challengers, a.Agent)
 		}
 	}
@@ -242,15 +243,6 @@ func firstGround(a Argument) string {
 		return c + ": " + text
 	}
 	return text
-}
-
-func containsString(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // clip shortens s to n runes with an ellipsis.

@@ -183,6 +183,10 @@ func (p *Protocol) Convergence() float64 {
 // loopPhases are the phases a round of confrontation takes, in order.
 var loopPhases = []PhaseKind{PhaseRebuttal, PhaseClarification, PhaseResponse}
 
+// Answers reports whether the phase's arguments answer another argument (the phases of a round
+// of confrontation).
+func (k PhaseKind) Answers() bool { return slices.Contains(loopPhases, k) }
+
 // WithDepth cuts the protocol to a depth (seed 003): quick keeps the openings alone (no
 // rebuttal round, no final arguments: the synthesis weighs the openings); standard one round of
 // rebuttal, clarification and response; deep up to two, ending as soon as convergence reaches
@@ -203,7 +207,7 @@ func (p Protocol) WithDepth(d Depth, maxRounds int) (Protocol, error) {
 	case DepthQuick:
 		var kept []PhaseSpec
 		for _, ph := range p.Phases {
-			if ph.Kind == PhaseFinal || slices.Contains(loopPhases, ph.Kind) {
+			if ph.Kind == PhaseFinal || ph.Kind.Answers() {
 				continue
 			}
 			kept = append(kept, ph)

@@ -160,13 +160,7 @@ func Score(a *Argument, idx ChangeIndex) Quality {
 		}
 	}
 
-	passed := 0
-	for _, c := range q.Checks {
-		if c.Passed {
-			passed++
-		}
-	}
-	q.Score = float64(passed) / float64(len(q.Checks))
+	q.Score = float64(q.Points()) / float64(len(q.Checks))
 	q.BadCitations = bad
 	return q
 }
