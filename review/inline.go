@@ -274,9 +274,9 @@ func (p *Publisher) Review(ctx context.Context, t *toulmin.Transcript, opts Revi
 		// every comment goes to the body.
 		zerolog.Ctx(ctx).Warn().Err(err).Msg("GitHub refused a review comment on a line; moving what is outside the diff to the review's body.")
 		keep := fresh[:0:0]
-		if lines, lerr := p.diffLines(ctx); lerr == nil && attempt == 0 {
+		if diff, lerr := readFiles(ctx, p.gh, p.pr, ""); lerr == nil && attempt == 0 {
 			for _, f := range fresh {
-				if lines[f.Path][f.Line] {
+				if inHunks(diff, f.Path, f.Line) {
 					keep = append(keep, f)
 				} else {
 					noLine = append(noLine, f)
@@ -398,64 +398,11 @@ func (p *Publisher) answerResolved(ctx context.Context, t *toulmin.Transcript, o
 	return n, nil
 }
 
-// diffLines reads the lines of the pull request's diff a review comment may be on (the head side:
-// added and context lines), from the files API.
-func (p *Publisher) diffLines(ctx context.Context) (map[string]map[int]bool, error) {
-	out := map[string]map[int]bool{}
-	opts := &github.ListOptions{PerPage: 100}
-	for {
-		files, resp, err := p.gh.PullRequests.ListFiles(ctx, p.pr.Owner, p.pr.Repo, p.pr.Number, opts)
-		if err != nil {
-			return nil, fmt.Errorf("failed to list the files of %s: %w", p.pr, err)
-		}
-		for _, f := range files {
-			out[f.GetFilename()] = rightLines(f.GetPatch())
-		}
-		if resp.NextPage == 0 {
-			return out, nil
-		}
-		opts.Page = resp.NextPage
-	}
-}
-
-var hunkHeaderRe = regexp.MustCompile(`^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@`)
-
-// rightLines are the head-side lines of a patch.
-func rightLines(patch string) map[int]bool {
-	out := map[int]bool{}
-	n := 0
-	for _, l := range strings.Split(patch, "\n") {
-		if m := hunkHeaderRe.FindStringSubmatch(l); m != nil {
-			n, _ = strconv.Atoi(m[1])
-			continue
-		}
-		if n == 0 {
-			continue
-		}
-		switch {
-		case strings.HasPrefix(l, "+"), strings.HasPrefix(l, " "):
-			out[n] = true
-			n++
-		}
-	}
-	return out
-}
-
 // inHunks reports whether line of path is on the right side of one of the change's hunks: a line
 // GitHub accepts a review comment on.
 func inHunks(c *Change, path string, line int) bool {
 	f := c.File(path)
-	if f == nil {
-		return false
-	}
-	for _, h := range f.Hunks {
-		for _, l := range h.Lines {
-			if l.Kind != Deleted && l.New == line {
-				return true
-			}
-		}
-	}
-	return false
+	return f != nil && f.Shows(line)
 }
 
 // dismissBlocking dismisses the bot's reviews that request changes, once a debate of the pull

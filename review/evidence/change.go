@@ -123,6 +123,13 @@ func (f *File) Line(n int) (string, bool) {
 	return "", false
 }
 
+// Shows reports whether the diff shows line n of the new side (an added or context line): a
+// line GitHub accepts a review comment on.
+func (f *File) Shows(n int) bool {
+	f.index()
+	return f.shown[n]
+}
+
 func (f *File) index() {
 	if f.added != nil {
 		return
