@@ -574,13 +574,14 @@ func (d *Dashboard) metrics(w http.ResponseWriter, r *http.Request, v *viewer) {
 	if err != nil {
 		data.Notice = "GitHub did not answer for some repositories; their metrics are not shown."
 	}
+	stats, err := d.cfg.Store.StatsByRepository(ctx, readable)
+	if err != nil {
+		d.errorPage(w, http.StatusServiceUnavailable, "The store is unavailable", err.Error())
+		return
+	}
 	var maxTokens, maxSeconds float64
 	for _, repo := range readable {
-		s, err := d.cfg.Store.StatsOf(ctx, repo)
-		if err != nil {
-			d.errorPage(w, http.StatusServiceUnavailable, "The store is unavailable", err.Error())
-			return
-		}
+		s := stats[repo]
 		maxTokens = math.Max(maxTokens, s.TokensPerDebate)
 		for _, sec := range s.MeanSecondsByProtocol {
 			maxSeconds = math.Max(maxSeconds, sec)
