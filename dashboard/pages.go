@@ -283,11 +283,11 @@ func (d *Dashboard) loadStatus(ctx context.Context, v *viewer, id string) (*stor
 // mayRead reports store.ErrNotFound when the viewer may not read the repository: a debate the
 // viewer may not read is one there is not.
 func (d *Dashboard) mayRead(ctx context.Context, v *viewer, repository string) error {
-	role, err := d.role(ctx, v, repository)
+	ok, err := d.canRead(ctx, v, repository)
 	if err != nil {
 		return err
 	}
-	if role == "none" {
+	if !ok {
 		return store.ErrNotFound
 	}
 	return nil
