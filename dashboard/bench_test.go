@@ -109,21 +109,7 @@ func BenchmarkDebatePage(b *testing.B) {
 // BenchmarkList reads pages of the list from a store of 10,000 debates in 20 repositories, for a
 // signed-in user who can read them all (target: under 100 ms).
 func BenchmarkList(b *testing.B) {
-	e := newEnvWith(b, func(tb testing.TB, st *store.Store) {
-		ctx := context.Background()
-		base := time.Unix(1_700_000_000, 0)
-		for i := range 10000 {
-			d := &store.Debate{ID: fmt.Sprintf("debate-%05d", i), Repository: fmt.Sprintf("acme/repo%02d", i%20), PRNumber: i, Trigger: "pull_request.opened", Protocol: "standard",
-				Decision: []string{"approve", "escalate", "request_changes"}[i%3], Phases: 6, StartedAt: base.Add(time.Duration(i) * time.Second),
-				EndedAt: base.Add(time.Duration(i)*time.Second + 5*time.Second), Prompt: 1000, Completion: 200, ConsensusLevel: "consensus"}
-			if err := st.FinishDebate(ctx, d); err != nil {
-				tb.Fatal(err)
-			}
-		}
-	})
-	for i := range 20 {
-		e.gh.Permissions[fmt.Sprintf("acme/repo%02d:alice", i)] = "read"
-	}
+	e := manyDebates(b)
 	ck := e.sessionCookie("alice")
 	first := e.serve(b, ck, "/")
 	if n := strings.Count(first, `<a href="/debates/`); n != 50 {
@@ -142,5 +128,40 @@ func BenchmarkList(b *testing.B) {
 				e.serve(b, ck, path)
 			}
 		})
+	}
+}
+
+// manyDebates is the dashboard over a store of 10,000 decided debates in 20 repositories, all of
+// which alice can read.
+func manyDebates(b *testing.B) *env {
+	e := newEnvWith(b, func(tb testing.TB, st *store.Store) {
+		ctx := context.Background()
+		base := time.Unix(1_700_000_000, 0)
+		for i := range 10000 {
+			d := &store.Debate{ID: fmt.Sprintf("debate-%05d", i), Repository: fmt.Sprintf("acme/repo%02d", i%20), PRNumber: i, Trigger: "pull_request.opened", Protocol: "standard",
+				Decision: []string{"approve", "escalate", "request_changes"}[i%3], Phases: 6, StartedAt: base.Add(time.Duration(i) * time.Second),
+				EndedAt: base.Add(time.Duration(i)*time.Second + 5*time.Second), Prompt: 1000, Completion: 200, ConsensusLevel: "consensus"}
+			if err := st.FinishDebate(ctx, d); err != nil {
+				tb.Fatal(err)
+			}
+		}
+	})
+	for i := range 20 {
+		e.gh.Permissions[fmt.Sprintf("acme/repo%02d:alice", i)] = "read"
+	}
+	return e
+}
+
+// BenchmarkMetrics draws the metrics page of 20 repositories of 500 debates each, for a
+// signed-in user whose access is cached.
+func BenchmarkMetrics(b *testing.B) {
+	e := manyDebates(b)
+	ck := e.sessionCookie("alice")
+	page := e.serve(b, ck, "/metrics-overview")
+	if n := strings.Count(page, "acme/repo"); n < 20 {
+		b.Fatalf("the page names %d repositories, want 20", n)
+	}
+	for b.Loop() {
+		e.serve(b, ck, "/metrics-overview")
 	}
 }

@@ -334,61 +334,63 @@ type accessCache struct {
 }
 
 type accessEntry struct {
-	role string // "none", "read", "triage", "write", "maintain", "admin"; "yes" or "no" to answer
+	// ok is whether the user may read the repository, or answer the debate's checkpoint.
+	ok bool
 	// need is the permission a checkpoint answer needs.
 	need    string
 	expires time.Time
 }
 
-// role returns the viewer's role in a repository: GET /repos/{owner}/{repo} with the user's
-// token is 404 for a private repository the user cannot read, and says the user's permissions
-// otherwise. A failure to ask is an error, and is not remembered (it shows nothing).
-func (d *Dashboard) role(ctx context.Context, v *viewer, repository string) (string, error) {
+// get returns the entry under key, unless there is none or it expired.
+func (c *accessCache) get(key string, now time.Time) (accessEntry, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[key]
+	return e, ok && now.Before(e.expires)
+}
+
+// put remembers e under key for the cache's time; a cache grown large forgets what expired.
+func (c *accessCache) put(key string, e accessEntry, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.entries) > 10000 {
+		for k, old := range c.entries {
+			if now.After(old.expires) {
+				delete(c.entries, k)
+			}
+		}
+	}
+	e.expires = now.Add(c.ttl)
+	c.entries[key] = e
+}
+
+// canRead reports whether the viewer may read a repository: GET /repos/{owner}/{repo} with the
+// user's token is 404 for a private repository the user cannot read, and says the user's
+// permissions otherwise (any of them reads; anyone reads a public repository). A failure to ask
+// is an error, and is not remembered (it shows nothing).
+func (d *Dashboard) canRead(ctx context.Context, v *viewer, repository string) (bool, error) {
 	key := tokenKey(v.token) + "\x00" + repository
 	now := time.Now()
-	d.access.mu.Lock()
-	e, ok := d.access.entries[key]
-	d.access.mu.Unlock()
-	if ok && now.Before(e.expires) {
-		return e.role, nil
+	if e, ok := d.access.get(key, now); ok {
+		return e.ok, nil
 	}
 	owner, name, found := strings.Cut(repository, "/")
 	if !found {
-		return "none", nil
+		return false, nil
 	}
 	repo, _, err := d.userClient(v.token).Repositories.Get(ctx, owner, name)
-	role := "none"
+	ok := false
 	var er *github.ErrorResponse
 	switch {
 	case errors.As(err, &er) && er.Response != nil && (er.Response.StatusCode == http.StatusNotFound || er.Response.StatusCode == http.StatusForbidden):
 	case err != nil:
-		return "", fmt.Errorf("failed to ask GitHub whether %s may read %s: %w", v.sess.Login, repository, err)
+		return false, fmt.Errorf("failed to ask GitHub whether %s may read %s: %w", v.sess.Login, repository, err)
 	default:
 		p := repo.GetPermissions()
-		for _, r := range []struct {
-			name string
-			has  bool
-		}{{"admin", p["admin"]}, {"maintain", p["maintain"]}, {"write", p["push"]}, {"triage", p["triage"]}, {"read", p["pull"]}} {
-			if r.has {
-				role = r.name
-				break
-			}
-		}
-		if role == "none" && !repo.GetPrivate() {
-			role = "read"
-		}
+		ok = p["admin"] || p["maintain"] || p["push"] || p["triage"] || p["pull"] || !repo.GetPrivate()
 	}
-	d.access.mu.Lock()
-	if len(d.access.entries) > 10000 {
-		for k, e := range d.access.entries {
-			if now.After(e.expires) {
-				delete(d.access.entries, k)
-			}
-		}
-	}
-	d.access.entries[key] = accessEntry{role: role, expires: now.Add(d.access.ttl)}
-	d.access.mu.Unlock()
-	return role, nil
+	d.access.put(key, accessEntry{ok: ok}, now)
+	return ok, nil
 }
 
 // mayAnswer reports whether the viewer may answer the debate's checkpoint, and the permission
@@ -396,19 +398,14 @@ func (d *Dashboard) role(ctx context.Context, v *viewer, repository string) (str
 func (d *Dashboard) mayAnswer(ctx context.Context, v *viewer, debateID string) (bool, string, error) {
 	key := tokenKey(v.token) + "\x00checkpoint\x00" + debateID
 	now := time.Now()
-	d.access.mu.Lock()
-	e, ok := d.access.entries[key]
-	d.access.mu.Unlock()
-	if ok && now.Before(e.expires) {
-		return e.role == "yes", e.need, nil
+	if e, ok := d.access.get(key, now); ok {
+		return e.ok, e.need, nil
 	}
 	yes, need, _, err := d.cfg.Checkpoints.Permission(ctx, debateID, v.sess.Login)
 	if err != nil {
 		return false, "", err
 	}
-	d.access.mu.Lock()
-	d.access.entries[key] = accessEntry{role: map[bool]string{true: "yes", false: "no"}[yes], need: need, expires: now.Add(d.access.ttl)}
-	d.access.mu.Unlock()
+	d.access.put(key, accessEntry{ok: yes, need: need}, now)
 	return yes, need, nil
 }
 
@@ -425,8 +422,7 @@ func (d *Dashboard) readable(ctx context.Context, v *viewer, repos []string) ([]
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			role, err := d.role(ctx, v, repo)
-			ok[i], errs[i] = err == nil && role != "none", err
+			ok[i], errs[i] = d.canRead(ctx, v, repo)
 		}()
 	}
 	wg.Wait()

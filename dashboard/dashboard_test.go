@@ -600,3 +600,25 @@ func TestEventsFollowTheStore(t *testing.T) {
 		t.Errorf("the last update lacks the decision: %s", s)
 	}
 }
+
+// What a user may read is asked of GitHub once per repository while it is remembered, whether
+// GitHub said yes (acme/shop) or no (acme/private for mallory), however many pages ask.
+func TestAccessIsAskedOnce(t *testing.T) {
+	e := newEnv(t)
+	for _, login := range []string{"alice", "mallory"} {
+		c := e.signIn(login)
+		for _, p := range []string{"/", "/debates/shop-debate", "/debates/private-debate", "/metrics-overview", "/"} {
+			get(t, c, e.url+p)
+		}
+	}
+	asked := map[string]int{}
+	for _, call := range e.gh.Calls() {
+		if call.Method == http.MethodGet && strings.HasPrefix(call.Path, "/repos/") {
+			asked[call.Path]++
+		}
+	}
+	// Each of the two users asks about each of the two repositories once.
+	if asked["/repos/acme/shop"] != 2 || asked["/repos/acme/private"] != 2 || len(asked) != 2 {
+		t.Errorf("GitHub was asked %v, want each repository once per user", asked)
+	}
+}

@@ -256,28 +256,57 @@ type debateData struct {
 }
 
 // loadDebate reads a debate the viewer may read, or reports that there is none for the viewer.
-func (d *Dashboard) loadDebate(ctx context.Context, v *viewer, id string) (*store.Debate, string, error) {
+func (d *Dashboard) loadDebate(ctx context.Context, v *viewer, id string) (*store.Debate, error) {
 	row, err := d.cfg.Store.Debate(ctx, id)
-	if err != nil {
-		return nil, "", err
-	}
-	role, err := d.role(ctx, v, row.Repository)
-	if err != nil {
-		return nil, "", err
-	}
-	if role == "none" {
-		return nil, "", store.ErrNotFound
-	}
-	return row, role, nil
-}
-
-// debateView builds the page's data from the stored debate: its checkpoint (the transcript so
-// far, or the whole transcript once decided), redacted before anything is read from it.
-func (d *Dashboard) debateView(ctx context.Context, v *viewer, row *store.Debate) (*debateData, error) {
-	st, err := d.cfg.Store.DebateStatus(ctx, row.ID)
 	if err != nil {
 		return nil, err
 	}
+	if err := d.mayRead(ctx, v, row.Repository); err != nil {
+		return nil, err
+	}
+	return row, nil
+}
+
+// loadStatus reads the status of a debate the viewer may read (its row without checkpoint and
+// record), or reports that there is none for the viewer.
+func (d *Dashboard) loadStatus(ctx context.Context, v *viewer, id string) (*store.Listed, error) {
+	st, err := d.cfg.Store.DebateStatus(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.mayRead(ctx, v, st.Repository); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// mayRead reports store.ErrNotFound when the viewer may not read the repository: a debate the
+// viewer may not read is one there is not.
+func (d *Dashboard) mayRead(ctx context.Context, v *viewer, repository string) error {
+	ok, err := d.canRead(ctx, v, repository)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return store.ErrNotFound
+	}
+	return nil
+}
+
+// unreadable answers a debate that could not be read: one there is not (for the viewer), or
+// the store's failure.
+func (d *Dashboard) unreadable(w http.ResponseWriter, err error) {
+	if errors.Is(err, store.ErrNotFound) {
+		d.notFound(w)
+		return
+	}
+	d.errorPage(w, http.StatusServiceUnavailable, "Could not read the debate", err.Error())
+}
+
+// debateView builds the page's data from the stored debate and its status: its checkpoint (the
+// transcript so far, or the whole transcript once decided), redacted before anything is read
+// from it.
+func (d *Dashboard) debateView(ctx context.Context, v *viewer, row *store.Debate, st *store.Listed) (*debateData, error) {
 	data := &debateData{Viewer: v, ID: row.ID, Repo: review.Redact(row.Repository), PR: row.PRNumber, GitHub: d.githubURL(row.Repository, row.PRNumber), Status: st.Status, Phases: st.Phases, Paused: st.PausedAfter}
 	data.Live = !slices.Contains([]string{store.StatusDecided, store.StatusEscalated, store.StatusFailed, store.StatusSuperseded}, st.Status)
 	var t toulmin.Transcript
@@ -366,16 +395,16 @@ func cmpOr(a, b string) string {
 // debate is GET /debates/{id}.
 func (d *Dashboard) debate(w http.ResponseWriter, r *http.Request, v *viewer) {
 	ctx := r.Context()
-	row, _, err := d.loadDebate(ctx, v, r.PathValue("id"))
-	if errors.Is(err, store.ErrNotFound) {
-		d.notFound(w)
-		return
-	}
+	row, err := d.loadDebate(ctx, v, r.PathValue("id"))
 	if err != nil {
-		d.errorPage(w, http.StatusServiceUnavailable, "Could not read the debate", err.Error())
+		d.unreadable(w, err)
 		return
 	}
-	data, err := d.debateView(ctx, v, row)
+	var data *debateData
+	st, err := d.cfg.Store.DebateStatus(ctx, row.ID)
+	if err == nil {
+		data, err = d.debateView(ctx, v, row, st)
+	}
 	if err != nil {
 		d.errorPage(w, http.StatusInternalServerError, "Could not show the debate", err.Error())
 		return
@@ -393,7 +422,7 @@ func (d *Dashboard) debate(w http.ResponseWriter, r *http.Request, v *viewer) {
 func (d *Dashboard) events(w http.ResponseWriter, r *http.Request, v *viewer) {
 	ctx := r.Context()
 	id := r.PathValue("id")
-	if _, _, err := d.loadDebate(ctx, v, id); err != nil {
+	if _, err := d.loadStatus(ctx, v, id); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			http.Error(w, "Not found", http.StatusNotFound)
 			return
@@ -422,7 +451,7 @@ func (d *Dashboard) events(w http.ResponseWriter, r *http.Request, v *viewer) {
 				now += fmt.Sprintf("@%d", st.PausedAfter)
 			}
 			if now != seen {
-				body, final, err := d.liveBody(ctx, v, id)
+				body, final, err := d.liveBody(ctx, v, st)
 				if err != nil {
 					zerolog.Ctx(ctx).Warn().Err(err).Msg("A live page could not render its debate.")
 				} else {
@@ -454,19 +483,21 @@ func (d *Dashboard) events(w http.ResponseWriter, r *http.Request, v *viewer) {
 	}
 }
 
-// liveBody renders the debate's page body, again checking that the viewer may read it.
-func (d *Dashboard) liveBody(ctx context.Context, v *viewer, id string) (string, bool, error) {
-	row, _, err := d.loadDebate(ctx, v, id)
+// liveBody renders the page body of the debate whose status the stream just read, again
+// checking that the viewer may read it; the row is read after the status, so it is at least as
+// new.
+func (d *Dashboard) liveBody(ctx context.Context, v *viewer, st *store.Listed) (string, bool, error) {
+	row, err := d.loadDebate(ctx, v, st.ID)
 	if err != nil {
 		return "", false, err
 	}
-	data, err := d.debateView(ctx, v, row)
+	data, err := d.debateView(ctx, v, row, st)
 	if err != nil {
 		return "", false, err
 	}
 	var buf bytes.Buffer
 	if err := templates.ExecuteTemplate(&buf, "debate-body", data); err != nil {
-		return "", false, fmt.Errorf("failed to render debate %s: %w", id, err)
+		return "", false, fmt.Errorf("failed to render debate %s: %w", st.ID, err)
 	}
 	return buf.String(), !data.Live, nil
 }
@@ -495,13 +526,9 @@ func (d *Dashboard) checkpoint(w http.ResponseWriter, r *http.Request, v *viewer
 		return
 	}
 	id := r.PathValue("id")
-	row, _, err := d.loadDebate(ctx, v, id)
-	if errors.Is(err, store.ErrNotFound) {
-		d.notFound(w)
-		return
-	}
+	st, err := d.loadStatus(ctx, v, id)
 	if err != nil {
-		d.errorPage(w, http.StatusServiceUnavailable, "Could not read the debate", err.Error())
+		d.unreadable(w, err)
 		return
 	}
 	action := toulmin.CheckpointAction(r.PostFormValue("action"))
@@ -511,11 +538,6 @@ func (d *Dashboard) checkpoint(w http.ResponseWriter, r *http.Request, v *viewer
 	}
 	if d.cfg.Checkpoints == nil {
 		d.errorPage(w, http.StatusServiceUnavailable, "Not answered", "This server does not answer checkpoints.")
-		return
-	}
-	st, err := d.cfg.Store.DebateStatus(ctx, id)
-	if err != nil {
-		d.errorPage(w, http.StatusServiceUnavailable, "Could not read the debate", err.Error())
 		return
 	}
 	if st.Status != store.StatusPaused {
@@ -528,7 +550,7 @@ func (d *Dashboard) checkpoint(w http.ResponseWriter, r *http.Request, v *viewer
 		return
 	}
 	if !ok {
-		d.errorPage(w, http.StatusForbidden, "Not answered", fmt.Sprintf("Answering a checkpoint of %s needs %s permission (command_permission); you have %s. Nothing was changed.", row.Repository, need, have))
+		d.errorPage(w, http.StatusForbidden, "Not answered", fmt.Sprintf("Answering a checkpoint of %s needs %s permission (command_permission); you have %s. Nothing was changed.", st.Repository, need, have))
 		return
 	}
 	if err := d.cfg.Checkpoints.Answer(ctx, id, v.sess.Login, action, r.PostFormValue("guidance")); err != nil {
@@ -574,13 +596,14 @@ func (d *Dashboard) metrics(w http.ResponseWriter, r *http.Request, v *viewer) {
 	if err != nil {
 		data.Notice = "GitHub did not answer for some repositories; their metrics are not shown."
 	}
+	stats, err := d.cfg.Store.StatsByRepository(ctx, readable)
+	if err != nil {
+		d.errorPage(w, http.StatusServiceUnavailable, "The store is unavailable", err.Error())
+		return
+	}
 	var maxTokens, maxSeconds float64
 	for _, repo := range readable {
-		s, err := d.cfg.Store.StatsOf(ctx, repo)
-		if err != nil {
-			d.errorPage(w, http.StatusServiceUnavailable, "The store is unavailable", err.Error())
-			return
-		}
+		s := stats[repo]
 		maxTokens = math.Max(maxTokens, s.TokensPerDebate)
 		for _, sec := range s.MeanSecondsByProtocol {
 			maxSeconds = math.Max(maxSeconds, sec)

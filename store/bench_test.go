@@ -95,3 +95,46 @@ func BenchmarkClaims(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkStatsByRepository computes the metrics of 20 repositories of 500 finished debates
+// each: in one query (StatsByRepository), and in one query per repository as the metrics page
+// once did.
+func BenchmarkStatsByRepository(b *testing.B) {
+	for name, open := range backends(b) {
+		b.Run(name, func(b *testing.B) {
+			s := open(b)
+			ctx := context.Background()
+			base := time.Unix(1_700_000_000, 0)
+			var repos []string
+			for i := range 20 {
+				repos = append(repos, fmt.Sprintf("acme/repo%02d", i))
+			}
+			for i := range 10000 {
+				d := &Debate{ID: fmt.Sprintf("debate-%05d", i), Repository: repos[i%20], PRNumber: i, Protocol: "standard",
+					Decision: []string{"approve", "escalate", "request_changes"}[i%3], Phases: 6, StartedAt: base.Add(time.Duration(i) * time.Second),
+					EndedAt: base.Add(time.Duration(i)*time.Second + 5*time.Second), Prompt: 1000, Completion: 200, ConsensusLevel: "consensus"}
+				if err := s.FinishDebate(ctx, d); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.Run("one-query", func(b *testing.B) {
+				for b.Loop() {
+					if _, err := s.StatsByRepository(ctx, repos); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("query-per-repository", func(b *testing.B) {
+				for b.Loop() {
+					for _, r := range repos {
+						ds, err := s.debates(ctx, "WHERE repository = ? AND decision <> ''", r)
+						if err != nil {
+							b.Fatal(err)
+						}
+						statsOf(ds)
+					}
+				}
+			})
+		})
+	}
+}

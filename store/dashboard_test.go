@@ -184,6 +184,45 @@ func TestListDebates(t *testing.T) {
 	})
 }
 
+// StatsByRepository reads every repository's metrics in one query, the same as each
+// repository's debates read on their own give; a repository without a finished debate has zero
+// metrics.
+func TestStatsByRepository(t *testing.T) {
+	forEach(t, func(t *testing.T, open func(testing.TB) *Store) {
+		s := open(t)
+		ctx := context.Background()
+		seedList(t, s)
+		repos := []string{"acme/shop", "acme/private", "acme/none"}
+		by, err := s.StatsByRepository(ctx, repos)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(by) != len(repos) {
+			t.Errorf("stats of %d repositories, want %d", len(by), len(repos))
+		}
+		for _, r := range repos {
+			// One repository's finished debates, read on their own.
+			ds, err := s.debates(ctx, "WHERE repository = ? AND decision <> ''", r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			one := statsOf(ds)
+			if got, want := fmt.Sprintf("%+v", by[r]), fmt.Sprintf("%+v", one); got != want {
+				t.Errorf("stats of %s: %s, want %s", r, got, want)
+			}
+		}
+		if p := by["acme/private"]; p.Debates != 1 || p.Decisions["escalate"] != 1 || p.AutoEscalationRate != 1 {
+			t.Errorf("stats of acme/private: %+v", p)
+		}
+		if n := by["acme/none"]; n.Debates != 0 || n.Decisions == nil || n.MeanSecondsByProtocol == nil {
+			t.Errorf("stats of a repository without debates: %+v", n)
+		}
+		if none, err := s.StatsByRepository(ctx, nil); err != nil || len(none) != 0 {
+			t.Errorf("stats of no repository: %v (%v)", none, err)
+		}
+	})
+}
+
 func TestParseCursorRefusesGarbage(t *testing.T) {
 	for _, s := range []string{"", "abc", "12", "x.y", "12."} {
 		if _, err := ParseCursor(s); err == nil {

@@ -53,53 +53,114 @@ func (s *Store) Stats(ctx context.Context) (*Stats, error) {
 
 // StatsOf computes the metrics over the finished debates of one repository.
 func (s *Store) StatsOf(ctx context.Context, repository string) (*Stats, error) {
-	ds, err := s.debates(ctx, "WHERE repository = ? AND decision <> ''", repository)
+	by, err := s.StatsByRepository(ctx, []string{repository})
 	if err != nil {
 		return nil, err
 	}
-	return statsOf(ds), nil
+	return by[repository], nil
+}
+
+// StatsByRepository computes the metrics over the finished debates of each repository, read in
+// one query; every repository asked for has its metrics, zero when it has no finished debate.
+func (s *Store) StatsByRepository(ctx context.Context, repos []string) (map[string]*Stats, error) {
+	if len(repos) == 0 {
+		return map[string]*Stats{}, nil
+	}
+	args := make([]any, len(repos))
+	for i, r := range repos {
+		args[i] = r
+	}
+	in := strings.TrimSuffix(strings.Repeat("?, ", len(repos)), ", ")
+	// Each repository's debates are added up as they are read, in the order the query gives
+	// them, without keeping them.
+	sums := make(map[string]*statsSum, len(repos))
+	for _, r := range repos {
+		sums[r] = newStatsSum()
+	}
+	rows, err := s.queryDebates(ctx, "WHERE decision <> '' AND repository IN ("+in+")", args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		d, err := scanDebate(rows)
+		if err != nil {
+			return nil, err
+		}
+		if sum := sums[d.Repository]; sum != nil {
+			sum.add(&d)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make(map[string]*Stats, len(sums))
+	for r, sum := range sums {
+		out[r] = sum.stats()
+	}
+	return out, nil
 }
 
 func statsOf(ds []Debate) *Stats {
-	st := &Stats{Decisions: map[string]int{}, MeanSecondsByProtocol: map[string]float64{}}
-	count := map[string]int{}
-	var consensus, auto, reversed, tokens int64
-	for _, d := range ds {
-		if d.Decision == "" {
-			continue
-		}
-		st.Debates++
-		st.Decisions[d.Decision]++
-		count[d.Protocol]++
-		st.MeanSecondsByProtocol[d.Protocol] += d.EndedAt.Sub(d.StartedAt).Seconds()
-		if d.ConsensusLevel == "consensus" || d.ConsensusLevel == "strong" {
-			consensus++
-		}
-		if d.Decision == "escalate" && !strings.Contains(d.Escalations, "human_review") {
-			auto++
-		}
-		if h := d.HumanDecision; h != "" && h != "pending" {
-			st.HumanDecided++
-			if d.Decision != "escalate" && !Agrees(d.Decision, h) {
-				reversed++
-			}
-		}
-		tokens += d.Prompt + d.Completion
+	sum := newStatsSum()
+	for i := range ds {
+		sum.add(&ds[i])
 	}
-	protocols := make([]string, 0, len(count))
-	for p := range count {
+	return sum.stats()
+}
+
+// statsSum adds up debates, one at a time, into their Stats.
+type statsSum struct {
+	st                                *Stats
+	count                             map[string]int
+	consensus, auto, reversed, tokens int64
+}
+
+func newStatsSum() *statsSum {
+	return &statsSum{st: &Stats{Decisions: map[string]int{}, MeanSecondsByProtocol: map[string]float64{}}, count: map[string]int{}}
+}
+
+func (a *statsSum) add(d *Debate) {
+	if d.Decision == "" {
+		return
+	}
+	st := a.st
+	st.Debates++
+	st.Decisions[d.Decision]++
+	a.count[d.Protocol]++
+	st.MeanSecondsByProtocol[d.Protocol] += d.EndedAt.Sub(d.StartedAt).Seconds()
+	if d.ConsensusLevel == "consensus" || d.ConsensusLevel == "strong" {
+		a.consensus++
+	}
+	if d.Decision == "escalate" && !strings.Contains(d.Escalations, "human_review") {
+		a.auto++
+	}
+	if h := d.HumanDecision; h != "" && h != "pending" {
+		st.HumanDecided++
+		if d.Decision != "escalate" && !Agrees(d.Decision, h) {
+			a.reversed++
+		}
+	}
+	a.tokens += d.Prompt + d.Completion
+}
+
+// stats finishes the sum: the means and rates of what was added.
+func (a *statsSum) stats() *Stats {
+	st := a.st
+	protocols := make([]string, 0, len(a.count))
+	for p := range a.count {
 		protocols = append(protocols, p)
 	}
 	sort.Strings(protocols)
 	for _, p := range protocols {
-		st.MeanSecondsByProtocol[p] /= float64(count[p])
+		st.MeanSecondsByProtocol[p] /= float64(a.count[p])
 	}
 	if st.Debates > 0 {
 		n := float64(st.Debates)
-		st.ConsensusRate, st.AutoEscalationRate, st.TokensPerDebate = float64(consensus)/n, float64(auto)/n, float64(tokens)/n
+		st.ConsensusRate, st.AutoEscalationRate, st.TokensPerDebate = float64(a.consensus)/n, float64(a.auto)/n, float64(a.tokens)/n
 	}
 	if st.HumanDecided > 0 {
-		st.ReversalRate = float64(reversed) / float64(st.HumanDecided)
+		st.ReversalRate = float64(a.reversed) / float64(st.HumanDecided)
 	}
 	return st
 }

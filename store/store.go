@@ -683,26 +683,44 @@ func (s *Store) latest(ctx context.Context, cond, repo string, pr int) (*Debate,
 
 // debates reads debates without their checkpoints and records; tail filters and orders them.
 func (s *Store) debates(ctx context.Context, tail string, args ...any) ([]Debate, error) {
+	rows, err := s.queryDebates(ctx, tail, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Debate
+	for rows.Next() {
+		d, err := scanDebate(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// queryDebates selects the debates debates reads, for scanDebate to read one at a time.
+func (s *Store) queryDebates(ctx context.Context, tail string, args ...any) (*sql.Rows, error) {
 	rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, job_id, repository, pr_number, head_sha, trigger_name, protocol, decision, phases, prompt_tokens, completion_tokens, started_at, ended_at,
 		consensus_level, escalations, votes, human_decision FROM debates `+tail), args...)
 	if err != nil {
 		return nil, fmt.Errorf("failed to list debates: %w", err)
 	}
-	defer rows.Close()
-	var out []Debate
-	for rows.Next() {
-		var d Debate
-		var started, ended int64
-		var votes []byte
-		if err := rows.Scan(&d.ID, &d.JobID, &d.Repository, &d.PRNumber, &d.HeadSHA, &d.Trigger, &d.Protocol, &d.Decision, &d.Phases, &d.Prompt, &d.Completion, &started, &ended,
-			&d.ConsensusLevel, &d.Escalations, &votes, &d.HumanDecision); err != nil {
-			return nil, fmt.Errorf("failed to read a debate: %w", err)
-		}
-		d.Votes = string(votes)
-		d.StartedAt, d.EndedAt = time.Unix(0, started), time.Unix(0, ended)
-		out = append(out, d)
+	return rows, nil
+}
+
+// scanDebate reads the current row of queryDebates.
+func scanDebate(rows *sql.Rows) (Debate, error) {
+	var d Debate
+	var started, ended int64
+	var votes []byte
+	if err := rows.Scan(&d.ID, &d.JobID, &d.Repository, &d.PRNumber, &d.HeadSHA, &d.Trigger, &d.Protocol, &d.Decision, &d.Phases, &d.Prompt, &d.Completion, &started, &ended,
+		&d.ConsensusLevel, &d.Escalations, &votes, &d.HumanDecision); err != nil {
+		return Debate{}, fmt.Errorf("failed to read a debate: %w", err)
 	}
-	return out, rows.Err()
+	d.Votes = string(votes)
+	d.StartedAt, d.EndedAt = time.Unix(0, started), time.Unix(0, ended)
+	return d, nil
 }
 
 // RecordHumanDecision keeps a human's final decision on a debate with its record and transcript

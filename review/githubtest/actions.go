@@ -108,7 +108,7 @@ func (s *Server) actions(w http.ResponseWriter, r *http.Request, path string, bo
 		m := reIssues.FindStringSubmatch(path)
 		var in struct{ Title, Body string }
 		if err := json.NewDecoder(strings.NewReader(string(body))).Decode(&in); err != nil || in.Title == "" {
-			s.writeJSON(w, 422, map[string]any{"message": "Validation Failed", "errors": []any{map[string]any{"resource": "Issue", "code": "missing_field", "field": "title"}}})
+			s.validationFailed(w, "Issue", "missing_field", "title")
 			return true
 		}
 		// Issues and pull requests share their numbers.
@@ -145,15 +145,12 @@ func (s *Server) actions(w http.ResponseWriter, r *http.Request, path string, bo
 				s.writeError(w, 400, "Problems parsing JSON")
 				return true
 			}
-			invalid := func(field string) {
-				s.writeJSON(w, 422, map[string]any{"message": "Validation Failed", "errors": []any{map[string]any{"resource": "Issue", "code": "invalid", "field": field}}})
-			}
 			if in.State != nil && *in.State != "open" && *in.State != "closed" {
-				invalid("state")
+				s.validationFailed(w, "Issue", "invalid", "state")
 				return true
 			}
 			if in.StateReason != nil && *in.StateReason != "completed" && *in.StateReason != "not_planned" && *in.StateReason != "reopened" {
-				invalid("state_reason")
+				s.validationFailed(w, "Issue", "invalid", "state_reason")
 				return true
 			}
 			if in.Title != nil {
@@ -231,27 +228,11 @@ func (s *Server) actions(w http.ResponseWriter, r *http.Request, path string, bo
 // paginateObject answers one page of list inside an object, {"total_count": n, key: [...]},
 // as the Actions API lists, with the Link header paginate writes.
 func (s *Server) paginateObject(w http.ResponseWriter, r *http.Request, key string, list []any) {
-	rec := &pageRecorder{header: w.Header()}
-	s.paginate(rec, r, list)
-	var page []any
-	_ = json.Unmarshal(rec.body, &page)
-	if page == nil {
-		page = []any{}
+	out, link := s.page(r, list)
+	if link != "" {
+		w.Header().Set("Link", link)
 	}
-	s.writeJSON(w, 200, map[string]any{"total_count": len(list), key: page})
-}
-
-// pageRecorder keeps what paginate writes, to wrap it.
-type pageRecorder struct {
-	header http.Header
-	body   []byte
-}
-
-func (p *pageRecorder) Header() http.Header { return p.header }
-func (p *pageRecorder) WriteHeader(int)     {}
-func (p *pageRecorder) Write(b []byte) (int, error) {
-	p.body = append(p.body, b...)
-	return len(b), nil
+	s.writeJSON(w, 200, map[string]any{"total_count": len(list), key: out})
 }
 
 // LabelsOn returns the labels of an issue or pull request.

@@ -46,24 +46,12 @@ var (
 
 // ReviewsOn returns the reviews of a pull request ("owner/repo#n"), oldest first.
 func (s *Server) ReviewsOn(key string) []Review {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []Review
-	for _, r := range s.Reviews[key] {
-		out = append(out, *r)
-	}
-	return out
+	return snapshot(s, func() []*Review { return s.Reviews[key] })
 }
 
 // ReviewCommentsOn returns the review comments of a pull request ("owner/repo#n"), oldest first.
 func (s *Server) ReviewCommentsOn(key string) []ReviewComment {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []ReviewComment
-	for _, c := range s.ReviewComments[key] {
-		out = append(out, *c)
-	}
-	return out
+	return snapshot(s, func() []*ReviewComment { return s.ReviewComments[key] })
 }
 
 // AddReviewComment puts a review comment on a line, as a user would (s.mu not held).
@@ -158,6 +146,12 @@ func (s *Server) dismiss(w http.ResponseWriter, key, idText string, body []byte)
 func (s *Server) unprocessable(w http.ResponseWriter, doc string, reasons ...string) {
 	s.writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"message": "Unprocessable Entity", "errors": reasons,
 		"documentation_url": "https://docs.github.com/rest/pulls/" + doc, "status": "422"})
+}
+
+// validationFailed answers 422 as GitHub does for a resource it refuses to create or change:
+// "Validation Failed" and one error naming the resource, the field and what is wrong with it.
+func (s *Server) validationFailed(w http.ResponseWriter, resource, code, field string) {
+	s.writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"message": "Validation Failed", "errors": []any{map[string]any{"resource": resource, "code": code, "field": field}}})
 }
 
 // createReview creates a review with its comments, all or nothing, as GitHub does: a comment on

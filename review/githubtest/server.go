@@ -250,22 +250,22 @@ func (s *Server) Unknown() []Call {
 
 // CommentsOn returns the comments of an issue or pull request.
 func (s *Server) CommentsOn(key string) []Comment {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []Comment
-	for _, c := range s.Comments[key] {
-		out = append(out, *c)
-	}
-	return out
+	return snapshot(s, func() []*Comment { return s.Comments[key] })
 }
 
 // Checks returns the check runs of a repository.
 func (s *Server) Checks(repo string) []CheckRun {
+	return snapshot(s, func() []*CheckRun { return s.CheckRuns[repo] })
+}
+
+// snapshot copies the values of the list get reads under s.mu, so that a test reads them while
+// the server may change them; nil when the list is empty.
+func snapshot[T any](s *Server, get func() []*T) []T {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []CheckRun
-	for _, c := range s.CheckRuns[repo] {
-		out = append(out, *c)
+	var out []T
+	for _, v := range get() {
+		out = append(out, *v)
 	}
 	return out
 }
@@ -567,7 +567,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, path string, body
 		}
 		if v, ok := in["conclusion"].(string); ok {
 			if v == "action_required" && in["details_url"] == nil {
-				s.writeJSON(w, 422, map[string]any{"message": "Validation Failed", "errors": []any{map[string]any{"resource": "CheckRun", "code": "missing_field", "field": "details_url"}}})
+				s.validationFailed(w, "CheckRun", "missing_field", "details_url")
 				return
 			}
 			cr.Conclusion = v
@@ -701,6 +701,16 @@ func commentJSON(c *Comment) map[string]any {
 
 // paginate answers one page of list with GitHub's Link header.
 func (s *Server) paginate(w http.ResponseWriter, r *http.Request, list []any) {
+	out, link := s.page(r, list)
+	if link != "" {
+		w.Header().Set("Link", link)
+	}
+	s.writeJSON(w, 200, out)
+}
+
+// page returns the page of list the request asks for (per_page, page; 30 a page from the
+// first) and GitHub's Link header to the next and last pages ("" on the last one).
+func (s *Server) page(r *http.Request, list []any) ([]any, string) {
 	per, _ := strconv.Atoi(r.URL.Query().Get("per_page"))
 	if per <= 0 {
 		per = 30
@@ -711,6 +721,7 @@ func (s *Server) paginate(w http.ResponseWriter, r *http.Request, list []any) {
 	}
 	last := (len(list) + per - 1) / per
 	start, end := min((page-1)*per, len(list)), min(page*per, len(list))
+	var header string
 	if page < last {
 		link := func(p int, rel string) string {
 			q := r.URL.Query()
@@ -718,13 +729,13 @@ func (s *Server) paginate(w http.ResponseWriter, r *http.Request, list []any) {
 			q.Set("per_page", strconv.Itoa(per))
 			return fmt.Sprintf("<%s%s?%s>; rel=%q", s.URL, r.URL.Path, q.Encode(), rel)
 		}
-		w.Header().Set("Link", link(page+1, "next")+", "+link(last, "last"))
+		header = link(page+1, "next") + ", " + link(last, "last")
 	}
 	out := list[start:end]
 	if out == nil {
 		out = []any{}
 	}
-	s.writeJSON(w, 200, out)
+	return out, header
 }
 
 // Keys lists a map's keys in order, for messages.
