@@ -2,6 +2,8 @@ package evidence
 
 import (
 	"fmt"
+	"iter"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -662,6 +664,30 @@ func shareName(a, b []string) bool {
 		}
 	}
 	return false
+}
+
+// sortedPairs yields the paired nodes (base index, head index) in base order: the checks
+// report in the order they visit, and report keeps the order of a finding's parts, so the
+// visit must not follow the map's.
+func (p *fnPair) sortedPairs() iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		for _, i := range slices.Sorted(maps.Keys(p.pairs)) {
+			if !yield(i, p.pairs[i]) {
+				return
+			}
+		}
+	}
+}
+
+// changedPairs yields those of sortedPairs of which the change edited either side.
+func (p *fnPair) changedPairs() iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		for i, j := range p.sortedPairs() {
+			if (p.bChanged[i] || p.hChanged[j]) && !yield(i, j) {
+				return
+			}
+		}
+	}
 }
 
 // headPairedOK reports whether base node i is paired (pairs' zero value is a valid index).

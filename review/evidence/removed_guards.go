@@ -762,10 +762,7 @@ func relatedNames(a, b string) bool {
 func (c *sideComparison) protectiveCalls(p *fnPair) {
 	b, h := p.b, p.h
 	// unwrapped in place
-	for i, j := range p.pairs {
-		if !p.bChanged[i] && !p.hChanged[j] {
-			continue
-		}
+	for i, j := range p.changedPairs() {
 		bn, hn := b.Nodes[i], h.Nodes[j]
 		for _, call := range bn.Calls {
 			prot, strong := c.isProtective(call, b)
@@ -885,10 +882,7 @@ func (c *sideComparison) inlined(p *fnPair) {
 			c.inlinedBody(p, i, call, callee)
 		}
 	}
-	for i, j := range p.pairs {
-		if !p.bChanged[i] && !p.hChanged[j] {
-			continue
-		}
+	for i, j := range p.changedPairs() {
 		for _, call := range p.b.Nodes[i].Calls {
 			if nodeCalls(p.h.Nodes[j], call.Callee) || c.calledInHead(p, call.Callee) {
 				continue
