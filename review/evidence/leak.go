@@ -34,7 +34,6 @@ var leakAnalyzer = &analysis.Analyzer{
 type leak struct {
 	Func string // the top-level function holding the go statement
 	Chan string // the channel's variable
-	Make token.Pos
 	Go   token.Pos
 }
 
@@ -435,7 +434,7 @@ func (s leakScope) leaks(u *chanUse, g *ast.GoStmt) (leak, string, bool) {
 	if goBlock == nil || !goBlock.Live {
 		return leak{}, "", false
 	}
-	l := leak{Func: s.name, Chan: u.obj.Name(), Make: u.make, Go: g.Pos()}
+	l := leak{Func: s.name, Chan: u.obj.Name(), Go: g.Pos()}
 	fset := s.pass.Fset
 	line := func(p token.Pos) int { return fset.Position(p).Line }
 	// Receive points: graph nodes evaluating a receive, select cases receiving, ranges over ch.

@@ -33,7 +33,6 @@ type fieldOrder struct {
 	EarlyRead token.Pos
 	// LockedRead says the method reads the field with the mutex held.
 	LockedRead bool
-	Lock       token.Pos
 }
 
 type lockResult struct {
@@ -380,7 +379,6 @@ func runLock(pass *analysis.Pass) (any, error) {
 			}
 			for _, f := range fields {
 				o := orders[f]
-				o.Lock = lock
 				res.orders[name] = append(res.orders[name], *o)
 				writer := guarded[guardKey{owner, f, m}]
 				if !o.EarlyRead.IsValid() || writer == "" {

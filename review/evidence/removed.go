@@ -61,13 +61,11 @@ func (removedAnalyzer) Analyze(s *Scan) {
 		if !removedLanguages[lang] || f.IsTest() || f.IsGenerated() || f.Binary {
 			continue
 		}
-		if f.Status == StatusAdded {
-			// An added file has no base to compare with, but functions of it that head now
-			// calls may hold a guard that moved there.
-		}
 		headSrc, headOK := f.Content, f.HasContent && f.Status != StatusDeleted
 		baseSrc, baseOK := baseText(f)
 		if f.Status == StatusAdded {
+			// An added file has no base to compare with, but functions of it that head now
+			// calls may hold a guard that moved there.
 			baseOK = false
 		}
 		if !headOK && !baseOK {
@@ -103,9 +101,6 @@ func (removedAnalyzer) Analyze(s *Scan) {
 					head bool
 				}{i, side.head})
 				continue
-			}
-			for _, fn := range ir.Funcs {
-				fn.file = ir
 			}
 			if side.head {
 				sf.head = ir
@@ -277,7 +272,6 @@ func (x *index) add(ir *irFile) {
 	x.files[ir.Path] = true
 	seen := map[string]int{}
 	for _, fn := range ir.Funcs {
-		fn.file = ir
 		name := fn.Name
 		if n := seen[name]; n > 0 {
 			name = fmt.Sprintf("%s#%d", name, n+1)
@@ -780,7 +774,7 @@ func (c *sideComparison) sinkAfter(fn *irFunc, from int) (sinkHit, bool) {
 
 // mutators add their argument to their receiver (parts.append(name)): the receiver then holds
 // what the argument held.
-var mutators = map[string]bool{"append": true, "push": true, "extend": true, "add": true, "insert": true, "update": true, "appendleft": true, "unshift": true, "Add": true, "Set": false}
+var mutators = map[string]bool{"append": true, "push": true, "extend": true, "add": true, "insert": true, "update": true, "appendleft": true, "unshift": true, "Add": true}
 
 // mentionsName reports whether a text reads a name (a dotted name as its token sequence).
 func mentionsName(text, name string) bool {
