@@ -136,12 +136,7 @@ func (removedAnalyzer) Analyze(s *Scan) {
 	// A change without trees (a bare diff) already says in the transcript that only hunks were
 	// seen; otherwise a file without content was too large to read.
 	if s.Change.Trees != nil {
-		langs := make([]string, 0, len(skipped))
-		for lang := range skipped {
-			langs = append(langs, lang)
-		}
-		sort.Strings(langs)
-		for _, lang := range langs {
+		for _, lang := range slices.Sorted(maps.Keys(skipped)) {
 			s.Note(fmt.Sprintf("base/head comparison: %d %s file(s) left out: their content was not read (too large)", skipped[lang], lang))
 		}
 	}
@@ -433,12 +428,7 @@ func (c *sideComparison) run() {
 		bx, hx := newIndex(), newIndex()
 		bx.add(sf.base)
 		hx.add(sf.head)
-		keys := make([]string, 0, len(hx.byKey))
-		for k := range hx.byKey {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(hx.byKey)) {
 			h := hx.byKey[k]
 			name := strings.TrimPrefix(k, sf.head.Path+"\x00")
 			b := bx.byKey[sf.base.Path+"\x00"+name]

@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"go/token"
+	"maps"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -69,12 +70,7 @@ func weakened(base, head *treeSummary) ([]Finding, map[loc][]string) {
 		return nil, nil
 	}
 	c := &comparison{base: base, head: head, twins: map[loc][]string{}, seen: map[string]bool{}}
-	keys := make([]string, 0, len(head.funcs))
-	for k := range head.funcs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(head.funcs)) {
 		hf, bf := head.funcs[k], base.funcs[k]
 		if bf == nil {
 			continue
@@ -86,12 +82,7 @@ func weakened(base, head *treeSummary) ([]Finding, map[loc][]string) {
 		c.chans(bf, hf)
 		c.locks(bf, hf)
 	}
-	fkeys := make([]string, 0, len(head.fields))
-	for k := range head.fields {
-		fkeys = append(fkeys, k)
-	}
-	sort.Strings(fkeys)
-	for _, k := range fkeys {
+	for _, k := range slices.Sorted(maps.Keys(head.fields)) {
 		if bf := base.fields[k]; bf != nil {
 			c.validation(bf, head.fields[k])
 		}
@@ -842,12 +833,7 @@ func (c *comparison) crypto(bf, hf *funcSummary) {
 }
 
 func (c *comparison) chans(bf, hf *funcSummary) {
-	names := make([]string, 0, len(hf.chans))
-	for n := range hf.chans {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(hf.chans)) {
 		hc := hf.chans[name]
 		bc, ok := bf.chans[name]
 		if !ok || bc.size == 0 || hc.size != 0 || len(hf.leaks[name]) == 0 {
@@ -923,12 +909,7 @@ func (c *comparison) validation(bf, hf *fieldTags) {
 		} else {
 			br, bomit := validateRules(bt)
 			hr, homit := validateRules(ht)
-			names := make([]string, 0, len(br))
-			for n := range br {
-				names = append(names, n)
-			}
-			sort.Strings(names)
-			for _, n := range names {
+			for _, n := range slices.Sorted(maps.Keys(br)) {
 				bp := br[n]
 				hp, has := hr[n]
 				switch {
