@@ -960,7 +960,6 @@ func mergeWeakened(fresh, weak []Finding, twins map[loc][]string) []Finding {
 	if len(weak) == 0 {
 		return fresh
 	}
-	rank := map[string]int{SeverityLow: 1, SeverityMedium: 2, SeverityHigh: 3, SeverityCritical: 4}
 	at := map[loc]int{}
 	for i, w := range weak {
 		if _, ok := at[loc{w.Path, w.Line}]; !ok {
@@ -971,13 +970,13 @@ func mergeWeakened(fresh, weak []Finding, twins map[loc][]string) []Finding {
 	for _, f := range fresh {
 		l := loc{f.Path, f.Line}
 		if slices.Contains(twins[l], f.Rule) {
-			if i, ok := at[l]; ok && rank[f.Severity] > rank[weak[i].Severity] {
+			if i, ok := at[l]; ok && severityRank[f.Severity] > severityRank[weak[i].Severity] {
 				weak[i].Severity = f.Severity
 			} else if !ok {
 				// A twin at a line with no comparison finding (a goroutine's go statement whose
 				// channel lost its buffer): the comparison's finding elsewhere stands for it.
 				for i := range weak {
-					if weak[i].Rule == RuleChanBufferRemoved && weak[i].Path == f.Path && rank[f.Severity] > rank[weak[i].Severity] {
+					if weak[i].Rule == RuleChanBufferRemoved && weak[i].Path == f.Path && severityRank[f.Severity] > severityRank[weak[i].Severity] {
 						weak[i].Severity = f.Severity
 					}
 				}
