@@ -214,12 +214,16 @@ func (s leakScope) check() []leak {
 		return true
 	})
 	var out []leak
+	var x cfgIndex // built for the first sender, shared by the others
 	for _, u := range sortedUses(uses) {
 		if u.escaped || len(u.senders) == 0 {
 			continue
 		}
+		if x.block == nil {
+			x = indexCFG(s.graph, s.body)
+		}
 		for _, g := range u.senders {
-			if l, msg, ok := s.leaks(u, g); ok {
+			if l, msg, ok := s.leaks(x, u, g); ok {
 				s.pass.Reportf(g.Pos(), "%s", msg)
 				out = append(out, l)
 			}
@@ -428,8 +432,9 @@ func (x cfgIndex) nodeHolding(g *cfg.CFG, pos token.Pos) ast.Node {
 	return nil
 }
 
-func (s leakScope) leaks(u *chanUse, g *ast.GoStmt) (leak, string, bool) {
-	x := indexCFG(s.graph, s.body)
+// leaks reports whether the goroutine g, a sender on u, can block forever; x indexes the
+// scope's graph.
+func (s leakScope) leaks(x cfgIndex, u *chanUse, g *ast.GoStmt) (leak, string, bool) {
 	goBlock := x.block[g]
 	if goBlock == nil || !goBlock.Live {
 		return leak{}, "", false

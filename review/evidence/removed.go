@@ -407,6 +407,8 @@ type fnPair struct {
 	headMentions  map[string]bool
 	headCalls     map[string]bool
 	headCallTexts map[string]bool
+	// baseCalls are the callees base calls, as headCalls are head's.
+	baseCalls map[string]bool
 }
 
 func (c *sideComparison) run() {
@@ -491,7 +493,7 @@ func compatible(a, b string) bool { return a == b || simpleKinds[a] && simpleKin
 // mapping, the changed ones by identical text (a re-indented block), then by similarity.
 func (c *sideComparison) pair(sf *sideFile, b, h *irFunc) *fnPair {
 	p := &fnPair{sf: sf, b: b, h: h, pairs: map[int]int{}, bChanged: map[int]bool{}, hChanged: map[int]bool{}, added: map[int]bool{}, headPaired: map[int]bool{},
-		headMentions: map[string]bool{}, headCalls: map[string]bool{}, headCallTexts: map[string]bool{}}
+		headMentions: map[string]bool{}, headCalls: map[string]bool{}, headCallTexts: map[string]bool{}, baseCalls: map[string]bool{}}
 	headAt := map[int][]int{}
 	for j, n := range h.Nodes {
 		headAt[n.Line] = append(headAt[n.Line], j)
@@ -509,6 +511,9 @@ func (c *sideComparison) pair(sf *sideFile, b, h *irFunc) *fnPair {
 	}
 	for i, n := range b.Nodes {
 		p.bChanged[i] = c.nodeChanged(sf, b, i, false)
+		for _, call := range n.Calls {
+			p.baseCalls[call.Callee] = true
+		}
 		if sf.f.IsRemoved(n.Line) {
 			continue
 		}

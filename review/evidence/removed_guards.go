@@ -369,16 +369,7 @@ func replacedBy(p *fnPair, i int) bool {
 	return false
 }
 
-func (c *sideComparison) calledInBase(p *fnPair, callee string) bool {
-	for _, n := range p.b.Nodes {
-		for _, call := range n.Calls {
-			if call.Callee == callee {
-				return true
-			}
-		}
-	}
-	return false
-}
+func (c *sideComparison) calledInBase(p *fnPair, callee string) bool { return p.baseCalls[callee] }
 
 // holdsCond reports whether fn (or a function it calls) tests a condition with the words cw,
 // its parameters read as the call's arguments.

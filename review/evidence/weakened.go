@@ -388,10 +388,14 @@ func (c *comparison) guards(bf, hf *funcSummary) {
 			continue
 		}
 		var lost []guardUse
+		presents := make([]map[string]bool, len(cands)) // the checks before each candidate, computed once
 		for _, g := range protecting {
 			kept := false
-			for _, hs := range cands {
-				present := c.head.presentGuards(hf, hs.end)
+			for k, hs := range cands {
+				if presents[k] == nil {
+					presents[k] = c.head.presentGuards(hf, hs.end)
+				}
+				present := presents[k]
 				kept = present[g.id] || slices.ContainsFunc(g.calls, func(id string) bool { return present[id] })
 				if kept {
 					break
