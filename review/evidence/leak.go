@@ -34,7 +34,6 @@ var leakAnalyzer = &analysis.Analyzer{
 type leak struct {
 	Func string // the top-level function holding the go statement
 	Chan string // the channel's variable
-	Make token.Pos
 	Go   token.Pos
 }
 
@@ -215,12 +214,16 @@ func (s leakScope) check() []leak {
 		return true
 	})
 	var out []leak
+	var x cfgIndex // built for the first sender, shared by the others
 	for _, u := range sortedUses(uses) {
 		if u.escaped || len(u.senders) == 0 {
 			continue
 		}
+		if x.block == nil {
+			x = indexCFG(s.graph, s.body)
+		}
 		for _, g := range u.senders {
-			if l, msg, ok := s.leaks(u, g); ok {
+			if l, msg, ok := s.leaks(x, u, g); ok {
 				s.pass.Reportf(g.Pos(), "%s", msg)
 				out = append(out, l)
 			}
@@ -429,13 +432,14 @@ func (x cfgIndex) nodeHolding(g *cfg.CFG, pos token.Pos) ast.Node {
 	return nil
 }
 
-func (s leakScope) leaks(u *chanUse, g *ast.GoStmt) (leak, string, bool) {
-	x := indexCFG(s.graph, s.body)
+// leaks reports whether the goroutine g, a sender on u, can block forever; x indexes the
+// scope's graph.
+func (s leakScope) leaks(x cfgIndex, u *chanUse, g *ast.GoStmt) (leak, string, bool) {
 	goBlock := x.block[g]
 	if goBlock == nil || !goBlock.Live {
 		return leak{}, "", false
 	}
-	l := leak{Func: s.name, Chan: u.obj.Name(), Make: u.make, Go: g.Pos()}
+	l := leak{Func: s.name, Chan: u.obj.Name(), Go: g.Pos()}
 	fset := s.pass.Fset
 	line := func(p token.Pos) int { return fset.Position(p).Line }
 	// Receive points: graph nodes evaluating a receive, select cases receiving, ranges over ch.

@@ -33,7 +33,6 @@ type fieldOrder struct {
 	EarlyRead token.Pos
 	// LockedRead says the method reads the field with the mutex held.
 	LockedRead bool
-	Lock       token.Pos
 }
 
 type lockResult struct {
@@ -313,9 +312,12 @@ func runLock(pass *analysis.Pass) (any, error) {
 			funcs = append(funcs, fd)
 		}
 	}
+	// The events of each body, computed once: the methods' and functions' bodies are among them.
+	eventsOf := make(map[*ast.BlockStmt][]lockEvent, len(bodies))
 	for _, b := range bodies {
+		eventsOf[b.b] = lockEvents(info, b.b)
 		held := map[string]bool{}
-		for _, e := range lockEvents(info, b.b) {
+		for _, e := range eventsOf[b.b] {
 			switch e.kind {
 			case evLock:
 				held[e.base+"."+e.member] = true
@@ -344,7 +346,7 @@ func runLock(pass *analysis.Pass) (any, error) {
 		if len(mutexes) == 0 {
 			continue
 		}
-		events := lockEvents(info, fd.Body)
+		events := eventsOf[fd.Body]
 		name := FuncName(fd)
 		for _, m := range mutexes {
 			var lock token.Pos
@@ -380,7 +382,6 @@ func runLock(pass *analysis.Pass) (any, error) {
 			}
 			for _, f := range fields {
 				o := orders[f]
-				o.Lock = lock
 				res.orders[name] = append(res.orders[name], *o)
 				writer := guarded[guardKey{owner, f, m}]
 				if !o.EarlyRead.IsValid() || writer == "" {
@@ -391,7 +392,7 @@ func runLock(pass *analysis.Pass) (any, error) {
 			}
 		}
 	}
-	reportUnlocked(pass, funcs, guarded)
+	reportUnlocked(pass, funcs, eventsOf, guarded)
 	return res, nil
 }
 
@@ -399,14 +400,15 @@ func runLock(pass *analysis.Pass) (any, error) {
 // ranged over, a value looked up) in a function that never locks that object's mutex: nothing
 // suggests a caller holds it, as it would for the receiver. Parameters (the caller may hold
 // their lock) and objects the function allocates itself (not yet shared) are left alone.
-func reportUnlocked(pass *analysis.Pass, funcs []*ast.FuncDecl, guarded map[guardKey]string) {
+// eventsOf holds the lock events of each function's body.
+func reportUnlocked(pass *analysis.Pass, funcs []*ast.FuncDecl, eventsOf map[*ast.BlockStmt][]lockEvent, guarded map[guardKey]string) {
 	info := pass.TypesInfo
 	for _, fd := range funcs {
 		var recv types.Object
 		if fd.Recv != nil && len(fd.Recv.List) == 1 && len(fd.Recv.List[0].Names) == 1 {
 			recv = info.Defs[fd.Recv.List[0].Names[0]]
 		}
-		events := lockEvents(info, fd.Body)
+		events := eventsOf[fd.Body]
 		locked := map[string]bool{}
 		for _, e := range events {
 			if e.kind == evLock {

@@ -2,6 +2,8 @@ package evidence
 
 import (
 	"fmt"
+	"iter"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -59,13 +61,11 @@ func (removedAnalyzer) Analyze(s *Scan) {
 		if !removedLanguages[lang] || f.IsTest() || f.IsGenerated() || f.Binary {
 			continue
 		}
-		if f.Status == StatusAdded {
-			// An added file has no base to compare with, but functions of it that head now
-			// calls may hold a guard that moved there.
-		}
 		headSrc, headOK := f.Content, f.HasContent && f.Status != StatusDeleted
 		baseSrc, baseOK := baseText(f)
 		if f.Status == StatusAdded {
+			// An added file has no base to compare with, but functions of it that head now
+			// calls may hold a guard that moved there.
 			baseOK = false
 		}
 		if !headOK && !baseOK {
@@ -102,9 +102,6 @@ func (removedAnalyzer) Analyze(s *Scan) {
 				}{i, side.head})
 				continue
 			}
-			for _, fn := range ir.Funcs {
-				fn.file = ir
-			}
 			if side.head {
 				sf.head = ir
 			} else {
@@ -139,12 +136,7 @@ func (removedAnalyzer) Analyze(s *Scan) {
 	// A change without trees (a bare diff) already says in the transcript that only hunks were
 	// seen; otherwise a file without content was too large to read.
 	if s.Change.Trees != nil {
-		langs := make([]string, 0, len(skipped))
-		for lang := range skipped {
-			langs = append(langs, lang)
-		}
-		sort.Strings(langs)
-		for _, lang := range langs {
+		for _, lang := range slices.Sorted(maps.Keys(skipped)) {
 			s.Note(fmt.Sprintf("base/head comparison: %d %s file(s) left out: their content was not read (too large)", skipped[lang], lang))
 		}
 	}
@@ -275,7 +267,6 @@ func (x *index) add(ir *irFile) {
 	x.files[ir.Path] = true
 	seen := map[string]int{}
 	for _, fn := range ir.Funcs {
-		fn.file = ir
 		name := fn.Name
 		if n := seen[name]; n > 0 {
 			name = fmt.Sprintf("%s#%d", name, n+1)
@@ -416,6 +407,8 @@ type fnPair struct {
 	headMentions  map[string]bool
 	headCalls     map[string]bool
 	headCallTexts map[string]bool
+	// baseCalls are the callees base calls, as headCalls are head's.
+	baseCalls map[string]bool
 }
 
 func (c *sideComparison) run() {
@@ -437,12 +430,7 @@ func (c *sideComparison) run() {
 		bx, hx := newIndex(), newIndex()
 		bx.add(sf.base)
 		hx.add(sf.head)
-		keys := make([]string, 0, len(hx.byKey))
-		for k := range hx.byKey {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(hx.byKey)) {
 			h := hx.byKey[k]
 			name := strings.TrimPrefix(k, sf.head.Path+"\x00")
 			b := bx.byKey[sf.base.Path+"\x00"+name]
@@ -505,7 +493,7 @@ func compatible(a, b string) bool { return a == b || simpleKinds[a] && simpleKin
 // mapping, the changed ones by identical text (a re-indented block), then by similarity.
 func (c *sideComparison) pair(sf *sideFile, b, h *irFunc) *fnPair {
 	p := &fnPair{sf: sf, b: b, h: h, pairs: map[int]int{}, bChanged: map[int]bool{}, hChanged: map[int]bool{}, added: map[int]bool{}, headPaired: map[int]bool{},
-		headMentions: map[string]bool{}, headCalls: map[string]bool{}, headCallTexts: map[string]bool{}}
+		headMentions: map[string]bool{}, headCalls: map[string]bool{}, headCallTexts: map[string]bool{}, baseCalls: map[string]bool{}}
 	headAt := map[int][]int{}
 	for j, n := range h.Nodes {
 		headAt[n.Line] = append(headAt[n.Line], j)
@@ -523,6 +511,9 @@ func (c *sideComparison) pair(sf *sideFile, b, h *irFunc) *fnPair {
 	}
 	for i, n := range b.Nodes {
 		p.bChanged[i] = c.nodeChanged(sf, b, i, false)
+		for _, call := range n.Calls {
+			p.baseCalls[call.Callee] = true
+		}
 		if sf.f.IsRemoved(n.Line) {
 			continue
 		}
@@ -664,6 +655,30 @@ func shareName(a, b []string) bool {
 	return false
 }
 
+// sortedPairs yields the paired nodes (base index, head index) in base order: the checks
+// report in the order they visit, and report keeps the order of a finding's parts, so the
+// visit must not follow the map's.
+func (p *fnPair) sortedPairs() iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		for _, i := range slices.Sorted(maps.Keys(p.pairs)) {
+			if !yield(i, p.pairs[i]) {
+				return
+			}
+		}
+	}
+}
+
+// changedPairs yields those of sortedPairs of which the change edited either side.
+func (p *fnPair) changedPairs() iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		for i, j := range p.sortedPairs() {
+			if (p.bChanged[i] || p.hChanged[j]) && !yield(i, j) {
+				return
+			}
+		}
+	}
+}
+
 // headPairedOK reports whether base node i is paired (pairs' zero value is a valid index).
 func (p *fnPair) headPairedOK(i int) bool {
 	_, ok := p.pairs[i]
@@ -754,7 +769,7 @@ func (c *sideComparison) sinkAfter(fn *irFunc, from int) (sinkHit, bool) {
 
 // mutators add their argument to their receiver (parts.append(name)): the receiver then holds
 // what the argument held.
-var mutators = map[string]bool{"append": true, "push": true, "extend": true, "add": true, "insert": true, "update": true, "appendleft": true, "unshift": true, "Add": true, "Set": false}
+var mutators = map[string]bool{"append": true, "push": true, "extend": true, "add": true, "insert": true, "update": true, "appendleft": true, "unshift": true, "Add": true}
 
 // mentionsName reports whether a text reads a name (a dotted name as its token sequence).
 func mentionsName(text, name string) bool {

@@ -14,9 +14,9 @@ import (
 // weakened reports conditions that lost a term where the loss loosens them: a disjunct of a
 // guard's refusal, a conjunct of an action's or an assertion's condition.
 func (c *sideComparison) weakened(p *fnPair) {
-	for i, j := range p.pairs {
+	for i, j := range p.changedPairs() {
 		bn, hn := p.b.Nodes[i], p.h.Nodes[j]
-		if bn.Cond == nil || hn.Cond == nil || bn.Kind == kindLoop || !p.bChanged[i] && !p.hChanged[j] {
+		if bn.Cond == nil || hn.Cond == nil || bn.Kind == kindLoop {
 			continue
 		}
 		if !termsSubset(hn.Cond.Terms, bn.Cond.Terms) || hn.Cond.Op != "" && hn.Cond.Op != bn.Cond.Op {
@@ -109,11 +109,8 @@ var separatorSeqs = [][]lexeme{
 // separators reports prefix checks whose root lost its separator (startswith(root + sep) →
 // startswith(root)): /srv/data-secret then passes for the root /srv/data.
 func (c *sideComparison) separators(p *fnPair) {
-	for i, j := range p.pairs {
+	for i, j := range p.changedPairs() {
 		bn, hn := p.b.Nodes[i], p.h.Nodes[j]
-		if !p.bChanged[i] && !p.hChanged[j] {
-			continue
-		}
 		for _, bc := range bn.Calls {
 			switch bc.name() {
 			case "startswith", "startsWith", "HasPrefix", "indexOf", "lastIndexOf":

@@ -26,7 +26,7 @@ var fileCalls = map[string]bool{
 	"os.Open": true, "os.OpenFile": true, "os.Create": true, "os.CreateTemp": true, "os.ReadFile": true, "os.WriteFile": true,
 	"os.Mkdir": true, "os.MkdirAll": true, "os.MkdirTemp": true, "os.Remove": true, "os.RemoveAll": true, "os.Rename": true,
 	"os.Symlink": true, "os.Link": true, "os.Chmod": true, "os.Chtimes": true, "os.CopyFS": true, "os.DirFS": true,
-	"os.ReadDir": true, "os.OpenRoot": false, "io/ioutil.ReadFile": true, "io/ioutil.WriteFile": true, "path/filepath.Join": true,
+	"os.ReadDir": true, "io/ioutil.ReadFile": true, "io/ioutil.WriteFile": true, "path/filepath.Join": true,
 	"path/filepath.Abs": true, "path/filepath.Walk": true, "path/filepath.WalkDir": true,
 	// Python
 	"open": true, "io.open": true, "os.path.join": true, "os.path.abspath": true, "os.path.realpath": true, "os.remove": true,
@@ -186,7 +186,7 @@ var (
 	}
 	// notProtect are words that make a name something else than a protection ("quoted" is the
 	// state, "unescape" the inverse).
-	notProtect = map[string]bool{"unescape": true, "unquote": true, "unsafe": true, "is": false}
+	notProtect = map[string]bool{"unescape": true, "unquote": true, "unsafe": true}
 )
 
 // protectionWords returns the protective words of a callee's name, and whether one is strong.
@@ -209,7 +209,7 @@ func protectionWords(callee string) (ws []string, strong bool) {
 var releaseNames = map[string]bool{
 	"Close": true, "close": true, "Release": true, "release": true, "Unlock": true, "RUnlock": true, "unlock": true,
 	"cancel": true, "Cancel": true, "dispose": true, "Dispose": true, "Shutdown": true, "shutdown": true, "cleanup": true,
-	"Cleanup": true, "destroy": true, "Stop": true, "free": true, "Free": true, "closeSync": true, "end": false,
+	"Cleanup": true, "destroy": true, "Stop": true, "free": true, "Free": true, "closeSync": true,
 }
 
 // offloadCalls run a blocking function away from the event loop: the function is their first

@@ -447,14 +447,7 @@ func goNames(e ast.Expr) []string {
 		}
 		break
 	}
-	var out []string
-	ast.Inspect(e, func(n ast.Node) bool {
-		if id, ok := n.(*ast.Ident); ok {
-			out = append(out, id.Name)
-		}
-		return true
-	})
-	return out
+	return identsOf(e)
 }
 
 func goIsPanic(c *ast.CallExpr) bool {

@@ -369,16 +369,7 @@ func replacedBy(p *fnPair, i int) bool {
 	return false
 }
 
-func (c *sideComparison) calledInBase(p *fnPair, callee string) bool {
-	for _, n := range p.b.Nodes {
-		for _, call := range n.Calls {
-			if call.Callee == callee {
-				return true
-			}
-		}
-	}
-	return false
-}
+func (c *sideComparison) calledInBase(p *fnPair, callee string) bool { return p.baseCalls[callee] }
 
 // holdsCond reports whether fn (or a function it calls) tests a condition with the words cw,
 // its parameters read as the call's arguments.
@@ -762,10 +753,7 @@ func relatedNames(a, b string) bool {
 func (c *sideComparison) protectiveCalls(p *fnPair) {
 	b, h := p.b, p.h
 	// unwrapped in place
-	for i, j := range p.pairs {
-		if !p.bChanged[i] && !p.hChanged[j] {
-			continue
-		}
+	for i, j := range p.changedPairs() {
 		bn, hn := b.Nodes[i], h.Nodes[j]
 		for _, call := range bn.Calls {
 			prot, strong := c.isProtective(call, b)
@@ -885,10 +873,7 @@ func (c *sideComparison) inlined(p *fnPair) {
 			c.inlinedBody(p, i, call, callee)
 		}
 	}
-	for i, j := range p.pairs {
-		if !p.bChanged[i] && !p.hChanged[j] {
-			continue
-		}
+	for i, j := range p.changedPairs() {
 		for _, call := range p.b.Nodes[i].Calls {
 			if nodeCalls(p.h.Nodes[j], call.Callee) || c.calledInHead(p, call.Callee) {
 				continue

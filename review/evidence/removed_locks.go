@@ -125,10 +125,7 @@ func holdsLock(regions []lockRegion, lock string) bool {
 // { sp.mu.Lock(); defer sp.mu.Unlock(); return sp.count }) replaced by a direct read of the
 // field (sp.count).
 func (c *sideComparison) accessors(p *fnPair) {
-	for i, j := range p.pairs {
-		if !p.bChanged[i] && !p.hChanged[j] {
-			continue
-		}
+	for i, j := range p.changedPairs() {
 		bn, hn := p.b.Nodes[i], p.h.Nodes[j]
 		for _, call := range bn.Calls {
 			recv := qualifier(call.Callee)

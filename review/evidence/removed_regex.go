@@ -352,7 +352,7 @@ func (c *sideComparison) regexps(p *fnPair) {
 		return // RE2: linear
 	}
 	bases := map[int]int{}
-	for i, j := range p.pairs {
+	for i, j := range p.sortedPairs() {
 		bases[j] = i
 	}
 	for j, hn := range p.h.Nodes {

@@ -200,10 +200,7 @@ func stripContext(callee string) string {
 // (NewRequestWithContext → NewRequest), a context or timeout argument no longer passed, a
 // timeout field no longer set on a literal that remains.
 func (c *sideComparison) contexts(p *fnPair) {
-	for i, j := range p.pairs {
-		if !p.bChanged[i] && !p.hChanged[j] {
-			continue
-		}
+	for i, j := range p.changedPairs() {
 		bn, hn := p.b.Nodes[i], p.h.Nodes[j]
 		for _, bc := range bn.Calls {
 			ctxArg := -1
@@ -314,10 +311,7 @@ func (c *sideComparison) fields(p *fnPair) {
 		}
 	}
 	// An end-of-options "--" dropped from a command's arguments (or from the list it is given).
-	for i, j := range p.pairs {
-		if !p.bChanged[i] && !p.hChanged[j] {
-			continue
-		}
+	for i, j := range p.changedPairs() {
 		for _, bc := range p.b.Nodes[i].Calls {
 			bt := tokens(bc.Text)
 			if indexOfLexeme(bt, `"--"`) < 0 {
@@ -424,10 +418,7 @@ func (c *sideComparison) offload(p *fnPair) {
 	if !p.h.Async {
 		return
 	}
-	for i, j := range p.pairs {
-		if !p.bChanged[i] && !p.hChanged[j] {
-			continue
-		}
+	for i, j := range p.changedPairs() {
 		for _, bc := range p.b.Nodes[i].Calls {
 			k, ok := offloadCalls[bc.name()]
 			if !ok || k >= len(bc.Args) {

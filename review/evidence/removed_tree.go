@@ -21,6 +21,9 @@ type treeLoader struct {
 	// tried holds the relative paths parsed or found missing.
 	tried  map[string]bool
 	loaded int
+	// module is the tree's Go module path, once moduleRead.
+	module     string
+	moduleRead bool
 }
 
 // treeLoadMax bounds the files one side's loader parses.
@@ -163,8 +166,15 @@ func (l *treeLoader) goFiles(rel string) []string {
 	return out
 }
 
-// goModule returns the module path of the tree's go.mod, "" without one.
+// goModule returns the module path of the tree's go.mod, "" without one; the file is read once.
 func (l *treeLoader) goModule() string {
+	if !l.moduleRead {
+		l.module, l.moduleRead = l.readGoModule(), true
+	}
+	return l.module
+}
+
+func (l *treeLoader) readGoModule() string {
 	dir, ok := l.dir()
 	if !ok {
 		return ""

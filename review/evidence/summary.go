@@ -265,11 +265,7 @@ func summarise(pass *analysis.Pass, module, name string, ft *ast.FuncType, body 
 			}
 		}
 	}
-	flowBody := body
-	if fb, ok := body.(*ast.BlockStmt); ok {
-		flowBody = fb
-	}
-	x := &summariser{pass: pass, info: pass.TypesInfo, module: module, s: s, flow: newConstFlow(pass.TypesInfo, flowBody)}
+	x := &summariser{pass: pass, info: pass.TypesInfo, module: module, s: s, flow: newConstFlow(pass.TypesInfo, body)}
 	ast.Inspect(body, x.visit)
 	return s
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"go/token"
+	"maps"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -69,12 +70,7 @@ func weakened(base, head *treeSummary) ([]Finding, map[loc][]string) {
 		return nil, nil
 	}
 	c := &comparison{base: base, head: head, twins: map[loc][]string{}, seen: map[string]bool{}}
-	keys := make([]string, 0, len(head.funcs))
-	for k := range head.funcs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(head.funcs)) {
 		hf, bf := head.funcs[k], base.funcs[k]
 		if bf == nil {
 			continue
@@ -86,12 +82,7 @@ func weakened(base, head *treeSummary) ([]Finding, map[loc][]string) {
 		c.chans(bf, hf)
 		c.locks(bf, hf)
 	}
-	fkeys := make([]string, 0, len(head.fields))
-	for k := range head.fields {
-		fkeys = append(fkeys, k)
-	}
-	sort.Strings(fkeys)
-	for _, k := range fkeys {
+	for _, k := range slices.Sorted(maps.Keys(head.fields)) {
 		if bf := base.fields[k]; bf != nil {
 			c.validation(bf, head.fields[k])
 		}
@@ -397,10 +388,14 @@ func (c *comparison) guards(bf, hf *funcSummary) {
 			continue
 		}
 		var lost []guardUse
+		presents := make([]map[string]bool, len(cands)) // the checks before each candidate, computed once
 		for _, g := range protecting {
 			kept := false
-			for _, hs := range cands {
-				present := c.head.presentGuards(hf, hs.end)
+			for k, hs := range cands {
+				if presents[k] == nil {
+					presents[k] = c.head.presentGuards(hf, hs.end)
+				}
+				present := presents[k]
 				kept = present[g.id] || slices.ContainsFunc(g.calls, func(id string) bool { return present[id] })
 				if kept {
 					break
@@ -842,12 +837,7 @@ func (c *comparison) crypto(bf, hf *funcSummary) {
 }
 
 func (c *comparison) chans(bf, hf *funcSummary) {
-	names := make([]string, 0, len(hf.chans))
-	for n := range hf.chans {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(hf.chans)) {
 		hc := hf.chans[name]
 		bc, ok := bf.chans[name]
 		if !ok || bc.size == 0 || hc.size != 0 || len(hf.leaks[name]) == 0 {
@@ -923,12 +913,7 @@ func (c *comparison) validation(bf, hf *fieldTags) {
 		} else {
 			br, bomit := validateRules(bt)
 			hr, homit := validateRules(ht)
-			names := make([]string, 0, len(br))
-			for n := range br {
-				names = append(names, n)
-			}
-			sort.Strings(names)
-			for _, n := range names {
+			for _, n := range slices.Sorted(maps.Keys(br)) {
 				bp := br[n]
 				hp, has := hr[n]
 				switch {
@@ -979,7 +964,6 @@ func mergeWeakened(fresh, weak []Finding, twins map[loc][]string) []Finding {
 	if len(weak) == 0 {
 		return fresh
 	}
-	rank := map[string]int{SeverityLow: 1, SeverityMedium: 2, SeverityHigh: 3, SeverityCritical: 4}
 	at := map[loc]int{}
 	for i, w := range weak {
 		if _, ok := at[loc{w.Path, w.Line}]; !ok {
@@ -990,13 +974,13 @@ func mergeWeakened(fresh, weak []Finding, twins map[loc][]string) []Finding {
 	for _, f := range fresh {
 		l := loc{f.Path, f.Line}
 		if slices.Contains(twins[l], f.Rule) {
-			if i, ok := at[l]; ok && rank[f.Severity] > rank[weak[i].Severity] {
+			if i, ok := at[l]; ok && severityRank[f.Severity] > severityRank[weak[i].Severity] {
 				weak[i].Severity = f.Severity
 			} else if !ok {
 				// A twin at a line with no comparison finding (a goroutine's go statement whose
 				// channel lost its buffer): the comparison's finding elsewhere stands for it.
 				for i := range weak {
-					if weak[i].Rule == RuleChanBufferRemoved && weak[i].Path == f.Path && rank[f.Severity] > rank[weak[i].Severity] {
+					if weak[i].Rule == RuleChanBufferRemoved && weak[i].Path == f.Path && severityRank[f.Severity] > severityRank[weak[i].Severity] {
 						weak[i].Severity = f.Severity
 					}
 				}
