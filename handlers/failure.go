@@ -93,11 +93,8 @@ type (
 var shaPattern = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
 
 func validateCI(repo slimRepo, installation, id int64, head string) error {
-	if err := repo.validate(); err != nil {
+	if err := validateInstalled(repo, installation); err != nil {
 		return err
-	}
-	if installation <= 0 {
-		return errors.New("no installation id")
 	}
 	if id <= 0 {
 		return fmt.Errorf("no run id (%d)", id)

@@ -360,12 +360,21 @@ func (r slimRepo) validate() error {
 	return nil
 }
 
-func validateRouted(repo slimRepo, installation int64, number int) error {
+// validateInstalled checks what every handled payload carries: its repository's name and the
+// installation id.
+func validateInstalled(repo slimRepo, installation int64) error {
 	if err := repo.validate(); err != nil {
 		return err
 	}
 	if installation <= 0 {
 		return errors.New("no installation id")
+	}
+	return nil
+}
+
+func validateRouted(repo slimRepo, installation int64, number int) error {
+	if err := validateInstalled(repo, installation); err != nil {
+		return err
 	}
 	if number <= 0 {
 		return fmt.Errorf("no pull request or issue number (%d)", number)
