@@ -348,11 +348,10 @@ func (r *Runner) ciResult(ctx context.Context, gh *github.Client, job *Job, pr r
 		return r.noteOnDebate(ctx, pub, pr, taskID, fmt.Sprintf("**Passed** on %s: the failure count of this task is reset.", review.ShortSHA(job.HeadSHA)))
 	}
 	runKey := fmt.Sprintf("%s/%d/%d@%s", run.Source, run.ID, run.Attempt, pr)
-	if seen, err := r.Store.FailureRecorded(ctx, runKey); err != nil || seen {
-		if err != nil {
-			return err
-		}
-		return r.resumeFailure(ctx, gh, pub, repo, pr, run, runKey)
+	if f, err := r.Store.FailureByKey(ctx, runKey); err == nil {
+		return r.resumeFailure(ctx, gh, pub, repo, pr, run, f)
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return err
 	}
 	detail := r.readFailure(ctx, gh, pr, run)
 	f := &store.Failure{
@@ -391,12 +390,8 @@ func (r *Runner) ciResult(ctx context.Context, gh *github.Client, job *Job, pr r
 // the job after the debate or its publication failed. What was decided and stored is published
 // again; a debate decided in the store but never held (the job stopped in between) is held now,
 // as long as the failure is still in the task's current streak.
-func (r *Runner) resumeFailure(ctx context.Context, gh *github.Client, pub *review.Publisher, repo *config.Repo, pr review.PullRequest, run *CIRun, runKey string) error {
-	if done, err := r.republishFailure(ctx, pub, runKey); err != nil || done {
-		return err
-	}
-	f, err := r.Store.FailureByKey(ctx, runKey)
-	if err != nil {
+func (r *Runner) resumeFailure(ctx context.Context, gh *github.Client, pub *review.Publisher, repo *config.Repo, pr review.PullRequest, run *CIRun, f *store.Failure) error {
+	if done, err := r.republishFailure(ctx, pub, f.RunKey); err != nil || done {
 		return err
 	}
 	t, err := r.Store.FailureTaskOf(ctx, f.PR, f.TaskID)
@@ -407,7 +402,7 @@ func (r *Runner) resumeFailure(ctx context.Context, gh *github.Client, pub *revi
 	if err != nil {
 		return err
 	}
-	if !slices.ContainsFunc(current, func(x store.Failure) bool { return x.RunKey == runKey }) {
+	if !slices.ContainsFunc(current, func(x store.Failure) bool { return x.RunKey == f.RunKey }) {
 		return nil
 	}
 	switch {
