@@ -257,11 +257,21 @@ func (r *Runner) ciRun(ctx context.Context, gh *github.Client, job *Job) error {
 	if err != nil {
 		return err
 	}
+	// The run's failure is the same on every pull request: it is read once, when the first of
+	// them records it (or holds its debate), and not at all when none does.
+	var detail *failureDetail
+	read := func(ctx context.Context) failureDetail {
+		if detail == nil {
+			d := r.readFailure(ctx, gh, job.PR, job.CI)
+			detail = &d
+		}
+		return *detail
+	}
 	var errs []error
 	for _, meta := range prs {
 		pr := review.PullRequest{Owner: job.PR.Owner, Repo: job.PR.Repo, Number: meta.GetNumber()}
 		log := zerolog.Ctx(ctx).With().Int("pr_number", pr.Number).Str("task", job.CI.Name).Logger()
-		if err := r.ciResult(log.WithContext(ctx), gh, job, pr, meta); err != nil {
+		if err := r.ciResult(log.WithContext(ctx), gh, job, pr, meta, read); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -319,7 +329,8 @@ func ciTask(run *CIRun, pr review.PullRequest) (text, id string) {
 // ciResult records one run's result on one pull request and acts on the task's streak: a
 // success resets it; the second consecutive failure with the same fingerprint holds a failure
 // debate; a failure after the debate (its one more attempt spent) escalates without another.
-func (r *Runner) ciResult(ctx context.Context, gh *github.Client, job *Job, pr review.PullRequest, meta *github.PullRequest) error {
+// read reads the run's failure (once for all the pull requests of the run).
+func (r *Runner) ciResult(ctx context.Context, gh *github.Client, job *Job, pr review.PullRequest, meta *github.PullRequest, read func(context.Context) failureDetail) error {
 	log := zerolog.Ctx(ctx)
 	repo, err := LoadRepoConfig(ctx, gh, pr, meta.GetBase().GetRef())
 	var ce *config.Error
@@ -349,11 +360,11 @@ func (r *Runner) ciResult(ctx context.Context, gh *github.Client, job *Job, pr r
 	}
 	runKey := fmt.Sprintf("%s/%d/%d@%s", run.Source, run.ID, run.Attempt, pr)
 	if f, err := r.Store.FailureByKey(ctx, runKey); err == nil {
-		return r.resumeFailure(ctx, gh, pub, repo, pr, run, f)
+		return r.resumeFailure(ctx, gh, pub, repo, pr, f, read)
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	detail := r.readFailure(ctx, gh, pr, run)
+	detail := read(ctx)
 	f := &store.Failure{
 		RunKey: runKey, PR: pr.String(), TaskID: taskID, At: run.At,
 		Fingerprint: dialectic.Fingerprint(detail.message), Message: truncate(detail.message, dialectic.MaxLineBytes), HeadSHA: job.HeadSHA, Files: detail.files,
@@ -390,7 +401,7 @@ func (r *Runner) ciResult(ctx context.Context, gh *github.Client, job *Job, pr r
 // the job after the debate or its publication failed. What was decided and stored is published
 // again; a debate decided in the store but never held (the job stopped in between) is held now,
 // as long as the failure is still in the task's current streak.
-func (r *Runner) resumeFailure(ctx context.Context, gh *github.Client, pub *review.Publisher, repo *config.Repo, pr review.PullRequest, run *CIRun, f *store.Failure) error {
+func (r *Runner) resumeFailure(ctx context.Context, gh *github.Client, pub *review.Publisher, repo *config.Repo, pr review.PullRequest, f *store.Failure, read func(context.Context) failureDetail) error {
 	if done, err := r.republishFailure(ctx, pub, f.RunKey); err != nil || done {
 		return err
 	}
@@ -407,7 +418,7 @@ func (r *Runner) resumeFailure(ctx context.Context, gh *github.Client, pub *revi
 	}
 	switch {
 	case t.Debated == f.Attempt:
-		return r.failureDebate(ctx, gh, pub, repo, pr, t, f, r.readFailure(ctx, gh, pr, run).lines)
+		return r.failureDebate(ctx, gh, pub, repo, pr, t, f, read(ctx).lines)
 	case t.Escalated && t.Debated > 0 && f.Attempt == t.Debated+1:
 		return r.escalateFailure(ctx, pub, t, f)
 	}
@@ -423,7 +434,8 @@ type failureDetail struct {
 
 // readFailure reads a failed run's first error: for a workflow run, the first failed job's first
 // failed step and its log; for a check run, its first failure annotation, or its output. What
-// cannot be read is said plainly (the fingerprint is then the step's or check's).
+// cannot be read is said plainly (the fingerprint is then the step's or check's). Only pr's
+// repository is used: the run is the same on each of its pull requests.
 func (r *Runner) readFailure(ctx context.Context, gh *github.Client, pr review.PullRequest, run *CIRun) failureDetail {
 	log := zerolog.Ctx(ctx)
 	var d failureDetail
