@@ -279,43 +279,45 @@ func (r *Runner) ciRun(ctx context.Context, gh *github.Client, job *Job) error {
 }
 
 // headPullRequests are the open pull requests whose head is the job's commit: the one the
-// delivery named, or those GitHub lists for the commit.
+// delivery named, read from GitHub, or those GitHub lists for the commit, as it lists them (with
+// their state, head and base).
 func (r *Runner) headPullRequests(ctx context.Context, gh *github.Client, job *Job) ([]*github.PullRequest, error) {
-	var numbers []int
+	// A run of an older head, or of a closed pull request, is no failure of the change under review.
+	current := func(p *github.PullRequest) bool { return p.GetState() == "open" && p.GetHead().GetSHA() == job.HeadSHA }
 	if job.PR.Number > 0 {
-		numbers = []int{job.PR.Number}
-	} else {
-		opts := &github.ListOptions{PerPage: 100}
-		for page := 0; page < 5; page++ {
-			list, resp, err := gh.PullRequests.ListPullRequestsWithCommit(ctx, job.PR.Owner, job.PR.Repo, job.HeadSHA, opts)
-			if err != nil {
-				var er *github.ErrorResponse
-				if errors.As(err, &er) && er.Response != nil && (er.Response.StatusCode == http.StatusNotFound || er.Response.StatusCode == http.StatusUnprocessableEntity) {
-					return nil, nil // a commit GitHub no longer has: nothing to record
-				}
-				return nil, fmt.Errorf("failed to list the pull requests of %s@%s: %w", job.PR.Repository(), review.ShortSHA(job.HeadSHA), err)
-			}
-			for _, p := range list {
-				if p.GetState() == "open" && p.GetHead().GetSHA() == job.HeadSHA {
-					numbers = append(numbers, p.GetNumber())
-				}
-			}
-			if resp.NextPage == 0 {
-				break
-			}
-			opts.Page = resp.NextPage
+		meta, _, err := gh.PullRequests.Get(ctx, job.PR.Owner, job.PR.Repo, job.PR.Number)
+		if err != nil {
+			return nil, fmt.Errorf("failed to get pull request %s/%s#%d: %w", job.PR.Owner, job.PR.Repo, job.PR.Number, err)
 		}
+		if !current(meta) {
+			return nil, nil
+		}
+		return []*github.PullRequest{meta}, nil
 	}
 	var out []*github.PullRequest
-	for _, n := range numbers {
-		meta, _, err := gh.PullRequests.Get(ctx, job.PR.Owner, job.PR.Repo, n)
+	opts := &github.ListOptions{PerPage: 100}
+	for page := 0; page < 5; page++ {
+		list, resp, err := gh.PullRequests.ListPullRequestsWithCommit(ctx, job.PR.Owner, job.PR.Repo, job.HeadSHA, opts)
 		if err != nil {
-			return nil, fmt.Errorf("failed to get pull request %s/%s#%d: %w", job.PR.Owner, job.PR.Repo, n, err)
+			var er *github.ErrorResponse
+			if errors.As(err, &er) && er.Response != nil && (er.Response.StatusCode == http.StatusNotFound || er.Response.StatusCode == http.StatusUnprocessableEntity) {
+				return nil, nil // a commit GitHub no longer has: nothing to record
+			}
+			return nil, fmt.Errorf("failed to list the pull requests of %s@%s: %w", job.PR.Repository(), review.ShortSHA(job.HeadSHA), err)
 		}
-		// A run of an older head, or of a closed pull request, is no failure of the change under review.
-		if meta.GetState() == "open" && meta.GetHead().GetSHA() == job.HeadSHA {
-			out = append(out, meta)
+		for _, p := range list {
+			// Only this repository's pull requests (GitHub names the base repository of each).
+			if base := p.GetBase().GetRepo().GetFullName(); base != "" && !strings.EqualFold(base, job.PR.Repository()) {
+				continue
+			}
+			if current(p) {
+				out = append(out, p)
+			}
 		}
+		if resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
 	}
 	return out, nil
 }

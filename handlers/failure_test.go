@@ -672,8 +672,8 @@ func TestDecidedFailureDebateHeldOnRedelivery(t *testing.T) {
 }
 
 // A run whose payload names no pull request (a fork's, or a head several pull requests share)
-// is recorded on every open pull request GitHub lists for its commit; the run's failure is read
-// once for all of them, and held as a debate on each.
+// is recorded on every open pull request GitHub lists for its commit, as GitHub lists them (none
+// is read again); the run's failure is read once for all of them, and held as a debate on each.
 func TestFailureOnAHeadTwoPullRequestsShare(t *testing.T) {
 	a := newApp(t)
 	gh := a.gh
@@ -707,6 +707,15 @@ func TestFailureOnAHeadTwoPullRequestsShare(t *testing.T) {
 		if task, err := a.srv.Store.FailureTaskOf(context.Background(), "acme/shop#8", taskID); err != nil || task.Streak != i+1 {
 			t.Errorf("#8 after failure %d: %+v %v", i+1, task, err)
 		}
+	}
+	gets := 0
+	for _, c := range gh.Calls() {
+		if c.Operation == "pulls/get" {
+			gets++
+		}
+	}
+	if gets != 0 {
+		t.Errorf("the pull requests GitHub listed for the commit were read again (%d pulls/get)", gets)
 	}
 	for _, key := range []string{"acme/shop#7", "acme/shop#8"} {
 		var debates []string
