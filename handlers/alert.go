@@ -92,23 +92,11 @@ type (
 )
 
 func (p *codeScanningAlertPayload) validate() error {
-	if err := p.Repository.validate(); err != nil {
-		return err
-	}
-	if p.Installation.ID <= 0 {
-		return errors.New("no installation id")
-	}
-	return nil
+	return validateInstalled(p.Repository.slimRepo, p.Installation.ID)
 }
 
 func (p *dependabotAlertPayload) validate() error {
-	if err := p.Repository.validate(); err != nil {
-		return err
-	}
-	if p.Installation.ID <= 0 {
-		return errors.New("no installation id")
-	}
-	return nil
+	return validateInstalled(p.Repository, p.Installation.ID)
 }
 
 // alertActions are the actions that put an alert in front of someone. closingActions end one:

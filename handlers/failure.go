@@ -93,11 +93,8 @@ type (
 var shaPattern = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
 
 func validateCI(repo slimRepo, installation, id int64, head string) error {
-	if err := repo.validate(); err != nil {
+	if err := validateInstalled(repo, installation); err != nil {
 		return err
-	}
-	if installation <= 0 {
-		return errors.New("no installation id")
 	}
 	if id <= 0 {
 		return fmt.Errorf("no run id (%d)", id)
@@ -260,11 +257,21 @@ func (r *Runner) ciRun(ctx context.Context, gh *github.Client, job *Job) error {
 	if err != nil {
 		return err
 	}
+	// The run's failure is the same on every pull request: it is read once, when the first of
+	// them records it (or holds its debate), and not at all when none does.
+	var detail *failureDetail
+	read := func(ctx context.Context) failureDetail {
+		if detail == nil {
+			d := r.readFailure(ctx, gh, job.PR, job.CI)
+			detail = &d
+		}
+		return *detail
+	}
 	var errs []error
 	for _, meta := range prs {
 		pr := review.PullRequest{Owner: job.PR.Owner, Repo: job.PR.Repo, Number: meta.GetNumber()}
 		log := zerolog.Ctx(ctx).With().Int("pr_number", pr.Number).Str("task", job.CI.Name).Logger()
-		if err := r.ciResult(log.WithContext(ctx), gh, job, pr, meta); err != nil {
+		if err := r.ciResult(log.WithContext(ctx), gh, job, pr, meta, read); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -272,43 +279,45 @@ func (r *Runner) ciRun(ctx context.Context, gh *github.Client, job *Job) error {
 }
 
 // headPullRequests are the open pull requests whose head is the job's commit: the one the
-// delivery named, or those GitHub lists for the commit.
+// delivery named, read from GitHub, or those GitHub lists for the commit, as it lists them (with
+// their state, head and base).
 func (r *Runner) headPullRequests(ctx context.Context, gh *github.Client, job *Job) ([]*github.PullRequest, error) {
-	var numbers []int
+	// A run of an older head, or of a closed pull request, is no failure of the change under review.
+	current := func(p *github.PullRequest) bool { return p.GetState() == "open" && p.GetHead().GetSHA() == job.HeadSHA }
 	if job.PR.Number > 0 {
-		numbers = []int{job.PR.Number}
-	} else {
-		opts := &github.ListOptions{PerPage: 100}
-		for page := 0; page < 5; page++ {
-			list, resp, err := gh.PullRequests.ListPullRequestsWithCommit(ctx, job.PR.Owner, job.PR.Repo, job.HeadSHA, opts)
-			if err != nil {
-				var er *github.ErrorResponse
-				if errors.As(err, &er) && er.Response != nil && (er.Response.StatusCode == http.StatusNotFound || er.Response.StatusCode == http.StatusUnprocessableEntity) {
-					return nil, nil // a commit GitHub no longer has: nothing to record
-				}
-				return nil, fmt.Errorf("failed to list the pull requests of %s@%s: %w", job.PR.Repository(), review.ShortSHA(job.HeadSHA), err)
-			}
-			for _, p := range list {
-				if p.GetState() == "open" && p.GetHead().GetSHA() == job.HeadSHA {
-					numbers = append(numbers, p.GetNumber())
-				}
-			}
-			if resp.NextPage == 0 {
-				break
-			}
-			opts.Page = resp.NextPage
+		meta, _, err := gh.PullRequests.Get(ctx, job.PR.Owner, job.PR.Repo, job.PR.Number)
+		if err != nil {
+			return nil, fmt.Errorf("failed to get pull request %s/%s#%d: %w", job.PR.Owner, job.PR.Repo, job.PR.Number, err)
 		}
+		if !current(meta) {
+			return nil, nil
+		}
+		return []*github.PullRequest{meta}, nil
 	}
 	var out []*github.PullRequest
-	for _, n := range numbers {
-		meta, _, err := gh.PullRequests.Get(ctx, job.PR.Owner, job.PR.Repo, n)
+	opts := &github.ListOptions{PerPage: 100}
+	for page := 0; page < 5; page++ {
+		list, resp, err := gh.PullRequests.ListPullRequestsWithCommit(ctx, job.PR.Owner, job.PR.Repo, job.HeadSHA, opts)
 		if err != nil {
-			return nil, fmt.Errorf("failed to get pull request %s/%s#%d: %w", job.PR.Owner, job.PR.Repo, n, err)
+			var er *github.ErrorResponse
+			if errors.As(err, &er) && er.Response != nil && (er.Response.StatusCode == http.StatusNotFound || er.Response.StatusCode == http.StatusUnprocessableEntity) {
+				return nil, nil // a commit GitHub no longer has: nothing to record
+			}
+			return nil, fmt.Errorf("failed to list the pull requests of %s@%s: %w", job.PR.Repository(), review.ShortSHA(job.HeadSHA), err)
 		}
-		// A run of an older head, or of a closed pull request, is no failure of the change under review.
-		if meta.GetState() == "open" && meta.GetHead().GetSHA() == job.HeadSHA {
-			out = append(out, meta)
+		for _, p := range list {
+			// Only this repository's pull requests (GitHub names the base repository of each).
+			if base := p.GetBase().GetRepo().GetFullName(); base != "" && !strings.EqualFold(base, job.PR.Repository()) {
+				continue
+			}
+			if current(p) {
+				out = append(out, p)
+			}
 		}
+		if resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
 	}
 	return out, nil
 }
@@ -322,7 +331,8 @@ func ciTask(run *CIRun, pr review.PullRequest) (text, id string) {
 // ciResult records one run's result on one pull request and acts on the task's streak: a
 // success resets it; the second consecutive failure with the same fingerprint holds a failure
 // debate; a failure after the debate (its one more attempt spent) escalates without another.
-func (r *Runner) ciResult(ctx context.Context, gh *github.Client, job *Job, pr review.PullRequest, meta *github.PullRequest) error {
+// read reads the run's failure (once for all the pull requests of the run).
+func (r *Runner) ciResult(ctx context.Context, gh *github.Client, job *Job, pr review.PullRequest, meta *github.PullRequest, read func(context.Context) failureDetail) error {
 	log := zerolog.Ctx(ctx)
 	repo, err := LoadRepoConfig(ctx, gh, pr, meta.GetBase().GetRef())
 	var ce *config.Error
@@ -351,13 +361,12 @@ func (r *Runner) ciResult(ctx context.Context, gh *github.Client, job *Job, pr r
 		return r.noteOnDebate(ctx, pub, pr, taskID, fmt.Sprintf("**Passed** on %s: the failure count of this task is reset.", review.ShortSHA(job.HeadSHA)))
 	}
 	runKey := fmt.Sprintf("%s/%d/%d@%s", run.Source, run.ID, run.Attempt, pr)
-	if seen, err := r.Store.FailureRecorded(ctx, runKey); err != nil || seen {
-		if err != nil {
-			return err
-		}
-		return r.resumeFailure(ctx, gh, pub, repo, pr, run, runKey)
+	if f, err := r.Store.FailureByKey(ctx, runKey); err == nil {
+		return r.resumeFailure(ctx, gh, pub, repo, pr, f, read)
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return err
 	}
-	detail := r.readFailure(ctx, gh, pr, run)
+	detail := read(ctx)
 	f := &store.Failure{
 		RunKey: runKey, PR: pr.String(), TaskID: taskID, At: run.At,
 		Fingerprint: dialectic.Fingerprint(detail.message), Message: truncate(detail.message, dialectic.MaxLineBytes), HeadSHA: job.HeadSHA, Files: detail.files,
@@ -394,12 +403,8 @@ func (r *Runner) ciResult(ctx context.Context, gh *github.Client, job *Job, pr r
 // the job after the debate or its publication failed. What was decided and stored is published
 // again; a debate decided in the store but never held (the job stopped in between) is held now,
 // as long as the failure is still in the task's current streak.
-func (r *Runner) resumeFailure(ctx context.Context, gh *github.Client, pub *review.Publisher, repo *config.Repo, pr review.PullRequest, run *CIRun, runKey string) error {
-	if done, err := r.republishFailure(ctx, pub, runKey); err != nil || done {
-		return err
-	}
-	f, err := r.Store.FailureByKey(ctx, runKey)
-	if err != nil {
+func (r *Runner) resumeFailure(ctx context.Context, gh *github.Client, pub *review.Publisher, repo *config.Repo, pr review.PullRequest, f *store.Failure, read func(context.Context) failureDetail) error {
+	if done, err := r.republishFailure(ctx, pub, f.RunKey); err != nil || done {
 		return err
 	}
 	t, err := r.Store.FailureTaskOf(ctx, f.PR, f.TaskID)
@@ -410,12 +415,12 @@ func (r *Runner) resumeFailure(ctx context.Context, gh *github.Client, pub *revi
 	if err != nil {
 		return err
 	}
-	if !slices.ContainsFunc(current, func(x store.Failure) bool { return x.RunKey == runKey }) {
+	if !slices.ContainsFunc(current, func(x store.Failure) bool { return x.RunKey == f.RunKey }) {
 		return nil
 	}
 	switch {
 	case t.Debated == f.Attempt:
-		return r.failureDebate(ctx, gh, pub, repo, pr, t, f, r.readFailure(ctx, gh, pr, run).lines)
+		return r.failureDebate(ctx, gh, pub, repo, pr, t, f, read(ctx).lines)
 	case t.Escalated && t.Debated > 0 && f.Attempt == t.Debated+1:
 		return r.escalateFailure(ctx, pub, t, f)
 	}
@@ -431,7 +436,8 @@ type failureDetail struct {
 
 // readFailure reads a failed run's first error: for a workflow run, the first failed job's first
 // failed step and its log; for a check run, its first failure annotation, or its output. What
-// cannot be read is said plainly (the fingerprint is then the step's or check's).
+// cannot be read is said plainly (the fingerprint is then the step's or check's). Only pr's
+// repository is used: the run is the same on each of its pull requests.
 func (r *Runner) readFailure(ctx context.Context, gh *github.Client, pr review.PullRequest, run *CIRun) failureDetail {
 	log := zerolog.Ctx(ctx)
 	var d failureDetail

@@ -670,3 +670,63 @@ func TestDecidedFailureDebateHeldOnRedelivery(t *testing.T) {
 	}
 	a.checkCalls()
 }
+
+// A run whose payload names no pull request (a fork's, or a head several pull requests share)
+// is recorded on every open pull request GitHub lists for its commit, as GitHub lists them (none
+// is read again); the run's failure is read once for all of them, and held as a debate on each.
+func TestFailureOnAHeadTwoPullRequestsShare(t *testing.T) {
+	a := newApp(t)
+	gh := a.gh
+	t0 := time.Date(2026, 1, 29, 14, 30, 0, 0, time.UTC)
+	gh.SetHead("acme/shop#7", sha('1'))
+	gh.PRs["acme/shop#8"] = &githubtest.PR{Title: "Add admin user export (backport)", BaseRef: "release", HeadRef: "export", HeadSHA: sha('1')}
+	unnamed := func(id int64, at time.Time) []byte {
+		var p map[string]any
+		if err := json.Unmarshal(ciFixture(t, "workflow_run.completed.json", "workflow_run", id, sha('1'), "failure", at, 1), &p); err != nil {
+			t.Fatal(err)
+		}
+		p["workflow_run"].(map[string]any)["pull_requests"] = []any{}
+		body, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return body
+	}
+	_, taskID := ciTask(&CIRun{Name: "CI"}, review.PullRequest{Owner: "acme", Repo: "shop", Number: 8})
+	n := 0
+	for i, id := range []int64{701, 702} {
+		failingRun(gh, id, 12+i)
+		a.deliver("workflow_run", fmt.Sprintf("u-%d", i), unnamed(id, t0.Add(time.Duration(i)*time.Minute)))
+		n = a.logCalls(fmt.Sprintf("failure %d on a head two pull requests share", i+1), n)
+		if got := gh.LogDownloads()[id+1000]; got != 1 {
+			t.Errorf("run %d's log was downloaded %d times for two pull requests, want once", id, got)
+		}
+		if task := a.task("CI"); task.Streak != i+1 {
+			t.Errorf("#7 after failure %d: %+v", i+1, task)
+		}
+		if task, err := a.srv.Store.FailureTaskOf(context.Background(), "acme/shop#8", taskID); err != nil || task.Streak != i+1 {
+			t.Errorf("#8 after failure %d: %+v %v", i+1, task, err)
+		}
+	}
+	gets := 0
+	for _, c := range gh.Calls() {
+		if c.Operation == "pulls/get" {
+			gets++
+		}
+	}
+	if gets != 0 {
+		t.Errorf("the pull requests GitHub listed for the commit were read again (%d pulls/get)", gets)
+	}
+	for _, key := range []string{"acme/shop#7", "acme/shop#8"} {
+		var debates []string
+		for _, c := range gh.CommentsOn(key) {
+			if strings.HasPrefix(c.Body, "<!-- debatebot:failure-") {
+				debates = append(debates, c.Body)
+			}
+		}
+		if len(debates) != 1 || !strings.Contains(debates[0], "→ **PIVOT**") || !strings.Contains(debates[0], "auth/auth.go:13:3: undefined: NewToken") {
+			t.Errorf("failure debates on %s: %v", key, debates)
+		}
+	}
+	a.checkCalls()
+}

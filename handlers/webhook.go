@@ -19,6 +19,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-github/v62/github"
 	"github.com/palantir/go-githubapp/githubapp"
@@ -285,11 +286,23 @@ func checkSignature(sig string, parts [][]byte, secret []byte) error {
 	return nil
 }
 
+// truncate cuts s to at most n bytes and marks the cut with "...". A cut inside a UTF-8
+// character cuts before it instead, so that untrusted text (CI output, alert messages) stays
+// valid UTF-8 when it was; bytes that are no UTF-8 are cut as they are.
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return s[:n] + "..."
+	cut := n
+	for i := n; i >= 0 && i > n-utf8.UTFMax; i-- {
+		if utf8.RuneStart(s[i]) {
+			if _, size := utf8.DecodeRuneInString(s[i:]); i+size > n {
+				cut = i
+			}
+			break
+		}
+	}
+	return s[:cut] + "..."
 }
 
 // memoryBudget counts bytes held by webhook bodies. Unlike a FIFO semaphore, a small request
@@ -347,12 +360,21 @@ func (r slimRepo) validate() error {
 	return nil
 }
 
-func validateRouted(repo slimRepo, installation int64, number int) error {
+// validateInstalled checks what every handled payload carries: its repository's name and the
+// installation id.
+func validateInstalled(repo slimRepo, installation int64) error {
 	if err := repo.validate(); err != nil {
 		return err
 	}
 	if installation <= 0 {
 		return errors.New("no installation id")
+	}
+	return nil
+}
+
+func validateRouted(repo slimRepo, installation int64, number int) error {
+	if err := validateInstalled(repo, installation); err != nil {
+		return err
 	}
 	if number <= 0 {
 		return fmt.Errorf("no pull request or issue number (%d)", number)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/debatebot/debatebot/handlers/webhooktest"
 	"github.com/rs/zerolog"
@@ -336,4 +337,33 @@ func TestStalledBodiesHoldBoundedMemory(t *testing.T) {
 		c.Close()
 	}
 	waitFor("the budget comes back", func() bool { return free() == webhookMemory })
+}
+
+// truncate cuts untrusted text (CI output, alert messages) before a character the cut would
+// split, so that what it keeps is valid UTF-8; ASCII and bytes that are no UTF-8 are cut at n.
+func TestTruncateKeepsUTF8(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly", 7, "exactly"},
+		{"abcdef", 3, "abc..."},
+		{"ab€cd", 2, "ab..."},                // € is 3 bytes at 2..4: a cut at its start keeps "ab"
+		{"ab€cd", 3, "ab..."},                // a cut after its first byte drops it whole
+		{"ab€cd", 4, "ab..."},                // and after its second
+		{"ab€cd", 5, "ab€..."},               // after it, it is kept
+		{"a😀b", 4, "a..."},                   // a 4-byte character cut after its third byte
+		{"ab\xff\xfe\xfdcd", 3, "ab\xff..."}, // no UTF-8: cut at n
+		{"a\x80\x80\x80\x80b", 4, "a\x80\x80\x80..."},
+	} {
+		got := truncate(c.s, c.n)
+		if got != c.want {
+			t.Errorf("truncate(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
+		}
+		if utf8.ValidString(c.s) && !utf8.ValidString(got) {
+			t.Errorf("truncate(%q, %d) = %q is no longer valid UTF-8", c.s, c.n, got)
+		}
+	}
 }

@@ -580,6 +580,7 @@ func (a *actionRun) since(ctx context.Context, pub *review.Publisher, meta *gith
 		return nil, nil, err
 	}
 	var c *review.Change
+	fromGitHub := false
 	inCheckout := exec.CommandContext(ctx, "git", "-C", a.env.workspace, "cat-file", "-e", head+"^{commit}").Run() == nil &&
 		exec.CommandContext(ctx, "git", "-C", a.env.workspace, "cat-file", "-e", prev.HeadSHA+"^{commit}").Run() == nil
 	switch {
@@ -597,13 +598,17 @@ func (a *actionRun) since(ctx context.Context, pub *review.Publisher, meta *gith
 		if c, ok, err = review.ReadSince(ctx, a.gh, a.pr, prev.HeadSHA, head); err != nil || !ok {
 			return nil, nil, err
 		}
-		review.ReadCommitMessages(ctx, a.gh, a.pr, c)
-		review.FillContents(ctx, a.gh, a.pr, c)
+		fromGitHub = true
 	}
 	if err := review.DropIgnored(c, ignore); err != nil || len(c.Files) == 0 {
 		return nil, nil, err
 	}
 	c.Title, c.Body, c.BaseRef, c.HeadRef = meta.GetTitle(), meta.GetBody(), meta.GetBase().GetRef(), meta.GetHead().GetRef()
+	if fromGitHub {
+		// As the App's Runner.since: what is left after the ignored paths is read, not more.
+		review.ReadCommitMessages(ctx, a.gh, a.pr, c)
+		review.FillContents(ctx, a.gh, a.pr, c)
+	}
 	return prev, c, nil
 }
 

@@ -540,3 +540,51 @@ func TestActionDebatesOnlyWhatAPushChanged(t *testing.T) {
 		t.Errorf("the decision is not of the new head:\n%s", decision[0])
 	}
 }
+
+// A push whose debated head is not in the checkout (a shallow one) is read from GitHub's
+// comparison and, as the App reads it (Runner.since), the ignored paths are left out before the
+// rest is read: an ignored file's content is never fetched.
+func TestActionPushReadFromGitHubLeavesIgnoredFilesUnread(t *testing.T) {
+	bin := buildBinary(t)
+	gh, dir := actionRepo(t)
+	pr := gh.PRs["acme/shop#7"]
+	gh.Contents["acme/shop@main:"+config.RepoPath] = "ignore: [\"legacy/**\"]\n"
+	if res := runAction(t, bin, gh, "pull_request", actionEventFile(t, "pull_request.opened.json", pr, nil), dir); res.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	// The debated head, as the decision records it, is one the checkout does not have.
+	gone := strings.Repeat("e", 40)
+	edited := 0
+	for _, c := range gh.Comments["acme/shop#7"] {
+		if strings.HasPrefix(c.Body, review.DecisionMarker) {
+			c.Body = strings.ReplaceAll(c.Body, "head_sha: "+pr.HeadSHA, "head_sha: "+gone)
+			edited++
+		}
+	}
+	if edited != 1 {
+		t.Fatalf("%d decision comments", edited)
+	}
+	gh.Compares["acme/shop@"+gone+"..."+pr.HeadSHA] = []map[string]any{
+		{"filename": "api/user.go", "status": "modified", "additions": 1, "deletions": 1, "changes": 2,
+			"patch": "@@ -19,1 +19,1 @@\n-\t\tlog.Printf(\"guest\")\n+\t\tlog.Printf(\"showing %s\", u.Name)"},
+		{"filename": "legacy/lib.go", "status": "modified", "additions": 1, "deletions": 1, "changes": 2, "patch": "@@ -3,1 +3,1 @@\n-var v = 1\n+var v = 2"},
+	}
+	before := len(gh.Calls())
+	res := runAction(t, bin, gh, "pull_request", actionEventFile(t, "pull_request.synchronize.json", pr, nil), dir)
+	if res.code != 0 {
+		t.Fatalf("push: exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	compared := false
+	for _, c := range gh.Calls()[before:] {
+		compared = compared || c.Operation == "repos/compare-commits"
+		if strings.Contains(c.Path, "legacy/") {
+			t.Errorf("an ignored file was read: %s %s", c.Method, c.Path)
+		}
+	}
+	if !compared {
+		t.Error("the push's change was not read from GitHub's comparison")
+	}
+	if dec := bodies(t, gh)[review.DecisionMarker]; len(dec) != 1 || !strings.Contains(dec[0], "head_sha: "+pr.HeadSHA) {
+		t.Errorf("the push's decision: %v", dec)
+	}
+}
