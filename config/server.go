@@ -47,6 +47,10 @@ type Server struct {
 	// MaxRepoMB is the largest repository (GitHub's size) whose trees are fetched whole; from a
 	// larger one only the changed packages' directories are read. 0 never fetches.
 	MaxRepoMB int
+	// MaxTreeMB and MaxTreeFiles bound what the base and head trees of one debate may put on
+	// disk (both trees together); past them only the changed files' directories, or the changed
+	// files, are written, which the transcript says.
+	MaxTreeMB, MaxTreeFiles int
 	// PublicURL is where users reach serve: the dashboard's links from comments and check runs,
 	// and its OAuth callback (PublicURL/oauth/callback).
 	PublicURL string
@@ -68,6 +72,8 @@ const (
 	// DefaultShutdownTimeout matches the grace period Kubernetes gives a pod before SIGKILL.
 	DefaultShutdownTimeout = 30 * time.Second
 	DefaultMaxRepoMB       = 500
+	DefaultMaxTreeMB       = 512
+	DefaultMaxTreeFiles    = 100_000
 )
 
 // serverKeys are every key the environment and the file may set.
@@ -77,6 +83,7 @@ var serverKeys = []string{
 	"OPENAI_API_KEY", "OPENAI_BASE_URL", "DEBATEBOT_MODEL", "DEBATEBOT_ADDR", "DEBATEBOT_DATABASE_URL",
 	"DEBATEBOT_WORKERS", "DEBATEBOT_QUEUE_SIZE", "DEBATEBOT_LOG_LEVEL", "DEBATEBOT_ALLOWED_BOTS",
 	"DEBATEBOT_JOB_LEASE", "DEBATEBOT_SHUTDOWN_TIMEOUT", "DEBATEBOT_CACHE_DIR", "DEBATEBOT_MAX_REPO_MB",
+	"DEBATEBOT_MAX_TREE_MB", "DEBATEBOT_MAX_TREE_FILES",
 	"DEBATEBOT_PUBLIC_URL", "GITHUB_OAUTH_CLIENT_ID", "GITHUB_OAUTH_CLIENT_SECRET", "DEBATEBOT_SESSION_KEY",
 }
 
@@ -184,6 +191,8 @@ func LoadServer(getenv func(string) string, readFile func(string) ([]byte, error
 	} else {
 		s.MaxRepoMB = n
 	}
+	s.MaxTreeMB = positive(get, "DEBATEBOT_MAX_TREE_MB", DefaultMaxTreeMB, "a whole number of megabytes", &problems)
+	s.MaxTreeFiles = positive(get, "DEBATEBOT_MAX_TREE_FILES", DefaultMaxTreeFiles, "a whole number of files", &problems)
 	g := &s.GitHub
 	g.V3APIURL = get("GITHUB_V3_API_URL", "https://api.github.com")
 	g.WebURL = get("GITHUB_WEB_URL", webURL(g.V3APIURL))
@@ -234,4 +243,16 @@ func SessionKeyFrom(webhookSecret string) []byte {
 	m := hmac.New(sha256.New, []byte(webhookSecret))
 	m.Write([]byte("debatebot dashboard session key"))
 	return m.Sum(nil)
+}
+
+// positive reads the setting key as a whole number of at least 1 (def when it is not set); what
+// it wants is said in the problem otherwise.
+func positive(get func(key, def string) string, key string, def int, what string, problems *[]string) int {
+	v := get(key, strconv.Itoa(def))
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		*problems = append(*problems, fmt.Sprintf("%s: %q is not %s (at least 1)", key, v, what))
+		return def
+	}
+	return n
 }

@@ -41,6 +41,8 @@ func TestLoadServerErrors(t *testing.T) {
 			"", []string{`GITHUB_APP_INTEGRATION_ID: "abc" is not an App ID`, `DEBATEBOT_WORKERS: "0" is not a positive whole number`}},
 		"bad repository limit": {map[string]string{"GITHUB_APP_INTEGRATION_ID": "1", "GITHUB_APP_WEBHOOK_SECRET": "s", "GITHUB_APP_PRIVATE_KEY": pemKey, "DEBATEBOT_MAX_REPO_MB": "1.5GB"},
 			"", []string{`DEBATEBOT_MAX_REPO_MB: "1.5GB" is not a whole number of megabytes`}},
+		"zero tree budget": {map[string]string{"GITHUB_APP_INTEGRATION_ID": "1", "GITHUB_APP_WEBHOOK_SECRET": "s", "GITHUB_APP_PRIVATE_KEY": pemKey, "DEBATEBOT_MAX_TREE_MB": "0", "DEBATEBOT_MAX_TREE_FILES": "many"},
+			"", []string{`DEBATEBOT_MAX_TREE_MB: "0" is not a whole number of megabytes (at least 1)`, `DEBATEBOT_MAX_TREE_FILES: "many" is not a whole number of files (at least 1)`}},
 		"negative repository limit": {map[string]string{"GITHUB_APP_INTEGRATION_ID": "1", "GITHUB_APP_WEBHOOK_SECRET": "s", "GITHUB_APP_PRIVATE_KEY": pemKey, "DEBATEBOT_MAX_REPO_MB": "-1"},
 			"", []string{`DEBATEBOT_MAX_REPO_MB: "-1" is not a whole number of megabytes`}},
 		"unknown key in the file": {map[string]string{"DEBATEBOT_CONFIG": "s.yml"}, "DEBATEBOT_PORT: 80\n", []string{`s.yml: unknown key "DEBATEBOT_PORT"`}},
@@ -86,6 +88,13 @@ func TestLoadServerTrees(t *testing.T) {
 	s = load(map[string]string{"DEBATEBOT_CONFIG": "s.yml", "DEBATEBOT_CACHE_DIR": "/var/cache/debatebot"})
 	if s.MaxRepoMB != 0 || s.CacheDir != "/var/cache/debatebot" {
 		t.Errorf("set: max %d MB (0 from the file), cache %q", s.MaxRepoMB, s.CacheDir)
+	}
+	if s.MaxTreeMB != DefaultMaxTreeMB || s.MaxTreeFiles != DefaultMaxTreeFiles {
+		t.Errorf("tree budget defaults: %d MB, %d files", s.MaxTreeMB, s.MaxTreeFiles)
+	}
+	s = load(map[string]string{"DEBATEBOT_MAX_TREE_MB": "64", "DEBATEBOT_MAX_TREE_FILES": "5000"})
+	if s.MaxTreeMB != 64 || s.MaxTreeFiles != 5000 {
+		t.Errorf("tree budget set: %d MB, %d files; want 64, 5000", s.MaxTreeMB, s.MaxTreeFiles)
 	}
 	for api, web := range map[string]string{
 		"https://api.github.com":                  "https://github.com",

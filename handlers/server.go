@@ -69,7 +69,8 @@ func New(ctx context.Context, cfg *config.Server, log zerolog.Logger, qo func(*Q
 		if err != nil {
 			return nil, fmt.Errorf("DEBATEBOT_CACHE_DIR (set it to a writable directory): %w", err)
 		}
-		trees = &Trees{Cache: cache, WebURL: cfg.GitHub.WebURL, MaxRepoMB: cfg.MaxRepoMB, Token: AppToken(clients.NewAppClient)}
+		trees = &Trees{Cache: cache, WebURL: cfg.GitHub.WebURL, MaxRepoMB: cfg.MaxRepoMB, Token: AppToken(clients.NewAppClient),
+			Limits: review.TreeLimits{MaxBytes: int64(cfg.MaxTreeMB) << 20, MaxFiles: cfg.MaxTreeFiles, MaxFileBytes: review.DefaultMaxFileBytes}}
 	}
 	st, err := store.Open(ctx, cfg.DatabaseURL)
 	if err != nil {

@@ -26,6 +26,9 @@ type Trees struct {
 	WebURL string
 	// MaxRepoMB is the largest repository fetched whole; 0 never fetches (DEBATEBOT_MAX_REPO_MB).
 	MaxRepoMB int
+	// Limits bound the trees written for one debate (DEBATEBOT_MAX_TREE_MB and
+	// DEBATEBOT_MAX_TREE_FILES).
+	Limits review.TreeLimits
 	// Token mints the token git authenticates with, for the one repository.
 	Token func(ctx context.Context, installation int64, pr review.PullRequest) (string, error)
 }
@@ -85,9 +88,10 @@ func (t *Trees) attach(ctx context.Context, gh *github.Client, job *Job, c *revi
 		if from == "" {
 			from = MergeBase(ctx, gh, job.PR, meta.GetBase().GetSHA(), head)
 		}
-		baseDir, headDir, cleanup, why := t.whole(ctx, gh, job, from, head)
+		w, why := t.whole(ctx, gh, job, c, from, head)
 		if why == nil {
-			return baseDir, headDir, keep(cleanup), nil
+			c.TreesNotes = append(c.TreesNotes, w.Notes...)
+			return w.Base, w.Head, keep(w.Cleanup), nil
 		}
 		var tl *tooLargeError
 		if errors.As(why, &tl) {
@@ -122,8 +126,8 @@ func (t *Trees) attach(ctx context.Context, gh *github.Client, job *Job, c *revi
 }
 
 // whole fetches the commits into the cache (the size limit and the token checked only when a
-// commit must be fetched) and writes their trees.
-func (t *Trees) whole(ctx context.Context, gh *github.Client, job *Job, base, head string) (string, string, func(), error) {
+// commit must be fetched) and writes their trees within t.Limits.
+func (t *Trees) whole(ctx context.Context, gh *github.Client, job *Job, c *review.Change, base, head string) (*review.WrittenTrees, error) {
 	pr := job.PR
 	remote := repocache.Remote{URL: repocache.URL(t.WebURL, pr.Owner, pr.Repo), Token: func(ctx context.Context) (string, error) {
 		if err := t.checkSize(ctx, gh, pr); err != nil {
@@ -131,7 +135,7 @@ func (t *Trees) whole(ctx context.Context, gh *github.Client, job *Job, base, he
 		}
 		return t.Token(ctx, job.Installation, pr)
 	}}
-	return t.Cache.Trees(ctx, remote, base, head)
+	return t.Cache.Trees(ctx, remote, base, head, review.ChangedPaths(c), t.Limits)
 }
 
 // checkSize refuses a repository over the limit (GitHub's size, in KB), or whose size cannot be

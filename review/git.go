@@ -59,7 +59,7 @@ func FromGit(ctx context.Context, dir, spec string) (*Change, error) {
 	if err != nil {
 		return nil, fmt.Errorf("failed to resolve %s: %w", base, err)
 	}
-	c.Trees = gitTrees(dir, strings.TrimSpace(string(baseSHA)), c.HeadSHA)
+	c.Trees = gitTrees(c, dir, strings.TrimSpace(string(baseSHA)), c.HeadSHA, DefaultTreeLimits())
 	if subject, err := git(ctx, dir, "log", "-1", "--format=%s", head); err == nil {
 		c.Title = strings.TrimSpace(string(subject))
 	}

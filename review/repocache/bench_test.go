@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/gittest"
 )
@@ -38,7 +39,7 @@ func goRepoTree(b *testing.B, lines int) string {
 }
 
 // BenchmarkWarmTrees is what whole trees add to a debate once the cache holds the pull request's
-// commits: no network, the lock, and git archive of base and head (about 100,000 lines of Go
+// commits: no network, the lock, and writing base and head from git's listing and blobs (about 100,000 lines of Go
 // each) into temporary directories, then their removal.
 func BenchmarkWarmTrees(b *testing.B) {
 	githubtest.RequireGitHTTPBackend(b)
@@ -63,14 +64,14 @@ func BenchmarkWarmTrees(b *testing.B) {
 	calls := len(gh.Calls())
 	b.ReportAllocs()
 	for b.Loop() {
-		_, headDir, cleanup, err := c.Trees(ctx, remote, baseSHA, headSHA)
+		w, err := c.Trees(ctx, remote, baseSHA, headSHA, []string{"pkg00/f000.go"}, review.DefaultTreeLimits())
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := os.Stat(filepath.Join(headDir, "pkg09", "f099.go")); err != nil {
+		if _, err := os.Stat(filepath.Join(w.Head, "pkg09", "f099.go")); err != nil {
 			b.Fatal(err)
 		}
-		cleanup()
+		w.Cleanup()
 	}
 	if n := len(gh.Calls()); n != calls {
 		b.Fatalf("a warm Trees made %d requests", n-calls)

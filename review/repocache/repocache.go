@@ -4,8 +4,8 @@
 //
 // It drives the git binary rather than go-git. git's client is the reference implementation of
 // what GitHub serves (protocol v2, a shallow fetch of a commit named by its SHA, which GitHub allows
-// for any commit of the repository), and the trees are written by git archive, as `debate --git`
-// writes them (review.ArchiveTree). go-git would add a large dependency for a fetch that git does
+// for any commit of the repository), and the trees are written from git's listing and blobs, as
+// `debate --git` writes them (review.WriteGitTrees). go-git would add a large dependency for a fetch that git does
 // in one command, while the type-checked analysis that consumes the trees needs tools beyond the
 // binary (the go command) anyway. Without git the fetch fails, and callers degrade.
 package repocache
@@ -65,24 +65,23 @@ func URL(web, owner, repo string) string {
 }
 
 // Trees writes the trees of the commits base and head of the remote repository into a temporary
-// directory, fetching first (in one shallow fetch) the commits the cache lacks; cleanup removes
-// the directory.
-func (c *Cache) Trees(ctx context.Context, r Remote, base, head string) (baseDir, headDir string, cleanup func(), err error) {
+// directory, fetching first (in one shallow fetch) the commits the cache lacks, within lim and as
+// review.WriteGitTrees chooses for the changed paths; its Cleanup removes the directory.
+func (c *Cache) Trees(ctx context.Context, r Remote, base, head string, changed []string, lim review.TreeLimits) (*review.WrittenTrees, error) {
 	gitDir, unlock, err := c.open(ctx, r.URL)
 	if err != nil {
-		return "", "", nil, err
+		return nil, err
 	}
 	defer unlock()
 	if _, err := c.fetch(ctx, gitDir, r, base, head); err != nil {
-		return "", "", nil, err
+		return nil, err
 	}
-	// git archive under the lock: a later fetch may repack (git's automatic gc) while it reads.
-	return review.TempTrees(func(baseDir, headDir string) error {
-		if err := review.ArchiveTree(ctx, gitDir, base, baseDir); err != nil {
-			return err
-		}
-		return review.ArchiveTree(ctx, gitDir, head, headDir)
-	})
+	// Written under the lock: a later fetch may repack (git's automatic gc) while git reads.
+	w, err := review.WriteGitTrees(ctx, review.GitTrees{Repo: gitDir, Base: base, Head: head, Changed: changed, Limits: lim, Env: gitEnv(nil)})
+	if err != nil {
+		return nil, fmt.Errorf("failed to write the trees of %s: %w", r.URL, err)
+	}
+	return w, nil
 }
 
 // Fetch makes the cache hold the commits, fetching those it lacks in one shallow fetch, and

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/gittest"
 )
@@ -112,10 +113,11 @@ func TestTreesFetchOnceThenFromCache(t *testing.T) {
 	c := newCache(t)
 	ctx := context.Background()
 
-	base, head, cleanup, err := c.Trees(ctx, f.remote(), f.base, f.head)
+	w, err := c.Trees(ctx, f.remote(), f.base, f.head, []string{"api/api.go", "api/new.go"}, review.DefaultTreeLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
+	base, head, cleanup := w.Base, w.Head, w.Cleanup
 	if got := read(t, filepath.Join(base, "api", "api.go")); !strings.Contains(got, "Version = 1") {
 		t.Errorf("base api.go = %q", got)
 	}
@@ -138,10 +140,11 @@ func TestTreesFetchOnceThenFromCache(t *testing.T) {
 	}
 
 	// Warm: nothing goes over the network, and no token is minted.
-	base, head, cleanup, err = c.Trees(ctx, f.remote(), f.base, f.head)
+	w, err = c.Trees(ctx, f.remote(), f.base, f.head, []string{"api/api.go", "api/new.go"}, review.DefaultTreeLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
+	base, head, cleanup = w.Base, w.Head, w.Cleanup
 	defer cleanup()
 	if got := read(t, filepath.Join(head, "api", "api.go")); !strings.Contains(got, "Version = 2") {
 		t.Errorf("warm head api.go = %q", got)
@@ -184,10 +187,10 @@ func TestConcurrentJobsFetchOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, head, cleanup, err := c.Trees(context.Background(), f.remote(), f.base, f.head)
+			w, err := c.Trees(context.Background(), f.remote(), f.base, f.head, nil, review.DefaultTreeLimits())
 			if err == nil {
-				if _, err = os.Stat(filepath.Join(head, "api", "new.go")); err == nil {
-					cleanup()
+				if _, err = os.Stat(filepath.Join(w.Head, "api", "new.go")); err == nil {
+					w.Cleanup()
 				}
 			}
 			errs[i] = err
@@ -223,7 +226,7 @@ func TestRefusedTokenFailsWithoutSayingIt(t *testing.T) {
 				used = tok
 				return tok, err
 			}
-			_, _, _, err := newCache(t).Trees(context.Background(), r, f.base, f.head)
+			_, err := newCache(t).Trees(context.Background(), r, f.base, f.head, nil, review.DefaultTreeLimits())
 			if err == nil {
 				t.Fatal("a refused token fetched")
 			}
@@ -286,11 +289,11 @@ func TestTokenNeverOnTheCommandLine(t *testing.T) {
 		used = tok
 		return tok, err
 	}
-	_, _, cleanup, err := newCache(t).Trees(context.Background(), r, f.base, f.head)
+	w, err := newCache(t).Trees(context.Background(), r, f.base, f.head, nil, review.DefaultTreeLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
-	cleanup()
+	w.Cleanup()
 	argv := read(t, log)
 	if !strings.Contains(argv, "fetch --quiet --depth=1 --no-tags") {
 		t.Fatalf("the recording git did not run the fetch:\n%s", argv)
