@@ -69,8 +69,7 @@ func New(ctx context.Context, cfg *config.Server, log zerolog.Logger, qo func(*Q
 		if err != nil {
 			return nil, fmt.Errorf("DEBATEBOT_CACHE_DIR (set it to a writable directory): %w", err)
 		}
-		trees = &Trees{Cache: cache, WebURL: cfg.GitHub.WebURL, MaxRepoMB: cfg.MaxRepoMB, Token: AppToken(clients.NewAppClient),
-			Limits: review.TreeLimits{MaxBytes: int64(cfg.MaxTreeMB) << 20, MaxFiles: cfg.MaxTreeFiles, MaxFileBytes: review.DefaultMaxFileBytes}}
+		trees = &Trees{Cache: cache, WebURL: cfg.GitHub.WebURL, MaxRepoMB: cfg.MaxRepoMB, Token: AppToken(clients.NewAppClient), Limits: treeLimits(cfg)}
 	}
 	st, err := store.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
@@ -218,4 +217,16 @@ func withLogger(log zerolog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		next.ServeHTTP(w, r.WithContext(log.WithContext(r.Context())))
 	})
+}
+
+// treeLimits are the limits of the trees written for one debate; an unset one (0) is the default.
+func treeLimits(cfg *config.Server) review.TreeLimits {
+	lim := review.DefaultTreeLimits()
+	if cfg.MaxTreeMB > 0 {
+		lim.MaxBytes = int64(cfg.MaxTreeMB) << 20
+	}
+	if cfg.MaxTreeFiles > 0 {
+		lim.MaxFiles = cfg.MaxTreeFiles
+	}
+	return lim
 }

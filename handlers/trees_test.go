@@ -23,6 +23,13 @@ const nilDeref = "| `api/user.go:19` | nilness |"
 // and acme/shop#7, whose change removes the guard. It returns the app and the held repository.
 func treesApp(t *testing.T, edit func(*config.Server)) (*app, *githubtest.GitRepo) {
 	t.Helper()
+	return treesAppWith(t, edit, nil)
+}
+
+// treesAppWith is treesApp with the pull request's head edited by more (which commits on feature,
+// the branch checked out in dir) before the pull request is opened.
+func treesAppWith(t *testing.T, edit func(*config.Server), more func(dir string)) (*app, *githubtest.GitRepo) {
+	t.Helper()
 	githubtest.RequireGitHTTPBackend(t)
 	cache := filepath.Join(t.TempDir(), "cache")
 	a := newAppWith(t, func(cfg *config.Server) {
@@ -32,6 +39,9 @@ func treesApp(t *testing.T, edit func(*config.Server)) (*app, *githubtest.GitRep
 		}
 	})
 	dir := gittest.FromTrees(t, filepath.Join("testdata", "nilguard", "base"), filepath.Join("testdata", "nilguard", "head"))
+	if more != nil {
+		more(dir)
+	}
 	g := a.gh.AddGitRepo("acme/shop", dir)
 	diff, err := exec.Command("git", "-C", dir, "diff", "--no-color", "--no-ext-diff", "main..feature").Output()
 	if err != nil {

@@ -11,8 +11,11 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/debatebot/debatebot/review/evidence"
 )
 
 // TreeLimits bounds what writing the base and head trees of one change from git may put on disk:
@@ -64,7 +67,8 @@ type WrittenTrees struct {
 // trees first (sizes come before any byte is written), leaves out links, submodules, paths that
 // would leave the directory and files over the per-file limit, and when what is left passes the
 // limits falls back to the changed files' directories and their module files, then to the
-// changed files alone, saying so in Notes; past that it fails. Blobs are streamed from one
+// module files and as many changed files as fit, saying so in Notes; it fails only when the
+// module files alone do not fit. Blobs are streamed from one
 // git cat-file process straight to their files. The tree's own attributes (export-ignore,
 // export-subst, filters) are never applied: the files are written as committed.
 func WriteGitTrees(ctx context.Context, g GitTrees) (*WrittenTrees, error) {
@@ -350,8 +354,8 @@ func mib(n int64) string {
 
 // planTrees chooses what to write of both trees, alike for base and head (or comparing their
 // findings would call old findings new): every file up to the per-file limit; when that passes
-// the budget, the changed files' directories and their module files; then the changed files and
-// their module files; past that, nothing.
+// the budget, the changed files' directories and their module files; then the module files and
+// as many changed files as fit; past that, nothing.
 func planTrees(base, head *treeListing, places changedPlaces, lim TreeLimits) (treeSelection, []string, error) {
 	var notes []string
 	if large := unique(append(append([]string(nil), base.large...), head.large...)); len(large) > 0 {
@@ -368,12 +372,70 @@ func planTrees(base, head *treeListing, places changedPlaces, lim TreeLimits) (t
 		notes = append(notes, over+": only the changed files' directories and their module files were written, and the analysis lacks the rest of the repository")
 		return pkgs, notes, nil
 	}
-	only := selectFiles(base, head, places.inFiles)
-	if lim.fits(only.bytes, only.files) {
-		notes = append(notes, over+", and so do the changed files' directories: only the changed files and their module files were written, and the analysis lacks the rest of the repository")
-		return only, notes, nil
+	only, left, err := fitChanged(base, head, places, lim)
+	if err != nil {
+		return treeSelection{}, nil, fmt.Errorf("%s, and %w", over, err)
 	}
-	return treeSelection{}, nil, fmt.Errorf("%s, and the changed files alone hold %s", over, lim.describe(only.bytes, only.files))
+	what := "only the changed files and their module files were written"
+	if left > 0 {
+		what = fmt.Sprintf("only the module files and the changed files that fit, source code and the smallest first, were written (%d changed file(s) left out)", left)
+	}
+	notes = append(notes, over+", and so do the changed files' directories: "+what+", and the analysis lacks the rest of the repository")
+	return only, notes, nil
+}
+
+// fitChanged selects the module files of the changed directories, then as many changed files as
+// fit, source code in a language the analyzers read first and the smallest first (a path at both
+// sides or at neither), and says how many it left out.
+func fitChanged(base, head *treeListing, places changedPlaces, lim TreeLimits) (treeSelection, int, error) {
+	type cost struct {
+		bytes int64
+		files int
+	}
+	costs := map[string]*cost{}
+	var mods cost
+	for _, f := range append(append([]treeFile(nil), base.files...), head.files...) {
+		switch {
+		case moduleFile(f.path, places.ancestors):
+			mods.bytes += f.size
+			mods.files++
+		case places.files[f.path]:
+			if costs[f.path] == nil {
+				costs[f.path] = &cost{}
+			}
+			costs[f.path].bytes += f.size
+			costs[f.path].files++
+		}
+	}
+	if !lim.fits(mods.bytes, mods.files) {
+		return treeSelection{}, 0, fmt.Errorf("the module files alone hold %s", lim.describe(mods.bytes, mods.files))
+	}
+	paths := make([]string, 0, len(costs))
+	for p := range costs {
+		paths = append(paths, p)
+	}
+	// Source the analyzers read first, then the rest; the smallest first within each.
+	code := func(p string) bool { return evidence.LanguageOf(p) != "" }
+	sort.Slice(paths, func(i, j int) bool {
+		if ci, cj := code(paths[i]), code(paths[j]); ci != cj {
+			return ci
+		}
+		a, b := costs[paths[i]], costs[paths[j]]
+		return a.bytes < b.bytes || (a.bytes == b.bytes && paths[i] < paths[j])
+	})
+	keep := map[string]bool{}
+	total := mods
+	for _, p := range paths {
+		c := costs[p]
+		if !lim.fits(total.bytes+c.bytes, total.files+c.files) {
+			break
+		}
+		total.bytes += c.bytes
+		total.files += c.files
+		keep[p] = true
+	}
+	sel := selectFiles(base, head, func(p string) bool { return keep[p] || moduleFile(p, places.ancestors) })
+	return sel, len(paths) - len(keep), nil
 }
 
 // unique returns the strings in their first order, each once.
@@ -414,9 +476,6 @@ func placesOf(changed []string) changedPlaces {
 func (c changedPlaces) inDirs(p string) bool {
 	return c.dirs[path.Dir(p)] || moduleFile(p, c.ancestors)
 }
-
-// inFiles reports whether p is a changed file or a module file for one.
-func (c changedPlaces) inFiles(p string) bool { return c.files[p] || moduleFile(p, c.ancestors) }
 
 // moduleFiles are the files that say how the code of their directory and those below it is
 // built: what loads a package (the go command) or resolves an import reads them.

@@ -3,6 +3,8 @@
 package gittest
 
 import (
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -70,4 +72,29 @@ func Rev(t testing.TB, dir, rev string) string {
 		t.Fatalf("git rev-parse %s: %v", rev, err)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// CommitBlob commits on the checked-out branch of the repository at dir one blob, content's
+// bytes, listed under each of paths, without writing them to the work tree: a repository of a few
+// KB that lists a large blob many times, as a hostile pull request may. It returns the new head.
+func CommitBlob(t testing.TB, dir string, content io.Reader, paths []string) string {
+	t.Helper()
+	run := func(stdin io.Reader, args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.email=t@example.com", "-c", "user.name=t"}, args...)...)
+		cmd.Stdin = stdin
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("git %v: %v", args, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	sha := run(content, "hash-object", "-w", "--stdin")
+	var index strings.Builder
+	for _, p := range paths {
+		fmt.Fprintf(&index, "100644 %s\t%s\n", sha, p)
+	}
+	run(strings.NewReader(index.String()), "update-index", "--add", "--index-info")
+	run(nil, "commit", "-qm", fmt.Sprintf("%d paths to one blob", len(paths)))
+	return run(nil, "rev-parse", "HEAD")
 }
