@@ -285,7 +285,10 @@ func (q *Queue) work(ctx context.Context) {
 	defer idle.Stop()
 	for ctx.Err() == nil {
 		q.active.Add(1)
-		j, err := q.store.Claim(ctx, q.opts.Owner, q.opts.Lease)
+		j, abandoned, err := q.store.ClaimCapped(ctx, q.opts.Owner, q.opts.Lease, q.opts.MaxAttempts)
+		for _, a := range abandoned {
+			q.abandoned(ctx, a)
+		}
 		if err != nil || j == nil {
 			q.active.Add(-1)
 			if err != nil && ctx.Err() == nil {
@@ -302,6 +305,34 @@ func (q *Queue) work(ctx context.Context) {
 		}
 		q.execute(ctx, j)
 		q.active.Add(-1)
+	}
+}
+
+// AbandonedError is why a job failed for good when every worker that held it stopped (the
+// process crashed, was killed, or lost the lease) as many times as the job may be tried.
+type AbandonedError struct {
+	Times int
+}
+
+func (e *AbandonedError) Error() string {
+	return fmt.Sprintf("the worker stopped %d times while holding this job", e.Times)
+}
+
+// abandoned reports a job the store failed at claim time because its workers kept stopping: it
+// is not run again (it may be what stops them), and users are told once, by this replica.
+func (q *Queue) abandoned(ctx context.Context, sj *store.Job) {
+	log := q.log.With().Int64("job_id", sj.ID).Str("delivery_id", sj.DeliveryID).Int("attempts", sj.Attempts).Logger()
+	var job Job
+	if err := json.Unmarshal(sj.Payload, &job); err != nil {
+		log.Error().Err(err).Msg("An abandoned job's payload is unreadable; it is marked failed.")
+		return
+	}
+	job.StoreID = sj.ID
+	log = log.With().Str("repository", job.PR.Repository()).Int("pr_number", job.PR.Number).Logger()
+	cause := &AbandonedError{Times: sj.Attempts}
+	log.Error().Err(cause).Msg("The job stopped its worker each time it ran; it is failed, not run again.")
+	if q.opts.GiveUp != nil {
+		q.opts.GiveUp(log.WithContext(context.WithoutCancel(ctx)), &job, cause)
 	}
 }
 
@@ -366,13 +397,24 @@ func (q *Queue) execute(parent context.Context, sj *store.Job) {
 	// The heartbeat goes on while the outcome is recorded: a store that is briefly away must
 	// not let the lease lapse on a job that has run, or another worker would run it again.
 	defer close(beat)
-	cause := context.Cause(ctx)
+	q.outcome(parent, context.Cause(ctx), sj, &job, err, log)
+}
+
+// outcome records how the job's run ended: done, failed (retried, or for good and reported
+// through GiveUp), or given back at shutdown; nothing when another worker or a newer head has it.
+func (q *Queue) outcome(parent context.Context, cause error, sj *store.Job, job *Job, err error, log zerolog.Logger) {
 	switch {
 	case errors.Is(cause, ErrSuperseded), errors.Is(cause, store.ErrLeaseLost):
 		log.Info().AnErr("cause", cause).Msg("The debate stopped: superseded by a newer push or taken over.")
 		return
 	case parent.Err() != nil:
-		// Shutting down: the lease expires and a worker resumes the job from its checkpoint.
+		// Shutting down: the job is queued again, its attempt not counted (the job did not end
+		// it), and a worker resumes it from its checkpoint.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(parent), 5*time.Second)
+		defer cancel()
+		if err := q.store.Release(rctx, sj.ID, q.opts.Owner); err != nil && !errors.Is(err, store.ErrLeaseLost) {
+			log.Warn().Err(err).Msg("Could not give the job back at shutdown; another worker takes it over when its lease lapses.")
+		}
 		return
 	case err == nil:
 		if err := q.settle(parent, func() error { return q.store.Complete(parent, sj.ID, q.opts.Owner) }); err != nil {
@@ -387,12 +429,16 @@ func (q *Queue) execute(parent context.Context, sj *store.Job) {
 		if ferr != nil {
 			log.Error().Err(ferr).Msg("Could not record the job's failure.")
 		}
-		if final {
+		switch {
+		case final && ferr == nil:
 			log.Error().Err(err).Int("attempts", sj.Attempts).Msg("The debate job failed for good.")
 			if q.opts.GiveUp != nil {
-				q.opts.GiveUp(log.WithContext(parent), &job, err)
+				q.opts.GiveUp(log.WithContext(parent), job, err)
 			}
-		} else {
+		case final:
+			// Not recorded: the job stays running until its lease lapses, and the claim that
+			// finds it past its attempts fails and reports it.
+		default:
 			log.Warn().Err(err).Int("attempts", sj.Attempts).Msg("The debate job failed; it will be retried.")
 		}
 	}

@@ -199,6 +199,7 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 	}
 	if d.Change != nil {
 		r.startCheck(ctx, pub, d)
+		r.rememberJobCheck(ctx, job, pub)
 	}
 	// A retry of a job whose debate was decided (publishing failed) publishes the stored
 	// transcript: the debate is never held, nor paid for, twice.
@@ -291,21 +292,6 @@ func (r *Runner) publisher(ctx context.Context, gh *github.Client, job *Job) *re
 		}
 	}
 	return pub
-}
-
-// GiveUp reports a job that failed for good where users look: on the pull request's check run.
-func (r *Runner) GiveUp(ctx context.Context, job *Job, cause error) {
-	r.Metrics.gaveUp(job)
-	if job.Kind != KindReview || job.HeadSHA == "" {
-		return
-	}
-	gh, err := r.Clients.NewInstallationClient(job.Installation)
-	if err != nil {
-		return
-	}
-	if err := review.NewPublisher(gh, job.PR).FailCheck(ctx, job.HeadSHA, cause); err != nil {
-		zerolog.Ctx(ctx).Error().Err(err).Msg("Could not report the failed debate on the check run.")
-	}
 }
 
 // TrustRate is how far one human decision moves an agent's trust toward its agreement.

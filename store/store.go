@@ -413,16 +413,73 @@ func scanJob(row interface{ Scan(...any) error }) (*Job, error) {
 }
 
 // Claim leases the oldest job that is due (queued and past its retry time, or running under an
-// expired lease of a dead worker) to owner, or returns nil when none is. On PostgreSQL,
-// FOR UPDATE SKIP LOCKED lets replicas claim concurrently without waiting on each other.
+// expired lease of a dead worker) to owner, or returns nil when none is. Every claim counts as an
+// attempt, a lease taken over from a dead worker too. Claim puts no bound on the attempts: the
+// queue claims with ClaimCapped. On PostgreSQL, FOR UPDATE SKIP LOCKED lets replicas claim
+// concurrently without waiting on each other.
 func (s *Store) Claim(ctx context.Context, owner string, lease time.Duration) (*Job, error) {
+	return s.claim(ctx, owner, lease, 0)
+}
+
+// AbandonedPrefix starts the error of a job that ClaimCapped failed because its workers kept
+// stopping while they held it.
+const AbandonedPrefix = "abandoned: "
+
+// ClaimCapped is Claim bounded by maxAttempts, whatever way the job's workers ended: a running
+// job whose lease lapsed after maxAttempts claims (each worker that held it died: a crash, a
+// kill, a lost lease) is not run again but marked failed, its error saying how often it was
+// abandoned (AbandonedPrefix), and returned in abandoned, to this caller only, so that it is
+// reported once. A queued job is claimed as Claim does: Fail bounds the attempts that ended in
+// an error. maxAttempts 0 sets no bound.
+func (s *Store) ClaimCapped(ctx context.Context, owner string, lease time.Duration, maxAttempts int) (j *Job, abandoned []*Job, err error) {
+	if maxAttempts > 0 {
+		if abandoned, err = s.abandon(ctx, maxAttempts); err != nil {
+			return nil, nil, err
+		}
+	}
+	j, err = s.claim(ctx, owner, lease, maxAttempts)
+	return j, abandoned, err
+}
+
+// abandon fails the running jobs whose lease lapsed after maxAttempts claims. On PostgreSQL a
+// replica doing the same waits for the row and finds it failed: each job is returned once.
+func (s *Store) abandon(ctx context.Context, maxAttempts int) ([]*Job, error) {
+	now := s.now().UnixNano()
+	rows, err := s.db.QueryContext(ctx, s.q(`UPDATE jobs SET state = ?, lease_owner = '', updated_at = ?,
+		error = CAST(? AS TEXT) || CAST(attempts AS TEXT) || CAST(? AS TEXT)
+		WHERE state = ? AND lease_until < ? AND attempts >= ?
+		RETURNING `+jobColumns),
+		Failed, now, AbandonedPrefix+"the worker stopped ", " times while holding this job", Running, now, maxAttempts)
+	if err != nil {
+		return nil, fmt.Errorf("failed to fail the abandoned jobs: %w", err)
+	}
+	defer rows.Close()
+	var out []*Job
+	for rows.Next() {
+		j, err := scanJob(rows)
+		if err != nil {
+			return nil, fmt.Errorf("failed to read an abandoned job: %w", err)
+		}
+		out = append(out, j)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("failed to read the abandoned jobs: %w", err)
+	}
+	return out, nil
+}
+
+func (s *Store) claim(ctx context.Context, owner string, lease time.Duration, maxAttempts int) (*Job, error) {
 	now := s.now()
-	lock := ""
+	lock, capped := "", ""
 	if s.dialect == "postgres" {
 		lock = " FOR UPDATE SKIP LOCKED"
 	}
+	if maxAttempts > 0 {
+		// A lease that lapsed between abandon and here is abandoned at the next claim.
+		capped = " AND attempts < " + strconv.Itoa(maxAttempts)
+	}
 	query := s.q(`UPDATE jobs SET state = ?, lease_owner = ?, lease_until = ?, attempts = attempts + 1, updated_at = ?
-		WHERE id = (SELECT id FROM jobs WHERE (state = ? AND run_after <= ?) OR (state = ? AND lease_until < ?) ORDER BY priority DESC, id LIMIT 1` + lock + `)
+		WHERE id = (SELECT id FROM jobs WHERE (state = ? AND run_after <= ?) OR (state = ? AND lease_until < ?` + capped + `) ORDER BY priority DESC, id LIMIT 1` + lock + `)
 		RETURNING ` + jobColumns)
 	j, err := scanJob(s.db.QueryRowContext(ctx, query, Running, owner, now.Add(lease).UnixNano(), now.UnixNano(), Queued, now.UnixNano(), Running, now.UnixNano()))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -528,6 +585,23 @@ func (s *Store) Fail(ctx context.Context, j *Job, owner string, cause error, bas
 		return false, ErrLeaseLost
 	}
 	return false, nil
+}
+
+// Release gives back a running job this worker stopped without an outcome (a shutdown): it is
+// queued again at once, and the attempt it was claimed for is not counted, since the job did
+// not end it. ErrLeaseLost when the job is no longer this worker's.
+func (s *Store) Release(ctx context.Context, id int64, owner string) error {
+	now := s.now().UnixNano()
+	res, err := s.db.ExecContext(ctx, s.q(`UPDATE jobs SET state = ?, lease_owner = '', lease_until = 0, run_after = ?, updated_at = ?,
+		attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END WHERE id = ? AND lease_owner = ? AND state = ?`),
+		Queued, now, now, id, owner, Running)
+	if err != nil {
+		return fmt.Errorf("failed to release job %d: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrLeaseLost
+	}
+	return nil
 }
 
 // Job reads one job.

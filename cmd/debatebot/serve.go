@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -35,6 +36,11 @@ func serve(ctx context.Context, args []string, stderr io.Writer, getenv func(str
 		return err
 	}
 	defer srv.Close()
+	restore, err := ownWorkspace(log)
+	if err != nil {
+		return err
+	}
+	defer restore()
 	workers, stop := context.WithCancel(context.Background())
 	defer stop()
 	srv.Start(workers)
@@ -71,4 +77,42 @@ func serve(ctx context.Context, args []string, stderr io.Writer, getenv func(str
 	stop()
 	srv.Queue.Stop()
 	return nil
+}
+
+// WorkDir is the folder, in the temporary directory, where each `serve` process keeps its
+// temporary files (the pull requests' trees, the analyzers' scratch) in a folder of its own.
+const WorkDir = "debatebot-work"
+
+// ownWorkspace removes the temporary files that processes which are gone left behind (a crash or
+// kill -9 leaves a debate's trees), never a live replica's, and makes this process's temporary
+// directory its own workspace, so that what it leaves is found at the next start; its child
+// processes (git, go, python3, node) inherit it. restore puts the temporary directory back and
+// removes the workspace.
+func ownWorkspace(log zerolog.Logger) (restore func(), err error) {
+	tmp := os.TempDir()
+	ws, removed, err := handlers.OpenWorkspace(filepath.Join(tmp, WorkDir))
+	if len(removed) > 0 {
+		log.Info().Strs("removed", removed).Msg("Removed the temporary files that stopped processes left behind.")
+	}
+	if err != nil {
+		if ws == nil {
+			return nil, fmt.Errorf("failed to prepare the temporary directory (set TMPDIR to a writable directory): %w", err)
+		}
+		log.Warn().Err(err).Msg("Some left-over temporary files could not be removed.")
+	}
+	prev, had := os.LookupEnv("TMPDIR")
+	if err := os.Setenv("TMPDIR", ws.Dir); err != nil {
+		_ = ws.Close()
+		return nil, fmt.Errorf("failed to set TMPDIR: %w", err)
+	}
+	return func() {
+		if had {
+			_ = os.Setenv("TMPDIR", prev)
+		} else {
+			_ = os.Unsetenv("TMPDIR")
+		}
+		if err := ws.Close(); err != nil {
+			log.Warn().Err(err).Msg("Could not remove the temporary files.")
+		}
+	}, nil
 }
