@@ -787,7 +787,7 @@ func (r *Runner) fresh(ctx context.Context, gh *github.Client, pub *review.Publi
 		}
 	}
 	if len(names) == 0 {
-		return pub.Comment(ctx, fmt.Sprintf("@%s: no task of this pull request is counting failures; `/debate fresh` changed nothing.", job.Requester))
+		return r.refuse(ctx, gh, pub, job, fmt.Sprintf("@%s: no task of this pull request is counting failures; `/debate fresh` changed nothing.", job.Requester))
 	}
 	return pub.Comment(ctx, fmt.Sprintf("@%s started fresh: the failure counts of %s are reset.", job.Requester, strings.Join(names, ", ")))
 }

@@ -41,7 +41,7 @@ func (r *Runner) plan(ctx context.Context, gh *github.Client, pub *review.Publis
 	}
 	text := strings.TrimSpace(job.Body)
 	if dialectic.StripStakes(text) == "" {
-		return pub.Comment(ctx, fmt.Sprintf("@%s: `/debate plan` needs a proposal: `/debate plan TEXT` (add `stakes=high` to mark it high-stakes).", job.Requester))
+		return r.refuse(ctx, gh, pub, job, fmt.Sprintf("@%s: `/debate plan` needs a proposal: `/debate plan TEXT` (add `stakes=high` to mark it high-stakes).", job.Requester))
 	}
 	// A planning debate costs model calls like any other: the same hourly bound per pull request.
 	ok, err := r.Store.StartCommand(ctx, job.PR.String(), jobKey(job), *repo.MaxDebatesPerHour, time.Hour)
@@ -50,7 +50,7 @@ func (r *Runner) plan(ctx context.Context, gh *github.Client, pub *review.Publis
 	}
 	if !ok {
 		r.Metrics.refused("rate")
-		return pub.Comment(ctx, fmt.Sprintf("@%s: this issue or pull request already had %d debates started by commands in the last hour (the limit is max_debates_per_hour). Try again later.", job.Requester, *repo.MaxDebatesPerHour))
+		return r.refuse(ctx, gh, pub, job, fmt.Sprintf("@%s: this issue or pull request already had %d debates started by commands in the last hour (the limit is max_debates_per_hour). Try again later.", job.Requester, *repo.MaxDebatesPerHour))
 	}
 	req := &dialectic.PlanRequest{Proposal: truncateUTF8(dialectic.StripStakes(text), MaxProposal), Stakes: dialectic.StakesOf(text), Rounds: 1, Context: job.Title}
 	rec, err := dialectic.DebatePlan(ctx, r.dialecticAgents(repo), req)

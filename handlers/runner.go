@@ -80,6 +80,10 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 	if err != nil {
 		return fmt.Errorf("failed to create a client for installation %d: %w", job.Installation, err)
 	}
+	// Cheap checks first: a command whose author's answers are used up costs no request.
+	if muted, err := r.muted(ctx, job); err != nil || muted {
+		return err
+	}
 	pub := r.publisher(ctx, gh, job)
 	switch job.Kind {
 	case KindHumanReview:
@@ -147,7 +151,7 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 
 	protocol, err := repo.DebateProtocol(job.Protocol)
 	if err != nil {
-		return pub.Comment(ctx, fmt.Sprintf("debatebot: %v", err))
+		return r.refuse(ctx, gh, pub, job, fmt.Sprintf("debatebot: %v", err))
 	}
 	agents, err := r.Agents(r.withTrust(ctx, repo, job.PR.Repository()))
 	if err != nil {
@@ -344,14 +348,14 @@ func (r *Runner) humanDecision(ctx context.Context, gh *github.Client, pub *revi
 		}
 		if !config.PermissionAtLeast(have, "maintain") {
 			r.Metrics.refused("permission")
-			return pub.Comment(ctx, fmt.Sprintf("@%s: only maintainers decide after /human-review (you have %s). Nothing was recorded.", job.Requester, have))
+			return r.refuse(ctx, gh, pub, job, fmt.Sprintf("@%s: only maintainers decide after /human-review (you have %s). Nothing was recorded.", job.Requester, have))
 		}
 	}
 	human := job.Protocol
 	d, err := r.Store.PendingHumanDecision(ctx, job.PR.Repository(), job.PR.Number)
 	if errors.Is(err, store.ErrNotFound) {
 		if job.Requester != "" {
-			return pub.Comment(ctx, "No debate on this pull request waits for a human decision; comment `/human-review` first.")
+			return r.refuse(ctx, gh, pub, job, "No debate on this pull request waits for a human decision; comment `/human-review` first.")
 		}
 		if d, err := r.Store.LatestDecided(ctx, job.PR.Repository(), job.PR.Number); err == nil && d.HumanDecision == "" {
 			return r.Store.SetHumanDecision(ctx, d.ID, human)
@@ -693,7 +697,7 @@ func (r *Runner) permitted(ctx context.Context, gh *github.Client, pub *review.P
 		return true, nil
 	}
 	r.Metrics.refused("permission")
-	return false, pub.Comment(ctx, fmt.Sprintf("@%s: %s needs %s permission on this repository; you have %s. %s", job.Requester, command, need, have, outcome))
+	return false, r.refuse(ctx, gh, pub, job, fmt.Sprintf("@%s: %s needs %s permission on this repository; you have %s. %s", job.Requester, command, need, have, outcome))
 }
 
 // authorise checks a command's requester against command_permission and the per-PR hourly
@@ -706,7 +710,7 @@ func (r *Runner) authorise(ctx context.Context, gh *github.Client, pub *review.P
 	}
 	if !config.PermissionAtLeast(have, repo.CommandPermission) {
 		r.Metrics.refused("permission")
-		return false, pub.Comment(ctx, fmt.Sprintf("@%s: debatebot commands need %s permission on this repository; you have %s. Nothing was started.", job.Requester, repo.CommandPermission, have))
+		return false, r.refuse(ctx, gh, pub, job, fmt.Sprintf("@%s: debatebot commands need %s permission on this repository; you have %s. Nothing was started.", job.Requester, repo.CommandPermission, have))
 	}
 	if job.Kind == KindReview {
 		ok, err := r.Store.StartCommand(ctx, job.PR.String(), jobKey(job), *repo.MaxDebatesPerHour, time.Hour)
@@ -715,7 +719,7 @@ func (r *Runner) authorise(ctx context.Context, gh *github.Client, pub *review.P
 		}
 		if !ok {
 			r.Metrics.refused("rate")
-			return false, pub.Comment(ctx, fmt.Sprintf("@%s: this pull request already had %d debates started by commands in the last hour (the limit is max_debates_per_hour). Try again later.", job.Requester, *repo.MaxDebatesPerHour))
+			return false, r.refuse(ctx, gh, pub, job, fmt.Sprintf("@%s: this pull request already had %d debates started by commands in the last hour (the limit is max_debates_per_hour). Try again later.", job.Requester, *repo.MaxDebatesPerHour))
 		}
 	}
 	return true, nil
