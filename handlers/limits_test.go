@@ -1,9 +1,15 @@
 package handlers
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/debatebot/debatebot/config"
+	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/llmtest"
 )
 
 // reactions counts the reactions of each content on the comments of the test's commands.
@@ -121,5 +127,103 @@ func TestConcurrentRefusalsAreBounded(t *testing.T) {
 	// Each worker may look a permission up before it sees the others' answers recorded.
 	if n := a.callsTo("GET", "/collaborators/mallory/permission"); n > MaxAnswers+a.srv.workers {
 		t.Errorf("%d permission lookups, want at most %d", n, MaxAnswers+a.srv.workers)
+	}
+}
+
+// pushTo delivers a push of head to acme/shop#7 (opened for the first).
+func (a *app) pushTo(t *testing.T, n int, head string) {
+	t.Helper()
+	a.gh.SetHead("acme/shop#7", head)
+	name := "pull_request.synchronize.json"
+	if n == 0 {
+		name = "pull_request.opened.json"
+	}
+	body := fixture(t, name, func(p map[string]any) { p["pull_request"].(map[string]any)["head"].(map[string]any)["sha"] = head })
+	if code := a.post("pull_request", fmt.Sprintf("push-%d-%s", n, head), body, secret); code >= 300 {
+		t.Fatalf("the push was answered %d", code)
+	}
+	a.srv.Queue.Wait()
+}
+
+// budget.debates_per_hour counts debates whatever starts them: with 2, the third push within the
+// hour is skipped, the pull request says why and when a debate can run again (one comment, not
+// written again on the next push, and a neutral check run on each skipped head), and an hour
+// after the first debate a push is debated again.
+func TestPushesOverTheHourlyBudgetAreSkipped(t *testing.T) {
+	a := newAppClocked(t, nil, nil, true)
+	a.gh.Contents["acme/shop@main:.github/debatebot.yml"] = "budget: {debates_per_hour: 2}\n"
+	heads := []string{"abc123", "def456", "fff999", "aaa111"}
+	for i, head := range heads {
+		a.pushTo(t, i, head)
+	}
+	ctx := context.Background()
+	if ds, _ := a.srv.Store.Debates(ctx); len(ds) != 2 {
+		t.Errorf("%d debates for 4 pushes with a budget of 2 an hour, want 2", len(ds))
+	}
+	notes := a.comments(BudgetMarker)
+	if len(notes) != 1 || !strings.Contains(notes[0].Body, "this repository's budget of 2 debates an hour, whatever starts them") ||
+		!strings.Contains(notes[0].Body, "The next debate can start after ") || !strings.Contains(notes[0].Body, "`budget.debates_per_hour`") {
+		t.Fatalf("budget comments = %+v, want one saying why and when", notes)
+	}
+	if n := a.callsTo("PATCH", fmt.Sprintf("/issues/comments/%d", notes[0].ID)); n != 0 {
+		t.Errorf("the budget comment was edited %d times on later pushes, want never", n)
+	}
+	skipped := map[string]bool{}
+	for _, run := range a.gh.Checks("acme/shop") {
+		if run.Conclusion == "neutral" && strings.Contains(run.Title, "budget") {
+			skipped[run.HeadSHA] = true
+		}
+	}
+	if !skipped["fff999"] || !skipped["aaa111"] || len(skipped) != 2 {
+		t.Errorf("neutral check runs on %v, want the two skipped heads", skipped)
+	}
+	// An hour after the first debate, a push is debated again.
+	a.skew.Store(int64(time.Hour + time.Minute))
+	a.pushTo(t, 9, "bbb222")
+	if ds, _ := a.srv.Store.Debates(ctx); len(ds) != 3 {
+		t.Errorf("%d debates after the hour, want 3", len(ds))
+	}
+	a.checkCalls()
+}
+
+// budget.model_tokens_per_day: a model-backed debate counts its tokens against the day, and
+// once they are spent the next debate runs with the offline agents (the model is not asked), and
+// its summary, record and check run say it ran offline because of the budget.
+func TestDebateRunsOfflineWhenTheTokensAreSpent(t *testing.T) {
+	llm := llmtest.New(t, nil)
+	a := newAppWith(t, func(cfg *config.Server) { cfg.OpenAIKey, cfg.OpenAIBaseURL = "sk-test", llm.BaseURL() })
+	a.gh.Contents["acme/shop@main:.github/debatebot.yml"] = "budget: {model_tokens_per_day: 1000}\n"
+	a.pushTo(t, 0, "abc123")
+	asked := len(llm.Requests())
+	if asked == 0 {
+		t.Fatal("the first debate did not ask the model")
+	}
+	ctx := context.Background()
+	spent, err := a.srv.Store.TokensSpent(ctx, "acme/shop", time.Now())
+	if b := llm.Billed(); err != nil || spent != b.Prompt+b.Completion || spent < 1000 {
+		t.Fatalf("tokens counted today = %d (%v), want the %d the model billed, over the budget", spent, err, b.Prompt+b.Completion)
+	}
+	a.pushTo(t, 1, "def456")
+	if n := len(llm.Requests()); n != asked {
+		t.Errorf("the model was asked %d more times after the day's tokens were spent, want none", n-asked)
+	}
+	tr, dec := a.comments(review.TranscriptMarker), a.comments(review.DecisionMarker)
+	if len(tr) != 1 || len(dec) != 1 {
+		t.Fatalf("%d transcript and %d decision comments", len(tr), len(dec))
+	}
+	for _, want := range []string{"> **Offline debate.** This repository's model budget for the day", "offline agents: This repository's model budget for the day (`budget.model_tokens_per_day`: 1000 tokens) is spent", "model-backed agents are back after 00:00 UTC"} {
+		if !strings.Contains(tr[0].Body, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, tr[0].Body)
+		}
+	}
+	if !strings.Contains(dec[0].Body, "trigger: pull_request.synchronize") {
+		t.Errorf("the decision is not the push's:\n%s", dec[0].Body)
+	}
+	runs := a.gh.Checks("acme/shop")
+	if last := runs[len(runs)-1]; last.HeadSHA != "def456" || !strings.Contains(last.Summary, "offline agents: the repository's model budget for the day is spent") {
+		t.Errorf("the check run of the offline debate = %+v", last)
+	}
+	if ds, _ := a.srv.Store.Debates(ctx); len(ds) != 2 {
+		t.Errorf("%d debates, want 2", len(ds))
 	}
 }

@@ -57,6 +57,8 @@ type Runner struct {
 	// LogClient downloads CI job logs from where GitHub redirects (never with the installation
 	// token); nil means a plain client with a timeout.
 	LogClient *http.Client
+	// Budget is each repository's budget where its debatebot.yml sets none.
+	Budget RepoBudget
 }
 
 func (r *Runner) now() time.Time {
@@ -143,6 +145,12 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 			return nil
 		}
 	}
+	if job.Resume == "" {
+		// Every debate counts against its repository's budget, whatever started it.
+		if ok, err := r.startDebate(ctx, pub, repo, jobKey(job), job.HeadSHA); err != nil || !ok {
+			return err
+		}
+	}
 	if job.CommentID != 0 {
 		if _, _, err := gh.Reactions.CreateIssueCommentReaction(ctx, job.PR.Owner, job.PR.Repo, job.CommentID, "eyes"); err != nil {
 			log.Warn().Err(err).Msg("Could not react to the command.")
@@ -153,7 +161,7 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 	if err != nil {
 		return r.refuse(ctx, gh, pub, job, fmt.Sprintf("debatebot: %v", err))
 	}
-	agents, err := r.Agents(r.withTrust(ctx, repo, job.PR.Repository()))
+	agents, offline, err := r.budgetedAgents(ctx, job, repo)
 	if err != nil {
 		return err
 	}
@@ -230,6 +238,7 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 		stop(toulmin.ErrHumanReview)
 	}
 	r.durable(ctx, d, job, prior, stop)
+	r.countTokens(d)
 	if protocol.Checkpoints && r.Store != nil {
 		d.Pause = r.pauseAt(pub, repo, protocol.CheckpointWait())
 	}
@@ -252,6 +261,7 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 	}
 	logger := log.With().Str("debate_id", t.DebateID).Logger()
 	r.Metrics.debate(t)
+	r.spent(ctx, d, t, offline)
 	if errors.Is(cause, toulmin.ErrHumanReview) {
 		// The debate stopped for a human: its state is still kept and published, on a context of
 		// its own.
