@@ -67,7 +67,9 @@ func (r *Runner) budgetSpent(ctx context.Context, pub *review.Publisher, head st
 	if head == "" {
 		return nil
 	}
-	return retry(ctx, 3, func() error { return pub.NeutralCheck(ctx, head, "Debate skipped: the repository's budget is spent", msg) })
+	return retry(ctx, 3, func() error {
+		return pub.NeutralCheck(ctx, head, "Debate skipped: the repository's budget is spent", msg)
+	})
 }
 
 // offlineReason says why a debate must have the offline agents although a model may be
