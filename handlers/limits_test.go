@@ -227,3 +227,20 @@ func TestDebateRunsOfflineWhenTheTokensAreSpent(t *testing.T) {
 		t.Errorf("%d debates, want 2", len(ds))
 	}
 }
+
+// The budget covers every trigger: after a push spent the hour's one debate, a planning debate
+// asked by a writer is skipped with the same note, and no model is asked.
+func TestPlanningCountsAgainstTheBudget(t *testing.T) {
+	llm := llmtest.New(t, nil)
+	a := newAppWith(t, func(cfg *config.Server) { cfg.OpenAIKey, cfg.OpenAIBaseURL = "sk-test", llm.BaseURL() })
+	a.gh.Contents["acme/shop@main:.github/debatebot.yml"] = "budget: {debates_per_hour: 1}\n"
+	a.pushTo(t, 0, "abc123")
+	asked := len(llm.Requests())
+	a.comment(t, "alice", "/debate plan move the export to a background job")
+	if n := len(a.comments(BudgetMarker)); n != 1 {
+		t.Errorf("%d budget notes after the planning debate over the budget, want 1", n)
+	}
+	if a.commentsContaining("<!-- debatebot:plan-") > 0 || len(llm.Requests()) != asked {
+		t.Error("the planning debate over the budget was held")
+	}
+}
