@@ -145,12 +145,6 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 			return nil
 		}
 	}
-	if job.Resume == "" {
-		// Every debate counts against its repository's budget, whatever started it.
-		if ok, err := r.startDebate(ctx, pub, repo, jobKey(job), job.HeadSHA); err != nil || !ok {
-			return err
-		}
-	}
 	if job.CommentID != 0 {
 		if _, _, err := gh.Reactions.CreateIssueCommentReaction(ctx, job.PR.Owner, job.PR.Repo, job.CommentID, "eyes"); err != nil {
 			log.Warn().Err(err).Msg("Could not react to the command.")
@@ -160,6 +154,12 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 	protocol, err := repo.DebateProtocol(job.Protocol)
 	if err != nil {
 		return r.refuse(ctx, gh, pub, job, fmt.Sprintf("debatebot: %v", err))
+	}
+	if job.Resume == "" {
+		// Every debate counts against its repository's budget, whatever started it.
+		if ok, err := r.startDebate(ctx, pub, repo, jobKey(job), job.HeadSHA); err != nil || !ok {
+			return err
+		}
 	}
 	agents, offline, err := r.budgetedAgents(ctx, job, repo)
 	if err != nil {
