@@ -136,9 +136,52 @@ type Repo struct {
 	// "issue" (an issue opened for the alert) or "off" (the default: only alerts on a pull
 	// request's head start that pull request's debate).
 	Alerts string `yaml:"alerts" jsonschema:"enum=,enum=off,enum=issue"`
+	// Budget bounds what the repository's debates may spend, whatever starts them; unset keys
+	// take the server's defaults.
+	Budget Budget `yaml:"budget"`
 
 	// configured is set when the file lists the stakeholders (the moderator does not choose).
 	configured bool
+}
+
+// Budget is a repository's budget, counted in the store over every trigger (pull request
+// events, labels, commands, CI failures, planning). Unset keys take the server's defaults
+// (DEBATEBOT_REPO_DEBATES_PER_HOUR, DEBATEBOT_REPO_TOKENS_PER_DAY).
+type Budget struct {
+	DebatesPerHour *int `yaml:"debates_per_hour" jsonschema:"minimum=1" jsonschema_description:"Debates of this repository started in any hour, whatever starts them (pushes, labels, commands, CI failures, planning). Over it, a debate is skipped and the pull request says until when. Default: the server's DEBATEBOT_REPO_DEBATES_PER_HOUR."`
+	// ModelTokensPerDay bounds the model tokens (prompt and completion) of the repository's
+	// debates per UTC day; once spent, debates run with the offline agents.
+	ModelTokensPerDay *int64 `yaml:"model_tokens_per_day" jsonschema:"minimum=1" jsonschema_description:"Model tokens (prompt and completion) the repository's debates may spend per UTC day. Once spent, debates run with the offline agents, and the review says so. Default: the server's DEBATEBOT_REPO_TOKENS_PER_DAY."`
+}
+
+// DebatesPerHourOr is debates_per_hour, or def when the file does not set it (0: no limit).
+func (b Budget) DebatesPerHourOr(def int) int {
+	if b.DebatesPerHour != nil {
+		return *b.DebatesPerHour
+	}
+	return def
+}
+
+// ModelTokensPerDayOr is model_tokens_per_day, or def when the file does not set it (0: no
+// limit).
+func (b Budget) ModelTokensPerDayOr(def int64) int64 {
+	if b.ModelTokensPerDay != nil {
+		return *b.ModelTokensPerDay
+	}
+	return def
+}
+
+// problems validates the budget: a number set is at least 1 (leave it out for the server's
+// default).
+func (b Budget) problems() []string {
+	var out []string
+	if b.DebatesPerHour != nil && *b.DebatesPerHour < 1 {
+		out = append(out, fmt.Sprintf("budget.debates_per_hour: must be at least 1 (leave it out for the server's default), got %d", *b.DebatesPerHour))
+	}
+	if b.ModelTokensPerDay != nil && *b.ModelTokensPerDay < 1 {
+		out = append(out, fmt.Sprintf("budget.model_tokens_per_day: must be at least 1 (leave it out for the server's default), got %d", *b.ModelTokensPerDay))
+	}
+	return out
 }
 
 // LLM tunes the model-backed agents.
@@ -407,6 +450,7 @@ func (r *Repo) fill() error {
 			bad("llm.prices.%s: prices must not be negative", model)
 		}
 	}
+	problems = append(problems, r.Budget.problems()...)
 	if r.MaxRounds < 0 || r.MaxRounds > 10 {
 		bad("max_rounds: must be between 1 and 10, got %d", r.MaxRounds)
 	}

@@ -96,6 +96,9 @@ func TestParseErrors(t *testing.T) {
 		"checkpoints on fast-track": {"protocol: fast-track\ncheckpoints: true\n", []string{"checkpoints: the fast-track protocol has no rounds"}},
 		"checkpoint wait too long":  {"checkpoint_timeout: 200h\n", []string{"checkpoint_timeout: at most 168h0m0s"}},
 		"checkpoint wait negative":  {"checkpoint_timeout: -5m\n", []string{`line 1: "-5m" is not a positive duration`}},
+		"budget of no debates":      {"budget: {debates_per_hour: 0}\n", []string{"budget.debates_per_hour: must be at least 1 (leave it out for the server's default), got 0"}},
+		"negative token budget":     {"budget:\n  model_tokens_per_day: -5\n", []string{"budget.model_tokens_per_day: must be at least 1"}},
+		"unknown budget key":        {"budget:\n  tokens: 5\n", []string{`line 2: unknown key "tokens"`}},
 		"two problems at once":      {"command_permission: owner\nmax_debates_per_hour: -1\n", []string{"command_permission", "max_debates_per_hour: must not be negative"}},
 	}
 	for name, tc := range tests {
@@ -241,5 +244,23 @@ func TestReviewEvent(t *testing.T) {
 	}
 	if got := r.GitHubReviewEvent(); got != "REQUEST_CHANGES" {
 		t.Errorf("GitHubReviewEvent() = %q, want REQUEST_CHANGES", got)
+	}
+}
+
+// budget: its keys are the repository's, unset ones the server's defaults.
+func TestBudget(t *testing.T) {
+	r, err := Parse([]byte("budget: {debates_per_hour: 3, model_tokens_per_day: 50000}\n"), RepoPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Budget.DebatesPerHourOr(30); got != 3 {
+		t.Errorf("debates per hour = %d, want 3", got)
+	}
+	if got := r.Budget.ModelTokensPerDayOr(1); got != 50000 {
+		t.Errorf("tokens per day = %d, want 50000", got)
+	}
+	d := Default()
+	if d.Budget.DebatesPerHourOr(30) != 30 || d.Budget.ModelTokensPerDayOr(7) != 7 {
+		t.Errorf("without a budget the server's defaults do not apply: %+v", d.Budget)
 	}
 }

@@ -60,6 +60,11 @@ type Server struct {
 	// SessionKey signs the dashboard's session cookies: DEBATEBOT_SESSION_KEY, or derived from
 	// the webhook secret when that is not set. Every replica must have the same.
 	SessionKey []byte
+	// RepoDebatesPerHour and RepoTokensPerDay are each repository's budget where its
+	// debatebot.yml sets none: debates started per hour by any trigger, and model tokens per UTC
+	// day. 0 is no limit.
+	RepoDebatesPerHour int
+	RepoTokensPerDay   int64
 }
 
 // Defaults of the server.
@@ -74,6 +79,10 @@ const (
 	DefaultMaxRepoMB       = 500
 	DefaultMaxTreeMB       = 512
 	DefaultMaxTreeFiles    = 100_000
+	// DefaultRepoDebatesPerHour and DefaultRepoTokensPerDay are each repository's budget: a
+	// busy repository's hour of pushes, and a day of some twenty model-backed debates.
+	DefaultRepoDebatesPerHour = 30
+	DefaultRepoTokensPerDay   = 2_000_000
 )
 
 // serverKeys are every key the environment and the file may set.
@@ -85,6 +94,7 @@ var serverKeys = []string{
 	"DEBATEBOT_JOB_LEASE", "DEBATEBOT_SHUTDOWN_TIMEOUT", "DEBATEBOT_CACHE_DIR", "DEBATEBOT_MAX_REPO_MB",
 	"DEBATEBOT_MAX_TREE_MB", "DEBATEBOT_MAX_TREE_FILES",
 	"DEBATEBOT_PUBLIC_URL", "GITHUB_OAUTH_CLIENT_ID", "GITHUB_OAUTH_CLIENT_SECRET", "DEBATEBOT_SESSION_KEY",
+	"DEBATEBOT_REPO_DEBATES_PER_HOUR", "DEBATEBOT_REPO_TOKENS_PER_DAY",
 }
 
 // webURL is the web (and git) URL of the GitHub whose REST API is at api: https://github.com for
@@ -193,6 +203,7 @@ func LoadServer(getenv func(string) string, readFile func(string) ([]byte, error
 	}
 	s.MaxTreeMB = positive(get, "DEBATEBOT_MAX_TREE_MB", DefaultMaxTreeMB, "a whole number of megabytes", &problems)
 	s.MaxTreeFiles = positive(get, "DEBATEBOT_MAX_TREE_FILES", DefaultMaxTreeFiles, "a whole number of files", &problems)
+	problems = append(problems, s.loadBudget(get)...)
 	g := &s.GitHub
 	g.V3APIURL = get("GITHUB_V3_API_URL", "https://api.github.com")
 	g.WebURL = get("GITHUB_WEB_URL", webURL(g.V3APIURL))
@@ -255,4 +266,22 @@ func positive(get func(key, def string) string, key string, def int, what string
 		return def
 	}
 	return n
+}
+
+// loadBudget reads the repositories' default budget: whole numbers, 0 for no limit.
+func (s *Server) loadBudget(get func(k, def string) string) []string {
+	var problems []string
+	debates := get("DEBATEBOT_REPO_DEBATES_PER_HOUR", strconv.Itoa(DefaultRepoDebatesPerHour))
+	if n, err := strconv.Atoi(debates); err != nil || n < 0 {
+		problems = append(problems, fmt.Sprintf("DEBATEBOT_REPO_DEBATES_PER_HOUR: %q is not a whole number of debates (0: no limit)", debates))
+	} else {
+		s.RepoDebatesPerHour = n
+	}
+	tokens := get("DEBATEBOT_REPO_TOKENS_PER_DAY", strconv.Itoa(DefaultRepoTokensPerDay))
+	if n, err := strconv.ParseInt(tokens, 10, 64); err != nil || n < 0 {
+		problems = append(problems, fmt.Sprintf("DEBATEBOT_REPO_TOKENS_PER_DAY: %q is not a whole number of tokens (0: no limit)", tokens))
+	} else {
+		s.RepoTokensPerDay = n
+	}
+	return problems
 }

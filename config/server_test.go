@@ -45,6 +45,8 @@ func TestLoadServerErrors(t *testing.T) {
 			"", []string{`DEBATEBOT_MAX_TREE_MB: "0" is not a whole number of megabytes (at least 1)`, `DEBATEBOT_MAX_TREE_FILES: "many" is not a whole number of files (at least 1)`}},
 		"negative repository limit": {map[string]string{"GITHUB_APP_INTEGRATION_ID": "1", "GITHUB_APP_WEBHOOK_SECRET": "s", "GITHUB_APP_PRIVATE_KEY": pemKey, "DEBATEBOT_MAX_REPO_MB": "-1"},
 			"", []string{`DEBATEBOT_MAX_REPO_MB: "-1" is not a whole number of megabytes`}},
+		"bad budget": {map[string]string{"GITHUB_APP_INTEGRATION_ID": "1", "GITHUB_APP_WEBHOOK_SECRET": "s", "GITHUB_APP_PRIVATE_KEY": pemKey, "DEBATEBOT_REPO_DEBATES_PER_HOUR": "-2", "DEBATEBOT_REPO_TOKENS_PER_DAY": "2M"},
+			"", []string{`DEBATEBOT_REPO_DEBATES_PER_HOUR: "-2" is not a whole number of debates (0: no limit)`, `DEBATEBOT_REPO_TOKENS_PER_DAY: "2M" is not a whole number of tokens`}},
 		"unknown key in the file": {map[string]string{"DEBATEBOT_CONFIG": "s.yml"}, "DEBATEBOT_PORT: 80\n", []string{`s.yml: unknown key "DEBATEBOT_PORT"`}},
 	}
 	for name, tc := range tests {
@@ -157,5 +159,24 @@ func TestLoadServerDashboard(t *testing.T) {
 		if _, err := load(tc.env); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", name, err, tc.want)
 		}
+	}
+}
+
+// Each repository's default budget: the defaults, or the environment's, 0 for no limit.
+func TestLoadServerBudget(t *testing.T) {
+	env := map[string]string{"GITHUB_APP_INTEGRATION_ID": "1", "GITHUB_APP_WEBHOOK_SECRET": "s", "GITHUB_APP_PRIVATE_KEY": pemKey}
+	s, err := LoadServer(func(k string) string { return env[k] }, func(string) ([]byte, error) { return nil, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.RepoDebatesPerHour != DefaultRepoDebatesPerHour || s.RepoTokensPerDay != DefaultRepoTokensPerDay {
+		t.Errorf("budget = %d debates, %d tokens; want the defaults", s.RepoDebatesPerHour, s.RepoTokensPerDay)
+	}
+	env["DEBATEBOT_REPO_DEBATES_PER_HOUR"], env["DEBATEBOT_REPO_TOKENS_PER_DAY"] = "0", "5000000000"
+	if s, err = LoadServer(func(k string) string { return env[k] }, func(string) ([]byte, error) { return nil, nil }); err != nil {
+		t.Fatal(err)
+	}
+	if s.RepoDebatesPerHour != 0 || s.RepoTokensPerDay != 5_000_000_000 {
+		t.Errorf("budget = %d debates, %d tokens; want 0 and 5000000000", s.RepoDebatesPerHour, s.RepoTokensPerDay)
 	}
 }

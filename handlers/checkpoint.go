@@ -73,7 +73,7 @@ func (r *Runner) answerCheckpoint(ctx context.Context, gh *github.Client, pub *r
 	}
 	p, err := r.Store.PausedDebate(ctx, job.PR.Repository(), job.PR.Number)
 	if errors.Is(err, store.ErrNotFound) {
-		return pub.Comment(ctx, fmt.Sprintf("@%s: no debate on this pull request is paused at a checkpoint; `/debate %s` changed nothing.", job.Requester, action))
+		return r.refuse(ctx, gh, pub, job, fmt.Sprintf("@%s: no debate on this pull request is paused at a checkpoint; `/debate %s` changed nothing.", job.Requester, action))
 	}
 	if err != nil {
 		return err
@@ -89,7 +89,7 @@ func (r *Runner) answerCheckpoint(ctx context.Context, gh *github.Client, pub *r
 		}
 		if head := meta.GetHead().GetSHA(); head != resume.HeadSHA {
 			// Resuming would debate a head the pull request left; its newer head is debated anew.
-			return pub.Comment(ctx, fmt.Sprintf("@%s: the paused debate was of commit %s, and the pull request has moved on to %s; it is not resumed.", job.Requester, review.ShortSHA(resume.HeadSHA), review.ShortSHA(head)))
+			return r.refuse(ctx, gh, pub, job, fmt.Sprintf("@%s: the paused debate was of commit %s, and the pull request has moved on to %s; it is not resumed.", job.Requester, review.ShortSHA(resume.HeadSHA), review.ShortSHA(head)))
 		}
 	}
 	c := toulmin.Checkpoint{AfterRound: p.AfterRound, Action: action, By: job.Requester, Waited: r.now().Sub(p.At).Round(time.Millisecond)}

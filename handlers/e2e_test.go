@@ -603,8 +603,9 @@ func TestHumanDecisionsTeachTrust(t *testing.T) {
 			lessons++
 		}
 	}
-	if refusals != 2 || lessons != 2 {
-		t.Errorf("%d refusals and %d lessons, want 2 and 2", refusals, lessons)
+	// The second refusal to the same user on the same pull request within the hour is a reaction.
+	if refusals != 1 || lessons != 2 || a.reactions()[RefusalReaction] != 1 {
+		t.Errorf("%d refusals, %d lessons and reactions %v, want 1, 2 and one %q", refusals, lessons, a.reactions(), RefusalReaction)
 	}
 	// The next debate weighs the performance stakeholder as senior.
 	a.gh.SetHead("acme/shop#7", "fff999")

@@ -612,16 +612,22 @@ func (r *Runner) failureDebate(ctx context.Context, gh *github.Client, pub *revi
 	if len(fails) == 2 {
 		req.Changed, req.ChangeKnown = changedBetween(ctx, gh, pr, fails[0].HeadSHA, fails[1].HeadSHA)
 	}
-	rec, err := dialectic.DebateFailure(ctx, r.dialecticAgents(repo), req)
+	key := "failure/" + f.RunKey
+	agents, offline, ok, err := r.dialecticBudget(ctx, pub, repo, key, "")
+	if err != nil || !ok {
+		return err
+	}
+	rec, err := dialectic.DebateFailure(ctx, agents, req)
 	if err != nil {
 		return fmt.Errorf("failed to hold the failure debate of %q on %s: %w", t.Task, pr, err)
 	}
 	r.dialecticSpent(rec)
+	md := r.dialecticSpentBudget(ctx, pr.Repository(), key, rec, offline)
 	if err := r.Store.TaskDebated(ctx, pr.String(), t.TaskID, rec.FCrit.Pattern, rec.Synthesis.Resolution == dialectic.Escalate); err != nil {
 		return err
 	}
-	d := &store.DialecticDebate{ID: "failure/" + f.RunKey, Type: string(dialectic.Failure), PR: pr.String(), TaskID: t.TaskID, HeadSHA: f.HeadSHA,
-		Resolution: string(rec.Synthesis.Resolution), Agents: rec.By, At: r.now(), Record: []byte(rec.Markdown())}
+	d := &store.DialecticDebate{ID: key, Type: string(dialectic.Failure), PR: pr.String(), TaskID: t.TaskID, HeadSHA: f.HeadSHA,
+		Resolution: string(rec.Synthesis.Resolution), Agents: rec.By, At: r.now(), Record: []byte(md)}
 	if err := r.Store.SaveDialecticDebate(ctx, d); err != nil {
 		return err
 	}
@@ -787,7 +793,7 @@ func (r *Runner) fresh(ctx context.Context, gh *github.Client, pub *review.Publi
 		}
 	}
 	if len(names) == 0 {
-		return pub.Comment(ctx, fmt.Sprintf("@%s: no task of this pull request is counting failures; `/debate fresh` changed nothing.", job.Requester))
+		return r.refuse(ctx, gh, pub, job, fmt.Sprintf("@%s: no task of this pull request is counting failures; `/debate fresh` changed nothing.", job.Requester))
 	}
 	return pub.Comment(ctx, fmt.Sprintf("@%s started fresh: the failure counts of %s are reset.", job.Requester, strings.Join(names, ", ")))
 }

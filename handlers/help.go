@@ -11,6 +11,7 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/voting"
 )
 
@@ -18,6 +19,12 @@ import (
 // repository's configuration), and the protocol and panel that configuration gives. Anyone may
 // ask: the answer costs no debate and says nothing the configuration file does not.
 func (r *Runner) help(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job) error {
+	// The answer is within answerLimits: the configuration is read only for a comment.
+	return r.answer(ctx, gh, pub, job, store.AnswerHelp, func() (string, error) { return r.helpText(ctx, gh, job) })
+}
+
+// helpText reads the configuration the commands are judged by and writes the answer to /help.
+func (r *Runner) helpText(ctx context.Context, gh *github.Client, job *Job) (string, error) {
 	ref, isPR := "", true
 	meta, _, err := gh.PullRequests.Get(ctx, job.PR.Owner, job.PR.Repo, job.PR.Number)
 	var er *github.ErrorResponse
@@ -27,7 +34,7 @@ func (r *Runner) help(ctx context.Context, gh *github.Client, pub *review.Publis
 	case errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound:
 		isPR = false // an issue
 	default:
-		return fmt.Errorf("failed to get pull request %s: %w", job.PR, err)
+		return "", fmt.Errorf("failed to get pull request %s: %w", job.PR, err)
 	}
 	repo, err := LoadRepoConfig(ctx, gh, job.PR, ref)
 	broken := ""
@@ -37,9 +44,9 @@ func (r *Runner) help(ctx context.Context, gh *github.Client, pub *review.Publis
 		broken, repo, err = strings.Join(ce.Problems, "; "), config.Default(), nil
 	}
 	if err != nil {
-		return err
+		return "", err
 	}
-	return pub.Comment(ctx, HelpText(repo, isPR, ref, broken))
+	return HelpText(repo, isPR, ref, broken), nil
 }
 
 // HelpText is the answer to /help. ref is the branch the configuration was read from (empty:
@@ -65,7 +72,7 @@ func HelpText(repo *config.Repo, isPR bool, ref, broken string) string {
 	if isPR {
 		w("| `/debate fresh` | resets the failure counts of this pull request's CI tasks (failure debates) | `%s` permission or more |\n", repo.CommandPermission)
 	}
-	w("| `/help`, `/debate help` | this answer | anyone |\n")
+	w("| `/help`, `/debate help` | this answer | anyone; by comment %d times an hour per person, then by a reaction |\n", MaxHelpComments)
 
 	source := fmt.Sprintf("`%s`", config.RepoPath)
 	if ref != "" {

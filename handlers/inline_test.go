@@ -111,7 +111,7 @@ func TestHelpAnswersWithCommandsAndConfiguration(t *testing.T) {
 			"**debatebot commands** on this pull request",
 			"| `/debate [fast-track\\|standard\\|extended]` | debates the pull request's head again, whole, with the protocol named or the configured one | `maintain` permission or more; at most 5 per hour",
 			"| `/human-review` | stops the debates, publishes what was said, and leaves the decision to a human | `write` permission or more |",
-			"| `/help`, `/debate help` | this answer | anyone |",
+			"| `/help`, `/debate help` | this answer | anyone; by comment 2 times an hour per person, then by a reaction |",
 			"**Configuration** (`.github/debatebot.yml` on `main`, defaults where it is silent)",
 			"- Protocol: **extended**: Evidence Gathering → Opening Arguments",
 			"- Checkpoints: after each round",

@@ -41,7 +41,7 @@ func (r *Runner) plan(ctx context.Context, gh *github.Client, pub *review.Publis
 	}
 	text := strings.TrimSpace(job.Body)
 	if dialectic.StripStakes(text) == "" {
-		return pub.Comment(ctx, fmt.Sprintf("@%s: `/debate plan` needs a proposal: `/debate plan TEXT` (add `stakes=high` to mark it high-stakes).", job.Requester))
+		return r.refuse(ctx, gh, pub, job, fmt.Sprintf("@%s: `/debate plan` needs a proposal: `/debate plan TEXT` (add `stakes=high` to mark it high-stakes).", job.Requester))
 	}
 	// A planning debate costs model calls like any other: the same hourly bound per pull request.
 	ok, err := r.Store.StartCommand(ctx, job.PR.String(), jobKey(job), *repo.MaxDebatesPerHour, time.Hour)
@@ -50,15 +50,19 @@ func (r *Runner) plan(ctx context.Context, gh *github.Client, pub *review.Publis
 	}
 	if !ok {
 		r.Metrics.refused("rate")
-		return pub.Comment(ctx, fmt.Sprintf("@%s: this issue or pull request already had %d debates started by commands in the last hour (the limit is max_debates_per_hour). Try again later.", job.Requester, *repo.MaxDebatesPerHour))
+		return r.refuse(ctx, gh, pub, job, fmt.Sprintf("@%s: this issue or pull request already had %d debates started by commands in the last hour (the limit is max_debates_per_hour). Try again later.", job.Requester, *repo.MaxDebatesPerHour))
 	}
 	req := &dialectic.PlanRequest{Proposal: truncateUTF8(dialectic.StripStakes(text), MaxProposal), Stakes: dialectic.StakesOf(text), Rounds: 1, Context: job.Title}
-	rec, err := dialectic.DebatePlan(ctx, r.dialecticAgents(repo), req)
+	agents, offline, ok, err := r.dialecticBudget(ctx, pub, repo, jobKey(job), "")
+	if err != nil || !ok {
+		return err
+	}
+	rec, err := dialectic.DebatePlan(ctx, agents, req)
 	if err != nil {
 		return fmt.Errorf("failed to hold the planning debate on %s: %w", job.PR, err)
 	}
 	r.dialecticSpent(rec)
-	md := rec.Markdown() + fmt.Sprintf("\nAsked by @%s.\n", job.Requester)
+	md := r.dialecticSpentBudget(ctx, job.PR.Repository(), jobKey(job), rec, offline) + fmt.Sprintf("\nAsked by @%s.\n", job.Requester)
 	d := &store.DialecticDebate{ID: fmt.Sprintf("plan/%s/%d/%s", job.PR, job.CommentID, job.CommentVersion), Type: string(dialectic.Planning), PR: job.PR.String(),
 		Resolution: string(rec.Synthesis.Resolution), Agents: rec.By, At: r.now(), Record: []byte(md)}
 	if err := r.Store.SaveDialecticDebate(ctx, d); err != nil {

@@ -57,6 +57,8 @@ type Runner struct {
 	// LogClient downloads CI job logs from where GitHub redirects (never with the installation
 	// token); nil means a plain client with a timeout.
 	LogClient *http.Client
+	// Budget is each repository's budget where its debatebot.yml sets none.
+	Budget RepoBudget
 }
 
 func (r *Runner) now() time.Time {
@@ -79,6 +81,10 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 	gh, err := r.Clients.NewInstallationClient(job.Installation)
 	if err != nil {
 		return fmt.Errorf("failed to create a client for installation %d: %w", job.Installation, err)
+	}
+	// Cheap checks first: a command whose author's answers are used up costs no request.
+	if muted, err := r.muted(ctx, job); err != nil || muted {
+		return err
 	}
 	pub := r.publisher(ctx, gh, job)
 	switch job.Kind {
@@ -147,9 +153,15 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 
 	protocol, err := repo.DebateProtocol(job.Protocol)
 	if err != nil {
-		return pub.Comment(ctx, fmt.Sprintf("debatebot: %v", err))
+		return r.refuse(ctx, gh, pub, job, fmt.Sprintf("debatebot: %v", err))
 	}
-	agents, err := r.Agents(r.withTrust(ctx, repo, job.PR.Repository()))
+	if job.Resume == "" {
+		// Every debate counts against its repository's budget, whatever started it.
+		if ok, err := r.startDebate(ctx, pub, repo, jobKey(job), job.HeadSHA); err != nil || !ok {
+			return err
+		}
+	}
+	agents, offline, err := r.budgetedAgents(ctx, job, repo)
 	if err != nil {
 		return err
 	}
@@ -227,6 +239,7 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 		stop(toulmin.ErrHumanReview)
 	}
 	r.durable(ctx, d, job, prior, stop)
+	r.countTokens(d)
 	if protocol.Checkpoints && r.Store != nil {
 		d.Pause = r.pauseAt(pub, repo, protocol.CheckpointWait())
 	}
@@ -249,6 +262,7 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 	}
 	logger := log.With().Str("debate_id", t.DebateID).Logger()
 	r.Metrics.debate(t)
+	r.spent(ctx, d, t, offline)
 	if errors.Is(cause, toulmin.ErrHumanReview) {
 		// The debate stopped for a human: its state is still kept and published, on a context of
 		// its own.
@@ -330,14 +344,14 @@ func (r *Runner) humanDecision(ctx context.Context, gh *github.Client, pub *revi
 		}
 		if !config.PermissionAtLeast(have, "maintain") {
 			r.Metrics.refused("permission")
-			return pub.Comment(ctx, fmt.Sprintf("@%s: only maintainers decide after /human-review (you have %s). Nothing was recorded.", job.Requester, have))
+			return r.refuse(ctx, gh, pub, job, fmt.Sprintf("@%s: only maintainers decide after /human-review (you have %s). Nothing was recorded.", job.Requester, have))
 		}
 	}
 	human := job.Protocol
 	d, err := r.Store.PendingHumanDecision(ctx, job.PR.Repository(), job.PR.Number)
 	if errors.Is(err, store.ErrNotFound) {
 		if job.Requester != "" {
-			return pub.Comment(ctx, "No debate on this pull request waits for a human decision; comment `/human-review` first.")
+			return r.refuse(ctx, gh, pub, job, "No debate on this pull request waits for a human decision; comment `/human-review` first.")
 		}
 		if d, err := r.Store.LatestDecided(ctx, job.PR.Repository(), job.PR.Number); err == nil && d.HumanDecision == "" {
 			return r.Store.SetHumanDecision(ctx, d.ID, human)
@@ -679,7 +693,7 @@ func (r *Runner) permitted(ctx context.Context, gh *github.Client, pub *review.P
 		return true, nil
 	}
 	r.Metrics.refused("permission")
-	return false, pub.Comment(ctx, fmt.Sprintf("@%s: %s needs %s permission on this repository; you have %s. %s", job.Requester, command, need, have, outcome))
+	return false, r.refuse(ctx, gh, pub, job, fmt.Sprintf("@%s: %s needs %s permission on this repository; you have %s. %s", job.Requester, command, need, have, outcome))
 }
 
 // authorise checks a command's requester against command_permission and the per-PR hourly
@@ -692,7 +706,7 @@ func (r *Runner) authorise(ctx context.Context, gh *github.Client, pub *review.P
 	}
 	if !config.PermissionAtLeast(have, repo.CommandPermission) {
 		r.Metrics.refused("permission")
-		return false, pub.Comment(ctx, fmt.Sprintf("@%s: debatebot commands need %s permission on this repository; you have %s. Nothing was started.", job.Requester, repo.CommandPermission, have))
+		return false, r.refuse(ctx, gh, pub, job, fmt.Sprintf("@%s: debatebot commands need %s permission on this repository; you have %s. Nothing was started.", job.Requester, repo.CommandPermission, have))
 	}
 	if job.Kind == KindReview {
 		ok, err := r.Store.StartCommand(ctx, job.PR.String(), jobKey(job), *repo.MaxDebatesPerHour, time.Hour)
@@ -701,7 +715,7 @@ func (r *Runner) authorise(ctx context.Context, gh *github.Client, pub *review.P
 		}
 		if !ok {
 			r.Metrics.refused("rate")
-			return false, pub.Comment(ctx, fmt.Sprintf("@%s: this pull request already had %d debates started by commands in the last hour (the limit is max_debates_per_hour). Try again later.", job.Requester, *repo.MaxDebatesPerHour))
+			return false, r.refuse(ctx, gh, pub, job, fmt.Sprintf("@%s: this pull request already had %d debates started by commands in the last hour (the limit is max_debates_per_hour). Try again later.", job.Requester, *repo.MaxDebatesPerHour))
 		}
 	}
 	return true, nil

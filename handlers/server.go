@@ -78,6 +78,7 @@ func New(ctx context.Context, cfg *config.Server, log zerolog.Logger, qo func(*Q
 	reg.MustRegister(newStatsCollector(st))
 	runner := &Runner{Clients: clients, Bot: me.GetSlug() + "[bot]", Metrics: metrics, Agents: agentFactory(cfg), Store: st, Trees: trees, PublicURL: cfg.PublicURL,
 		Dialectic: dialecticFactory(cfg)}
+	runner.Budget = RepoBudget{DebatesPerHour: cfg.RepoDebatesPerHour, TokensPerDay: cfg.RepoTokensPerDay}
 	opts := DefaultQueueOptions()
 	opts.GiveUp, opts.Sweep = runner.GiveUp, runner.SweepPaused
 	if cfg.JobLease > 0 {

@@ -32,7 +32,9 @@ func Markdown(t *toulmin.Transcript, opts RenderOptions) (string, error) {
 		w("%s\n", TranscriptMarker)
 	}
 	w("# Debate: %s\n\n", inline(t.Title))
-	if t.Offline && t.Question != "" {
+	if t.Offline && t.OfflineReason != "" {
+		w("> **Offline debate.** %s\n\n", t.OfflineReason)
+	} else if t.Offline && t.Question != "" {
 		w("> **Offline debate.** No model was configured, so every agent argued from its perspective's priorities and accepted trade-offs. Set `OPENAI_API_KEY` for model-backed agents.\n\n")
 	} else if t.Offline {
 		w("> **Offline debate.** No model was configured, so every agent argued by rules from the analyzers' evidence. Set `OPENAI_API_KEY` for model-backed agents.\n\n")
@@ -395,6 +397,9 @@ func Summary(t *toulmin.Transcript) string {
 	}
 	if n := len(r.RequiredChanges); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d required change(s)", n))
+	}
+	if t.OfflineReason != "" {
+		parts = append(parts, "offline agents: the repository's model budget for the day is spent")
 	}
 	if n := len(r.DissentingOpinions); n > 0 {
 		names := make([]string, 0, n)

@@ -87,6 +87,9 @@ func summaryTop(t *toulmin.Transcript, opts SummaryOptions) string {
 	if t.Question != "" {
 		w("**Question:** %s\n\n", inline(clip(t.Question, 300)))
 	}
+	if t.Offline && t.OfflineReason != "" {
+		w("> **Offline debate.** %s\n\n", t.OfflineReason)
+	}
 	if h := r.HumanDecision; h != "" && h != "pending" {
 		w("**Human decision (final): %s.**\n\n", strings.ReplaceAll(h, "_", " "))
 	}
@@ -117,7 +120,9 @@ func summaryTop(t *toulmin.Transcript, opts SummaryOptions) string {
 	}
 	tk := r.Tokens
 	w("**Tokens** %d prompt (%d cached) + %d completion · $%.4f", tk.Prompt, tk.CachedPrompt, tk.Completion, tk.CostUSD)
-	if t.Offline {
+	if t.Offline && t.OfflineReason != "" {
+		w(" · offline agents: %s", t.OfflineReason)
+	} else if t.Offline {
 		w(" · offline agents (no model configured)")
 	}
 	w("\n")

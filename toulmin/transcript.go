@@ -157,6 +157,9 @@ type Transcript struct {
 	// Files are the files of the debated change, for the summary's walkthrough and to know
 	// which review threads the debate looked at again.
 	Files []ChangedFile `json:"files,omitempty" yaml:"files,omitempty"`
+	// OfflineReason says why a debate that could have had model-backed agents had the offline
+	// ones (its repository's model budget was spent); empty when no model was configured.
+	OfflineReason string `json:"offline_reason,omitempty" yaml:"offline_reason,omitempty"`
 }
 
 // ChangedFile is one file of the debated change: its status (added, modified, deleted, renamed)

@@ -1,0 +1,94 @@
+package handlers
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+	"github.com/rs/zerolog"
+
+	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/store"
+)
+
+// Anyone may comment, so what the App answers to commands that start nothing (/help, /debate
+// help, and every refusal) is bounded per user and pull request, in the store so that replicas
+// and restarts share the count: within AnswerWindow, HelpComments answers to help and
+// RefusalComments refusal by comment; after them a reaction on the command's comment; after
+// Answers answers of either kind, nothing at all, not even the permission lookup.
+var answerLimits = store.AnswerLimits{Window: AnswerWindow, Total: MaxAnswers, HelpComments: MaxHelpComments, RefusalComments: MaxRefusalComments}
+
+// The bounds of the answers to one user's commands that start nothing on one pull request.
+const (
+	AnswerWindow       = time.Hour
+	MaxAnswers         = 10
+	MaxHelpComments    = 2
+	MaxRefusalComments = 1
+)
+
+// Reactions that stand for an answer already given by comment.
+const (
+	// HelpReaction answers /help again: the commands are in the comment above.
+	HelpReaction = "confused"
+	// RefusalReaction answers a command refused again.
+	RefusalReaction = "-1"
+)
+
+// muted reports whether a command's requester has used up the answers on its pull request: then
+// the command is dropped before anything is asked of GitHub. A command that starts something
+// (a writer's /debate) is never counted, so only those who were answered MaxAnswers times within
+// the window are muted.
+func (r *Runner) muted(ctx context.Context, job *Job) (bool, error) {
+	if r.Store == nil || job.Requester == "" || job.Resume != "" {
+		return false, nil
+	}
+	n, err := r.Store.Answers(ctx, job.PR.String(), job.Requester, r.now(), AnswerWindow)
+	if err != nil || n < MaxAnswers {
+		return false, err
+	}
+	r.Metrics.refused("muted")
+	zerolog.Ctx(ctx).Info().Str("requester", job.Requester).Int("answers", n).
+		Msg("Ignored a command: its author's answers on this pull request are used up for the hour.")
+	return true, nil
+}
+
+// answer answers a command that starts nothing, as answerLimits allow: with the comment text
+// returns (asked for only then), with a reaction on the command's comment, or not at all.
+func (r *Runner) answer(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job, kind string, text func() (string, error)) error {
+	how := store.AnsweredComment
+	if r.Store != nil && job.Requester != "" {
+		var err error
+		if how, err = r.Store.Answer(ctx, jobKey(job), job.PR.String(), job.Requester, kind, r.now(), answerLimits); err != nil {
+			return err
+		}
+	}
+	log := zerolog.Ctx(ctx).With().Str("requester", job.Requester).Str("answer", kind).Str("how", how).Logger()
+	switch how {
+	case store.AnsweredComment:
+		body, err := text()
+		if err != nil {
+			return err
+		}
+		return pub.Comment(ctx, body)
+	case store.AnsweredReaction:
+		if job.CommentID == 0 {
+			return nil
+		}
+		content := RefusalReaction
+		if kind == store.AnswerHelp {
+			content = HelpReaction
+		}
+		if _, _, err := gh.Reactions.CreateIssueCommentReaction(ctx, job.PR.Owner, job.PR.Repo, job.CommentID, content); err != nil {
+			log.Warn().Err(err).Msg("Could not react to the command.")
+		}
+		return nil
+	}
+	log.Info().Msg("Answered nothing: the command's author was answered enough on this pull request for the hour.")
+	return nil
+}
+
+// refuse answers a refused command (no permission, an unknown protocol, over a limit, nothing to
+// act on) with text, within answerLimits.
+func (r *Runner) refuse(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job, text string) error {
+	return r.answer(ctx, gh, pub, job, store.AnswerRefusal, func() (string, error) { return text, nil })
+}
