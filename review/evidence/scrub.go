@@ -1,10 +1,21 @@
 package evidence
 
 import (
+	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
+
+// tempPaths matches what is left of the App's own temporary directories once the known ones are
+// rewritten (one a tool or the extraction of a tree named in its error, a path cut short): the
+// directory and, for trees, its "base" or "head" go, the path in the tree stays.
+var tempPaths = sync.OnceValue(func() *regexp.Regexp {
+	tmp := filepath.Clean(os.TempDir())
+	return regexp.MustCompile(regexp.QuoteMeta(tmp) + `/+debatebot-[\w.-]*(?:/+(?:base|head)\b)?/*`)
+})
 
 // pathScrubber rewrites the host's directories in text that is posted (notes, finding messages,
 // error text of the go command, the type checker and external tools) to what they stand for in
@@ -36,12 +47,16 @@ func (p *pathScrubber) add(dir, to string) {
 	p.replacer = nil
 }
 
-// clean rewrites every directory added in s; the longest match wins, so that a module's scratch
-// directory inside a tree's parent is rewritten as the module's.
+// clean rewrites every directory added in s, the longest match first (a module's analysis copy
+// is rewritten as the module's), and then what is left of the App's temporary directories.
 func (p *pathScrubber) clean(s string) string {
-	if p == nil || len(p.pairs) == 0 {
-		return s
+	if p != nil && len(p.pairs) > 0 {
+		s = p.replace(s)
 	}
+	return tempPaths().ReplaceAllString(s, "")
+}
+
+func (p *pathScrubber) replace(s string) string {
 	if p.replacer == nil {
 		pairs := append([][2]string(nil), p.pairs...)
 		sort.SliceStable(pairs, func(i, j int) bool { return len(pairs[i][0]) > len(pairs[j][0]) })
