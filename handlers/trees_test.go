@@ -23,6 +23,13 @@ const nilDeref = "| `api/user.go:19` | nilness |"
 // and acme/shop#7, whose change removes the guard. It returns the app and the held repository.
 func treesApp(t *testing.T, edit func(*config.Server)) (*app, *githubtest.GitRepo) {
 	t.Helper()
+	return treesAppFrom(t, filepath.Join("testdata", "nilguard", "head"), edit)
+}
+
+// treesAppFrom is treesApp with the pull request's head tree at head (files it lacks are the
+// base's).
+func treesAppFrom(t *testing.T, head string, edit func(*config.Server)) (*app, *githubtest.GitRepo) {
+	t.Helper()
 	githubtest.RequireGitHTTPBackend(t)
 	cache := filepath.Join(t.TempDir(), "cache")
 	a := newAppWith(t, func(cfg *config.Server) {
@@ -31,7 +38,7 @@ func treesApp(t *testing.T, edit func(*config.Server)) (*app, *githubtest.GitRep
 			edit(cfg)
 		}
 	})
-	dir := gittest.FromTrees(t, filepath.Join("testdata", "nilguard", "base"), filepath.Join("testdata", "nilguard", "head"))
+	dir := gittest.FromTrees(t, filepath.Join("testdata", "nilguard", "base"), head)
 	g := a.gh.AddGitRepo("acme/shop", dir)
 	diff, err := exec.Command("git", "-C", dir, "diff", "--no-color", "--no-ext-diff", "main..feature").Output()
 	if err != nil {

@@ -528,10 +528,22 @@ func firstFrame(stack []byte) string {
 	lines := strings.Split(string(stack), "\n")
 	for i, l := range lines {
 		if strings.Contains(l, "panic(") && i+3 < len(lines) {
-			return strings.TrimSpace(lines[i+3])
+			return hostFree(strings.TrimSpace(lines[i+3]))
 		}
 	}
 	return ""
+}
+
+// hostFree shortens a stack frame's file to its module and path ("honnef.co/go/tools@v0.8.2/
+// go/ir/source.go:177"), or its standard library path: where the App is installed is not posted.
+func hostFree(frame string) string {
+	frame, _, _ = strings.Cut(frame, " +0x")
+	for _, marker := range []string{"/pkg/mod/", "/src/"} {
+		if i := strings.LastIndex(frame, marker); i >= 0 {
+			return frame[i+len(marker):]
+		}
+	}
+	return filepath.Base(frame)
 }
 
 func (d *driver) finding(treeRoot string, c Check, diag analysis.Diagnostic) (Finding, bool) {
