@@ -1,4 +1,4 @@
-package evidence
+package gomod
 
 import (
 	"go/version"
@@ -12,7 +12,7 @@ import (
 // FuzzSanitizeGoMod feeds go.mod text of any shape to the sanitiser: it never panics, and what it
 // writes parses again with no go line newer than the toolchain, no toolchain or godebug line, and
 // no replacement whose local path leaves the tree. Run it with
-// go test ./review/evidence/ -run '^$' -fuzz FuzzSanitizeGoMod -fuzztime=2m -parallel=1.
+// go test ./review/evidence/gomod/ -run '^$' -fuzz FuzzSanitizeGoMod -fuzztime=2m -parallel=1.
 func FuzzSanitizeGoMod(f *testing.F) {
 	for _, seed := range []string{
 		"module example.com/m\n\ngo 1.22\n",
@@ -36,7 +36,7 @@ func FuzzSanitizeGoMod(f *testing.F) {
 	}
 	const toolchain = "go1.26.8"
 	f.Fuzz(func(t *testing.T, data []byte) {
-		out, _, err := sanitizeGoMod("sub/go.mod", data, root, modDir, toolchain)
+		out, _, err := Sanitize("sub/go.mod", data, root, modDir, toolchain)
 		if err != nil {
 			return // the go command reports what it does not parse
 		}
@@ -54,7 +54,7 @@ func FuzzSanitizeGoMod(f *testing.F) {
 			if !modfile.IsDirectoryPath(r.New.Path) {
 				continue
 			}
-			if _, ok := insideTree(root, modDir, r.New.Path); !ok {
+			if _, ok := InsideTree(root, modDir, r.New.Path); !ok {
 				t.Errorf("replacement %s => %s leaves the tree", r.Old.Path, r.New.Path)
 			}
 		}
