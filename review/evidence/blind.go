@@ -74,6 +74,28 @@ func blinded(opts Options, base, head *TreeReport, env []string) []Finding {
 		msg += "; nothing the change does in that package was analysed"
 		out = append(out, Finding{Rule: RuleAnalysisBlinded, Source: SourceDebatebot, Severity: SeverityHigh, Topic: TopicCorrectness, Path: p, Line: line, Message: msg})
 	}
+	return append(out, blindedFiles(headAbs, base, head, headDirs)...)
+}
+
+// blindedFiles returns a finding for each file of a package both trees analysed that the base
+// built and the head, though it still has the file, does not (a build constraint added, an
+// import "C" that could not be put back), at its build constraint.
+func blindedFiles(headAbs string, base, head *TreeReport, headDirs map[string]bool) []Finding {
+	var files []string
+	for f := range base.files {
+		if !head.files[f] && headDirs[path.Dir(f)] {
+			if st, err := os.Stat(filepath.Join(headAbs, filepath.FromSlash(f))); err == nil && st.Mode().IsRegular() {
+				files = append(files, f)
+			}
+		}
+	}
+	slices.Sort(files)
+	var out []Finding
+	for _, f := range files {
+		msg := fmt.Sprintf("the change takes %s out of the type-checked analysis of its package, which built it in the base; nothing the change does in that file was analysed", f)
+		out = append(out, Finding{Rule: RuleAnalysisBlinded, Source: SourceDebatebot, Severity: SeverityHigh, Topic: TopicCorrectness,
+			Path: f, Line: constraintLine(filepath.Join(headAbs, filepath.FromSlash(f))), Message: msg})
+	}
 	return out
 }
 

@@ -158,3 +158,23 @@ func hasFinding(fs []Finding, rule, path string, line int) bool {
 	}
 	return false
 }
+
+// A file the change takes out of its package with a build constraint hides what it does: a
+// finding at the constraint, while the rest of the package is still analysed.
+func TestExcludedFileIsABlindingFinding(t *testing.T) {
+	root := t.TempDir()
+	base := shopTree(t, filepath.Join(root, "base"), "module example.com/shop\n\ngo 1.22\n")
+	write(t, filepath.Join(base, "api", "admin.go"), "package api\n\nfunc Admin(u *User) bool { return u != nil && u.Name == \"root\" }\n")
+	head := shopTree(t, filepath.Join(root, "head"), "module example.com/shop\n\ngo 1.22\n")
+	write(t, filepath.Join(head, "api", "admin.go"), "// Admin is off.\n\n//go:build ignore\n\npackage api\n\nfunc Admin(u *User) bool { return true }\n")
+	res, err := Run(context.Background(), Options{BaseDir: base, HeadDir: head, Files: []string{"api/admin.go"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasFinding(res.New, RuleAnalysisBlinded, "api/admin.go", 3) {
+		t.Errorf("no blinding finding at api/admin.go:3: %+v", res.New)
+	}
+	if strings.Join(res.Packages, " ") != "example.com/shop/api" {
+		t.Errorf("Packages = %v", res.Packages)
+	}
+}

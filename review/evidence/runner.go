@@ -63,6 +63,8 @@ type TreeReport struct {
 	Notes []string
 	// dirs are the tree-relative directories of the packages analysed, by import path.
 	dirs map[string]string
+	// files are the tree-relative files the packages analysed were built from.
+	files map[string]bool
 	// summary is what protects each function's sensitive calls, for the base/head comparison.
 	summary *treeSummary
 }
@@ -175,7 +177,7 @@ func AnalyzeTree(ctx context.Context, root string, files []string, env []string)
 	if err != nil {
 		return nil, fmt.Errorf("failed to resolve tree %s: %w", root, err)
 	}
-	rep := &TreeReport{summary: newTreeSummary(abs), dirs: map[string]string{}}
+	rep := &TreeReport{summary: newTreeSummary(abs), dirs: map[string]string{}, files: map[string]bool{}}
 	modules, withTests, err := touchedModules(abs, files, rep)
 	if err != nil {
 		return nil, err
@@ -319,6 +321,11 @@ func (t *treeRun) analyzeModule(mod string, idx int, patterns []string, tests bo
 			seenPkg[pkg.PkgPath] = true
 			rep.Packages = append(rep.Packages, pkg.PkgPath)
 			rep.dirs[pkg.PkgPath] = t.pkgDir(pkg)
+		}
+		for _, f := range pkg.CompiledGoFiles {
+			if rel, err := filepath.Rel(t.root, f); err == nil && filepath.IsLocal(rel) {
+				rep.files[filepath.ToSlash(rel)] = true
+			}
 		}
 		t.analyzePackage(&driver{pkg: pkg, facts: facts, results: map[*analysis.Analyzer]*outcome{}}, seenFinding)
 	}

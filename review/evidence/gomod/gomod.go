@@ -3,11 +3,13 @@
 package gomod
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"go/version"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/mod/modfile"
@@ -56,12 +58,18 @@ func Sanitize(name string, data []byte, treeRoot, modDir, goVersion string) ([]b
 		rw.Toolchain = f.Toolchain.Name
 		f.DropToolchainStmt()
 	}
+	// DropGodebug zeroes what it drops, key included, and a second call for a key it already
+	// dropped (or for the empty key, which the zeroed entries then have) dereferences nil: each
+	// key is dropped once, the empty one first.
+	rw.Godebug = len(f.Godebug)
 	var keys []string
 	for _, g := range f.Godebug {
-		keys = append(keys, g.Key)
+		if !slices.Contains(keys, g.Key) {
+			keys = append(keys, g.Key)
+		}
 	}
+	slices.SortStableFunc(keys, func(a, b string) int { return cmp.Compare(min(len(a), 1), min(len(b), 1)) })
 	for _, k := range keys {
-		rw.Godebug++
 		if err := f.DropGodebug(k); err != nil {
 			return nil, rw, fmt.Errorf("failed to drop godebug %s in %s: %w", k, name, err)
 		}
