@@ -23,12 +23,25 @@ const nilDeref = "| `api/user.go:19` | nilness |"
 // and acme/shop#7, whose change removes the guard. It returns the app and the held repository.
 func treesApp(t *testing.T, edit func(*config.Server)) (*app, *githubtest.GitRepo) {
 	t.Helper()
-	return treesAppWith(t, edit, nil)
+	return treesAppOf(t, filepath.Join("testdata", "nilguard", "head"), edit, nil)
 }
 
 // treesAppWith is treesApp with the pull request's head edited by more (which commits on feature,
 // the branch checked out in dir) before the pull request is opened.
 func treesAppWith(t *testing.T, edit func(*config.Server), more func(dir string)) (*app, *githubtest.GitRepo) {
+	t.Helper()
+	return treesAppOf(t, filepath.Join("testdata", "nilguard", "head"), edit, more)
+}
+
+// treesAppFrom is treesApp with the pull request's head tree at head (files it lacks are the
+// base's).
+func treesAppFrom(t *testing.T, head string, edit func(*config.Server)) (*app, *githubtest.GitRepo) {
+	t.Helper()
+	return treesAppOf(t, head, edit, nil)
+}
+
+// treesAppOf is treesApp with the head tree at head, then edited by more (when not nil).
+func treesAppOf(t *testing.T, head string, edit func(*config.Server), more func(dir string)) (*app, *githubtest.GitRepo) {
 	t.Helper()
 	githubtest.RequireGitHTTPBackend(t)
 	cache := filepath.Join(t.TempDir(), "cache")
@@ -38,7 +51,7 @@ func treesAppWith(t *testing.T, edit func(*config.Server), more func(dir string)
 			edit(cfg)
 		}
 	})
-	dir := gittest.FromTrees(t, filepath.Join("testdata", "nilguard", "base"), filepath.Join("testdata", "nilguard", "head"))
+	dir := gittest.FromTrees(t, filepath.Join("testdata", "nilguard", "base"), head)
 	if more != nil {
 		more(dir)
 	}

@@ -136,6 +136,7 @@ func (a externalAnalyzer) onContent(s *Scan, tools []ExternalTool, files []Chang
 		return
 	}
 	defer os.RemoveAll(dir)
+	s.hide(dir)
 	var written []ChangedFile
 	for _, cf := range files {
 		f := c.File(cf.Path)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"go/ast"
+	"go/build"
 	"go/token"
 	"go/types"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -56,6 +58,13 @@ type TreeReport struct {
 	Packages []string
 	Degraded []Degraded
 	Findings []Finding
+	// Notes say what the analysis did to analyse the tree as far as it could (a go line lowered,
+	// a replacement refused, cgo files type-checked without C), with tree-relative paths.
+	Notes []string
+	// dirs are the tree-relative directories of the packages analysed, by import path.
+	dirs map[string]string
+	// files are the tree-relative files the packages analysed were built from.
+	files map[string]bool
 	// summary is what protects each function's sensitive calls, for the base/head comparison.
 	summary *treeSummary
 }
@@ -69,8 +78,10 @@ type Result struct {
 	// Packages are the head packages analysed; Degraded those of either tree analysed in part.
 	Packages []string
 	Degraded []Degraded
-	Base     *TreeReport
-	Head     *TreeReport
+	// Notes are what the analysis of either tree did to analyse it as far as it could.
+	Notes []string
+	Base  *TreeReport
+	Head  *TreeReport
 }
 
 // Options of a run.
@@ -107,6 +118,17 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	// new findings of other rules they restate at the same line.
 	weak, twins := weakened(base.summary, head.summary)
 	res.New = mergeWeakened(res.New, weak, twins)
+	// A package the change hid from the analysis is new by construction too.
+	env := opts.Env
+	if env == nil {
+		env = Env()
+	}
+	res.New = append(res.New, blinded(opts, base, head, env)...)
+	for _, n := range append(append([]string(nil), head.Notes...), base.Notes...) {
+		if !slices.Contains(res.Notes, n) {
+			res.Notes = append(res.Notes, n)
+		}
+	}
 	seen := map[string]bool{}
 	for _, d := range append(append([]Degraded(nil), head.Degraded...), base.Degraded...) {
 		if !seen[d.Package] {
@@ -155,9 +177,41 @@ func AnalyzeTree(ctx context.Context, root string, files []string, env []string)
 	if err != nil {
 		return nil, fmt.Errorf("failed to resolve tree %s: %w", root, err)
 	}
-	rep := &TreeReport{summary: newTreeSummary(abs)}
-	// Group the touched directories by the module that holds them; a module whose changed files
-	// include tests is loaded with its test packages.
+	rep := &TreeReport{summary: newTreeSummary(abs), dirs: map[string]string{}, files: map[string]bool{}}
+	modules, withTests, err := touchedModules(abs, files, rep)
+	if err != nil {
+		return nil, err
+	}
+	scratch, err := os.MkdirTemp("", "debatebot-gomod-")
+	if err != nil {
+		return nil, fmt.Errorf("failed to make a directory for the analysis copies of go.mod: %w", err)
+	}
+	defer os.RemoveAll(scratch)
+	t := &treeRun{ctx: ctx, root: abs, env: env, scratch: scratch, rep: rep, bctx: cgoContext(env), scrub: &pathScrubber{}}
+	t.scrub.add(abs, "")
+	if len(modules) > 0 {
+		// Without an answer there is no go command, and loading says so for every package.
+		t.goVersion, _ = goVersion(ctx, env, scratch)
+	}
+	mods := make([]string, 0, len(modules))
+	for m := range modules {
+		mods = append(mods, m)
+	}
+	sort.Strings(mods)
+	for i, mod := range mods {
+		if err := t.analyzeModule(mod, i, modules[mod], withTests[mod]); err != nil {
+			return nil, err
+		}
+	}
+	t.scrubReport()
+	sortFindings(rep.Findings)
+	return rep, nil
+}
+
+// touchedModules groups the directories of the changed Go files by the module that holds them,
+// as load patterns ("./api"); a module whose changed files include tests is loaded with its test
+// packages. A directory outside every module is degraded in rep.
+func touchedModules(abs string, files []string, rep *TreeReport) (map[string][]string, map[string]bool, error) {
 	modules := map[string][]string{}
 	withTests := map[string]bool{}
 	for _, f := range files {
@@ -175,7 +229,7 @@ func AnalyzeTree(ctx context.Context, root string, files []string, env []string)
 		}
 		rel, err := filepath.Rel(mod, dir)
 		if err != nil {
-			return nil, fmt.Errorf("failed to place %s in its module: %w", dir, err)
+			return nil, nil, fmt.Errorf("failed to place %s in its module: %w", dir, err)
 		}
 		pattern := "./" + filepath.ToSlash(rel)
 		withTests[mod] = withTests[mod] || strings.HasSuffix(f, "_test.go")
@@ -183,18 +237,7 @@ func AnalyzeTree(ctx context.Context, root string, files []string, env []string)
 			modules[mod] = append(modules[mod], pattern)
 		}
 	}
-	mods := make([]string, 0, len(modules))
-	for m := range modules {
-		mods = append(mods, m)
-	}
-	sort.Strings(mods)
-	for _, mod := range mods {
-		if err := analyzeModule(ctx, abs, mod, modules[mod], withTests[mod], env, rep); err != nil {
-			return nil, err
-		}
-	}
-	sortFindings(rep.Findings)
-	return rep, nil
+	return modules, withTests, nil
 }
 
 func moduleRoot(treeRoot, dir string) (string, bool) {
@@ -211,33 +254,63 @@ func moduleRoot(treeRoot, dir string) (string, bool) {
 const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedImports |
 	packages.NeedTypes | packages.NeedTypesSizes | packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule
 
-func analyzeModule(ctx context.Context, treeRoot, mod string, patterns []string, tests bool, env []string, rep *TreeReport) error {
-	cfg := &packages.Config{Context: ctx, Mode: loadMode, Dir: mod, Env: env, Tests: tests}
+// treeRun is the analysis of one tree.
+type treeRun struct {
+	ctx  context.Context
+	root string // absolute
+	env  []string
+	// goVersion is the go command's ("go1.26.8"), empty when it did not say.
+	goVersion string
+	// scratch holds the analysis copies of the modules' go.mod files.
+	scratch string
+	// bctx is the go command's build context with cgo on (see cgoFiles).
+	bctx  *build.Context
+	scrub *pathScrubber
+	rep   *TreeReport
+}
+
+// analyzeModule loads the packages patterns of the module at mod (the idx-th of the tree) and
+// runs every check over them.
+func (t *treeRun) analyzeModule(mod string, idx int, patterns []string, tests bool) error {
+	rep := t.rep
+	scratch := filepath.Join(t.scratch, strconv.Itoa(idx))
+	t.scrub.add(scratch, strings.TrimSuffix(path.Dir(relSlash(t.root, filepath.Join(mod, "go.mod"))), "."))
+	mc, err := prepareModule(t.root, mod, scratch, t.goVersion)
+	if err != nil {
+		for _, p := range patterns {
+			rep.Degraded = append(rep.Degraded, Degraded{Package: p, Reason: "not loaded: " + clip(t.scrub.clean(err.Error()), 300)})
+		}
+		return nil
+	}
+	rep.Notes = append(rep.Notes, mc.notes...)
+	cfg := &packages.Config{Context: t.ctx, Mode: loadMode, Dir: mod, Env: t.env, Tests: tests, BuildFlags: mc.flags, Overlay: mc.overlay}
 	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("loading packages of %s stopped: %w", mod, ctx.Err())
+		if t.ctx.Err() != nil {
+			return fmt.Errorf("loading packages of %s stopped: %w", relSlash(t.root, mod), t.ctx.Err())
 		}
 		// go list itself failed (no go command, a broken go.mod): every package is degraded.
 		for _, p := range patterns {
-			rep.Degraded = append(rep.Degraded, Degraded{Package: p, Reason: "not loaded: " + clip(err.Error(), 300)})
+			rep.Degraded = append(rep.Degraded, Degraded{Package: p, Reason: "not loaded: " + clip(t.scrub.clean(err.Error()), 300)})
 		}
 		return nil
 	}
 	// Facts flow from a package to those importing it when both were loaded from source; facts
 	// of dependencies read from export data are absent, which the analyzers tolerate.
 	facts := newFactStore()
+	load := exportLoader(t.ctx, cfg)
 	// With tests, a package's files appear in it and in its test variant: a diagnostic is kept
 	// once, and a package is named once.
 	seenFinding := map[Finding]bool{}
 	seenPkg := map[string]bool{}
 	for _, pkg := range topo(pkgs) {
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("analysis of %s stopped: %w", mod, err)
+		if err := t.ctx.Err(); err != nil {
+			return fmt.Errorf("analysis of %s stopped: %w", relSlash(t.root, mod), err)
 		}
 		if pkg.Name == "main" && strings.HasSuffix(pkg.PkgPath, ".test") {
 			continue // the generated test main
 		}
+		t.withCgo(pkg, load, !seenPkg[pkg.PkgPath])
 		if len(pkg.Errors) > 0 && !seenPkg[pkg.PkgPath] {
 			rep.Degraded = append(rep.Degraded, Degraded{Package: pkg.PkgPath, Reason: degradeReason(pkg)})
 		}
@@ -247,39 +320,94 @@ func analyzeModule(ctx context.Context, treeRoot, mod string, patterns []string,
 		if !seenPkg[pkg.PkgPath] {
 			seenPkg[pkg.PkgPath] = true
 			rep.Packages = append(rep.Packages, pkg.PkgPath)
+			rep.dirs[pkg.PkgPath] = t.pkgDir(pkg)
 		}
-		d := &driver{pkg: pkg, facts: facts, results: map[*analysis.Analyzer]*outcome{}}
-		for _, c := range checks {
-			out := d.run(c.analyzer)
-			if out.err != nil {
-				rep.Degraded = append(rep.Degraded, Degraded{Package: pkg.PkgPath, Reason: fmt.Sprintf("%s did not run: %s", c.Rule, clip(out.err.Error(), 200))})
-				continue
-			}
-			for _, diag := range out.diags {
-				f, ok := d.finding(treeRoot, c, diag)
-				if ok && !seenFinding[f] {
-					seenFinding[f] = true
-					rep.Findings = append(rep.Findings, f)
-				}
+		for _, f := range pkg.CompiledGoFiles {
+			if rel, err := filepath.Rel(t.root, f); err == nil && filepath.IsLocal(rel) {
+				rep.files[filepath.ToSlash(rel)] = true
 			}
 		}
-		if out := d.run(summaryAnalyzer); out.err != nil {
-			rep.Degraded = append(rep.Degraded, Degraded{Package: pkg.PkgPath, Reason: "the comparison of protections did not run: " + clip(out.err.Error(), 200)})
-		} else if s, ok := out.result.(*pkgSummary); ok {
-			rep.summary.add(s)
+		t.analyzePackage(&driver{pkg: pkg, facts: facts, results: map[*analysis.Analyzer]*outcome{}}, seenFinding)
+	}
+	return nil
+}
+
+// withCgo puts back the files of pkg that import "C" (see addCgoFiles); note says it in the
+// report, once per package.
+func (t *treeRun) withCgo(pkg *packages.Package, load func([]string) (map[string]*types.Package, error), note bool) {
+	files := cgoFiles(pkg, t.bctx)
+	if len(files) == 0 {
+		return
+	}
+	res, err := addCgoFiles(pkg, files, load)
+	if !note {
+		return
+	}
+	if err != nil {
+		t.rep.Degraded = append(t.rep.Degraded, Degraded{Package: pkg.PkgPath, Reason: fmt.Sprintf("%d file(s) importing \"C\" left out: %s", len(files), clip(t.scrub.clean(err.Error()), 200))})
+		return
+	}
+	if res.files > 0 {
+		t.rep.Notes = append(t.rep.Notes, fmt.Sprintf("%s: %d file(s) importing \"C\" type-checked without compiling C (names from C are untyped; %d function(s) using them analysed by their declarations only)", pkg.PkgPath, res.files, res.stubbed))
+	}
+}
+
+// pkgDir is the tree-relative directory of pkg's files ("" when none is in the tree).
+func (t *treeRun) pkgDir(pkg *packages.Package) string {
+	for _, f := range append(append([]string(nil), pkg.GoFiles...), pkg.CompiledGoFiles...) {
+		if rel, err := filepath.Rel(t.root, f); err == nil && filepath.IsLocal(rel) {
+			return path.Dir(filepath.ToSlash(rel))
 		}
-		found, err := d.runGosec(treeRoot)
-		if err != nil {
-			rep.Degraded = append(rep.Degraded, Degraded{Package: pkg.PkgPath, Reason: "gosec did not run: " + clip(err.Error(), 200)})
+	}
+	return ""
+}
+
+// analyzePackage runs every check, the summary of protections and gosec over the package of d.
+func (t *treeRun) analyzePackage(d *driver, seenFinding map[Finding]bool) {
+	rep, pkg := t.rep, d.pkg
+	for _, c := range checks {
+		out := d.run(c.analyzer)
+		if out.err != nil {
+			rep.Degraded = append(rep.Degraded, Degraded{Package: pkg.PkgPath, Reason: fmt.Sprintf("%s did not run: %s", c.Rule, clip(t.scrub.clean(out.err.Error()), 200))})
+			continue
 		}
-		for _, f := range found {
-			if !seenFinding[f] {
+		for _, diag := range out.diags {
+			f, ok := d.finding(t.root, c, diag)
+			if ok && !seenFinding[f] {
 				seenFinding[f] = true
 				rep.Findings = append(rep.Findings, f)
 			}
 		}
 	}
-	return nil
+	if out := d.run(summaryAnalyzer); out.err != nil {
+		rep.Degraded = append(rep.Degraded, Degraded{Package: pkg.PkgPath, Reason: "the comparison of protections did not run: " + clip(t.scrub.clean(out.err.Error()), 200)})
+	} else if s, ok := out.result.(*pkgSummary); ok {
+		rep.summary.add(s)
+	}
+	found, err := d.runGosec(t.root)
+	if err != nil {
+		rep.Degraded = append(rep.Degraded, Degraded{Package: pkg.PkgPath, Reason: "gosec did not run: " + clip(t.scrub.clean(err.Error()), 200)})
+	}
+	for _, f := range found {
+		if !seenFinding[f] {
+			seenFinding[f] = true
+			rep.Findings = append(rep.Findings, f)
+		}
+	}
+}
+
+// scrubReport rewrites the host's directories in what the report says to tree-relative paths.
+func (t *treeRun) scrubReport() {
+	rep := t.rep
+	for i := range rep.Degraded {
+		rep.Degraded[i].Reason = t.scrub.clean(rep.Degraded[i].Reason)
+	}
+	for i := range rep.Notes {
+		rep.Notes[i] = t.scrub.clean(rep.Notes[i])
+	}
+	for i := range rep.Findings {
+		rep.Findings[i].Message = t.scrub.clean(rep.Findings[i].Message)
+	}
 }
 
 func degradeReason(pkg *packages.Package) string {
@@ -407,10 +535,22 @@ func firstFrame(stack []byte) string {
 	lines := strings.Split(string(stack), "\n")
 	for i, l := range lines {
 		if strings.Contains(l, "panic(") && i+3 < len(lines) {
-			return strings.TrimSpace(lines[i+3])
+			return hostFree(strings.TrimSpace(lines[i+3]))
 		}
 	}
 	return ""
+}
+
+// hostFree shortens a stack frame's file to its module and path ("honnef.co/go/tools@v0.8.2/
+// go/ir/source.go:177"), or its standard library path: where the App is installed is not posted.
+func hostFree(frame string) string {
+	frame, _, _ = strings.Cut(frame, " +0x")
+	for _, marker := range []string{"/pkg/mod/", "/src/"} {
+		if i := strings.LastIndex(frame, marker); i >= 0 {
+			return frame[i+len(marker):]
+		}
+	}
+	return filepath.Base(frame)
 }
 
 func (d *driver) finding(treeRoot string, c Check, diag analysis.Diagnostic) (Finding, bool) {

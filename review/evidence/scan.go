@@ -7,6 +7,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -35,6 +36,9 @@ type Scan struct {
 	// trees are the change's base and head trees, materialised once for every analyzer that
 	// needs them (see Trees).
 	trees *scanTrees
+	// hidden are the host's directories (the trees', temporary ones) that nothing posted names:
+	// notes and messages say tree-relative paths instead.
+	hidden pathScrubber
 }
 
 type scanTrees struct {
@@ -53,6 +57,10 @@ func (s *Scan) Trees() (base, head string, err error) {
 			s.trees.err = errors.New("the change has no trees (a bare diff shows only hunks)")
 		} else {
 			s.trees.base, s.trees.head, s.trees.cleanup, s.trees.err = s.Change.Trees(s.Context())
+			if s.trees.err == nil {
+				s.hide(s.trees.base)
+				s.hide(s.trees.head)
+			}
 			for _, n := range s.Change.TreesNotes {
 				s.Note(n) // how the trees were had, when not as asked (e.g. directories of a large repository)
 			}
@@ -90,7 +98,15 @@ func (s *Scan) ReportSeverity(rule string, sev toulmin.Severity, path string, li
 }
 
 // Note adds a line to what the transcript says about evidence gathering.
-func (s *Scan) Note(msg string) { s.notes = append(s.notes, msg) }
+func (s *Scan) Note(msg string) { s.notes = append(s.notes, s.hidden.clean(msg)) }
+
+// hide makes dir, a directory of the host that holds a tree (or files written for a tool), read
+// as the tree's root in every note and message from now on.
+func (s *Scan) hide(dir string) {
+	if abs, err := filepath.Abs(dir); err == nil {
+		s.hidden.add(abs, "")
+	}
+}
 
 // Context is the context of the gathering.
 func (s *Scan) Context() context.Context {
@@ -143,7 +159,7 @@ func (s *Scan) addFrom(analyzer, rule string, sev toulmin.Severity, path string,
 	}
 	s.found = append(s.found, toulmin.Evidence{
 		Analyzer: analyzer, Rule: rule, Stakeholder: Rules[rule].Stakeholder, Severity: sev,
-		Path: path, Line: line, Message: msg, Snippet: snippet, Mitigates: mitigates, Replacement: replacement,
+		Path: path, Line: line, Message: s.hidden.clean(msg), Snippet: snippet, Mitigates: mitigates, Replacement: replacement,
 	})
 }
 

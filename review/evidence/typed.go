@@ -157,5 +157,8 @@ func typedGoNote(res *Result) string {
 		}
 		fmt.Fprintf(&b, "; degraded: %s", strings.Join(limitNames(d, 5), "; "))
 	}
+	if len(res.Notes) > 0 {
+		fmt.Fprintf(&b, "; %s", strings.Join(limitNames(clipAll(res.Notes, 300), 6), "; "))
+	}
 	return b.String()
 }

@@ -1,0 +1,5 @@
+module example.com/shop
+
+go 1.22
+
+nonsense here

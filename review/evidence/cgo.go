@@ -1,0 +1,219 @@
+package evidence
+
+import (
+	"context"
+	"fmt"
+	"go/ast"
+	"go/build"
+	"go/parser"
+	"go/types"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// With cgo off (loading a cgo package runs the C compiler on the author's C code), the go command
+// leaves out every file that imports "C": a package of such files is not loaded at all, and one
+// import "C" added to a file takes that file out of the analysis. addCgoFiles puts them back for
+// the Go code: it parses them and type-checks the package again with go/types' FakeImportC, as
+// tools do that see cgo packages without a C compiler. Names from C are untyped; the bodies of
+// the functions that use them are left out of the analysis (SSA, which most checks build on,
+// cannot be built from untyped expressions), their declarations stay.
+
+// cgoResult says what addCgoFiles did to one package.
+type cgoResult struct {
+	files int
+	// stubbed counts the functions whose bodies were left out because they use C names.
+	stubbed int
+}
+
+// cgoFiles are the files of pkg the go command ignored only because cgo is off: .go files
+// that a build with cgo on would compile. bctx is the build context of the go command's
+// environment with cgo on.
+func cgoFiles(pkg *packages.Package, bctx *build.Context) []string {
+	var out []string
+	for _, f := range pkg.IgnoredFiles {
+		if !strings.HasSuffix(f, ".go") || strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		if ok, err := bctx.MatchFile(filepath.Dir(f), filepath.Base(f)); err == nil && ok {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// cgoContext is the build context of the go command's environment env, with cgo on.
+func cgoContext(env []string) *build.Context {
+	bctx := build.Default
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "GOOS":
+			bctx.GOOS = v
+		case "GOARCH":
+			bctx.GOARCH = v
+		}
+	}
+	bctx.CgoEnabled = true
+	return &bctx
+}
+
+// addCgoFiles type-checks pkg again with its cgo files; load loads, from export data, packages
+// that only the cgo files import. It changes pkg in place and returns what it did; on an error
+// pkg is left as it was.
+func addCgoFiles(pkg *packages.Package, files []string, load func([]string) (map[string]*types.Package, error)) (cgoResult, error) {
+	var res cgoResult
+	parsed := make([]*ast.File, 0, len(files))
+	for _, name := range files {
+		f, err := parser.ParseFile(pkg.Fset, name, nil, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			return res, fmt.Errorf("failed to parse %s: %w", filepath.Base(name), err)
+		}
+		if pkg.Name != "" && f.Name.Name != pkg.Name {
+			continue // another package's file in the directory: the go command says so
+		}
+		parsed = append(parsed, f)
+	}
+	if len(parsed) == 0 {
+		return res, nil
+	}
+	syntax := append(slices.Clip(pkg.Syntax), parsed...)
+	imports, err := cgoImports(pkg, syntax, load)
+	if err != nil {
+		return res, err
+	}
+	info := &types.Info{
+		Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{}, Uses: map[*ast.Ident]types.Object{},
+		Implicits: map[ast.Node]types.Object{}, Selections: map[*ast.SelectorExpr]*types.Selection{}, Scopes: map[ast.Node]*types.Scope{},
+		Instances: map[*ast.Ident]types.Instance{}, FileVersions: map[*ast.File]string{},
+	}
+	var typeErrs []types.Error
+	conf := types.Config{
+		FakeImportC: true,
+		Importer: importerFunc(func(path string) (*types.Package, error) {
+			if p, ok := imports[path]; ok {
+				return p, nil
+			}
+			return nil, fmt.Errorf("package %s was not loaded", path)
+		}),
+		Sizes: pkg.TypesSizes,
+		Error: func(err error) {
+			if te, ok := err.(types.Error); ok {
+				typeErrs = append(typeErrs, te)
+			}
+		},
+	}
+	if pkg.Module != nil && pkg.Module.GoVersion != "" {
+		conf.GoVersion = "go" + pkg.Module.GoVersion
+	}
+	tpkg, _ := conf.Check(pkg.PkgPath, pkg.Fset, syntax, info)
+	for _, f := range parsed {
+		res.stubbed += stubCFuncs(f)
+		name := pkg.Fset.File(f.Pos()).Name()
+		pkg.GoFiles = append(pkg.GoFiles, name)
+		pkg.CompiledGoFiles = append(pkg.CompiledGoFiles, name)
+		pkg.IgnoredFiles = slices.DeleteFunc(pkg.IgnoredFiles, func(s string) bool { return s == name })
+	}
+	res.files = len(parsed)
+	if pkg.Name == "" {
+		pkg.Name = parsed[0].Name.Name
+	}
+	pkg.Syntax, pkg.Types, pkg.TypesInfo, pkg.TypeErrors = syntax, tpkg, info, typeErrs
+	pkg.IllTyped = len(typeErrs) > 0
+	// The go command's complaint that cgo left nothing to build no longer holds.
+	pkg.Errors = slices.DeleteFunc(pkg.Errors, func(e packages.Error) bool {
+		return strings.Contains(e.Msg, "build constraints exclude all Go files")
+	})
+	for _, te := range typeErrs {
+		pkg.Errors = append(pkg.Errors, packages.Error{Pos: te.Fset.Position(te.Pos).String(), Msg: te.Msg, Kind: packages.TypeError})
+	}
+	return res, nil
+}
+
+// cgoImports maps the import paths of files to their packages: those pkg already imports, and
+// those only the cgo files import, loaded with load. When some are loaded anew, every import is
+// taken from that load, so that the types the package sees are one world.
+func cgoImports(pkg *packages.Package, files []*ast.File, load func([]string) (map[string]*types.Package, error)) (map[string]*types.Package, error) {
+	var paths []string
+	missing := false
+	for _, f := range files {
+		for _, spec := range f.Imports {
+			p, err := strconv.Unquote(spec.Path.Value)
+			if err != nil || p == "C" || p == "unsafe" || slices.Contains(paths, p) {
+				continue
+			}
+			paths = append(paths, p)
+			if ip, ok := pkg.Imports[p]; !ok || ip.Types == nil {
+				missing = true
+			}
+		}
+	}
+	if !missing {
+		imports := map[string]*types.Package{}
+		for p, ip := range pkg.Imports {
+			imports[p] = ip.Types
+		}
+		return imports, nil
+	}
+	imports, err := load(paths)
+	if err != nil {
+		return nil, fmt.Errorf("failed to load what the cgo files import: %w", err)
+	}
+	return imports, nil
+}
+
+// exportLoader loads packages by import path from export data, in the module's environment.
+func exportLoader(ctx context.Context, cfg *packages.Config) func([]string) (map[string]*types.Package, error) {
+	return func(paths []string) (map[string]*types.Package, error) {
+		c := *cfg
+		c.Context, c.Mode, c.Tests = ctx, packages.NeedName|packages.NeedTypes|packages.NeedImports, false
+		pkgs, err := packages.Load(&c, paths...)
+		if err != nil {
+			return nil, err
+		}
+		out := map[string]*types.Package{}
+		for _, p := range pkgs {
+			if p.Types != nil {
+				out[p.PkgPath] = p.Types
+			}
+		}
+		return out, nil
+	}
+}
+
+type importerFunc func(path string) (*types.Package, error)
+
+func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }
+
+// stubCFuncs takes out of f the bodies of the functions that use names of package C, and
+// returns how many.
+func stubCFuncs(f *ast.File) int {
+	n := 0
+	for _, decl := range f.Decls {
+		fd, ok := decl.(*ast.FuncDecl)
+		if !ok || fd.Body == nil || !usesC(fd.Body) {
+			continue
+		}
+		fd.Body = nil
+		n++
+	}
+	return n
+}
+
+// usesC reports whether n refers to a name of package C.
+func usesC(n ast.Node) bool {
+	found := false
+	ast.Inspect(n, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok {
+			if id, ok := sel.X.(*ast.Ident); ok && id.Name == "C" {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}

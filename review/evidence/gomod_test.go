@@ -1,0 +1,180 @@
+package evidence
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// shopTree writes a module whose api.Describe dereferences a nil user, with goMod as its go.mod,
+// under root/tree, and returns the tree's directory.
+func shopTree(t *testing.T, root, goMod string) string {
+	t.Helper()
+	tree := filepath.Join(root, "tree")
+	write(t, filepath.Join(tree, "go.mod"), goMod)
+	write(t, filepath.Join(tree, "api", "user.go"), "package api\n\ntype User struct{ Name string }\n\nfunc Describe(u *User) string {\n\tif u == nil {\n\t\treturn u.Name\n\t}\n\treturn u.Name\n}\n")
+	return tree
+}
+
+// A replacement leading out of the tree, by its path or through a symbolic link, is not read:
+// the module it names resolves like a missing dependency, the package is still analysed, and
+// nothing reported names the directory outside.
+func TestReplaceOutsideTreeIsNotRead(t *testing.T) {
+	for name, target := range map[string]string{"path": "../outside", "absolute": "", "link": "./link"} {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			outside := filepath.Join(root, "outside")
+			write(t, filepath.Join(outside, "go.mod"), "module example.com/evil\n\ngo 1.22\n")
+			write(t, filepath.Join(outside, "evil.go"), "package evil\n\nfunc Secret() string { return \"s\" }\n")
+			if target == "" {
+				target = outside
+			}
+			tree := shopTree(t, root, "module example.com/shop\n\ngo 1.22\n\nrequire example.com/evil v0.0.0\n\nreplace example.com/evil => "+target+"\n")
+			if err := os.Symlink(outside, filepath.Join(tree, "link")); err != nil {
+				t.Fatal(err)
+			}
+			write(t, filepath.Join(tree, "reader", "reader.go"), "package reader\n\nimport \"example.com/evil\"\n\nvar _ = evil.Secret\n")
+			rep, err := AnalyzeTree(context.Background(), tree, []string{"api/user.go", "reader/reader.go"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Contains(rep.Packages, "example.com/shop/api") {
+				t.Errorf("Packages = %v", rep.Packages)
+			}
+			if !hasFinding(rep.Findings, "nilness", "api/user.go", 7) {
+				t.Errorf("the nil dereference is not found: %+v", rep.Findings)
+			}
+			if len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], "go.mod: replacement example.com/evil => "+filepath.ToSlash(target)+" refused") {
+				t.Errorf("Notes = %q", rep.Notes)
+			}
+			// The module is not read: the package importing it does not type-check.
+			if len(rep.Degraded) == 0 || rep.Degraded[0].Package != "example.com/shop/reader" || !strings.Contains(rep.Degraded[0].Reason, "could not import example.com/evil") {
+				t.Errorf("the unresolved import does not degrade the package: %+v", rep.Degraded)
+			}
+			for _, d := range rep.Degraded {
+				if strings.Contains(d.Reason, root) || strings.Contains(d.Reason, os.TempDir()) {
+					t.Errorf("a host path is reported: %q", d.Reason)
+				}
+			}
+			if data, _ := os.ReadFile(filepath.Join(tree, "go.mod")); !strings.Contains(string(data), "replace example.com/evil") {
+				t.Errorf("the tree's go.mod was written:\n%s", data)
+			}
+		})
+	}
+}
+
+// A replacement inside the tree is kept, and the go line of the module it names is lowered too.
+func TestReplaceInsideTreeKept(t *testing.T) {
+	root := t.TempDir()
+	tree := shopTree(t, root, "module example.com/shop\n\ngo 1.99\n\nrequire example.com/lib v0.0.0\n\nreplace example.com/lib => ./lib\n")
+	write(t, filepath.Join(tree, "lib", "go.mod"), "module example.com/lib\n\ngo 1.99\n")
+	write(t, filepath.Join(tree, "lib", "lib.go"), "package lib\n\nfunc Get() *int { return nil }\n")
+	write(t, filepath.Join(tree, "api", "lib.go"), "package api\n\nimport \"example.com/lib\"\n\nfunc Deref() int { return *lib.Get() }\n")
+	rep, err := AnalyzeTree(context.Background(), tree, []string{"api/user.go"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Degraded) != 0 || strings.Join(rep.Packages, " ") != "example.com/shop/api" {
+		t.Errorf("Packages = %v, Degraded = %+v", rep.Packages, rep.Degraded)
+	}
+	notes := strings.Join(rep.Notes, "\n")
+	for _, want := range []string{"go.mod asks for go 1.99", "lib/go.mod asks for go 1.99"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q: %q", want, rep.Notes)
+		}
+	}
+}
+
+// A go.mod the change breaks hides the package: the finding is at the line the go command
+// complains of, and it names no host path.
+func TestBrokenGoModIsABlindingFinding(t *testing.T) {
+	root := t.TempDir()
+	base := shopTree(t, filepath.Join(root, "base"), "module example.com/shop\n\ngo 1.22\n")
+	head := shopTree(t, filepath.Join(root, "head"), "module example.com/shop\n\ngo 1.22\n\nnonsense here\n")
+	res, err := Run(context.Background(), Options{BaseDir: base, HeadDir: head, Files: []string{"api/user.go"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blind *Finding
+	for i, f := range res.New {
+		if f.Rule == RuleAnalysisBlinded {
+			blind = &res.New[i]
+		}
+	}
+	if blind == nil || blind.Path != "go.mod" || blind.Line != 5 {
+		t.Fatalf("blinding finding = %+v, want one at go.mod:5; new: %+v", blind, res.New)
+	}
+	for _, text := range append([]string{blind.Message, typedGoNote(res)}, res.Notes...) {
+		if strings.Contains(text, root) || strings.Contains(text, "debatebot-gomod-") {
+			t.Errorf("a host path is reported: %q", text)
+		}
+	}
+}
+
+// A package that is gone from head is no blinding.
+func TestDeletedPackageIsNotBlinding(t *testing.T) {
+	root := t.TempDir()
+	base := shopTree(t, filepath.Join(root, "base"), "module example.com/shop\n\ngo 1.22\n")
+	head := filepath.Join(root, "head")
+	write(t, filepath.Join(head, "go.mod"), "module example.com/shop\n\ngo 1.22\n")
+	res, err := Run(context.Background(), Options{BaseDir: base, HeadDir: head, Files: []string{"api/user.go"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.New {
+		if f.Rule == RuleAnalysisBlinded {
+			t.Errorf("a deleted package is reported as hidden: %+v", f)
+		}
+	}
+}
+
+func TestPathScrubber(t *testing.T) {
+	var p pathScrubber
+	p.add("/work/trees/head", "")
+	p.add("/work/trees/head/.scratch/0", "sub")
+	tmp := filepath.Clean(os.TempDir())
+	for in, want := range map[string]string{
+		"/work/trees/head/api/user.go:3:1: x":                 "api/user.go:3:1: x",
+		"open /work/trees/head: denied":                       "open .: denied",
+		"/work/trees/head/.scratch/0/go.mod:4: unknown":       "sub/go.mod:4: unknown",
+		"failed to make " + tmp + "/debatebot-trees-9/head/a": "failed to make a",
+		"cut " + tmp + "/debatebot-tre…":                      "cut …",
+		"/work/trees/header.go stays":                         "/work/trees/header.go stays",
+	} {
+		if got := p.clean(in); got != want {
+			t.Errorf("clean(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func hasFinding(fs []Finding, rule, path string, line int) bool {
+	for _, f := range fs {
+		if f.Rule == rule && f.Path == path && f.Line == line {
+			return true
+		}
+	}
+	return false
+}
+
+// A file the change takes out of its package with a build constraint hides what it does: a
+// finding at the constraint, while the rest of the package is still analysed.
+func TestExcludedFileIsABlindingFinding(t *testing.T) {
+	root := t.TempDir()
+	base := shopTree(t, filepath.Join(root, "base"), "module example.com/shop\n\ngo 1.22\n")
+	write(t, filepath.Join(base, "api", "admin.go"), "package api\n\nfunc Admin(u *User) bool { return u != nil && u.Name == \"root\" }\n")
+	head := shopTree(t, filepath.Join(root, "head"), "module example.com/shop\n\ngo 1.22\n")
+	write(t, filepath.Join(head, "api", "admin.go"), "// Admin is off.\n\n//go:build ignore\n\npackage api\n\nfunc Admin(u *User) bool { return true }\n")
+	res, err := Run(context.Background(), Options{BaseDir: base, HeadDir: head, Files: []string{"api/admin.go"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasFinding(res.New, RuleAnalysisBlinded, "api/admin.go", 3) {
+		t.Errorf("no blinding finding at api/admin.go:3: %+v", res.New)
+	}
+	if strings.Join(res.Packages, " ") != "example.com/shop/api" {
+		t.Errorf("Packages = %v", res.Packages)
+	}
+}
