@@ -289,6 +289,23 @@ func PermissionAtLeast(have, want string) bool {
 
 var prActions = map[string]bool{"opened": true, "synchronize": true, "reopened": true, "ready_for_review": true, "labeled": true}
 
+// fillAlerts validates and fills alerts and max_alert_issues.
+func (r *Repo) fillAlerts(bad func(format string, args ...any)) {
+	switch r.Alerts {
+	case "":
+		r.Alerts = "off"
+	case "off", "issue":
+	default:
+		bad("alerts: %q is not a choice (want off or issue)", r.Alerts)
+	}
+	if r.MaxAlertIssues == nil {
+		n := DefaultMaxAlertIssues
+		r.MaxAlertIssues = &n
+	} else if *r.MaxAlertIssues < 1 || *r.MaxAlertIssues > MaxMaxAlertIssues {
+		bad("max_alert_issues: must be between 1 and %d, got %d", MaxMaxAlertIssues, *r.MaxAlertIssues)
+	}
+}
+
 // fill validates the file and fills every gap with its default.
 func (r *Repo) fill() error {
 	var problems []string
@@ -334,19 +351,7 @@ func (r *Repo) fill() error {
 		on := true
 		r.FailureDebates = &on
 	}
-	switch r.Alerts {
-	case "":
-		r.Alerts = "off"
-	case "off", "issue":
-	default:
-		bad("alerts: %q is not a choice (want off or issue)", r.Alerts)
-	}
-	if r.MaxAlertIssues == nil {
-		n := DefaultMaxAlertIssues
-		r.MaxAlertIssues = &n
-	} else if *r.MaxAlertIssues < 1 || *r.MaxAlertIssues > MaxMaxAlertIssues {
-		bad("max_alert_issues: must be between 1 and %d, got %d", MaxMaxAlertIssues, *r.MaxAlertIssues)
-	}
+	r.fillAlerts(bad)
 	if r.MaxDebatesPerHour == nil {
 		n := DefaultMaxDebatesPerHour
 		r.MaxDebatesPerHour = &n
