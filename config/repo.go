@@ -133,9 +133,14 @@ type Repo struct {
 	// workflow or check with the same error on a pull request (default on).
 	FailureDebates *bool `yaml:"failure_debates"`
 	// Alerts says where a code scanning or Dependabot alert on the default branch is debated:
-	// "issue" (an issue opened for the alert) or "off" (the default: only alerts on a pull
-	// request's head start that pull request's debate).
-	Alerts string `yaml:"alerts" jsonschema:"enum=,enum=off,enum=issue"`
+	// "issue" (an issue opened for the alerts of one rule or package) or "off" (the default:
+	// only alerts on a pull request's head start that pull request's debate). Issues are opened
+	// only in private repositories: on any other, an issue would publish what GitHub shows only
+	// to maintainers.
+	Alerts string `yaml:"alerts" jsonschema:"enum=,enum=off,enum=issue" jsonschema_description:"Where a code scanning or Dependabot alert on the default branch is debated: issue opens one issue per rule (code scanning) or package (Dependabot), only in a private repository (never in a public or internal one, where the issue would publish what GitHub shows only to maintainers); off (the default) debates only alerts on a pull request's head, in that pull request."`
+	// MaxAlertIssues caps the issues open at once for alerts (alerts: issue); an alert of a
+	// new rule or package past the cap opens none (default DefaultMaxAlertIssues).
+	MaxAlertIssues *int `yaml:"max_alert_issues" jsonschema:"minimum=1,maximum=100" jsonschema_description:"The most issues open at once for alerts (alerts: issue), default 5; past it, an alert of a new rule or package opens no issue until one is closed."`
 	// Budget bounds what the repository's debates may spend, whatever starts them; unset keys
 	// take the server's defaults.
 	Budget Budget `yaml:"budget"`
@@ -198,6 +203,12 @@ type LLM struct {
 	// Prices adds to or replaces entries of the built-in price table (US dollars per million tokens).
 	Prices review.PriceTable `yaml:"prices"`
 }
+
+// DefaultMaxAlertIssues is max_alert_issues when unset, and MaxMaxAlertIssues its bound.
+const (
+	DefaultMaxAlertIssues = 5
+	MaxMaxAlertIssues     = 100
+)
 
 // MaxCheckpointTimeout bounds checkpoint_timeout: a week, after which nobody is coming back to
 // the pull request's paused debate.
@@ -321,6 +332,23 @@ func PermissionAtLeast(have, want string) bool {
 
 var prActions = map[string]bool{"opened": true, "synchronize": true, "reopened": true, "ready_for_review": true, "labeled": true}
 
+// fillAlerts validates and fills alerts and max_alert_issues.
+func (r *Repo) fillAlerts(bad func(format string, args ...any)) {
+	switch r.Alerts {
+	case "":
+		r.Alerts = "off"
+	case "off", "issue":
+	default:
+		bad("alerts: %q is not a choice (want off or issue)", r.Alerts)
+	}
+	if r.MaxAlertIssues == nil {
+		n := DefaultMaxAlertIssues
+		r.MaxAlertIssues = &n
+	} else if *r.MaxAlertIssues < 1 || *r.MaxAlertIssues > MaxMaxAlertIssues {
+		bad("max_alert_issues: must be between 1 and %d, got %d", MaxMaxAlertIssues, *r.MaxAlertIssues)
+	}
+}
+
 // fill validates the file and fills every gap with its default.
 func (r *Repo) fill() error {
 	var problems []string
@@ -366,13 +394,7 @@ func (r *Repo) fill() error {
 		on := true
 		r.FailureDebates = &on
 	}
-	switch r.Alerts {
-	case "":
-		r.Alerts = "off"
-	case "off", "issue":
-	default:
-		bad("alerts: %q is not a choice (want off or issue)", r.Alerts)
-	}
+	r.fillAlerts(bad)
 	if r.MaxDebatesPerHour == nil {
 		n := DefaultMaxDebatesPerHour
 		r.MaxDebatesPerHour = &n

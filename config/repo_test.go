@@ -264,3 +264,21 @@ func TestBudget(t *testing.T) {
 		t.Errorf("without a budget the server's defaults do not apply: %+v", d.Budget)
 	}
 }
+
+// max_alert_issues defaults to 5 and is refused outside 1..100; the schema says alerts: issue is
+// for private repositories only.
+func TestMaxAlertIssues(t *testing.T) {
+	r, err := Parse([]byte("alerts: issue\n"), RepoPath)
+	if err != nil || r.MaxAlertIssues == nil || *r.MaxAlertIssues != DefaultMaxAlertIssues {
+		t.Fatalf("default max_alert_issues: %v %v", r, err)
+	}
+	for _, bad := range []string{"0", "-1", "101"} {
+		if _, err := Parse([]byte("alerts: issue\nmax_alert_issues: "+bad+"\n"), RepoPath); err == nil || !strings.Contains(err.Error(), "max_alert_issues") {
+			t.Errorf("max_alert_issues: %s accepted (%v)", bad, err)
+		}
+	}
+	schema, err := Schema()
+	if err != nil || !strings.Contains(string(schema), "only in a private repository") {
+		t.Errorf("the schema does not say alert issues are for private repositories only (%v)", err)
+	}
+}

@@ -163,7 +163,7 @@ func (d *Dashboard) signedIn(next func(http.ResponseWriter, *http.Request, *view
 				http.Error(w, "Sign in first: "+err.Error(), http.StatusUnauthorized)
 				return
 			}
-			http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+			http.Redirect(w, r, "/login?next="+url.QueryEscape(sameOriginPath(r.URL.RequestURI())), http.StatusSeeOther)
 			return
 		}
 		next(w, r, v)
@@ -217,7 +217,7 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 		d.errorPage(w, http.StatusServiceUnavailable, "Sign-in is not configured", "Set GITHUB_OAUTH_CLIENT_ID and GITHUB_OAUTH_CLIENT_SECRET (the App's OAuth client) to sign in to the dashboard.")
 		return
 	}
-	st := oauthState{State: randomString(24), Next: safeNext(r.URL.Query().Get("next")), Expires: time.Now().Add(10 * time.Minute).Unix()}
+	st := oauthState{State: randomString(24), Next: sameOriginPath(r.URL.Query().Get("next")), Expires: time.Now().Add(10 * time.Minute).Unix()}
 	value, err := d.seal.seal(st)
 	if err != nil {
 		d.errorPage(w, http.StatusInternalServerError, "Could not start the sign-in", err.Error())
@@ -227,14 +227,6 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 	cfg := *d.oauth
 	cfg.RedirectURL = d.publicURL(r) + "/oauth/callback"
 	http.Redirect(w, r, cfg.AuthCodeURL(st.State), http.StatusFound)
-}
-
-// safeNext keeps a return path on this site: a path, not a URL to elsewhere.
-func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
-		return "/"
-	}
-	return next
 }
 
 // callback finishes the sign-in: the state must match the cookie's, the code is exchanged for
@@ -297,7 +289,7 @@ func (d *Dashboard) callback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	setCookie(w, sessionCookie, value, time.Until(expires))
-	http.Redirect(w, r, safeNext(st.Next), http.StatusSeeOther)
+	http.Redirect(w, r, sameOriginPath(st.Next), http.StatusSeeOther)
 }
 
 // logout ends the session (a POST with the session's CSRF token).
@@ -308,6 +300,7 @@ func (d *Dashboard) logout(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	setCookie(w, sessionCookie, "", -1)
+	// Always the sign-in page: logout takes no return path.
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }
 

@@ -557,7 +557,7 @@ func (d *Dashboard) checkpoint(w http.ResponseWriter, r *http.Request, v *viewer
 		d.errorPage(w, http.StatusServiceUnavailable, "Not answered", err.Error())
 		return
 	}
-	http.Redirect(w, r, "/debates/"+url.PathEscape(id), http.StatusSeeOther)
+	http.Redirect(w, r, sameOriginPath("/debates/"+url.PathEscape(id)), http.StatusSeeOther)
 }
 
 // repoMetrics is one repository's metrics with the widths of its chart bars.

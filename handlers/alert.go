@@ -14,7 +14,6 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
-	"github.com/debatebot/debatebot/store"
 )
 
 // Alert is a security alert a job carries: on a pull request's head (the pull request's debate
@@ -24,8 +23,34 @@ type Alert struct {
 	review.Alert
 	DefaultBranch bool `json:",omitempty"`
 	// Closed is how a default-branch alert ended ("fixed", "dismissed", ...): the issue opened
-	// for it is closed.
+	// for it is closed once every alert of its group ended.
 	Closed string `json:",omitempty"`
+	// Visibility is the repository's as the delivery said it ("private", "public",
+	// "internal"), empty when it did not: an issue is opened only in a private repository.
+	Visibility string `json:",omitempty"`
+	// Group names the alerts that share one issue: the tool and rule of a code scanning alert,
+	// the ecosystem and package of a Dependabot alert.
+	Group string `json:",omitempty"`
+}
+
+// alertRepo is the repository of an alert delivery, with its visibility.
+type alertRepo struct {
+	slimRepo
+	DefaultBranch string `json:"default_branch"`
+	Private       *bool  `json:"private"`
+	Visibility    string `json:"visibility"`
+}
+
+// visibility is what the delivery says of the repository's visibility, empty when it says
+// nothing that settles it (private without a visibility may be internal).
+func (r alertRepo) visibility() string {
+	switch {
+	case r.Visibility != "":
+		return strings.ToLower(r.Visibility)
+	case r.Private != nil && !*r.Private:
+		return "public"
+	}
+	return ""
 }
 
 type (
@@ -33,11 +58,8 @@ type (
 		Action       string           `json:"action"`
 		Ref          string           `json:"ref"`
 		Installation slimInstallation `json:"installation"`
-		Repository   struct {
-			slimRepo
-			DefaultBranch string `json:"default_branch"`
-		} `json:"repository"`
-		Alert struct {
+		Repository   alertRepo        `json:"repository"`
+		Alert        struct {
 			Number  int    `json:"number"`
 			HTMLURL string `json:"html_url"`
 			Rule    struct {
@@ -64,7 +86,7 @@ type (
 	dependabotAlertPayload struct {
 		Action       string           `json:"action"`
 		Installation slimInstallation `json:"installation"`
-		Repository   slimRepo         `json:"repository"`
+		Repository   alertRepo        `json:"repository"`
 		Alert        struct {
 			Number     int    `json:"number"`
 			HTMLURL    string `json:"html_url"`
@@ -96,7 +118,7 @@ func (p *codeScanningAlertPayload) validate() error {
 }
 
 func (p *dependabotAlertPayload) validate() error {
-	return validateInstalled(p.Repository, p.Installation.ID)
+	return validateInstalled(p.Repository.slimRepo, p.Installation.ID)
 }
 
 // alertActions are the actions that put an alert in front of someone. closingActions end one:
@@ -142,7 +164,8 @@ func (h *SecurityAlert) Handle(ctx context.Context, eventType, deliveryID string
 			msg = a.Rule.Description
 		}
 		al := &Alert{Alert: review.Alert{Kind: "code_scanning", Number: a.Number, Tool: a.Tool.Name, Rule: a.Rule.ID, Severity: sev,
-			Message: truncate(msg, 2000), Path: a.MostRecentInstance.Location.Path, Line: a.MostRecentInstance.Location.StartLine, URL: a.HTMLURL}}
+			Message: truncate(msg, 2000), Path: a.MostRecentInstance.Location.Path, Line: a.MostRecentInstance.Location.StartLine, URL: a.HTMLURL},
+			Visibility: e.Repository.visibility(), Group: strings.TrimSpace(a.Tool.Name + " " + a.Rule.ID)}
 		ref := e.Ref
 		if ref == "" {
 			ref = a.MostRecentInstance.Ref
@@ -180,7 +203,8 @@ func (h *SecurityAlert) Handle(ctx context.Context, eventType, deliveryID string
 		}
 		// Dependabot alerts are about the default branch's manifests.
 		al := &Alert{DefaultBranch: true, Alert: review.Alert{Kind: "dependabot", Number: a.Number, Tool: "Dependabot", Rule: id, Severity: a.SecurityAdvisory.Severity,
-			Message: truncate(msg, 2000), Path: a.Dependency.ManifestPath, URL: a.HTMLURL}}
+			Message: truncate(msg, 2000), Path: a.Dependency.ManifestPath, URL: a.HTMLURL},
+			Visibility: e.Repository.visibility(), Group: strings.TrimSpace("Dependabot " + a.Dependency.Package.Ecosystem + " " + a.Dependency.Package.Name)}
 		job = &Job{DeliveryID: deliveryID, Trigger: eventType + "." + e.Action, Installation: e.Installation.ID, Kind: KindAlert, PR: e.Repository.pr(0), Alert: al}
 	}
 	if closingActions[action] != "" {
@@ -194,12 +218,16 @@ func (h *SecurityAlert) Handle(ctx context.Context, eventType, deliveryID string
 func AlertMarker(a *Alert) string { return fmt.Sprintf("alert-%s-%d", a.Kind, a.Number) }
 
 // alert holds a default-branch alert: with alerts: issue in debatebot.yml (read from the
-// default branch), an issue is opened for it (once per alert) and debated as a design question
-// with the alert as evidence and the security stakeholder seated.
+// default branch), and only in a private repository, the alert is filed in the issue of its
+// group (its rule or package), opened for the group's first alert and debated as a design
+// question with the alert as evidence and the security stakeholder seated. At most
+// max_alert_issues such issues are open at once.
 func (r *Runner) alert(ctx context.Context, gh *github.Client, job *Job) error {
 	if job.Alert == nil || !job.Alert.DefaultBranch {
 		return errors.New("an alert job without a default-branch alert")
 	}
+	unlock := alertLocks.lock(job.PR.Repository())
+	defer unlock()
 	if job.Alert.Closed != "" {
 		return r.alertClosed(ctx, gh, job)
 	}
@@ -215,46 +243,13 @@ func (r *Runner) alert(ctx context.Context, gh *github.Client, job *Job) error {
 	if repo.Alerts != "issue" {
 		return nil
 	}
-	key, marker := job.PR.Repository()+"#alerts", AlertMarker(job.Alert)
-	number, err := r.Store.Publication(ctx, key, marker)
-	if errors.Is(err, store.ErrNotFound) {
-		a := job.Alert
-		body := fmt.Sprintf("<!-- debatebot:%s -->\nGitHub raised a security alert on the default branch; debatebot debates it here (`alerts: issue` in `%s`).\n\n- alert: %s\n- severity: %s\n- where: `%s`\n\n```text\n%s\n```\n",
-			marker, config.RepoPath, a.URL, a.Severity, strings.ReplaceAll(a.Path, "`", "'"), strings.ReplaceAll(a.Summary(), "```", "'''"))
-		issue, err := review.NewPublisher(gh, job.PR).CreateIssue(ctx, truncateUTF8("Security alert: "+a.Summary(), 200), body)
-		if err != nil {
-			return err
-		}
-		number = int64(issue)
-		if err := r.Store.SavePublication(ctx, key, marker, number); err != nil {
-			return err
-		}
-	} else if err != nil {
-		return err
-	}
-	_, _, err = r.Enqueue(ctx, &Job{DeliveryID: "alert-issue/" + job.DeliveryID, Trigger: job.Trigger, Kind: KindDesign, Installation: job.Installation,
-		PR: review.PullRequest{Owner: job.PR.Owner, Repo: job.PR.Repo, Number: int(number)}, Title: "Security alert: " + job.Alert.Summary(),
-		Body: "How should the repository answer this alert: fix, upgrade, or dismiss with a reason?", Alert: job.Alert})
-	return err
-}
-
-// alertClosed closes the issue opened for an alert that was fixed or dismissed, with a comment
-// saying so; an alert that had no issue (alerts: issue was not set) costs no request.
-func (r *Runner) alertClosed(ctx context.Context, gh *github.Client, job *Job) error {
-	a := job.Alert
-	number, err := r.Store.Publication(ctx, job.PR.Repository()+"#alerts", AlertMarker(a))
-	if errors.Is(err, store.ErrNotFound) {
+	if visibility := r.repoVisibility(ctx, gh, job); visibility != "private" {
+		r.withholdAlert(ctx, job, "public_repository", fmt.Sprintf("the repository is %s: an issue would publish what GitHub shows only to maintainers", visibility))
 		return nil
 	}
-	if err != nil {
-		return err
+	limit := config.DefaultMaxAlertIssues
+	if repo.MaxAlertIssues != nil {
+		limit = *repo.MaxAlertIssues
 	}
-	pub := review.NewPublisher(gh, review.PullRequest{Owner: job.PR.Owner, Repo: job.PR.Repo, Number: int(number)})
-	reason := closingActions[a.Closed]
-	marker := "<!-- debatebot:" + AlertMarker(a) + "-closed -->"
-	note := fmt.Sprintf("GitHub reports the alert %s (`%s`), so this issue is closed as %s.", strings.ReplaceAll(a.Closed, "_", " "), job.Trigger, strings.ReplaceAll(reason, "_", " "))
-	if err := retry(ctx, 3, func() error { return pub.Upsert(ctx, marker, note) }); err != nil {
-		return err
-	}
-	return retry(ctx, 3, func() error { return pub.CloseIssue(ctx, reason) })
+	return r.fileAlert(ctx, gh, job, limit)
 }

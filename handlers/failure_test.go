@@ -460,7 +460,7 @@ func TestCodeScanningAlertOnPullRequestRerunsItsDebate(t *testing.T) {
 
 func TestDependabotAlertOpensAnIssueWhenConfigured(t *testing.T) {
 	a := newApp(t)
-	body := ciAlertFixture(t, "dependabot_alert.created.json", nil)
+	body := ciAlertFixture(t, "dependabot_alert.created.json", alertIn("private"))
 	// Without alerts: issue, nothing.
 	a.deliver("dependabot_alert", "dep-1", body)
 	if n := len(a.gh.IssuesOpened()); n != 0 {
@@ -476,7 +476,7 @@ func TestDependabotAlertOpensAnIssueWhenConfigured(t *testing.T) {
 	var key string
 	for k, is := range issues {
 		key = k
-		if !strings.Contains(is.Title, "Dependabot alert #7 (GHSA-35jh-r3h4-6jhm / CVE-2021-23337)") {
+		if is.Title != "Security alerts: Dependabot npm lodash" || !strings.Contains(is.Body, "GHSA-35jh-r3h4-6jhm / CVE-2021-23337") {
 			t.Errorf("issue title %q", is.Title)
 		}
 	}
@@ -492,7 +492,7 @@ func TestDependabotAlertOpensAnIssueWhenConfigured(t *testing.T) {
 
 	// The alert is fixed: its issue is closed as completed, with a comment saying why; a
 	// redelivery changes nothing more.
-	fixed := ciAlertFixture(t, "dependabot_alert.created.json", func(p map[string]any) { p["action"] = "fixed" })
+	fixed := ciAlertFixture(t, "dependabot_alert.created.json", func(p map[string]any) { alertIn("private")(p); p["action"] = "fixed" })
 	a.deliver("dependabot_alert", "dep-4", fixed)
 	a.deliver("dependabot_alert", "dep-5", fixed)
 	if is := a.gh.IssuesOpened()[key]; is.State != "closed" || is.StateReason != "completed" {
@@ -511,13 +511,14 @@ func TestDependabotAlertOpensAnIssueWhenConfigured(t *testing.T) {
 	// request.
 	n := len(a.gh.Calls())
 	a.deliver("dependabot_alert", "dep-6", ciAlertFixture(t, "dependabot_alert.created.json", func(p map[string]any) {
+		alertIn("private")(p)
 		p["action"] = "dismissed"
 		p["alert"].(map[string]any)["number"] = 8
 	}))
 	if len(a.gh.Calls()) != n {
 		t.Errorf("closing an alert without an issue made %d requests", len(a.gh.Calls())-n)
 	}
-	a.deliver("dependabot_alert", "dep-7", ciAlertFixture(t, "dependabot_alert.created.json", func(p map[string]any) { p["action"] = "dismissed" }))
+	a.deliver("dependabot_alert", "dep-7", ciAlertFixture(t, "dependabot_alert.created.json", func(p map[string]any) { alertIn("private")(p); p["action"] = "dismissed" }))
 	if is := a.gh.IssuesOpened()[key]; is.State != "closed" || is.StateReason != "not_planned" {
 		t.Errorf("the dismissed alert's issue: %+v", is)
 	}

@@ -837,6 +837,65 @@ func (s *Store) Publication(ctx context.Context, pr, marker string) (int64, erro
 	return id, nil
 }
 
+// ClaimPublication remembers value under a marker unless one is already there: claimed reports
+// whether this call put it (another replica's earlier claim wins), and existing is the value
+// kept either way.
+func (s *Store) ClaimPublication(ctx context.Context, pr, marker string, value int64) (existing int64, claimed bool, err error) {
+	res, err := s.db.ExecContext(ctx, s.q("INSERT INTO publications (pr_key, marker, comment_id) VALUES (?, ?, ?) ON CONFLICT (pr_key, marker) DO NOTHING"), pr, marker, value)
+	if err != nil {
+		return 0, false, fmt.Errorf("failed to claim %s of %s: %w", marker, pr, err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 1 {
+		return value, true, nil
+	}
+	existing, err = s.Publication(ctx, pr, marker)
+	return existing, false, err
+}
+
+// SwapPublication replaces a marker's value with value when it is still old, and reports
+// whether it did.
+func (s *Store) SwapPublication(ctx context.Context, pr, marker string, old, value int64) (bool, error) {
+	res, err := s.db.ExecContext(ctx, s.q("UPDATE publications SET comment_id = ? WHERE pr_key = ? AND marker = ? AND comment_id = ?"), value, pr, marker, old)
+	if err != nil {
+		return false, fmt.Errorf("failed to update %s of %s: %w", marker, pr, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("failed to update %s of %s: %w", marker, pr, err)
+	}
+	return n == 1, nil
+}
+
+// DeletePublication forgets a marker (nothing when there is none).
+func (s *Store) DeletePublication(ctx context.Context, pr, marker string) error {
+	if _, err := s.db.ExecContext(ctx, s.q("DELETE FROM publications WHERE pr_key = ? AND marker = ?"), pr, marker); err != nil {
+		return fmt.Errorf("failed to forget %s of %s: %w", marker, pr, err)
+	}
+	return nil
+}
+
+// Publications returns every marker remembered under pr with its value.
+func (s *Store) Publications(ctx context.Context, pr string) (map[string]int64, error) {
+	rows, err := s.db.QueryContext(ctx, s.q("SELECT marker, comment_id FROM publications WHERE pr_key = ?"), pr)
+	if err != nil {
+		return nil, fmt.Errorf("failed to read the publications of %s: %w", pr, err)
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var marker string
+		var id int64
+		if err := rows.Scan(&marker, &id); err != nil {
+			return nil, fmt.Errorf("failed to read the publications of %s: %w", pr, err)
+		}
+		out[marker] = id
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("failed to read the publications of %s: %w", pr, err)
+	}
+	return out, nil
+}
+
 // SaveCheckRun remembers a debate's check run, so that a resumed debate concludes the same one.
 func (s *Store) SaveCheckRun(ctx context.Context, debateID string, id int64) error {
 	_, err := s.db.ExecContext(ctx, s.q("INSERT INTO check_runs (debate_id, check_run_id) VALUES (?, ?) ON CONFLICT (debate_id) DO UPDATE SET check_run_id = excluded.check_run_id"), debateID, id)

@@ -570,3 +570,35 @@ func TestBeginDebateForgetsAnEarlierRun(t *testing.T) {
 		}
 	})
 }
+
+// A claim is the first caller's; a swap needs the value it expects; a deleted marker can be
+// claimed again; Publications lists what a key holds.
+func TestClaimSwapDeletePublications(t *testing.T) {
+	forEach(t, func(t *testing.T, open func(testing.TB) *Store) {
+		s, ctx := open(t), context.Background()
+		if v, ok, err := s.ClaimPublication(ctx, "acme/shop#alerts", "group", -5); err != nil || !ok || v != -5 {
+			t.Fatalf("first claim: %d %v %v", v, ok, err)
+		}
+		if v, ok, err := s.ClaimPublication(ctx, "acme/shop#alerts", "group", -6); err != nil || ok || v != -5 {
+			t.Fatalf("second claim: %d %v %v", v, ok, err)
+		}
+		if ok, err := s.SwapPublication(ctx, "acme/shop#alerts", "group", -6, 9); err != nil || ok {
+			t.Fatalf("swap from a value it does not hold: %v %v", ok, err)
+		}
+		if ok, err := s.SwapPublication(ctx, "acme/shop#alerts", "group", -5, 9); err != nil || !ok {
+			t.Fatalf("swap: %v %v", ok, err)
+		}
+		if err := s.SavePublication(ctx, "acme/shop#alerts", "alert-1", 9); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.Publications(ctx, "acme/shop#alerts"); err != nil || len(got) != 2 || got["group"] != 9 || got["alert-1"] != 9 {
+			t.Fatalf("publications: %v %v", got, err)
+		}
+		if err := s.DeletePublication(ctx, "acme/shop#alerts", "group"); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok, err := s.ClaimPublication(ctx, "acme/shop#alerts", "group", 1); err != nil || !ok {
+			t.Fatalf("claim after delete: %v %v", ok, err)
+		}
+	})
+}

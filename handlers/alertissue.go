@@ -1,0 +1,395 @@
+package handlers
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+	"github.com/rs/zerolog"
+
+	"github.com/debatebot/debatebot/config"
+	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/store"
+)
+
+// The alert issues of a repository are kept in the store's publications:
+//
+//   - under "owner/repo#alerts", each alert's marker (AlertMarker) names the issue it was filed
+//     in, and each group's marker (alertGroupMarker) the group's open issue, or -(Unix seconds)
+//     while a worker is opening it;
+//   - under "owner/repo#alert-issue-N", each alert filed in issue N is alertOpen until it is
+//     fixed (alertFixed) or dismissed (alertDismissed): the issue is closed when none is open;
+//   - under "owner/repo#alert-slots", slot-1 ... slot-max_alert_issues name the open issues:
+//     a group's first alert takes a free slot or opens no issue;
+//   - under "owner/repo#alerts-withheld", each alert that opened no issue is the reason why
+//     (alertWithheldPublic, alertWithheldCap).
+const (
+	alertOpen      = 1
+	alertFixed     = 0
+	alertDismissed = 2
+
+	alertWithheldPublic = 1
+	alertWithheldCap    = 2
+
+	// alertClaimStale is how long another worker's claim on a group or slot is waited for
+	// before it is taken as the claim of a worker that died.
+	alertClaimStale = 2 * time.Minute
+)
+
+// errAlertIssuePending is a group's issue being opened by another worker: the job is tried again.
+var errAlertIssuePending = errors.New("another worker is opening the issue of this alert's group")
+
+// alertLocks holds one repository's alert jobs one at a time in this process (the store's
+// claims order them across replicas).
+var alertLocks keyedMutex
+
+type keyedMutex struct{ m sync.Map }
+
+func (k *keyedMutex) lock(key string) (unlock func()) {
+	mu, _ := k.m.LoadOrStore(key, &sync.Mutex{})
+	mu.(*sync.Mutex).Lock()
+	return mu.(*sync.Mutex).Unlock
+}
+
+func alertsKey(repo string) string              { return repo + "#alerts" }
+func alertSlotsKey(repo string) string          { return repo + "#alert-slots" }
+func alertIssueKey(repo string, n int64) string { return fmt.Sprintf("%s#alert-issue-%d", repo, n) }
+
+// alertGroup is the name of an alert's group, shown in its issue.
+func alertGroup(a *Alert) string {
+	if a.Group != "" {
+		return a.Group
+	}
+	return strings.TrimSpace(a.Tool + " " + a.Rule)
+}
+
+// alertGroupMarker names an alert group's issue in the store and in the issue's body.
+func alertGroupMarker(a *Alert) string {
+	sum := sha256.Sum256([]byte(a.Kind + "\x00" + alertGroup(a)))
+	return "alert-group-" + a.Kind + "-" + hex.EncodeToString(sum[:8])
+}
+
+// repoVisibility is the repository's visibility: the delivery's, else the API's; "unknown"
+// when neither says, which is not private.
+func (r *Runner) repoVisibility(ctx context.Context, gh *github.Client, job *Job) string {
+	if v := job.Alert.Visibility; v != "" {
+		return v
+	}
+	repo, _, err := gh.Repositories.Get(ctx, job.PR.Owner, job.PR.Repo)
+	switch {
+	case err != nil:
+		zerolog.Ctx(ctx).Warn().Err(err).Msg("GitHub did not say whether the repository is private; it is taken as public.")
+		return "unknown"
+	case repo.GetVisibility() != "":
+		return strings.ToLower(repo.GetVisibility())
+	case repo.Private != nil && *repo.Private:
+		return "private"
+	case repo.Private != nil:
+		return "public"
+	}
+	return "unknown"
+}
+
+// withholdAlert opens no issue for an alert: it says why in the log, the metrics and the store.
+func (r *Runner) withholdAlert(ctx context.Context, job *Job, reason, why string) {
+	zerolog.Ctx(ctx).Warn().Str("alert", AlertMarker(job.Alert)).Str("group", alertGroup(job.Alert)).Str("reason", reason).
+		Msgf("No issue is opened for the security alert: %s.", why)
+	r.Metrics.alertWithheld(reason)
+	code := int64(alertWithheldCap)
+	if reason == "public_repository" {
+		code = alertWithheldPublic
+	}
+	if err := r.Store.SavePublication(ctx, job.PR.Repository()+"#alerts-withheld", AlertMarker(job.Alert), code); err != nil {
+		zerolog.Ctx(ctx).Warn().Err(err).Msg("The withheld alert was not recorded.")
+	}
+}
+
+// fileAlert files a private repository's alert in its group's issue: the issue it is in
+// already (a redelivery, a reopened alert), else the group's open issue, else a new one,
+// debated, when a slot is free.
+func (r *Runner) fileAlert(ctx context.Context, gh *github.Client, job *Job, limit int) error {
+	a, repo := job.Alert, job.PR.Repository()
+	member := AlertMarker(a)
+	n, err := r.Store.Publication(ctx, alertsKey(repo), member)
+	switch {
+	case err == nil && n > 0:
+		if cur, err := r.Store.Publication(ctx, alertsKey(repo), alertGroupMarker(a)); err == nil && cur == n {
+			if err := r.Store.SavePublication(ctx, alertIssueKey(repo, n), member, alertOpen); err != nil {
+				return err
+			}
+			return r.alertChecklist(ctx, gh, job.PR, n, a, "")
+		}
+	case err != nil && !errors.Is(err, store.ErrNotFound):
+		return err
+	}
+	number, opened, err := r.groupIssue(ctx, gh, job, limit)
+	if err != nil || number == 0 {
+		return err
+	}
+	if err := r.Store.SavePublication(ctx, alertIssueKey(repo, number), member, alertOpen); err != nil {
+		return err
+	}
+	if err := r.Store.SavePublication(ctx, alertsKey(repo), member, number); err != nil {
+		return err
+	}
+	if !opened {
+		return r.alertChecklist(ctx, gh, job.PR, number, a, "")
+	}
+	_, _, err = r.Enqueue(ctx, &Job{DeliveryID: "alert-issue/" + job.DeliveryID, Trigger: job.Trigger, Kind: KindDesign, Installation: job.Installation,
+		PR: review.PullRequest{Owner: job.PR.Owner, Repo: job.PR.Repo, Number: int(number)}, Title: "Security alert: " + a.Summary(),
+		Body: "How should the repository answer this alert: fix, upgrade, or dismiss with a reason?", Alert: job.Alert})
+	return err
+}
+
+// groupIssue returns the open issue of the job's alert group, opening it (opened) when there
+// is none and a slot is free; 0 when the cap is reached.
+func (r *Runner) groupIssue(ctx context.Context, gh *github.Client, job *Job, limit int) (number int64, opened bool, err error) {
+	a, repo := job.Alert, job.PR.Repository()
+	key, group := alertsKey(repo), alertGroupMarker(a)
+	now := time.Now().Unix()
+	cur, claimed, err := r.Store.ClaimPublication(ctx, key, group, -now)
+	if err != nil {
+		return 0, false, err
+	}
+	if !claimed {
+		if cur > 0 {
+			return cur, false, nil
+		}
+		if time.Duration(now+cur)*time.Second < alertClaimStale {
+			return 0, false, errAlertIssuePending
+		}
+		if ok, err := r.Store.SwapPublication(ctx, key, group, cur, -now); err != nil || !ok {
+			return 0, false, errors.Join(errAlertIssuePending, err)
+		}
+	}
+	release := func(marker, k string) {
+		if err := r.Store.DeletePublication(context.WithoutCancel(ctx), k, marker); err != nil {
+			zerolog.Ctx(ctx).Warn().Err(err).Str("marker", marker).Msg("A claim on an alert issue was not released; it lapses in 2 minutes.")
+		}
+	}
+	slot, err := r.claimAlertSlot(ctx, gh, job.PR, limit, now)
+	if err != nil || slot == "" {
+		release(group, key)
+		if err == nil {
+			r.withholdAlert(ctx, job, "cap", fmt.Sprintf("%d issues are open for alerts (max_alert_issues)", limit))
+		}
+		return 0, false, err
+	}
+	body := fmt.Sprintf("<!-- debatebot:%s -->\nGitHub raised security alerts on the default branch; debatebot debates them here (`alerts: issue` in `%s`). Every alert of %s is listed below, and this issue is closed when all of them are fixed or dismissed.\n\n- severity: %s\n\n%s\n",
+		group, config.RepoPath, inlineCode(alertGroup(a), 200), inlineCode(a.Severity, 40), alertLine(a, ""))
+	issue, err := review.NewPublisher(gh, job.PR).CreateIssue(ctx, truncateUTF8("Security alerts: "+alertGroup(a), 200), body)
+	if err != nil {
+		release(group, key)
+		release(slot, alertSlotsKey(repo))
+		return 0, false, err
+	}
+	number = int64(issue)
+	if err := r.Store.SavePublication(ctx, alertSlotsKey(repo), slot, number); err != nil {
+		return 0, false, err
+	}
+	return number, true, r.Store.SavePublication(ctx, key, group, number)
+}
+
+// claimAlertSlot takes a free slot for a new alert issue, or returns "" when limit issues are
+// open. At the cap, the issues someone closed on GitHub, and claims of workers that died,
+// give their slots back first.
+func (r *Runner) claimAlertSlot(ctx context.Context, gh *github.Client, pr review.PullRequest, limit int, now int64) (string, error) {
+	key := alertSlotsKey(pr.Repository())
+	slots, err := r.Store.Publications(ctx, key)
+	if err != nil {
+		return "", err
+	}
+	if len(slots) >= limit {
+		if err := r.reclaimAlertSlots(ctx, gh, pr, slots, now); err != nil {
+			return "", err
+		}
+		if slots, err = r.Store.Publications(ctx, key); err != nil || len(slots) >= limit {
+			return "", err
+		}
+	}
+	for i := 1; i <= limit; i++ {
+		slot := fmt.Sprintf("slot-%d", i)
+		if _, taken := slots[slot]; taken {
+			continue
+		}
+		if _, claimed, err := r.Store.ClaimPublication(ctx, key, slot, -now); err != nil || claimed {
+			return slot, err
+		}
+	}
+	return "", nil
+}
+
+// reclaimAlertSlots frees the slots of issues closed on GitHub (by someone, not by an alert's
+// end) and of stale claims.
+func (r *Runner) reclaimAlertSlots(ctx context.Context, gh *github.Client, pr review.PullRequest, slots map[string]int64, now int64) error {
+	for slot, n := range slots {
+		if n <= 0 {
+			if time.Duration(now+n)*time.Second >= alertClaimStale {
+				// Taken over before it is freed: another replica may have taken it over first.
+				ok, err := r.Store.SwapPublication(ctx, alertSlotsKey(pr.Repository()), slot, n, -now)
+				if err != nil {
+					return err
+				}
+				if ok {
+					if err := r.Store.DeletePublication(ctx, alertSlotsKey(pr.Repository()), slot); err != nil {
+						return err
+					}
+				}
+			}
+			continue
+		}
+		is, _, err := gh.Issues.Get(ctx, pr.Owner, pr.Repo, int(n))
+		var er *github.ErrorResponse
+		gone := errors.As(err, &er) && er.Response != nil && (er.Response.StatusCode == http.StatusNotFound || er.Response.StatusCode == http.StatusGone)
+		if err != nil && !gone {
+			return fmt.Errorf("failed to read alert issue #%d of %s: %w", n, pr.Repository(), err)
+		}
+		if gone || is.GetState() == "closed" {
+			if err := r.forgetAlertIssue(ctx, pr.Repository(), n); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// forgetAlertIssue frees the slot and the group of a closed alert issue: the group's next alert
+// opens a new one.
+func (r *Runner) forgetAlertIssue(ctx context.Context, repo string, n int64) error {
+	for _, key := range []string{alertsKey(repo), alertSlotsKey(repo)} {
+		pubs, err := r.Store.Publications(ctx, key)
+		if err != nil {
+			return err
+		}
+		for marker, v := range pubs {
+			if v == n && (strings.HasPrefix(marker, "alert-group-") || strings.HasPrefix(marker, "slot-")) {
+				if err := r.Store.DeletePublication(ctx, key, marker); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// alertClosed ticks a fixed or dismissed alert off its issue's list, and closes the issue with
+// a comment saying why when no alert of it is left open (as completed when any was fixed, not
+// planned when all were dismissed); an alert that had no issue costs no request.
+func (r *Runner) alertClosed(ctx context.Context, gh *github.Client, job *Job) error {
+	a, repo := job.Alert, job.PR.Repository()
+	number, err := r.Store.Publication(ctx, alertsKey(repo), AlertMarker(a))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	members, err := r.Store.Publications(ctx, alertIssueKey(repo, number))
+	if err != nil {
+		return err
+	}
+	pr := review.PullRequest{Owner: job.PR.Owner, Repo: job.PR.Repo, Number: int(number)}
+	state, reason := int64(alertFixed), closingActions[a.Closed]
+	if reason == "not_planned" {
+		state = alertDismissed
+	}
+	if _, tracked := members[AlertMarker(a)]; tracked {
+		members[AlertMarker(a)] = state
+		if err := r.Store.SavePublication(ctx, alertIssueKey(repo, number), AlertMarker(a), state); err != nil {
+			return err
+		}
+		if err := r.alertChecklist(ctx, gh, job.PR, number, a, a.Closed); err != nil {
+			return err
+		}
+	}
+	for _, v := range members {
+		if v == alertOpen {
+			return nil
+		}
+		if v == alertFixed {
+			reason = "completed"
+		}
+	}
+	pub := review.NewPublisher(gh, pr)
+	note := fmt.Sprintf("GitHub reports the alert %s (`%s`), so this issue is closed as %s.", strings.ReplaceAll(a.Closed, "_", " "), job.Trigger, strings.ReplaceAll(reason, "_", " "))
+	if len(members) > 1 {
+		note = fmt.Sprintf("GitHub reports %s alert #%d %s (`%s`), the last of this issue's alerts still open, so this issue is closed as %s.", a.Tool, a.Number, strings.ReplaceAll(a.Closed, "_", " "), job.Trigger, strings.ReplaceAll(reason, "_", " "))
+	}
+	marker := "<!-- debatebot:" + AlertMarker(a) + "-closed -->"
+	if err := retry(ctx, 3, func() error { return pub.Upsert(ctx, marker, note) }); err != nil {
+		return err
+	}
+	if err := retry(ctx, 3, func() error { return pub.CloseIssue(ctx, reason) }); err != nil {
+		return err
+	}
+	return r.forgetAlertIssue(ctx, repo, number)
+}
+
+// alertChecklist writes the alert's line in its issue's list: open, or ticked as ended.
+func (r *Runner) alertChecklist(ctx context.Context, gh *github.Client, pr review.PullRequest, number int64, a *Alert, ended string) error {
+	is, _, err := gh.Issues.Get(ctx, pr.Owner, pr.Repo, int(number))
+	if err != nil {
+		return fmt.Errorf("failed to read alert issue #%d of %s: %w", number, pr.Repository(), err)
+	}
+	body, tag, line := is.GetBody(), alertTag(a), alertLine(a, ended)
+	lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
+	found := false
+	for i, l := range lines {
+		if strings.HasSuffix(l, tag) {
+			lines[i], found = line, true
+		}
+	}
+	if !found {
+		lines = append(lines, line)
+	}
+	next := strings.Join(lines, "\n") + "\n"
+	if next == body {
+		return nil
+	}
+	next = review.FitComment(next, review.MaxCommentChars, "")
+	if _, _, err := gh.Issues.Edit(ctx, pr.Owner, pr.Repo, int(number), &github.IssueRequest{Body: github.String(next)}); err != nil {
+		return fmt.Errorf("failed to list alert %s in issue #%d of %s: %w", AlertMarker(a), number, pr.Repository(), err)
+	}
+	return nil
+}
+
+func alertTag(a *Alert) string { return "<!-- debatebot:" + AlertMarker(a) + " -->" }
+
+// alertLine is the alert's line in its issue's list.
+func alertLine(a *Alert, ended string) string {
+	box, status := "[ ]", ""
+	if ended != "" {
+		box, status = "[x]", " ("+strings.ReplaceAll(ended, "_", " ")+")"
+	}
+	what := a.Tool
+	if what == "" {
+		what = a.Kind
+	}
+	where := a.Path
+	if a.Line > 0 {
+		where = fmt.Sprintf("%s:%d", where, a.Line)
+	}
+	msg := strings.Join(strings.Fields(a.Message), " ")
+	if a.Rule != "" {
+		msg = a.Rule + ": " + msg
+	}
+	link := strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E").Replace(a.URL)
+	return fmt.Sprintf("- %s [%s alert #%d](%s)%s %s: %s %s", box, inlineCode(what, 40), a.Number, link, status,
+		inlineCode(where, 200), inlineCode(msg, 300), alertTag(a))
+}
+
+// inlineCode quotes text as Markdown code (no mention, link or HTML in it), clipped.
+func inlineCode(s string, limit int) string {
+	s = strings.ReplaceAll(truncateUTF8(strings.Join(strings.Fields(s), " "), limit), "`", "'")
+	if s == "" {
+		return "`-`"
+	}
+	return "`" + s + "`"
+}
