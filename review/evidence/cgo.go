@@ -95,7 +95,10 @@ func addCgoFiles(pkg *packages.Package, files []string, load func([]string) (map
 	conf := types.Config{
 		FakeImportC: true,
 		Importer: importerFunc(func(path string) (*types.Package, error) {
-			if p, ok := imports[path]; ok {
+			if path == "unsafe" {
+				return types.Unsafe, nil
+			}
+			if p, ok := imports[path]; ok && p != nil {
 				return p, nil
 			}
 			return nil, fmt.Errorf("package %s was not loaded", path)

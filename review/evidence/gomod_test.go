@@ -178,3 +178,26 @@ func TestExcludedFileIsABlindingFinding(t *testing.T) {
 		t.Errorf("Packages = %v", res.Packages)
 	}
 }
+
+// A cgo file that imports what no other file of its package does is type-checked with that
+// import loaded for it; the nil dereference in it is found, and the function calling C is
+// analysed by its declaration only.
+func TestCgoFileWithItsOwnImports(t *testing.T) {
+	tree := filepath.Join(t.TempDir(), "tree")
+	write(t, filepath.Join(tree, "go.mod"), "module example.com/c\n\ngo 1.22\n")
+	write(t, filepath.Join(tree, "p", "plain.go"), "package p\n\n// T is plain.\ntype T struct{ S string }\n")
+	write(t, filepath.Join(tree, "p", "c.go"), "package p\n\n// #include <stdlib.h>\nimport \"C\"\n\nimport (\n\t\"strings\"\n\t\"unsafe\"\n)\n\nfunc Upper(t *T) string {\n\tif t == nil {\n\t\treturn strings.ToUpper(t.S)\n\t}\n\treturn t.S\n}\n\nfunc Free(p unsafe.Pointer) { C.free(p) }\n")
+	rep, err := AnalyzeTree(context.Background(), tree, []string{"p/c.go"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(rep.Packages, " ") != "example.com/c/p" || len(rep.Degraded) != 0 {
+		t.Errorf("Packages = %v, Degraded = %+v", rep.Packages, rep.Degraded)
+	}
+	if !hasFinding(rep.Findings, "nilness", "p/c.go", 13) {
+		t.Errorf("the nil dereference in the cgo file is not found: %+v", rep.Findings)
+	}
+	if len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], `example.com/c/p: 1 file(s) importing "C" type-checked without compiling C (names from C are untyped; 1 function(s) using them analysed by their declarations only)`) {
+		t.Errorf("Notes = %q", rep.Notes)
+	}
+}

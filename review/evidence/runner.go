@@ -312,7 +312,7 @@ func (t *treeRun) analyzeModule(mod string, idx int, patterns []string, tests bo
 		}
 		t.withCgo(pkg, load, !seenPkg[pkg.PkgPath])
 		if len(pkg.Errors) > 0 && !seenPkg[pkg.PkgPath] {
-			rep.Degraded = append(rep.Degraded, Degraded{Package: pkg.PkgPath, Reason: degradeReason(pkg)})
+			rep.Degraded = append(rep.Degraded, Degraded{Package: pkg.PkgPath, Reason: degradeReason(pkg, t.scrub)})
 		}
 		if pkg.Types == nil || len(pkg.Syntax) == 0 {
 			continue
@@ -410,11 +410,11 @@ func (t *treeRun) scrubReport() {
 	}
 }
 
-func degradeReason(pkg *packages.Package) string {
+func degradeReason(pkg *packages.Package, scrub *pathScrubber) string {
 	var msgs []string
 	seen := map[string]bool{}
 	for _, e := range pkg.Errors {
-		for _, m := range strings.Split(e.Msg, "\n") {
+		for _, m := range strings.Split(scrub.clean(e.Msg), "\n") {
 			m = strings.TrimSpace(m)
 			if m == "" || strings.HasPrefix(m, "# ") || seen[m] {
 				continue
