@@ -122,17 +122,7 @@ func (removedAnalyzer) Analyze(s *Scan) {
 			}
 		}
 	}
-	var unparsed []string
-	for _, sf := range files {
-		for _, ir := range []*irFile{sf.base, sf.head} {
-			if ir != nil && ir.Err != "" {
-				unparsed = append(unparsed, ir.Path+" ("+clip(ir.Err, 120)+")")
-			}
-		}
-	}
-	if len(unparsed) > 0 {
-		s.Note("base/head comparison: could not parse " + strings.Join(limitNames(unparsed, 5), "; "))
-	}
+	noteUnparsed(s, files)
 	// A change without trees (a bare diff) already says in the transcript that only hunks were
 	// seen; otherwise a file without content was too large to read.
 	if s.Change.Trees != nil {
@@ -145,6 +135,37 @@ func (removedAnalyzer) Analyze(s *Scan) {
 		s.Note("base/head comparison stopped: " + clip(err.Error(), 300))
 	}
 	c.flush()
+}
+
+// noteUnparsed says in the evidence which files the comparison could not see: those with a
+// syntax error in one note, and each file beyond a parser's limit in a note of its own.
+func noteUnparsed(s *Scan, files []*sideFile) {
+	var unparsed, skipped []string
+	seen := map[string]bool{}
+	for _, sf := range files {
+		for _, ir := range []*irFile{sf.base, sf.head} {
+			switch {
+			case ir == nil:
+			case ir.Skip != "":
+				if !seen[ir.Path] {
+					seen[ir.Path] = true
+					skipped = append(skipped, ir.Path+": not compared: "+clip(ir.Skip, 200))
+				}
+			case ir.Err != "":
+				unparsed = append(unparsed, ir.Path+" ("+clip(ir.Err, 120)+")")
+			}
+		}
+	}
+	if len(unparsed) > 0 {
+		s.Note("base/head comparison: could not parse " + strings.Join(limitNames(unparsed, 5), "; "))
+	}
+	for i, m := range skipped {
+		if i == 5 {
+			s.Note(fmt.Sprintf("base/head comparison: %d more file(s) not compared", len(skipped)-5))
+			break
+		}
+		s.Note("base/head comparison: " + m)
+	}
 }
 
 // runSafely runs the comparison; a defect of the comparison on some input ends it with what it

@@ -19,8 +19,11 @@ type irFile struct {
 	// "path", "osp" → "os.path").
 	Imports map[string]string `json:"imports"`
 	Funcs   []*irFunc         `json:"funcs"`
-	// Err says why the file could not be parsed.
+	// Err says why the file could not be parsed (a syntax error).
 	Err string `json:"error,omitempty"`
+	// Skip says why the file was not compared though it may be valid: it is beyond a limit of
+	// the parser (nested too deeply, too slow, too much memory).
+	Skip string `json:"skip,omitempty"`
 }
 
 // irFunc is one function or method. Function literals (callbacks, closures) belong to the

@@ -13,9 +13,15 @@ import (
 
 // jsIR parses one JavaScript file with goja's parser (ECMAScript 2020 and later; it keeps every
 // node's offsets, which the comparison needs for lines) into the comparison's form.
-// TypeScript and JSX do not parse: the file's Err says so.
+// TypeScript and JSX do not parse: the file's Err says so. A file nested beyond jsDepth's
+// limits is not given to the parser (its recursion could overflow the stack and end the
+// process): its Skip says so.
 func jsIR(p string, src []byte) (out *irFile) {
 	out = &irFile{Path: p, Imports: map[string]string{}}
+	if why := jsDepth(src); why != "" {
+		out.Skip = why
+		return out
+	}
 	defer func() {
 		// goja's AST has corners that panic on positions (an empty case's end); a file the
 		// walk cannot finish is reported as unparsed, never a crash of the gathering.
@@ -53,12 +59,18 @@ func (w *jsWalker) line(idx file.Idx) int {
 	return sort.SearchInts(w.lines, off) + 1
 }
 
-// text is a node's source, white space collapsed and comments left out.
+// jsTextMax bounds the source a node's text is made of: nested nodes each take their text, and
+// unbounded texts of a deep chain would cost time quadratic in the file's size.
+const jsTextMax = 2000
+
+// text is a node's source, white space collapsed and comments left out; past jsTextMax bytes
+// of source it is cut.
 func (w *jsWalker) text(n ast.Node) string {
 	a, b := int(n.Idx0())-w.base, int(n.Idx1())-w.base
 	if a < 0 || b > len(w.src) || a >= b {
 		return ""
 	}
+	b = min(b, a+jsTextMax)
 	return collapse(jsStripComments(w.src[a:b]))
 }
 

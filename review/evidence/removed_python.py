@@ -1,10 +1,11 @@
 """Prints, for each Python file given on stdin, the form in which debatebot's comparison of base
 and head sees its functions (review/evidence/removed_ir.go): statements in source order with their
-conditions, calls, names and literals. Input: a JSON list of {"path", "source"}; output: a JSON
-list of files. It uses only the standard library's ast module (Python 3.9 or later)."""
+conditions, calls, names and literals. Input: a JSON list of {"path", "source"}; output: one
+JSON line per file (see main). It uses only the standard library's ast module (Python 3.9 or later)."""
 
 import ast
 import json
+import signal
 import sys
 
 GUARD_SIZE = 6  # the most statements a guard's branch holds (guardSize in removed_golang.go)
@@ -316,20 +317,73 @@ class Walker:
         f.add(n, s, parent, branch)
 
 
+class FileTimeout(Exception):
+    """Raised by the per-file alarm: the file took longer than its time limit."""
+
+
+def on_alarm(signum, frame):
+    raise FileTimeout("parsing took longer than the time limit")
+
+
+def limit(memory_bytes):
+    """Caps the address space, so that a file that makes the parser allocate without bound
+    raises MemoryError for that file instead of taking the machine's memory."""
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY and hard < memory_bytes:
+            memory_bytes = hard
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, hard))
+    except (ImportError, ValueError, OSError):
+        pass  # no resource module (not Unix) or a limit already lower: the Go side still bounds time
+
+
+def describe(e):
+    if isinstance(e, MemoryError):
+        return "MemoryError: the parser ran out of memory (nested too deeply or too large)"
+    text = str(e)
+    return ("%s: %s" % (type(e).__name__, text) if text else type(e).__name__)[:300]
+
+
+def parse_one(item, seconds):
+    w = Walker(item["path"])
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        tree = ast.parse(item["source"], filename=item["path"])
+        w.module(tree)
+    except (SyntaxError, ValueError) as e:
+        w = Walker(item["path"])
+        w.file["error"] = describe(e)
+    except Exception as e:  # noqa: BLE001 - MemoryError, RecursionError, a timeout: one bad file costs only itself
+        w = Walker(item["path"])
+        w.file["skip"] = describe(e)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    return w.file
+
+
 def main():
+    """Arguments: the address-space limit in bytes and the time limit per file in seconds.
+    Output: a line {"ready": true}, then one line per file, in the input's order, flushed as each
+    file is done, so that the Go side keeps what was done if the process dies."""
     if sys.version_info < (3, 9):
         sys.exit("python %d.%d has no ast.unparse (3.9 or later is needed)" % sys.version_info[:2])
+    memory = int(sys.argv[1]) if len(sys.argv) > 1 else 1 << 30
+    seconds = float(sys.argv[2]) if len(sys.argv) > 2 else 10.0
+    limit(memory)
+    signal.signal(signal.SIGALRM, on_alarm)
     files = json.load(sys.stdin)
-    out = []
+    sys.stdout.write('{"ready": true}\n')
+    sys.stdout.flush()
     for item in files:
-        w = Walker(item["path"])
+        out = parse_one(item, seconds)
         try:
-            tree = ast.parse(item["source"], filename=item["path"])
-            w.module(tree)
-        except (SyntaxError, ValueError, RecursionError) as e:
-            w.file["error"] = "%s: %s" % (type(e).__name__, e)
-        out.append(w.file)
-    json.dump(out, sys.stdout)
+            line = json.dumps(out)
+        except Exception as e:  # noqa: BLE001 - e.g. RecursionError on a form too deep to encode
+            line = json.dumps({"path": item["path"], "imports": {}, "funcs": [], "skip": describe(e)})
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
 
 
 if __name__ == "__main__":
