@@ -375,9 +375,11 @@ func (q *Queue) execute(parent context.Context, sj *store.Job) {
 				return
 			case <-t.C:
 				stop, err := q.store.Beat(parent, sj.ID, q.opts.Owner, q.opts.Lease)
-				if stop == store.CancelHumanReview {
+				if stop == store.CancelHumanReview && sj.Cancel != store.CancelHumanReview {
 					// /human-review, asked on any replica: the debate stops and publishes
-					// what was said; the heartbeat goes on while it does.
+					// what was said; the heartbeat goes on while it does. A stop the job
+					// was claimed with is the runner's to apply (its debate stops at once):
+					// cancelling here too would fail the reads before the debate, every try.
 					cancel(toulmin.ErrHumanReview)
 				}
 				if errors.Is(err, store.ErrLeaseLost) {
