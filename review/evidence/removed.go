@@ -123,6 +123,7 @@ func (removedAnalyzer) Analyze(s *Scan) {
 		}
 	}
 	noteUnparsed(s, files)
+	reportBlindedFiles(s, files)
 	// A change without trees (a bare diff) already says in the transcript that only hunks were
 	// seen; otherwise a file without content was too large to read.
 	if s.Change.Trees != nil {
@@ -166,6 +167,33 @@ func noteUnparsed(s *Scan, files []*sideFile) {
 		}
 		s.Note("base/head comparison: " + m)
 	}
+}
+
+// reportBlindedFiles reports each file whose base the comparison read and whose head it cannot
+// (beyond a parser's limit): the change took the file out of its own review, which is itself a
+// finding, at the first line the change wrote there. A file that only fails to parse stays a
+// note: the compiler or interpreter refuses it anyway.
+func reportBlindedFiles(s *Scan, files []*sideFile) {
+	for _, sf := range files {
+		if sf.head == nil || sf.head.Skip == "" || sf.base == nil || sf.base.Skip != "" || sf.base.Err != "" {
+			continue
+		}
+		s.Report(RuleAnalysisBlinded, sf.head.Path, firstWritten(sf.f), fmt.Sprintf(
+			"the change puts %s beyond the base/head comparison (%s), though its base was compared: a check the change removed there would go unseen",
+			sf.head.Path, clip(sf.head.Skip, 160)))
+	}
+}
+
+// firstWritten is the head line of the first line f's change adds, else 1.
+func firstWritten(f *File) int {
+	for _, h := range f.Hunks {
+		for _, l := range h.Lines {
+			if l.Kind == Added && l.New > 0 {
+				return l.New
+			}
+		}
+	}
+	return 1
 }
 
 // runSafely runs the comparison; a defect of the comparison on some input ends it with what it
