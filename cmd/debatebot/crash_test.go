@@ -230,7 +230,9 @@ func TestBurstWithKillAndRestart(t *testing.T) {
 		gh.PRs[fmt.Sprintf("acme/shop#%d", n)] = &githubtest.PR{Title: "Export", BaseRef: "main", HeadRef: "x", HeadSHA: fmt.Sprintf("h%d", n), Diff: string(diff)}
 	}
 	db := filepath.Join(t.TempDir(), "debatebot.db")
-	p := newServe(t, bin, appEnv(t, gh, db, "", "DEBATEBOT_JOB_LEASE=1s", "DEBATEBOT_WORKERS=4"))
+	// 200 pull requests of one repository within a minute: over any hourly budget a repository
+	// would have, which this test of durability lifts (0: no limit).
+	p := newServe(t, bin, appEnv(t, gh, db, "", "DEBATEBOT_JOB_LEASE=1s", "DEBATEBOT_WORKERS=4", "DEBATEBOT_REPO_DEBATES_PER_HOUR=0"))
 	p.start()
 	type delivery struct {
 		id   string
