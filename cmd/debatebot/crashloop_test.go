@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/debatebot/debatebot/handlers"
 	"github.com/debatebot/debatebot/review/githubtest"
-	"github.com/debatebot/debatebot/review/gittest"
 	"github.com/debatebot/debatebot/review/llmtest"
 	"github.com/debatebot/debatebot/store"
 )
@@ -31,15 +29,7 @@ func TestJobThatKillsItsWorkerEndsFailedAndAnswered(t *testing.T) {
 	githubtest.RequireGitHTTPBackend(t)
 	bin := buildBinary(t)
 	gh := githubtest.New(t)
-	dir := gittest.FromTrees(t, "../../handlers/testdata/nilguard/base", "../../handlers/testdata/nilguard/head")
-	gh.AddGitRepo("acme/shop", dir)
-	diff, err := exec.Command("git", "-C", dir, "diff", "--no-color", "--no-ext-diff", "main..feature").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	head := gittest.Rev(t, dir, "feature")
-	gh.PRs["acme/shop#7"] = &githubtest.PR{Title: "Describe users without a fallback", BaseRef: "main", HeadRef: "feature",
-		BaseSHA: gittest.Rev(t, dir, "main"), HeadSHA: head, Diff: string(diff)}
+	_, head := nilguardPR(t, gh)
 	llm := llmtest.New(t, func(int, *llmtest.Request) llmtest.Response { return llmtest.Hang() })
 	tmp, db := t.TempDir(), filepath.Join(t.TempDir(), "debatebot.db")
 	work := filepath.Join(tmp, WorkDir)

@@ -8,6 +8,7 @@ import (
 	"encoding/pem"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/githubtest"
+	"github.com/debatebot/debatebot/review/gittest"
 	"github.com/debatebot/debatebot/voting"
 )
 
@@ -136,4 +138,21 @@ func readRecord(t *testing.T, out string) recordDoc {
 		t.Fatalf("output is not JSON: %v\n%s", err, out)
 	}
 	return doc
+}
+
+// nilguardPR serves handlers/testdata/nilguard as acme/shop over git on gh, with acme/shop#7 from
+// its main (the base) to its feature (the head, which removes a nil guard); it returns the
+// repository's folder and the head commit.
+func nilguardPR(t *testing.T, gh *githubtest.Server) (dir, head string) {
+	t.Helper()
+	dir = gittest.FromTrees(t, "../../handlers/testdata/nilguard/base", "../../handlers/testdata/nilguard/head")
+	gh.AddGitRepo("acme/shop", dir)
+	diff, err := exec.Command("git", "-C", dir, "diff", "--no-color", "--no-ext-diff", "main..feature").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head = gittest.Rev(t, dir, "feature")
+	gh.PRs["acme/shop#7"] = &githubtest.PR{Title: "Describe users without a fallback", BaseRef: "main", HeadRef: "feature",
+		BaseSHA: gittest.Rev(t, dir, "main"), HeadSHA: head, Diff: string(diff)}
+	return dir, head
 }

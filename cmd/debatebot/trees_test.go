@@ -3,7 +3,6 @@ package main
 import (
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/githubtest"
-	"github.com/debatebot/debatebot/review/gittest"
 )
 
 // `debatebot serve` debates a pull request over its whole trees, fetched from the fake GitHub
@@ -23,15 +21,7 @@ func TestServeDebatesWholeTreesFetchedOverGit(t *testing.T) {
 	githubtest.RequireGitHTTPBackend(t)
 	bin := buildBinary(t)
 	gh := githubtest.New(t)
-	dir := gittest.FromTrees(t, "../../handlers/testdata/nilguard/base", "../../handlers/testdata/nilguard/head")
-	gh.AddGitRepo("acme/shop", dir)
-	diff, err := exec.Command("git", "-C", dir, "diff", "--no-color", "--no-ext-diff", "main..feature").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	head := gittest.Rev(t, dir, "feature")
-	gh.PRs["acme/shop#7"] = &githubtest.PR{Title: "Describe users without a fallback", BaseRef: "main", HeadRef: "feature",
-		BaseSHA: gittest.Rev(t, dir, "main"), HeadSHA: head, Diff: string(diff)}
+	_, head := nilguardPR(t, gh)
 	cache := filepath.Join(t.TempDir(), "cache")
 	// No GITHUB_WEB_URL: git is fetched from where the API URL says GitHub is. git and go (the
 	// type-checked analysis) are found on the test's PATH, and go's caches under its HOME.

@@ -40,17 +40,7 @@ func blinded(opts Options, base, head *TreeReport, env []string) []Finding {
 	for _, d := range head.dirs {
 		headDirs[d] = true
 	}
-	bctx := build.Default
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		switch k {
-		case "GOOS":
-			bctx.GOOS = v
-		case "GOARCH":
-			bctx.GOARCH = v
-		}
-	}
-	bctx.CgoEnabled = false
+	bctx := buildContext(env, false)
 	headAbs, err := filepath.Abs(opts.HeadDir)
 	if err != nil {
 		return nil
@@ -66,7 +56,7 @@ func blinded(opts Options, base, head *TreeReport, env []string) []Finding {
 			continue // the package is gone from head, not hidden
 		}
 		why := headReason(head, pkg, dir)
-		p, line := blindSpot(headAbs, opts.Files, dir, files, why, &bctx)
+		p, line := blindSpot(headAbs, opts.Files, dir, files, why, bctx)
 		msg := fmt.Sprintf("the change stops the type-checked analysis of %s (%s), which the base analysed", pkg, dirName(dir))
 		if why != "" {
 			msg += ": " + clip(why, 300)

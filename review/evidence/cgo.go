@@ -47,7 +47,11 @@ func cgoFiles(pkg *packages.Package, bctx *build.Context) []string {
 }
 
 // cgoContext is the build context of the go command's environment env, with cgo on.
-func cgoContext(env []string) *build.Context {
+func cgoContext(env []string) *build.Context { return buildContext(env, true) }
+
+// buildContext is the build context of the go command's environment env (its GOOS and
+// GOARCH), with cgo on or off.
+func buildContext(env []string, cgo bool) *build.Context {
 	bctx := build.Default
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
@@ -58,7 +62,7 @@ func cgoContext(env []string) *build.Context {
 			bctx.GOARCH = v
 		}
 	}
-	bctx.CgoEnabled = true
+	bctx.CgoEnabled = cgo
 	return &bctx
 }
 
