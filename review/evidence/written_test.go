@@ -35,8 +35,8 @@ var defectRules = map[string]string{
 }
 
 // TestWrittenCases debates every hand-written diff under testdata/cases offline, from its hunks
-// only (no base tree): they are not real commits and are not part of the corpus's figures
-// (TestCorpus), but they pin rules no real-commit case exercises yet (prompt injection, secrets,
+// only (no base tree): they are not real commits and are not part of the regression cases'
+// tally (TestWrittenRegressionCases), but they pin rules no real-commit case exercises yet (prompt injection, secrets,
 // Java, process notes) and the hunks-only path. Each defect must end with the
 // change held back (a required change for the expected rule), or for a process note (removed
 // API, deleted tests) approved with the note as a follow-up; each safe change must be approved

@@ -10,12 +10,12 @@ import (
 )
 
 // The comparison rebuilds each changed file's base from its head and its hunks (a pull request
-// or a bare diff with --dir has no base file at hand): on every corpus case the rebuilt base is
+// or a bare diff with --dir has no base file at hand): on every written regression case the rebuilt base is
 // the real one.
-func TestBaseTextRebuildsCorpusBases(t *testing.T) {
-	diffs, err := filepath.Glob(filepath.Join("testdata", "corpus", "*", "change.diff"))
+func TestBaseTextRebuildsRegressionBases(t *testing.T) {
+	diffs, err := filepath.Glob(filepath.Join("testdata", "regression", "*", "change.diff"))
 	if err != nil || len(diffs) == 0 {
-		t.Fatalf("no corpus diffs: %v", err)
+		t.Fatalf("no regression case diffs: %v", err)
 	}
 	checked := 0
 	for _, p := range diffs {
