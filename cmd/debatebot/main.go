@@ -47,6 +47,7 @@ Usage:
   debatebot serve
   debatebot action    (inside a GitHub Actions workflow: see action.yml)
   debatebot stats [--format text|json]
+  debatebot bench --cases PATH [--trees DIR] [--split dev|check|all] [--diff] [ID...]
   debatebot version
 
 Run 'debatebot debate -h' for the debate flags.
@@ -68,12 +69,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = serve(ctx, args[1:], stderr, getenv)
 	case "stats":
 		err = stats(ctx, args[1:], stdout, stderr, getenv)
+	case "bench":
+		err = bench(ctx, args[1:], stdout, stderr, getenv)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "debatebot", version())
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 	default:
-		err = &usageError{fmt.Sprintf("unknown command %q (want debate, action, serve, stats or version)", args[0])}
+		err = &usageError{fmt.Sprintf("unknown command %q (want debate, action, serve, stats, bench or version)", args[0])}
 	}
 	if err == nil {
 		return exitOK

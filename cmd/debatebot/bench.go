@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/debatebot/debatebot/config"
+	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/realcases"
+	"github.com/debatebot/debatebot/toulmin"
+)
+
+const benchUsage = `Usage: debatebot bench --cases PATH [--trees DIR] [--split dev|check|all] [--diff] [ID...]
+
+Debates the real cases of PATH (a case file, or a folder of *.tsv) offline with the embedded
+defaults, each on its trees at DIR/<id> (git repositories with tags base and head, as
+../shared/realcases/materialize builds them), prints one line per case, then the totals of dev,
+check and all, per language and per class. A defect is found when a finding of substance cites a
+defect line within 3 lines and the decision is not approve; a benign case fails on
+request_changes or a failed run.
+`
+
+type benchFlags struct {
+	cases, trees, split string
+	diff                bool
+	ids                 []string
+}
+
+func parseBenchFlags(args []string, stderr io.Writer, getenv func(string) string) (*benchFlags, error) {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, benchUsage) }
+	f := &benchFlags{}
+	trees := getenv("REALCASES_TREES")
+	if trees == "" {
+		trees = filepath.Join(os.TempDir(), "realcases")
+	}
+	fs.StringVar(&f.cases, "cases", "", "a case file, or a folder of them")
+	fs.StringVar(&f.trees, "trees", trees, "where the cases' trees are")
+	fs.StringVar(&f.split, "split", "all", "dev, check or all")
+	fs.BoolVar(&f.diff, "diff", false, "debate the hunks only (git diff base head), not the whole trees")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return nil, errHelp
+		}
+		return nil, &usageError{err.Error()}
+	}
+	if f.cases == "" {
+		return nil, &usageError{"bench: --cases is required"}
+	}
+	if !slices.Contains([]string{"dev", "check", "all"}, f.split) {
+		return nil, &usageError{fmt.Sprintf("bench: --split %q is not dev, check or all", f.split)}
+	}
+	f.ids = fs.Args()
+	return f, nil
+}
+
+// bench runs the real-code benchmark: see benchUsage.
+func bench(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	f, err := parseBenchFlags(args, stderr, getenv)
+	if err != nil {
+		return err
+	}
+	cases, err := realcases.Load(f.cases)
+	if err != nil {
+		return &usageError{err.Error()}
+	}
+	var results []realcases.Result
+	for _, c := range cases {
+		if (f.split != "all" && c.Split() != f.split) || (len(f.ids) > 0 && !slices.Contains(f.ids, c.ID)) {
+			continue
+		}
+		tr, err := benchCase(ctx, filepath.Join(f.trees, c.ID), f.diff)
+		r := realcases.Judge(c, tr, err)
+		results = append(results, r)
+		if _, err := fmt.Fprintln(stdout, r.Line()); err != nil {
+			return err
+		}
+	}
+	if len(results) == 0 {
+		return &usageError{"bench: no case selected"}
+	}
+	return realcases.WriteTotals(stdout, results)
+}
+
+// benchCase debates one case's base..head offline with the embedded defaults: on the whole
+// trees, or with diff on the hunks only.
+func benchCase(ctx context.Context, dir string, diff bool) (*toulmin.Transcript, error) {
+	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
+		return nil, fmt.Errorf("no case repository at %s (build it with ../shared/realcases/materialize)", dir)
+	}
+	var change *review.Change
+	if diff {
+		out, err := exec.CommandContext(ctx, "git", "-C", dir, "diff", "--no-color", "--no-ext-diff", "base", "head").Output()
+		if err != nil {
+			return nil, fmt.Errorf("git diff base head in %s: %w", dir, err)
+		}
+		if change, err = review.ReadDiff(strings.NewReader(string(out)), "base..head", review.DefaultMaxDiffBytes); err != nil {
+			return nil, err
+		}
+		change.NoTrees = review.HunksOnlyNote
+	} else {
+		var err error
+		if change, err = review.FromGit(ctx, dir, "base..head"); err != nil {
+			return nil, err
+		}
+	}
+	repo := config.Default()
+	protocol, err := repo.DebateProtocol("")
+	if err != nil {
+		return nil, err
+	}
+	d := &review.Debate{
+		Change: change, Trigger: "cli", Protocol: protocol, Agents: review.OfflinePanel(repo.Stakeholders), Panel: repo.Panel(),
+		Ignore: repo.Ignore, Weights: *repo.Weights, Thresholds: repo.VotingThresholds(), Concurrency: repo.LLM.Concurrency,
+	}
+	return d.Run(ctx)
+}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/debatebot/debatebot/review/gittest"
+)
+
+// caseRepo makes the case repository id under trees, as the materializer does: tags base and
+// head on the base and head trees (head holds only what it changes; the rest is base's).
+func caseRepo(t *testing.T, trees, id, base, head string) {
+	t.Helper()
+	dir := gittest.FromTrees(t, base, head)
+	for _, tag := range [][2]string{{"base", "main"}, {"head", "feature"}} {
+		if out, err := exec.Command("git", "-C", dir, "tag", tag[0], tag[1]).CombinedOutput(); err != nil {
+			t.Fatalf("git tag: %v: %s", err, out)
+		}
+	}
+	if err := os.Rename(dir, filepath.Join(trees, id)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// bench debates each selected case on its trees and judges it: the nil dereference a change
+// makes possible (found only by the type-checked analysis of the whole trees) is found at its
+// line, the harmless change is approved; with --diff (hunks only) the defect is missed; --split
+// keeps only the cases of that part (fix shas from 0 to 5 are check, the others dev); a
+// missing tree is a failed case, never a crash; a malformed case file is refused with its line.
+func TestBenchJudgesRealCasesOnTheirTrees(t *testing.T) {
+	trees, benign := t.TempDir(), t.TempDir()
+	caseRepo(t, trees, "go-001", "../../handlers/testdata/nilguard/base", "../../handlers/testdata/nilguard/head")
+	if err := os.WriteFile(filepath.Join(benign, "NOTES.md"), []byte("# Notes\n\nUsers are described by name.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	caseRepo(t, trees, "go-002", "../../handlers/testdata/nilguard/base", benign)
+	cases := filepath.Join(t.TempDir(), "cases.tsv")
+	rows := "id\tlang\tkind\tclass\trepo\tfix\tbase_side\texclude\tdefect\tcve\tsummary\n" +
+		"go-001\tgo\tdefect\tcorrectness\tacme/shop\t" + strings.Repeat("a", 40) + "\tfix\t-\tapi/user.go:19\t-\tthe fallback for a missing user is dropped, so a nil user is dereferenced\n" +
+		"go-002\tgo\tbenign\tnone\tacme/shop\t" + strings.Repeat("1", 40) + "\tparent\t-\t-\t-\tnotes added\n" +
+		"go-003\tgo\tbenign\tnone\tacme/shop\t" + strings.Repeat("2", 40) + "\tparent\t-\t-\t-\tno tree built for it\n"
+	if err := os.WriteFile(cases, []byte(rows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	code, out, errOut := runCmd(t, "", nil, "bench", "--cases", cases, "--trees", trees)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	t.Log(out)
+	for _, want := range []string{"go-001       dev   go         defect correctness", "found (", "go-002       check go         benign none        approve              ok",
+		"go-003", "FAILED: no case repository", "dev: 1 cases: found 1/1 (100%), benign failed 0/0", "check: 2 cases: found 0/0, benign failed 1/2", "all: 3 cases: found 1/1 (100%), benign failed 1/2"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the listing lacks %q", want)
+		}
+	}
+
+	code, out, errOut = runCmd(t, "", nil, "bench", "--cases", cases, "--trees", trees, "--diff", "--split", "dev")
+	if code != 0 {
+		t.Fatalf("--diff: exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "missed") || !strings.Contains(out, "dev: 1 cases: found 0/1 (0%)") || strings.Contains(out, "go-002") {
+		t.Errorf("--diff --split dev: want go-001 alone, missed from the hunks:\n%s", out)
+	}
+
+	bad := filepath.Join(t.TempDir(), "bad.tsv")
+	if err := os.WriteFile(bad, []byte(strings.Replace(rows, "api/user.go:19", "api/user.go", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = runCmd(t, "", nil, "bench", "--cases", bad, "--trees", trees)
+	if code != 2 || !strings.Contains(errOut, "bad.tsv:2: go-001: defect") {
+		t.Errorf("a malformed row: exit %d, %q; want 2 and the file, line and case", code, errOut)
+	}
+}
