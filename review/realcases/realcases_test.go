@@ -97,3 +97,36 @@ func TestJudge(t *testing.T) {
 		t.Error("a benign case approved with changes is failed")
 	}
 }
+
+// The committed benchmark is well-formed (every row of bench/realcases loads), and never uses a
+// repository the shared README holds out for judging the reviewer from outside.
+func TestCommittedCasesLoadAndAvoidHeldOutRepositories(t *testing.T) {
+	cases, err := Load(filepath.Join("..", "..", "bench", "realcases"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "realcases", "README.md"))
+	if err != nil {
+		t.Fatalf("the shared real cases' README (../shared beside the repository): %v", err)
+	}
+	_, held, ok := strings.Cut(string(readme), "## Held out")
+	if !ok {
+		t.Fatal("the shared README has no held-out section")
+	}
+	heldOut := map[string]bool{}
+	for _, f := range strings.FieldsFunc(held, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' }) {
+		f = strings.TrimSuffix(strings.TrimSpace(f), ".")
+		if strings.Count(f, "/") == 1 {
+			heldOut[strings.ToLower(f)] = true
+		}
+	}
+	if len(heldOut) < 10 {
+		t.Fatalf("read %d held-out repositories from the shared README, want its list", len(heldOut))
+	}
+	for _, c := range cases {
+		if heldOut[strings.ToLower(c.Repo)] {
+			t.Errorf("%s (%s) uses the held-out repository %s", c.ID, c.File, c.Repo)
+		}
+	}
+	t.Logf("%d committed cases, %d held-out repositories checked", len(cases), len(heldOut))
+}
