@@ -1,3 +1,0 @@
-module example.com/archiver
-
-go 1.24

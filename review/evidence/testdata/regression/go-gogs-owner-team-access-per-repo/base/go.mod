@@ -1,3 +1,0 @@
-module example.com/gogs
-
-go 1.24
