@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
@@ -91,35 +90,27 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 }
 
 // benchCase debates one case's base..head offline with the embedded defaults: on the whole
-// trees, or with diff on the hunks only.
+// trees, as debate --git does, or with diff on the hunks only, as debate --diff does.
 func benchCase(ctx context.Context, dir string, diff bool) (*toulmin.Transcript, error) {
 	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
 		return nil, fmt.Errorf("no case repository at %s (build it with ../shared/realcases/materialize)", dir)
 	}
-	var change *review.Change
+	src := &localSource{Kind: "git", Name: "base..head", Base: dir, Range: "base..head"}
 	if diff {
 		out, err := exec.CommandContext(ctx, "git", "-C", dir, "diff", "--no-color", "--no-ext-diff", "base", "head").Output()
 		if err != nil {
 			return nil, fmt.Errorf("git diff base head in %s: %w", dir, err)
 		}
-		if change, err = review.ReadDiff(strings.NewReader(string(out)), "base..head", review.DefaultMaxDiffBytes); err != nil {
-			return nil, err
-		}
-		change.NoTrees = review.HunksOnlyNote
-	} else {
-		var err error
-		if change, err = review.FromGit(ctx, dir, "base..head"); err != nil {
-			return nil, err
-		}
+		src = &localSource{Kind: "diff", Name: "base..head", Diff: string(out)}
+	}
+	change, err := src.change(ctx, review.DefaultMaxDiffBytes)
+	if err != nil {
+		return nil, err
 	}
 	repo := config.Default()
 	protocol, err := repo.DebateProtocol("")
 	if err != nil {
 		return nil, err
 	}
-	d := &review.Debate{
-		Change: change, Trigger: "cli", Protocol: protocol, Agents: review.OfflinePanel(repo.Stakeholders), Panel: repo.Panel(),
-		Ignore: repo.Ignore, Weights: *repo.Weights, Thresholds: repo.VotingThresholds(), Concurrency: repo.LLM.Concurrency,
-	}
-	return d.Run(ctx)
+	return newDebate(repo, protocol, change, review.OfflinePanel(repo.Stakeholders)).Run(ctx)
 }

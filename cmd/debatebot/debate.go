@@ -183,11 +183,8 @@ func debate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if err != nil {
 		return err
 	}
-	d := &review.Debate{
-		Change: change, Question: src.Question, Trigger: "cli",
-		Protocol: protocol, Agents: agents, Panel: repo.Panel(), Ignore: repo.Ignore,
-		Weights: *repo.Weights, Thresholds: repo.VotingThresholds(), Concurrency: repo.LLM.Concurrency,
-	}
+	d := newDebate(repo, protocol, change, agents)
+	d.Question = src.Question
 	if isTerminal(stderr) {
 		d.Observer = progress(stderr)
 	}
@@ -210,6 +207,14 @@ func debate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		}
 	}
 	return printTranscript(t, change, f.format, stdout)
+}
+
+// newDebate is the CLI's debate of change under repo's configuration and protocol, by agents.
+func newDebate(repo *config.Repo, protocol toulmin.Protocol, change *review.Change, agents []toulmin.Agent) *review.Debate {
+	return &review.Debate{
+		Change: change, Trigger: "cli", Protocol: protocol, Agents: agents, Panel: repo.Panel(), Ignore: repo.Ignore,
+		Weights: *repo.Weights, Thresholds: repo.VotingThresholds(), Concurrency: repo.LLM.Concurrency,
+	}
 }
 
 // printTranscript writes the debate in the format asked for.
