@@ -73,11 +73,11 @@ type WrittenTrees struct {
 // export-subst, filters) are never applied: the files are written as committed.
 func WriteGitTrees(ctx context.Context, g GitTrees) (*WrittenTrees, error) {
 	places := placesOf(g.Changed)
-	base, err := listTree(ctx, g.Repo, g.Base, g.Env, g.Limits, places.inDirs)
+	base, err := listTree(ctx, g.Repo, g.Base, g.Env, g.Limits, places)
 	if err != nil {
 		return nil, err
 	}
-	head, err := listTree(ctx, g.Repo, g.Head, g.Env, g.Limits, places.inDirs)
+	head, err := listTree(ctx, g.Repo, g.Head, g.Env, g.Limits, places)
 	if err != nil {
 		return nil, err
 	}
@@ -102,21 +102,30 @@ type treeFile struct {
 	exec bool
 }
 
-// treeListing is the regular files of a tree up to the per-file limit, and the count and names
-// of those over it. Past the file budget only the files relevant to a fallback are kept (a tree
-// of a million empty files is not held in memory); count and bytes are of them all.
+// treeListing is the regular files of a tree up to the per-file limit, and the count and first
+// names of those over it. Past the file budget only the files relevant to a fallback are kept (a
+// tree of a million empty files is not held in memory): those of the changed directories while
+// they are within the budget (past it, dirsTruncated), then only the changed and module files;
+// count and bytes are of them all.
 type treeListing struct {
-	files     []treeFile
-	count     int
-	bytes     int64
-	truncated bool
-	large     []string
+	files         []treeFile
+	count         int
+	bytes         int64
+	truncated     bool
+	inDirs        int
+	dirsTruncated bool
+	large         []string
+	largeCount    int
 }
+
+// maxLargeNames bounds the names kept of the files over the per-file limit (a tree may list one
+// large blob under millions of paths); only a few are said.
+const maxLargeNames = 100
 
 // listTree lists the regular files of rev's tree with their sizes (git ls-tree -r -l -z, read as
 // it comes), leaving out links, submodules and paths that are not local to the tree (or pass
 // through a .git).
-func listTree(ctx context.Context, repo, rev string, env []string, lim TreeLimits, relevant func(string) bool) (*treeListing, error) {
+func listTree(ctx context.Context, repo, rev string, env []string, lim TreeLimits, places changedPlaces) (*treeListing, error) {
 	cmd := exec.CommandContext(ctx, "git", "-C", repo, "ls-tree", "-r", "-l", "-z", "--full-tree", rev+"^{tree}")
 	cmd.Env = env
 	var stderr bytes.Buffer
@@ -128,13 +137,13 @@ func listTree(ctx context.Context, repo, rev string, env []string, lim TreeLimit
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("failed to list the tree of %s: %w", ShortSHA(rev), err)
 	}
-	l, readErr := readListing(stdout, lim, relevant)
+	l, readErr := readListing(stdout, lim, places)
 	if readErr != nil {
 		_ = cmd.Process.Kill()
 	}
 	_, _ = io.Copy(io.Discard, stdout)
 	if err := cmd.Wait(); err != nil && readErr == nil {
-		return nil, fmt.Errorf("failed to list the tree of %s: %w: %s", ShortSHA(rev), err, strings.TrimSpace(stderr.String()))
+		return nil, fmt.Errorf("failed to list the tree of %s: %w: %s", ShortSHA(rev), err, clipString(strings.TrimSpace(stderr.String()), maxStderr))
 	}
 	if readErr != nil {
 		return nil, fmt.Errorf("failed to list the tree of %s: %w", ShortSHA(rev), readErr)
@@ -143,7 +152,7 @@ func listTree(ctx context.Context, repo, rev string, env []string, lim TreeLimit
 }
 
 // readListing reads git ls-tree -r -l -z's records.
-func readListing(r io.Reader, lim TreeLimits, relevant func(string) bool) (*treeListing, error) {
+func readListing(r io.Reader, lim TreeLimits, places changedPlaces) (*treeListing, error) {
 	l := &treeListing{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -164,23 +173,39 @@ func readListing(r io.Reader, lim TreeLimits, relevant func(string) bool) (*tree
 		switch {
 		case !ok:
 		case lim.MaxFileBytes > 0 && f.size > lim.MaxFileBytes:
-			l.large = append(l.large, f.path)
-		default:
-			l.count++
-			l.bytes += f.size
-			if lim.MaxFiles > 0 && l.count > lim.MaxFiles {
-				l.truncated = true
-				if !relevant(f.path) {
-					continue
-				}
+			l.largeCount++
+			if len(l.large) < maxLargeNames {
+				l.large = append(l.large, f.path)
 			}
-			l.files = append(l.files, f)
+		default:
+			if l.keep(f, lim, places) {
+				l.files = append(l.files, f)
+			}
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("failed to read the listing: %w", err)
 	}
 	return l, nil
+}
+
+// keep counts f and reports whether it is kept.
+func (l *treeListing) keep(f treeFile, lim TreeLimits, places changedPlaces) bool {
+	l.count++
+	l.bytes += f.size
+	inDirs := places.inDirs(f.path)
+	if inDirs {
+		l.inDirs++
+	}
+	if lim.MaxFiles <= 0 || l.count <= lim.MaxFiles {
+		return true
+	}
+	l.truncated = true
+	if inDirs && l.inDirs > lim.MaxFiles {
+		l.dirsTruncated = true
+		return places.files[f.path] || moduleFile(f.path, places.ancestors)
+	}
+	return inDirs
 }
 
 // parseTreeRecord reads one record of git ls-tree -l: "<mode> <type> <object> <size>\t<path>";
@@ -205,14 +230,25 @@ func parseTreeRecord(rec string) (treeFile, bool, error) {
 	return treeFile{path: p, sha: fields[2], size: size, exec: mode == "100755"}, true, nil
 }
 
-// safeTreePath reports whether a tree's path stays inside the directory it is written to and
-// passes through no .git (which would make a directory of the tree a repository to tools).
+// Bounds of a written path, those of common file systems (PATH_MAX, NAME_MAX): a longer one
+// could not be written, and is left out rather than fail the trees or be held and said.
+const (
+	maxTreePath = 4096
+	maxTreeName = 255
+)
+
+// maxStderr bounds what of git's standard error an error says.
+const maxStderr = 1000
+
+// safeTreePath reports whether a tree's path stays inside the directory it is written to, is not
+// too long to write, and passes through no .git (which would make a directory of the tree a
+// repository to tools).
 func safeTreePath(p string) bool {
-	if p == "" || strings.ContainsRune(p, '\\') || !filepath.IsLocal(filepath.FromSlash(p)) {
+	if p == "" || len(p) > maxTreePath || strings.ContainsRune(p, '\\') || !filepath.IsLocal(filepath.FromSlash(p)) {
 		return false
 	}
 	for _, part := range strings.Split(p, "/") {
-		if part == "" || part == "." || part == ".." || strings.EqualFold(part, ".git") {
+		if part == "" || part == "." || part == ".." || len(part) > maxTreeName || strings.EqualFold(part, ".git") {
 			return false
 		}
 	}
@@ -282,7 +318,7 @@ func writeBlobs(ctx context.Context, repo string, env []string, dests []treeDest
 		return readErr
 	}
 	if err := errors.Join(waitErr, feedErr); err != nil {
-		return fmt.Errorf("git cat-file: %w: %s", err, strings.TrimSpace(stderr.String()))
+		return fmt.Errorf("git cat-file: %w: %s", err, clipString(strings.TrimSpace(stderr.String()), maxStderr))
 	}
 	return nil
 }
@@ -359,8 +395,10 @@ func mib(n int64) string {
 func planTrees(base, head *treeListing, places changedPlaces, lim TreeLimits) (treeSelection, []string, error) {
 	var notes []string
 	if large := unique(append(append([]string(nil), base.large...), head.large...)); len(large) > 0 {
+		// Past the names kept, the paths at both sides are not known: the larger side's count.
+		n := max(len(large), base.largeCount, head.largeCount)
 		notes = append(notes, fmt.Sprintf("%d file(s) larger than %d KiB left out of the trees, as the analyzers read none larger: %s",
-			len(large), lim.MaxFileBytes>>10, limitPaths(large, 5)))
+			n, lim.MaxFileBytes>>10, limitPaths(large, n, 5)))
 	}
 	bytes, count := base.bytes+head.bytes, base.count+head.count
 	if lim.fits(bytes, count) && !base.truncated && !head.truncated {
@@ -368,7 +406,7 @@ func planTrees(base, head *treeListing, places changedPlaces, lim TreeLimits) (t
 	}
 	over := "the trees hold " + lim.describe(bytes, count)
 	pkgs := selectFiles(base, head, places.inDirs)
-	if lim.fits(pkgs.bytes, pkgs.files) {
+	if lim.fits(pkgs.bytes, pkgs.files) && !base.dirsTruncated && !head.dirsTruncated {
 		notes = append(notes, over+": only the changed files' directories and their module files were written, and the analysis lacks the rest of the repository")
 		return pkgs, notes, nil
 	}
@@ -502,10 +540,10 @@ func moduleFile(p string, dirs map[string]bool) bool {
 	return false
 }
 
-// limitPaths joins the first n paths, saying how many more there are.
-func limitPaths(paths []string, n int) string {
-	if len(paths) <= n {
+// limitPaths joins the first n paths of total, saying how many more there are.
+func limitPaths(paths []string, total, n int) string {
+	if total <= n || len(paths) <= n {
 		return strings.Join(paths, ", ")
 	}
-	return fmt.Sprintf("%s and %d more", strings.Join(paths[:n], ", "), len(paths)-n)
+	return fmt.Sprintf("%s and %d more", strings.Join(paths[:n], ", "), total-n)
 }
