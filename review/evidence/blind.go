@@ -2,7 +2,6 @@ package evidence
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"go/build"
 	"os"
@@ -158,11 +157,12 @@ func blindSpot(headAbs string, changed []string, dir string, files []string, why
 
 // constraintLine is the line of the file's build constraint or import "C", else 1.
 func constraintLine(name string) int {
-	data, err := os.ReadFile(name)
+	f, err := os.Open(name)
 	if err != nil {
 		return 1
 	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
+	defer f.Close()
+	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for n := 1; sc.Scan(); n++ {
 		l := strings.TrimSpace(sc.Text())

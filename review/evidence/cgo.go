@@ -8,6 +8,7 @@ import (
 	"go/parser"
 	"go/types"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -68,9 +69,14 @@ func buildContext(env []string, cgo bool) *build.Context {
 
 // addCgoFiles type-checks pkg again with its cgo files; load loads, from export data, packages
 // that only the cgo files import. It changes pkg in place and returns what it did; on an error
-// pkg is left as it was.
-func addCgoFiles(pkg *packages.Package, files []string, load func([]string) (map[string]*types.Package, error)) (cgoResult, error) {
-	var res cgoResult
+// pkg is left as it was. The type checker runs here on files the go command never checked: a
+// panic of it on a hostile file is that error, never a crash of the analysis.
+func addCgoFiles(pkg *packages.Package, files []string, load func([]string) (map[string]*types.Package, error)) (res cgoResult, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = cgoResult{}, fmt.Errorf("type-checking them panicked: %v (%s)", r, firstFrame(debug.Stack()))
+		}
+	}()
 	parsed := make([]*ast.File, 0, len(files))
 	for _, name := range files {
 		f, err := parser.ParseFile(pkg.Fset, name, nil, parser.ParseComments|parser.SkipObjectResolution)

@@ -2,11 +2,15 @@ package evidence
 
 import (
 	"context"
+	"go/token"
+	"go/types"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"golang.org/x/tools/go/packages"
 )
 
 // shopTree writes a module whose api.Describe dereferences a nil user, with goMod as its go.mod,
@@ -199,5 +203,21 @@ func TestCgoFileWithItsOwnImports(t *testing.T) {
 	}
 	if len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], `example.com/c/p: 1 file(s) importing "C" type-checked without compiling C (names from C are untyped; 1 function(s) using them analysed by their declarations only)`) {
 		t.Errorf("Notes = %q", rep.Notes)
+	}
+}
+
+// A panic while the cgo files are type-checked again (in the type checker, or in what it
+// calls) is an error for their package, which is left as it was: the analysis goes on.
+func TestCgoFilesPanicIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "c.go")
+	write(t, name, "package p\n\nimport \"C\"\n\nimport \"strings\"\n\nvar _ = strings.ToUpper\n")
+	pkg := &packages.Package{Name: "p", PkgPath: "example.com/p", Fset: token.NewFileSet(), IgnoredFiles: []string{name}}
+	res, err := addCgoFiles(pkg, []string{name}, func([]string) (map[string]*types.Package, error) { panic("hostile") })
+	if err == nil || !strings.Contains(err.Error(), "panicked: hostile") || res.files != 0 {
+		t.Errorf("addCgoFiles = %+v, %v; want the panic as an error", res, err)
+	}
+	if len(pkg.GoFiles) != 0 || len(pkg.IgnoredFiles) != 1 || pkg.Types != nil {
+		t.Errorf("the package was changed: %+v", pkg)
 	}
 }

@@ -42,6 +42,9 @@ type jsScan struct {
 	prev   string
 	prev2  string
 	labels int
+	// noRegex is the end of the line on which a regular expression literal last failed to
+	// end: a / before it is taken for a division, so that no byte is scanned twice for one.
+	noRegex int
 }
 
 // jsDepth checks src against the limits and says which one it exceeds ("" when none). It reads
@@ -254,11 +257,17 @@ func (s *jsScan) regexAllowed() bool {
 }
 
 // regex skips a regular expression literal if one ends on this line, and reports whether it did.
+// After one that does not end, the rest of its line has none (the cautious side, as for a
+// division): a line of such slashes would otherwise be scanned once per slash.
 func (s *jsScan) regex() bool {
+	if s.i < s.noRegex {
+		return false
+	}
 	j, class := s.i+1, false
 	for j < len(s.src) {
 		switch c := s.src[j]; {
 		case c == '\n' || c == '\r':
+			s.noRegex = j
 			return false
 		case c == '\\':
 			j++
@@ -276,6 +285,7 @@ func (s *jsScan) regex() bool {
 		}
 		j++
 	}
+	s.noRegex = len(s.src)
 	return false
 }
 

@@ -3,6 +3,7 @@ package evidence
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // The depth check counts the brackets the parser will recurse into, and not those in strings,
@@ -38,5 +39,21 @@ func TestJSDepth(t *testing.T) {
 	}
 	if ir := jsIR("web/deep.js", []byte("x = "+deep)); ir.Skip != "nesting deeper than 1000" || len(ir.Funcs) != 0 {
 		t.Errorf("jsIR of a file nested too deeply: %+v", ir)
+	}
+}
+
+// A line of slashes that each may begin a regular expression literal, none of which ends, is
+// scanned once, not once per slash: the check stays linear in the file's size.
+func TestJSDepthUnendedRegexLinear(t *testing.T) {
+	src := []byte("x" + strings.Repeat("=/[);", 200000))
+	start := time.Now()
+	if got := jsDepth(src); got != "" {
+		t.Errorf("jsDepth = %q, want none", got)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("jsDepth took %s on a 1 MB line", d)
+	}
+	if got := jsDepth([]byte("x = a /[ 1\ny = f(/" + strings.Repeat(`\[`, 1500) + "/)")); got != "" {
+		t.Errorf("a regular expression literal on the line after an unended one: jsDepth = %q", got)
 	}
 }

@@ -98,15 +98,19 @@ type Options struct {
 
 // Run analyses the packages the change touches in both trees and reports what is new in head.
 func Run(ctx context.Context, opts Options) (*Result, error) {
+	env := opts.Env
+	if env == nil {
+		env = Env()
+	}
 	var base, head *TreeReport
 	var baseErr, headErr error
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		base, baseErr = AnalyzeTree(ctx, opts.BaseDir, opts.Files, opts.Env)
+		base, baseErr = AnalyzeTree(ctx, opts.BaseDir, opts.Files, env)
 	}()
-	head, headErr = AnalyzeTree(ctx, opts.HeadDir, opts.Files, opts.Env)
+	head, headErr = AnalyzeTree(ctx, opts.HeadDir, opts.Files, env)
 	wg.Wait()
 	if err := errors.Join(baseErr, headErr); err != nil {
 		return nil, err
@@ -119,10 +123,6 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	weak, twins := weakened(base.summary, head.summary)
 	res.New = mergeWeakened(res.New, weak, twins)
 	// A package the change hid from the analysis is new by construction too.
-	env := opts.Env
-	if env == nil {
-		env = Env()
-	}
 	res.New = append(res.New, blinded(opts, base, head, env)...)
 	for _, n := range append(append([]string(nil), head.Notes...), base.Notes...) {
 		if !slices.Contains(res.Notes, n) {
