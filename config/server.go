@@ -195,15 +195,15 @@ func LoadServer(getenv func(string) string, readFile func(string) ([]byte, error
 		s.ShutdownTimeout = d
 	}
 	s.CacheDir = get("DEBATEBOT_CACHE_DIR", defaultCacheDir())
-	maxRepo := get("DEBATEBOT_MAX_REPO_MB", strconv.Itoa(DefaultMaxRepoMB))
-	if n, err := strconv.Atoi(maxRepo); err != nil || n < 0 {
-		problems = append(problems, fmt.Sprintf("DEBATEBOT_MAX_REPO_MB: %q is not a whole number of megabytes (0 never fetches whole trees)", maxRepo))
-	} else {
-		s.MaxRepoMB = n
+	whole := func(key string, def, least int64, what, note string) int64 {
+		return wholeSetting(get, key, def, least, what, note, &problems)
 	}
-	s.MaxTreeMB = positive(get, "DEBATEBOT_MAX_TREE_MB", DefaultMaxTreeMB, "a whole number of megabytes", &problems)
-	s.MaxTreeFiles = positive(get, "DEBATEBOT_MAX_TREE_FILES", DefaultMaxTreeFiles, "a whole number of files", &problems)
-	problems = append(problems, s.loadBudget(get)...)
+	s.MaxRepoMB = int(whole("DEBATEBOT_MAX_REPO_MB", DefaultMaxRepoMB, 0, "a whole number of megabytes", "0 never fetches whole trees"))
+	s.MaxTreeMB = int(whole("DEBATEBOT_MAX_TREE_MB", DefaultMaxTreeMB, 1, "a whole number of megabytes", "at least 1"))
+	s.MaxTreeFiles = int(whole("DEBATEBOT_MAX_TREE_FILES", DefaultMaxTreeFiles, 1, "a whole number of files", "at least 1"))
+	// Each repository's budget where its debatebot.yml sets none.
+	s.RepoDebatesPerHour = int(whole("DEBATEBOT_REPO_DEBATES_PER_HOUR", DefaultRepoDebatesPerHour, 0, "a whole number of debates", "0: no limit"))
+	s.RepoTokensPerDay = whole("DEBATEBOT_REPO_TOKENS_PER_DAY", DefaultRepoTokensPerDay, 0, "a whole number of tokens", "0: no limit")
 	g := &s.GitHub
 	g.V3APIURL = get("GITHUB_V3_API_URL", "https://api.github.com")
 	g.WebURL = get("GITHUB_WEB_URL", webURL(g.V3APIURL))
@@ -256,32 +256,14 @@ func SessionKeyFrom(webhookSecret string) []byte {
 	return m.Sum(nil)
 }
 
-// positive reads the setting key as a whole number of at least 1 (def when it is not set); what
-// it wants is said in the problem otherwise.
-func positive(get func(key, def string) string, key string, def int, what string, problems *[]string) int {
-	v := get(key, strconv.Itoa(def))
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 {
-		*problems = append(*problems, fmt.Sprintf("%s: %q is not %s (at least 1)", key, v, what))
-		return def
+// wholeSetting reads the setting key as a whole number of at least least (def when it is not
+// set); otherwise the problem says it is not what (note) and 0 is returned.
+func wholeSetting(get func(key, def string) string, key string, def, least int64, what, note string, problems *[]string) int64 {
+	v := get(key, strconv.FormatInt(def, 10))
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < least {
+		*problems = append(*problems, fmt.Sprintf("%s: %q is not %s (%s)", key, v, what, note))
+		return 0
 	}
 	return n
-}
-
-// loadBudget reads the repositories' default budget: whole numbers, 0 for no limit.
-func (s *Server) loadBudget(get func(k, def string) string) []string {
-	var problems []string
-	debates := get("DEBATEBOT_REPO_DEBATES_PER_HOUR", strconv.Itoa(DefaultRepoDebatesPerHour))
-	if n, err := strconv.Atoi(debates); err != nil || n < 0 {
-		problems = append(problems, fmt.Sprintf("DEBATEBOT_REPO_DEBATES_PER_HOUR: %q is not a whole number of debates (0: no limit)", debates))
-	} else {
-		s.RepoDebatesPerHour = n
-	}
-	tokens := get("DEBATEBOT_REPO_TOKENS_PER_DAY", strconv.Itoa(DefaultRepoTokensPerDay))
-	if n, err := strconv.ParseInt(tokens, 10, 64); err != nil || n < 0 {
-		problems = append(problems, fmt.Sprintf("DEBATEBOT_REPO_TOKENS_PER_DAY: %q is not a whole number of tokens (0: no limit)", tokens))
-	} else {
-		s.RepoTokensPerDay = n
-	}
-	return problems
 }

@@ -43,11 +43,15 @@ type alertRepo struct {
 
 // visibility is what the delivery says of the repository's visibility, empty when it says
 // nothing that settles it (private without a visibility may be internal).
-func (r alertRepo) visibility() string {
+func (r alertRepo) visibility() string { return visibilityOf(r.Visibility, r.Private) }
+
+// visibilityOf is a repository's visibility from its visibility and private fields, empty when
+// they do not settle it (private without a visibility may be internal).
+func visibilityOf(visibility string, private *bool) string {
 	switch {
-	case r.Visibility != "":
-		return strings.ToLower(r.Visibility)
-	case r.Private != nil && !*r.Private:
+	case visibility != "":
+		return strings.ToLower(visibility)
+	case private != nil && !*private:
 		return "public"
 	}
 	return ""
@@ -247,9 +251,5 @@ func (r *Runner) alert(ctx context.Context, gh *github.Client, job *Job) error {
 		r.withholdAlert(ctx, job, "public_repository", fmt.Sprintf("the repository is %s: an issue would publish what GitHub shows only to maintainers", visibility))
 		return nil
 	}
-	limit := config.DefaultMaxAlertIssues
-	if repo.MaxAlertIssues != nil {
-		limit = *repo.MaxAlertIssues
-	}
-	return r.fileAlert(ctx, gh, job, limit)
+	return r.fileAlert(ctx, gh, job, *repo.MaxAlertIssues)
 }

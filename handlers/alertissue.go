@@ -83,16 +83,15 @@ func (r *Runner) repoVisibility(ctx context.Context, gh *github.Client, job *Job
 		return v
 	}
 	repo, _, err := gh.Repositories.Get(ctx, job.PR.Owner, job.PR.Repo)
-	switch {
-	case err != nil:
+	if err != nil {
 		zerolog.Ctx(ctx).Warn().Err(err).Msg("GitHub did not say whether the repository is private; it is taken as public.")
 		return "unknown"
-	case repo.GetVisibility() != "":
-		return strings.ToLower(repo.GetVisibility())
-	case repo.Private != nil && *repo.Private:
+	}
+	if v := visibilityOf(repo.GetVisibility(), repo.Private); v != "" {
+		return v
+	}
+	if repo.GetPrivate() {
 		return "private"
-	case repo.Private != nil:
-		return "public"
 	}
 	return "unknown"
 }
