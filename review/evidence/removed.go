@@ -46,6 +46,8 @@ type sideFile struct {
 	f          *File
 	base, head *irFile
 	lines      lineMap
+	// fragment: base and head are the hunks' two sides, not whole files.
+	fragment bool
 }
 
 func (removedAnalyzer) Analyze(s *Scan) {
@@ -56,6 +58,7 @@ func (removedAnalyzer) Analyze(s *Scan) {
 		head bool
 	}
 	skipped := map[string]int{}
+	var fragments []*sideFile
 	for _, f := range s.Change.Files {
 		lang := f.Language()
 		if !removedLanguages[lang] || f.IsTest() || f.IsGenerated() || f.Binary {
@@ -67,6 +70,13 @@ func (removedAnalyzer) Analyze(s *Scan) {
 			// An added file has no base to compare with, but functions of it that head now
 			// calls may hold a guard that moved there.
 			baseOK = false
+		}
+		if !headOK && !baseOK && f.Status != StatusAdded && len(f.Hunks) > 0 {
+			// Hunks only: the file is read from its hunks' two sides (removed_hunks.go).
+			sf := &sideFile{f: f, lines: lineMap{f}, fragment: true}
+			files = append(files, sf)
+			fragments = append(fragments, sf)
+			continue
 		}
 		if !headOK && !baseOK {
 			skipped[lang]++
@@ -122,6 +132,7 @@ func (removedAnalyzer) Analyze(s *Scan) {
 			}
 		}
 	}
+	readFragments(s, fragments)
 	noteUnparsed(s, files)
 	reportBlindedFiles(s, files)
 	// A change without trees (a bare diff) already says in the transcript that only hunks were
@@ -433,12 +444,25 @@ func (c *sideComparison) flush() {
 		}
 		msg := "the change " + verb + " " + strings.Join(f.parts, " and ")
 		msg += f.tail
+		if c.fragmentPath(f.path) {
+			msg += fragmentNote
+		}
 		if !c.s.Change.HasLine(f.path, f.line) {
 			msg += " (the line is outside the diff's hunks: the removal made it unprotected)"
 		}
 		c.s.Change.Reach(f.path, f.line)
 		c.s.ReportSeverity(f.rule, f.sev, f.path, f.line, msg)
 	}
+}
+
+// fragmentPath reports whether the file at p was read from its hunks only.
+func (c *sideComparison) fragmentPath(p string) bool {
+	for _, sf := range c.files {
+		if sf.fragment && sf.f.Path == p {
+			return true
+		}
+	}
+	return false
 }
 
 // fnPair is one function in base and head.

@@ -45,6 +45,9 @@ type jsScan struct {
 	// noRegex is the end of the line on which a regular expression literal last failed to
 	// end: a / before it is taken for a division, so that no byte is scanned twice for one.
 	noRegex int
+	// unmatched are the closing brackets met with none open, in order (a fragment of a file
+	// starts inside what it closes).
+	unmatched []byte
 }
 
 // jsDepth checks src against the limits and says which one it exceeds ("" when none). It reads
@@ -180,6 +183,7 @@ func (s *jsScan) open(kind byte) string {
 // end of a template substitution resumes its template literal.
 func (s *jsScan) close() string {
 	if len(s.stack) == 0 {
+		s.unmatched = append(s.unmatched, s.src[s.i-1])
 		return s.count("}") // unbalanced: the parser reports it
 	}
 	f := s.stack[len(s.stack)-1]
