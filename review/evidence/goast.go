@@ -28,10 +28,16 @@ const DefaultMaxFunctionLines = 80
 func (goAnalyzer) Analyze(s *Scan) {
 	for _, f := range s.codeFiles() {
 		fset, file, ok := s.Go(f)
+		fragment := false
+		if !ok && !f.HasContent && f.Language() == "go" && !f.IsTest() && s.Change.Trees == nil {
+			// Hunks only: the added lines' AST checks run on the hunks' head sides.
+			fset, file, ok = goFragmentFile(f)
+			fragment = true
+		}
 		if !ok {
 			continue
 		}
-		g := &goCheck{s: s, f: f, fset: fset, file: file, imports: map[string]string{}, consts: map[string]bool{}}
+		g := &goCheck{s: s, f: f, fset: fset, file: file, imports: map[string]string{}, consts: map[string]bool{}, fragment: fragment}
 		g.run()
 	}
 }
@@ -45,6 +51,9 @@ type goCheck struct {
 	consts  map[string]bool        // package-level constant names
 	sibs    *[]*goCheck            // the package's other files in the change; see siblings
 	assigns map[string][]keyAssign // what the file's functions assign, by name; see funcAssigns
+	// fragment: file is the hunks' head sides (goFragmentFile), not the whole file; a package
+	// name no import shows is taken as the standard package goStdImports names.
+	fragment bool
 }
 
 // fn holds what one function body tells about its variables, collected before the checks.
@@ -67,12 +76,22 @@ func (g *goCheck) line(n ast.Node) int { return g.fset.Position(n.Pos()).Line }
 
 func (g *goCheck) report(rule string, n ast.Node, msg string) {
 	if l := g.line(n); g.f.IsAdded(l) {
+		if g.fragment {
+			msg += fragmentNote
+		}
 		g.s.Report(rule, g.f.Path, l, msg)
 	}
 }
 
 func (g *goCheck) run() {
 	g.imports = importNames(g.file)
+	if g.fragment {
+		for name, p := range goStdImports {
+			if _, ok := g.imports[name]; !ok {
+				g.imports[name] = p
+			}
+		}
+	}
 	for _, d := range g.file.Decls {
 		if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.CONST {
 			for _, sp := range gd.Specs {

@@ -26,7 +26,10 @@ var (
 )
 
 // goStdImports are the names a hunk most likely uses for the packages the analysis knows.
-var goStdImports = map[string]string{"strings": "strings", "fmt": "fmt", "strconv": "strconv", "exec": "os/exec", "filepath": "path/filepath", "path": "path"}
+var goStdImports = map[string]string{"strings": "strings", "fmt": "fmt", "strconv": "strconv", "exec": "os/exec", "filepath": "path/filepath", "path": "path",
+	"os": "os", "io": "io", "ioutil": "io/ioutil", "json": "encoding/json", "xml": "encoding/xml", "http": "net/http", "sql": "database/sql",
+	"md5": "crypto/md5", "sha1": "crypto/sha1", "sha256": "crypto/sha256", "sha512": "crypto/sha512", "tls": "crypto/tls", "gzip": "compress/gzip",
+	"zip": "archive/zip", "tar": "archive/tar", "url": "net/url", "context": "context", "time": "time", "sync": "sync", "bufio": "bufio", "bytes": "bytes"}
 
 func newHunkFlow(lines []viewLine) *hunkFlow {
 	g := &goCheck{imports: goStdImports, consts: map[string]bool{}}

@@ -3,8 +3,11 @@ package evidence
 import (
 	"context"
 	"fmt"
+	"go/ast"
+	"go/parser"
 	"go/scanner"
 	"go/token"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -592,4 +595,80 @@ func pyScanLine(l string, depth int, inString string) (int, string) {
 		inString = ""
 	}
 	return depth, inString
+}
+
+// goFragmentFile parses the head sides of a Go file's hunks as one file, for the AST checks of
+// added lines when the diff brings no content: each hunk wrapped as the comparison wraps it, after
+// a //line directive, so that positions are the file's lines. The package clause is the one a
+// hunk shows, else main for a main.go or a file under cmd/, else the folder's name.
+func goFragmentFile(f *File) (*token.FileSet, *ast.File, bool) {
+	var b strings.Builder
+	pkg := goFragmentPackage(f)
+	for _, h := range f.Hunks {
+		seg, ok := goHeadSegment(f.Path, h)
+		if ok {
+			b.WriteString(seg)
+		}
+	}
+	if b.Len() == 0 {
+		return nil, nil, false
+	}
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, f.Path, "package "+pkg+"\n"+b.String(), parser.ParseComments|parser.SkipObjectResolution)
+	if err != nil {
+		return nil, nil, false
+	}
+	return fset, file, true
+}
+
+// goHeadSegment is one hunk's head side, wrapped so that it parses, without its package clause.
+func goHeadSegment(p string, h Hunk) (string, bool) {
+	_, head := hunkSides(h)
+	lead, trail := edgeContext(h)
+	wraps := goFragWraps(h.Section)
+	for cut := 0; cut <= lead+trail; cut++ {
+		for k := 0; k <= cut && k <= lead; k++ {
+			frag := trimFrag(head, k, cut-k)
+			if cut-k > trail || len(frag) == 0 {
+				continue
+			}
+			for _, w := range wraps {
+				texts := make([]string, len(frag))
+				for i, l := range frag {
+					texts[i] = l.text
+				}
+				pre, post, ok := w(texts)
+				if !ok {
+					continue
+				}
+				src := strings.Join(pre, "\n") + "\n" + strings.Join(texts, "\n") + "\n" + strings.Join(post, "\n") + "\n"
+				if _, err := parser.ParseFile(token.NewFileSet(), p, src, parser.SkipObjectResolution); err != nil {
+					continue
+				}
+				return strings.Join(pre[1:], "\n") + "\n" + fmt.Sprintf("//line %s:%d\n", p, frag[0].n) +
+					strings.Join(texts, "\n") + "\n" + strings.Join(post, "\n") + "\n", true
+			}
+		}
+	}
+	return "", false
+}
+
+var goPackageClause = regexp.MustCompile(`^package\s+([\p{L}_][\p{L}\p{N}_]*)`)
+
+func goFragmentPackage(f *File) string {
+	for _, h := range f.Hunks {
+		for _, l := range h.Lines {
+			if m := goPackageClause.FindStringSubmatch(l.Text); m != nil && l.Kind != Deleted {
+				return m[1]
+			}
+		}
+	}
+	dir := path.Dir(f.Path)
+	if path.Base(f.Path) == "main.go" || dir == "cmd" || strings.HasPrefix(dir, "cmd/") || strings.Contains(dir, "/cmd/") {
+		return "main"
+	}
+	if name := assumedName(path.Base(dir)); dir != "." && token.IsIdentifier(name) {
+		return name
+	}
+	return "p"
 }
