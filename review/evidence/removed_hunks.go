@@ -30,8 +30,10 @@ const fragmentNote = " (seen in the diff's hunks only: the rest of the file, oth
 // variants are parsed by one python3 process for the whole change, so it gets fewer.
 const (
 	fragMaxVariants   = 24
-	fragMaxPyVariants = 6
+	fragMaxPyVariants = 16
 	fragMaxHunks      = 400
+	// fragMaxPySources bounds the Python variants of one change.
+	fragMaxPySources = 2000
 )
 
 // fragLine is one line of a hunk's side and its number in that side's file.
@@ -218,7 +220,7 @@ func fragmentWraps(lang, section string) []fragWrap {
 // hunkFragments fills sf's base and head from its hunks, for Go and JavaScript, parsing in
 // process; Python's variants are returned to be parsed together. It returns how many hunks it
 // read and tried.
-func hunkFragments(sf *sideFile, lang string, budget *int) (read, tried int, py []pyVariant) {
+func hunkFragments(sf *sideFile, lang string, budget, pyBudget *int) (read, tried int, py []pyVariant) {
 	var bases, heads []*irFile
 	basePath := sf.f.Path
 	if sf.f.OldPath != "" {
@@ -237,7 +239,10 @@ func hunkFragments(sf *sideFile, lang string, budget *int) (read, tried int, py 
 		vs := hunkVariants(h, fragmentWraps(lang, h.Section), limit)
 		if lang == "python" {
 			for vi, v := range vs {
-				py = append(py, pyVariant{sf: sf, hunk: hi, variant: vi, v: v})
+				if *pyBudget > 0 {
+					*pyBudget--
+					py = append(py, pyVariant{sf: sf, hunk: hi, variant: vi, v: v})
+				}
 			}
 			continue
 		}
@@ -335,12 +340,12 @@ func readFragments(s *Scan, files []*sideFile) {
 	if len(files) == 0 {
 		return
 	}
-	budget := fragMaxHunks
+	budget, pyBudget := fragMaxHunks, fragMaxPySources
 	read, tried := map[string]int{}, map[string]int{}
 	var py []pyVariant
 	for _, sf := range files {
 		lang := sf.f.Language()
-		r, t, v := hunkFragments(sf, lang, &budget)
+		r, t, v := hunkFragments(sf, lang, &budget, &pyBudget)
 		read[lang] += r
 		tried[lang] += t
 		py = append(py, v...)
@@ -515,8 +520,42 @@ func pyFragWrap(section string) fragWrap {
 			}
 			pre = append(pre, prefixes[i+1]+kw)
 		}
-		return pre, nil, true
+		return pre, pyOpenTries(lines), true
 	}
+}
+
+// pyOpenTries ends the try blocks a fragment leaves without a handler (its end cuts them) with
+// an empty finally, innermost first.
+func pyOpenTries(lines []string) []string {
+	var open []string // the indentation of each try under way
+	depth, inString := 0, ""
+	for _, l := range lines {
+		t := strings.TrimLeft(l, " \t")
+		starts := depth == 0 && inString == "" && t != "" && !strings.HasPrefix(t, "#")
+		depth, inString = pyScanLine(l, depth, inString)
+		if !starts {
+			continue
+		}
+		ind := l[:len(l)-len(t)]
+		for len(open) > 0 && len(ind) <= len(open[len(open)-1]) {
+			top := open[len(open)-1]
+			if len(ind) == len(top) && (strings.HasPrefix(t, "except") || strings.HasPrefix(t, "finally") || strings.HasPrefix(t, "else")) {
+				break
+			}
+			open = open[:len(open)-1]
+		}
+		if len(open) > 0 && len(ind) == len(open[len(open)-1]) && (strings.HasPrefix(t, "except") || strings.HasPrefix(t, "finally")) {
+			open = open[:len(open)-1]
+		}
+		if t == "try:" || strings.HasPrefix(t, "try:") && strings.TrimSpace(t[4:]) == "" {
+			open = append(open, ind)
+		}
+	}
+	var post []string
+	for i := len(open) - 1; i >= 0; i-- {
+		post = append(post, open[i]+"finally:", open[i]+"    pass")
+	}
+	return post
 }
 
 // pyOuter is the outermost block around a fragment that does not reach the top level.
