@@ -99,16 +99,65 @@ func (c *sideComparison) locks(p *fnPair) {
 		}
 		for _, field := range read {
 			for j, hn := range p.h.Nodes {
-				if !p.added[j] && !p.hChanged[j] || !slices.Contains(hn.Uses, field) || inRegion(hRegions, r.lock, hn.Line) || !holdsLock(hRegions, r.lock) {
+				if !p.added[j] && !p.hChanged[j] || !slices.Contains(hn.Uses, field) || inRegion(hRegions, r.lock, hn.Line) || !c.lockStillTaken(p, hRegions, r.lock) {
 					continue
 				}
+				// the read's own line when a call of the statement makes it (len(c.m) in a literal)
+				line := hn.Line
+				for _, call := range hn.Calls {
+					if mentionsName(call.Text, field) {
+						line = call.Line
+						break
+					}
+				}
 				what := fmt.Sprintf("the lock %s around the read of %s", r.lock, field)
-				tail := fmt.Sprintf(" in %s: head reads it at line %d (`%s`) outside the lock it still takes, so a concurrent writer can change it mid-read (a data race)", p.h.Name, hn.Line, clip(hn.Text, 100))
-				c.report(RuleLockRemoved, toulmin.SeverityMedium, p.h.file.Path, hn.Line, what, tail)
+				tail := fmt.Sprintf(" in %s: head reads it at line %d (`%s`) outside the lock it still takes, so a concurrent writer can change it mid-read (a data race)", p.h.Name, line, clip(hn.Text, 100))
+				c.report(RuleLockRemoved, toulmin.SeverityMedium, p.h.file.Path, line, what, tail)
 			}
 		}
 	}
 	c.accessors(p)
+}
+
+// lockStillTaken reports whether head still takes the lock: in the function, or in another
+// function of the change on the same field of the same kind of owner (c.mu in one method, c.mu
+// in another): the lock still guards writers, so a read without it races with them.
+func (c *sideComparison) lockStillTaken(p *fnPair, regions []lockRegion, lock string) bool {
+	if holdsLock(regions, lock) {
+		return true
+	}
+	root := dottedRoot(lock)
+	field := strings.TrimPrefix(lock, root)
+	if field == "" {
+		return false
+	}
+	if p.sf.fragment {
+		// hunks only: the other functions are not seen; the lock stays unless the change
+		// deletes its declaration
+		return !lockDeclRemoved(c.s.Change, lastSegment(lock))
+	}
+	for _, fn := range c.head.byKey {
+		for _, r := range lockRegions(fn) {
+			if strings.TrimPrefix(r.lock, dottedRoot(r.lock)) == field {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// lockDeclRemoved reports whether the change deletes a line that declares the lock field name
+// (mu sync.Mutex, self.mu = threading.Lock(), this.mu = new Mutex()).
+func lockDeclRemoved(ch *Change, name string) bool {
+	for _, f := range ch.Files {
+		for _, l := range f.DeletedLines() {
+			t := strings.TrimSpace(l.Text)
+			if strings.HasPrefix(t, name+" ") || strings.Contains(t, "."+name+" =") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // holdsLock reports whether head still takes the lock somewhere in the function.
