@@ -271,3 +271,63 @@ func TestGoChecksOnHunksOnly(t *testing.T) {
 		})
 	}
 }
+
+// goStats reads two fields under their locks in one function; another function of the change
+// still takes one of them.
+const goStats = `package stats
+
+func (c *Channel) Stats() Stats {
+	c.flightMu.Lock()
+	inflight := len(c.inFlight)
+	c.flightMu.Unlock()
+	return Stats{
+		Name:     c.name,
+		InFlight: inflight,
+		Depth:    c.depth,
+	}
+}
+`
+
+const goStatsLocker = `package stats
+
+func (c *Channel) Put(id int, m *Message) {
+	c.flightMu.Lock()
+	c.inFlight[id] = m
+	c.flightMu.Unlock()
+}
+`
+
+// A function that no longer takes the lock it read a field under is reported, at the read, when
+// head still takes that lock elsewhere in the change, or, on hunks only, when the change does not
+// delete the lock's declaration; not when the change deletes it (the field went with its lock).
+func TestRemovedLockWholly(t *testing.T) {
+	head := strings.Replace(strings.Replace(goStats, "\tc.flightMu.Lock()\n\tinflight := len(c.inFlight)\n\tc.flightMu.Unlock()\n", "", 1),
+		"InFlight: inflight,", "InFlight: len(c.inFlight),", 1)
+	lockerEdited := strings.Replace(goStatsLocker, "c.inFlight[id] = m", "c.inFlight[id] = m // kept", 1)
+	declBase := "package stats\n\ntype Channel struct {\n\tname     string\n\tflightMu sync.Mutex\n\tinFlight map[int]*Message\n}\n"
+	declHead := "package stats\n\ntype Channel struct {\n\tname     string\n\tinFlight map[int]*Message\n}\n"
+	t.Run("whole files, lock taken in another function of the change", func(t *testing.T) {
+		got, _ := removedFindings(t, changeOf(t, [3]string{"stats/stats.go", goStats, head}, [3]string{"stats/put.go", goStatsLocker, lockerEdited}))
+		if strings.Join(got, " ") != "lock-removed@stats/stats.go:6" {
+			t.Errorf("findings %v", got)
+		}
+	})
+	t.Run("whole files, lock taken nowhere in head", func(t *testing.T) {
+		got, _ := removedFindings(t, changeOf(t, [3]string{"stats/stats.go", goStats, head}))
+		if len(got) != 0 {
+			t.Errorf("findings %v, want none", got)
+		}
+	})
+	t.Run("hunks only", func(t *testing.T) {
+		got, _ := removedFindings(t, hunksOnly(changeOf(t, [3]string{"stats/stats.go", goStats, head}), 3))
+		if strings.Join(got, " ") != "lock-removed@stats/stats.go:6" {
+			t.Errorf("findings %v", got)
+		}
+	})
+	t.Run("hunks only, lock declaration deleted", func(t *testing.T) {
+		got, _ := removedFindings(t, hunksOnly(changeOf(t, [3]string{"stats/stats.go", goStats, head}, [3]string{"stats/channel.go", declBase, declHead}), 3))
+		if len(got) != 0 {
+			t.Errorf("findings %v, want none", got)
+		}
+	})
+}

@@ -111,7 +111,7 @@ func (c *sideComparison) locks(p *fnPair) {
 					}
 				}
 				what := fmt.Sprintf("the lock %s around the read of %s", r.lock, field)
-				tail := fmt.Sprintf(" in %s: head reads it at line %d (`%s`) outside the lock it still takes, so a concurrent writer can change it mid-read (a data race)", p.h.Name, line, clip(hn.Text, 100))
+				tail := fmt.Sprintf(" in %s: head reads it at line %d (`%s`) outside that lock, which head still takes, so a concurrent writer can change it mid-read (a data race)", p.h.Name, line, clip(hn.Text, 100))
 				c.report(RuleLockRemoved, toulmin.SeverityMedium, p.h.file.Path, line, what, tail)
 			}
 		}
