@@ -393,7 +393,8 @@ func bracketWrap(unmatched, open []byte, outer string) (pre, post []string, ok b
 	if b.Len() > 0 {
 		pre = []string{b.String()}
 	}
-	closers := map[byte]string{'{': "}", '(': ")", '[': "]"}
+	// 't' is a JavaScript try block's brace: it ends with an empty finally
+	closers := map[byte]string{'{': "}", '(': ")", '[': "]", 't': "} finally {}"}
 	for i := len(open) - 1; i >= 0; i-- {
 		c, known := closers[open[i]]
 		if !known {
@@ -463,8 +464,8 @@ var jsSectionName = []*regexp.Regexp{
 	regexp.MustCompile(`^\s*(?:async\s+)?([A-Za-z_$][\w$]*)\s*\(`),
 }
 
-// jsFragWraps wraps a JavaScript fragment in a function or a class named as the hunk header's
-// function, or reads it at the top level.
+// jsFragWraps wraps a JavaScript fragment in a function (plain, else async) or a class named as
+// the hunk header's function, or reads it at the top level.
 func jsFragWraps(section string) []fragWrap {
 	name := "_hunk"
 	for _, re := range jsSectionName {
@@ -474,7 +475,9 @@ func jsFragWraps(section string) []fragWrap {
 		}
 	}
 	var out []fragWrap
-	for _, outer := range []string{"function " + name + "() {", "class " + name + " {", ""} {
+	// async only after the plain function has failed: a fragment that awaits is in an async
+	// function, and one that does not is not taken for one
+	for _, outer := range []string{"function " + name + "() {", "async function " + name + "() {", "class " + name + " {", ""} {
 		out = append(out, func(lines []string) ([]string, []string, bool) {
 			s := &jsScan{src: []byte(strings.Join(lines, "\n")), prev: ";"}
 			for s.i < len(s.src) {
@@ -483,6 +486,9 @@ func jsFragWraps(section string) []fragWrap {
 			open := make([]byte, len(s.stack))
 			for i, f := range s.stack {
 				open[i] = f.kind
+				if f.try {
+					open[i] = 't'
+				}
 			}
 			return bracketWrap(s.unmatched, open, outer)
 		})

@@ -206,6 +206,14 @@ func TestFragmentWraps(t *testing.T) {
 	if _, _, ok := w[2]([]string{"\tx++", "}"}); ok {
 		t.Error("a fragment that closes a brace was read at the top level")
 	}
+	js := jsFragWraps("export function pMap(input, mapper) {")
+	pre, post, ok = js[1]([]string{"\t\tconst v = await next();", "\t\ttry {", "\t\t\tdone(v);"})
+	if !ok || strings.Join(pre, "|") != "async function pMap() {" || strings.Join(post, "|") != "} finally {}|}" {
+		t.Errorf("javascript wrap: %q %q %v", pre, post, ok)
+	}
+	if ir := jsIR("a.js", []byte("async function pMap() {\n\t\tconst v = await next();\n\t\ttry {\n\t\t\tdone(v);\n} finally {}\n}\n")); !parsedOK(ir) {
+		t.Errorf("the wrapped javascript fragment does not parse: %s", ir.Err)
+	}
 	levels, prefixes, next := pyLevels([]string{"            x = f(", "    a)", "        y = 1", "    except E:", "        pass", "def g():"})
 	if fmt.Sprint(levels) != "[12 8 4 0]" ||
 		prefixes[2] != "    " || next[2] != "except E:" {

@@ -27,6 +27,9 @@ type jsFrame struct {
 	// head is set on the parentheses of a statement's head (if, while, for, with): a newline
 	// after them does not end the statement.
 	head bool
+	// try is set on the braces of a try block, which a fragment cut inside must end
+	// with a handler.
+	try bool
 }
 
 // jsScan is jsDepth's state: a linear pass over the tokens that knows strings, template
@@ -170,7 +173,7 @@ func (s *jsScan) open(kind byte) string {
 		return why
 	}
 	head := kind == '(' && (s.prev2 == "if" || s.prev2 == "while" || s.prev2 == "for" || s.prev2 == "with")
-	s.stack = append(s.stack, jsFrame{kind: kind, run: s.run, base: s.base, head: head})
+	s.stack = append(s.stack, jsFrame{kind: kind, run: s.run, base: s.base, head: head, try: kind == '{' && s.prev2 == "try"})
 	s.base += s.run
 	s.run, s.prev = 0, string(kind)
 	if len(s.stack) > jsMaxNesting {
