@@ -1284,7 +1284,7 @@ func (h *Hosts) reload() {
 `
 	runRemovedCases(t, []removedCase{
 		{name: "go locks dropped from the functions", files: [][3]string{{"stats/stats.go", base, dropped}},
-			want: []string{"lock-removed@stats/stats.go:4", "lock-removed@stats/stats.go:10"}, severity: "medium"},
+			want: []string{"lock-removed@stats/stats.go:10", "lock-removed@stats/stats.go:4"}, severity: "medium"},
 		{name: "go locks replaced by atomics", files: [][3]string{{"stats/stats.go", base, atomics}}},
 		{name: "go lock replaced by another", files: [][3]string{{"stats/stats.go", base, other}}},
 		{name: "go lock moved to the callers", files: [][3]string{{"stats/stats.go", lockedBase, lockedHead}}},
