@@ -48,8 +48,9 @@ type lockEvent struct {
 	member string // the mutex for locks, the field for accesses
 	owner  *types.Named
 	rlock  bool
-	// obj is the variable the access goes through, when base is one (sp in sp.count).
-	obj types.Object
+	// obj is the variable the access goes through, when base is one (sp in sp.count); root is
+	// the variable base starts from (entry in entry.Logger.Formatter).
+	obj, root types.Object
 }
 
 const (
@@ -80,7 +81,63 @@ func isMutexType(t types.Type) bool {
 		t = p.Elem()
 	}
 	n, ok := t.(*types.Named)
-	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "sync" && (n.Obj().Name() == "Mutex" || n.Obj().Name() == "RWMutex")
+	if !ok {
+		return false
+	}
+	if n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "sync" {
+		return n.Obj().Name() == "Mutex" || n.Obj().Name() == "RWMutex"
+	}
+	return isLocker(n)
+}
+
+// isLocker reports whether a named struct type of the program is a lock of its own: it holds
+// a sync mutex and declares Lock() and Unlock() itself (a wrapper around a sync.Mutex that can
+// be disabled). A type that only embeds a mutex (its Lock is the mutex's) is not one.
+func isLocker(n *types.Named) bool {
+	st, ok := n.Underlying().(*types.Struct)
+	if !ok {
+		return false
+	}
+	holds := false
+	for i := 0; i < st.NumFields(); i++ {
+		if f, ok := st.Field(i).Type().(*types.Named); ok && f.Obj().Pkg() != nil && f.Obj().Pkg().Path() == "sync" &&
+			(f.Obj().Name() == "Mutex" || f.Obj().Name() == "RWMutex") {
+			holds = true
+		}
+	}
+	if !holds {
+		return false
+	}
+	ms := types.NewMethodSet(types.NewPointer(n))
+	for _, name := range []string{"Lock", "Unlock"} {
+		sel := ms.Lookup(n.Obj().Pkg(), name)
+		if sel == nil || len(sel.Index()) != 1 {
+			return false
+		}
+		sig, ok := sel.Obj().Type().(*types.Signature)
+		if !ok || sig.Params().Len() != 0 || sig.Results().Len() != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// lockCall says what a call to fn does to a lock: evLock (rlock for RLock), evUnlock, or -1.
+// The locks are sync's mutexes and the program's own lockers (isLocker).
+func lockCall(fn *types.Func) (kind int, rlock bool) {
+	recv := recvNamed(fn)
+	if recv == nil || !isMutexType(recv) {
+		return -1, false
+	}
+	switch fn.Name() {
+	case "Lock":
+		return evLock, false
+	case "RLock":
+		return evLock, true
+	case "Unlock", "RUnlock":
+		return evUnlock, false
+	}
+	return -1, false
 }
 
 // unguardable are field types that need no mutex: sync and sync/atomic values, channels.
@@ -129,17 +186,9 @@ func lockEvents(info *types.Info, body *ast.BlockStmt) []lockEvent {
 			if fn == nil || !ok {
 				return true
 			}
-			kind, rlock := -1, false
-			switch {
-			case isMethodOf(fn, "sync", "Mutex", "Lock"), isMethodOf(fn, "sync", "RWMutex", "Lock"):
-				kind = evLock
-			case isMethodOf(fn, "sync", "RWMutex", "RLock"):
-				kind, rlock = evLock, true
-			case isMethodOf(fn, "sync", "Mutex", "Unlock"), isMethodOf(fn, "sync", "RWMutex", "Unlock", "RUnlock"):
-				kind = evUnlock
-				if leavesBlock(stack, body) {
-					return true
-				}
+			kind, rlock := lockCall(fn)
+			if kind == evUnlock && leavesBlock(stack, body) {
+				return true
 			}
 			if kind < 0 {
 				return true
@@ -166,7 +215,7 @@ func lockEvents(info *types.Info, body *ast.BlockStmt) []lockEvent {
 			if id, ok := ast.Unparen(n.X).(*ast.Ident); ok {
 				obj = info.Uses[id]
 			}
-			out = append(out, lockEvent{pos: n.Pos(), kind: kind, base: types.ExprString(n.X), member: f.Name(), owner: owner, obj: obj})
+			out = append(out, lockEvent{pos: n.Pos(), kind: kind, base: types.ExprString(n.X), member: f.Name(), owner: owner, obj: obj, root: rootObject(info, n.X)})
 		}
 		return true
 	})
@@ -333,6 +382,7 @@ func runLock(pass *analysis.Pass) (any, error) {
 			}
 		}
 	}
+	early := map[string]bool{} // method, receiver, field of the reads reported before the lock
 	for _, fd := range methods {
 		if len(fd.Recv.List) != 1 || len(fd.Recv.List[0].Names) != 1 {
 			continue
@@ -387,55 +437,14 @@ func runLock(pass *analysis.Pass) (any, error) {
 				if !o.EarlyRead.IsValid() || writer == "" {
 					continue
 				}
+				early[name+"\x00"+recv+"\x00"+f] = true
 				pass.Reportf(o.EarlyRead, "`%s` reads `%s.%s` before `%s.%s.Lock()` at line %d; `%s.%s` is written with `%s.%s` held (in `%s`), so this read races with that write",
 					name, recv, f, recv, m, pass.Fset.Position(lock).Line, recv, f, recv, m, writer)
 			}
 		}
 	}
-	reportUnlocked(pass, funcs, eventsOf, guarded)
+	reportUnguarded(pass, funcs, eventsOf, guarded, early)
 	return res, nil
-}
-
-// reportUnlocked reports reads of a guarded field of another object than the receiver (a pool
-// ranged over, a value looked up) in a function that never locks that object's mutex: nothing
-// suggests a caller holds it, as it would for the receiver. Parameters (the caller may hold
-// their lock) and objects the function allocates itself (not yet shared) are left alone.
-// eventsOf holds the lock events of each function's body.
-func reportUnlocked(pass *analysis.Pass, funcs []*ast.FuncDecl, eventsOf map[*ast.BlockStmt][]lockEvent, guarded map[guardKey]string) {
-	info := pass.TypesInfo
-	for _, fd := range funcs {
-		var recv types.Object
-		if fd.Recv != nil && len(fd.Recv.List) == 1 && len(fd.Recv.List[0].Names) == 1 {
-			recv = info.Defs[fd.Recv.List[0].Names[0]]
-		}
-		events := eventsOf[fd.Body]
-		locked := map[string]bool{}
-		for _, e := range events {
-			if e.kind == evLock {
-				locked[e.base+"."+e.member] = true
-			}
-		}
-		done := map[string]bool{}
-		for _, e := range events {
-			if e.kind != evRead || e.obj == nil || e.obj == recv || done[e.base+"."+e.member] {
-				continue
-			}
-			v, ok := e.obj.(*types.Var)
-			if !ok || v.Parent() == nil || v.Parent() == v.Pkg().Scope() || !(fd.Body.Pos() <= v.Pos() && v.Pos() < fd.Body.End()) || allocatedHere(info, fd.Body, v) {
-				continue // a parameter, a package-level variable, or an object made here
-			}
-			for _, m := range mutexFields(e.owner) {
-				writer := guarded[guardKey{e.owner, e.member, m}]
-				if writer == "" || locked[e.base+"."+m] {
-					continue
-				}
-				done[e.base+"."+e.member] = true
-				pass.Reportf(e.pos, "`%s` reads `%s.%s` without holding `%s.%s`; `%s.%s` is written with `%s` held (in `%s`), so this read races with that write",
-					FuncName(fd), e.base, e.member, e.base, m, e.base, e.member, m, writer)
-				break
-			}
-		}
-	}
 }
 
 // allocatedHere reports whether v is assigned a new value in body (a composite literal, its
