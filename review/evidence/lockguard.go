@@ -29,13 +29,10 @@ type unguardedAccess struct {
 // without its mutex held. early holds the reads the lock-order check already reported (method,
 // receiver, field).
 func reportUnguarded(pass *analysis.Pass, funcs []*ast.FuncDecl, eventsOf map[*ast.BlockStmt][]lockEvent, guarded map[guardKey]string, early map[string]bool) {
-	g := &guardScope{pass: pass, eventsOf: eventsOf, decls: map[*types.Func]*ast.FuncDecl{}}
-	for _, fd := range funcs {
-		if fn, ok := pass.TypesInfo.Defs[fd.Name].(*types.Func); ok {
-			g.decls[fn] = fd
-		}
+	if len(guarded) == 0 {
+		return
 	}
-	g.sites = callSites(pass.TypesInfo, funcs, g.decls)
+	g := &guardScope{pass: pass, eventsOf: eventsOf, funcs: funcs}
 	for _, fd := range funcs {
 		name := FuncName(fd)
 		done := map[string]bool{}
@@ -59,14 +56,40 @@ func reportUnguarded(pass *analysis.Pass, funcs []*ast.FuncDecl, eventsOf map[*a
 type guardScope struct {
 	pass     *analysis.Pass
 	eventsOf map[*ast.BlockStmt][]lockEvent
-	decls    map[*types.Func]*ast.FuncDecl
-	sites    map[*ast.FuncDecl][]callSite
+	funcs    []*ast.FuncDecl
+	// sites are the static calls of each function, indexed on first use.
+	sites map[*ast.FuncDecl][]callSite
+	// holds memoises callersHold's answers, made madeHere's.
+	holds map[holdKey]bool
+	made  map[*types.Var]bool
+}
+
+// madeHere reports whether v is a variable of body that it assigns a new object (allocatedHere),
+// memoised.
+func (g *guardScope) madeHere(body *ast.BlockStmt, v *types.Var) bool {
+	if !(body.Pos() <= v.Pos() && v.Pos() < body.End()) {
+		return false
+	}
+	made, ok := g.made[v]
+	if !ok {
+		made = allocatedHere(g.pass.TypesInfo, body, v)
+		if g.made == nil {
+			g.made = map[*types.Var]bool{}
+		}
+		g.made[v] = made
+	}
+	return made
+}
+
+type holdKey struct {
+	fd         *ast.FuncDecl
+	root       *types.Var
+	path, lock string
 }
 
 // unguarded returns the accesses of fd's body to a guarded field made without its mutex, less
 // those its callers protect.
 func (g *guardScope) unguarded(fd *ast.FuncDecl, guarded map[guardKey]string) []unguardedAccess {
-	info := g.pass.TypesInfo
 	events := g.eventsOf[fd.Body]
 	held := map[string]bool{}
 	locks := map[string]bool{} // the locks the function takes somewhere
@@ -89,14 +112,14 @@ func (g *guardScope) unguarded(fd *ast.FuncDecl, guarded map[guardKey]string) []
 		if v == nil || v.Pkg() == nil || v.Parent() == v.Pkg().Scope() {
 			continue // a package-level variable, or no variable: judged nowhere
 		}
-		if fd.Body.Pos() <= v.Pos() && v.Pos() < fd.Body.End() && allocatedHere(info, fd.Body, v) {
-			continue // an object made here, not yet shared
-		}
 		for _, m := range mutexFields(e.owner) {
 			writer := guarded[guardKey{e.owner, e.member, m}]
 			lock := e.base + "." + m
 			if writer == "" || held[lock] {
 				continue
+			}
+			if g.madeHere(fd.Body, v) {
+				break // an object made here, not yet shared
 			}
 			if !locks[lock] && g.callersHold(fd, v, strings.TrimPrefix(e.base, v.Name()), m, 0) {
 				continue
@@ -115,7 +138,13 @@ type callSite struct {
 }
 
 // callSites indexes the static calls of the package's functions by callee.
-func callSites(info *types.Info, funcs []*ast.FuncDecl, decls map[*types.Func]*ast.FuncDecl) map[*ast.FuncDecl][]callSite {
+func callSites(info *types.Info, funcs []*ast.FuncDecl) map[*ast.FuncDecl][]callSite {
+	decls := map[*types.Func]*ast.FuncDecl{}
+	for _, fd := range funcs {
+		if fn, ok := info.Defs[fd.Name].(*types.Func); ok {
+			decls[fn] = fd
+		}
+	}
 	out := map[*ast.FuncDecl][]callSite{}
 	for _, fd := range funcs {
 		ast.Inspect(fd.Body, func(n ast.Node) bool {
@@ -138,12 +167,28 @@ func callSites(info *types.Info, funcs []*ast.FuncDecl, decls map[*types.Func]*a
 // parameter) when they call it: by its name, by every static call, or because it is unexported
 // and never called directly. depth bounds the walk up the callers.
 func (g *guardScope) callersHold(fd *ast.FuncDecl, root *types.Var, path, m string, depth int) bool {
+	k := holdKey{fd, root, path, m}
+	if v, ok := g.holds[k]; ok {
+		return v
+	}
+	v := g.callersHoldUncached(fd, root, path, m, depth)
+	if g.holds == nil {
+		g.holds = map[holdKey]bool{}
+	}
+	g.holds[k] = v
+	return v
+}
+
+func (g *guardScope) callersHoldUncached(fd *ast.FuncDecl, root *types.Var, path, m string, depth int) bool {
 	if calledLocked(fd.Name.Name) {
 		return true
 	}
 	arg := paramIndex(g.pass.TypesInfo, fd, root)
 	if arg < -1 {
 		return false // a local variable: no caller can hold its lock
+	}
+	if g.sites == nil {
+		g.sites = callSites(g.pass.TypesInfo, g.funcs)
 	}
 	sites := g.sites[fd]
 	if len(sites) == 0 {
@@ -190,7 +235,7 @@ func (g *guardScope) siteHolds(s callSite, arg int, path, m string, depth int) b
 		return false
 	}
 	if s.caller.Body.Pos() <= v.Pos() && v.Pos() < s.caller.Body.End() {
-		return allocatedHere(info, s.caller.Body, v)
+		return g.madeHere(s.caller.Body, v)
 	}
 	rest := strings.TrimPrefix(types.ExprString(x), v.Name())
 	return g.callersHold(s.caller, v, rest+path, m, depth+1)

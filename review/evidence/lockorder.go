@@ -108,23 +108,29 @@ func isLocker(n *types.Named) bool {
 	if !holds {
 		return false
 	}
-	ms := types.NewMethodSet(types.NewPointer(n))
-	for _, name := range []string{"Lock", "Unlock"} {
-		sel := ms.Lookup(n.Obj().Pkg(), name)
-		if sel == nil || len(sel.Index()) != 1 {
-			return false
+	found := 0
+	for i := 0; i < n.NumMethods(); i++ {
+		m := n.Method(i)
+		if m.Name() != "Lock" && m.Name() != "Unlock" {
+			continue
 		}
-		sig, ok := sel.Obj().Type().(*types.Signature)
+		sig, ok := m.Type().(*types.Signature)
 		if !ok || sig.Params().Len() != 0 || sig.Results().Len() != 0 {
 			return false
 		}
+		found++
 	}
-	return true
+	return found == 2
 }
 
 // lockCall says what a call to fn does to a lock: evLock (rlock for RLock), evUnlock, or -1.
 // The locks are sync's mutexes and the program's own lockers (isLocker).
 func lockCall(fn *types.Func) (kind int, rlock bool) {
+	switch fn.Name() {
+	case "Lock", "RLock", "Unlock", "RUnlock":
+	default:
+		return -1, false
+	}
 	recv := recvNamed(fn)
 	if recv == nil || !isMutexType(recv) {
 		return -1, false
@@ -204,7 +210,7 @@ func lockEvents(info *types.Info, body *ast.BlockStmt) []lockEvent {
 			}
 			owner := namedOf(s.Recv())
 			f, _ := s.Obj().(*types.Var)
-			if owner == nil || f == nil || isMutexType(f.Type()) || unguardable(f.Type()) {
+			if owner == nil || f == nil || isMutexType(f.Type()) || unguardable(f.Type()) || atomicOperand(info, stack) {
 				return true
 			}
 			kind := evRead
@@ -221,6 +227,24 @@ func lockEvents(info *types.Info, body *ast.BlockStmt) []lockEvent {
 	})
 	sort.SliceStable(out, func(i, j int) bool { return out[i].pos < out[j].pos })
 	return out
+}
+
+// atomicOperand reports whether the selector on top of the stack is the address given to a
+// sync/atomic function (atomic.AddInt64(&c.n, 1)): an atomic access needs no lock.
+func atomicOperand(info *types.Info, stack []ast.Node) bool {
+	if len(stack) < 3 {
+		return false
+	}
+	u, ok := stack[len(stack)-2].(*ast.UnaryExpr)
+	if !ok || u.Op != token.AND {
+		return false
+	}
+	call, ok := stack[len(stack)-3].(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	fn := calleeFunc(info, call)
+	return fn != nil && fn.Pkg() != nil && fn.Pkg().Path() == "sync/atomic"
 }
 
 // mutexOf resolves the receiver of a Lock/Unlock call to the struct value holding the mutex and
@@ -295,6 +319,13 @@ func isWrite(info *types.Info, stack []ast.Node) bool {
 				return false
 			}
 			if s, ok := info.Selections[p]; ok && s.Kind() == types.MethodVal {
+				// a pointer method on a value writes it; on a pointer (or an interface)
+				// the field itself is only read
+				if t := info.TypeOf(child.(ast.Expr)); t != nil {
+					if _, isPtr := t.Underlying().(*types.Pointer); isPtr || types.IsInterface(t) {
+						return false
+					}
+				}
 				if sig, ok := s.Obj().Type().(*types.Signature); ok && sig.Recv() != nil {
 					_, ptr := sig.Recv().Type().(*types.Pointer)
 					return ptr
