@@ -119,7 +119,7 @@ func TestLockAfterRead(t *testing.T) {
 		f.Message != "`Cache.Len` reads `c.items` before `c.mu.Lock()` at line 45; `c.items` is written with `c.mu` held (in `Cache.Put`), so this read races with that write" {
 		t.Errorf("Len finding = %+v", f)
 	}
-	if f := by[RuleLockAfterRead+" guard/guard.go:128"]; f.Func != "Entry.Render" ||
+	if f := by[RuleLockAfterRead+" guard/guard.go:142"]; f.Func != "Entry.Render" ||
 		f.Message != "`Entry.Render` reads `e.logger.format` without holding `e.logger.mu`; `e.logger.format` is written with `mu` held (in `Logger.SetFormat`), so this access races with that write" {
 		t.Errorf("Render finding = %+v", f)
 	}

@@ -2,7 +2,11 @@
 // marked "want" access a guarded field without holding its mutex.
 package guard
 
-import "sync"
+import (
+	"strings"
+	"sync"
+	"sync/atomic"
+)
 
 // Store maps keys to values.
 type Store struct {
@@ -10,6 +14,8 @@ type Store struct {
 	items map[string]int
 	gen   int
 	name  string // set once by NewStore, never written under mu
+	out   *strings.Builder
+	hits  int64
 }
 
 // NewStore fills a store nobody else has seen yet, through a helper.
@@ -30,8 +36,16 @@ func (s *Store) Put(k string, v int) {
 	s.mu.Lock()
 	s.items[k] = v
 	s.gen++
+	s.out.WriteString(k) // a pointer method on a pointer field: the field is only read
+	atomic.AddInt64(&s.hits, 1)
 	s.mu.Unlock()
 }
+
+// Log reads the builder, which nothing writes under the lock.
+func (s *Store) Log() string { return s.out.String() }
+
+// Hits reads the counter atomically.
+func (s *Store) Hits() int64 { return atomic.LoadInt64(&s.hits) }
 
 // Get reads under the read lock.
 func (s *Store) Get(k string) int {
