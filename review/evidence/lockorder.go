@@ -13,9 +13,9 @@ import (
 // lockAnalyzer finds a method that reads a field of its receiver before locking the mutex that
 // guards the field. A field is taken to be guarded by a mutex field of the same struct when the
 // package writes it somewhere with that mutex held (after Lock, before Unlock, in source order);
-// a method that locks the mutex itself but reads the field first races with those writes. A
-// method that never locks its receiver's mutex (its caller holds it) is not judged; a function
-// that reads the field of another object it never locks (a pool it ranges over) is.
+// a method that locks the mutex itself but reads the field first races with those writes. An
+// access made without the mutex anywhere else (after the unlock, with no lock at all, on another
+// object) is reported too, unless the function's callers hold it (lockguard.go).
 //
 // The result also records, per method, which receiver fields are read before and after each
 // lock, for the base/head comparison (a lock moved after the read it protected).
@@ -361,17 +361,17 @@ type guardKey struct {
 	field, mutex string
 }
 
-func runLock(pass *analysis.Pass) (any, error) {
+// lockEvidence collects the package's functions (and, among them, its methods), the lock events
+// of every body (function literals' too), and the fields written with a mutex of the same struct
+// held, each with the function that writes it under the lock.
+func lockEvidence(pass *analysis.Pass) (methods, funcs []*ast.FuncDecl, eventsOf map[*ast.BlockStmt][]lockEvent, guarded map[guardKey]string) {
 	info := pass.TypesInfo
-	res := &lockResult{orders: map[string][]fieldOrder{}}
-	// Evidence: fields written with a mutex of the same struct held, anywhere in the package.
-	guarded := map[guardKey]string{} // → the function that writes under the lock
+	guarded = map[guardKey]string{}
 	type body struct {
 		b    *ast.BlockStmt
 		name string
 	}
 	var bodies []body
-	var methods, funcs []*ast.FuncDecl
 	for _, f := range nonTestFiles(pass) {
 		for _, d := range f.Decls {
 			fd, ok := d.(*ast.FuncDecl)
@@ -392,8 +392,7 @@ func runLock(pass *analysis.Pass) (any, error) {
 			funcs = append(funcs, fd)
 		}
 	}
-	// The events of each body, computed once: the methods' and functions' bodies are among them.
-	eventsOf := make(map[*ast.BlockStmt][]lockEvent, len(bodies))
+	eventsOf = make(map[*ast.BlockStmt][]lockEvent, len(bodies))
 	for _, b := range bodies {
 		eventsOf[b.b] = lockEvents(info, b.b)
 		held := map[string]bool{}
@@ -413,6 +412,13 @@ func runLock(pass *analysis.Pass) (any, error) {
 			}
 		}
 	}
+	return methods, funcs, eventsOf, guarded
+}
+
+func runLock(pass *analysis.Pass) (any, error) {
+	info := pass.TypesInfo
+	res := &lockResult{orders: map[string][]fieldOrder{}}
+	methods, funcs, eventsOf, guarded := lockEvidence(pass)
 	early := map[string]bool{} // method, receiver, field of the reads reported before the lock
 	for _, fd := range methods {
 		if len(fd.Recv.List) != 1 || len(fd.Recv.List[0].Names) != 1 {
