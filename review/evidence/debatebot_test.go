@@ -106,14 +106,22 @@ func TestGoroutineLeak(t *testing.T) {
 // plain read, a fast path, a field written after an early-return unlock, an embedded RWMutex and
 // another object's field read without its lock; not for a helper called with the lock held (a
 // method, or a function given the object), a field never written under the lock, an atomic flag,
-// reads after the lock, or an object the function has just made.
+// reads after the lock, or an object the function has just made. A field accessed with no lock
+// at all, after the unlock, on another object reached through a field (the program's own
+// locker type guarding it), or by a function given the object by a caller that does not lock it:
+// found; a helper named Locked, one every caller calls with the lock held, one called on a value
+// just made, a read under the read lock: not.
 func TestLockAfterRead(t *testing.T) {
-	got, by := analyzeOwn(t, "testdata/lock", "cache/cache.go")
+	got, by := analyzeOwn(t, "testdata/lock", "cache/cache.go", "guard/guard.go")
 	sameFindings(t, got, wantMarkers(t, "testdata/lock"))
 	f := by[RuleLockAfterRead+" cache/cache.go:44"]
 	if f.Func != "Cache.Len" || f.Severity != SeverityHigh || f.Topic != TopicConcurrency ||
 		f.Message != "`Cache.Len` reads `c.items` before `c.mu.Lock()` at line 45; `c.items` is written with `c.mu` held (in `Cache.Put`), so this read races with that write" {
 		t.Errorf("Len finding = %+v", f)
+	}
+	if f := by[RuleLockAfterRead+" guard/guard.go:142"]; f.Func != "Entry.Render" ||
+		f.Message != "`Entry.Render` reads `e.logger.format` without holding `e.logger.mu`; `e.logger.format` is written with `mu` held (in `Logger.SetFormat`), so this access races with that write" {
+		t.Errorf("Render finding = %+v", f)
 	}
 }
 

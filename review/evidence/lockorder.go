@@ -13,9 +13,9 @@ import (
 // lockAnalyzer finds a method that reads a field of its receiver before locking the mutex that
 // guards the field. A field is taken to be guarded by a mutex field of the same struct when the
 // package writes it somewhere with that mutex held (after Lock, before Unlock, in source order);
-// a method that locks the mutex itself but reads the field first races with those writes. A
-// method that never locks its receiver's mutex (its caller holds it) is not judged; a function
-// that reads the field of another object it never locks (a pool it ranges over) is.
+// a method that locks the mutex itself but reads the field first races with those writes. An
+// access made without the mutex anywhere else (after the unlock, with no lock at all, on another
+// object) is reported too, unless the function's callers hold it (lockguard.go).
 //
 // The result also records, per method, which receiver fields are read before and after each
 // lock, for the base/head comparison (a lock moved after the read it protected).
@@ -48,8 +48,9 @@ type lockEvent struct {
 	member string // the mutex for locks, the field for accesses
 	owner  *types.Named
 	rlock  bool
-	// obj is the variable the access goes through, when base is one (sp in sp.count).
-	obj types.Object
+	// obj is the variable the access goes through, when base is one (sp in sp.count); root is
+	// the variable base starts from (entry in entry.Logger.Formatter).
+	obj, root types.Object
 }
 
 const (
@@ -80,7 +81,69 @@ func isMutexType(t types.Type) bool {
 		t = p.Elem()
 	}
 	n, ok := t.(*types.Named)
-	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "sync" && (n.Obj().Name() == "Mutex" || n.Obj().Name() == "RWMutex")
+	if !ok {
+		return false
+	}
+	if n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "sync" {
+		return n.Obj().Name() == "Mutex" || n.Obj().Name() == "RWMutex"
+	}
+	return isLocker(n)
+}
+
+// isLocker reports whether a named struct type of the program is a lock of its own: it holds
+// a sync mutex and declares Lock() and Unlock() itself (a wrapper around a sync.Mutex that can
+// be disabled). A type that only embeds a mutex (its Lock is the mutex's) is not one.
+func isLocker(n *types.Named) bool {
+	st, ok := n.Underlying().(*types.Struct)
+	if !ok {
+		return false
+	}
+	holds := false
+	for i := 0; i < st.NumFields(); i++ {
+		if f, ok := st.Field(i).Type().(*types.Named); ok && f.Obj().Pkg() != nil && f.Obj().Pkg().Path() == "sync" &&
+			(f.Obj().Name() == "Mutex" || f.Obj().Name() == "RWMutex") {
+			holds = true
+		}
+	}
+	if !holds {
+		return false
+	}
+	found := 0
+	for i := 0; i < n.NumMethods(); i++ {
+		m := n.Method(i)
+		if m.Name() != "Lock" && m.Name() != "Unlock" {
+			continue
+		}
+		sig, ok := m.Type().(*types.Signature)
+		if !ok || sig.Params().Len() != 0 || sig.Results().Len() != 0 {
+			return false
+		}
+		found++
+	}
+	return found == 2
+}
+
+// lockCall says what a call to fn does to a lock: evLock (rlock for RLock), evUnlock, or -1.
+// The locks are sync's mutexes and the program's own lockers (isLocker).
+func lockCall(fn *types.Func) (kind int, rlock bool) {
+	switch fn.Name() {
+	case "Lock", "RLock", "Unlock", "RUnlock":
+	default:
+		return -1, false
+	}
+	recv := recvNamed(fn)
+	if recv == nil || !isMutexType(recv) {
+		return -1, false
+	}
+	switch fn.Name() {
+	case "Lock":
+		return evLock, false
+	case "RLock":
+		return evLock, true
+	case "Unlock", "RUnlock":
+		return evUnlock, false
+	}
+	return -1, false
 }
 
 // unguardable are field types that need no mutex: sync and sync/atomic values, channels.
@@ -129,17 +192,9 @@ func lockEvents(info *types.Info, body *ast.BlockStmt) []lockEvent {
 			if fn == nil || !ok {
 				return true
 			}
-			kind, rlock := -1, false
-			switch {
-			case isMethodOf(fn, "sync", "Mutex", "Lock"), isMethodOf(fn, "sync", "RWMutex", "Lock"):
-				kind = evLock
-			case isMethodOf(fn, "sync", "RWMutex", "RLock"):
-				kind, rlock = evLock, true
-			case isMethodOf(fn, "sync", "Mutex", "Unlock"), isMethodOf(fn, "sync", "RWMutex", "Unlock", "RUnlock"):
-				kind = evUnlock
-				if leavesBlock(stack, body) {
-					return true
-				}
+			kind, rlock := lockCall(fn)
+			if kind == evUnlock && leavesBlock(stack, body) {
+				return true
 			}
 			if kind < 0 {
 				return true
@@ -155,7 +210,7 @@ func lockEvents(info *types.Info, body *ast.BlockStmt) []lockEvent {
 			}
 			owner := namedOf(s.Recv())
 			f, _ := s.Obj().(*types.Var)
-			if owner == nil || f == nil || isMutexType(f.Type()) || unguardable(f.Type()) {
+			if owner == nil || f == nil || isMutexType(f.Type()) || unguardable(f.Type()) || atomicOperand(info, stack) {
 				return true
 			}
 			kind := evRead
@@ -166,12 +221,30 @@ func lockEvents(info *types.Info, body *ast.BlockStmt) []lockEvent {
 			if id, ok := ast.Unparen(n.X).(*ast.Ident); ok {
 				obj = info.Uses[id]
 			}
-			out = append(out, lockEvent{pos: n.Pos(), kind: kind, base: types.ExprString(n.X), member: f.Name(), owner: owner, obj: obj})
+			out = append(out, lockEvent{pos: n.Pos(), kind: kind, base: types.ExprString(n.X), member: f.Name(), owner: owner, obj: obj, root: rootObject(info, n.X)})
 		}
 		return true
 	})
 	sort.SliceStable(out, func(i, j int) bool { return out[i].pos < out[j].pos })
 	return out
+}
+
+// atomicOperand reports whether the selector on top of the stack is the address given to a
+// sync/atomic function (atomic.AddInt64(&c.n, 1)): an atomic access needs no lock.
+func atomicOperand(info *types.Info, stack []ast.Node) bool {
+	if len(stack) < 3 {
+		return false
+	}
+	u, ok := stack[len(stack)-2].(*ast.UnaryExpr)
+	if !ok || u.Op != token.AND {
+		return false
+	}
+	call, ok := stack[len(stack)-3].(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	fn := calleeFunc(info, call)
+	return fn != nil && fn.Pkg() != nil && fn.Pkg().Path() == "sync/atomic"
 }
 
 // mutexOf resolves the receiver of a Lock/Unlock call to the struct value holding the mutex and
@@ -246,6 +319,13 @@ func isWrite(info *types.Info, stack []ast.Node) bool {
 				return false
 			}
 			if s, ok := info.Selections[p]; ok && s.Kind() == types.MethodVal {
+				// a pointer method on a value writes it; on a pointer (or an interface)
+				// the field itself is only read
+				if t := info.TypeOf(child.(ast.Expr)); t != nil {
+					if _, isPtr := t.Underlying().(*types.Pointer); isPtr || types.IsInterface(t) {
+						return false
+					}
+				}
 				if sig, ok := s.Obj().Type().(*types.Signature); ok && sig.Recv() != nil {
 					_, ptr := sig.Recv().Type().(*types.Pointer)
 					return ptr
@@ -281,17 +361,17 @@ type guardKey struct {
 	field, mutex string
 }
 
-func runLock(pass *analysis.Pass) (any, error) {
+// lockEvidence collects the package's functions (and, among them, its methods), the lock events
+// of every body (function literals' too), and the fields written with a mutex of the same struct
+// held, each with the function that writes it under the lock.
+func lockEvidence(pass *analysis.Pass) (methods, funcs []*ast.FuncDecl, eventsOf map[*ast.BlockStmt][]lockEvent, guarded map[guardKey]string) {
 	info := pass.TypesInfo
-	res := &lockResult{orders: map[string][]fieldOrder{}}
-	// Evidence: fields written with a mutex of the same struct held, anywhere in the package.
-	guarded := map[guardKey]string{} // → the function that writes under the lock
+	guarded = map[guardKey]string{}
 	type body struct {
 		b    *ast.BlockStmt
 		name string
 	}
 	var bodies []body
-	var methods, funcs []*ast.FuncDecl
 	for _, f := range nonTestFiles(pass) {
 		for _, d := range f.Decls {
 			fd, ok := d.(*ast.FuncDecl)
@@ -312,8 +392,7 @@ func runLock(pass *analysis.Pass) (any, error) {
 			funcs = append(funcs, fd)
 		}
 	}
-	// The events of each body, computed once: the methods' and functions' bodies are among them.
-	eventsOf := make(map[*ast.BlockStmt][]lockEvent, len(bodies))
+	eventsOf = make(map[*ast.BlockStmt][]lockEvent, len(bodies))
 	for _, b := range bodies {
 		eventsOf[b.b] = lockEvents(info, b.b)
 		held := map[string]bool{}
@@ -333,6 +412,14 @@ func runLock(pass *analysis.Pass) (any, error) {
 			}
 		}
 	}
+	return methods, funcs, eventsOf, guarded
+}
+
+func runLock(pass *analysis.Pass) (any, error) {
+	info := pass.TypesInfo
+	res := &lockResult{orders: map[string][]fieldOrder{}}
+	methods, funcs, eventsOf, guarded := lockEvidence(pass)
+	early := map[string]bool{} // method, receiver, field of the reads reported before the lock
 	for _, fd := range methods {
 		if len(fd.Recv.List) != 1 || len(fd.Recv.List[0].Names) != 1 {
 			continue
@@ -387,55 +474,14 @@ func runLock(pass *analysis.Pass) (any, error) {
 				if !o.EarlyRead.IsValid() || writer == "" {
 					continue
 				}
+				early[name+"\x00"+recv+"\x00"+f] = true
 				pass.Reportf(o.EarlyRead, "`%s` reads `%s.%s` before `%s.%s.Lock()` at line %d; `%s.%s` is written with `%s.%s` held (in `%s`), so this read races with that write",
 					name, recv, f, recv, m, pass.Fset.Position(lock).Line, recv, f, recv, m, writer)
 			}
 		}
 	}
-	reportUnlocked(pass, funcs, eventsOf, guarded)
+	reportUnguarded(pass, funcs, eventsOf, guarded, early)
 	return res, nil
-}
-
-// reportUnlocked reports reads of a guarded field of another object than the receiver (a pool
-// ranged over, a value looked up) in a function that never locks that object's mutex: nothing
-// suggests a caller holds it, as it would for the receiver. Parameters (the caller may hold
-// their lock) and objects the function allocates itself (not yet shared) are left alone.
-// eventsOf holds the lock events of each function's body.
-func reportUnlocked(pass *analysis.Pass, funcs []*ast.FuncDecl, eventsOf map[*ast.BlockStmt][]lockEvent, guarded map[guardKey]string) {
-	info := pass.TypesInfo
-	for _, fd := range funcs {
-		var recv types.Object
-		if fd.Recv != nil && len(fd.Recv.List) == 1 && len(fd.Recv.List[0].Names) == 1 {
-			recv = info.Defs[fd.Recv.List[0].Names[0]]
-		}
-		events := eventsOf[fd.Body]
-		locked := map[string]bool{}
-		for _, e := range events {
-			if e.kind == evLock {
-				locked[e.base+"."+e.member] = true
-			}
-		}
-		done := map[string]bool{}
-		for _, e := range events {
-			if e.kind != evRead || e.obj == nil || e.obj == recv || done[e.base+"."+e.member] {
-				continue
-			}
-			v, ok := e.obj.(*types.Var)
-			if !ok || v.Parent() == nil || v.Parent() == v.Pkg().Scope() || !(fd.Body.Pos() <= v.Pos() && v.Pos() < fd.Body.End()) || allocatedHere(info, fd.Body, v) {
-				continue // a parameter, a package-level variable, or an object made here
-			}
-			for _, m := range mutexFields(e.owner) {
-				writer := guarded[guardKey{e.owner, e.member, m}]
-				if writer == "" || locked[e.base+"."+m] {
-					continue
-				}
-				done[e.base+"."+e.member] = true
-				pass.Reportf(e.pos, "`%s` reads `%s.%s` without holding `%s.%s`; `%s.%s` is written with `%s` held (in `%s`), so this read races with that write",
-					FuncName(fd), e.base, e.member, e.base, m, e.base, e.member, m, writer)
-				break
-			}
-		}
-	}
 }
 
 // allocatedHere reports whether v is assigned a new value in body (a composite literal, its

@@ -1190,6 +1190,109 @@ func (m *Manager) Counts() map[string]int {
 	})
 }
 
+// A function the change takes every lock out of, while it still reads fields base read under
+// one, is reported once at its first such read (over several lines: at the line of the read);
+// not when the lock moved to the callers (a Locked helper), gave way to atomic accesses or to
+// another lock. An embedded mutex (h.RLock()) guards the reads of h's fields.
+func TestRemovedLocksDropped(t *testing.T) {
+	base := `package stats
+
+func (s *Server) Running() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.running
+}
+
+func Snapshot(q *Queue) Stats {
+	q.mu.Lock()
+	n := len(q.items)
+	q.mu.Unlock()
+	return Stats{
+		Name:  q.name,
+		Count: n,
+	}
+}
+`
+	dropped := `package stats
+
+func (s *Server) Running() bool {
+	return s.running
+}
+
+func Snapshot(q *Queue) Stats {
+	return Stats{
+		Name:  q.name,
+		Count: len(q.items),
+	}
+}
+`
+	atomics := `package stats
+
+func (s *Server) Running() bool {
+	return s.running.Load()
+}
+
+func Snapshot(q *Queue) Stats {
+	return Stats{
+		Name:  q.name,
+		Count: int(atomic.LoadInt64(&q.items)),
+	}
+}
+`
+	other := `package stats
+
+func (s *Server) Running() bool {
+	s.stateMu.RLock()
+	defer s.stateMu.RUnlock()
+	return s.running
+}
+
+func Snapshot(q *Queue) Stats {
+	q.mu.Lock()
+	n := len(q.items)
+	q.mu.Unlock()
+	return Stats{
+		Name:  q.name,
+		Count: n,
+	}
+}
+`
+	lockedBase := "package stats\n\nfunc (s *Server) runningLocked() bool {\n\ts.mu.Lock()\n\tdefer s.mu.Unlock()\n\treturn s.running\n}\n"
+	lockedHead := "package stats\n\nfunc (s *Server) runningLocked() bool {\n\treturn s.running\n}\n"
+	embBase := `package hosts
+
+func (h *Hosts) reload() {
+	h.RLock()
+	size := h.size
+	mtime := h.mtime
+	h.RUnlock()
+	if mtime.Equal(h.stat()) && size == 0 {
+		return
+	}
+}
+`
+	embHead := `package hosts
+
+func (h *Hosts) reload() {
+	h.RLock()
+	size := h.size
+	h.RUnlock()
+	if h.mtime.Equal(h.stat()) && size == 0 {
+		return
+	}
+}
+`
+	runRemovedCases(t, []removedCase{
+		{name: "go locks dropped from the functions", files: [][3]string{{"stats/stats.go", base, dropped}},
+			want: []string{"lock-removed@stats/stats.go:10", "lock-removed@stats/stats.go:4"}, severity: "medium"},
+		{name: "go locks replaced by atomics", files: [][3]string{{"stats/stats.go", base, atomics}}},
+		{name: "go lock replaced by another", files: [][3]string{{"stats/stats.go", base, other}}},
+		{name: "go lock moved to the callers", files: [][3]string{{"stats/stats.go", lockedBase, lockedHead}}},
+		{name: "go read moved out of an embedded lock", files: [][3]string{{"hosts/hosts.go", embBase, embHead}},
+			want: []string{"lock-removed@hosts/hosts.go:7"}},
+	})
+}
+
 // A costly call base made once that head makes on every iteration of a loop, with inputs the
 // loop does not change, is reported; one that now takes the loop's item, or a cheap one, is not.
 func TestRemovedWorkIntoLoop(t *testing.T) {
