@@ -19,7 +19,7 @@ import (
 // with block) whose acquisition remains, a context or deadline no longer passed, a restricting
 // client setting (CheckRedirect) dropped, an end-of-options "--" dropped from a command's
 // arguments, a try/catch removed around a call in a callback, a blocking call no longer run off
-// the event loop, a read taken out of its lock, costly work moved into a loop that does not
+// the event loop, costly work moved into a loop that does not
 // change its inputs, a regular expression made catastrophic.
 //
 // Hand-written: linters look at one tree, and no maintained analyzer compares base and head.
@@ -500,7 +500,6 @@ func (c *sideComparison) run() {
 		c.tryRemoved(p)
 		c.offload(p)
 		c.inlined(p)
-		c.locks(p)
 		c.intoLoops(p)
 		c.regexps(p)
 	}

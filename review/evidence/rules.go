@@ -78,7 +78,6 @@ const (
 	RuleContextDropped       = "context-dropped"
 	RuleErrorHandlingRemoved = "error-handling-removed"
 	RuleOffloadRemoved       = "offload-removed"
-	RuleLockRemoved          = "lock-removed"
 	RuleWorkIntoLoop         = "work-moved-into-loop"
 	RuleRegexBacktracking    = "regex-backtracking"
 )
@@ -213,10 +212,6 @@ var Rules = map[string]Rule{
 		Warrant:   "The change calls directly, in an async function, what base ran in a worker thread: while it blocks on the file system or the network, the event loop serves nothing else",
 		Reference: "Python asyncio: asyncio.to_thread, loop.run_in_executor", Fix: "run the call in a thread again (await asyncio.to_thread(f, ...))",
 		Rebuttal: "unless the call never blocks", TradeOff: "a thread hop per call"},
-	RuleLockRemoved: {ID: RuleLockRemoved, CWE: "CWE-362", Stakeholder: Maintainability, Severity: toulmin.SeverityMedium, Title: "Read taken out of its lock",
-		Warrant:   "Base read the field while holding the lock that its writers take; head reads it without (before the Lock, or directly instead of through the accessor that locks): a concurrent write races with the read",
-		Reference: "CWE-362: Concurrent Execution using Shared Resource with Improper Synchronization; the Go memory model", Fix: "read the field under the lock again (or through the accessor that takes it)",
-		Rebuttal: "unless no goroutine writes the field while this runs", TradeOff: "the read waits for the lock"},
 	RuleWorkIntoLoop: {ID: RuleWorkIntoLoop, Stakeholder: Performance, Severity: toulmin.SeverityMedium, Title: "Loop-invariant work moved into a loop",
 		Warrant:   "Base made the call once, outside the loop; head makes it on every iteration with the same inputs: the work grows with the number of items for nothing",
 		Reference: "Loop-invariant code motion", Fix: "compute it once before the loop, as base did, and reuse the result",
