@@ -167,13 +167,6 @@ var (
 	limiterName  = regexp.MustCompile(`(?i)sem|limit|slot|token|throttle|worker`)
 )
 
-var sqlMethods = map[string]int{
-	"Query": 0, "QueryRow": 0, "Exec": 0, "Prepare": 0, "Raw": 0,
-	"QueryContext": 1, "QueryRowContext": 1, "ExecContext": 1, "PrepareContext": 1,
-}
-
-var ioMethods = map[string]bool{"Query": true, "QueryRow": true, "Exec": true, "QueryContext": true, "QueryRowContext": true, "ExecContext": true}
-
 func text(e ast.Node) string {
 	if x, ok := e.(ast.Expr); ok {
 		return types.ExprString(x)

@@ -39,23 +39,6 @@ var queryLoopAnalyzer = &analysis.Analyzer{
 	FactTypes: []analysis.Fact{new(ioFact)},
 }
 
-// dbMethods are the methods that run a statement on the database, across database/sql, sqlx,
-// pgx, gorm, ent, bun and the MongoDB driver; they count only on types of a database package.
-var dbMethods = map[string]bool{
-	"Query": true, "QueryContext": true, "QueryRow": true, "QueryRowContext": true, "Exec": true, "ExecContext": true,
-	"Get": true, "GetContext": true, "Select": true, "SelectContext": true, "Queryx": true, "QueryxContext": true,
-	"QueryRowx": true, "QueryRowxContext": true, "NamedExec": true, "NamedExecContext": true, "NamedQuery": true, "NamedQueryContext": true,
-	"Find": true, "First": true, "Take": true, "Last": true, "FirstOrCreate": true, "FirstOrInit": true, "Create": true, "Save": true,
-	"Update": true, "Updates": true, "UpdateColumn": true, "UpdateColumns": true, "Delete": true, "Count": true, "Pluck": true, "Scan": true,
-	"All": true, "AllX": true, "Only": true, "OnlyX": true, "FirstX": true, "IDs": true, "Exist": true, "ExistX": true, "ExecX": true, "SaveX": true,
-	"FindOne": true, "InsertOne": true, "InsertMany": true, "UpdateOne": true, "UpdateMany": true, "DeleteOne": true, "DeleteMany": true,
-	"Aggregate": true, "CountDocuments": true, "SendBatch": true, "CopyFrom": true,
-}
-
-// notDBReceivers are types of database packages whose methods of those names do not reach the
-// database (Rows.Scan reads a fetched row; a prepared Stmt in a loop is the bulk-insert idiom).
-var notDBReceivers = map[string]bool{"Rows": true, "Row": true, "Stmt": true, "Result": true, "ColumnType": true}
-
 // txWrite reports whether a method writes through a transaction (Tx.ExecContext, ...): one
 // statement per element inside one transaction is the usual way to write many rows, not the N+1
 // reads the rule is about.
@@ -63,7 +46,7 @@ func txWrite(recv, method string) bool {
 	if recv != "Tx" {
 		return false
 	}
-	for _, w := range []string{"Exec", "NamedExec", "Create", "Save", "Update", "Delete", "Insert", "CopyFrom", "SendBatch"} {
+	for _, w := range txWriteMethods {
 		if strings.HasPrefix(method, w) {
 			return true
 		}
@@ -73,11 +56,11 @@ func txWrite(recv, method string) bool {
 
 func isDBPackage(path string) bool {
 	for _, elem := range strings.Split(path, "/") {
-		if elem == "ent" || elem == "bun" {
+		if slices.Contains(dbPackageElems, elem) {
 			return true
 		}
 	}
-	for _, hint := range []string{"sql", "gorm", "pgx", "mongo", "redis"} {
+	for _, hint := range dbPackageHints {
 		if strings.Contains(path, hint) {
 			return true
 		}

@@ -472,11 +472,6 @@ func (x *summariser) ifGuard(n *ast.IfStmt) {
 	x.s.guards = append(x.s.guards, g)
 }
 
-// guardPrefixes start the names of the project's own checks (validatePath, isAllowedHost,
-// checkName, sanitize, ...): the next letter after the prefix is upper case, or the name ends.
-var guardPrefixes = []string{"validate", "valid", "check", "sanitize", "sanitise", "verify", "is", "ensure", "must", "allow", "safe", "escape", "authorize", "authorise", "permit", "can",
-	"clean", "normalize", "normalise", "quote", "secure"}
-
 func guardName(name string) bool {
 	lower := strings.ToLower(name)
 	for _, p := range guardPrefixes {
@@ -511,28 +506,8 @@ func (x *summariser) guardKinds(fn *types.Func) (map[string]bool, bool) {
 	if n := recvNamed(fn); n != nil {
 		recv = n.Obj().Name()
 	}
-	switch {
-	case pkg == "path/filepath" && recv == "" && (name == "Clean" || name == "Rel" || name == "IsLocal" || name == "Abs" || name == "EvalSymlinks" || name == "Base" || name == "Localize" || name == "Match"),
-		pkg == "path" && recv == "" && (name == "Clean" || name == "Base"):
-		return kinds(sinkFile, sinkURL, sinkRedirect), true
-	case pkg == "strings" && (name == "HasPrefix" || name == "HasSuffix" || name == "Contains" || name == "ContainsAny" || name == "ContainsRune" || name == "EqualFold"):
-		return nil, true
-	case pkg == "net/url" && (name == "Parse" || name == "ParseRequestURI" || name == "Hostname" || name == "Port" || name == "IsAbs"):
-		return kinds(sinkURL, sinkRedirect), true
-	case pkg == "net/url" && (name == "QueryEscape" || name == "PathEscape"):
-		return kinds(sinkHTML, sinkURL, sinkRedirect), true
-	case (pkg == "net" || pkg == "net/netip") && (strings.HasPrefix(name, "Is") || name == "ParseIP" || name == "ParseAddr" || strings.HasPrefix(name, "Lookup") || name == "Contains" || name == "ResolveIPAddr"):
-		return kinds(sinkURL), true
-	case pkg == "html" && name == "EscapeString",
-		(pkg == "html/template" || pkg == "text/template") && strings.Contains(name, "Escape"):
-		return kinds(sinkHTML), true
-	case pkg == "strconv" && strings.HasPrefix(name, "Parse"), pkg == "strconv" && name == "Atoi", pkg == "strconv" && strings.HasPrefix(name, "Quote"):
-		return nil, true
-	case pkg == "regexp" && (strings.HasPrefix(name, "Match") || name == "FindString"),
-		pkg == "unicode/utf8" && strings.HasPrefix(name, "Valid"),
-		pkg == "slices" && (name == "Contains" || name == "Index"),
-		pkg == "os/exec" && name == "LookPath":
-		return nil, true
+	if ks, ok := sanitiserOf(pkg, recv, name); ok {
+		return ks, true
 	}
 	if guardName(name) && x.userCode(pkg) {
 		return nil, true
@@ -578,38 +553,17 @@ func (x *summariser) sinkOf(call *ast.CallExpr, fn *types.Func) (string, []ast.E
 		}
 		return "", nil
 	}
-	switch {
-	case isPkgFunc(fn, "os", "Open", "OpenFile", "Create", "ReadFile", "WriteFile", "Remove", "RemoveAll", "Mkdir", "MkdirAll", "Rename", "ReadDir", "Chmod", "Chown", "Truncate", "Symlink", "Link"),
-		isPkgFunc(fn, "io/ioutil", "ReadFile", "WriteFile", "ReadDir"):
-		return sinkFile, at(0)
-	case isPkgFunc(fn, "path/filepath", "Join"):
-		return sinkFile, args
-	case isPkgFunc(fn, "net/http", "ServeFile"):
-		return sinkFile, at(2)
-	case isPkgFunc(fn, "os/exec", "Command"):
-		return sinkExec, args
-	case isPkgFunc(fn, "os/exec", "CommandContext"):
-		return sinkExec, from(1)
-	case isPkgFunc(fn, "syscall", "Exec"), isPkgFunc(fn, "os", "StartProcess"):
-		return sinkExec, at(0)
-	case isPkgFunc(fn, "net/http", "Get", "Head", "Post", "PostForm"), isMethodOf(fn, "net/http", "Client", "Get", "Head", "Post", "PostForm", "Do"):
-		return sinkURL, at(0)
-	case isPkgFunc(fn, "net/http", "NewRequest"):
-		return sinkURL, at(1)
-	case isPkgFunc(fn, "net/http", "NewRequestWithContext"):
-		return sinkURL, at(2)
-	case isPkgFunc(fn, "net", "Dial", "DialTimeout"), isMethodOf(fn, "net", "Dialer", "Dial"):
-		return sinkURL, at(1)
-	case isMethodOf(fn, "net", "Dialer", "DialContext"):
-		return sinkURL, at(2)
-	case isPkgFunc(fn, "net/http", "Redirect"):
-		return sinkRedirect, at(2)
-	case isMethodOf(fn, "net/http", "ResponseWriter", "Write"):
-		return sinkHTML, args
-	case isPkgFunc(fn, "fmt", "Fprintf", "Fprint", "Fprintln"), isPkgFunc(fn, "io", "WriteString"):
-		if len(args) > 0 && isResponseWriter(x.info.TypeOf(args[0])) {
-			return sinkHTML, from(1)
+	for _, k := range goSinks {
+		if k.Recv == "" && !isPkgFunc(fn, k.Pkg, k.Names...) || k.Recv != "" && !isMethodOf(fn, k.Pkg, k.Recv, k.Names...) {
+			continue
 		}
+		if k.ToResponse && (len(args) == 0 || !isResponseWriter(x.info.TypeOf(args[0]))) {
+			break
+		}
+		if k.Rest {
+			return k.Kind, from(k.Arg)
+		}
+		return k.Kind, at(k.Arg)
 	}
 	if i := sqlQueryArg(fn); i >= 0 {
 		return sinkSQL, at(i)
