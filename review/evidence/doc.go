@@ -17,8 +17,8 @@
 //     new; and placeholders.go, the value flow that tells generated SQL placeholders from SQL
 //     built from input;
 //   - secrets.go: gitleaks' detector, and the redaction of every text that leaves the process;
-//   - goast.go, goflow.go, golines.go, gokeys.go: Go checks that need no type information (a
-//     diff alone, or dependencies that do not resolve offline), and keys found by use;
+//   - goast.go, goflow.go, golines.go: Go checks that need no type information (a diff alone,
+//     or dependencies that do not resolve offline);
 //   - lines.go: line rules for the languages no analyzer here reads;
 //   - change_rules.go: facts about the change as a whole (tests, dependencies, removed API,
 //     size) and text addressed to an AI reviewer.

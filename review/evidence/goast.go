@@ -41,10 +41,8 @@ type goCheck struct {
 	f       *File
 	fset    *token.FileSet
 	file    *ast.File
-	imports map[string]string      // local name -> import path
-	consts  map[string]bool        // package-level constant names
-	sibs    *[]*goCheck            // the package's other files in the change; see siblings
-	assigns map[string][]keyAssign // what the file's functions assign, by name; see funcAssigns
+	imports map[string]string // local name -> import path
+	consts  map[string]bool   // package-level constant names
 }
 
 // fn holds what one function body tells about its variables, collected before the checks.
@@ -103,7 +101,6 @@ func (g *goCheck) run() {
 		}
 		g.largeFunction(fd)
 		g.function(fd)
-		g.hardcodedKeys(fd)
 	}
 }
 
@@ -455,14 +452,6 @@ func (g *goCheck) visit(n ast.Node, stack []ast.Node, c *fn) {
 		if len(loops(stack, true)) > 0 && !c.limiter {
 			g.report(RuleUnboundedGo, n, "a goroutine is started per iteration with no bound on how many run at once")
 		}
-	case *ast.RangeStmt:
-		x := text(n.X)
-		for _, l := range loops(stack, true) {
-			if outer, ok := l.(*ast.RangeStmt); ok && text(outer.X) == x {
-				g.report(RuleNestedLoop, n, fmt.Sprintf("%s is ranged over inside a range over %s: O(n²) in its length", x, x))
-				break
-			}
-		}
 	case *ast.AssignStmt:
 		g.assign(n, stack, c)
 	case *ast.IfStmt:
@@ -570,17 +559,6 @@ func (g *goCheck) call(call *ast.CallExpr, stack []ast.Node, c *fn) {
 		case g.pkgCall(call, "net/http", "Get", "Post", "Head", "PostForm"),
 			sel.Sel.Name == "Do" && strings.Contains(strings.ToLower(recv), "client"):
 			g.report(RuleCallInLoop, call, fmt.Sprintf("%s makes an HTTP request on every iteration", text(call.Fun)))
-		}
-	}
-	// Regular expressions compiled per call or per iteration.
-	if g.pkgCall(call, "regexp", "MustCompile", "Compile", "MustCompilePOSIX", "CompilePOSIX") && len(call.Args) > 0 {
-		if _, constant := call.Args[0].(*ast.BasicLit); constant {
-			switch {
-			case len(loops(stack, false)) > 0:
-				g.report(RuleRegexpInLoop, call, fmt.Sprintf("%s compiles the same pattern on every iteration", text(call.Fun)))
-			case c.name != "init" && c.name != "main":
-				g.report(RuleRegexpPerCall, call, fmt.Sprintf("%s compiles a constant pattern on every call of %s", text(call.Fun), c.name))
-			}
 		}
 	}
 	// Commands with non-constant input.
