@@ -92,9 +92,7 @@ func sanitiserOf(pkg, recv, name string) (map[string]bool, bool) {
 	return nil, false
 }
 
-// guardPrefixes (summary.go) name the project's own checks, which the comparison counts as guards.
-
-// guardPrefixes start the names of the project's own checks (validatePath, isAllowedHost,
+// guardPrefixes (summary.go) start the names of the project's own checks (validatePath, isAllowedHost,
 // checkName, sanitize, ...): the next letter after the prefix is upper case, or the name ends.
 var guardPrefixes = []string{"validate", "valid", "check", "sanitize", "sanitise", "verify", "is", "ensure", "must", "allow", "safe", "escape", "authorize", "authorise", "permit", "can",
 	"clean", "normalize", "normalise", "quote", "secure"}
