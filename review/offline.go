@@ -554,7 +554,7 @@ func (a *OfflineAgent) clarify(req *toulmin.Request) *toulmin.Turn {
 func (a *OfflineAgent) answers(reb toulmin.Argument, target *toulmin.Argument) (answer toulmin.Answer, why, limit string) {
 	switch reb.Rule {
 	case rebutTestOnly:
-		if target.Rule == evidence.RuleSecret || target.Rule == evidence.RuleKeyByUse {
+		if target.Rule == evidence.RuleSecret {
 			return toulmin.AnswerPartial, "the code is test-only and does not run in production",
 				"a credential in a test file is published with the repository all the same; it must be rotated and removed"
 		}

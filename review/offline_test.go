@@ -10,7 +10,7 @@ import (
 	"github.com/debatebot/debatebot/voting"
 )
 
-// A secret and a slow pattern, both in test code: the maintainability stakeholder rebuts both as
+// A secret and a defer per loop iteration, both in test code: the maintainability stakeholder rebuts both as
 // test-only; performance concedes, security maintains (a pushed credential leaks all the same),
 // so the critical finding stands and the debate escalates.
 func TestTestOnlyRebuttals(t *testing.T) {
@@ -18,18 +18,13 @@ func TestTestOnlyRebuttals(t *testing.T) {
 		"api/api.go": "package api\n\nfunc Name() string { return \"api\" }\n",
 		"api/api_test.go": `package api
 
-import (
-	"regexp"
-	"testing"
-)
+import "testing"
 
 var awsKey = "AKIAIOSFODNN7EXAMPLA"
 
 func TestName(t *testing.T) {
 	for _, s := range []string{"api"} {
-		if !regexp.MustCompile("^a").MatchString(s) {
-			t.Fatal(s)
-		}
+		defer t.Log(s)
 	}
 }
 `})
@@ -50,14 +45,14 @@ func TestName(t *testing.T) {
 	}
 	var critical bool
 	for _, e := range tr.Escalations {
-		critical = critical || (e.Reason == voting.ReasonCriticalUnrebutted && strings.Contains(e.Detail, "api/api_test.go:8"))
+		critical = critical || (e.Reason == voting.ReasonCriticalUnrebutted && strings.Contains(e.Detail, "api/api_test.go:5"))
 	}
 	if !critical {
-		t.Errorf("escalations %+v do not name the standing secret at api/api_test.go:8", tr.Escalations)
+		t.Errorf("escalations %+v do not name the standing secret at api/api_test.go:5", tr.Escalations)
 	}
 	for _, r := range append(tr.Record.RequiredChanges, tr.Record.FollowUp...) {
-		if strings.Contains(r, "compile once") {
-			t.Errorf("the conceded regexp finding still asks for work: %q", r)
+		if strings.Contains(r, "close the resource explicitly each iteration") {
+			t.Errorf("the conceded defer finding still asks for work: %q", r)
 		}
 	}
 }

@@ -17,7 +17,6 @@ type securityFacts struct{ vector, impact string }
 
 var securityByRule = map[string]securityFacts{
 	evidence.RuleSecret:           {"anyone with read access to the repository or its history (clones, forks, CI logs) reads the credential", "whatever the credential unlocks, until it is rotated"},
-	evidence.RuleKeyByUse:         {"anyone who reads the code knows the key", "forged tokens, signatures or cookies; decrypted data"},
 	evidence.RuleSQLInjection:     {"a request value interpolated into the SQL text changes the query (e.g. ' OR 1=1 --)", "any row the database user can reach is read or changed"},
 	evidence.RuleCommandInjection: {"input that picks the program or injects shell syntax into the command line", "arbitrary commands run with the service's privileges"},
 	evidence.RuleTLSVerifyOff:     {"a machine on the network path presents its own certificate (man in the middle)", "traffic read and altered; credentials in it stolen"},
@@ -46,9 +45,6 @@ type performanceFacts struct{ metric, change, complexity string }
 
 var performanceByRule = map[string]performanceFacts{
 	evidence.RuleCallInLoop:       {"IO/Network: database or HTTP round trips", "one more round trip per item: latency grows linearly with the data (N+1)", "O(1) round trips → O(n)"},
-	evidence.RuleRegexpInLoop:     {"CPU", "a pattern compile per iteration on top of the match", "O(n) matches → O(n) compiles and matches"},
-	evidence.RuleRegexpPerCall:    {"CPU", "a pattern compile on every call", "a compile's constant per call"},
-	evidence.RuleNestedLoop:       {"CPU", "time quadratic in the collection's size", "O(n) → O(n²)"},
 	evidence.RuleUnboundedGo:      {"Memory/CPU", "one goroutine per item, unbounded under load", "O(n) goroutines at once instead of a bounded pool"},
 	evidence.RuleDeferInLoop:      {"Memory", "deferred calls, and what they hold open, pile up until the function returns", "O(n) open resources instead of O(1)"},
 	evidence.RuleStringConcatLoop: {"CPU/Memory", "each += copies the string built so far", "O(n) → O(n²) bytes copied"},

@@ -16,7 +16,7 @@ import (
 	"github.com/debatebot/debatebot/toulmin"
 )
 
-const benchUsage = `Usage: debatebot bench --cases PATH [--trees DIR] [--split dev|check|all] [--diff] [ID...]
+const benchUsage = `Usage: debatebot bench --cases PATH [--trees DIR] [--split dev|check|all] [--diff] [--explain] [--rules] [ID...]
 
 Debates the real cases of PATH (a case file, or a folder of *.tsv) offline with the embedded
 defaults, each on its trees at DIR/<id> (git repositories with tags base and head, as
@@ -24,12 +24,19 @@ defaults, each on its trees at DIR/<id> (git repositories with tags base and hea
 check and all, per language and per class. A defect is found when a finding of substance cites a
 defect line within 3 lines and the decision is not approve; a benign case fails on
 request_changes or a failed run.
+
+With --explain, each case's line is followed by its findings of substance (severity, rule,
+analyzer, path:line; those citing a defect marked), and the totals by the rule table. With
+--rules, the rule table alone follows the totals: per rule, the defect cases found with it and
+their repositories, the defect cases where it cites a defect line (found or not), its findings on
+defect cases away from the defect lines, the benign cases it fires on and those of them held back
+(request_changes), and its total findings.
 `
 
 type benchFlags struct {
-	cases, trees, split string
-	diff                bool
-	ids                 []string
+	cases, trees, split  string
+	diff, explain, rules bool
+	ids                  []string
 }
 
 func parseBenchFlags(args []string, stderr io.Writer, getenv func(string) string) (*benchFlags, error) {
@@ -45,6 +52,8 @@ func parseBenchFlags(args []string, stderr io.Writer, getenv func(string) string
 	fs.StringVar(&f.trees, "trees", trees, "where the cases' trees are")
 	fs.StringVar(&f.split, "split", "all", "dev, check or all")
 	fs.BoolVar(&f.diff, "diff", false, "debate the hunks only (git diff base head), not the whole trees")
+	fs.BoolVar(&f.explain, "explain", false, "list each case's findings of substance, then the rule table")
+	fs.BoolVar(&f.rules, "rules", false, "after the totals, the rule table: what each rule found, missed and held back")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return nil, errHelp
@@ -82,11 +91,22 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 		if _, err := fmt.Fprintln(stdout, r.Line()); err != nil {
 			return err
 		}
+		if f.explain {
+			if err := realcases.WriteExplain(stdout, r); err != nil {
+				return err
+			}
+		}
 	}
 	if len(results) == 0 {
 		return &usageError{"bench: no case selected"}
 	}
-	return realcases.WriteTotals(stdout, results)
+	if err := realcases.WriteTotals(stdout, results); err != nil {
+		return err
+	}
+	if f.explain || f.rules {
+		return realcases.WriteRuleTable(stdout, results)
+	}
+	return nil
 }
 
 // benchCase debates one case's base..head offline with the embedded defaults: on the whole

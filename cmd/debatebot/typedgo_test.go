@@ -159,7 +159,7 @@ func TestDebateGitRangeGosecFindings(t *testing.T) {
 		t.Errorf("decision %q, want escalate", rec.Decision)
 	}
 	for _, want := range []string{
-		"web/web.go:30: keep the value a bound parameter",                             // bound-param-removed, with G701 and go-ast's sql-injection merged into it
+		"web/web.go:30: use a parameterised query",                                    // G701, with go-ast's sql-injection merged into it
 		"web/web.go:68: run a fixed program with request values as checked arguments", // G702
 		"web/web.go:76: resolve the request's path inside a fixed root",               // G703
 		"web/web.go:87: fetch only URLs whose host is on an allowlist",                // G704
@@ -183,10 +183,10 @@ func TestDebateGitRangeGosecFindings(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, want := range []string{
-		"type-checked Go analysis (go vet passes, staticcheck, gosec, debatebot's own analyzers and comparison of protections) of 1 package(s) in base and head: example.com/gosecdemo/web; 7 new finding(s), 3 pre-existing finding(s) left out",
+		"type-checked Go analysis (go vet passes, staticcheck, gosec, debatebot's own analyzers and comparison of protections) of 1 package(s) in base and head: example.com/gosecdemo/web; 6 new finding(s), 3 pre-existing finding(s) left out",
 		"| critical | `web/web.go:68` | gosec:G702 | security | Command injection via taint analysis: os/exec.Command (in Server.Convert); also found by gosec (gosec:G204 at line 68) |", // one defect, two of gosec's rules
-		// One defect, one finding: the comparison's (the base bound the id) with gosec's taint rule and go-ast's.
-		"| high | `web/web.go:30` | bound-param-removed | security | the change builds the SQL text of sql.DB.Query from values that the base bound as parameters (1 bound argument(s) in the base, 0 now): a quote in a value now changes the query (in Server.Names); also found by go-ast (sql-injection at line 30); also found by gosec (gosec:G701 at line 30) |",
+		// One defect, one finding: gosec's taint rule with go-ast's.
+		"| high | `web/web.go:30` | gosec:G701 | security | SQL injection via taint analysis: (*database/sql.DB).Query (in Server.Names); also found by go-ast (sql-injection at line 30) |",
 		"| high | `web/web.go:87` | gosec:G704 | security | SSRF via taint analysis: net/http.Get (in Server.Proxy) |",
 		"**Backing:** gosec G702, CWE-78: https://cwe.mitre.org/data/definitions/78.html",
 		"**Escalated (critical_finding_unrebutted):** Command injection via taint analysis: os/exec.Command (in Server.Convert); also found by gosec (gosec:G204 at line 68) at web/web.go:68",

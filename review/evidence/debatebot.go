@@ -11,23 +11,16 @@ import (
 )
 
 // SourceDebatebot names the project's own analyses as the source of a check: the go/analysis
-// analyzers of this package (goroutine leaks, lock order, work per loop iteration) and the
+// analyzers of this package (lock order, queries per loop iteration) and the
 // comparison of base and head that finds protections the change removed or weakened.
 const SourceDebatebot = "debatebot"
 
 // Rule ids of the project's own analyses.
 const (
-	RuleGoroutineLeak      = "goroutine-leak"
-	RuleLockAfterRead      = "lock-after-read"
-	RuleQueryInLoop        = "query-in-loop"
-	RuleLinearSearchInLoop = "linear-search-in-loop"
+	RuleLockAfterRead = "lock-after-read"
+	RuleQueryInLoop   = "query-in-loop"
 
 	RuleGuardRemoved       = "guard-removed"
-	RuleBoundParamRemoved  = "bound-param-removed"
-	RuleValidationLoosened = "validation-loosened"
-	RuleTLSDowngraded      = "tls-downgraded"
-	RuleCryptoDowngraded   = "crypto-downgraded"
-	RuleChanBufferRemoved  = "chan-buffer-removed"
 	RuleLockMovedAfterRead = "lock-moved-after-read"
 )
 
@@ -35,12 +28,6 @@ func cweURL(n string) string { return "https://cwe.mitre.org/data/definitions/" 
 
 // debatebotAnalyzers are the checks of this package run by the driver like the vet passes.
 var debatebotAnalyzers = []Check{
-	{Rule: RuleGoroutineLeak, Title: "Goroutine blocked forever on an unbuffered channel", Severity: SeverityHigh, Topic: TopicResource,
-		CWE: "CWE-401", URL: "https://go.dev/blog/pipelines",
-		Fix:      "give the channel a buffer for every sender (make(chan T, 1), or the number of senders), or make the goroutine's send select on ctx.Done()",
-		Warrant:  "A goroutine that sends on an unbuffered channel nobody will receive from blocks forever; it and everything it references are never freed, and each call leaks one more",
-		Rebuttal: "unless another party receives from the channel on every path", TradeOff: "none: a buffer of one value costs nothing",
-		analyzer: leakAnalyzer},
 	{Rule: RuleLockAfterRead, Title: "Field read before (or without) locking the mutex that guards it", Severity: SeverityHigh, Topic: TopicConcurrency,
 		CWE: "CWE-362", URL: cweURL("362"),
 		Fix:      "lock the mutex before the first read of the fields it guards (or read them after Lock)",
@@ -53,12 +40,6 @@ var debatebotAnalyzers = []Check{
 		Warrant:  "One round trip per element makes latency and database load grow with the collection (the N+1 query pattern), even when the call is hidden in a helper",
 		Rebuttal: "unless the collection is known to stay small", TradeOff: "batched code is a little more complex",
 		analyzer: queryLoopAnalyzer},
-	{Rule: RuleLinearSearchInLoop, Title: "Linear search of a slice inside a loop over another", Severity: SeverityMedium, Topic: TopicPerformance,
-		CWE: "CWE-407", URL: cweURL("407"),
-		Fix:      "build a map (a set: map[T]struct{}) of the searched slice once before the loop and look each element up in it",
-		Warrant:  "Scanning one slice for each element of another is O(n·m); both grow with the input, so the work grows quadratically",
-		Rebuttal: "unless both slices are known to stay small", TradeOff: "memory for the map",
-		analyzer: linearSearchAnalyzer},
 }
 
 // weakenedCatalog are the rules of the base/head comparison (weakened.go); they run no analyzer.
@@ -68,33 +49,8 @@ var weakenedCatalog = []Check{
 		Fix:      "restore the check before the call (or move it to every caller), and add a test that feeds the rejected input",
 		Warrant:  "The base checked the value before it reached the call (a file, a URL, a query, a command); the head still makes the call but no longer checks, so input the check rejected now gets through",
 		Rebuttal: "unless every caller now checks the value, or the value can no longer come from outside", TradeOff: "none: the check existed"},
-	{Rule: RuleBoundParamRemoved, Title: "Bound query parameter replaced by string building", Severity: SeverityHigh, Topic: TopicSecurity,
-		CWE: "CWE-89", URL: cweURL("89"),
-		Fix:      "keep the value a bound parameter: a placeholder in the SQL text and the value in the call's arguments",
-		Warrant:  "The base passed the value to the database as a bound parameter; the head splices it into the SQL text, where a quote in the value changes the query",
-		Rebuttal: "unless the spliced value is a constant or a number", TradeOff: "none: the bound form is as short"},
-	{Rule: RuleValidationLoosened, Title: "Validation tag loosened", Severity: SeverityMedium, Topic: TopicSecurity,
-		CWE: "CWE-20", URL: cweURL("20"),
-		Fix:      "restore the validation rule (required, the length or range bound, the format) or justify the wider input in the change",
-		Warrant:  "The struct's validation tag is what rejects bad input at the edge; a removed rule or a widened bound lets values through that the code behind it was written not to see",
-		Rebuttal: "unless the code behind the field now handles the wider input", TradeOff: "none"},
-	{Rule: RuleTLSDowngraded, Title: "TLS settings downgraded", Severity: SeverityHigh, Topic: TopicSecurity,
-		CWE: "CWE-757", URL: cweURL("757"),
-		Fix:      "keep certificate verification on, MinVersion at the base's version (TLS 1.2 or later), the base's client-auth mode and no insecure cipher suites",
-		Warrant:  "The change weakens the TLS configuration the base had (verification, minimum version, cipher suites or client authentication), which exposes the connection to interception or downgrade",
-		Rebuttal: "unless the connection only ever reaches a test server", TradeOff: "none: the base's settings worked"},
-	{Rule: RuleCryptoDowngraded, Title: "Cryptographic strength lowered", Severity: SeverityHigh, Topic: TopicSecurity,
-		CWE: "CWE-327", URL: cweURL("327"),
-		Fix:      "keep the base's algorithm and work factor (SHA-256 or stronger, AES, the bcrypt cost, the key size)",
-		Warrant:  "The base used a stronger algorithm or a higher work factor; the head's weaker choice makes hashes easier to collide or brute-force and keys easier to break",
-		Rebuttal: "unless the value protects nothing (a cache key, a checksum)", TradeOff: "a little CPU time"},
-	{Rule: RuleChanBufferRemoved, Title: "Channel buffer removed where a sender can block", Severity: SeverityHigh, Topic: TopicResource,
-		CWE: "CWE-401", URL: "https://go.dev/blog/pipelines",
-		Fix:      "restore the channel's buffer (one slot per sender), or make the send select on ctx.Done()",
-		Warrant:  "The base's buffer let the goroutine's send complete when nobody received; without it the sender blocks forever on the paths that return before receiving",
-		Rebuttal: "unless every path receives from the channel", TradeOff: "none: the buffer existed"},
 	{Rule: RuleLockMovedAfterRead, Title: "Lock moved after the read it protected", Severity: SeverityHigh, Topic: TopicConcurrency,
-		CWE: "CWE-362", URL: cweURL("362"), // the race the read out of its lock makes: one weakness with lock-removed and lock-after-read, which merge with it
+		CWE: "CWE-362", URL: cweURL("362"), // the race the read out of its lock makes: one weakness with lock-after-read, which merges with it
 		Fix:      "take the lock before the read again, as the base did",
 		Warrant:  "The base read the field with the mutex held; the head reads it before locking, so the read races with writers holding the mutex",
 		Rebuttal: "unless the field can no longer change concurrently", TradeOff: "none: the base's order worked"},

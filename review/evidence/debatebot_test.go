@@ -81,27 +81,6 @@ func analyzeOwn(t *testing.T, dir string, files ...string) ([]string, map[string
 	return own(rep.Findings)
 }
 
-// Goroutines that send on an unbuffered channel: found when the creator can return without
-// receiving (a timeout, an early return, one receive for many senders, a receiving loop left
-// early, no receive at all); not when the channel is buffered, the send selects on ctx.Done(),
-// every path receives, the channel is closed instead, escapes, is made per iteration, or the
-// function panics rather than returns. Test files are not judged.
-func TestGoroutineLeak(t *testing.T) {
-	got, by := analyzeOwn(t, "testdata/leak", "leak/leak.go", "leak/leak_test.go")
-	sameFindings(t, got, wantMarkers(t, "testdata/leak"))
-	f := by[RuleGoroutineLeak+" leak/leak.go:18"]
-	if f.Func != "Timeout" || f.Severity != SeverityHigh || f.Topic != TopicResource ||
-		!strings.Contains(f.Message, "`ch`, an unbuffered channel made at line 17, but `Timeout` can return at line 26 without receiving") {
-		t.Errorf("Timeout finding = %+v", f)
-	}
-	if f := by[RuleGoroutineLeak+" leak/leak.go:44"]; !strings.Contains(f.Message, "receives from it once") {
-		t.Errorf("FirstOfMany finding = %+v", f)
-	}
-	if f := by[RuleGoroutineLeak+" leak/leak.go:53"]; !strings.Contains(f.Message, "can return at line 57 after receiving from only some of them") {
-		t.Errorf("FanIn finding = %+v", f)
-	}
-}
-
 // Methods that read a field before locking the mutex the package writes it under: found for a
 // plain read, a fast path, a field written after an early-return unlock, an embedded RWMutex and
 // another object's field read without its lock; not for a helper called with the lock held (a
@@ -128,10 +107,7 @@ func TestLockAfterRead(t *testing.T) {
 // Queries and remote calls per iteration of a loop over a variable collection, directly, through
 // helpers of the same or another changed package, or through an interface: found; a batched
 // query, a loop over an array, a literal or a constant count, a prepared statement, writes in one
-// transaction and calls in goroutines: not. Linear searches of a variable slice in a loop over another (slices.Contains,
-// a helper over a parameter or a receiver's field, strings.Contains over a join): found; a map
-// lookup, a package-level table, a literal or a local literal slice, a loop over an array, a
-// list the function builds by appending (deduplication): not.
+// transaction and calls in goroutines: not.
 func TestWorkPerIteration(t *testing.T) {
 	got, by := analyzeOwn(t, "testdata/loops", "store/store.go", "app/app.go")
 	sameFindings(t, got, wantMarkers(t, "testdata/loops"))
@@ -141,9 +117,6 @@ func TestWorkPerIteration(t *testing.T) {
 	}
 	if f := by[RuleQueryInLoop+" store/store.go:36"]; !strings.Contains(f.Message, "(`store.Store.lookup → store.Store.UserName → sql.DB.QueryRowContext`)") {
 		t.Errorf("Labels finding = %+v", f)
-	}
-	if f := by[RuleLinearSearchInLoop+" app/app.go:111"]; f.Message != "`slices.Contains` scans `allowed` on every iteration over `users`: O(n·m) in their lengths" {
-		t.Errorf("Allowed finding = %+v", f)
 	}
 }
 
@@ -159,7 +132,7 @@ func TestWorkPerIterationNeedsTheHelperLoaded(t *testing.T) {
 	}
 }
 
-var weakenedFiles = []string{"guards/guards.go", "sqlq/sqlq.go", "conf/conf.go", "conc/conc.go"}
+var weakenedFiles = []string{"guards/guards.go", "conc/conc.go"}
 
 func runWeakened(t testing.TB) *Result {
 	t.Helper()
@@ -171,11 +144,9 @@ func runWeakened(t testing.TB) *Result {
 }
 
 // The head of testdata/weakened removes or weakens what the base had: checks before a file
-// open, a fetch, an HTML write, a command (moved after it) and a helper's file read; a bound
-// parameter; validation rules; TLS version, verification and client authentication; a hash and a
-// key size; a channel's buffer; a lock's place. Each is found at the head line that lost it, and
-// nothing is found where the check moved to every caller, was replaced by a check of the
-// project's own, guarded a constant path, or where settings were tightened.
+// open, a fetch, an HTML write, a command (moved after it) and a helper's file read; a lock's
+// place. Each is found at the head line that lost it, and nothing is found where the check moved
+// to every caller, was replaced by a check of the project's own, or guarded a constant path.
 func TestWeakenedProtections(t *testing.T) {
 	res := runWeakened(t)
 	got, by := own(res.New)
@@ -188,16 +159,6 @@ func TestWeakenedProtections(t *testing.T) {
 		{RuleGuardRemoved + " guards/guards.go:49", "Greet", SeverityHigh, "the change removed html.EscapeString from the path to fmt.Fprintf (cross-site scripting, CWE-79)"},
 		{RuleGuardRemoved + " guards/guards.go:57", "Run", SeverityHigh, "the change removed the check `!validTool(tool)` from the path to exec.Command (command injection, CWE-78)"},
 		{RuleGuardRemoved + " guards/guards.go:71", "serve", SeverityHigh, "the change removed the check `strings.Contains(name, \"..\")` in Show from the path to serve → os.ReadFile (path traversal, CWE-22)"},
-		{RuleBoundParamRemoved + " sqlq/sqlq.go:12", "ByName", SeverityHigh, "the change builds the SQL text of sql.DB.QueryContext from values that the base bound as parameters (1 bound argument(s) in the base, 0 now)"},
-		{RuleValidationLoosened + " sqlq/sqlq.go:28", "", SeverityMedium, "the change loosens the validate tag of Signup.Name: raises max from 64 to 1024, drops required (the base had validate:\"required,max=64\")"},
-		{RuleValidationLoosened + " sqlq/sqlq.go:29", "", SeverityMedium, "the change loosens the binding tag of Signup.Email: drops required, adds omitempty"},
-		{RuleValidationLoosened + " sqlq/sqlq.go:31", "", SeverityMedium, "widens oneof from \"free pro\" to \"free pro enterprise\""},
-		{RuleTLSDowngraded + " conf/conf.go:15", "Client", SeverityHigh, "the change lowers MinVersion from TLS 1.2 to TLS 1.0"},
-		{RuleTLSDowngraded + " conf/conf.go:22", "Internal", SeverityHigh, "the change turns off certificate verification (InsecureSkipVerify: true)"},
-		{RuleTLSDowngraded + " conf/conf.go:33", "var serverTLS", SeverityHigh, "the change weakens ClientAuth from RequireAndVerifyClientCert to RequestClientCert"},
-		{RuleCryptoDowngraded + " conf/conf.go:40", "Fingerprint", SeverityHigh, "the change replaces sha256.Sum256 with md5.Sum, a weaker hash"},
-		{RuleCryptoDowngraded + " conf/conf.go:46", "Key", SeverityHigh, "the change lowers the RSA key size of rsa.GenerateKey from 4096 to 1024"},
-		{RuleChanBufferRemoved + " conc/conc.go:18", "Fetch", SeverityHigh, "the change removes the buffer of ch (1 in the base): the goroutine started at line 19 now blocks forever"},
 		{RuleLockMovedAfterRead + " conc/conc.go:61", "Counter.Snapshot", SeverityHigh, "the change moves the read of count before mu.Lock(): the base read it with mu held"},
 	}
 	for _, c := range checks {
@@ -210,16 +171,11 @@ func TestWeakenedProtections(t *testing.T) {
 			t.Errorf("%s = %+v\nwant func %q severity %s message containing %q", c.key, f, c.fn, c.severity, c.msg)
 		}
 	}
-	// The findings the comparison restates at the same line are left out (gosec's TLS and weak
-	// key findings, the goroutine leak of the unbuffered channel, the read before the lock).
+	// The findings the comparison restates at the same line are left out (the read before the
+	// lock, gosec's findings of the weakness a removed check opens).
 	for _, f := range res.New {
 		switch {
-		case f.Rule == "gosec:G402" && (f.Line == 15 || f.Line == 22),
-			f.Rule == "gosec:G403",
-			f.Rule == "gosec:G401" && f.Line == 40,
-			f.Rule == RuleGoroutineLeak,
-			f.Rule == RuleLockAfterRead,
-			f.Rule == "gosec:G202" && f.Path == "sqlq/sqlq.go",
+		case f.Rule == RuleLockAfterRead,
 			// gosec's findings of the weakness a removed check opens, at the same line.
 			f.Path == "guards/guards.go" && (f.Rule == "gosec:G304" || f.Rule == "gosec:G703") && f.Line == 26,
 			f.Path == "guards/guards.go" && (f.Rule == "gosec:G107" || f.Rule == "gosec:G704") && f.Line == 38,

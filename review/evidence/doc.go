@@ -8,18 +8,17 @@
 //     golang.org/x/tools/go/packages, runs maintained go/analysis analyzers over them (the
 //     x/tools passes that find bugs, staticcheck's SA checks, gosec's AST rules and SSA taint
 //     rules, used as libraries), and keeps only the findings the change made new;
-//   - debatebot.go, leak.go, lockorder.go, loopcost.go: the project's own go/analysis analyzers
-//     run beside them (goroutines leaked on unbuffered channels, fields read before their
-//     mutex is locked, queries and linear searches per loop iteration);
+//   - debatebot.go, lockorder.go, loopcost.go: the project's own go/analysis analyzers run
+//     beside them (fields read before their mutex is locked, queries per loop iteration);
 //   - summary.go, weakened.go: the comparison of base and head for protections the change
-//     removed or weakened (checks before sensitive calls, bound query parameters, validation
-//     tags, TLS and crypto settings, channel buffers, lock order); paths.go, the conditions under
+//     removed (checks before sensitive calls, an http.Client's redirect policy, lock order);
+//     paths.go, the conditions under
 //     which a finding's line runs, so that a finding the change made reachable on more paths is
 //     new; and placeholders.go, the value flow that tells generated SQL placeholders from SQL
 //     built from input;
 //   - secrets.go: gitleaks' detector, and the redaction of every text that leaves the process;
-//   - goast.go, goflow.go, golines.go, gokeys.go: Go checks that need no type information (a
-//     diff alone, or dependencies that do not resolve offline), and keys found by use;
+//   - goast.go, goflow.go, golines.go: Go checks that need no type information (a diff alone,
+//     or dependencies that do not resolve offline);
 //   - lines.go: line rules for the languages no analyzer here reads;
 //   - change_rules.go: facts about the change as a whole (tests, dependencies, removed API,
 //     size) and text addressed to an AI reviewer.

@@ -47,10 +47,8 @@ type goCheck struct {
 	f       *File
 	fset    *token.FileSet
 	file    *ast.File
-	imports map[string]string      // local name -> import path
-	consts  map[string]bool        // package-level constant names
-	sibs    *[]*goCheck            // the package's other files in the change; see siblings
-	assigns map[string][]keyAssign // what the file's functions assign, by name; see funcAssigns
+	imports map[string]string // local name -> import path
+	consts  map[string]bool   // package-level constant names
 	// fragment: file is the hunks' head sides (goFragmentFile), not the whole file; a package
 	// name no import shows is taken as the standard package goStdImports names.
 	fragment bool
@@ -122,7 +120,6 @@ func (g *goCheck) run() {
 		}
 		g.largeFunction(fd)
 		g.function(fd)
-		g.hardcodedKeys(fd)
 	}
 }
 
@@ -185,13 +182,6 @@ var (
 	passwordish  = regexp.MustCompile(`(?i)passw|pwd`)
 	limiterName  = regexp.MustCompile(`(?i)sem|limit|slot|token|throttle|worker`)
 )
-
-var sqlMethods = map[string]int{
-	"Query": 0, "QueryRow": 0, "Exec": 0, "Prepare": 0, "Raw": 0,
-	"QueryContext": 1, "QueryRowContext": 1, "ExecContext": 1, "PrepareContext": 1,
-}
-
-var ioMethods = map[string]bool{"Query": true, "QueryRow": true, "Exec": true, "QueryContext": true, "QueryRowContext": true, "ExecContext": true}
 
 func text(e ast.Node) string {
 	if x, ok := e.(ast.Expr); ok {
@@ -481,14 +471,6 @@ func (g *goCheck) visit(n ast.Node, stack []ast.Node, c *fn) {
 		if len(loops(stack, true)) > 0 && !c.limiter {
 			g.report(RuleUnboundedGo, n, "a goroutine is started per iteration with no bound on how many run at once")
 		}
-	case *ast.RangeStmt:
-		x := text(n.X)
-		for _, l := range loops(stack, true) {
-			if outer, ok := l.(*ast.RangeStmt); ok && text(outer.X) == x {
-				g.report(RuleNestedLoop, n, fmt.Sprintf("%s is ranged over inside a range over %s: O(n²) in its length", x, x))
-				break
-			}
-		}
 	case *ast.AssignStmt:
 		g.assign(n, stack, c)
 	case *ast.IfStmt:
@@ -596,17 +578,6 @@ func (g *goCheck) call(call *ast.CallExpr, stack []ast.Node, c *fn) {
 		case g.pkgCall(call, "net/http", "Get", "Post", "Head", "PostForm"),
 			sel.Sel.Name == "Do" && strings.Contains(strings.ToLower(recv), "client"):
 			g.report(RuleCallInLoop, call, fmt.Sprintf("%s makes an HTTP request on every iteration", text(call.Fun)))
-		}
-	}
-	// Regular expressions compiled per call or per iteration.
-	if g.pkgCall(call, "regexp", "MustCompile", "Compile", "MustCompilePOSIX", "CompilePOSIX") && len(call.Args) > 0 {
-		if _, constant := call.Args[0].(*ast.BasicLit); constant {
-			switch {
-			case len(loops(stack, false)) > 0:
-				g.report(RuleRegexpInLoop, call, fmt.Sprintf("%s compiles the same pattern on every iteration", text(call.Fun)))
-			case c.name != "init" && c.name != "main":
-				g.report(RuleRegexpPerCall, call, fmt.Sprintf("%s compiles a constant pattern on every call of %s", text(call.Fun), c.name))
-			}
 		}
 	}
 	// Commands with non-constant input.

@@ -80,10 +80,6 @@ var lineRules = []lineRule{
 	{rule: RuleCallInLoop, langs: "javascript typescript", inLoop: true, re: regexp.MustCompile(`\bfetch\(|\baxios\.\w+\(|\.query\(|\.findOne\(|\.findById\(|\.findUnique\(|\bhttps?\.get\(`), msg: "a database query or HTTP request runs on every iteration"},
 	{rule: RuleCallInLoop, langs: "java kotlin", inLoop: true, re: regexp.MustCompile(`\.(?:executeQuery|executeUpdate|execute)\(|Repository\.find\w*\(|repository\.find\w*\(|restTemplate\.\w+\(|httpClient\.send\(`), msg: "a database query or HTTP request runs on every iteration"},
 	{rule: RuleCallInLoop, langs: "go", inLoop: true, re: regexp.MustCompile(`\.(?:Query|QueryRow|Exec|QueryContext|QueryRowContext|ExecContext)\(|\bhttp\.(?:Get|Post|Head)\(|[cC]lient\.Do\(`), msg: "a database query or HTTP request runs on every iteration"},
-	{rule: RuleRegexpInLoop, langs: "python", inLoop: true, re: regexp.MustCompile(`\bre\.compile\(`), msg: "a regular expression is compiled on every iteration"},
-	{rule: RuleRegexpInLoop, langs: "javascript typescript", inLoop: true, re: regexp.MustCompile(`new RegExp\(`), msg: "a regular expression is compiled on every iteration"},
-	{rule: RuleRegexpInLoop, langs: "java kotlin", inLoop: true, re: regexp.MustCompile(`Pattern\.compile\(|\.matches\(\s*"`), msg: "a regular expression is compiled on every iteration"},
-	{rule: RuleRegexpInLoop, langs: "go", inLoop: true, re: regexp.MustCompile(`regexp\.(?:MustCompile|Compile)\(\s*[\x60"]`), msg: "a regular expression is compiled on every iteration"},
 	{rule: RuleStringConcatLoop, langs: "python", inLoop: true, re: regexp.MustCompile(`^\s*\w+\s*\+=\s*(?:f?["']|str\()`), msg: "a string is built by += on every iteration"},
 	{rule: RuleStringConcatLoop, langs: "javascript typescript", inLoop: true, re: regexp.MustCompile(`^\s*\w+\s*\+=\s*(?:["'\x60]|String\()`), msg: "a string is built by += on every iteration"},
 	{rule: RuleStringConcatLoop, langs: "java kotlin", inLoop: true, re: regexp.MustCompile(`^\s*\w+\s*\+=\s*(?:"|String\.valueOf\()`), msg: "a String is built by += on every iteration"},
@@ -240,7 +236,6 @@ func (lineAnalyzer) Analyze(s *Scan) {
 				s.Report(RuleIgnoredError, f.Path, l.n, "an exception is caught and silenced with pass")
 			}
 		}
-		nestedLoops(s, f, lines, lang)
 	}
 }
 
@@ -260,52 +255,6 @@ func joinView(lines []viewLine) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
-}
-
-var collectionLoop = map[string]*regexp.Regexp{
-	"python":     regexp.MustCompile(`^\s*for\s+.+?\s+in\s+([\w.]+)\s*:`),
-	"javascript": regexp.MustCompile(`for\s*\(\s*(?:const|let|var)\s+\w+\s+of\s+([\w.]+)\s*\)|([\w.]+)\.forEach\(`),
-	"java":       regexp.MustCompile(`for\s*\(\s*[\w<>]+\s+\w+\s*:\s*([\w.]+)\s*\)`),
-}
-
-// nestedLoops finds a loop over a collection inside a loop over the same collection.
-func nestedLoops(s *Scan, f *File, lines []viewLine, lang string) {
-	re := collectionLoop[loopLang(lang)]
-	if re == nil {
-		return
-	}
-	type open struct {
-		ind  int
-		coll string
-	}
-	var stack []open
-	for _, l := range lines {
-		if l.start {
-			stack = stack[:0]
-		}
-		if strings.TrimSpace(l.text) == "" {
-			continue
-		}
-		ind := indent(l.text)
-		for len(stack) > 0 && ind <= stack[len(stack)-1].ind {
-			stack = stack[:len(stack)-1]
-		}
-		m := re.FindStringSubmatch(l.text)
-		if m == nil {
-			continue
-		}
-		coll := m[1]
-		if coll == "" && len(m) > 2 {
-			coll = m[2]
-		}
-		for _, o := range stack {
-			if o.coll == coll && l.added {
-				s.Report(RuleNestedLoop, f.Path, l.n, coll+" is iterated inside an iteration over itself: O(n²)")
-				break
-			}
-		}
-		stack = append(stack, open{ind, coll})
-	}
 }
 
 // stripComment drops a trailing line comment so that commented-out code does not count; string

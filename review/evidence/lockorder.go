@@ -513,3 +513,8 @@ func allocatedHere(info *types.Info, body *ast.BlockStmt, v *types.Var) bool {
 	})
 	return found
 }
+
+func calleeIdent(e ast.Expr) *ast.Ident {
+	id, _ := ast.Unparen(e).(*ast.Ident)
+	return id
+}

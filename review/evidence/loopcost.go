@@ -1,7 +1,6 @@
 package evidence
 
 import (
-	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
@@ -13,8 +12,7 @@ import (
 
 // This file holds the analyzers of work repeated per loop iteration: a call that performs a
 // database query or a remote call (directly, or through helpers of the loaded packages) inside a
-// loop over a collection (RuleQueryInLoop), and a linear search of one variable-sized slice inside
-// a loop over another (RuleLinearSearchInLoop). Facts carry what a function does to the packages
+// loop over a collection (RuleQueryInLoop). Facts carry what a function does to the packages
 // importing it, so a helper in one changed package is seen from a loop in another.
 
 // maxVia bounds how many helpers deep a query is followed.
@@ -34,49 +32,12 @@ func (f *ioFact) String() string {
 	return f.Kind + " via " + strings.Join(append(append([]string(nil), f.Via...), f.Sink), " → ")
 }
 
-// linearFact says that the function searches a slice linearly: its parameter Param, or the
-// receiver's field Field when Param is -1.
-type linearFact struct {
-	Param int
-	Field string
-}
-
-func (*linearFact) AFact() {}
-
-func (f *linearFact) String() string {
-	return fmt.Sprintf("linear search of param %d / field %q", f.Param, f.Field)
-}
-
 var queryLoopAnalyzer = &analysis.Analyzer{
 	Name:      "queryinloop",
 	Doc:       "report database queries and remote calls made on every iteration of a loop over a collection, directly or through helpers",
 	Run:       runQueryLoop,
 	FactTypes: []analysis.Fact{new(ioFact)},
 }
-
-var linearSearchAnalyzer = &analysis.Analyzer{
-	Name:      "linearsearchinloop",
-	Doc:       "report linear searches of a variable-sized slice inside a loop over another slice",
-	Run:       runLinearSearch,
-	FactTypes: []analysis.Fact{new(linearFact)},
-}
-
-// dbMethods are the methods that run a statement on the database, across database/sql, sqlx,
-// pgx, gorm, ent, bun and the MongoDB driver; they count only on types of a database package.
-var dbMethods = map[string]bool{
-	"Query": true, "QueryContext": true, "QueryRow": true, "QueryRowContext": true, "Exec": true, "ExecContext": true,
-	"Get": true, "GetContext": true, "Select": true, "SelectContext": true, "Queryx": true, "QueryxContext": true,
-	"QueryRowx": true, "QueryRowxContext": true, "NamedExec": true, "NamedExecContext": true, "NamedQuery": true, "NamedQueryContext": true,
-	"Find": true, "First": true, "Take": true, "Last": true, "FirstOrCreate": true, "FirstOrInit": true, "Create": true, "Save": true,
-	"Update": true, "Updates": true, "UpdateColumn": true, "UpdateColumns": true, "Delete": true, "Count": true, "Pluck": true, "Scan": true,
-	"All": true, "AllX": true, "Only": true, "OnlyX": true, "FirstX": true, "IDs": true, "Exist": true, "ExistX": true, "ExecX": true, "SaveX": true,
-	"FindOne": true, "InsertOne": true, "InsertMany": true, "UpdateOne": true, "UpdateMany": true, "DeleteOne": true, "DeleteMany": true,
-	"Aggregate": true, "CountDocuments": true, "SendBatch": true, "CopyFrom": true,
-}
-
-// notDBReceivers are types of database packages whose methods of those names do not reach the
-// database (Rows.Scan reads a fetched row; a prepared Stmt in a loop is the bulk-insert idiom).
-var notDBReceivers = map[string]bool{"Rows": true, "Row": true, "Stmt": true, "Result": true, "ColumnType": true}
 
 // txWrite reports whether a method writes through a transaction (Tx.ExecContext, ...): one
 // statement per element inside one transaction is the usual way to write many rows, not the N+1
@@ -85,7 +46,7 @@ func txWrite(recv, method string) bool {
 	if recv != "Tx" {
 		return false
 	}
-	for _, w := range []string{"Exec", "NamedExec", "Create", "Save", "Update", "Delete", "Insert", "CopyFrom", "SendBatch"} {
+	for _, w := range txWriteMethods {
 		if strings.HasPrefix(method, w) {
 			return true
 		}
@@ -95,11 +56,11 @@ func txWrite(recv, method string) bool {
 
 func isDBPackage(path string) bool {
 	for _, elem := range strings.Split(path, "/") {
-		if elem == "ent" || elem == "bun" {
+		if slices.Contains(dbPackageElems, elem) {
 			return true
 		}
 	}
-	for _, hint := range []string{"sql", "gorm", "pgx", "mongo", "redis"} {
+	for _, hint := range dbPackageHints {
 		if strings.Contains(path, hint) {
 			return true
 		}
@@ -424,254 +385,4 @@ func runQueryLoop(pass *analysis.Pass) (any, error) {
 			types.ExprString(call.Fun), f.Kind, how, loop.coll)
 	})
 	return nil, nil
-}
-
-// linearFacts finds the package's functions that search a slice linearly: a range over a slice
-// parameter (or a slice field of the receiver) whose body returns from an if that compares the
-// element.
-func linearFacts(pass *analysis.Pass) map[*types.Func]*linearFact {
-	out := map[*types.Func]*linearFact{}
-	for fn, fd := range funcDecls(pass) {
-		sig := fn.Type().(*types.Signature)
-		if sig.Results().Len() == 0 {
-			continue
-		}
-		var recv types.Object
-		if fd.Recv != nil && len(fd.Recv.List) == 1 && len(fd.Recv.List[0].Names) == 1 {
-			recv = pass.TypesInfo.Defs[fd.Recv.List[0].Names[0]]
-		}
-		for _, st := range fd.Body.List {
-			rs, ok := st.(*ast.RangeStmt)
-			if !ok {
-				continue
-			}
-			if _, ok := typeUnder(pass.TypesInfo, rs.X).(*types.Slice); !ok {
-				continue
-			}
-			fact := &linearFact{Param: -1}
-			switch x := ast.Unparen(rs.X).(type) {
-			case *ast.Ident:
-				obj := pass.TypesInfo.Uses[x]
-				for i := 0; i < sig.Params().Len(); i++ {
-					if sig.Params().At(i) == obj {
-						fact.Param = i
-					}
-				}
-			case *ast.SelectorExpr:
-				if id, ok := x.X.(*ast.Ident); ok && recv != nil && pass.TypesInfo.Uses[id] == recv {
-					fact.Field = x.Sel.Name
-				}
-			}
-			if fact.Param < 0 && fact.Field == "" {
-				continue
-			}
-			if comparesAndReturns(pass.TypesInfo, rs) {
-				out[fn] = fact
-				pass.ExportObjectFact(fn, fact)
-				break
-			}
-		}
-	}
-	return out
-}
-
-// comparesAndReturns reports whether a range loop's body has an if that compares the element (or
-// s[i]) for equality and returns.
-func comparesAndReturns(info *types.Info, rs *ast.RangeStmt) bool {
-	elems := map[types.Object]bool{}
-	for _, e := range []ast.Expr{rs.Key, rs.Value} {
-		if id, ok := e.(*ast.Ident); ok && info.Defs[id] != nil {
-			elems[info.Defs[id]] = true
-		}
-	}
-	found := false
-	ast.Inspect(rs.Body, func(n ast.Node) bool {
-		ifs, ok := n.(*ast.IfStmt)
-		if !ok || found {
-			return !found
-		}
-		returns := slices.ContainsFunc(ifs.Body.List, func(s ast.Stmt) bool { _, ok := s.(*ast.ReturnStmt); return ok })
-		if returns && comparesElem(info, ifs.Cond, elems) {
-			found = true
-		}
-		return true
-	})
-	return found
-}
-
-func comparesElem(info *types.Info, cond ast.Expr, elems map[types.Object]bool) bool {
-	mentions := func(e ast.Expr) bool {
-		hit := false
-		ast.Inspect(e, func(n ast.Node) bool {
-			if id, ok := n.(*ast.Ident); ok && elems[info.Uses[id]] {
-				hit = true
-			}
-			return !hit
-		})
-		return hit
-	}
-	hit := false
-	ast.Inspect(cond, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.BinaryExpr:
-			if n.Op == token.EQL && (mentions(n.X) || mentions(n.Y)) {
-				hit = true
-			}
-		case *ast.CallExpr:
-			fn := calleeFunc(info, n)
-			if fn != nil && (isPkgFunc(fn, "strings", "EqualFold") || isPkgFunc(fn, "bytes", "Equal", "EqualFold") || fn.Name() == "Equal") && mentions(n) {
-				hit = true
-			}
-		}
-		return !hit
-	})
-	return hit
-}
-
-func runLinearSearch(pass *analysis.Pass) (any, error) {
-	local := linearFacts(pass)
-	factOf := func(fn *types.Func) *linearFact {
-		if f, ok := local[fn]; ok {
-			return f
-		}
-		if fn.Pkg() != nil && fn.Pkg() != pass.Pkg {
-			f := new(linearFact)
-			if pass.ImportObjectFact(fn.Origin(), f) {
-				return f
-			}
-		}
-		return nil
-	}
-	loopCalls(pass, func(fd *ast.FuncDecl, call *ast.CallExpr, loop collLoop) {
-		if !loop.slice {
-			return
-		}
-		fn := calleeFunc(pass.TypesInfo, call)
-		if fn == nil {
-			return
-		}
-		var searched ast.Expr
-		what := shortFunc(fn)
-		switch {
-		case isPkgFunc(fn.Origin(), "slices", "Contains", "Index", "ContainsFunc", "IndexFunc"),
-			isPkgFunc(fn.Origin(), "golang.org/x/exp/slices", "Contains", "Index", "ContainsFunc", "IndexFunc"):
-			if len(call.Args) > 0 {
-				searched = call.Args[0]
-			}
-		case isPkgFunc(fn, "strings", "Contains") && len(call.Args) == 2:
-			if inner, ok := ast.Unparen(call.Args[0]).(*ast.CallExpr); ok && isPkgFunc(calleeFunc(pass.TypesInfo, inner), "strings", "Join") && len(inner.Args) == 2 {
-				searched = inner.Args[0]
-			}
-		default:
-			f := factOf(fn.Origin())
-			if f == nil {
-				return
-			}
-			if f.Param >= 0 && f.Param < len(call.Args) {
-				searched = call.Args[f.Param]
-			} else if f.Field != "" {
-				if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
-					pass.Reportf(call.Pos(), "`%s` scans `%s.%s` on every iteration over `%s`: O(n·m) in their lengths",
-						types.ExprString(call.Fun), types.ExprString(sel.X), f.Field, loop.coll)
-				}
-				return
-			}
-		}
-		if searched == nil || !variableSlice(pass.TypesInfo, fd, searched) || accumulated(fd, searched) {
-			return
-		}
-		// Quoted, so that a helper replaced by slices.Contains over the same slice is not new.
-		pass.Reportf(call.Pos(), "`%s` scans `%s` on every iteration over `%s`: O(n·m) in their lengths", what, types.ExprString(searched), loop.coll)
-	})
-	return nil, nil
-}
-
-// accumulated reports whether the function builds the searched slice itself by appending to it
-// (a list of what it has seen so far): such lists are as long as what the function adds, and the
-// idiom is common for short ones, so the analysis stays conservative and leaves them alone.
-func accumulated(fd *ast.FuncDecl, searched ast.Expr) bool {
-	root := types.ExprString(stripIndex(searched))
-	found := false
-	ast.Inspect(fd.Body, func(n ast.Node) bool {
-		as, ok := n.(*ast.AssignStmt)
-		if !ok || found {
-			return !found
-		}
-		for i, l := range as.Lhs {
-			if i >= len(as.Rhs) || types.ExprString(stripIndex(l)) != root {
-				continue
-			}
-			if call, ok := ast.Unparen(as.Rhs[i]).(*ast.CallExpr); ok {
-				if id, ok := call.Fun.(*ast.Ident); ok && id.Name == "append" {
-					found = true
-				}
-			}
-		}
-		return !found
-	})
-	return found
-}
-
-func stripIndex(e ast.Expr) ast.Expr {
-	for {
-		ix, ok := ast.Unparen(e).(*ast.IndexExpr)
-		if !ok {
-			return ast.Unparen(e)
-		}
-		e = ix.X
-	}
-}
-
-// variableSlice reports whether e is a slice whose length is not fixed in the source: not a
-// literal, not a package-level table, not a local assigned only literals.
-func variableSlice(info *types.Info, fd *ast.FuncDecl, e ast.Expr) bool {
-	e = ast.Unparen(e)
-	if _, ok := typeUnder(info, e).(*types.Slice); !ok {
-		return false
-	}
-	switch e := e.(type) {
-	case *ast.CompositeLit:
-		return false
-	case *ast.Ident:
-		v, ok := info.Uses[e].(*types.Var)
-		if !ok {
-			return false
-		}
-		if v.Parent() == v.Pkg().Scope() {
-			return false // a package-level table
-		}
-		onlyLiterals, assigned := true, false
-		ast.Inspect(fd.Body, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.AssignStmt:
-				for i, l := range n.Lhs {
-					id, ok := l.(*ast.Ident)
-					if !ok || (info.Defs[id] != v && info.Uses[id] != v) {
-						continue
-					}
-					assigned = true
-					if len(n.Rhs) != len(n.Lhs) {
-						onlyLiterals = false
-					} else if _, lit := ast.Unparen(n.Rhs[i]).(*ast.CompositeLit); !lit {
-						onlyLiterals = false
-					}
-				}
-			case *ast.ValueSpec:
-				for i, id := range n.Names {
-					if info.Defs[id] != v {
-						continue
-					}
-					assigned = true
-					if i >= len(n.Values) {
-						onlyLiterals = false
-					} else if _, lit := ast.Unparen(n.Values[i]).(*ast.CompositeLit); !lit {
-						onlyLiterals = false
-					}
-				}
-			}
-			return true
-		})
-		return !assigned || !onlyLiterals // a parameter, or assigned something other than literals
-	}
-	return true
 }

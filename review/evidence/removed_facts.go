@@ -6,7 +6,8 @@ import (
 
 // This file says what the comparison of base and head (removed.go) knows about calls: which
 // reach a security sink, which protect a value (sanitisers, validators, escapers), which release
-// a resource, which carry a context or a deadline. Names are the last resort: a function of the
+// a resource, which carry a context or a deadline; the names it reads are in names.go. Names
+// are the last resort: a function of the
 // change's trees is judged by what its body does (a prefix comparison, a ".." it rejects, a
 // refusal under a condition) before its name is.
 
@@ -20,57 +21,6 @@ const (
 	exposeArchive  = "archive extraction"
 	exposeAuth     = "an authentication header"
 )
-
-// fileCalls are the module-qualified calls that open, create, remove or name files.
-var fileCalls = map[string]bool{
-	"os.Open": true, "os.OpenFile": true, "os.Create": true, "os.CreateTemp": true, "os.ReadFile": true, "os.WriteFile": true,
-	"os.Mkdir": true, "os.MkdirAll": true, "os.MkdirTemp": true, "os.Remove": true, "os.RemoveAll": true, "os.Rename": true,
-	"os.Symlink": true, "os.Link": true, "os.Chmod": true, "os.Chtimes": true, "os.CopyFS": true, "os.DirFS": true,
-	"os.ReadDir": true, "io/ioutil.ReadFile": true, "io/ioutil.WriteFile": true, "path/filepath.Join": true,
-	"path/filepath.Abs": true, "path/filepath.Walk": true, "path/filepath.WalkDir": true,
-	// Python
-	"open": true, "io.open": true, "os.path.join": true, "os.path.abspath": true, "os.path.realpath": true, "os.remove": true,
-	"os.unlink": true, "os.makedirs": true, "os.mkdir": true, "os.rename": true, "os.replace": true, "os.listdir": true,
-	"os.scandir": true, "os.stat": true, "os.open": true, "os.rmdir": true, "posixpath.join": true, "ntpath.join": true,
-	"glob.glob": true, "pathlib.Path": true, "flask.send_file": true, "flask.send_from_directory": true,
-	// JavaScript
-	"path.join": true, "path.resolve": true, "path.posix.join": true, "path.posix.resolve": true, "path.win32.join": true,
-	"node:path.join": true, "node:path.resolve": true,
-}
-
-// fileModules are modules all of whose calls touch files.
-var fileModules = map[string]bool{"fs": true, "node:fs": true, "fs/promises": true, "node:fs/promises": true, "fs-extra": true, "shutil": true}
-
-var execCalls = map[string]bool{
-	"os/exec.Command": true, "os/exec.CommandContext": true, "os.system": true, "os.popen": true, "os.execv": true,
-	"os.execvp": true, "os.spawnv": true, "syscall.Exec": true,
-}
-
-var execModules = map[string]bool{"subprocess": true, "child_process": true, "node:child_process": true, "execa": true}
-
-var httpCalls = map[string]bool{
-	"net/http.Get": true, "net/http.Post": true, "net/http.Head": true, "net/http.PostForm": true,
-	"net/http.NewRequest": true, "net/http.NewRequestWithContext": true, "urllib.request.urlopen": true,
-	"http.request": true, "http.get": true, "https.request": true, "https.get": true, "node:http.request": true, "node:https.request": true,
-}
-
-var httpModules = map[string]bool{"requests": true, "httpx": true, "aiohttp": true, "urllib3": true, "axios": true, "node-fetch": true, "got": true}
-
-var archiveCalls = map[string]bool{
-	"archive/zip.OpenReader": true, "archive/zip.NewReader": true, "archive/tar.NewReader": true,
-	"tarfile.open": true, "zipfile.ZipFile": true,
-}
-
-// sqlRunMethods run SQL text on a connection, a transaction or a cursor.
-var sqlRunMethods = map[string]bool{
-	"Query": true, "QueryRow": true, "QueryContext": true, "QueryRowContext": true, "Exec": true, "ExecContext": true,
-	"Prepare": true, "PrepareContext": true, "execute": true, "executemany": true, "executescript": true, "query": true, "raw": true,
-}
-
-// headerNames are the headers whose value redirects or authenticates.
-var headerNames = map[string]string{
-	"location": exposeRedirect, "authorization": exposeAuth, "proxy-authorization": exposeAuth, "cookie": exposeAuth, "set-cookie": exposeAuth,
-}
 
 // resolve returns the module-qualified name of a call through the file's imports
 // ("filepath.Join" → "path/filepath.Join", "pth.resolve" → "path.resolve", "join" imported from
@@ -168,27 +118,6 @@ func nodeSink(n *irNode) string {
 	return ""
 }
 
-// Words that name what a protective call does. Strong ones make a value safe for an
-// interpreter or a path (their removal is a weakness whatever is seen of the value's way); the
-// others check or tidy it, and matter by where the value goes.
-var (
-	strongProtect = map[string]bool{
-		"sanitize": true, "sanitise": true, "sanitizer": true, "escape": true, "quote": true,
-		"canonical": true, "canonicalize": true, "canonicalise": true, "securejoin": true,
-	}
-	// clean, safe and normalize also name tidying of values that reach nothing sensitive
-	// (clean_accept_ranges): they protect, and how much depends on where the value goes.
-	weakProtect = map[string]bool{
-		"clean": true, "safe": true,
-		"validate": true, "valid": true, "validator": true, "check": true, "verify": true, "allowed": true, "allow": true,
-		"within": true, "authorize": true, "authorise": true, "authenticate": true, "restrict": true, "guard": true,
-		"permit": true, "permitted": true, "normalize": true, "normalise": true, "limit": true, "deny": true,
-	}
-	// notProtect are words that make a name something else than a protection ("quoted" is the
-	// state, "unescape" the inverse).
-	notProtect = map[string]bool{"unescape": true, "unquote": true, "unsafe": true}
-)
-
 // protectionWords returns the protective words of a callee's name, and whether one is strong.
 func protectionWords(callee string) (ws []string, strong bool) {
 	name := lastSegment(strings.TrimPrefix(callee, "new "))
@@ -204,20 +133,6 @@ func protectionWords(callee string) (ws []string, strong bool) {
 	}
 	return ws, strong
 }
-
-// releaseNames are the methods and functions that release what was acquired.
-var releaseNames = map[string]bool{
-	"Close": true, "close": true, "Release": true, "release": true, "Unlock": true, "RUnlock": true, "unlock": true,
-	"cancel": true, "Cancel": true, "dispose": true, "Dispose": true, "Shutdown": true, "shutdown": true, "cleanup": true,
-	"Cleanup": true, "destroy": true, "Stop": true, "free": true, "Free": true, "closeSync": true,
-}
-
-// offloadCalls run a blocking function away from the event loop: the function is their first
-// argument (run_in_executor's second).
-var offloadCalls = map[string]int{"to_thread": 0, "run_in_executor": 1, "run_sync": 0, "sync_to_async": 0, "defer_to_thread": 0, "deferToThread": 0}
-
-// ctxSuffixes are the name endings of the variants of a call that take a context.
-var ctxSuffixes = []string{"WithContext", "Context", "Ctx"}
 
 // isContextArg reports whether an argument's text is a context or a deadline.
 func isContextArg(a string) bool {

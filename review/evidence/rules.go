@@ -40,7 +40,6 @@ func IsProcess(rule string) bool { return Rules[rule].Process }
 // Rule IDs.
 const (
 	RuleSecret           = "hardcoded-secret"
-	RuleKeyByUse         = "hardcoded-key-by-use"
 	RuleSQLInjection     = "sql-injection"
 	RuleCommandInjection = "command-injection"
 	RuleTLSVerifyOff     = "tls-verification-disabled"
@@ -49,9 +48,6 @@ const (
 	RulePathTraversal    = "path-traversal"
 	RulePromptInjection  = toulmin.RulePromptInjection
 	RuleCallInLoop       = "io-call-in-loop"
-	RuleRegexpInLoop     = "regexp-compile-in-loop"
-	RuleRegexpPerCall    = "regexp-compile-per-call"
-	RuleNestedLoop       = "nested-loop-same-collection"
 	RuleUnboundedGo      = "unbounded-goroutines"
 	RuleDeferInLoop      = "defer-in-loop"
 	RuleStringConcatLoop = "string-concat-in-loop"
@@ -89,10 +85,6 @@ var Rules = map[string]Rule{
 		Warrant:   "A credential committed to the repository is readable by everyone with access to it, forever, in its history",
 		Reference: "CWE-798: Use of Hard-coded Credentials", Fix: "remove the secret, rotate it, and load it from the environment or a secret store",
 		Rebuttal: "unless the value is a revoked or placeholder credential", TradeOff: "one more configuration value to provision per environment"},
-	RuleKeyByUse: {ID: RuleKeyByUse, CWE: "CWE-798", Stakeholder: Security, Severity: toulmin.SeverityHigh, Title: "Literal used as a key",
-		Warrant:   "A literal that reaches a signing, MAC, cipher, cookie or basic-auth key is a credential whatever it is called: anyone who reads the code can forge tokens or decrypt data",
-		Reference: "CWE-798: Use of Hard-coded Credentials; CWE-321: Use of Hard-coded Cryptographic Key", Fix: "load the key from the environment or a secret store, with no literal fallback, and fail to start without it",
-		Rebuttal: "unless the code only ever runs in tests", TradeOff: "one more configuration value to provision per environment"},
 	RuleSQLInjection: {ID: RuleSQLInjection, CWE: "CWE-89", Stakeholder: Security, Severity: toulmin.SeverityHigh, Title: "SQL built from strings",
 		Warrant:   "Unvalidated input in SQL query construction enables injection attacks",
 		Reference: "OWASP Top 10 - A03:2021 Injection; CWE-89", Fix: "use a parameterised query (placeholders with arguments)",
@@ -125,18 +117,6 @@ var Rules = map[string]Rule{
 		Warrant:   "One round trip per iteration makes latency grow with the data (the N+1 query pattern)",
 		Reference: "N+1 query problem", Fix: "fetch in one batched query or request outside the loop",
 		Rebuttal: "unless the loop is bounded by a small constant", TradeOff: "batched code is a little more complex"},
-	RuleRegexpInLoop: {ID: RuleRegexpInLoop, Stakeholder: Performance, Severity: toulmin.SeverityMedium, Title: "Regular expression compiled inside a loop",
-		Warrant:   "Compiling a regular expression costs far more than matching it; doing it per iteration multiplies that cost",
-		Reference: "Go regexp docs: compile once, reuse", Fix: "compile once at package level (or outside the loop) and reuse it",
-		Rebuttal: "unless the pattern changes per iteration", TradeOff: "none"},
-	RuleRegexpPerCall: {ID: RuleRegexpPerCall, Stakeholder: Performance, Severity: toulmin.SeverityLow, Title: "Regular expression compiled on every call",
-		Warrant:   "A constant pattern compiled inside a function is recompiled on every call",
-		Reference: "Go regexp docs: compile once, reuse", Fix: "hoist the compiled pattern to a package-level variable",
-		Rebuttal: "unless the function runs once", TradeOff: "none"},
-	RuleNestedLoop: {ID: RuleNestedLoop, CWE: "CWE-407", Stakeholder: Performance, Severity: toulmin.SeverityMedium, Title: "Nested loops over the same collection",
-		Warrant:   "Iterating a collection inside an iteration of itself is quadratic in its size",
-		Reference: "Algorithmic complexity: O(n^2)", Fix: "index the collection once in a map (or sort it) and look up in the inner step",
-		Rebuttal: "unless the collection is known to stay small", TradeOff: "memory for the index"},
 	RuleUnboundedGo: {ID: RuleUnboundedGo, Stakeholder: Performance, Severity: toulmin.SeverityMedium, Title: "Unbounded goroutines started in a loop",
 		Warrant:   "One goroutine per item with no bound lets a large input exhaust memory, file descriptors or the downstream service",
 		Reference: "golang.org/x/sync/errgroup SetLimit", Fix: "bound concurrency with errgroup.SetLimit or a worker pool",

@@ -151,7 +151,7 @@ func (s *Scan) addFrom(analyzer, rule string, sev toulmin.Severity, path string,
 	if f := s.Change.File(path); f != nil && line > 0 {
 		if text, ok := f.Line(line); ok {
 			snippet = strings.ReplaceAll(clip(Redact(clip(strings.TrimSpace(text), 400)), 160), "`", "'")
-			if rule == RuleSecret || rule == RuleKeyByUse {
+			if rule == RuleSecret {
 				snippet = ""
 			}
 			replacement = lineFix(rule, f.Language(), text)

@@ -5,7 +5,6 @@ import (
 	"go/token"
 	"go/types"
 	"reflect"
-	"strconv"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -14,22 +13,19 @@ import (
 // summaryAnalyzer records, for each function of a package, what protects its sensitive calls:
 // the checks it makes (guard calls, early-exit ifs), the calls they protect (files, commands,
 // URLs, SQL, HTML, redirects), how values flow between its variables (by name, so that base and
-// head can be compared), its queries and their bound arguments, its TLS and crypto settings, its
-// channels and its lock order; and, for each struct field, its validation tags. Run compares the
+// head can be compared), its http.Clients' redirect policy and its lock order. Run compares the
 // summaries of base and head (weakened.go). It reports nothing itself.
 var summaryAnalyzer = &analysis.Analyzer{
 	Name:       "protections",
 	Doc:        "summarise each function's checks, sensitive calls, settings and lock order for the base/head comparison",
-	Requires:   []*analysis.Analyzer{leakAnalyzer, lockAnalyzer},
+	Requires:   []*analysis.Analyzer{lockAnalyzer},
 	Run:        runSummary,
 	ResultType: reflect.TypeOf((*pkgSummary)(nil)),
 }
 
-// pkgSummary is one package's summaries, keyed by "importpath.FuncName" (functions) and
-// "importpath.Type.Field" (fields).
+// pkgSummary is one package's summaries, keyed by "importpath.FuncName".
 type pkgSummary struct {
-	funcs  map[string]*funcSummary
-	fields map[string]*fieldTags
+	funcs map[string]*funcSummary
 }
 
 // Sink kinds: what a sensitive call does with its input.
@@ -71,12 +67,8 @@ type funcSummary struct {
 	guards      []guardUse
 	sinks       []sinkUse
 	calls       []callUse
-	sql         []sqlUse
-	tls         []tlsSetting
-	crypto      []cryptoUse
-	chans       map[string]chanInfo
+	client      []clientSetting
 	locks       []lockOrder
-	leaks       map[string][]token.Position // by channel variable: go statements that can block
 }
 
 // guardUse is a check: a call to a sanitiser or validator, or an if that leaves on failure.
@@ -113,29 +105,11 @@ type callUse struct {
 	pos, end token.Position
 }
 
-type sqlUse struct {
-	callee   string
-	constant bool // the SQL text is built from constants only
-	args     int  // bound arguments; -1 when spread from a slice
-	pos      token.Position
-}
-
-type tlsSetting struct {
-	field string // MinVersion, MaxVersion, InsecureSkipVerify, ClientAuth, CipherSuites
-	value int64  // the constant (1 for true); for CipherSuites, one entry per suite
+// clientSetting is an http.Client literal ("client") or the redirect policy set on one
+// ("CheckRedirect").
+type clientSetting struct {
+	field string
 	pos   token.Position
-}
-
-type cryptoUse struct {
-	family string // "hash", "cipher", "mode", or a work factor such as "bcrypt cost"
-	name   string
-	rank   int64 // strength: higher is stronger; for work factors the constant
-	pos    token.Position
-}
-
-type chanInfo struct {
-	size int64 // 0 unbuffered, -1 not constant
-	pos  token.Position
 }
 
 type lockOrder struct {
@@ -144,16 +118,8 @@ type lockOrder struct {
 	lockedRead   bool
 }
 
-type fieldTags struct {
-	key  string
-	name string            // Type.Field
-	tags map[string]string // validate, binding
-	pos  token.Position
-}
-
 func runSummary(pass *analysis.Pass) (any, error) {
-	out := &pkgSummary{funcs: map[string]*funcSummary{}, fields: map[string]*fieldTags{}}
-	leaks := pass.ResultOf[leakAnalyzer].(*leakResult)
+	out := &pkgSummary{funcs: map[string]*funcSummary{}}
 	locks := pass.ResultOf[lockAnalyzer].(*lockResult)
 	module := ""
 	if pass.Module != nil {
@@ -175,11 +141,6 @@ func runSummary(pass *analysis.Pass) (any, error) {
 					}
 					s.locks = append(s.locks, lo)
 				}
-				for _, l := range leaks.leaks {
-					if l.Func == s.name {
-						s.leaks[l.Chan] = append(s.leaks[l.Chan], pass.Fset.Position(l.Go))
-					}
-				}
 				if _, dup := out.funcs[s.key]; !dup {
 					out.funcs[s.key] = s
 				}
@@ -191,45 +152,19 @@ func runSummary(pass *analysis.Pass) (any, error) {
 	return out, nil
 }
 
-// summariseGen records package-level variables initialised with settings (a tls.Config) as
-// pseudo-functions "var name", and the validation tags of struct fields.
+// summariseGen records package-level variables initialised with an http.Client as
+// pseudo-functions "var name".
 func summariseGen(pass *analysis.Pass, module string, d *ast.GenDecl, out *pkgSummary) {
 	for _, spec := range d.Specs {
-		switch spec := spec.(type) {
-		case *ast.ValueSpec:
-			if d.Tok != token.VAR || len(spec.Values) == 0 {
-				continue
-			}
-			for _, name := range spec.Names {
-				s := summarise(pass, module, "var "+name.Name, nil, spec)
-				s.pos = pass.Fset.Position(spec.Pos())
-				if len(s.tls) > 0 || len(s.crypto) > 0 {
-					out.funcs[s.key] = s
-				}
-			}
-		case *ast.TypeSpec:
-			st, ok := spec.Type.(*ast.StructType)
-			if !ok {
-				continue
-			}
-			for _, field := range st.Fields.List {
-				if field.Tag == nil {
-					continue
-				}
-				raw, err := strconv.Unquote(field.Tag.Value)
-				if err != nil {
-					continue
-				}
-				tags := map[string]string{}
-				for _, k := range []string{"validate", "binding"} {
-					if v, ok := reflect.StructTag(raw).Lookup(k); ok {
-						tags[k] = v
-					}
-				}
-				for _, name := range field.Names {
-					key := pass.Pkg.Path() + "." + spec.Name.Name + "." + name.Name
-					out.fields[key] = &fieldTags{key: key, name: spec.Name.Name + "." + name.Name, tags: tags, pos: pass.Fset.Position(field.Pos())}
-				}
+		spec, ok := spec.(*ast.ValueSpec)
+		if !ok || d.Tok != token.VAR || len(spec.Values) == 0 {
+			continue
+		}
+		for _, name := range spec.Names {
+			s := summarise(pass, module, "var "+name.Name, nil, spec)
+			s.pos = pass.Fset.Position(spec.Pos())
+			if len(s.client) > 0 {
+				out.funcs[s.key] = s
 			}
 		}
 	}
@@ -247,7 +182,6 @@ func summarise(pass *analysis.Pass, module, name string, ft *ast.FuncType, body 
 	s := &funcSummary{
 		key: pass.Pkg.Path() + "." + name, name: name,
 		assign: map[string][]string{}, value: map[string]bool{}, errs: map[string]bool{},
-		chans: map[string]chanInfo{}, leaks: map[string][]token.Position{},
 	}
 	if ft != nil && ft.Params != nil {
 		if n := len(ft.Params.List); n > 0 {
@@ -469,10 +403,7 @@ func (x *summariser) visit(n ast.Node) bool {
 		}
 	case *ast.AssignStmt:
 		x.flowTo(n.Pos(), n.Lhs, n.Rhs)
-		x.tlsAssign(n)
-		if len(n.Lhs) == 1 && len(n.Rhs) == 1 {
-			x.chanMake(n.Lhs[0], n.Rhs[0])
-		}
+		x.clientAssign(n)
 	case *ast.ValueSpec:
 		lhs := make([]ast.Expr, len(n.Names))
 		for i, id := range n.Names {
@@ -482,9 +413,6 @@ func (x *summariser) visit(n ast.Node) bool {
 			}
 		}
 		x.flowTo(n.Pos(), lhs, n.Values)
-		if len(n.Names) == 1 && len(n.Values) == 1 {
-			x.chanMake(n.Names[0], n.Values[0])
-		}
 	case *ast.RangeStmt:
 		for _, e := range []ast.Expr{n.Key, n.Value} {
 			if e != nil {
@@ -498,9 +426,7 @@ func (x *summariser) visit(n ast.Node) bool {
 	case *ast.CallExpr:
 		x.call(n)
 	case *ast.CompositeLit:
-		x.tlsLiteral(n)
-	case *ast.Ident:
-		x.cryptoIdent(n)
+		x.clientLiteral(n)
 	}
 	return true
 }
@@ -546,11 +472,6 @@ func (x *summariser) ifGuard(n *ast.IfStmt) {
 	x.s.guards = append(x.s.guards, g)
 }
 
-// guardPrefixes start the names of the project's own checks (validatePath, isAllowedHost,
-// checkName, sanitize, ...): the next letter after the prefix is upper case, or the name ends.
-var guardPrefixes = []string{"validate", "valid", "check", "sanitize", "sanitise", "verify", "is", "ensure", "must", "allow", "safe", "escape", "authorize", "authorise", "permit", "can",
-	"clean", "normalize", "normalise", "quote", "secure"}
-
 func guardName(name string) bool {
 	lower := strings.ToLower(name)
 	for _, p := range guardPrefixes {
@@ -585,28 +506,8 @@ func (x *summariser) guardKinds(fn *types.Func) (map[string]bool, bool) {
 	if n := recvNamed(fn); n != nil {
 		recv = n.Obj().Name()
 	}
-	switch {
-	case pkg == "path/filepath" && recv == "" && (name == "Clean" || name == "Rel" || name == "IsLocal" || name == "Abs" || name == "EvalSymlinks" || name == "Base" || name == "Localize" || name == "Match"),
-		pkg == "path" && recv == "" && (name == "Clean" || name == "Base"):
-		return kinds(sinkFile, sinkURL, sinkRedirect), true
-	case pkg == "strings" && (name == "HasPrefix" || name == "HasSuffix" || name == "Contains" || name == "ContainsAny" || name == "ContainsRune" || name == "EqualFold"):
-		return nil, true
-	case pkg == "net/url" && (name == "Parse" || name == "ParseRequestURI" || name == "Hostname" || name == "Port" || name == "IsAbs"):
-		return kinds(sinkURL, sinkRedirect), true
-	case pkg == "net/url" && (name == "QueryEscape" || name == "PathEscape"):
-		return kinds(sinkHTML, sinkURL, sinkRedirect), true
-	case (pkg == "net" || pkg == "net/netip") && (strings.HasPrefix(name, "Is") || name == "ParseIP" || name == "ParseAddr" || strings.HasPrefix(name, "Lookup") || name == "Contains" || name == "ResolveIPAddr"):
-		return kinds(sinkURL), true
-	case pkg == "html" && name == "EscapeString",
-		(pkg == "html/template" || pkg == "text/template") && strings.Contains(name, "Escape"):
-		return kinds(sinkHTML), true
-	case pkg == "strconv" && strings.HasPrefix(name, "Parse"), pkg == "strconv" && name == "Atoi", pkg == "strconv" && strings.HasPrefix(name, "Quote"):
-		return nil, true
-	case pkg == "regexp" && (strings.HasPrefix(name, "Match") || name == "FindString"),
-		pkg == "unicode/utf8" && strings.HasPrefix(name, "Valid"),
-		pkg == "slices" && (name == "Contains" || name == "Index"),
-		pkg == "os/exec" && name == "LookPath":
-		return nil, true
+	if ks, ok := sanitiserOf(pkg, recv, name); ok {
+		return ks, true
 	}
 	if guardName(name) && x.userCode(pkg) {
 		return nil, true
@@ -652,38 +553,17 @@ func (x *summariser) sinkOf(call *ast.CallExpr, fn *types.Func) (string, []ast.E
 		}
 		return "", nil
 	}
-	switch {
-	case isPkgFunc(fn, "os", "Open", "OpenFile", "Create", "ReadFile", "WriteFile", "Remove", "RemoveAll", "Mkdir", "MkdirAll", "Rename", "ReadDir", "Chmod", "Chown", "Truncate", "Symlink", "Link"),
-		isPkgFunc(fn, "io/ioutil", "ReadFile", "WriteFile", "ReadDir"):
-		return sinkFile, at(0)
-	case isPkgFunc(fn, "path/filepath", "Join"):
-		return sinkFile, args
-	case isPkgFunc(fn, "net/http", "ServeFile"):
-		return sinkFile, at(2)
-	case isPkgFunc(fn, "os/exec", "Command"):
-		return sinkExec, args
-	case isPkgFunc(fn, "os/exec", "CommandContext"):
-		return sinkExec, from(1)
-	case isPkgFunc(fn, "syscall", "Exec"), isPkgFunc(fn, "os", "StartProcess"):
-		return sinkExec, at(0)
-	case isPkgFunc(fn, "net/http", "Get", "Head", "Post", "PostForm"), isMethodOf(fn, "net/http", "Client", "Get", "Head", "Post", "PostForm", "Do"):
-		return sinkURL, at(0)
-	case isPkgFunc(fn, "net/http", "NewRequest"):
-		return sinkURL, at(1)
-	case isPkgFunc(fn, "net/http", "NewRequestWithContext"):
-		return sinkURL, at(2)
-	case isPkgFunc(fn, "net", "Dial", "DialTimeout"), isMethodOf(fn, "net", "Dialer", "Dial"):
-		return sinkURL, at(1)
-	case isMethodOf(fn, "net", "Dialer", "DialContext"):
-		return sinkURL, at(2)
-	case isPkgFunc(fn, "net/http", "Redirect"):
-		return sinkRedirect, at(2)
-	case isMethodOf(fn, "net/http", "ResponseWriter", "Write"):
-		return sinkHTML, args
-	case isPkgFunc(fn, "fmt", "Fprintf", "Fprint", "Fprintln"), isPkgFunc(fn, "io", "WriteString"):
-		if len(args) > 0 && isResponseWriter(x.info.TypeOf(args[0])) {
-			return sinkHTML, from(1)
+	for _, k := range goSinks {
+		if k.Recv == "" && !isPkgFunc(fn, k.Pkg, k.Names...) || k.Recv != "" && !isMethodOf(fn, k.Pkg, k.Recv, k.Names...) {
+			continue
 		}
+		if k.ToResponse && (len(args) == 0 || !isResponseWriter(x.info.TypeOf(args[0]))) {
+			break
+		}
+		if k.Rest {
+			return k.Kind, from(k.Arg)
+		}
+		return k.Kind, at(k.Arg)
 	}
 	if i := sqlQueryArg(fn); i >= 0 {
 		return sinkSQL, at(i)
@@ -744,13 +624,6 @@ func (x *summariser) call(call *ast.CallExpr) {
 		}
 		x.s.sinks = append(x.s.sinks, su)
 	}
-	if i := sqlQueryArg(fn); i >= 0 && i < len(call.Args) {
-		u := sqlUse{callee: shortFunc(fn), constant: x.flow.str(call.Args[i]), args: len(call.Args) - i - 1, pos: pos}
-		if call.Ellipsis.IsValid() {
-			u.args = -1
-		}
-		x.s.sql = append(x.s.sql, u)
-	}
 	if key := summaryKey(fn); key != "" && x.userCode(funcPkgPath(fn)) {
 		cu := callUse{callee: key, pos: pos, end: end}
 		for _, a := range call.Args {
@@ -758,7 +631,6 @@ func (x *summariser) call(call *ast.CallExpr) {
 		}
 		x.s.calls = append(x.s.calls, cu)
 	}
-	x.cryptoCall(call, fn)
 }
 
 // optionsEnd records the end-of-options marker "--" given to a command (or appended to its
@@ -792,60 +664,6 @@ func (x *summariser) optionsEnd(call *ast.CallExpr, fn *types.Func) {
 	}
 }
 
-func (x *summariser) chanMake(lhs ast.Expr, rhs ast.Expr) {
-	id, ok := lhs.(*ast.Ident)
-	if !ok {
-		return
-	}
-	if size, ok := chanMake(x.info, rhs); ok {
-		if _, seen := x.s.chans[id.Name]; !seen {
-			x.s.chans[id.Name] = chanInfo{size: size, pos: x.position(rhs.Pos())}
-		}
-	}
-}
-
-func isTLSConfig(t types.Type) bool {
-	if p, ok := t.(*types.Pointer); ok {
-		t = p.Elem()
-	}
-	n, ok := t.(*types.Named)
-	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "crypto/tls" && n.Obj().Name() == "Config"
-}
-
-var tlsFields = map[string]bool{"MinVersion": true, "MaxVersion": true, "InsecureSkipVerify": true, "ClientAuth": true, "CipherSuites": true}
-
-func (x *summariser) tlsValue(field string, v ast.Expr, pos token.Pos) {
-	if !tlsFields[field] {
-		return
-	}
-	p := x.position(pos)
-	if field == "CipherSuites" {
-		lit, ok := ast.Unparen(v).(*ast.CompositeLit)
-		if !ok {
-			return
-		}
-		for _, el := range lit.Elts {
-			if n, ok := constInt(x.info, el); ok {
-				x.s.tls = append(x.s.tls, tlsSetting{field: field, value: n, pos: x.position(el.Pos())})
-			}
-		}
-		return
-	}
-	if tv, ok := x.info.Types[v]; ok && tv.Value != nil {
-		if field == "InsecureSkipVerify" {
-			val := int64(0)
-			if tv.Value.String() == "true" {
-				val = 1
-			}
-			x.s.tls = append(x.s.tls, tlsSetting{field: field, value: val, pos: p})
-			return
-		}
-		if n, ok := constInt(x.info, v); ok {
-			x.s.tls = append(x.s.tls, tlsSetting{field: field, value: n, pos: p})
-		}
-	}
-}
-
 func isHTTPClient(t types.Type) bool {
 	if p, ok := t.(*types.Pointer); ok {
 		t = p.Elem()
@@ -854,117 +672,27 @@ func isHTTPClient(t types.Type) bool {
 	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "net/http" && n.Obj().Name() == "Client"
 }
 
-func (x *summariser) tlsLiteral(lit *ast.CompositeLit) {
+func (x *summariser) clientLiteral(lit *ast.CompositeLit) {
 	if isHTTPClient(x.info.TypeOf(lit)) {
-		// An http.Client's redirect policy, compared like the TLS settings.
-		x.s.tls = append(x.s.tls, tlsSetting{field: "client", pos: x.position(lit.Pos())})
+		x.s.client = append(x.s.client, clientSetting{field: "client", pos: x.position(lit.Pos())})
 		for _, el := range lit.Elts {
 			if kv, ok := el.(*ast.KeyValueExpr); ok {
 				if k, ok := kv.Key.(*ast.Ident); ok && k.Name == "CheckRedirect" {
-					x.s.tls = append(x.s.tls, tlsSetting{field: "CheckRedirect", value: 1, pos: x.position(kv.Pos())})
+					x.s.client = append(x.s.client, clientSetting{field: "CheckRedirect", pos: x.position(kv.Pos())})
 				}
 			}
 		}
-		return
-	}
-	if !isTLSConfig(x.info.TypeOf(lit)) {
-		return
-	}
-	x.s.tls = append(x.s.tls, tlsSetting{field: "literal", pos: x.position(lit.Pos())})
-	for _, el := range lit.Elts {
-		if kv, ok := el.(*ast.KeyValueExpr); ok {
-			if k, ok := kv.Key.(*ast.Ident); ok {
-				x.tlsValue(k.Name, kv.Value, kv.Pos())
-			}
-		}
 	}
 }
 
-func (x *summariser) tlsAssign(n *ast.AssignStmt) {
+func (x *summariser) clientAssign(n *ast.AssignStmt) {
 	if len(n.Lhs) != len(n.Rhs) {
 		return
 	}
-	for i, l := range n.Lhs {
+	for _, l := range n.Lhs {
 		sel, ok := l.(*ast.SelectorExpr)
-		if ok && isTLSConfig(x.info.TypeOf(sel.X)) {
-			x.tlsValue(sel.Sel.Name, n.Rhs[i], n.Pos())
-		}
 		if ok && isHTTPClient(x.info.TypeOf(sel.X)) && sel.Sel.Name == "CheckRedirect" {
-			x.s.tls = append(x.s.tls, tlsSetting{field: "CheckRedirect", value: 1, pos: x.position(n.Pos())})
-		}
-	}
-}
-
-// hashRank ranks hash functions by strength: broken (0), deprecated for signatures (1),
-// current (2), stronger (3).
-var hashRank = map[string]int64{
-	"crypto/md5": 0, "golang.org/x/crypto/md4": 0, "golang.org/x/crypto/ripemd160": 0, "crypto/sha1": 1,
-	"crypto/sha256": 2, "crypto/sha512": 3, "crypto/sha3": 3, "golang.org/x/crypto/sha3": 3,
-	"golang.org/x/crypto/blake2b": 3, "golang.org/x/crypto/blake2s": 3,
-}
-
-// cryptoHashConst ranks the crypto.Hash constants.
-var cryptoHashConst = map[string]int64{"MD4": 0, "MD5": 0, "RIPEMD160": 0, "MD5SHA1": 0, "SHA1": 1, "SHA224": 2, "SHA256": 2,
-	"SHA384": 3, "SHA512": 3, "SHA512_224": 3, "SHA512_256": 3, "SHA3_224": 3, "SHA3_256": 3, "SHA3_384": 3, "SHA3_512": 3,
-	"BLAKE2s_256": 3, "BLAKE2b_256": 3, "BLAKE2b_384": 3, "BLAKE2b_512": 3}
-
-// cryptoIdent records uses of hash functions (called or passed, as in hmac.New(sha256.New, k))
-// and of crypto.Hash constants.
-func (x *summariser) cryptoIdent(id *ast.Ident) {
-	switch obj := x.info.Uses[id].(type) {
-	case *types.Func:
-		if obj.Pkg() == nil || recvNamed(obj) != nil {
-			return
-		}
-		if r, ok := hashRank[obj.Pkg().Path()]; ok && (strings.HasPrefix(obj.Name(), "New") || strings.HasPrefix(obj.Name(), "Sum")) {
-			x.s.crypto = append(x.s.crypto, cryptoUse{family: "hash", name: obj.Pkg().Name() + "." + obj.Name(), rank: r, pos: x.position(id.Pos())})
-		}
-		switch {
-		case obj.Pkg().Path() == "crypto/des", obj.Pkg().Path() == "crypto/rc4":
-			x.s.crypto = append(x.s.crypto, cryptoUse{family: "cipher", name: obj.Pkg().Name() + "." + obj.Name(), rank: 0, pos: x.position(id.Pos())})
-		case obj.Pkg().Path() == "crypto/aes" && obj.Name() == "NewCipher", obj.Pkg().Path() == "golang.org/x/crypto/chacha20poly1305":
-			x.s.crypto = append(x.s.crypto, cryptoUse{family: "cipher", name: obj.Pkg().Name() + "." + obj.Name(), rank: 2, pos: x.position(id.Pos())})
-		case obj.Pkg().Path() == "crypto/cipher" && (obj.Name() == "NewGCM" || obj.Name() == "NewGCMWithNonceSize" || obj.Name() == "NewGCMWithRandomNonce"):
-			x.s.crypto = append(x.s.crypto, cryptoUse{family: "mode", name: "cipher." + obj.Name(), rank: 2, pos: x.position(id.Pos())})
-		case obj.Pkg().Path() == "crypto/cipher" && (strings.HasPrefix(obj.Name(), "NewCBC") || strings.HasPrefix(obj.Name(), "NewCFB") || obj.Name() == "NewCTR" || obj.Name() == "NewOFB"):
-			x.s.crypto = append(x.s.crypto, cryptoUse{family: "mode", name: "cipher." + obj.Name(), rank: 1, pos: x.position(id.Pos())})
-		}
-	case *types.Const:
-		if obj.Pkg() != nil && obj.Pkg().Path() == "crypto" {
-			if r, ok := cryptoHashConst[obj.Name()]; ok {
-				x.s.crypto = append(x.s.crypto, cryptoUse{family: "hash", name: "crypto." + obj.Name(), rank: r, pos: x.position(id.Pos())})
-			}
-		}
-	}
-}
-
-// workFactors are the constant arguments that set the cost of password hashing and key sizes.
-var workFactors = []struct {
-	pkg, fn string
-	arg     int
-	family  string
-}{
-	{"golang.org/x/crypto/bcrypt", "GenerateFromPassword", 1, "bcrypt cost"},
-	{"golang.org/x/crypto/pbkdf2", "Key", 2, "PBKDF2 iterations"},
-	{"crypto/pbkdf2", "Key", 3, "PBKDF2 iterations"},
-	{"golang.org/x/crypto/argon2", "IDKey", 2, "Argon2 time"},
-	{"golang.org/x/crypto/argon2", "IDKey", 3, "Argon2 memory"},
-	{"golang.org/x/crypto/argon2", "Key", 2, "Argon2 time"},
-	{"golang.org/x/crypto/argon2", "Key", 3, "Argon2 memory"},
-	{"golang.org/x/crypto/scrypt", "Key", 2, "scrypt N"},
-	{"crypto/rsa", "GenerateKey", 1, "RSA key size"},
-	{"crypto/rsa", "GenerateMultiPrimeKey", 2, "RSA key size"},
-}
-
-func (x *summariser) cryptoCall(call *ast.CallExpr, fn *types.Func) {
-	if fn == nil {
-		return
-	}
-	for _, w := range workFactors {
-		if isPkgFunc(fn, w.pkg, w.fn) && w.arg < len(call.Args) {
-			if n, ok := constInt(x.info, call.Args[w.arg]); ok {
-				x.s.crypto = append(x.s.crypto, cryptoUse{family: w.family, name: shortFunc(fn), rank: n, pos: x.position(call.Args[w.arg].Pos())})
-			}
+			x.s.client = append(x.s.client, clientSetting{field: "CheckRedirect", pos: x.position(n.Pos())})
 		}
 	}
 }

@@ -1,14 +1,12 @@
 package evidence
 
 import (
-	"crypto/tls"
 	"fmt"
 	"go/token"
 	"maps"
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 )
 
@@ -22,9 +20,8 @@ import (
 
 // treeSummary merges the summaries of one tree's packages.
 type treeSummary struct {
-	root   string
-	funcs  map[string]*funcSummary
-	fields map[string]*fieldTags
+	root  string
+	funcs map[string]*funcSummary
 	// callers and paramSinks are computed on first use.
 	callers    map[string][]*funcSummary
 	paramMemo  map[string]map[int][]sinkRef
@@ -32,18 +29,13 @@ type treeSummary struct {
 }
 
 func newTreeSummary(root string) *treeSummary {
-	return &treeSummary{root: root, funcs: map[string]*funcSummary{}, fields: map[string]*fieldTags{}}
+	return &treeSummary{root: root, funcs: map[string]*funcSummary{}}
 }
 
 func (t *treeSummary) add(p *pkgSummary) {
 	for k, f := range p.funcs {
 		if _, dup := t.funcs[k]; !dup {
 			t.funcs[k] = f
-		}
-	}
-	for k, f := range p.fields {
-		if _, dup := t.fields[k]; !dup {
-			t.fields[k] = f
 		}
 	}
 }
@@ -76,16 +68,8 @@ func weakened(base, head *treeSummary) ([]Finding, map[loc][]string) {
 			continue
 		}
 		c.guards(bf, hf)
-		c.boundParams(bf, hf)
-		c.tls(bf, hf)
-		c.crypto(bf, hf)
-		c.chans(bf, hf)
+		c.redirects(bf, hf)
 		c.locks(bf, hf)
-	}
-	for _, k := range slices.Sorted(maps.Keys(head.fields)) {
-		if bf := base.fields[k]; bf != nil {
-			c.validation(bf, head.fields[k])
-		}
 	}
 	return c.found, c.twins
 }
@@ -613,247 +597,36 @@ func describeGuards(lost []guardUse) string {
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
-// boundParams finds a query that bound its values in base and splices them into the SQL text in
-// head.
-func (c *comparison) boundParams(bf, hf *funcSummary) {
-	type tally struct {
-		bound, maxArgs int
-	}
-	base := map[string]*tally{}
-	for _, u := range bf.sql {
-		t := base[u.callee]
-		if t == nil {
-			t = &tally{}
-			base[u.callee] = t
-		}
-		if u.constant && u.args != 0 {
-			t.bound++
-			if u.args > t.maxArgs || u.args < 0 {
-				t.maxArgs = max(t.maxArgs, u.args)
-			}
-		}
-	}
-	headBound := map[string]int{}
-	for _, u := range hf.sql {
-		if u.constant && u.args != 0 {
-			headBound[u.callee]++
-		}
-	}
-	for _, u := range hf.sql {
-		t := base[u.callee]
-		if t == nil || t.bound == 0 || headBound[u.callee] >= t.bound || u.constant || u.args < 0 || (t.maxArgs > 0 && u.args >= t.maxArgs) {
-			continue
-		}
-		headBound[u.callee]++ // one base query accounted for
-		c.report(RuleBoundParamRemoved, SeverityHigh, u.pos, hf.name,
-			fmt.Sprintf("the change builds the SQL text of %s from values that the base bound as parameters (%d bound argument(s) in the base, %d now): a quote in a value now changes the query",
-				u.callee, max(t.maxArgs, 1), u.args), "gosec:G201", "gosec:G202")
-	}
+type clientAgg struct {
+	client        bool // an http.Client literal
+	clientPos     token.Position
+	checkRedirect bool
 }
 
-type tlsAgg struct {
-	client                bool // an http.Client literal
-	clientPos             token.Position
-	checkRedirect         bool
-	hasLiteral            bool
-	literal               token.Position
-	minSet, maxSet, caSet bool
-	min, max, ca          int64
-	minPos, maxPos, caPos token.Position
-	insecure              bool
-	insecurePos           token.Position
-	ciphers               map[int64]token.Position
-}
-
-func aggregateTLS(settings []tlsSetting) tlsAgg {
-	a := tlsAgg{ciphers: map[int64]token.Position{}}
+func aggregateClient(settings []clientSetting) clientAgg {
+	var a clientAgg
 	for _, s := range settings {
 		switch s.field {
-		case "literal":
-			if !a.hasLiteral {
-				a.hasLiteral, a.literal = true, s.pos
-			}
 		case "client":
 			if !a.client {
 				a.client, a.clientPos = true, s.pos
 			}
 		case "CheckRedirect":
 			a.checkRedirect = true
-		case "MinVersion":
-			if !a.minSet || s.value < a.min {
-				a.minSet, a.min, a.minPos = true, s.value, s.pos
-			}
-		case "MaxVersion":
-			if !a.maxSet || s.value < a.max {
-				a.maxSet, a.max, a.maxPos = true, s.value, s.pos
-			}
-		case "ClientAuth":
-			if !a.caSet || s.value < a.ca {
-				a.caSet, a.ca, a.caPos = true, s.value, s.pos
-			}
-		case "InsecureSkipVerify":
-			if s.value == 1 && !a.insecure {
-				a.insecure, a.insecurePos = true, s.pos
-			}
-		case "CipherSuites":
-			if _, ok := a.ciphers[s.value]; !ok {
-				a.ciphers[s.value] = s.pos
-			}
 		}
 	}
 	return a
 }
 
-var insecureSuites = func() map[int64]string {
-	m := map[int64]string{}
-	for _, s := range tls.InsecureCipherSuites() {
-		m[int64(s.ID)] = s.Name
-	}
-	return m
-}()
-
-func (c *comparison) tls(bf, hf *funcSummary) {
-	if len(hf.tls) == 0 || len(bf.tls) == 0 {
+// redirects finds an http.Client whose redirect policy the change removed.
+func (c *comparison) redirects(bf, hf *funcSummary) {
+	if len(hf.client) == 0 || len(bf.client) == 0 {
 		return
 	}
-	b, h := aggregateTLS(bf.tls), aggregateTLS(hf.tls)
+	b, h := aggregateClient(bf.client), aggregateClient(hf.client)
 	if b.checkRedirect && !h.checkRedirect && h.client {
 		c.reportCWE(RuleGuardRemoved, SeverityHigh, h.clientPos, hf.name,
 			"the change removed the http.Client's CheckRedirect policy: the client now follows redirects wherever the server sends them, and the request (its body, its signature) goes along (server-side request forgery, CWE-918)", "CWE-918")
-	}
-	const tls12 = int64(tls.VersionTLS12)
-	if h.insecure && !b.insecure {
-		c.reportCWE(RuleTLSDowngraded, SeverityHigh, h.insecurePos, hf.name,
-			"the change turns off certificate verification (InsecureSkipVerify: true) that the base kept on: any server's certificate is accepted", "CWE-295", "gosec:G402")
-	}
-	switch {
-	case b.minSet && h.minSet && h.min < b.min:
-		sev := SeverityMedium
-		if h.min < tls12 {
-			sev = SeverityHigh
-		}
-		c.report(RuleTLSDowngraded, sev, h.minPos, hf.name, fmt.Sprintf("the change lowers MinVersion from %s to %s", tls.VersionName(uint16(b.min)), tls.VersionName(uint16(h.min))), "gosec:G402")
-	case b.minSet && !h.minSet && h.hasLiteral && b.min > tls12:
-		c.report(RuleTLSDowngraded, SeverityMedium, h.literal, hf.name, fmt.Sprintf("the change drops MinVersion %s: the head's tls.Config accepts the default, TLS 1.2", tls.VersionName(uint16(b.min))), "gosec:G402")
-	}
-	if h.maxSet && h.max < tls12 && (!b.maxSet || h.max < b.max) {
-		c.report(RuleTLSDowngraded, SeverityHigh, h.maxPos, hf.name, fmt.Sprintf("the change caps MaxVersion at %s", tls.VersionName(uint16(h.max))), "gosec:G402")
-	}
-	switch {
-	case b.caSet && h.caSet && h.ca < b.ca:
-		c.report(RuleTLSDowngraded, SeverityHigh, h.caPos, hf.name, fmt.Sprintf("the change weakens ClientAuth from %s to %s", tls.ClientAuthType(b.ca), tls.ClientAuthType(h.ca)))
-	case b.caSet && !h.caSet && h.hasLiteral && b.ca > 0:
-		c.report(RuleTLSDowngraded, SeverityHigh, h.literal, hf.name, fmt.Sprintf("the change drops ClientAuth %s: the default, NoClientCert, asks clients for no certificate", tls.ClientAuthType(b.ca)))
-	}
-	var added []int64
-	for id := range h.ciphers {
-		if _, had := b.ciphers[id]; !had && insecureSuites[id] != "" {
-			added = append(added, id)
-		}
-	}
-	slices.Sort(added)
-	for _, id := range added {
-		c.report(RuleTLSDowngraded, SeverityHigh, h.ciphers[id], hf.name, fmt.Sprintf("the change adds the insecure cipher suite %s", insecureSuites[id]), "gosec:G402")
-	}
-}
-
-func (c *comparison) crypto(bf, hf *funcSummary) {
-	if len(hf.crypto) == 0 || len(bf.crypto) == 0 {
-		return
-	}
-	algorithm := map[string]bool{"hash": true, "cipher": true, "mode": true}
-	families := map[string]bool{}
-	for _, u := range hf.crypto {
-		families[u.family] = true
-	}
-	for fam := range families {
-		var b, h []cryptoUse
-		for _, u := range bf.crypto {
-			if u.family == fam {
-				b = append(b, u)
-			}
-		}
-		for _, u := range hf.crypto {
-			if u.family == fam {
-				h = append(h, u)
-			}
-		}
-		if len(b) == 0 {
-			continue
-		}
-		if !algorithm[fam] {
-			bmin, hmin := b[0], h[0]
-			for _, u := range b {
-				if u.rank < bmin.rank {
-					bmin = u
-				}
-			}
-			for _, u := range h {
-				if u.rank < hmin.rank {
-					hmin = u
-				}
-			}
-			if hmin.rank < bmin.rank {
-				c.report(RuleCryptoDowngraded, SeverityHigh, hmin.pos, hf.name, fmt.Sprintf("the change lowers the %s of %s from %d to %d", fam, hmin.name, bmin.rank, hmin.rank), "gosec:G403")
-			}
-			continue
-		}
-		// An algorithm replaced by a weaker one: base used a strong one head no longer uses, and
-		// head uses a weak one base did not.
-		var strongest cryptoUse
-		for _, u := range b {
-			if u.rank > strongest.rank || strongest.name == "" {
-				strongest = u
-			}
-		}
-		if strongest.rank < 2 {
-			continue
-		}
-		used := map[string]bool{}
-		for _, u := range h {
-			used[u.name] = true
-		}
-		dropped := !used[strongest.name]
-		for _, u := range b {
-			if u.rank >= 2 && !used[u.name] {
-				dropped = true
-			}
-		}
-		if !dropped {
-			continue
-		}
-		had := map[string]bool{}
-		for _, u := range b {
-			had[u.name] = true
-		}
-		for _, u := range h {
-			if u.rank < 2 && !had[u.name] {
-				c.report(RuleCryptoDowngraded, SeverityHigh, u.pos, hf.name, fmt.Sprintf("the change replaces %s with %s, a weaker %s", strongest.name, u.name, fam),
-					"gosec:G401", "gosec:G405", "gosec:G501", "gosec:G502", "gosec:G503", "gosec:G505")
-				break
-			}
-		}
-	}
-}
-
-func (c *comparison) chans(bf, hf *funcSummary) {
-	for _, name := range slices.Sorted(maps.Keys(hf.chans)) {
-		hc := hf.chans[name]
-		bc, ok := bf.chans[name]
-		if !ok || bc.size == 0 || hc.size != 0 || len(hf.leaks[name]) == 0 {
-			continue
-		}
-		buf := strconv.FormatInt(bc.size, 10)
-		if bc.size < 0 {
-			buf = "a computed size"
-		}
-		g := hf.leaks[name][0]
-		c.report(RuleChanBufferRemoved, SeverityHigh, hc.pos, hf.name,
-			fmt.Sprintf("the change removes the buffer of %s (%s in the base): the goroutine started at line %d now blocks forever on its send when %s returns without receiving",
-				name, buf, g.Line, hf.name))
-		for _, g := range hf.leaks[name] {
-			c.twin(g, RuleGoroutineLeak)
-		}
 	}
 }
 
@@ -870,92 +643,6 @@ func (c *comparison) locks(bf, hf *funcSummary) {
 			}
 		}
 	}
-}
-
-// validateRules parses a validate/binding tag into its rules (name → parameter), rules after
-// "dive" prefixed "dive:", and whether it has omitempty.
-func validateRules(tag string) (map[string]string, bool) {
-	rules := map[string]string{}
-	omit, prefix := false, ""
-	for _, part := range strings.Split(tag, ",") {
-		part = strings.TrimSpace(part)
-		switch part {
-		case "", "keys", "endkeys":
-			continue
-		case "omitempty":
-			if prefix == "" {
-				omit = true
-			}
-			continue
-		case "dive":
-			prefix += "dive:"
-			continue
-		}
-		name, param, _ := strings.Cut(part, "=")
-		rules[prefix+name] = param
-	}
-	return rules, omit
-}
-
-var upperBounds = map[string]bool{"max": true, "lte": true, "lt": true, "len": true}
-var lowerBounds = map[string]bool{"min": true, "gte": true, "gt": true}
-
-func (c *comparison) validation(bf, hf *fieldTags) {
-	for _, k := range []string{"validate", "binding"} {
-		bt, ok := bf.tags[k]
-		if !ok || bt == "-" || strings.TrimSpace(bt) == "" {
-			continue
-		}
-		ht, ok := hf.tags[k]
-		var why []string
-		if !ok || ht == "-" {
-			why = append(why, "removes the tag")
-		} else {
-			br, bomit := validateRules(bt)
-			hr, homit := validateRules(ht)
-			for _, n := range slices.Sorted(maps.Keys(br)) {
-				bp := br[n]
-				hp, has := hr[n]
-				switch {
-				case !has && bp != "":
-					why = append(why, "drops "+n+"="+bp)
-				case !has:
-					why = append(why, "drops "+n)
-				case upperBounds[strings.TrimPrefix(n, "dive:")] && numGreater(hp, bp):
-					why = append(why, fmt.Sprintf("raises %s from %s to %s", n, bp, hp))
-				case lowerBounds[strings.TrimPrefix(n, "dive:")] && numGreater(bp, hp):
-					why = append(why, fmt.Sprintf("lowers %s from %s to %s", n, bp, hp))
-				case strings.TrimPrefix(n, "dive:") == "oneof" && widens(bp, hp):
-					why = append(why, fmt.Sprintf("widens oneof from %q to %q", bp, hp))
-				}
-			}
-			if homit && !bomit {
-				why = append(why, "adds omitempty (empty values now skip the other rules)")
-			}
-		}
-		if len(why) == 0 {
-			continue
-		}
-		c.report(RuleValidationLoosened, SeverityMedium, hf.pos, "",
-			fmt.Sprintf("the change loosens the %s tag of %s: %s (the base had %s:%q)", k, hf.name, strings.Join(why, ", "), k, bt))
-	}
-}
-
-func numGreater(a, b string) bool {
-	x, err1 := strconv.ParseFloat(a, 64)
-	y, err2 := strconv.ParseFloat(b, 64)
-	return err1 == nil && err2 == nil && x > y
-}
-
-// widens reports whether the space-separated values of head include one base did not.
-func widens(base, head string) bool {
-	had := strings.Fields(base)
-	for _, v := range strings.Fields(head) {
-		if !slices.Contains(had, v) {
-			return true
-		}
-	}
-	return false
 }
 
 // mergeWeakened adds the comparison's findings to the new findings, dropping the findings of other
@@ -976,14 +663,6 @@ func mergeWeakened(fresh, weak []Finding, twins map[loc][]string) []Finding {
 		if slices.Contains(twins[l], f.Rule) {
 			if i, ok := at[l]; ok && severityRank[f.Severity] > severityRank[weak[i].Severity] {
 				weak[i].Severity = f.Severity
-			} else if !ok {
-				// A twin at a line with no comparison finding (a goroutine's go statement whose
-				// channel lost its buffer): the comparison's finding elsewhere stands for it.
-				for i := range weak {
-					if weak[i].Rule == RuleChanBufferRemoved && weak[i].Path == f.Path && severityRank[f.Severity] > severityRank[weak[i].Severity] {
-						weak[i].Severity = f.Severity
-					}
-				}
 			}
 			continue
 		}

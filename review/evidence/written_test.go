@@ -21,7 +21,6 @@ var defectRules = map[string]string{
 	"defect-go-defer-in-loop":        evidence.RuleDeferInLoop,
 	"defect-go-exported-api-removed": evidence.RuleExportedRemoved,
 	"defect-go-ignored-errors":       evidence.RuleIgnoredError,
-	"defect-go-jwt-literal-fallback": evidence.RuleKeyByUse,
 	"defect-go-sql-injection":        evidence.RuleSQLInjection,
 	"defect-go-tls-disabled":         evidence.RuleTLSVerifyOff,
 	"defect-go-unbounded-goroutines": evidence.RuleUnboundedGo,

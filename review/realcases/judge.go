@@ -24,6 +24,8 @@ type Result struct {
 	Failed bool
 	// Cited are the rules of the findings of substance that cite a defect location.
 	Cited []string
+	// Findings are the debate's findings of substance, in the transcript's order.
+	Findings []Finding
 	// Err is why the run failed, if it did.
 	Err error
 }
@@ -39,14 +41,19 @@ func Judge(c Case, tr *toulmin.Transcript, err error) Result {
 		return r
 	}
 	r.Decision = tr.Record.Decision
+	for _, e := range tr.Evidence {
+		if !substantive(e) {
+			continue
+		}
+		f := Finding{Analyzer: e.Analyzer, Rule: e.Rule, Severity: e.Severity, Path: e.Path, Line: e.Line, Defect: cites(c.Defects, e.Path, e.Line)}
+		r.Findings = append(r.Findings, f)
+		if f.Defect && !slices.Contains(r.Cited, e.Rule) {
+			r.Cited = append(r.Cited, e.Rule)
+		}
+	}
 	if !c.Defect() {
 		r.Failed = r.Decision == voting.RequestChanges
 		return r
-	}
-	for _, e := range tr.Evidence {
-		if substantive(e) && cites(c.Defects, e.Path, e.Line) && !slices.Contains(r.Cited, e.Rule) {
-			r.Cited = append(r.Cited, e.Rule)
-		}
 	}
 	r.Found = len(r.Cited) > 0 && r.Decision != voting.Approve
 	return r

@@ -15,7 +15,7 @@ type result struct {
 
 // Fetch waits for the work or the context.
 func Fetch(ctx context.Context) (int, error) {
-	ch := make(chan result) // want: chan-buffer-removed
+	ch := make(chan result)
 	go func() {
 		n, err := work()
 		ch <- result{n, err}

@@ -1,0 +1,236 @@
+package evidence
+
+import (
+	"slices"
+	"strings"
+)
+
+// This file holds the names the analyses know, as data in one place (as gosec's taint
+// configuration is): the calls that reach a sensitive sink, the sanitisers and validators that
+// protect a value on its way there, the words that name a check, and the calls that release a
+// resource, carry a context or run work off the event loop. The analyses read these tables; they
+// hold no lists of names of their own. names_test.go checks the tables are well-formed.
+
+// Type-checked Go (summary.go, weakened.go): sinks and sanitisers by package, receiver and name.
+
+// goSink is a call that takes a value to a sensitive sink: the function (Recv "") or the method
+// of Recv named one of Names in package Pkg. The value is its argument Arg, with every argument
+// after it when Rest. ToResponse: only when the call's first argument is an http.ResponseWriter.
+type goSink struct {
+	Pkg, Recv  string
+	Names      []string
+	Kind       string
+	Arg        int
+	Rest       bool
+	ToResponse bool
+}
+
+var goSinks = []goSink{
+	{Pkg: "os", Names: []string{"Open", "OpenFile", "Create", "ReadFile", "WriteFile", "Remove", "RemoveAll", "Mkdir", "MkdirAll", "Rename", "ReadDir", "Chmod", "Chown", "Truncate", "Symlink", "Link"}, Kind: sinkFile},
+	{Pkg: "io/ioutil", Names: []string{"ReadFile", "WriteFile", "ReadDir"}, Kind: sinkFile},
+	{Pkg: "path/filepath", Names: []string{"Join"}, Kind: sinkFile, Rest: true},
+	{Pkg: "net/http", Names: []string{"ServeFile"}, Kind: sinkFile, Arg: 2},
+	{Pkg: "os/exec", Names: []string{"Command"}, Kind: sinkExec, Rest: true},
+	{Pkg: "os/exec", Names: []string{"CommandContext"}, Kind: sinkExec, Arg: 1, Rest: true},
+	{Pkg: "syscall", Names: []string{"Exec"}, Kind: sinkExec},
+	{Pkg: "os", Names: []string{"StartProcess"}, Kind: sinkExec},
+	{Pkg: "net/http", Names: []string{"Get", "Head", "Post", "PostForm"}, Kind: sinkURL},
+	{Pkg: "net/http", Recv: "Client", Names: []string{"Get", "Head", "Post", "PostForm", "Do"}, Kind: sinkURL},
+	{Pkg: "net/http", Names: []string{"NewRequest"}, Kind: sinkURL, Arg: 1},
+	{Pkg: "net/http", Names: []string{"NewRequestWithContext"}, Kind: sinkURL, Arg: 2},
+	{Pkg: "net", Names: []string{"Dial", "DialTimeout"}, Kind: sinkURL, Arg: 1},
+	{Pkg: "net", Recv: "Dialer", Names: []string{"Dial"}, Kind: sinkURL, Arg: 1},
+	{Pkg: "net", Recv: "Dialer", Names: []string{"DialContext"}, Kind: sinkURL, Arg: 2},
+	{Pkg: "net/http", Names: []string{"Redirect"}, Kind: sinkRedirect, Arg: 2},
+	{Pkg: "net/http", Recv: "ResponseWriter", Names: []string{"Write"}, Kind: sinkHTML, Rest: true},
+	{Pkg: "fmt", Names: []string{"Fprintf", "Fprint", "Fprintln"}, Kind: sinkHTML, Arg: 1, Rest: true, ToResponse: true},
+	{Pkg: "io", Names: []string{"WriteString"}, Kind: sinkHTML, Arg: 1, Rest: true, ToResponse: true},
+}
+
+// goSanitiser is a sanitiser, validator or guard of the standard library: a function or method
+// (functions only when FuncsOnly) of one of Pkgs whose name is one of Names, starts with one of
+// Prefixes or contains one of Contains. Protects are the sink kinds it protects; nil: any.
+type goSanitiser struct {
+	Pkgs                      []string
+	FuncsOnly                 bool
+	Names, Prefixes, Contains []string
+	Protects                  []string
+}
+
+var goSanitisers = []goSanitiser{
+	{Pkgs: []string{"path/filepath"}, FuncsOnly: true, Names: []string{"Clean", "Rel", "IsLocal", "Abs", "EvalSymlinks", "Base", "Localize", "Match"}, Protects: []string{sinkFile, sinkURL, sinkRedirect}},
+	{Pkgs: []string{"path"}, FuncsOnly: true, Names: []string{"Clean", "Base"}, Protects: []string{sinkFile, sinkURL, sinkRedirect}},
+	{Pkgs: []string{"strings"}, Names: []string{"HasPrefix", "HasSuffix", "Contains", "ContainsAny", "ContainsRune", "EqualFold"}},
+	{Pkgs: []string{"net/url"}, Names: []string{"Parse", "ParseRequestURI", "Hostname", "Port", "IsAbs"}, Protects: []string{sinkURL, sinkRedirect}},
+	{Pkgs: []string{"net/url"}, Names: []string{"QueryEscape", "PathEscape"}, Protects: []string{sinkHTML, sinkURL, sinkRedirect}},
+	{Pkgs: []string{"net", "net/netip"}, Names: []string{"ParseIP", "ParseAddr", "Contains", "ResolveIPAddr"}, Prefixes: []string{"Is", "Lookup"}, Protects: []string{sinkURL}},
+	{Pkgs: []string{"html"}, Names: []string{"EscapeString"}, Protects: []string{sinkHTML}},
+	{Pkgs: []string{"html/template", "text/template"}, Contains: []string{"Escape"}, Protects: []string{sinkHTML}},
+	{Pkgs: []string{"strconv"}, Names: []string{"Atoi"}, Prefixes: []string{"Parse", "Quote"}},
+	{Pkgs: []string{"regexp"}, Names: []string{"FindString"}, Prefixes: []string{"Match"}},
+	{Pkgs: []string{"unicode/utf8"}, Prefixes: []string{"Valid"}},
+	{Pkgs: []string{"slices"}, Names: []string{"Contains", "Index"}},
+	{Pkgs: []string{"os/exec"}, Names: []string{"LookPath"}},
+}
+
+// sanitiserOf says whether the function or method (recv, "" for a function) name of package pkg
+// is one of goSanitisers, and the sink kinds it protects (nil: any).
+func sanitiserOf(pkg, recv, name string) (map[string]bool, bool) {
+	for _, s := range goSanitisers {
+		if !slices.Contains(s.Pkgs, pkg) || s.FuncsOnly && recv != "" {
+			continue
+		}
+		if !slices.Contains(s.Names, name) && !slices.ContainsFunc(s.Prefixes, func(p string) bool { return strings.HasPrefix(name, p) }) &&
+			!slices.ContainsFunc(s.Contains, func(c string) bool { return strings.Contains(name, c) }) {
+			continue
+		}
+		if s.Protects == nil {
+			return nil, true
+		}
+		return kinds(s.Protects...), true
+	}
+	return nil, false
+}
+
+// guardPrefixes (summary.go) start the names of the project's own checks (validatePath, isAllowedHost,
+// checkName, sanitize, ...): the next letter after the prefix is upper case, or the name ends.
+var guardPrefixes = []string{"validate", "valid", "check", "sanitize", "sanitise", "verify", "is", "ensure", "must", "allow", "safe", "escape", "authorize", "authorise", "permit", "can",
+	"clean", "normalize", "normalise", "quote", "secure"}
+
+// The comparison of base and head in every language (removed*.go): calls by their
+// module-qualified name (resolveCall), the sinks a removed protection exposes, the words that name
+// a protection, and the calls that release, carry a context or offload.
+
+// fileCalls are the module-qualified calls that open, create, remove or name files.
+var fileCalls = map[string]bool{
+	"os.Open": true, "os.OpenFile": true, "os.Create": true, "os.CreateTemp": true, "os.ReadFile": true, "os.WriteFile": true,
+	"os.Mkdir": true, "os.MkdirAll": true, "os.MkdirTemp": true, "os.Remove": true, "os.RemoveAll": true, "os.Rename": true,
+	"os.Symlink": true, "os.Link": true, "os.Chmod": true, "os.Chtimes": true, "os.CopyFS": true, "os.DirFS": true,
+	"os.ReadDir": true, "io/ioutil.ReadFile": true, "io/ioutil.WriteFile": true, "path/filepath.Join": true,
+	"path/filepath.Abs": true, "path/filepath.Walk": true, "path/filepath.WalkDir": true,
+	// Python
+	"open": true, "io.open": true, "os.path.join": true, "os.path.abspath": true, "os.path.realpath": true, "os.remove": true,
+	"os.unlink": true, "os.makedirs": true, "os.mkdir": true, "os.rename": true, "os.replace": true, "os.listdir": true,
+	"os.scandir": true, "os.stat": true, "os.open": true, "os.rmdir": true, "posixpath.join": true, "ntpath.join": true,
+	"glob.glob": true, "pathlib.Path": true, "flask.send_file": true, "flask.send_from_directory": true,
+	// JavaScript
+	"path.join": true, "path.resolve": true, "path.posix.join": true, "path.posix.resolve": true, "path.win32.join": true,
+	"node:path.join": true, "node:path.resolve": true,
+}
+
+// fileModules are modules all of whose calls touch files.
+var fileModules = map[string]bool{"fs": true, "node:fs": true, "fs/promises": true, "node:fs/promises": true, "fs-extra": true, "shutil": true}
+
+// execCalls are the module-qualified calls that run a program.
+var execCalls = map[string]bool{
+	"os/exec.Command": true, "os/exec.CommandContext": true, "os.system": true, "os.popen": true, "os.execv": true,
+	"os.execvp": true, "os.spawnv": true, "syscall.Exec": true,
+}
+
+// execModules are modules all of whose calls run programs.
+var execModules = map[string]bool{"subprocess": true, "child_process": true, "node:child_process": true, "execa": true}
+
+// httpCalls are the module-qualified calls that send an outbound HTTP request.
+var httpCalls = map[string]bool{
+	"net/http.Get": true, "net/http.Post": true, "net/http.Head": true, "net/http.PostForm": true,
+	"net/http.NewRequest": true, "net/http.NewRequestWithContext": true, "urllib.request.urlopen": true,
+	"http.request": true, "http.get": true, "https.request": true, "https.get": true, "node:http.request": true, "node:https.request": true,
+}
+
+// httpModules are modules all of whose calls send HTTP requests.
+var httpModules = map[string]bool{"requests": true, "httpx": true, "aiohttp": true, "urllib3": true, "axios": true, "node-fetch": true, "got": true}
+
+// archiveCalls are the module-qualified calls that open an archive for extraction.
+var archiveCalls = map[string]bool{
+	"archive/zip.OpenReader": true, "archive/zip.NewReader": true, "archive/tar.NewReader": true,
+	"tarfile.open": true, "zipfile.ZipFile": true,
+}
+
+// sqlRunMethods run SQL text on a connection, a transaction or a cursor.
+var sqlRunMethods = map[string]bool{
+	"Query": true, "QueryRow": true, "QueryContext": true, "QueryRowContext": true, "Exec": true, "ExecContext": true,
+	"Prepare": true, "PrepareContext": true, "execute": true, "executemany": true, "executescript": true, "query": true, "raw": true,
+}
+
+// headerNames are the headers whose value redirects or authenticates.
+var headerNames = map[string]string{
+	"location": exposeRedirect, "authorization": exposeAuth, "proxy-authorization": exposeAuth, "cookie": exposeAuth, "set-cookie": exposeAuth,
+}
+
+// Words that name what a protective call does. Strong ones make a value safe for an
+// interpreter or a path (their removal is a weakness whatever is seen of the value's way); the
+// others check or tidy it, and matter by where the value goes.
+var (
+	strongProtect = map[string]bool{
+		"sanitize": true, "sanitise": true, "sanitizer": true, "escape": true, "quote": true,
+		"canonical": true, "canonicalize": true, "canonicalise": true, "securejoin": true,
+	}
+	// clean, safe and normalize also name tidying of values that reach nothing sensitive
+	// (clean_accept_ranges): they protect, and how much depends on where the value goes.
+	weakProtect = map[string]bool{
+		"clean": true, "safe": true,
+		"validate": true, "valid": true, "validator": true, "check": true, "verify": true, "allowed": true, "allow": true,
+		"within": true, "authorize": true, "authorise": true, "authenticate": true, "restrict": true, "guard": true,
+		"permit": true, "permitted": true, "normalize": true, "normalise": true, "limit": true, "deny": true,
+	}
+	// notProtect are words that make a name something else than a protection ("quoted" is the
+	// state, "unescape" the inverse).
+	notProtect = map[string]bool{"unescape": true, "unquote": true, "unsafe": true}
+)
+
+// releaseNames are the methods and functions that release what was acquired.
+var releaseNames = map[string]bool{
+	"Close": true, "close": true, "Release": true, "release": true, "Unlock": true, "RUnlock": true, "unlock": true,
+	"cancel": true, "Cancel": true, "dispose": true, "Dispose": true, "Shutdown": true, "shutdown": true, "cleanup": true,
+	"Cleanup": true, "destroy": true, "Stop": true, "free": true, "Free": true, "closeSync": true,
+}
+
+// offloadCalls run a blocking function away from the event loop: the function is their first
+// argument (run_in_executor's second).
+var offloadCalls = map[string]int{"to_thread": 0, "run_in_executor": 1, "run_sync": 0, "sync_to_async": 0, "defer_to_thread": 0, "deferToThread": 0}
+
+// ctxSuffixes are the name endings of the variants of a call that take a context.
+var ctxSuffixes = []string{"WithContext", "Context", "Ctx"}
+
+// Work per loop iteration (loopcost.go): the database calls, by method, on types of a database
+// package.
+
+// dbMethods are the methods that run a statement on the database, across database/sql, sqlx,
+// pgx, gorm, ent, bun and the MongoDB driver; they count only on types of a database package.
+var dbMethods = map[string]bool{
+	"Query": true, "QueryContext": true, "QueryRow": true, "QueryRowContext": true, "Exec": true, "ExecContext": true,
+	"Get": true, "GetContext": true, "Select": true, "SelectContext": true, "Queryx": true, "QueryxContext": true,
+	"QueryRowx": true, "QueryRowxContext": true, "NamedExec": true, "NamedExecContext": true, "NamedQuery": true, "NamedQueryContext": true,
+	"Find": true, "First": true, "Take": true, "Last": true, "FirstOrCreate": true, "FirstOrInit": true, "Create": true, "Save": true,
+	"Update": true, "Updates": true, "UpdateColumn": true, "UpdateColumns": true, "Delete": true, "Count": true, "Pluck": true, "Scan": true,
+	"All": true, "AllX": true, "Only": true, "OnlyX": true, "FirstX": true, "IDs": true, "Exist": true, "ExistX": true, "ExecX": true, "SaveX": true,
+	"FindOne": true, "InsertOne": true, "InsertMany": true, "UpdateOne": true, "UpdateMany": true, "DeleteOne": true, "DeleteMany": true,
+	"Aggregate": true, "CountDocuments": true, "SendBatch": true, "CopyFrom": true,
+}
+
+// notDBReceivers are types of database packages whose methods of those names do not reach the
+// database (Rows.Scan reads a fetched row; a prepared Stmt in a loop is the bulk-insert idiom).
+var notDBReceivers = map[string]bool{"Rows": true, "Row": true, "Stmt": true, "Result": true, "ColumnType": true}
+
+// txWriteMethods start the names of the methods that write through a transaction (Tx.ExecContext,
+// ...): one statement per element inside one transaction is the usual way to write many rows.
+var txWriteMethods = []string{"Exec", "NamedExec", "Create", "Save", "Update", "Delete", "Insert", "CopyFrom", "SendBatch"}
+
+// dbPackageElems are import path elements, and dbPackageHints substrings of import paths, of the
+// database packages.
+var (
+	dbPackageElems = []string{"ent", "bun"}
+	dbPackageHints = []string{"sql", "gorm", "pgx", "mongo", "redis"}
+)
+
+// The Go checks that need no type information (goast.go).
+
+// sqlMethods are the methods that run SQL text, by the index of the text among their
+// arguments (goast.go).
+var sqlMethods = map[string]int{
+	"Query": 0, "QueryRow": 0, "Exec": 0, "Prepare": 0, "Raw": 0,
+	"QueryContext": 1, "QueryRowContext": 1, "ExecContext": 1, "PrepareContext": 1,
+}
+
+// ioMethods are the methods that run a database round trip (goast.go).
+var ioMethods = map[string]bool{"Query": true, "QueryRow": true, "Exec": true, "QueryContext": true, "QueryRowContext": true, "ExecContext": true}

@@ -1,3 +1,0 @@
-module example.com/leak
-
-go 1.22
