@@ -407,6 +407,39 @@ func Open(root, name string) (*os.File, error) {
 	})
 }
 
+// A term dropped from a condition is no loss when a term kept implies it: a path that is a
+// regular file exists. Dropping the stronger test is still a loss.
+func TestRemovedConditionsImpliedTerms(t *testing.T) {
+	base := `import os
+
+
+def serve(root, name):
+    path = os.path.join(root, name)
+    if not os.path.exists(path) or not os.path.isfile(path):
+        raise LookupError(name)
+    return open(path, "rb")
+
+
+def listing(folder):
+    if os.path.exists(folder) and folder.is_dir():
+        return os.listdir(folder)
+    return []
+`
+	dropExists := strings.Replace(base, "not os.path.exists(path) or not os.path.isfile(path)", "not os.path.isfile(path)", 1)
+	dropIsFile := strings.Replace(base, "not os.path.exists(path) or not os.path.isfile(path)", "not os.path.exists(path)", 1)
+	dropExistsAnd := strings.Replace(base, "os.path.exists(folder) and folder.is_dir()", "folder.is_dir()", 1)
+	otherBase := strings.Replace(base, "not os.path.exists(path) or", "not os.path.exists(root) or", 1)
+	otherPath := strings.Replace(otherBase, "not os.path.exists(root) or not os.path.isfile(path)", "not os.path.isfile(path)", 1)
+	runRemovedCases(t, []removedCase{
+		{name: "exists dropped beside isfile", files: [][3]string{{"app/files.py", base, dropExists}}},
+		{name: "exists dropped beside is_dir", files: [][3]string{{"app/files.py", base, dropExistsAnd}}},
+		{name: "isfile dropped beside exists", files: [][3]string{{"app/files.py", base, dropIsFile}},
+			want: []string{"condition-weakened@app/files.py:6"}, severity: "high"},
+		{name: "exists of another path dropped", files: [][3]string{{"app/files.py", otherBase, otherPath}},
+			want: []string{"condition-weakened@app/files.py:6"}, severity: "high"},
+	})
+}
+
 // A release removed while head still acquires the resource is reported at the acquisition (or,
 // for a release on one path, where that path starts); one replaced by a with block or handed to
 // a function that releases it is not.
