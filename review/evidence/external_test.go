@@ -662,3 +662,22 @@ func TestPylintIgnoresTheTreesConfiguration(t *testing.T) {
 		t.Errorf("the tree's init-hook or plugin ran")
 	}
 }
+
+// A file larger than pylintMaxBytes is left out of pylint's run with a problem saying so; the
+// others are still analysed.
+func TestPylintLeavesOutLargeFiles(t *testing.T) {
+	needProgram(t, "pylint", "apt-get install pylint")
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "small.py"), "def f():\n    return totl\n")
+	write(t, filepath.Join(dir, "large.py"), "def f():\n    return totl\n"+strings.Repeat("# padding\n", pylintMaxBytes/10+1))
+	res, err := RunExternal(context.Background(), ExternalOptions{HeadDir: dir, Files: []ChangedFile{{Path: "small.py"}, {Path: "large.py"}}, Tools: []ExternalTool{Pylint{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 1 || res[0].Failed != "" || len(res[0].New) != 1 || res[0].New[0].Path != "small.py" {
+		t.Fatalf("results %+v: want the small file's finding only", res)
+	}
+	if len(res[0].Problems) != 1 || !strings.Contains(res[0].Problems[0], "large.py: larger than 128 KiB") {
+		t.Errorf("problems %q", res[0].Problems)
+	}
+}

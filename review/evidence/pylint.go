@@ -9,6 +9,7 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -35,6 +36,11 @@ func (Pylint) Language() string { return "Python" }
 // Handles implements ExternalTool.
 func (Pylint) Handles(p string) bool { return strings.EqualFold(path.Ext(p), ".py") }
 
+// pylintMaxBytes bounds the files pylint analyses: its inference takes seconds per 50 KiB, and a
+// larger file (a single-module framework) is left out with a note; the other Python tools still
+// read it.
+const pylintMaxBytes = 128 << 10
+
 //go:embed pylint_driver.py
 var pylintDriver string
 
@@ -49,7 +55,7 @@ func (Pylint) Command(files []string) (string, []string, error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("pylint at %s: %w", p, err)
 	}
-	args := []string{"-I", "-c", pylintDriver,
+	args := []string{"-I", "-c", pylintDriver, strconv.Itoa(pylintMaxBytes),
 		"--disable=all", "--enable=" + strings.Join(pylintEnabled(), ","), "--load-plugins=",
 		"--persistent=n", "--unsafe-load-any-extension=n", "--jobs=1", "--score=n", "--"}
 	return python, append(args, files...), nil
@@ -78,6 +84,10 @@ func scriptInterpreter(script string) (string, error) {
 }
 
 type pylintReport struct {
+	Problems []struct {
+		Path   string `json:"path"`
+		Reason string `json:"reason"`
+	} `json:"problems"`
 	Results *[]struct {
 		Path    string `json:"path"`
 		Line    int    `json:"line"`
@@ -103,6 +113,9 @@ func (Pylint) Parse(out *ToolOutput) ([]Finding, []Problem, error) {
 	}
 	var found []Finding
 	var problems []Problem
+	for _, p := range rep.Problems {
+		problems = append(problems, Problem{Path: p.Path, Reason: p.Reason})
+	}
 	for _, r := range *rep.Results {
 		if r.Path == "" || r.Line < 1 || r.Symbol == "" {
 			continue

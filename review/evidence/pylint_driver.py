@@ -6,8 +6,9 @@
 # neutral names (m0.py, m1.py, ...), into a fresh directory that holds nothing else; pylint runs
 # there with an empty configuration of ours and the options given before "--", and never sees the
 # tree. The interpreter runs isolated (-I): no PYTHON* variables, no user site, no current
-# directory on sys.path. Prints {"results": [...], "problems": [...]}, the results as pylint's JSON
-# reporter writes them with each path set back to the file's own.
+# directory on sys.path. The first argument bounds the size of a file analysed: a larger one is
+# left out as a problem. Prints {"results": [...], "problems": [...]}, the results as pylint's
+# JSON reporter writes them with each path set back to the file's own.
 import io
 import json
 import os
@@ -17,12 +18,17 @@ import tempfile
 
 
 def main(argv):
+    max_bytes = int(argv[0])
     split = argv.index("--")
-    options, files = argv[:split], argv[split + 1:]
+    options, files = argv[1:split], argv[split + 1:]
     tmp = tempfile.mkdtemp(prefix="debatebot-pylint-")
     try:
         names = {}
+        problems = []
         for i, f in enumerate(files):
+            if os.path.getsize(f) > max_bytes:
+                problems.append({"path": f, "reason": "larger than %d KiB, left out (pylint would take too long)" % (max_bytes // 1024)})
+                continue
             name = "m%d.py" % i
             shutil.copyfile(f, os.path.join(tmp, name))
             names[name] = f
@@ -33,12 +39,14 @@ def main(argv):
         from pylint.lint import Run
         from pylint.reporters import JSONReporter
 
-        out = io.StringIO()
-        Run(["--rcfile=" + rc] + options + sorted(names), reporter=JSONReporter(out), exit=False)
-        results = json.loads(out.getvalue() or "[]")
+        results = []
+        if names:
+            out = io.StringIO()
+            Run(["--rcfile=" + rc] + options + sorted(names), reporter=JSONReporter(out), exit=False)
+            results = json.loads(out.getvalue() or "[]")
         for r in results:
             r["path"] = names.get(os.path.basename(r.get("path") or ""), "")
-        json.dump({"results": results}, sys.stdout)
+        json.dump({"results": results, "problems": problems}, sys.stdout)
     finally:
         os.chdir("/")
         shutil.rmtree(tmp, ignore_errors=True)
