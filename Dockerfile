@@ -19,12 +19,12 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tools/eslint/eslint.config.mjs tools/eslint/formatter.cjs ./
 
 # The runtime: Debian slim with the analyzers the review runs when they are installed — the Go
-# toolchain (the type-checked Go analysis loads packages with the go command), bandit, ShellCheck,
-# Cppcheck, and Node.js with the ESLint above — and git, as a non-root user.
+# toolchain (the type-checked Go analysis loads packages with the go command), bandit, pyflakes,
+# pylint, ShellCheck, Cppcheck, and Node.js with the ESLint above — and git, as a non-root user.
 FROM node:22-bookworm-slim
 RUN apt-get update \
 	&& DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-		bandit shellcheck cppcheck git ca-certificates \
+		bandit pyflakes3 pylint shellcheck cppcheck git ca-certificates \
 	&& rm -rf /var/lib/apt/lists/*
 COPY --from=build /usr/local/go /usr/local/go
 COPY --from=eslint /opt/debatebot/eslint /opt/debatebot/eslint

@@ -17,8 +17,8 @@ import (
 	"time"
 )
 
-// ExternalTool is an analyzer of another language run as a program (bandit, ESLint, ShellCheck,
-// Cppcheck): the runner gives it the changed files of its language in a tree, runs it there and
+// ExternalTool is an analyzer of another language run as a program (bandit, pyflakes, pylint,
+// ESLint, ShellCheck, Cppcheck): the runner gives it the changed files of its language in a tree, runs it there and
 // reads its machine-readable report. Tools only read the files; none of them executes the
 // repository's code or reads its configuration (see each tool's Command).
 type ExternalTool interface {
@@ -64,7 +64,7 @@ type ToolOutput struct {
 
 // DefaultTools returns the external tools debatebot runs when they are installed.
 func DefaultTools() []ExternalTool {
-	return []ExternalTool{Bandit{}, ESLint{Dir: ESLintDir()}, ShellCheck{}, Cppcheck{}}
+	return []ExternalTool{Bandit{}, Pyflakes{}, Pylint{}, ESLint{Dir: ESLintDir()}, ShellCheck{}, Cppcheck{}}
 }
 
 // Limits of one tool run.
@@ -587,6 +587,8 @@ var externalCatalogs = map[string]map[string]externalRule{}
 // init function runs (the rule catalog's registration in external_adapter.go reads them).
 var _ = func() bool {
 	registerBandit()
+	registerPyflakes()
+	registerPylint()
 	registerESLint()
 	registerShellCheck()
 	registerCppcheck()

@@ -10,11 +10,11 @@ import (
 )
 
 // isExternal reports whether analyzer is one of the external tools (review/evidence's
-// ExternalTool: bandit, eslint, shellcheck, cppcheck), whose findings are stamped with the tool's
+// ExternalTool: bandit, pyflakes, pylint, eslint, shellcheck, cppcheck), whose findings are stamped with the tool's
 // name.
 func isExternal(analyzer string) bool {
 	switch analyzer {
-	case SourceBandit, SourceESLint, SourceShellCheck, SourceCppcheck:
+	case SourceBandit, SourcePyflakes, SourcePylint, SourceESLint, SourceShellCheck, SourceCppcheck:
 		return true
 	}
 	return false
@@ -50,7 +50,7 @@ func init() {
 	}
 }
 
-// externalAnalyzer runs the external tools (bandit, ESLint, ShellCheck, Cppcheck) that handle the
+// externalAnalyzer runs the external tools (bandit, pyflakes, pylint, ESLint, ShellCheck, Cppcheck) that handle the
 // change's files. With whole trees (a git range, a diff applied to --dir) it runs them over the
 // changed files in base and head and reports the findings new in head. Without them it runs them
 // over the head content the change knows (files a diff adds whole, files read from a pull request)

@@ -55,6 +55,27 @@ var externalCases = map[string]externalCase{
 		},
 		benign: "app/cache.py",
 	},
+	"pyflakes": {
+		tool: func(t testing.TB) ExternalTool {
+			needProgram(t, "pyflakes3", "apt-get install pyflakes3")
+			return Pyflakes{}
+		},
+		file: "app/tasks.py",
+		want: []string{
+			"pyflakes:undefined-name total_delay 22 medium", // a misspelt name returned
+		},
+		benign: "app/jobs.py",
+	},
+	"pylint": {
+		tool: func(t testing.TB) ExternalTool { needProgram(t, "pylint", "apt-get install pylint"); return Pylint{} },
+		file: "app/tasks.py",
+		want: []string{
+			"pylint:useless-with-lock count 14 medium",        // a lock made for the with guards nothing
+			"pylint:undefined-variable total_delay 22 medium", // a misspelt name returned
+			"pylint:cell-var-from-loop announce 27 medium",    // every callback sends the last job
+		},
+		benign: "app/jobs.py",
+	},
 	"eslint": {
 		tool: func(t testing.TB) ExternalTool { return eslintForTest(t) },
 		file: "web/server.js",
@@ -226,13 +247,13 @@ func TestExternalToolMissing(t *testing.T) {
 	for _, f := range []string{"a.py", "a.js", "a.sh", "a.c"} {
 		write(t, filepath.Join(dir, f), "\n")
 	}
-	tools := []ExternalTool{Bandit{}, ESLint{Dir: filepath.Join(dir, "no-eslint")}, ShellCheck{}, Cppcheck{}}
+	tools := []ExternalTool{Bandit{}, Pyflakes{}, Pylint{}, ESLint{Dir: filepath.Join(dir, "no-eslint")}, ShellCheck{}, Cppcheck{}}
 	res, err := RunExternal(context.Background(), ExternalOptions{BaseDir: dir, HeadDir: dir,
 		Files: []ChangedFile{{Path: "a.py"}, {Path: "a.js"}, {Path: "a.sh"}, {Path: "a.c"}}, Tools: tools})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"bandit": "no bandit on PATH", "eslint": "no node on PATH", "shellcheck": "no shellcheck on PATH", "cppcheck": "no cppcheck on PATH"}
+	want := map[string]string{"bandit": "no bandit on PATH", "pyflakes": "no pyflakes3 or pyflakes on PATH", "pylint": "no pylint on PATH", "eslint": "no node on PATH", "shellcheck": "no shellcheck on PATH", "cppcheck": "no cppcheck on PATH"}
 	if len(res) != len(want) {
 		t.Fatalf("results %+v", res)
 	}
@@ -287,6 +308,10 @@ func TestExternalToolGarbage(t *testing.T) {
 		"bandit garbage":        {Bandit{}, "a.py", "echo 'Traceback (most recent call last):' >&2; echo garbage; exit 1\n", "bandit exited with status 1 and its output is not its report"},
 		"bandit crash":          {Bandit{}, "a.py", "echo 'ImportError: no module named bandit' >&2; exit 2\n", "ImportError: no module named bandit"},
 		"bandit other JSON":     {Bandit{}, "a.py", "echo '{}'\n", "no results"},
+		"pyflakes garbage":      {Pyflakes{}, "a.py", "echo '<html>'; exit 1\n", "a line is not path:line:column: message"},
+		"pyflakes crash":        {Pyflakes{}, "a.py", "echo 'ModuleNotFoundError: pyflakes' >&2; exit 2\n", "ModuleNotFoundError: pyflakes"},
+		"pylint crash":          {Pylint{}, "a.py", "echo 'ModuleNotFoundError: pylint' >&2; exit 1\n", "ModuleNotFoundError: pylint"},
+		"pylint other JSON":     {Pylint{}, "a.py", "echo '[]'\n", "pylint exited with status 0 and its output is not its report"},
 		"shellcheck garbage":    {ShellCheck{}, "a.sh", "echo '<html>'; exit 1\n", "shellcheck exited with status 1"},
 		"shellcheck bad option": {ShellCheck{}, "a.sh", "echo 'unrecognized option --norc' >&2; exit 3\n", "unrecognized option --norc"},
 		"cppcheck garbage":      {Cppcheck{}, "a.c", "echo 'Segmentation fault' >&2; exit 139\n", "cppcheck exited with status 139"},
@@ -294,7 +319,21 @@ func TestExternalToolGarbage(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			fakeTool(t, c.tool.Name(), c.script)
+			switch c.tool.(type) {
+			case Pyflakes:
+				fakeTool(t, "pyflakes3", c.script)
+			case Pylint:
+				// pylint runs under the interpreter its #! line names: a fake one, the script.
+				fakeTool(t, "python-for-pylint", c.script)
+				python, _ := exec.LookPath("python-for-pylint")
+				fakeTool(t, "pylint", "")
+				p, _ := exec.LookPath("pylint")
+				if err := os.WriteFile(p, []byte("#!"+python+"\n"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			default:
+				fakeTool(t, c.tool.Name(), c.script)
+			}
 			r := runFake(t, c.tool, c.file, 0)
 			if !strings.Contains(r.Failed, c.want) || r.Missing != "" || len(r.New) != 0 {
 				t.Errorf("failed %q, want it to contain %q (missing %q, new %d)", r.Failed, c.want, r.Missing, len(r.New))
@@ -411,6 +450,12 @@ func TestExternalParsers(t *testing.T) {
         </error>
     </errors>
 </results>`
+	pyflakes := "./a.py:3:1: 'os' imported but unused\n./a.py:9:12: undefined name 'totl'\n./a.py:11:5: '...' % ... has 2 placeholder(s) but 1 substitution(s)\n./a.py:12:1: a message of a newer pyflakes\n"
+	pyflakesErr := "./b.py:4:7: invalid syntax\ndef f(:\n      ^\n"
+	pylint := `{"results": [{"type": "error", "module": "m0", "obj": "total", "line": 9, "column": 11, "path": "./a.py", "symbol": "undefined-variable", "message": "Undefined variable 'totl'", "message-id": "E0602"},
+{"type": "warning", "module": "m0", "obj": "count", "line": 14, "column": 4, "path": "./a.py", "symbol": "useless-with-lock", "message": "'threading.Lock()' directly created in 'with' has no effect", "message-id": "W2101"},
+{"type": "error", "module": "m1", "obj": "", "line": 2, "column": 1, "path": "./b.py", "symbol": "syntax-error", "message": "Parsing failed: 'invalid syntax (m1, line 2)'", "message-id": "E0001"},
+{"type": "error", "module": "m0", "obj": "", "line": 20, "column": 0, "path": "./a.py", "symbol": "some-new-check", "message": "A new check in m0.f", "message-id": "E9999"}]}`
 	cases := []struct {
 		tool     ExternalTool
 		out      ToolOutput
@@ -423,6 +468,17 @@ func TestExternalParsers(t *testing.T) {
 			"bandit:B303 ./a.py:12 low Use of insecure MD2, MD4, MD5, or SHA1 hash function.",
 			"bandit:other ./a.py:13 medium B999: A new check.",
 		}, []string{"./b.py: syntax error while parsing AST from file"}},
+		{Pyflakes{}, ToolOutput{Stdout: []byte(pyflakes), Stderr: []byte(pyflakesErr), ExitCode: 1}, []string{
+			"pyflakes:unused-import ./a.py:3 low 'os' imported but unused",
+			"pyflakes:undefined-name ./a.py:9 medium undefined name 'totl'",
+			"pyflakes:format-mismatch ./a.py:11 medium '...' % ... has 2 placeholder(s) but 1 substitution(s)",
+			"pyflakes:other ./a.py:12 medium a message of a newer pyflakes",
+		}, []string{"./b.py:4: invalid syntax"}},
+		{Pylint{}, ToolOutput{Stdout: []byte(pylint)}, []string{
+			"pylint:undefined-variable ./a.py:9 medium Undefined variable 'totl'",
+			"pylint:useless-with-lock ./a.py:14 medium 'threading.Lock()' directly created in 'with' has no effect",
+			"pylint:other ./a.py:20 medium some-new-check: A new check in f",
+		}, []string{"./b.py:2: Parsing failed: 'invalid syntax (m1, line 2)'"}},
 		{ESLint{}, ToolOutput{Stdout: []byte(eslint), ExitCode: 1}, []string{
 			`eslint:security/detect-child-process /t/a.js:1 low Found require("child_process")`,
 			"eslint:security/detect-child-process /t/a.js:4 high Found child_process.exec() with non Literal first argument",
@@ -518,7 +574,7 @@ func TestExternalChecks(t *testing.T) {
 			t.Errorf("check %+v", c)
 		}
 	}
-	for _, r := range []string{"bandit:B602", "bandit:other", "eslint:security/detect-child-process", "eslint:no-eval", "eslint:other", "shellcheck:SC2115", "shellcheck:other", "cppcheck:nullPointer", "cppcheck:other"} {
+	for _, r := range []string{"bandit:B602", "bandit:other", "pyflakes:undefined-name", "pyflakes:other", "pylint:used-before-assignment", "pylint:other", "eslint:security/detect-child-process", "eslint:no-eval", "eslint:other", "shellcheck:SC2115", "shellcheck:other", "cppcheck:nullPointer", "cppcheck:other"} {
 		if !seen[r] {
 			t.Errorf("no check %s", r)
 		}
@@ -577,5 +633,51 @@ func TestExternalFilesBound(t *testing.T) {
 	r := res[0]
 	if r.Files != maxToolFiles || r.LeftOut != 3 || len(r.New) != 3 || r.Preexisting != maxToolFiles-3 || r.Failed != "" {
 		t.Errorf("files %d, left out %d, new %d, pre-existing %d, failed %q", r.Files, r.LeftOut, len(r.New), r.Preexisting, r.Failed)
+	}
+}
+
+// pylint never reads the tree's configuration nor loads what it names: a pylintrc, a setup.cfg
+// and a pyproject.toml of the tree that ask for a plugin of the tree and an init-hook are all
+// ignored, and neither runs.
+func TestPylintIgnoresTheTreesConfiguration(t *testing.T) {
+	needProgram(t, "pylint", "apt-get install pylint")
+	dir := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "ran")
+	hook := fmt.Sprintf("open(%q, 'w').close()", marker)
+	write(t, filepath.Join(dir, "pkg", "mod.py"), "def f():\n    return totl\n")
+	write(t, filepath.Join(dir, "pkg", "evil_plugin.py"), hook+"\ndef register(linter):\n    pass\n")
+	for _, name := range []string{"pylintrc", ".pylintrc", filepath.Join("pkg", "pylintrc")} {
+		write(t, filepath.Join(dir, name), "[MAIN]\ninit-hook="+hook+"\nload-plugins=evil_plugin\ndisable=all\n")
+	}
+	write(t, filepath.Join(dir, "setup.cfg"), "[pylint.MAIN]\ninit-hook="+hook+"\nload-plugins=evil_plugin\n")
+	write(t, filepath.Join(dir, "pyproject.toml"), "[tool.pylint.main]\ninit-hook = \""+strings.ReplaceAll(hook, `"`, `\"`)+"\"\nload-plugins = [\"evil_plugin\"]\n")
+	res, err := RunExternal(context.Background(), ExternalOptions{HeadDir: dir, Files: []ChangedFile{{Path: "pkg/mod.py"}}, Tools: []ExternalTool{Pylint{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 1 || res[0].Failed != "" || len(res[0].New) != 1 || res[0].New[0].Rule != "pylint:undefined-variable" {
+		t.Fatalf("results %+v: want pylint's own checks to run (the tree's disable=all ignored)", res)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the tree's init-hook or plugin ran")
+	}
+}
+
+// A file larger than pylintMaxBytes is left out of pylint's run with a problem saying so; the
+// others are still analysed.
+func TestPylintLeavesOutLargeFiles(t *testing.T) {
+	needProgram(t, "pylint", "apt-get install pylint")
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "small.py"), "def f():\n    return totl\n")
+	write(t, filepath.Join(dir, "large.py"), "def f():\n    return totl\n"+strings.Repeat("# padding\n", pylintMaxBytes/10+1))
+	res, err := RunExternal(context.Background(), ExternalOptions{HeadDir: dir, Files: []ChangedFile{{Path: "small.py"}, {Path: "large.py"}}, Tools: []ExternalTool{Pylint{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 1 || res[0].Failed != "" || len(res[0].New) != 1 || res[0].New[0].Path != "small.py" {
+		t.Fatalf("results %+v: want the small file's finding only", res)
+	}
+	if len(res[0].Problems) != 1 || !strings.Contains(res[0].Problems[0], "large.py: larger than 128 KiB") {
+		t.Errorf("problems %q", res[0].Problems)
 	}
 }

@@ -182,3 +182,18 @@ func restrictingField(key, value string) bool {
 	}
 	return false
 }
+
+// predicateImplies says which tests of a path are true whenever another is, on the same path:
+// a regular file or a directory exists. A guard that refuses `not exists(p) or not isfile(p)`
+// loses nothing when it drops `not exists(p)`. Python's os.path functions by name, pathlib's
+// methods by their name after a dot.
+var predicateImplies = map[string][]string{
+	"os.path.isfile":  {"os.path.exists", "os.path.lexists"},
+	"os.path.isdir":   {"os.path.exists", "os.path.lexists"},
+	"os.path.ismount": {"os.path.exists", "os.path.lexists", "os.path.isdir"},
+	"os.path.islink":  {"os.path.lexists"},
+	"os.path.exists":  {"os.path.lexists"},
+	".is_file":        {".exists"},
+	".is_dir":         {".exists"},
+	".is_mount":       {".exists", ".is_dir"},
+}

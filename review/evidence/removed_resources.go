@@ -21,19 +21,11 @@ func (c *sideComparison) releases(p *fnPair) {
 			c.withRemoved(p, i)
 		}
 		for _, call := range n.Calls {
-			if !releaseNames[call.name()] || !p.sf.f.IsRemoved(call.Line) || p.headCalls[call.Callee] {
+			if !p.sf.f.IsRemoved(call.Line) || p.headCalls[call.Callee] {
 				continue
 			}
-			recv := qualifier(call.Callee)
-			root := dottedRoot(call.Callee)
-			if recv == "" && definedIn(b, root) {
-				// cancel(): the function a context's constructor returned
-			} else if (recv == "" || isImport(b, root)) && len(call.Args) > 0 {
-				root = dottedRoot(call.Args[0]) // os.close(fd), fs.closeSync(fd)
-			} else if recv == "" {
-				continue // a function called cleanup(), not a resource's release
-			}
-			if root == "" || c.releasedInHead(p, root) {
+			root, ok := c.releasedBy(call, b)
+			if !ok || root == "" || c.releasedInHead(p, root) {
 				continue
 			}
 			acq := -1
@@ -54,6 +46,9 @@ func (c *sideComparison) releases(p *fnPair) {
 							}
 						}
 					}
+				}
+				if slices.Contains(h.Params, root) {
+					source = "the caller (a parameter this function released)"
 				}
 				if source == "" {
 					continue
@@ -86,8 +81,57 @@ func (c *sideComparison) releases(p *fnPair) {
 	}
 }
 
+// releasedBy names the resource a call of fn releases: the receiver of a release method
+// (f.close()), the argument of a module's or a plain function's release (os.close(fd)), the
+// function a context's constructor returned (cancel()), or the argument a function of the
+// change's base releases in its body (_try_close(out), whose body calls out.close()).
+func (c *sideComparison) releasedBy(call irCall, fn *irFunc) (string, bool) {
+	if !releaseNames[call.name()] {
+		if k := c.releasingArg(c.base, call, fn); k >= 0 {
+			return dottedRoot(call.Args[k]), true
+		}
+		return "", false
+	}
+	recv := qualifier(call.Callee)
+	root := dottedRoot(call.Callee)
+	switch {
+	case recv == "" && definedIn(fn, root):
+		return root, true // cancel(): the function a context's constructor returned
+	case (recv == "" || isImport(fn, root)) && len(call.Args) > 0:
+		return dottedRoot(call.Args[0]), true // os.close(fd), fs.closeSync(fd)
+	case recv == "":
+		return "", false // a function called cleanup(), not a resource's release
+	}
+	return root, true
+}
+
+// releasingArg returns the index of the argument of a call whose parameter the called function
+// (found in x) releases in its body (calls a release method on it), or -1. Only small
+// functions count: a helper that closes what it is given, not a routine that does much else.
+func (c *sideComparison) releasingArg(x *index, call irCall, from *irFunc) int {
+	if len(call.Args) == 0 {
+		return -1
+	}
+	fn := x.resolve(call.Callee, from)
+	if fn == nil || len(fn.Nodes) > 12 {
+		return -1
+	}
+	params := fn.argParams(call)
+	for _, m := range fn.Nodes {
+		for _, mc := range m.Calls {
+			if !releaseNames[mc.name()] || qualifier(mc.Callee) == "" {
+				continue
+			}
+			if k := slices.Index(params, dottedRoot(mc.Callee)); k >= 0 && k < len(call.Args) {
+				return k
+			}
+		}
+	}
+	return -1
+}
+
 // releasedInHead reports whether head releases root another way: a with block that binds it, a
-// release call on it or with it as argument.
+// release call on it or with it as argument, a call of a function of head that releases it.
 func (c *sideComparison) releasedInHead(p *fnPair, root string) bool {
 	for _, n := range p.h.Nodes {
 		if n.Kind == kindWith && slices.Contains(n.Defs, root) {
@@ -95,6 +139,9 @@ func (c *sideComparison) releasedInHead(p *fnPair, root string) bool {
 		}
 		for _, call := range n.Calls {
 			if !releaseNames[call.name()] {
+				if k := c.releasingArg(c.head, call, p.h); k >= 0 && dottedRoot(call.Args[k]) == root {
+					return true
+				}
 				continue
 			}
 			if dottedRoot(call.Callee) == root || len(call.Args) > 0 && dottedRoot(call.Args[0]) == root {

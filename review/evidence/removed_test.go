@@ -407,6 +407,86 @@ func Open(root, name string) (*os.File, error) {
 	})
 }
 
+// A term dropped from a condition is no loss when a term kept implies it: a path that is a
+// regular file exists. Dropping the stronger test is still a loss.
+func TestRemovedConditionsImpliedTerms(t *testing.T) {
+	base := `import os
+
+
+def serve(root, name):
+    path = os.path.join(root, name)
+    if not os.path.exists(path) or not os.path.isfile(path):
+        raise LookupError(name)
+    return open(path, "rb")
+
+
+def listing(folder):
+    if os.path.exists(folder) and folder.is_dir():
+        return os.listdir(folder)
+    return []
+`
+	dropExists := strings.Replace(base, "not os.path.exists(path) or not os.path.isfile(path)", "not os.path.isfile(path)", 1)
+	dropIsFile := strings.Replace(base, "not os.path.exists(path) or not os.path.isfile(path)", "not os.path.exists(path)", 1)
+	dropExistsAnd := strings.Replace(base, "os.path.exists(folder) and folder.is_dir()", "folder.is_dir()", 1)
+	otherBase := strings.Replace(base, "not os.path.exists(path) or", "not os.path.exists(root) or", 1)
+	otherPath := strings.Replace(otherBase, "not os.path.exists(root) or not os.path.isfile(path)", "not os.path.isfile(path)", 1)
+	runRemovedCases(t, []removedCase{
+		{name: "exists dropped beside isfile", files: [][3]string{{"app/files.py", base, dropExists}}},
+		{name: "exists dropped beside is_dir", files: [][3]string{{"app/files.py", base, dropExistsAnd}}},
+		{name: "isfile dropped beside exists", files: [][3]string{{"app/files.py", base, dropIsFile}},
+			want: []string{"condition-weakened@app/files.py:6"}, severity: "high"},
+		{name: "exists of another path dropped", files: [][3]string{{"app/files.py", otherBase, otherPath}},
+			want: []string{"condition-weakened@app/files.py:6"}, severity: "high"},
+	})
+}
+
+// A call of a helper of the change that releases its argument is a release: removing it from a
+// path where the resource is still held is reported there, and a helper of head that still
+// releases it, or a with block, makes the removal no loss.
+func TestRemovedReleasesThroughHelpers(t *testing.T) {
+	base := `def _close_quietly(obj):
+    try:
+        if hasattr(obj, "close"):
+            obj.close()
+    except Exception:
+        pass
+
+
+class Responder:
+    def body(self, request):
+        out = self.render(request)
+        try:
+            first = next(iter(out))
+        except StopIteration:
+            _close_quietly(out)
+            return b""
+        except ValueError:
+            _close_quietly(out)
+            raise
+        return first
+`
+	dropped := strings.ReplaceAll(base, "            _close_quietly(out)\n", "")
+	renamed := strings.ReplaceAll(strings.Replace(base, "def _close_quietly(obj):", "def _discard(obj):", 1), "_close_quietly(out)", "_discard(out)")
+	withBlock := strings.Replace(dropped, `        out = self.render(request)
+        try:
+            first = next(iter(out))
+        except StopIteration:
+            return b""
+        except ValueError:
+            raise
+        return first`, `        with contextlib.closing(self.render(request)) as out:
+            return next(iter(out), b"")`, 1)
+	if withBlock == dropped {
+		t.Fatal("the with-block variant is the same as the dropped one")
+	}
+	runRemovedCases(t, []removedCase{
+		{name: "release through a helper dropped", files: [][3]string{{"app/respond.py", base, dropped}},
+			want: []string{"release-removed@app/respond.py:15", "release-removed@app/respond.py:17"}},
+		{name: "helper renamed, still called", files: [][3]string{{"app/respond.py", base, renamed}}},
+		{name: "helper calls replaced by a with block", files: [][3]string{{"app/respond.py", base, withBlock}}},
+	})
+}
+
 // A release removed while head still acquires the resource is reported at the acquisition (or,
 // for a release on one path, where that path starts); one replaced by a with block or handed to
 // a function that releases it is not.
