@@ -1,0 +1,66 @@
+package evidence
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// The maintained linters report each defect of testdata/linters at its line, in words, and
+// nothing on the correct variants, on Close and os.Remove left unchecked (golangci-lint's default
+// exclusions) or in tests.
+func TestMaintainedLintersFireOnDefectsOnly(t *testing.T) {
+	rep, err := AnalyzeTree(context.Background(), "testdata/linters", []string{"linters/linters.go", "linters/linters_test.go"}, nil)
+	if err != nil {
+		t.Fatalf("AnalyzeTree: %v", err)
+	}
+	if len(rep.Degraded) != 0 {
+		t.Fatalf("degraded: %+v", rep.Degraded)
+	}
+	var got []string
+	by := map[string]Finding{}
+	for _, f := range rep.Findings {
+		if f.Source != AnalyzerGoLinter {
+			continue
+		}
+		k := fmt.Sprintf("%s %s:%d", f.Rule, f.Path, f.Line)
+		got = append(got, k)
+		by[k] = f
+	}
+	sort.Strings(got)
+	sameFindings(t, got, wantMarkers(t, "testdata/linters"))
+	words := map[string]string{
+		"bodyclose linters/linters.go:20":     "line 20: the HTTP response that `c.Do(…)` returns is not closed on every path",
+		"noctx linters/linters.go:44":         "net/http.Get takes no context",
+		"sqlclosecheck linters/linters.go:53": "are not closed on every path",
+		"rowserrcheck linters/linters.go:53":  "rows.Err() is never checked",
+		"errcheck linters/linters.go:102":     "the error that `json.Unmarshal` returns is dropped",
+		"nilaway linters/linters.go:131":      "linters.go:131",
+	}
+	for k, w := range words {
+		if f := by[k]; !strings.Contains(f.Message, w) {
+			t.Errorf("%s: message %q, want it to contain %q", k, f.Message, w)
+		}
+	}
+}
+
+// Every maintained linter is a check of its own, under its name, with a fix and a severity.
+func TestMaintainedLintersAreChecks(t *testing.T) {
+	for _, name := range []string{"bodyclose", "sqlclosecheck", "rowserrcheck", "noctx", "errcheck", "nilaway"} {
+		var c *Check
+		for i := range checks {
+			if checks[i].Rule == name {
+				c = &checks[i]
+			}
+		}
+		if c == nil {
+			t.Errorf("no check %s", name)
+			continue
+		}
+		if c.Source != AnalyzerGoLinter || c.Fix == "" || c.Severity == "" || c.URL == "" {
+			t.Errorf("check %s = %+v, want source %q with a fix, severity and URL", name, *c, AnalyzerGoLinter)
+		}
+	}
+}
