@@ -64,3 +64,23 @@ func TestMaintainedLintersAreChecks(t *testing.T) {
 		}
 	}
 }
+
+// A resource opened and left open on a path to a return is reported at its opening, in words;
+// not when it is closed on every path (deferred, in a deferred literal, before returning), returned,
+// stored, handed to the package's code or a goroutine, when the open failed, on a path that
+// panics, for a decompressor closed on its main path, or in tests.
+func TestUnclosedResource(t *testing.T) {
+	got, by := analyzeOwn(t, "testdata/unclosed", "unclosed/unclosed.go", "unclosed/unclosed_test.go")
+	sameFindings(t, got, wantMarkers(t, "testdata/unclosed"))
+	words := map[string]string{
+		"unclosed/unclosed.go:17": "line 17: `os.Open(…)` opens a *os.File that is not closed on every path: the path that returns at line 22 leaves it open",
+		"unclosed/unclosed.go:45": "OnlyUsed never closes it, returns it, stores it nor hands it on; each call leaks a file descriptor",
+		"unclosed/unclosed.go:58": "its result is dropped",
+		"unclosed/unclosed.go:63": "`gzip.NewReader(…)` opens a *compress/gzip.Reader",
+	}
+	for k, w := range words {
+		if f := by[RuleUnclosedResource+" "+k]; !strings.Contains(f.Message, w) {
+			t.Errorf("%s: message %q, want it to contain %q", k, f.Message, w)
+		}
+	}
+}
