@@ -84,3 +84,18 @@ func TestUnclosedResource(t *testing.T) {
 		}
 	}
 }
+
+// withoutLinters runs the test without the maintained linters (they have tests of their own),
+// for tests that count every finding of other checks.
+func withoutLinters(t *testing.T) {
+	t.Helper()
+	all := checks
+	var rest []Check
+	for _, c := range all {
+		if c.Source != AnalyzerGoLinter {
+			rest = append(rest, c)
+		}
+	}
+	checks = rest
+	t.Cleanup(func() { checks = all })
+}
