@@ -99,3 +99,33 @@ func withoutLinters(t *testing.T) {
 	checks = rest
 	t.Cleanup(func() { checks = all })
 }
+
+// In a package that does not type-check in full (a dependency missing from the module cache),
+// the SSA-based linters still judge the functions that type-check; the others are built as
+// declarations and not judged.
+func TestSSALintersOnPartlyTypedPackage(t *testing.T) {
+	rep, err := AnalyzeTree(context.Background(), "testdata/partial", []string{"partial/partial.go"}, nil)
+	if err != nil {
+		t.Fatalf("AnalyzeTree: %v", err)
+	}
+	typeErr := false
+	for _, d := range rep.Degraded {
+		for _, l := range linters {
+			if strings.HasPrefix(d.Reason, l.a.Name+" did not run") {
+				t.Errorf("degraded: %+v", d)
+			}
+		}
+		typeErr = typeErr || strings.Contains(d.Reason, "type information incomplete")
+	}
+	if !typeErr {
+		t.Fatalf("the package type-checked in full; the test needs one that does not: %+v", rep.Degraded)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		if f.Source == AnalyzerGoLinter {
+			got = append(got, fmt.Sprintf("%s %s:%d", f.Rule, f.Path, f.Line))
+		}
+	}
+	sort.Strings(got)
+	sameFindings(t, got, wantMarkers(t, "testdata/partial"))
+}
