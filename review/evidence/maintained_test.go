@@ -129,3 +129,31 @@ func TestSSALintersOnPartlyTypedPackage(t *testing.T) {
 	sort.Strings(got)
 	sameFindings(t, got, wantMarkers(t, "testdata/partial"))
 }
+
+// nilaway is left out of a package over its budget of lines, and the report says so.
+func TestNilawayBudget(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir+"/go.mod", "module example.com/big\n\ngo 1.22\n")
+	var b strings.Builder
+	b.WriteString("package big\n\ntype Node struct{ Val int }\n\nfunc find() *Node { return nil }\n\n// Get dereferences what find returns.\nfunc Get() int { return find().Val }\n")
+	for i := 0; i < nilawayMaxLines; i++ {
+		fmt.Fprintf(&b, "// filler %d\n", i)
+	}
+	write(t, dir+"/big/big.go", b.String())
+	rep, err := AnalyzeTree(context.Background(), dir, []string{"big/big.go"}, nil)
+	if err != nil {
+		t.Fatalf("AnalyzeTree: %v", err)
+	}
+	for _, f := range rep.Findings {
+		if f.Rule == "nilaway" {
+			t.Errorf("nilaway ran over its budget: %+v", f)
+		}
+	}
+	said := false
+	for _, d := range rep.Degraded {
+		said = said || strings.HasPrefix(d.Reason, "nilaway did not run") && strings.Contains(d.Reason, "over nilaway's budget of 3000")
+	}
+	if !said {
+		t.Errorf("degraded = %+v, want nilaway left out over its budget", rep.Degraded)
+	}
+}
