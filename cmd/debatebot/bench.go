@@ -9,26 +9,30 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/review/realcases"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
-const benchUsage = `Usage: debatebot bench --cases PATH [--trees DIR] [--split dev|check|all] [--diff] [ID...]
+const benchUsage = `Usage: debatebot bench --cases PATH [--trees DIR] [--split dev|check|all] [--diff] [--goproxy] [ID...]
 
 Debates the real cases of PATH (a case file, or a folder of *.tsv) offline with the embedded
 defaults, each on its trees at DIR/<id> (git repositories with tags base and head, as
 ../shared/realcases/materialize builds them), prints one line per case, then the totals of dev,
 check and all, per language and per class. A defect is found when a finding of substance cites a
 defect line within 3 lines and the decision is not approve; a benign case fails on
-request_changes or a failed run.
+request_changes or a failed run. Each line and total also gives the changed Go packages fully
+type-checked in head and the wall time (the median per case in the totals). Go modules are taken
+from the module cache only, unless --goproxy lets them be downloaded through DEBATEBOT_GOPROXY.
 `
 
 type benchFlags struct {
 	cases, trees, split string
-	diff                bool
+	diff, goproxy       bool
 	ids                 []string
 }
 
@@ -45,6 +49,7 @@ func parseBenchFlags(args []string, stderr io.Writer, getenv func(string) string
 	fs.StringVar(&f.trees, "trees", trees, "where the cases' trees are")
 	fs.StringVar(&f.split, "split", "all", "dev, check or all")
 	fs.BoolVar(&f.diff, "diff", false, "debate the hunks only (git diff base head), not the whole trees")
+	fs.BoolVar(&f.goproxy, "goproxy", false, "download the trees' Go modules through DEBATEBOT_GOPROXY (the public proxy when unset); without it no module is downloaded")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return nil, errHelp
@@ -67,6 +72,12 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 	if err != nil {
 		return err
 	}
+	if !f.goproxy {
+		// Offline: types come only from the module cache and the trees' vendor folders.
+		if err := os.Setenv("DEBATEBOT_GOPROXY", "off"); err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+	}
 	cases, err := realcases.Load(f.cases)
 	if err != nil {
 		return &usageError{err.Error()}
@@ -76,8 +87,11 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 		if (f.split != "all" && c.Split() != f.split) || (len(f.ids) > 0 && !slices.Contains(f.ids, c.ID)) {
 			continue
 		}
-		tr, err := benchCase(ctx, filepath.Join(f.trees, c.ID), f.diff)
+		var cov evidence.Coverage
+		start := time.Now()
+		tr, err := benchCase(evidence.WithCoverage(ctx, &cov), filepath.Join(f.trees, c.ID), f.diff)
 		r := realcases.Judge(c, tr, err)
+		r.Wall, r.TypesFull, r.TypesChanged = time.Since(start), cov.Full, cov.Changed
 		results = append(results, r)
 		if _, err := fmt.Fprintln(stdout, r.Line()); err != nil {
 			return err

@@ -67,6 +67,8 @@ type TreeReport struct {
 	files map[string]bool
 	// summary is what protects each function's sensitive calls, for the base/head comparison.
 	summary *treeSummary
+	// changed are the tree-relative directories of the changed Go files that exist in the tree.
+	changed []string
 }
 
 // Result is the comparison of base and head.
@@ -221,6 +223,9 @@ func touchedModules(abs string, files []string, rep *TreeReport) (map[string][]s
 		dir := filepath.Join(abs, filepath.FromSlash(path.Dir(f)))
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 			continue
+		}
+		if d := path.Dir(f); !slices.Contains(rep.changed, d) {
+			rep.changed = append(rep.changed, d)
 		}
 		mod, ok := moduleRoot(abs, dir)
 		if !ok {

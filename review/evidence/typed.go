@@ -118,6 +118,7 @@ func (typedGoAnalyzer) Analyze(s *Scan) {
 		s.Note("type-checked Go analysis failed: " + clip(err.Error(), 300))
 		return
 	}
+	addCoverage(ctx, res.Head)
 	for _, f := range res.New {
 		msg := f.Message
 		if f.Func != "" {
