@@ -2,18 +2,20 @@ package evidence
 
 import (
 	"context"
+	"os"
+	"path"
+	"path/filepath"
 	"strings"
 	"sync"
 )
 
 // incompleteReasons begin the reasons of a degradation that leaves a package without full types
 // (an analyzer that did not run leaves its types whole).
-var incompleteReasons = []string{reasonTypesIncomplete, reasonNotLoaded, reasonNoModule, reasonCgoLeftOut}
+var incompleteReasons = []string{reasonTypesIncomplete, reasonNotLoaded, reasonCgoLeftOut}
 
 const (
 	reasonTypesIncomplete = "type information incomplete"
 	reasonNotLoaded       = "not loaded"
-	reasonNoModule        = "no go.mod above it in the tree"
 	reasonCgoLeftOut      = "file(s) importing \"C\" left out"
 )
 
@@ -77,4 +79,25 @@ func addCoverage(ctx context.Context, head *TreeReport) {
 	defer c.mu.Unlock()
 	c.Full += full
 	c.Changed += changed
+}
+
+// addUncovered counts, under ctx, the changed Go packages of the head tree at headDir (the
+// directories of files there) as not type-checked: the analysis did not finish.
+func addUncovered(ctx context.Context, headDir string, files []string) {
+	c, ok := ctx.Value(coverageKey{}).(*Coverage)
+	if !ok {
+		return
+	}
+	dirs := map[string]bool{}
+	for _, f := range files {
+		if !strings.HasSuffix(f, ".go") || !filepath.IsLocal(filepath.FromSlash(f)) {
+			continue
+		}
+		if st, err := os.Stat(filepath.Join(headDir, filepath.FromSlash(path.Dir(f)))); err == nil && st.IsDir() {
+			dirs[path.Dir(f)] = true
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.Changed += len(dirs)
 }

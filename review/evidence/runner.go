@@ -119,13 +119,16 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	defer release()
 	var base, head *TreeReport
 	var baseErr, headErr error
+	// The trees load one after the other: the dependencies the first compiles for their export
+	// data are in the build cache for the second (their analyses still run side by side).
+	var loads sync.Mutex
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		base, baseErr = analyzeTree(ctx, opts.BaseDir, opts.Files, env, m)
+		base, baseErr = analyzeTree(ctx, opts.BaseDir, opts.Files, env, m, &loads)
 	}()
-	head, headErr = analyzeTree(ctx, opts.HeadDir, opts.Files, env, m)
+	head, headErr = analyzeTree(ctx, opts.HeadDir, opts.Files, env, m, &loads)
 	wg.Wait()
 	if err := errors.Join(baseErr, headErr); err != nil {
 		return nil, err
@@ -187,11 +190,12 @@ func AnalyzeTree(ctx context.Context, root string, files []string, env []string)
 		return nil, err
 	}
 	defer release()
-	return analyzeTree(ctx, root, files, env, m)
+	return analyzeTree(ctx, root, files, env, m, &sync.Mutex{})
 }
 
-// analyzeTree is AnalyzeTree with the module settings m, the caller holding the module cache.
-func analyzeTree(ctx context.Context, root string, files []string, env []string, m ModuleSettings) (*TreeReport, error) {
+// analyzeTree is AnalyzeTree with the module settings m, the caller holding the module cache;
+// loads is held while the go command resolves and loads packages.
+func analyzeTree(ctx context.Context, root string, files []string, env []string, m ModuleSettings, loads *sync.Mutex) (*TreeReport, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, fmt.Errorf("failed to resolve tree %s: %w", root, err)
@@ -206,7 +210,7 @@ func analyzeTree(ctx context.Context, root string, files []string, env []string,
 		return nil, fmt.Errorf("failed to make a directory for the analysis copies of go.mod: %w", err)
 	}
 	defer os.RemoveAll(scratch)
-	t := &treeRun{ctx: ctx, root: abs, env: env, mods: m, scratch: scratch, rep: rep, bctx: cgoContext(env), scrub: &pathScrubber{}}
+	t := &treeRun{ctx: ctx, root: abs, env: env, mods: m, loads: loads, scratch: scratch, rep: rep, bctx: cgoContext(env), scrub: &pathScrubber{}}
 	t.scrub.add(abs, "")
 	if len(modules) > 0 {
 		// Without an answer there is no go command, and loading says so for every package.
@@ -282,6 +286,8 @@ type treeRun struct {
 	root string // absolute
 	env  []string
 	mods ModuleSettings
+	// loads is held while the go command resolves and loads packages (see Run).
+	loads *sync.Mutex
 	// goVersion is the go command's ("go1.26.8"), empty when it did not say.
 	goVersion string
 	// scratch holds the analysis copies of the modules' go.mod files.
@@ -296,14 +302,14 @@ type treeRun struct {
 // runs every check over them.
 func (t *treeRun) analyzeModule(mod string, idx int, patterns []string, tests bool) error {
 	rep := t.rep
+	t.loads.Lock()
 	cfg, res, err := t.prepare(mod, idx, patterns, tests)
-	if err != nil {
+	if err != nil || cfg == nil {
+		t.loads.Unlock()
 		return err
 	}
-	if cfg == nil {
-		return nil
-	}
 	pkgs, err := packages.Load(cfg, patterns...)
+	t.loads.Unlock()
 	if err != nil {
 		if t.ctx.Err() != nil {
 			return fmt.Errorf("loading packages of %s stopped: %w", relSlash(t.root, mod), t.ctx.Err())
