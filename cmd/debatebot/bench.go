@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/debatebot/debatebot/config"
@@ -27,7 +28,8 @@ check and all, per language and per class. A defect is found when a finding of s
 defect line within 3 lines and the decision is not approve; a benign case fails on
 request_changes or a failed run. Each line and total also gives the changed Go packages fully
 type-checked in head and the wall time (the median per case in the totals). Go modules are taken
-from the module cache only, unless --goproxy lets them be downloaded through DEBATEBOT_GOPROXY.
+from the go command's module cache only (or DEBATEBOT_GOMODCACHE), unless --goproxy lets them
+be downloaded through DEBATEBOT_GOPROXY into DEBATEBOT_GOMODCACHE.
 `
 
 type benchFlags struct {
@@ -73,9 +75,8 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 		return err
 	}
 	if !f.goproxy {
-		// Offline: types come only from the module cache and the trees' vendor folders.
-		if err := os.Setenv("DEBATEBOT_GOPROXY", "off"); err != nil {
-			return fmt.Errorf("bench: %w", err)
+		if err := benchOffline(ctx, getenv); err != nil {
+			return err
 		}
 	}
 	cases, err := realcases.Load(f.cases)
@@ -127,4 +128,23 @@ func benchCase(ctx context.Context, dir string, diff bool) (*toulmin.Transcript,
 		return nil, err
 	}
 	return newDebate(repo, protocol, change, review.OfflinePanel(repo.Stakeholders)).Run(ctx)
+}
+
+// benchOffline makes the bench download no module: types come from the go command's own module
+// cache (unless DEBATEBOT_GOMODCACHE names another) and the trees' vendor folders, as the bench
+// measured before modules were downloaded.
+func benchOffline(ctx context.Context, getenv func(string) string) error {
+	if err := os.Setenv("DEBATEBOT_GOPROXY", "off"); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	if getenv("DEBATEBOT_GOMODCACHE") != "" {
+		return nil
+	}
+	out, err := exec.CommandContext(ctx, "go", "env", "GOMODCACHE").Output()
+	if dir := strings.TrimSpace(string(out)); err == nil && dir != "" {
+		if err := os.Setenv("DEBATEBOT_GOMODCACHE", dir); err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+	}
+	return nil
 }
