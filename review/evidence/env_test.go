@@ -41,7 +41,7 @@ func TestDownloadsReachOnlyTheProxy(t *testing.T) {
 		k, v, _ := strings.Cut(kv, "=")
 		last[k] = v
 	}
-	want := map[string]string{"GOPROXY": "https://proxy.example", "GOSUMDB": DefaultGoSumDB, "GOPRIVATE": "", "GONOPROXY": "", "GONOSUMDB": "", "GOINSECURE": "", "GOFLAGS": "-mod=mod", "GOVCS": "*:off", "GOENV": "off", "GOTOOLCHAIN": "local", "CGO_ENABLED": "0"}
+	want := map[string]string{"GOPROXY": "https://proxy.example", "GOSUMDB": "sum.golang.org https://proxy.example/sumdb/sum.golang.org", "GOPRIVATE": "", "GONOPROXY": "", "GONOSUMDB": "", "GOINSECURE": "", "GOFLAGS": "-mod=mod", "GOVCS": "*:off", "GOENV": "off", "GOTOOLCHAIN": "local", "CGO_ENABLED": "0"}
 	for k, v := range want {
 		if last[k] != v {
 			t.Errorf("downloads run with %s=%q, want %q", k, last[k], v)

@@ -152,8 +152,22 @@ func goEnv(m ModuleSettings) []string {
 // resolveEnv is env (an analysis environment) with downloads through m's proxy, verified by m's
 // sum database. Later entries win, so the host's values are overridden whatever env holds.
 func resolveEnv(env []string, m ModuleSettings) []string {
-	return append(slices.Clip(env), "GOPROXY="+m.Proxy, "GOSUMDB="+m.SumDB, "GOVCS=*:off", "GOTOOLCHAIN=local",
+	return append(slices.Clip(env), "GOPROXY="+m.Proxy, "GOSUMDB="+sumDBThroughProxy(m), "GOVCS=*:off", "GOTOOLCHAIN=local",
 		"CGO_ENABLED=0", "GOFLAGS=-mod=mod", "GOPRIVATE=", "GONOPROXY=", "GONOSUMDB=", "GOINSECURE=", "GOENV=off", "GOAUTH=off")
+}
+
+// sumDBThroughProxy is m's GOSUMDB with the checksum database reached through m's first proxy
+// ("sum.golang.org https://proxy.golang.org/sumdb/sum.golang.org"): the go command would
+// otherwise connect to the database itself when the proxy does not serve it. A setting that
+// names its own URL, and "off", are kept as they are.
+func sumDBThroughProxy(m ModuleSettings) string {
+	fields := strings.Fields(m.SumDB)
+	if len(fields) != 1 || m.SumDB == goEnvDownloadsOff || !m.downloads() {
+		return m.SumDB
+	}
+	first, _, _ := strings.Cut(strings.NewReplacer("|", ",").Replace(m.Proxy), ",")
+	name, _, _ := strings.Cut(fields[0], "+")
+	return fields[0] + " " + strings.TrimSuffix(first, "/") + "/sumdb/" + name
 }
 
 // resolution is what resolving one module's dependencies said.
