@@ -9,21 +9,27 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/review/realcases"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
-const benchUsage = `Usage: debatebot bench --cases PATH [--trees DIR] [--split dev|check|all] [--diff] [--explain] [--rules] [ID...]
+const benchUsage = `Usage: debatebot bench --cases PATH [--trees DIR] [--split dev|check|all] [--diff] [--goproxy] [--explain] [--rules] [ID...]
 
 Debates the real cases of PATH (a case file, or a folder of *.tsv) offline with the embedded
 defaults, each on its trees at DIR/<id> (git repositories with tags base and head, as
 ../shared/realcases/materialize builds them), prints one line per case, then the totals of dev,
 check and all, per language and per class. A defect is found when a finding of substance cites a
 defect line within 3 lines and the decision is not approve; a benign case fails on
-request_changes or a failed run.
+request_changes or a failed run. Each line and total also gives the changed Go packages fully
+type-checked in head and the wall time (the median per case in the totals). Go modules are taken
+from the go command's module cache only (or DEBATEBOT_GOMODCACHE), unless --goproxy lets them
+be downloaded through DEBATEBOT_GOPROXY into DEBATEBOT_GOMODCACHE.
 
 With --explain, each case's line is followed by its findings of substance (severity, rule,
 analyzer, path:line; those citing a defect marked), and the totals by the rule table. With
@@ -34,9 +40,9 @@ defect cases away from the defect lines, the benign cases it fires on and those 
 `
 
 type benchFlags struct {
-	cases, trees, split  string
-	diff, explain, rules bool
-	ids                  []string
+	cases, trees, split           string
+	diff, goproxy, explain, rules bool
+	ids                           []string
 }
 
 func parseBenchFlags(args []string, stderr io.Writer, getenv func(string) string) (*benchFlags, error) {
@@ -52,6 +58,7 @@ func parseBenchFlags(args []string, stderr io.Writer, getenv func(string) string
 	fs.StringVar(&f.trees, "trees", trees, "where the cases' trees are")
 	fs.StringVar(&f.split, "split", "all", "dev, check or all")
 	fs.BoolVar(&f.diff, "diff", false, "debate the hunks only (git diff base head), not the whole trees")
+	fs.BoolVar(&f.goproxy, "goproxy", false, "download the trees' Go modules through DEBATEBOT_GOPROXY (the public proxy when unset); without it no module is downloaded")
 	fs.BoolVar(&f.explain, "explain", false, "list each case's findings of substance, then the rule table")
 	fs.BoolVar(&f.rules, "rules", false, "after the totals, the rule table: what each rule found, missed and held back")
 	if err := fs.Parse(args); err != nil {
@@ -76,6 +83,11 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 	if err != nil {
 		return err
 	}
+	if !f.goproxy {
+		if err := benchOffline(ctx, getenv); err != nil {
+			return err
+		}
+	}
 	cases, err := realcases.Load(f.cases)
 	if err != nil {
 		return &usageError{err.Error()}
@@ -85,8 +97,11 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 		if (f.split != "all" && c.Split() != f.split) || (len(f.ids) > 0 && !slices.Contains(f.ids, c.ID)) {
 			continue
 		}
-		tr, err := benchCase(ctx, filepath.Join(f.trees, c.ID), f.diff)
+		var cov evidence.Coverage
+		start := time.Now()
+		tr, err := benchCase(evidence.WithCoverage(ctx, &cov), filepath.Join(f.trees, c.ID), f.diff)
 		r := realcases.Judge(c, tr, err)
+		r.Wall, r.TypesFull, r.TypesChanged = time.Since(start), cov.Full, cov.Changed
 		results = append(results, r)
 		if _, err := fmt.Fprintln(stdout, r.Line()); err != nil {
 			return err
@@ -133,4 +148,23 @@ func benchCase(ctx context.Context, dir string, diff bool) (*toulmin.Transcript,
 		return nil, err
 	}
 	return newDebate(repo, protocol, change, review.OfflinePanel(repo.Stakeholders)).Run(ctx)
+}
+
+// benchOffline makes the bench download no module: types come from the go command's own module
+// cache (unless DEBATEBOT_GOMODCACHE names another) and the trees' vendor folders, as the bench
+// measured before modules were downloaded.
+func benchOffline(ctx context.Context, getenv func(string) string) error {
+	if err := os.Setenv("DEBATEBOT_GOPROXY", "off"); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	if getenv("DEBATEBOT_GOMODCACHE") != "" {
+		return nil
+	}
+	out, err := exec.CommandContext(ctx, "go", "env", "GOMODCACHE").Output()
+	if dir := strings.TrimSpace(string(out)); err == nil && dir != "" {
+		if err := os.Setenv("DEBATEBOT_GOMODCACHE", dir); err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+	}
+	return nil
 }

@@ -52,6 +52,7 @@ func benchFixture(t *testing.T) (cases, trees, rows string) {
 // line, the harmless change is approved; with --diff (hunks only) the defect is missed; --split
 // keeps only the cases of that part (fix shas from 0 to 5 are check, the others dev); a
 // missing tree is a failed case, never a crash; a malformed case file is refused with its line.
+// Each line and total gives the changed Go packages fully type-checked and the wall time.
 func TestBenchJudgesRealCasesOnTheirTrees(t *testing.T) {
 	cases, trees, rows := benchFixture(t)
 	code, out, errOut := runCmd(t, "", nil, "bench", "--cases", cases, "--trees", trees)
@@ -60,7 +61,7 @@ func TestBenchJudgesRealCasesOnTheirTrees(t *testing.T) {
 	}
 	t.Log(out)
 	for _, want := range []string{"go-001       dev   go         defect correctness", "found (", "go-002       check go         benign none        approve              ok",
-		"go-003", "FAILED: no case repository", "dev: 1 cases: found 1/1 (100%), benign failed 0/0", "check: 2 cases: found 0/0, benign failed 1/2", "all: 3 cases: found 1/1 (100%), benign failed 1/2"} {
+		"go-003", "FAILED: no case repository", "[types 1/1]", "types        1/1 changed Go packages fully type-checked (100%)", "wall time    median", "dev: 1 cases: found 1/1 (100%), benign failed 0/0", "check: 2 cases: found 0/0, benign failed 1/2", "all: 3 cases: found 1/1 (100%), benign failed 1/2"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the listing lacks %q", want)
 		}

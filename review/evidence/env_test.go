@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"context"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -21,6 +22,29 @@ func TestEnvLeavesOutTheAppsSecrets(t *testing.T) {
 	for _, want := range []string{"HOME=/home/debatebot", "CGO_ENABLED=0", "GOPROXY=off", "GOTOOLCHAIN=local"} {
 		if !slices.Contains(env, want) {
 			t.Errorf("the analysis environment lacks %s", want)
+		}
+	}
+}
+
+// TestDownloadsReachOnlyTheProxy: the host's settings that would bypass the proxy or its
+// checks (private patterns, insecure hosts, a direct fallback, a go env file) never reach the go
+// command, and downloads run no version control tool.
+func TestDownloadsReachOnlyTheProxy(t *testing.T) {
+	for _, kv := range [][2]string{{"GOPRIVATE", "*"}, {"GONOPROXY", "*"}, {"GONOSUMDB", "*"}, {"GOINSECURE", "*"}, {"GOFLAGS", "-insecure"}, {"GOVCS", "*:git"}, {"GOENV", "/tmp/evil-go-env"}} {
+		t.Setenv(kv[0], kv[1])
+	}
+	t.Setenv("DEBATEBOT_GOPROXY", "https://proxy.example,direct")
+	m := ModuleSettingsFromEnv(os.Getenv)
+	env := resolveEnv(goEnv(m), m)
+	last := map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		last[k] = v
+	}
+	want := map[string]string{"GOPROXY": "https://proxy.example", "GOSUMDB": "sum.golang.org https://proxy.example/sumdb/sum.golang.org", "GOPRIVATE": "", "GONOPROXY": "", "GONOSUMDB": "", "GOINSECURE": "", "GOFLAGS": "-mod=mod", "GOVCS": "*:off", "GOENV": "off", "GOTOOLCHAIN": "local", "CGO_ENABLED": "0"}
+	for k, v := range want {
+		if last[k] != v {
+			t.Errorf("downloads run with %s=%q, want %q", k, last[k], v)
 		}
 	}
 }

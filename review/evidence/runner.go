@@ -8,6 +8,7 @@ import (
 	"go/build"
 	"go/token"
 	"go/types"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -68,6 +69,8 @@ type TreeReport struct {
 	files map[string]bool
 	// summary is what protects each function's sensitive calls, for the base/head comparison.
 	summary *treeSummary
+	// changed are the tree-relative directories of the changed Go files that exist in the tree.
+	changed []string
 }
 
 // Result is the comparison of base and head.
@@ -92,26 +95,41 @@ type Options struct {
 	// Files are the changed files, slash-separated and relative to the repository's root; only
 	// Go files count (a deleted file counts in the base).
 	Files []string
-	// Env, when set, replaces the environment of the go command (the default is the process's
-	// environment with the network and toolchain downloads switched off).
+	// Env, when set, replaces the environment of the go command's analysis (the default is
+	// Env()'s, whose downloads are off: dependencies are downloaded before, see Modules).
 	Env []string
+	// Modules say how the trees' dependencies are downloaded and cached; nil reads them from
+	// the process's environment (ModuleSettingsFromEnv).
+	Modules *ModuleSettings
 }
 
 // Run analyses the packages the change touches in both trees and reports what is new in head.
 func Run(ctx context.Context, opts Options) (*Result, error) {
+	m := ModuleSettingsFromEnv(os.Getenv)
+	if opts.Modules != nil {
+		m = *opts.Modules
+	}
 	env := opts.Env
 	if env == nil {
-		env = Env()
+		env = goEnv(m)
 	}
+	release, err := m.useCache(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	var base, head *TreeReport
 	var baseErr, headErr error
+	// The trees load one after the other: the dependencies the first compiles for their export
+	// data are in the build cache for the second (their analyses still run side by side).
+	var loads sync.Mutex
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		base, baseErr = AnalyzeTree(ctx, opts.BaseDir, opts.Files, env)
+		base, baseErr = analyzeTree(ctx, opts.BaseDir, opts.Files, env, m, &loads)
 	}()
-	head, headErr = AnalyzeTree(ctx, opts.HeadDir, opts.Files, env)
+	head, headErr = analyzeTree(ctx, opts.HeadDir, opts.Files, env, m, &loads)
 	wg.Wait()
 	if err := errors.Join(baseErr, headErr); err != nil {
 		return nil, err
@@ -141,20 +159,13 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 }
 
 // Env is the go command's environment for analysis of a tree that an untrusted author wrote: no
-// network (a missing dependency degrades the package that needs it), no toolchain download (a
-// go.mod's toolchain line would fetch and run a program), no workspace of the caller's, and no
-// cgo: loading a package with cgo runs the C compiler on the author's C code. The App's own
-// secrets (its private key, webhook secret, model key, database URL) are left out, since nothing
-// the go command runs needs them.
-func Env() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !secretEnv(kv) {
-			env = append(env, kv)
-		}
-	}
-	return append(env, "GOPROXY=off", "GOFLAGS=-mod=mod", "GOWORK=off", "GOTOOLCHAIN=local", "GONOSUMDB=*", "GOSUMDB=off", "CGO_ENABLED=0")
-}
+// network (the dependencies were downloaded before, see gomodules.go; what is missing degrades
+// the package that needs it), the shared module cache, no toolchain download (a go.mod's
+// toolchain line would fetch and run a program), no workspace of the caller's, and no cgo:
+// loading a package with cgo runs the C compiler on the author's C code. The App's own secrets
+// (its private key, webhook secret, model key, database URL) are left out, since nothing the go
+// command runs needs them.
+func Env() []string { return goEnv(ModuleSettingsFromEnv(os.Getenv)) }
 
 // secretEnv reports whether the environment entry kv belongs to the App's configuration or
 // credentials rather than to the go command.
@@ -171,9 +182,21 @@ func secretEnv(kv string) bool {
 // AnalyzeTree loads the packages of the directories holding files (those that exist in the tree)
 // and runs every check over them.
 func AnalyzeTree(ctx context.Context, root string, files []string, env []string) (*TreeReport, error) {
+	m := ModuleSettingsFromEnv(os.Getenv)
 	if env == nil {
-		env = Env()
+		env = goEnv(m)
 	}
+	release, err := m.useCache(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return analyzeTree(ctx, root, files, env, m, &sync.Mutex{})
+}
+
+// analyzeTree is AnalyzeTree with the module settings m, the caller holding the module cache;
+// loads is held while the go command resolves and loads packages.
+func analyzeTree(ctx context.Context, root string, files []string, env []string, m ModuleSettings, loads *sync.Mutex) (*TreeReport, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, fmt.Errorf("failed to resolve tree %s: %w", root, err)
@@ -188,7 +211,7 @@ func AnalyzeTree(ctx context.Context, root string, files []string, env []string)
 		return nil, fmt.Errorf("failed to make a directory for the analysis copies of go.mod: %w", err)
 	}
 	defer os.RemoveAll(scratch)
-	t := &treeRun{ctx: ctx, root: abs, env: env, scratch: scratch, rep: rep, bctx: cgoContext(env), scrub: &pathScrubber{}}
+	t := &treeRun{ctx: ctx, root: abs, env: env, mods: m, loads: loads, scratch: scratch, rep: rep, bctx: cgoContext(env), scrub: &pathScrubber{}}
 	t.scrub.add(abs, "")
 	if len(modules) > 0 {
 		// Without an answer there is no go command, and loading says so for every package.
@@ -211,7 +234,8 @@ func AnalyzeTree(ctx context.Context, root string, files []string, env []string)
 
 // touchedModules groups the directories of the changed Go files by the module that holds them,
 // as load patterns ("./api"); a module whose changed files include tests is loaded with its test
-// packages. A directory outside every module is degraded in rep.
+// packages. A directory outside every module belongs to the module synthesised at the tree's
+// root (see gopath.go).
 func touchedModules(abs string, files []string, rep *TreeReport) (map[string][]string, map[string]bool, error) {
 	modules := map[string][]string{}
 	withTests := map[string]bool{}
@@ -223,10 +247,12 @@ func touchedModules(abs string, files []string, rep *TreeReport) (map[string][]s
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 			continue
 		}
+		if d := path.Dir(f); !slices.Contains(rep.changed, d) {
+			rep.changed = append(rep.changed, d)
+		}
 		mod, ok := moduleRoot(abs, dir)
 		if !ok {
-			rep.Degraded = append(rep.Degraded, Degraded{Package: path.Dir(f), Reason: "no go.mod above it in the tree; not analysed"})
-			continue
+			mod = abs
 		}
 		rel, err := filepath.Rel(mod, dir)
 		if err != nil {
@@ -260,6 +286,9 @@ type treeRun struct {
 	ctx  context.Context
 	root string // absolute
 	env  []string
+	mods ModuleSettings
+	// loads is held while the go command resolves and loads packages (see Run).
+	loads *sync.Mutex
 	// goVersion is the go command's ("go1.26.8"), empty when it did not say.
 	goVersion string
 	// scratch holds the analysis copies of the modules' go.mod files.
@@ -274,18 +303,14 @@ type treeRun struct {
 // runs every check over them.
 func (t *treeRun) analyzeModule(mod string, idx int, patterns []string, tests bool) error {
 	rep := t.rep
-	scratch := filepath.Join(t.scratch, strconv.Itoa(idx))
-	t.scrub.add(scratch, strings.TrimSuffix(path.Dir(relSlash(t.root, filepath.Join(mod, "go.mod"))), "."))
-	mc, err := prepareModule(t.root, mod, scratch, t.goVersion)
-	if err != nil {
-		for _, p := range patterns {
-			rep.Degraded = append(rep.Degraded, Degraded{Package: p, Reason: "not loaded: " + clip(t.scrub.clean(err.Error()), 300)})
-		}
-		return nil
+	t.loads.Lock()
+	cfg, res, err := t.prepare(mod, idx, patterns, tests)
+	if err != nil || cfg == nil {
+		t.loads.Unlock()
+		return err
 	}
-	rep.Notes = append(rep.Notes, mc.notes...)
-	cfg := &packages.Config{Context: t.ctx, Mode: loadMode, Dir: mod, Env: t.env, Tests: tests, BuildFlags: mc.flags, Overlay: mc.overlay}
 	pkgs, err := packages.Load(cfg, patterns...)
+	t.loads.Unlock()
 	if err != nil {
 		if t.ctx.Err() != nil {
 			return fmt.Errorf("loading packages of %s stopped: %w", relSlash(t.root, mod), t.ctx.Err())
@@ -313,7 +338,7 @@ func (t *treeRun) analyzeModule(mod string, idx int, patterns []string, tests bo
 		}
 		t.withCgo(pkg, load, !seenPkg[pkg.PkgPath])
 		if len(pkg.Errors) > 0 && !seenPkg[pkg.PkgPath] {
-			rep.Degraded = append(rep.Degraded, Degraded{Package: pkg.PkgPath, Reason: degradeReason(pkg, t.scrub)})
+			rep.Degraded = append(rep.Degraded, Degraded{Package: pkg.PkgPath, Reason: res.explain(degradeReason(pkg, t.scrub), pkg.Errors)})
 		}
 		if pkg.Types == nil || len(pkg.Syntax) == 0 {
 			continue
@@ -331,6 +356,49 @@ func (t *treeRun) analyzeModule(mod string, idx int, patterns []string, tests bo
 		t.analyzePackage(&driver{pkg: pkg, facts: facts, results: map[*analysis.Analyzer]*outcome{}}, seenFinding)
 	}
 	return nil
+}
+
+// prepare makes the analysis copy of the module at mod's go.mod (or synthesises one), and its
+// dependencies available: from its vendor folder, else downloaded through the proxy. A nil
+// configuration means the module's packages were degraded and are not to be loaded.
+func (t *treeRun) prepare(mod string, idx int, patterns []string, tests bool) (*packages.Config, *resolution, error) {
+	rep := t.rep
+	scratch := filepath.Join(t.scratch, strconv.Itoa(idx))
+	t.scrub.add(scratch, strings.TrimSuffix(path.Dir(relSlash(t.root, filepath.Join(mod, "go.mod"))), "."))
+	goMod, readErr := os.ReadFile(filepath.Join(mod, "go.mod"))
+	var mc *modCopy
+	var err error
+	if errors.Is(readErr, fs.ErrNotExist) {
+		mc, err = synthesizeModule(mod, scratch)
+	} else {
+		mc, err = prepareModule(t.root, mod, scratch, t.goVersion)
+	}
+	if err != nil {
+		for _, p := range patterns {
+			rep.Degraded = append(rep.Degraded, Degraded{Package: p, Reason: "not loaded: " + clip(t.scrub.clean(err.Error()), 300)})
+		}
+		return nil, nil, nil
+	}
+	rep.Notes = append(rep.Notes, mc.notes...)
+	cfg := &packages.Config{Context: t.ctx, Mode: loadMode, Dir: mod, Env: t.env, Tests: tests, BuildFlags: mc.flags, Overlay: mc.overlay}
+	where := relSlash(t.root, filepath.Join(mod, "go.mod"))
+	if readErr == nil && vendored(mod, goMod) {
+		cfg.BuildFlags = append(slices.Clip(cfg.BuildFlags), "-mod=vendor")
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%s: dependencies read from the tree's vendor folder", where))
+		return cfg, nil, nil
+	}
+	if !t.mods.downloads() {
+		return cfg, nil, nil
+	}
+	res, err := resolve(t.ctx, cfg, t.mods, patterns)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", where, err)
+	}
+	if res.timedOut {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%s: downloading the dependencies took longer than %s, so the analysis went on with the modules already downloaded: packages needing the others were analysed with incomplete types", where, t.mods.Timeout))
+	}
+	markUsed(t.mods.Cache, res.modules)
+	return cfg, res, nil
 }
 
 // withCgo puts back the files of pkg that import "C" (see addCgoFiles); note says it in the

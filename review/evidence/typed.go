@@ -1,9 +1,12 @@
 package evidence
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -113,11 +116,21 @@ func (typedGoAnalyzer) Analyze(s *Scan) {
 		s.Note("type-checked Go analysis skipped: " + clip(err.Error(), 300))
 		return
 	}
-	res, err := Run(ctx, Options{BaseDir: base, HeadDir: head, Files: files})
+	tctx, cancel, budget := typedBudget(ctx)
+	defer cancel()
+	res, err := Run(tctx, Options{BaseDir: base, HeadDir: head, Files: files})
+	if err != nil {
+		addUncovered(ctx, head, files)
+	}
+	if err != nil && ctx.Err() == nil && errors.Is(tctx.Err(), context.DeadlineExceeded) {
+		s.Note(fmt.Sprintf("type-checked Go analysis stopped: it took longer than its share of the time for evidence (%s; compiling the dependencies takes longest the first time), so it reports nothing; the other analyzers' evidence stands", budget.Round(time.Second)))
+		return
+	}
 	if err != nil {
 		s.Note("type-checked Go analysis failed: " + clip(err.Error(), 300))
 		return
 	}
+	addCoverage(ctx, res.Head)
 	for _, f := range res.New {
 		msg := f.Message
 		if f.Func != "" {
@@ -134,6 +147,22 @@ func (typedGoAnalyzer) Analyze(s *Scan) {
 		s.addFrom(f.Source, f.Rule, sev, f.Path, f.Line, msg, "")
 	}
 	s.Note(typedGoNote(res))
+}
+
+// typedShare is the share of the time left for evidence that the type-checked analysis may take,
+// so that the analyzers after it still run when loading a large tree's dependencies is slow.
+const typedShare = 2.0 / 3
+
+// typedBudget is ctx with the type-checked analysis's deadline (none when ctx has none).
+func typedBudget(ctx context.Context) (context.Context, context.CancelFunc, time.Duration) {
+	d, ok := ctx.Deadline()
+	if !ok {
+		c, cancel := context.WithCancel(ctx)
+		return c, cancel, 0
+	}
+	budget := time.Duration(float64(time.Until(d)) * typedShare)
+	c, cancel := context.WithTimeout(ctx, budget)
+	return c, cancel, budget
 }
 
 func fix(c Check) string {

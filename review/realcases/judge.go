@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/toulmin"
@@ -28,6 +29,10 @@ type Result struct {
 	Findings []Finding
 	// Err is why the run failed, if it did.
 	Err error
+	// TypesFull of TypesChanged changed Go packages were fully type-checked in head.
+	TypesFull, TypesChanged int
+	// Wall is how long the case's debate took.
+	Wall time.Duration
 }
 
 // Judge judges the debate of c (tr, or err when it did not run) as the benchmark's README says.
@@ -89,6 +94,12 @@ func (r Result) Line() string {
 		s += " FALSE ALARM"
 	default:
 		s += " ok"
+	}
+	if r.TypesChanged > 0 {
+		s += fmt.Sprintf(" [types %d/%d]", r.TypesFull, r.TypesChanged)
+	}
+	if r.Wall > 0 {
+		s += fmt.Sprintf(" [%.1fs]", r.Wall.Seconds())
 	}
 	return s
 }
@@ -156,6 +167,7 @@ func WriteTotals(w io.Writer, results []Result) error {
 		if _, err := fmt.Fprintf(w, "%s: %d cases: %s\n", g.name, len(g.results), total); err != nil {
 			return err
 		}
+		writeTypesAndTimes(w, g.results)
 		for _, lang := range Languages {
 			if t := byLang[lang]; t != nil {
 				fmt.Fprintf(w, "  %-12s %s\n", lang, t)
@@ -168,6 +180,31 @@ func WriteTotals(w io.Writer, results []Result) error {
 		}
 	}
 	return nil
+}
+
+// writeTypesAndTimes writes the share of the changed Go packages fully type-checked in head and
+// the median wall time per case, when the results have them.
+func writeTypesAndTimes(w io.Writer, results []Result) {
+	var full, changed int
+	var walls []time.Duration
+	for _, r := range results {
+		full += r.TypesFull
+		changed += r.TypesChanged
+		if r.Wall > 0 {
+			walls = append(walls, r.Wall)
+		}
+	}
+	if changed > 0 {
+		fmt.Fprintf(w, "  %-12s %d/%d changed Go packages fully type-checked%s\n", "types", full, changed, pct(full, changed))
+	}
+	if len(walls) > 0 {
+		slices.Sort(walls)
+		med := walls[len(walls)/2]
+		if len(walls)%2 == 0 {
+			med = (walls[len(walls)/2-1] + walls[len(walls)/2]) / 2
+		}
+		fmt.Fprintf(w, "  %-12s median %.1fs per case, max %.1fs\n", "wall time", med.Seconds(), walls[len(walls)-1].Seconds())
+	}
 }
 
 func addTo(m map[string]*tally, key string, r Result) {
