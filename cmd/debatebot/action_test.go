@@ -91,7 +91,7 @@ func runAction(t *testing.T, bin string, gh *githubtest.Server, event, eventPath
 	env := []string{
 		"GITHUB_ACTIONS=true", "GITHUB_EVENT_NAME=" + event, "GITHUB_EVENT_PATH=" + eventPath, "GITHUB_REPOSITORY=acme/shop",
 		"GITHUB_TOKEN=" + actionToken, "GITHUB_API_URL=" + gh.URL, "GITHUB_WORKSPACE=" + workspace, "GITHUB_STEP_SUMMARY=" + summary,
-		"GITHUB_SERVER_URL=https://github.com", "GITHUB_RUN_ID=4242",
+		"GITHUB_SERVER_URL=https://github.com", "GITHUB_RUN_ID=4242", "DEBATEBOT_GOPROXY=off",
 	}
 	for _, k := range []string{"PATH", "HOME", "GOROOT", "GOPATH", "GOCACHE", "GOMODCACHE"} {
 		if v, ok := os.LookupEnv(k); ok {

@@ -33,6 +33,7 @@ func appEnv(t testing.TB, gh *githubtest.Server, db, llmURL string, extra ...str
 		"GITHUB_V3_API_URL=" + gh.URL + "/", "GITHUB_APP_INTEGRATION_ID=1", "GITHUB_APP_WEBHOOK_SECRET=s3cret",
 		"GITHUB_APP_PRIVATE_KEY=" + string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})),
 		"DEBATEBOT_DATABASE_URL=sqlite:" + db, "DEBATEBOT_CACHE_DIR=" + filepath.Join(t.TempDir(), "cache"),
+		"DEBATEBOT_GOPROXY=off", // no test reaches the network
 	}
 	if llmURL != "" {
 		env = append(env, "OPENAI_API_KEY=sk-test", "OPENAI_BASE_URL="+llmURL)

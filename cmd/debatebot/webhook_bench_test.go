@@ -104,7 +104,7 @@ func startServe(b *testing.B, bin string) (string, int) {
 		"GITHUB_V3_API_URL=" + gh.URL + "/", "GITHUB_APP_INTEGRATION_ID=1", "GITHUB_APP_WEBHOOK_SECRET=s3cret",
 		"GITHUB_APP_PRIVATE_KEY=" + string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})),
 		"DEBATEBOT_DATABASE_URL=sqlite:" + filepath.Join(b.TempDir(), "debatebot.db"), "DEBATEBOT_ADDR=" + addr,
-		"DEBATEBOT_LOG_LEVEL=error",
+		"DEBATEBOT_LOG_LEVEL=error", "DEBATEBOT_GOPROXY=off",
 	}
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
