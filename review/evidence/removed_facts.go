@@ -212,6 +212,13 @@ var releaseNames = map[string]bool{
 	"Cleanup": true, "destroy": true, "Stop": true, "free": true, "Free": true, "closeSync": true,
 }
 
+// timerArms are the calls of JavaScript (Node.js and browsers) that arm a timer; timerClears
+// those that clear one.
+var (
+	timerArms   = []string{"setTimeout", "setInterval", "setImmediate"}
+	timerClears = []string{"clearTimeout", "clearInterval", "clearImmediate"}
+)
+
 // offloadCalls run a blocking function away from the event loop: the function is their first
 // argument (run_in_executor's second).
 var offloadCalls = map[string]int{"to_thread": 0, "run_in_executor": 1, "run_sync": 0, "sync_to_async": 0, "defer_to_thread": 0, "deferToThread": 0}

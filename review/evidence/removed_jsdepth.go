@@ -27,6 +27,10 @@ type jsFrame struct {
 	// head is set on the parentheses of a statement's head (if, while, for, with): a newline
 	// after them does not end the statement.
 	head bool
+	// block is the index of the brace's entry in jsScan.blocks, -1 when none is kept; word is
+	// the token before a parenthesis (a function's name, if, catch).
+	block int
+	word  string
 }
 
 // jsScan is jsDepth's state: a linear pass over the tokens that knows strings, template
@@ -45,6 +49,13 @@ type jsScan struct {
 	// noRegex is the end of the line on which a regular expression literal last failed to
 	// end: a / before it is taken for a division, so that no byte is scanned twice for one.
 	noRegex int
+	// blocks, when not nil, receives every brace block (see jsBlocks); lastParen is the last
+	// parenthesised group that ended, for telling a function's body from a statement's.
+	blocks    *[]jsBlock
+	lastParen struct {
+		end  int
+		word string
+	}
 }
 
 // jsDepth checks src against the limits and says which one it exceeds ("" when none). It reads
@@ -163,11 +174,18 @@ func (s *jsScan) count(tok string) string {
 }
 
 func (s *jsScan) open(kind byte) string {
+	before := s.prev
 	if why := s.count(string(kind)); why != "" {
 		return why
 	}
 	head := kind == '(' && (s.prev2 == "if" || s.prev2 == "while" || s.prev2 == "for" || s.prev2 == "with")
-	s.stack = append(s.stack, jsFrame{kind: kind, run: s.run, base: s.base, head: head})
+	frame := jsFrame{kind: kind, run: s.run, base: s.base, head: head, block: -1, word: before}
+	if kind == '{' && s.blocks != nil {
+		fn, name := s.functionBody(before)
+		*s.blocks = append(*s.blocks, jsBlock{Open: s.i - 1, Close: len(s.src), Func: fn, Name: name})
+		frame.block = len(*s.blocks) - 1
+	}
+	s.stack = append(s.stack, frame)
 	s.base += s.run
 	s.run, s.prev = 0, string(kind)
 	if len(s.stack) > jsMaxNesting {
@@ -197,6 +215,12 @@ func (s *jsScan) close() string {
 		closer = "]"
 	}
 	s.prev2, s.prev = s.prev, closer
+	if f.block >= 0 {
+		(*s.blocks)[f.block].Close = s.i - 1
+	}
+	if f.kind == '(' {
+		s.lastParen.end, s.lastParen.word = s.i-1, f.word
+	}
 	if f.kind == '$' {
 		return s.template()
 	}
