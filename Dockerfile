@@ -9,9 +9,10 @@ COPY . .
 ARG VERSION=dev
 RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.Version=${VERSION}" -o /out/debatebot ./cmd/debatebot
 
-# ESLint, eslint-plugin-security and the TypeScript parser at the versions of the lockfile, with
-# debatebot's own config and report formatter (tools/eslint). Node 22 on the same Debian release
-# as the runtime: the ESLint 9 toolchain needs Node 20 or later, newer than Debian's nodejs.
+# ESLint, eslint-plugin-security, typescript-eslint (parser and rules), TypeScript and Node.js
+# types at the versions of the lockfile, with debatebot's own config and report formatter
+# (tools/eslint). Node 22 on the same Debian release as the runtime: the ESLint 9 toolchain needs
+# Node 20 or later, newer than Debian's nodejs.
 FROM node:22-bookworm-slim AS eslint
 WORKDIR /opt/debatebot/eslint
 COPY tools/eslint/package.json tools/eslint/package-lock.json ./

@@ -24,8 +24,11 @@ func ESLintDir() string {
 	return DefaultESLintDir
 }
 
-// ESLint runs ESLint 9 with eslint-plugin-security and a few core bug rules over JavaScript and
-// TypeScript files (TypeScript through @typescript-eslint/parser, without type information).
+// ESLint runs ESLint 9 with eslint-plugin-security, a few core bug rules and typescript-eslint's
+// type-aware bug rules over JavaScript and TypeScript files. Every file is parsed by
+// @typescript-eslint/parser against one TypeScript program of the files given (and at most 100
+// files of the tree they import), under the tree's tsconfig.json read as JSON and debatebot's own
+// overrides: no plugin, no emit, only debatebot's Node.js types, nothing outside the tree.
 // Dir holds the repository's tools/eslint after npm ci: package.json and its lockfile, which pin
 // the versions, node_modules, and debatebot's own flat config and report formatter.
 //
@@ -143,37 +146,47 @@ var eslintRules = map[string]externalRule{
 	"security/detect-non-literal-require":            {title: "require of a non-literal", severity: SeverityLow, fix: "require modules by literal names (a map from allowed names to modules)"},
 	"security/detect-unsafe-regex":                   {title: "regular expression open to catastrophic backtracking", severity: SeverityLow, fix: "rewrite the expression without nested quantifiers, or bound the input's length"},
 	"security/detect-possible-timing-attacks":        {title: "secret compared with ==", severity: SeverityLow, fix: "compare secrets with crypto.timingSafeEqual"},
-	"no-eval":                       {title: "eval used", severity: SeverityMedium, topic: TopicSecurity, fix: "parse the input (JSON.parse) instead of evaluating it"},
-	"no-implied-eval":               {title: "string evaluated by setTimeout/setInterval", severity: SeverityMedium, topic: TopicSecurity, fix: "pass a function to setTimeout/setInterval, not a string"},
-	"no-new-func":                   {title: "Function constructor (eval)", severity: SeverityMedium, topic: TopicSecurity, fix: "write the function in the source instead of building it from a string"},
-	"no-unsafe-finally":             {title: "control flow in finally overrides the try block", severity: SeverityMedium, fix: "do not return, throw, break or continue in finally"},
-	"no-self-assign":                {title: "variable assigned to itself", severity: SeverityMedium, fix: "assign the value that was meant"},
-	"no-self-compare":               {title: "value compared with itself", severity: SeverityMedium, fix: "compare with the value that was meant (Number.isNaN for NaN)"},
-	"no-dupe-keys":                  {title: "duplicate key in an object literal", severity: SeverityMedium, fix: "remove or rename the duplicate key: the later one silently wins"},
-	"no-dupe-else-if":               {title: "duplicate condition in an if-else-if chain", severity: SeverityMedium, fix: "fix the repeated condition: its branch can never run"},
-	"no-duplicate-case":             {title: "duplicate case label", severity: SeverityMedium, fix: "fix the repeated case: its branch can never run"},
-	"no-unreachable":                {title: "unreachable code", severity: SeverityLow, fix: "remove the code after return/throw/break, or fix the control flow"},
-	"no-unsafe-negation":            {title: "negation of the left operand of in/instanceof", severity: SeverityMedium, fix: "negate the whole expression: !(a in b)"},
-	"no-unsafe-optional-chaining":   {title: "optional chain used where undefined throws", severity: SeverityMedium, fix: "handle undefined before using the result of the optional chain"},
-	"no-compare-neg-zero":           {title: "comparison with -0", severity: SeverityMedium, fix: "use Object.is(x, -0)"},
-	"no-constant-binary-expression": {title: "expression whose value cannot change", severity: SeverityMedium, fix: "fix the operator precedence or the comparison: the result is always the same"},
-	"no-async-promise-executor":     {title: "async Promise executor", severity: SeverityMedium, fix: "do not pass an async function to new Promise: its errors are lost"},
-	"no-setter-return":              {title: "value returned from a setter", severity: SeverityLow, fix: "do not return a value from a setter"},
-	"getter-return":                 {title: "getter without a return", severity: SeverityMedium, fix: "return a value from every path of the getter"},
-	"for-direction":                 {title: "for loop counting the wrong way", severity: SeverityMedium, fix: "fix the loop's update so that it moves toward its end condition"},
-	"use-isnan":                     {title: "comparison with NaN", severity: SeverityMedium, fix: "use Number.isNaN"},
-	"valid-typeof":                  {title: "typeof compared with an impossible string", severity: SeverityMedium, fix: "compare typeof with a valid type name"},
-	"no-func-assign":                {title: "function declaration reassigned", severity: SeverityMedium, fix: "use a variable for the value, not the function's name"},
-	"no-import-assign":              {title: "import binding assigned", severity: SeverityMedium, fix: "do not assign to an imported binding"},
-	"no-loss-of-precision":          {title: "number literal that loses precision", severity: SeverityMedium, fix: "use a BigInt or a string for the value"},
+	"no-eval":                                 {title: "eval used", severity: SeverityMedium, topic: TopicSecurity, fix: "parse the input (JSON.parse) instead of evaluating it"},
+	"no-implied-eval":                         {title: "string evaluated by setTimeout/setInterval", severity: SeverityMedium, topic: TopicSecurity, fix: "pass a function to setTimeout/setInterval, not a string"},
+	"no-new-func":                             {title: "Function constructor (eval)", severity: SeverityMedium, topic: TopicSecurity, fix: "write the function in the source instead of building it from a string"},
+	"no-unsafe-finally":                       {title: "control flow in finally overrides the try block", severity: SeverityMedium, fix: "do not return, throw, break or continue in finally"},
+	"no-self-assign":                          {title: "variable assigned to itself", severity: SeverityMedium, fix: "assign the value that was meant"},
+	"no-self-compare":                         {title: "value compared with itself", severity: SeverityMedium, fix: "compare with the value that was meant (Number.isNaN for NaN)"},
+	"no-dupe-keys":                            {title: "duplicate key in an object literal", severity: SeverityMedium, fix: "remove or rename the duplicate key: the later one silently wins"},
+	"no-dupe-else-if":                         {title: "duplicate condition in an if-else-if chain", severity: SeverityMedium, fix: "fix the repeated condition: its branch can never run"},
+	"no-duplicate-case":                       {title: "duplicate case label", severity: SeverityMedium, fix: "fix the repeated case: its branch can never run"},
+	"no-unreachable":                          {title: "unreachable code", severity: SeverityLow, fix: "remove the code after return/throw/break, or fix the control flow"},
+	"no-unsafe-negation":                      {title: "negation of the left operand of in/instanceof", severity: SeverityMedium, fix: "negate the whole expression: !(a in b)"},
+	"no-unsafe-optional-chaining":             {title: "optional chain used where undefined throws", severity: SeverityMedium, fix: "handle undefined before using the result of the optional chain"},
+	"no-compare-neg-zero":                     {title: "comparison with -0", severity: SeverityMedium, fix: "use Object.is(x, -0)"},
+	"no-constant-binary-expression":           {title: "expression whose value cannot change", severity: SeverityMedium, fix: "fix the operator precedence or the comparison: the result is always the same"},
+	"no-async-promise-executor":               {title: "async Promise executor", severity: SeverityMedium, fix: "do not pass an async function to new Promise: its errors are lost"},
+	"no-setter-return":                        {title: "value returned from a setter", severity: SeverityLow, fix: "do not return a value from a setter"},
+	"getter-return":                           {title: "getter without a return", severity: SeverityMedium, fix: "return a value from every path of the getter"},
+	"for-direction":                           {title: "for loop counting the wrong way", severity: SeverityMedium, fix: "fix the loop's update so that it moves toward its end condition"},
+	"use-isnan":                               {title: "comparison with NaN", severity: SeverityMedium, fix: "use Number.isNaN"},
+	"valid-typeof":                            {title: "typeof compared with an impossible string", severity: SeverityMedium, fix: "compare typeof with a valid type name"},
+	"no-func-assign":                          {title: "function declaration reassigned", severity: SeverityMedium, fix: "use a variable for the value, not the function's name"},
+	"no-import-assign":                        {title: "import binding assigned", severity: SeverityMedium, fix: "do not assign to an imported binding"},
+	"no-loss-of-precision":                    {title: "number literal that loses precision", severity: SeverityMedium, fix: "use a BigInt or a string for the value"},
+	"@typescript-eslint/no-floating-promises": {title: "promise neither awaited nor handled", severity: SeverityMedium, fix: "await the promise, return it, or handle its rejection with .catch"},
+	"@typescript-eslint/no-misused-promises":  {title: "promise where a callback's result is ignored or a condition expects a boolean", severity: SeverityMedium, fix: "await inside a function whose promise is handled; test the awaited value, not the promise"},
+	"@typescript-eslint/await-thenable":       {title: "await of a value that is not a promise", severity: SeverityLow, fix: "await the promise the call returns, or drop the await"},
+	"@typescript-eslint/no-for-in-array":      {title: "for-in over an array", severity: SeverityMedium, fix: "iterate with for-of or an index: for-in yields string keys and inherited properties"},
+	"@typescript-eslint/no-array-delete":      {title: "delete of an array element", severity: SeverityMedium, fix: "remove the element with splice: delete leaves a hole and keeps the length"},
+	"@typescript-eslint/no-base-to-string":    {title: "object turned into \"[object Object]\"", severity: SeverityLow, fix: "format the fields that are meant, or give the type a toString"},
 }
 
 func registerESLint() {
 	for id, r := range eslintRules {
-		if strings.HasPrefix(id, "security/") {
+		switch {
+		case strings.HasPrefix(id, "security/"):
 			r.topic = TopicSecurity
 			r.url = "https://github.com/eslint-community/eslint-plugin-security/blob/main/docs/rules/" + strings.TrimPrefix(id, "security/") + ".md"
-		} else {
+		case strings.HasPrefix(id, "@typescript-eslint/"):
+			r.topic = TopicCorrectness
+			r.url = "https://typescript-eslint.io/rules/" + strings.TrimPrefix(id, "@typescript-eslint/")
+		default:
 			if r.topic == "" {
 				r.topic = TopicCorrectness
 			}

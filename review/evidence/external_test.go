@@ -92,6 +92,14 @@ var externalCases = map[string]externalCase{
 		},
 		benign: "web/types.ts",
 	},
+	"eslint-promises": {
+		tool: func(t testing.TB) ExternalTool { return eslintForTest(t) },
+		file: "web/jobs.js",
+		want: []string{
+			"eslint:@typescript-eslint/no-floating-promises record 10 medium", // typed through the TypeScript program
+		},
+		benign: "web/queue.js",
+	},
 	"shellcheck": {
 		tool: func(t testing.TB) ExternalTool {
 			needProgram(t, "shellcheck", "apt-get install shellcheck")

@@ -189,6 +189,13 @@ var releaseNames = map[string]bool{
 // argument (run_in_executor's second).
 var offloadCalls = map[string]int{"to_thread": 0, "run_in_executor": 1, "run_sync": 0, "sync_to_async": 0, "defer_to_thread": 0, "deferToThread": 0}
 
+// timerArms are the calls of JavaScript (Node.js and browsers) that arm a timer; timerClears
+// those that clear one.
+var (
+	timerArms   = []string{"setTimeout", "setInterval", "setImmediate"}
+	timerClears = []string{"clearTimeout", "clearInterval", "clearImmediate"}
+)
+
 // ctxSuffixes are the name endings of the variants of a call that take a context.
 var ctxSuffixes = []string{"WithContext", "Context", "Ctx"}
 

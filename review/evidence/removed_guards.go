@@ -446,7 +446,7 @@ func (c *sideComparison) guards(p *fnPair) {
 		if kind == "" || c.condMovedTo(p, n.Cond) || kind != "wrapper" && replacedBy(p, i) {
 			continue
 		}
-		if kind == "exit" && fastPath(b, i) || filtersReplacedLoop(p, i) {
+		if kind == "exit" && (fastPath(b, i) || shortcutKept(p, i)) || filtersReplacedLoop(p, i) {
 			continue
 		}
 		alive, feeder, feederNode := c.guarded(p, i)
@@ -559,6 +559,45 @@ func fastPath(fn *irFunc, i int) bool {
 		return false
 	}
 	return false
+}
+
+// shortcutKept reports whether a removed early exit did, before leaving, only what head still
+// does after it (the same calls, same arguments): a shortcut past the function's general path,
+// not a refusal; without it every case takes that path and its checks.
+func shortcutKept(p *fnPair, i int) bool {
+	b := p.b
+	if b.Nodes[i].Rejects {
+		return false
+	}
+	var calls []string
+	for _, k := range b.children(i) {
+		n := b.Nodes[k]
+		switch {
+		case n.Branch != "then":
+			continue
+		case n.Kind == kindReturn && n.Text == "return":
+			continue
+		case n.Kind != kindExpr || len(n.Calls) == 0:
+			return false
+		}
+		for _, c := range n.Calls {
+			calls = append(calls, c.Text)
+		}
+	}
+	if len(calls) == 0 {
+		return false
+	}
+	pos := p.sf.lines.head(b.Nodes[i].Line)
+	for _, c := range calls {
+		kept := false
+		for _, hn := range p.h.Nodes {
+			kept = kept || hn.Line >= pos && slices.ContainsFunc(hn.Calls, func(hc irCall) bool { return hc.Text == c })
+		}
+		if !kept {
+			return false
+		}
+	}
+	return true
 }
 
 // unwrapped returns the head node of the first statement a removed wrapper guarded that head

@@ -30,6 +30,10 @@ type jsFrame struct {
 	// try is set on the braces of a try block, which a fragment cut inside must end
 	// with a handler.
 	try bool
+	// block is the index of the brace's entry in jsScan.blocks, -1 when none is kept; word is
+	// the token before a parenthesis (a function's name, if, catch).
+	block int
+	word  string
 }
 
 // jsScan is jsDepth's state: a linear pass over the tokens that knows strings, template
@@ -51,6 +55,13 @@ type jsScan struct {
 	// unmatched are the closing brackets met with none open, in order (a fragment of a file
 	// starts inside what it closes).
 	unmatched []byte
+	// blocks, when not nil, receives every brace block (see jsBlocks); lastParen is the last
+	// parenthesised group that ended, for telling a function's body from a statement's.
+	blocks    *[]jsBlock
+	lastParen struct {
+		end  int
+		word string
+	}
 }
 
 // jsDepth checks src against the limits and says which one it exceeds ("" when none). It reads
@@ -169,11 +180,18 @@ func (s *jsScan) count(tok string) string {
 }
 
 func (s *jsScan) open(kind byte) string {
+	before := s.prev
 	if why := s.count(string(kind)); why != "" {
 		return why
 	}
 	head := kind == '(' && (s.prev2 == "if" || s.prev2 == "while" || s.prev2 == "for" || s.prev2 == "with")
-	s.stack = append(s.stack, jsFrame{kind: kind, run: s.run, base: s.base, head: head, try: kind == '{' && s.prev2 == "try"})
+	frame := jsFrame{kind: kind, run: s.run, base: s.base, head: head, block: -1, word: before, try: kind == '{' && s.prev2 == "try"}
+	if kind == '{' && s.blocks != nil {
+		fn, name := s.functionBody(before)
+		*s.blocks = append(*s.blocks, jsBlock{Open: s.i - 1, Close: len(s.src), Func: fn, Name: name})
+		frame.block = len(*s.blocks) - 1
+	}
+	s.stack = append(s.stack, frame)
 	s.base += s.run
 	s.run, s.prev = 0, string(kind)
 	if len(s.stack) > jsMaxNesting {
@@ -204,6 +222,12 @@ func (s *jsScan) close() string {
 		closer = "]"
 	}
 	s.prev2, s.prev = s.prev, closer
+	if f.block >= 0 {
+		(*s.blocks)[f.block].Close = s.i - 1
+	}
+	if f.kind == '(' {
+		s.lastParen.end, s.lastParen.word = s.i-1, f.word
+	}
 	if f.kind == '$' {
 		return s.template()
 	}

@@ -225,7 +225,7 @@ func (s *Scan) Evidence() []toulmin.Evidence {
 
 // DefaultAnalyzers returns every built-in analyzer.
 func DefaultAnalyzers() []Analyzer {
-	return []Analyzer{secretsAnalyzer{}, goAnalyzer{}, typedGoAnalyzer{}, externalAnalyzer{}, lineAnalyzer{}, removedAnalyzer{}, PromptInjectionAnalyzer{}, changeAnalyzer{}}
+	return []Analyzer{secretsAnalyzer{}, goAnalyzer{}, typedGoAnalyzer{}, externalAnalyzer{}, lineAnalyzer{}, removedAnalyzer{}, timerAnalyzer{}, nullishAnalyzer{}, PromptInjectionAnalyzer{}, changeAnalyzer{}}
 }
 
 // Gather runs the analyzers over the change once and returns the evidence.

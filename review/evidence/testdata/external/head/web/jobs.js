@@ -1,0 +1,18 @@
+'use strict';
+const fs = require('fs');
+
+async function persist(data) {
+  await fs.promises.writeFile('/var/lib/jobs/state.json', JSON.stringify(data));
+}
+
+function record(state, entry) {
+  state.entries.push(entry);
+  persist(state);
+  return state.entries.length;
+}
+
+function flush(state) {
+  persist(state);
+}
+
+module.exports = { flush, record };
