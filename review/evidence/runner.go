@@ -21,7 +21,6 @@ import (
 	"sync"
 
 	"golang.org/x/tools/go/analysis"
-	"golang.org/x/tools/go/analysis/passes/buildssa"
 	"golang.org/x/tools/go/packages"
 )
 
@@ -591,11 +590,7 @@ func (d *driver) run(a *analysis.Analyzer) *outcome {
 				out.err = fmt.Errorf("panic: %v (%s)", r, firstFrame(debug.Stack()))
 			}
 		}()
-		run := a.Run
-		if a == buildssa.Analyzer && pkg.IllTyped {
-			run = ssaOfTyped // the functions that type-check (typedssa.go)
-		}
-		res, err := run(pass)
+		res, err := a.Run(pass)
 		out.result = res
 		if err != nil {
 			out.err = fmt.Errorf("%s: %w", a.Name, err)

@@ -1,3 +1,0 @@
-module example.com/linters
-
-go 1.22

@@ -1,3 +1,0 @@
-module example.com/partial
-
-go 1.22

@@ -1,3 +1,0 @@
-module example.com/unclosed
-
-go 1.22
