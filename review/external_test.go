@@ -119,8 +119,8 @@ func TestGitRangeGathersExternalFindings(t *testing.T) {
 		}
 	}
 	for _, prefix := range []string{
-		"bandit (Python) on 1 file(s) in base and head: 2 new finding(s), 1 pre-existing finding(s) left out",
-		"eslint (JavaScript/TypeScript) on 2 file(s) in base and head: 2 new finding(s), 2 pre-existing finding(s) left out",
+		"bandit (Python) on 2 file(s) in base and head: 2 new finding(s), 1 pre-existing finding(s) left out",
+		"eslint (JavaScript/TypeScript) on 3 file(s) in base and head: 3 new finding(s), 3 pre-existing finding(s) left out",
 		"shellcheck (shell) on 1 file(s) in base and head: 1 new finding(s), 1 pre-existing finding(s) left out",
 		"cppcheck (C/C++) on 1 file(s) in base and head: 1 new finding(s), 1 pre-existing finding(s) left out",
 	} {

@@ -207,7 +207,7 @@ func TestWhatReachesTheSinkInHunks(t *testing.T) {
 +	return db.Query(query+" ORDER BY id", args...)
  }
 `},
-		"Sprintf of a parameter": {rule: evidence.RuleSQLInjection, want: []string{"store/users.go:6"}, diff: `diff --git a/store/users.go b/store/users.go
+		"Sprintf of a parameter": {rule: evidence.RuleSQLInjection, want: []string{"store/users.go:7"}, diff: `diff --git a/store/users.go b/store/users.go
 --- a/store/users.go
 +++ b/store/users.go
 @@ -5,3 +5,4 @@ import (

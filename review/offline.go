@@ -482,10 +482,13 @@ func groundsWith(cited []toulmin.Ground, what string) []toulmin.Ground {
 	return out
 }
 
-// mitigation finds evidence of a check in the same file that weakens the target's rule.
+// mitigation finds evidence of a check in the same file that weakens the target's rule, or a
+// rule of the same weakness (a path check mitigates gosec's path traversal as it does the line
+// rule's).
 func mitigation(target toulmin.Argument, ev []toulmin.Evidence) (toulmin.Evidence, bool) {
+	cwe := Rules[target.Rule].CWE
 	for _, e := range ev {
-		if e.Rule != evidence.RuleMitigation || e.Mitigates != target.Rule {
+		if e.Rule != evidence.RuleMitigation || e.Mitigates != target.Rule && (cwe == "" || Rules[e.Mitigates].CWE != cwe) {
 			continue
 		}
 		for _, g := range target.Grounds {

@@ -73,8 +73,8 @@ func TestDebateDiffOnBaseExternalFindings(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, want := range []string{
-		"bandit (Python) on 1 file(s) in base and head: 2 new finding(s), 1 pre-existing finding(s) left out",
-		"eslint (JavaScript/TypeScript) on 2 file(s) in base and head: 2 new finding(s), 2 pre-existing finding(s) left out",
+		"bandit (Python) on 2 file(s) in base and head: 2 new finding(s), 1 pre-existing finding(s) left out",
+		"eslint (JavaScript/TypeScript) on 3 file(s) in base and head: 3 new finding(s), 3 pre-existing finding(s) left out",
 		"shellcheck (shell) on 1 file(s) in base and head: 1 new finding(s), 1 pre-existing finding(s) left out",
 		"cppcheck (C/C++) on 1 file(s) in base and head: 1 new finding(s), 1 pre-existing finding(s) left out",
 		"| `scripts/deploy.sh:12` | shellcheck:SC2115 |",

@@ -96,7 +96,7 @@ func TestModeratorSeatsPerspectivesForTheChange(t *testing.T) {
 		"an injection only: security, and the perspective whose trade-offs oppose it": {
 			diff:   protocolData + "sql-only.diff",
 			seated: []string{"security", "maintainability", "performance"},
-			reasons: []string{"**Security Stakeholder**: 1 evidence item(s) of its perspective, the worst high (sql-injection at store/user.go:14); the change mentions sql",
+			reasons: []string{"**Security Stakeholder**: 1 evidence item(s) of its perspective, the worst high (sql-injection at store/user.go:15); the change mentions sql",
 				"**Performance Stakeholder**: seated so that opposing trade-offs are heard: it opposes Security Stakeholder, Maintainability Stakeholder"},
 			left:      []string{"- architecture: nothing in the change calls for it"},
 			oppositon: "Security Stakeholder against Performance Stakeholder",
@@ -173,7 +173,7 @@ func TestPerspectivesExtendTheCatalog(t *testing.T) {
 	if !contains(seated(rec), "privacy") {
 		t.Fatalf("the configured perspective was not seated: %v", seated(rec))
 	}
-	want := "**Privacy**: 1 evidence item(s) of its perspective, the worst high (sql-injection at store/user.go:14); the change mentions user"
+	want := "**Privacy**: 1 evidence item(s) of its perspective, the worst high (sql-injection at store/user.go:15); the change mentions user"
 	if !strings.Contains(md, want) {
 		t.Errorf("moderator section lacks %q:\n%s", want, section(md, "## Moderator"))
 	}
