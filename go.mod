@@ -11,6 +11,8 @@ require (
 	github.com/google/go-github/v62 v62.0.0
 	github.com/invopop/jsonschema v0.14.0
 	github.com/jackc/pgx/v5 v5.7.5
+	github.com/jingyugao/rowserrcheck v1.1.1
+	github.com/kisielk/errcheck v1.30.0
 	github.com/openai/openai-go v1.12.0
 	github.com/owenrumney/go-sarif/v2 v2.3.3
 	github.com/palantir/go-githubapp v0.26.0
@@ -18,8 +20,12 @@ require (
 	github.com/pkoukk/tiktoken-go-loader v0.0.2
 	github.com/prometheus/client_golang v1.25.0
 	github.com/rs/zerolog v1.35.1
+	github.com/ryanrolds/sqlclosecheck v0.6.0
 	github.com/securego/gosec/v2 v2.30.0
+	github.com/sonatard/noctx v0.5.1
+	github.com/timakin/bodyclose v0.0.0-20260723120731-857993a2939c
 	github.com/zricethezav/gitleaks/v8 v8.30.1
+	go.uber.org/nilaway v0.0.0-20260918162853-acb8859b9031
 	golang.org/x/mod v0.42.0
 	golang.org/x/oauth2 v0.37.0
 	golang.org/x/term v0.47.0
@@ -66,6 +72,8 @@ require (
 	github.com/google/go-querystring v1.2.0 // indirect
 	github.com/google/pprof v0.0.0-20261016150608-1facf8f91b50 // indirect
 	github.com/google/uuid v1.6.0 // indirect
+	github.com/gostaticanalysis/analysisutil v0.7.1 // indirect
+	github.com/gostaticanalysis/comment v1.5.0 // indirect
 	github.com/gregjones/httpcache v0.0.0-20190611155906-901d90724c79 // indirect
 	github.com/h2non/filetype v1.1.3 // indirect
 	github.com/hashicorp/errwrap v1.1.0 // indirect
@@ -132,7 +140,7 @@ require (
 	go4.org v0.0.0-20230225012048-214862532bf5 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/exp v0.0.0-20250620022241-b7579e27df2b // indirect
-	golang.org/x/exp/typeparams v0.0.0-20231108232855-2478ac86f678 // indirect
+	golang.org/x/exp/typeparams v0.0.0-20260908205506-85c1c2202aba // indirect
 	golang.org/x/net v0.61.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect

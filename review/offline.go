@@ -145,8 +145,10 @@ func confidence(items []toulmin.Evidence) float64 {
 		c = 0.95 // type-checked, over the whole tree
 	case evidence.SourceBandit, evidence.SourceESLint, evidence.SourceShellCheck, evidence.SourceCppcheck:
 		c = 0.85 // a maintained analyzer of the language, parsing the whole file
-	case evidence.AnalyzerDebatebot:
-		c = 0.9 // type-checked, over both trees, but heuristic in what counts as a check or a query
+	case evidence.AnalyzerDebatebot, evidence.AnalyzerGoLinter:
+		// type-checked, over both trees, but heuristic in what counts as a check or a query (the
+		// project's own) or in what it assumes of code it cannot see (the maintained linters)
+		c = 0.9
 	case "change":
 		c = 0.85
 	}

@@ -54,7 +54,7 @@ func TestGitRangeGathersTypeCheckedFindings(t *testing.T) {
 			t.Errorf("no %s evidence:\n%s", rule, dump(ev))
 		}
 	}
-	if len(notes) != 1 || !strings.Contains(notes[0], "8 new finding(s), 1 pre-existing finding(s) left out") {
+	if len(notes) != 1 || !strings.Contains(notes[0], "8 new finding(s), 2 pre-existing finding(s) left out") {
 		t.Errorf("notes = %q", notes)
 	}
 	left, err := os.ReadDir(tmp)

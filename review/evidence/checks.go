@@ -57,7 +57,7 @@ const (
 // or "SA5011"), where it comes from, what it finds and how serious its findings are.
 type Check struct {
 	Rule     string
-	Source   string // "go vet" (golang.org/x/tools passes), "staticcheck", "gosec" or "debatebot"
+	Source   string // "go vet" (golang.org/x/tools passes), "staticcheck", "go linter" (maintained.go), "gosec" or "debatebot"
 	Title    string
 	URL      string
 	Severity string
@@ -140,6 +140,7 @@ func buildChecks() []Check {
 		out = append(out, Check{Rule: a.Analyzer.Name, Source: "staticcheck", Title: doc.Title,
 			URL: "https://staticcheck.dev/docs/checks/#" + a.Analyzer.Name, Severity: sev, Topic: topic, analyzer: a.Analyzer})
 	}
+	out = append(out, linterChecks()...)
 	out = append(out, debatebotChecks()...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Rule < out[j].Rule })
 	return out

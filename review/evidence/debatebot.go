@@ -28,6 +28,12 @@ func cweURL(n string) string { return "https://cwe.mitre.org/data/definitions/" 
 
 // debatebotAnalyzers are the checks of this package run by the driver like the vet passes.
 var debatebotAnalyzers = []Check{
+	{Rule: RuleUnclosedResource, Title: "Resource opened and not closed on every path", Severity: SeverityMedium, Topic: TopicResource,
+		CWE: "CWE-775", URL: cweURL("775"),
+		Fix:      "close the resource on every path once it is open: defer x.Close() right after the error check (or return it to a caller who closes it)",
+		Warrant:  "The function opens a file, connection or decompressor and can return without closing it, returning it or handing it to anything that could; the descriptor and its buffers stay held until the process exhausts its limit",
+		Rebuttal: "unless the process exits right after, or a finalizer closes it", TradeOff: "none: a deferred Close costs nothing",
+		analyzer: unclosedAnalyzer},
 	{Rule: RuleLockAfterRead, Title: "Field read before (or without) locking the mutex that guards it", Severity: SeverityHigh, Topic: TopicConcurrency,
 		CWE: "CWE-362", URL: cweURL("362"),
 		Fix:      "lock the mutex before the first read of the fields it guards (or read them after Lock)",

@@ -21,6 +21,7 @@ import (
 	"sync"
 
 	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/buildssa"
 	"golang.org/x/tools/go/packages"
 )
 
@@ -590,7 +591,11 @@ func (d *driver) run(a *analysis.Analyzer) *outcome {
 				out.err = fmt.Errorf("panic: %v (%s)", r, firstFrame(debug.Stack()))
 			}
 		}()
-		res, err := a.Run(pass)
+		run := a.Run
+		if a == buildssa.Analyzer && pkg.IllTyped {
+			run = ssaOfTyped // the functions that type-check (typedssa.go)
+		}
+		res, err := run(pass)
 		out.result = res
 		if err != nil {
 			out.err = fmt.Errorf("%s: %w", a.Name, err)

@@ -52,8 +52,8 @@ func TestRunReportsNewFindingsOnly(t *testing.T) {
 	if len(res.New) != len(want) {
 		t.Errorf("%d new findings, want %d: %v", len(res.New), len(want), keys(got))
 	}
-	if res.Preexisting != 1 {
-		t.Errorf("Preexisting = %d, want 1 (the nil dereference in Old)", res.Preexisting)
+	if res.Preexisting != 2 {
+		t.Errorf("Preexisting = %d, want 2 (the nil dereference in Old, noctx's http.Get in Fetch)", res.Preexisting)
 	}
 	if f := got["nilness app/app.go:64"]; f.Func != "Describe" || f.Source != "go vet" || f.Severity != SeverityHigh {
 		t.Errorf("nilness finding = %+v, want func Describe, source go vet, severity high", f)

@@ -26,7 +26,7 @@ const (
 func IsWholeTree(analyzer string) bool { return isTypedGo(analyzer) || isExternal(analyzer) }
 
 func isTypedGo(analyzer string) bool {
-	return analyzer == AnalyzerGoVet || analyzer == AnalyzerStaticcheck || analyzer == AnalyzerGosec || analyzer == AnalyzerDebatebot
+	return analyzer == AnalyzerGoVet || analyzer == AnalyzerStaticcheck || analyzer == AnalyzerGoLinter || analyzer == AnalyzerGosec || analyzer == AnalyzerDebatebot
 }
 
 // topicWarrants say why a type-checked finding of each kind matters.
@@ -177,7 +177,7 @@ func fix(c Check) string {
 
 func typedGoNote(res *Result) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "type-checked Go analysis (go vet passes, staticcheck, gosec, debatebot's own analyzers and comparison of protections) of %d package(s) in base and head: %s; %d new finding(s), %d pre-existing finding(s) left out",
+	fmt.Fprintf(&b, "type-checked Go analysis (go vet passes, staticcheck, bodyclose, sqlclosecheck, rowserrcheck, noctx, errcheck, nilaway, gosec, debatebot's own analyzers and comparison of protections) of %d package(s) in base and head: %s; %d new finding(s), %d pre-existing finding(s) left out",
 		len(res.Packages), strings.Join(limitNames(res.Packages, 8), ", "), len(res.New), res.Preexisting)
 	if len(res.Degraded) > 0 {
 		var d []string

@@ -1,0 +1,3 @@
+module example.com/linters
+
+go 1.22

@@ -1,0 +1,3 @@
+module example.com/unclosed
+
+go 1.22
