@@ -104,7 +104,7 @@ func (a *app) gitRequests() (refs, packs, scoped int) {
 func TestReviewFetchesWholeTrees(t *testing.T) {
 	a, _ := treesApp(t, nil)
 	tr, dec := a.debate("pull_request.opened.json", "d-t1")
-	for _, want := range []string{nilDeref, "type-checked Go analysis (go vet passes, staticcheck, gosec, debatebot's own analyzers and comparison of protections) of 1 package(s) in base and head: example.com/shop/api; 1 new finding(s)"} {
+	for _, want := range []string{nilDeref, "type-checked Go analysis (go vet passes, staticcheck, bodyclose, sqlclosecheck, rowserrcheck, noctx, errcheck, nilaway, gosec, debatebot's own analyzers and comparison of protections) of 1 package(s) in base and head: example.com/shop/api; 1 new finding(s)"} {
 		if !strings.Contains(tr, want) {
 			t.Errorf("transcript lacks %q", want)
 		}

@@ -17,7 +17,7 @@ func untrustedTree(name string) string {
 	return filepath.Join("..", "..", "review", "evidence", "testdata", "untrusted", name)
 }
 
-const untrustedAnalysed = "type-checked Go analysis (go vet passes, staticcheck, gosec, debatebot's own analyzers and comparison of protections) of 1 package(s) in base and head: example.com/shop/api; 1 new finding(s)"
+const untrustedAnalysed = "type-checked Go analysis (go vet passes, staticcheck, bodyclose, sqlclosecheck, rowserrcheck, noctx, errcheck, nilaway, gosec, debatebot's own analyzers and comparison of protections) of 1 package(s) in base and head: example.com/shop/api; 1 new finding(s)"
 
 // checkUntrustedDebate debates the change from the base to head and checks that the package was
 // analysed, that the nil dereference at line is required, and that the transcript says each of

@@ -131,8 +131,8 @@ func checkTypedDebate(t *testing.T, args ...string) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, want := range []string{
-		"type-checked Go analysis (go vet passes, staticcheck, gosec, debatebot's own analyzers and comparison of protections) of 2 package(s) in base and head: example.com/basic/app, example.com/basic/broken",
-		"1 pre-existing finding(s) left out",
+		"type-checked Go analysis (go vet passes, staticcheck, bodyclose, sqlclosecheck, rowserrcheck, noctx, errcheck, nilaway, gosec, debatebot's own analyzers and comparison of protections) of 2 package(s) in base and head: example.com/basic/app, example.com/basic/broken",
+		"2 pre-existing finding(s) left out",
 		"degraded: example.com/basic/broken (type information incomplete",
 		"| `app/app.go:64` | nilness |",
 	} {
@@ -183,7 +183,7 @@ func TestDebateGitRangeGosecFindings(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, want := range []string{
-		"type-checked Go analysis (go vet passes, staticcheck, gosec, debatebot's own analyzers and comparison of protections) of 1 package(s) in base and head: example.com/gosecdemo/web; 6 new finding(s), 3 pre-existing finding(s) left out",
+		"type-checked Go analysis (go vet passes, staticcheck, bodyclose, sqlclosecheck, rowserrcheck, noctx, errcheck, nilaway, gosec, debatebot's own analyzers and comparison of protections) of 1 package(s) in base and head: example.com/gosecdemo/web; 10 new finding(s), 6 pre-existing finding(s) left out",
 		"| critical | `web/web.go:68` | gosec:G702 | security | Command injection via taint analysis: os/exec.Command (in Server.Convert); also found by gosec (gosec:G204 at line 68) |", // one defect, two of gosec's rules
 		// One defect, one finding: gosec's taint rule with go-ast's.
 		"| high | `web/web.go:30` | gosec:G701 | security | SQL injection via taint analysis: (*database/sql.DB).Query (in Server.Names); also found by go-ast (sql-injection at line 30) |",
