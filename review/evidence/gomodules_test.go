@@ -269,6 +269,13 @@ func TestInferModulePathFromImportComment(t *testing.T) {
 	if got, _ := inferModulePath(dir); got != "example.org/legacy" {
 		t.Errorf("inferred %q, want example.org/legacy", got)
 	}
+	// A huge file of a hostile tree is read only as far as its imports can be: it costs itself,
+	// and the import comment at its top still counts.
+	huge := t.TempDir()
+	write(t, huge+"/big/big.go", "package big // import \"example.org/huge/big\"\n\nvar x = `"+strings.Repeat("\"\\ ( [ {", 4<<20)+"`\n")
+	if got, _ := inferModulePath(huge); got != "example.org/huge" {
+		t.Errorf("inferred %q from a huge file, want example.org/huge", got)
+	}
 	empty := t.TempDir()
 	write(t, empty+"/main.go", "package main\n\nfunc main() {}\n")
 	if got, _ := inferModulePath(empty); got != fallbackModulePath {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/parser"
 	"go/token"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -107,9 +108,18 @@ func importRoot(imp, rel string) string {
 	return strings.TrimSuffix(imp, "/"+rel)
 }
 
-// fileImports reads a Go file's import comment and imports.
+// gopathHeadBytes is how much of a Go file the inference reads: the package clause and imports
+// are at the top, and a huge file of a hostile tree must not be read whole.
+const gopathHeadBytes = 64 << 10
+
+// fileImports reads a Go file's import comment and imports from its first gopathHeadBytes.
 func fileImports(name string) (string, []string) {
-	data, err := os.ReadFile(name)
+	fh, err := os.Open(name)
+	if err != nil {
+		return "", nil
+	}
+	data, err := io.ReadAll(io.LimitReader(fh, gopathHeadBytes))
+	fh.Close()
 	if err != nil {
 		return "", nil
 	}
