@@ -534,14 +534,7 @@ func pyFragWrap(section string) fragWrap {
 // an empty finally, innermost first.
 func pyOpenTries(lines []string) []string {
 	var open []string // the indentation of each try under way
-	depth, inString := 0, ""
-	for _, l := range lines {
-		t := strings.TrimLeft(l, " \t")
-		starts := depth == 0 && inString == "" && t != "" && !strings.HasPrefix(t, "#")
-		depth, inString = pyScanLine(l, depth, inString)
-		if !starts {
-			continue
-		}
+	pyStatements(lines, func(l, t string) {
 		ind := l[:len(l)-len(t)]
 		for len(open) > 0 && len(ind) <= len(open[len(open)-1]) {
 			top := open[len(open)-1]
@@ -556,7 +549,7 @@ func pyOpenTries(lines []string) []string {
 		if t == "try:" || strings.HasPrefix(t, "try:") && strings.TrimSpace(t[4:]) == "" {
 			open = append(open, ind)
 		}
-	}
+	})
 	var post []string
 	for i := len(open) - 1; i >= 0; i-- {
 		post = append(post, open[i]+"finally:", open[i]+"    pass")
@@ -587,22 +580,29 @@ func pyOuter(section, first string) string {
 // statement at that level after the deeper ones. Lines inside brackets or strings continue a
 // statement and are left out.
 func pyLevels(lines []string) (levels []int, prefixes, next []string) {
-	depth, inString := 0, ""
-	for _, l := range lines {
-		t := strings.TrimLeft(l, " \t")
-		starts := depth == 0 && inString == "" && t != "" && !strings.HasPrefix(t, "#")
-		depth, inString = pyScanLine(l, depth, inString)
-		if !starts {
-			continue
-		}
+	pyStatements(lines, func(l, t string) {
 		ind := len(l) - len(t)
 		if len(levels) == 0 || ind < levels[len(levels)-1] {
 			levels = append(levels, ind)
 			prefixes = append(prefixes, l[:ind])
 			next = append(next, t)
 		}
-	}
+	})
 	return levels, prefixes, next
+}
+
+// pyStatements calls fn with each line of lines that starts a statement (not inside brackets or
+// a string, not blank, not a comment), and the line with its indentation trimmed.
+func pyStatements(lines []string, fn func(line, trimmed string)) {
+	depth, inString := 0, ""
+	for _, l := range lines {
+		t := strings.TrimLeft(l, " \t")
+		starts := depth == 0 && inString == "" && t != "" && !strings.HasPrefix(t, "#")
+		depth, inString = pyScanLine(l, depth, inString)
+		if starts {
+			fn(l, t)
+		}
+	}
 }
 
 // pyScanLine follows brackets and triple-quoted strings across one line (single-quoted strings
