@@ -25,29 +25,6 @@ import (
 	"golang.org/x/tools/go/packages"
 )
 
-// Finding is one diagnostic of a check in one tree.
-type Finding struct {
-	Rule     string `json:"rule"`
-	Source   string `json:"source"`
-	Severity string `json:"severity"`
-	Topic    string `json:"topic"`
-	// Path is slash-separated and relative to the tree's root (the repository's root).
-	Path   string `json:"path"`
-	Line   int    `json:"line"`
-	Column int    `json:"column"`
-	// Func is the enclosing function ("Recv.Name" for methods), empty at package level.
-	Func    string `json:"func,omitempty"`
-	Message string `json:"message"`
-	// conds are the conditions under which the line runs in its function (see pathConds).
-	conds string
-	// moreReachable marks a finding Compare made new because head runs it on more paths.
-	moreReachable bool
-	// cwe is the weakness of this finding when it is not its rule's (a removed check is a path
-	// traversal at a file call, an SSRF at a fetch): findings of that weakness by other
-	// analyzers at the same place are the same defect.
-	cwe string
-}
-
 // Degraded says why a package was analysed only in part (or not at all).
 type Degraded struct {
 	Package string `json:"package"`
@@ -135,14 +112,13 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Packages: head.Packages, Base: base, Head: head}
-	res.New, res.Preexisting = Compare(base.Findings, head.Findings)
-	res.New, res.Preexisting = checkedByCallers(res.New, res.Preexisting, head.summary)
-	// Protections the change removed or weakened are new by construction; they supersede the
-	// new findings of other rules they restate at the same line.
-	weak, twins := weakened(base.summary, head.summary)
-	res.New = mergeWeakened(res.New, weak, twins)
-	// A package the change hid from the analysis is new by construction too.
-	res.New = append(res.New, blinded(opts, base, head, env)...)
+	// What is new in head: the comparison chain (processors.go).
+	cmp := &treeComparison{opts: opts, env: env, base: base, head: head}
+	fresh, errs := runChain(comparisonChain(cmp), head.Findings)
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("comparing base and head: %w", err)
+	}
+	res.New, res.Preexisting = fresh, cmp.preexisting
 	for _, n := range append(append([]string(nil), head.Notes...), base.Notes...) {
 		if !slices.Contains(res.Notes, n) {
 			res.Notes = append(res.Notes, n)

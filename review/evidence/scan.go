@@ -8,7 +8,6 @@ import (
 	"go/parser"
 	"go/token"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/debatebot/debatebot/toulmin"
@@ -30,9 +29,10 @@ type Scan struct {
 	notes []string
 	// analyzer is the name of the analyzer running now, stamped on what it reports.
 	analyzer string
-	found    []toulmin.Evidence
-	seen     map[string]bool
-	goFiles  map[string]*goFile
+	// found are the findings in the order they were reported; the processors (processors.go)
+	// make the evidence of them.
+	found   []Finding
+	goFiles map[string]*goFile
 	// trees are the change's base and head trees, materialised once for every analyzer that
 	// needs them (see Trees).
 	trees *scanTrees
@@ -84,10 +84,11 @@ type goFile struct {
 
 // NewScan prepares a scan of c.
 func NewScan(c *Change) *Scan {
-	return &Scan{Change: c, seen: map[string]bool{}, goFiles: map[string]*goFile{}}
+	return &Scan{Change: c, goFiles: map[string]*goFile{}}
 }
 
-// Report records a finding of rule at path:line. The same rule at the same place is reported once.
+// Report records a finding of rule at path:line. The same rule at the same place is reported once
+// (see uniquePlace).
 func (s *Scan) Report(rule, path string, line int, msg string) {
 	s.report(rule, path, line, msg, "")
 }
@@ -136,51 +137,23 @@ func (s *Scan) add(rule string, sev toulmin.Severity, path string, line int, msg
 // addFrom records a finding of an analyzer other than the running one (a tool the running
 // analyzer drives, e.g. staticcheck under the type-checked Go analysis).
 func (s *Scan) addFrom(analyzer, rule string, sev toulmin.Severity, path string, line int, msg, mitigates string) {
-	key := fmt.Sprintf("%s|%s|%d|%s", rule, path, line, mitigates)
-	if path == "" {
-		key += "|" + msg // findings about the change's text (title, description, file names) differ by what they quote
-	}
-	if s.seen[key] {
-		return
-	}
-	s.seen[key] = true
-	if Rules[rule].Process && sev.Rank() > toulmin.SeverityMedium.Rank() {
-		sev = toulmin.SeverityMedium // process notes never decide (see Rule.Process)
-	}
-	snippet, replacement := "", ""
-	if f := s.Change.File(path); f != nil && line > 0 {
-		if text, ok := f.Line(line); ok {
-			snippet = strings.ReplaceAll(clip(Redact(clip(strings.TrimSpace(text), 400)), 160), "`", "'")
-			if rule == RuleSecret {
-				snippet = ""
-			}
-			replacement = lineFix(rule, f.Language(), text)
-		}
-	}
-	s.found = append(s.found, toulmin.Evidence{
-		Analyzer: analyzer, Rule: rule, Stakeholder: Rules[rule].Stakeholder, Severity: sev,
-		Path: path, Line: line, Message: s.hidden.clean(msg), Snippet: snippet, Mitigates: mitigates, Replacement: replacement,
-	})
+	s.record(Finding{Source: analyzer, Rule: rule, Severity: string(sev), Path: path, Line: line, Message: msg, Mitigates: mitigates})
 }
 
-// absorb takes out of the scan the findings of weakness cwe a few lines from path:line (the same
-// defect, found by another analyzer before), naming them in msg as corroborate does; it returns
-// msg and the more severe of sev and theirs. A type-checked finding whose weakness is not its
-// rule's (a removed check before a file call is a path traversal) merges this way.
-func (s *Scan) absorb(cwe, path string, line int, msg string, sev toulmin.Severity) (string, toulmin.Severity) {
-	kept := s.found[:0]
-	for _, e := range s.found {
-		if e.Mitigates == "" && e.Path == path && Rules[e.Rule].CWE == cwe && abs(e.Line-line) <= corroborateSpan {
-			msg += alsoFound(e)
-			if e.Severity.Rank() > sev.Rank() {
-				sev = e.Severity
+// record keeps f as found, its message read with tree-relative paths and its cited line of head
+// (snippet, replacement) filled in. Nothing is dropped or merged here: the processors do that.
+func (s *Scan) record(f Finding) {
+	f.Message = s.hidden.clean(f.Message)
+	if cf := s.Change.File(f.Path); cf != nil && f.Line > 0 {
+		if text, ok := cf.Line(f.Line); ok {
+			f.snippet = strings.ReplaceAll(clip(Redact(clip(strings.TrimSpace(text), 400)), 160), "`", "'")
+			if f.Rule == RuleSecret {
+				f.snippet = ""
 			}
-			continue
+			f.replacement = lineFix(f.Rule, cf.Language(), text)
 		}
-		kept = append(kept, e)
 	}
-	s.found = kept
-	return msg, sev
+	s.found = append(s.found, f)
 }
 
 // Go returns the parsed Go file at head, when its content is known and parses.
@@ -200,27 +173,15 @@ func (s *Scan) Go(f *File) (*token.FileSet, *ast.File, bool) {
 	return fset, file, file != nil
 }
 
-// Evidence returns what was found, ordered by severity, then place, with stable IDs. Findings of
-// the same weakness by different analyzers a few lines apart are one item (see corroborate).
+// Evidence returns what was found, through the processors (processors.go): once per rule and
+// place, merged where analyzers found the same defect, ordered by severity, then place, with
+// stable IDs.
 func (s *Scan) Evidence() []toulmin.Evidence {
-	out := corroborate(s.found)
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Severity.Rank() != b.Severity.Rank() {
-			return a.Severity.Rank() > b.Severity.Rank()
-		}
-		if a.Path != b.Path {
-			return a.Path < b.Path
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.Rule < b.Rule
-	})
-	for i := range out {
-		out[i].ID = fmt.Sprintf("E%d", i+1)
+	found, errs := runChain(scanChain(), s.found)
+	for _, err := range errs {
+		s.Note(clip(err.Error(), 400))
 	}
-	return out
+	return toEvidence(found)
 }
 
 // DefaultAnalyzers returns every built-in analyzer.
@@ -250,54 +211,8 @@ func GatherWithNotes(ctx context.Context, c *Change, analyzers []Analyzer) ([]to
 		s.analyzer = a.Name()
 		a.Analyze(s)
 	}
-	return s.Evidence(), s.notes, nil
-}
-
-// corroborateSpan is how far apart, in lines of one file, two analyzers' findings of the same
-// weakness may be and still be one defect: gosec reports SQL injection where the query is
-// formatted, the Go analyzer where it is run, usually on the next line or two.
-const corroborateSpan = 3
-
-// corroborate merges findings of the same weakness (the rules' CWE) in the same file, a few lines
-// apart, reported by different analyzers, or by different rules of one analyzer on one line
-// (gosec's AST rule and its taint rule on one query): the hand-written analyzers still run where
-// no library covers every case (hunks only, other languages), and where a library does, the
-// defect must be one required change, not one per analyzer. The more severe finding stays; on a
-// tie, the type-checked one, whose analysis knows more (a taint rule knows the value comes from
-// the request), else the earlier one. It names the others.
-func corroborate(found []toulmin.Evidence) []toulmin.Evidence {
-	out := make([]toulmin.Evidence, 0, len(found))
-	for _, f := range found {
-		cwe := Rules[f.Rule].CWE
-		merged := false
-		for i := range out {
-			k := &out[i]
-			if cwe == "" || k.Mitigates != "" || f.Mitigates != "" || Rules[k.Rule].CWE != cwe || k.Path != f.Path || f.Path == "" {
-				continue
-			}
-			if sameSource := k.Analyzer == f.Analyzer; sameSource && (k.Line != f.Line || k.Rule == f.Rule) || !sameSource && abs(k.Line-f.Line) > corroborateSpan {
-				continue
-			}
-			if r, kr := f.Severity.Rank(), k.Severity.Rank(); r > kr || r == kr && isTypedGo(f.Analyzer) && !isTypedGo(k.Analyzer) {
-				f, *k = *k, f
-			}
-			k.Message += alsoFound(f)
-			if k.Replacement == "" && k.Line == f.Line {
-				k.Replacement = f.Replacement
-			}
-			merged = true
-			break
-		}
-		if !merged {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// alsoFound is what a merged finding says of one it took in.
-func alsoFound(e toulmin.Evidence) string {
-	return fmt.Sprintf("; also found by %s (%s at line %d)", e.Analyzer, e.Rule, e.Line)
+	ev := s.Evidence() // before the notes are read: a processor that fails says so in one
+	return ev, s.notes, nil
 }
 
 func abs(n int) int {

@@ -17,24 +17,24 @@ func dump(ev []toulmin.Evidence) string {
 }
 
 func TestCorroborateKeepsTheMoreSevereAndApartFindings(t *testing.T) {
-	found := []toulmin.Evidence{
-		{Analyzer: "go-ast", Rule: RuleCommandInjection, Severity: toulmin.SeverityMedium, Path: "a.go", Line: 10, Message: "exec"},
-		{Analyzer: AnalyzerGosec, Rule: "gosec:G204", Severity: toulmin.SeverityHigh, Path: "a.go", Line: 12, Message: "subprocess"},
-		{Analyzer: AnalyzerGosec, Rule: "gosec:G204", Severity: toulmin.SeverityHigh, Path: "a.go", Line: 40, Message: "another"},
-		{Analyzer: "go-ast", Rule: RuleSQLInjection, Severity: toulmin.SeverityHigh, Path: "a.go", Line: 11, Message: "sql"},
-		{Analyzer: "go-ast", Rule: RuleCommandInjection, Severity: toulmin.SeverityHigh, Path: "b.go", Line: 12, Message: "other file"},
+	found := []Finding{
+		{Source: "go-ast", Rule: RuleCommandInjection, Severity: SeverityMedium, Path: "a.go", Line: 10, Message: "exec"},
+		{Source: AnalyzerGosec, Rule: "gosec:G204", Severity: SeverityHigh, Path: "a.go", Line: 12, Message: "subprocess"},
+		{Source: AnalyzerGosec, Rule: "gosec:G204", Severity: SeverityHigh, Path: "a.go", Line: 40, Message: "another"},
+		{Source: "go-ast", Rule: RuleSQLInjection, Severity: SeverityHigh, Path: "a.go", Line: 11, Message: "sql"},
+		{Source: "go-ast", Rule: RuleCommandInjection, Severity: SeverityHigh, Path: "b.go", Line: 12, Message: "other file"},
 	}
 	if Rules["gosec:G204"].CWE != "CWE-78" {
 		t.Fatalf("gosec G204 has CWE %q", Rules["gosec:G204"].CWE)
 	}
 	got := corroborate(found)
 	if len(got) != 4 {
-		t.Fatalf("corroborate kept %d findings, want 4:\n%s", len(got), dump(got))
+		t.Fatalf("corroborate kept %d findings, want 4:\n%s", len(got), dump(toEvidence(got)))
 	}
 	if got[0].Rule != "gosec:G204" || got[0].Line != 12 || got[0].Message != "subprocess; also found by go-ast (command-injection at line 10)" {
 		t.Errorf("merged finding = %+v", got[0])
 	}
 	if got[1].Line != 40 || got[2].Rule != RuleSQLInjection || got[3].Path != "b.go" {
-		t.Errorf("findings of other places or weaknesses were merged:\n%s", dump(got))
+		t.Errorf("findings of other places or weaknesses were merged:\n%s", dump(toEvidence(got)))
 	}
 }

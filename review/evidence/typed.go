@@ -140,11 +140,8 @@ func (typedGoAnalyzer) Analyze(s *Scan) {
 			msg += "; new in head on a line the diff does not show: the change made it reachable"
 		}
 		c.Reach(f.Path, f.Line)
-		sev := toulmin.Severity(f.Severity)
-		if f.cwe != "" {
-			msg, sev = s.absorb(f.cwe, f.Path, f.Line, msg, sev)
-		}
-		s.addFrom(f.Source, f.Rule, sev, f.Path, f.Line, msg, "")
+		f.Message = msg
+		s.record(f) // with its weakness (f.cwe), which absorbWeakness reads
 	}
 	s.Note(typedGoNote(res))
 }
