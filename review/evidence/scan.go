@@ -13,7 +13,8 @@ import (
 	"github.com/debatebot/debatebot/toulmin"
 )
 
-// Analyzer looks at a change and reports evidence through the scan.
+// Analyzer looks at a change and reports evidence through the scan (see registry.go for the
+// built-in ones and how to add one).
 type Analyzer interface {
 	Name() string
 	Analyze(s *Scan)
@@ -182,11 +183,6 @@ func (s *Scan) Evidence() []toulmin.Evidence {
 		s.Note(clip(err.Error(), 400))
 	}
 	return toEvidence(found)
-}
-
-// DefaultAnalyzers returns every built-in analyzer.
-func DefaultAnalyzers() []Analyzer {
-	return []Analyzer{secretsAnalyzer{}, goAnalyzer{}, typedGoAnalyzer{}, externalAnalyzer{}, lineAnalyzer{}, removedAnalyzer{}, timerAnalyzer{}, nullishAnalyzer{}, PromptInjectionAnalyzer{}, changeAnalyzer{}}
 }
 
 // Gather runs the analyzers over the change once and returns the evidence.
