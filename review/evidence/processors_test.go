@@ -255,3 +255,25 @@ func TestComparisonChainKeepsWhatIsNewInHead(t *testing.T) {
 		t.Errorf("comparison chain = %s", got)
 	}
 }
+
+func TestScanEvidenceRunsTheChain(t *testing.T) {
+	src := "package a\n\nfunc f() {\n\tos.Chdir(\"/\")\n}\n"
+	c := &Change{Files: []*File{{Path: "a.go", Status: StatusAdded, HasContent: true, Content: []byte(src)}}}
+	s := NewScan(c)
+	s.analyzer = "go-ast"
+	s.Report(RuleIgnoredError, "a.go", 4, "the error returned by os.Chdir is not checked")
+	s.Report(RuleIgnoredError, "a.go", 4, "said twice")
+	s.addFrom(AnalyzerGoLinter, "errcheck", SeverityMedium, "a.go", 4, "the error that `os.Chdir` returns is dropped", "")
+	s.ReportSeverity(RuleLargeFunction, "high", "a.go", 3, "long")
+	ev := s.Evidence()
+	if len(ev) != 2 {
+		t.Fatalf("evidence:\n%s", dump(ev))
+	}
+	if e := ev[1]; e.ID != "E2" || e.Rule != "errcheck" || e.Snippet != `os.Chdir("/")` ||
+		e.Message != "the error that `os.Chdir` returns is dropped; also found by go-ast (ignored-error at line 4)" {
+		t.Errorf("folded finding = %+v", e)
+	}
+	if e := ev[0]; e.ID != "E1" || e.Rule != RuleLargeFunction || e.Severity != "medium" { // capped, then first by line
+		t.Errorf("process note = %+v", e)
+	}
+}
