@@ -5,8 +5,8 @@ package evidence
 // merged, and the chains below run them in order, top to bottom. There are two chains:
 //
 //   - comparisonChain, over the type-checked Go analysis's head findings (Run): what is new in
-//     head. The external tools keep theirs by compareExternal (external.go), file by file, as
-//     they read each tool's report.
+//     head. The external tools keep theirs by compareExternal (external.go: by key, then by the
+//     text of the line), when each tool's reports of base and head are read.
 //   - scanChain, over everything the scan's analyzers reported (Scan.Evidence): duplicates
 //     folded, process notes capped, the same defect found by several analyzers merged, then
 //     ordered. toEvidence (finding.go) makes the debate's evidence of the result.
