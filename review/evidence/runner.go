@@ -369,7 +369,7 @@ func (t *treeRun) prepare(mod string, idx int, patterns []string, tests bool) (*
 	var mc *modCopy
 	var err error
 	if errors.Is(readErr, fs.ErrNotExist) {
-		mc, err = synthesizeModule(mod, scratch)
+		mc, err = synthesizeModule(t.ctx, mod, scratch, t.mods)
 	} else {
 		mc, err = prepareModule(t.root, mod, scratch, t.goVersion)
 	}
@@ -390,10 +390,11 @@ func (t *treeRun) prepare(mod string, idx int, patterns []string, tests bool) (*
 	if !t.mods.downloads() {
 		return cfg, nil, nil
 	}
-	res, err := resolve(t.ctx, cfg, t.mods, patterns)
+	res, excluded, err := resolveExcluding(t.ctx, cfg, t.mods, patterns, filepath.Join(scratch, "go.mod"))
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", where, err)
 	}
+	rep.Notes = append(rep.Notes, excluded...)
 	if res.timedOut {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%s: downloading the dependencies took longer than %s, so the analysis went on with the modules already downloaded: packages needing the others were analysed with incomplete types", where, t.mods.Timeout))
 	}
