@@ -147,3 +147,26 @@ func TestRenamedLatestIsExcluded(t *testing.T) {
 		t.Errorf("without a renamed version: %s fully type-checked, notes %q", got, plain.Notes)
 	}
 }
+
+// TestOlderMajorWhenLatestLacksTheAPI: a GOPATH tree calling what its unpinned dependency's
+// latest major (v1) no longer has is analysed with the newest v0; a tree calling what v1 has
+// keeps v1.
+func TestOlderMajorWhenLatestLacksTheAPI(t *testing.T) {
+	files := greetModule(t).files
+	v0 := buildFakeModule(t, "example.com/greet", "v0.9.0", files)
+	_, v1 := greetVersions(t)
+	proxy := newFakeProxy(t, false, v0, v1)
+	res := runTree(t, gopathGreetTree(t, "", ""), []string{"p/p.go"}, testModules(t, proxy.URL))
+	if got := coverage(res); got != "1/1" || len(res.Degraded) > 0 {
+		t.Errorf("%s packages fully type-checked, want 1/1 (degraded %+v, notes %q)", got, res.Degraded, res.Notes)
+	}
+	if !strings.Contains(strings.Join(res.Notes, "\n"), "example.com/greet v1.1.0 lacks what the tree calls: analysed with example.com/greet v0.9.0") {
+		t.Errorf("no note on the older major: %q", res.Notes)
+	}
+	dir := t.TempDir()
+	write(t, dir+"/p/p.go", "package p // import \"example.org/old/p\"\n\nimport \"example.com/greet\"\n\n// Welcome welcomes name.\nfunc Welcome(name string) string { return greet.Greet(name) }\n")
+	current := runTree(t, dir, []string{"p/p.go"}, testModules(t, proxy.URL))
+	if got := coverage(current); got != "1/1" || strings.Contains(strings.Join(current.Notes, "\n"), "older major") {
+		t.Errorf("a tree calling v1's API: %s fully type-checked, notes %q", got, current.Notes)
+	}
+}

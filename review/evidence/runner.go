@@ -310,6 +310,11 @@ func (t *treeRun) analyzeModule(mod string, idx int, patterns []string, tests bo
 		return err
 	}
 	pkgs, err := packages.Load(cfg, patterns...)
+	if _, synthesized := cfg.Overlay[filepath.Join(mod, "go.mod")]; err == nil && synthesized {
+		var notes []string
+		pkgs, notes = t.olderMajors(cfg, pkgs, patterns, filepath.Join(t.scratch, strconv.Itoa(idx), "go.mod"))
+		rep.Notes = append(rep.Notes, notes...)
+	}
 	t.loads.Unlock()
 	if err != nil {
 		if t.ctx.Err() != nil {
