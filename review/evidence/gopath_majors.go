@@ -51,12 +51,12 @@ func (t *treeRun) olderMajors(cfg *packages.Config, pkgs []*packages.Package, pa
 	if err != nil || os.WriteFile(goModCopy, out, 0o600) != nil {
 		return pkgs, nil
 	}
-	if _, _, err := resolveExcluding(t.ctx, cfg, t.mods, patterns, goModCopy); err != nil {
-		return pkgs, nil
+	var again []*packages.Package
+	if _, _, err = resolveExcluding(t.ctx, cfg, t.mods, patterns, goModCopy); err == nil {
+		again, err = packages.Load(cfg, patterns...)
 	}
-	again, err := packages.Load(cfg, patterns...)
 	if err != nil || illTyped(again) >= illTyped(pkgs) {
-		_ = os.WriteFile(goModCopy, data, 0o600)
+		_ = os.WriteFile(goModCopy, data, 0o600) // the first load's go.mod, for what loads after
 		return pkgs, nil
 	}
 	now := requiredVersions(goModCopy)
