@@ -47,6 +47,18 @@ func cgoFiles(pkg *packages.Package, bctx *build.Context) []string {
 	return out
 }
 
+// cgoOffFiles are the files of pkg that a build with cgo on leaves out (a stub for builds
+// without cgo, "//go:build !cgo"): they declare again what the cgo files declare.
+func cgoOffFiles(pkg *packages.Package, bctx *build.Context) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range pkg.CompiledGoFiles {
+		if ok, err := bctx.MatchFile(filepath.Dir(f), filepath.Base(f)); err == nil && !ok {
+			out[f] = true
+		}
+	}
+	return out
+}
+
 // cgoContext is the build context of the go command's environment env, with cgo on.
 func cgoContext(env []string) *build.Context { return buildContext(env, true) }
 
@@ -67,11 +79,12 @@ func buildContext(env []string, cgo bool) *build.Context {
 	return &bctx
 }
 
-// addCgoFiles type-checks pkg again with its cgo files; load loads, from export data, packages
-// that only the cgo files import. It changes pkg in place and returns what it did; on an error
+// addCgoFiles type-checks pkg again with its cgo files and without the files drop names, which
+// a build with cgo on leaves out; load loads, from export data, packages that only the cgo
+// files import. It changes pkg in place and returns what it did; on an error
 // pkg is left as it was. The type checker runs here on files the go command never checked: a
 // panic of it on a hostile file is that error, never a crash of the analysis.
-func addCgoFiles(pkg *packages.Package, files []string, load func([]string) (map[string]*types.Package, error)) (res cgoResult, err error) {
+func addCgoFiles(pkg *packages.Package, files []string, drop map[string]bool, load func([]string) (map[string]*types.Package, error)) (res cgoResult, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			res, err = cgoResult{}, fmt.Errorf("type-checking them panicked: %v (%s)", r, firstFrame(debug.Stack()))
@@ -91,7 +104,8 @@ func addCgoFiles(pkg *packages.Package, files []string, load func([]string) (map
 	if len(parsed) == 0 {
 		return res, nil
 	}
-	syntax := append(slices.Clip(pkg.Syntax), parsed...)
+	syntax := slices.DeleteFunc(slices.Clone(pkg.Syntax), func(f *ast.File) bool { return drop[pkg.Fset.File(f.Pos()).Name()] })
+	syntax = append(syntax, parsed...)
 	imports, err := cgoImports(pkg, syntax, load)
 	if err != nil {
 		return res, err
@@ -131,6 +145,9 @@ func addCgoFiles(pkg *packages.Package, files []string, load func([]string) (map
 		pkg.CompiledGoFiles = append(pkg.CompiledGoFiles, name)
 		pkg.IgnoredFiles = slices.DeleteFunc(pkg.IgnoredFiles, func(s string) bool { return s == name })
 	}
+	isDropped := func(name string) bool { return drop[name] }
+	pkg.GoFiles = slices.DeleteFunc(pkg.GoFiles, isDropped)
+	pkg.CompiledGoFiles = slices.DeleteFunc(pkg.CompiledGoFiles, isDropped)
 	res.files = len(parsed)
 	if pkg.Name == "" {
 		pkg.Name = parsed[0].Name.Name

@@ -414,7 +414,7 @@ func (t *treeRun) withCgo(pkg *packages.Package, load func([]string) (map[string
 	if len(files) == 0 {
 		return
 	}
-	res, err := addCgoFiles(pkg, files, load)
+	res, err := addCgoFiles(pkg, files, cgoOffFiles(pkg, t.bctx), load)
 	if !note {
 		return
 	}
