@@ -110,6 +110,37 @@ func addCgoFiles(pkg *packages.Package, files []string, drop map[string]bool, lo
 	if err != nil {
 		return res, err
 	}
+	tpkg, info, typeErrs := checkCgo(pkg, syntax, imports)
+	n, typeErrs := stubInvalid(parsed, typeErrs)
+	res.stubbed += n
+	for _, f := range parsed {
+		res.stubbed += stubCFuncs(f)
+		name := pkg.Fset.File(f.Pos()).Name()
+		pkg.GoFiles = append(pkg.GoFiles, name)
+		pkg.CompiledGoFiles = append(pkg.CompiledGoFiles, name)
+		pkg.IgnoredFiles = slices.DeleteFunc(pkg.IgnoredFiles, func(s string) bool { return s == name })
+	}
+	isDropped := func(name string) bool { return drop[name] }
+	pkg.GoFiles = slices.DeleteFunc(pkg.GoFiles, isDropped)
+	pkg.CompiledGoFiles = slices.DeleteFunc(pkg.CompiledGoFiles, isDropped)
+	res.files = len(parsed)
+	if pkg.Name == "" {
+		pkg.Name = parsed[0].Name.Name
+	}
+	pkg.Syntax, pkg.Types, pkg.TypesInfo, pkg.TypeErrors = syntax, tpkg, info, typeErrs
+	pkg.IllTyped = len(typeErrs) > 0
+	// The go command's complaint that cgo left nothing to build no longer holds.
+	pkg.Errors = slices.DeleteFunc(pkg.Errors, func(e packages.Error) bool {
+		return strings.Contains(e.Msg, "build constraints exclude all Go files")
+	})
+	for _, te := range typeErrs {
+		pkg.Errors = append(pkg.Errors, packages.Error{Pos: te.Fset.Position(te.Pos).String(), Msg: te.Msg, Kind: packages.TypeError})
+	}
+	return res, nil
+}
+
+// checkCgo type-checks the files syntax of pkg with names from C faked, importing imports.
+func checkCgo(pkg *packages.Package, syntax []*ast.File, imports map[string]*types.Package) (*types.Package, *types.Info, []types.Error) {
 	info := &types.Info{
 		Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{}, Uses: map[*ast.Ident]types.Object{},
 		Implicits: map[ast.Node]types.Object{}, Selections: map[*ast.SelectorExpr]*types.Selection{}, Scopes: map[ast.Node]*types.Scope{},
@@ -138,30 +169,48 @@ func addCgoFiles(pkg *packages.Package, files []string, drop map[string]bool, lo
 		conf.GoVersion = "go" + pkg.Module.GoVersion
 	}
 	tpkg, _ := conf.Check(pkg.PkgPath, pkg.Fset, syntax, info)
-	for _, f := range parsed {
-		res.stubbed += stubCFuncs(f)
-		name := pkg.Fset.File(f.Pos()).Name()
-		pkg.GoFiles = append(pkg.GoFiles, name)
-		pkg.CompiledGoFiles = append(pkg.CompiledGoFiles, name)
-		pkg.IgnoredFiles = slices.DeleteFunc(pkg.IgnoredFiles, func(s string) bool { return s == name })
+	return tpkg, info, typeErrs
+}
+
+// stubInvalid takes out of files the bodies of the functions where a type error is about a
+// value of invalid type (a field or variable of a C type, which the fake C package leaves
+// invalid), as stubCFuncs does for those naming C, and returns how many and the other errors.
+func stubInvalid(files []*ast.File, errs []types.Error) (int, []types.Error) {
+	var bodies []*ast.BlockStmt
+	for _, f := range files {
+		for _, decl := range f.Decls {
+			if fd, ok := decl.(*ast.FuncDecl); ok && fd.Body != nil {
+				bodies = append(bodies, fd.Body)
+			}
+		}
 	}
-	isDropped := func(name string) bool { return drop[name] }
-	pkg.GoFiles = slices.DeleteFunc(pkg.GoFiles, isDropped)
-	pkg.CompiledGoFiles = slices.DeleteFunc(pkg.CompiledGoFiles, isDropped)
-	res.files = len(parsed)
-	if pkg.Name == "" {
-		pkg.Name = parsed[0].Name.Name
+	body := func(te types.Error) *ast.BlockStmt {
+		i := slices.IndexFunc(bodies, func(b *ast.BlockStmt) bool { return b.Pos() <= te.Pos && te.Pos < b.End() })
+		if i < 0 {
+			return nil
+		}
+		return bodies[i]
 	}
-	pkg.Syntax, pkg.Types, pkg.TypesInfo, pkg.TypeErrors = syntax, tpkg, info, typeErrs
-	pkg.IllTyped = len(typeErrs) > 0
-	// The go command's complaint that cgo left nothing to build no longer holds.
-	pkg.Errors = slices.DeleteFunc(pkg.Errors, func(e packages.Error) bool {
-		return strings.Contains(e.Msg, "build constraints exclude all Go files")
-	})
-	for _, te := range typeErrs {
-		pkg.Errors = append(pkg.Errors, packages.Error{Pos: te.Fset.Position(te.Pos).String(), Msg: te.Msg, Kind: packages.TypeError})
+	stub := map[*ast.BlockStmt]bool{}
+	for _, te := range errs {
+		if b := body(te); b != nil && strings.Contains(te.Msg, "invalid type") {
+			stub[b] = true
+		}
 	}
-	return res, nil
+	var kept []types.Error
+	for _, te := range errs {
+		if b := body(te); b == nil || !stub[b] {
+			kept = append(kept, te)
+		}
+	}
+	for _, f := range files {
+		for _, decl := range f.Decls {
+			if fd, ok := decl.(*ast.FuncDecl); ok && stub[fd.Body] {
+				fd.Body = nil
+			}
+		}
+	}
+	return len(stub), kept
 }
 
 // cgoImports maps the import paths of files to their packages: those pkg already imports, and

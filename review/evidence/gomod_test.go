@@ -234,6 +234,25 @@ func TestCgoStubIsLeftOut(t *testing.T) {
 	}
 }
 
+// A function of a cgo file using a field of a C type without naming C (converting it to
+// unsafe.Pointer) is analysed by its declaration only, and the package type-checks; a
+// function using only Go types keeps its body.
+func TestCgoInvalidTypeIsStubbed(t *testing.T) {
+	tree := filepath.Join(t.TempDir(), "tree")
+	write(t, filepath.Join(tree, "go.mod"), "module example.com/c\n\ngo 1.22\n")
+	write(t, filepath.Join(tree, "p", "c.go"), "package p\n\n// #include <stdlib.h>\nimport \"C\"\n\nimport \"unsafe\"\n\n// Rows hold C values.\ntype Rows struct {\n\tvals **C.char\n\tn    int\n}\n\n// Raw is the values' address.\nfunc (r *Rows) Raw() unsafe.Pointer { return unsafe.Pointer(r.vals) }\n\n// Len counts.\nfunc (r *Rows) Len() int { return r.n }\n")
+	rep, err := AnalyzeTree(context.Background(), tree, []string{"p/c.go"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full, changed := rep.TypeCoverage(); full != 1 || changed != 1 {
+		t.Errorf("%d/%d fully type-checked, want 1/1: Degraded = %+v", full, changed, rep.Degraded)
+	}
+	if len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], "1 function(s) using them analysed by their declarations only") {
+		t.Errorf("Notes = %q", rep.Notes)
+	}
+}
+
 // A panic while the cgo files are type-checked again (in the type checker, or in what it
 // calls) is an error for their package, which is left as it was: the analysis goes on.
 func TestCgoFilesPanicIsAnError(t *testing.T) {
