@@ -47,6 +47,18 @@ func cgoFiles(pkg *packages.Package, bctx *build.Context) []string {
 	return out
 }
 
+// cgoOffFiles are the files of pkg that a build with cgo on leaves out (a stub for builds
+// without cgo, "//go:build !cgo"): they declare again what the cgo files declare.
+func cgoOffFiles(pkg *packages.Package, bctx *build.Context) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range pkg.CompiledGoFiles {
+		if ok, err := bctx.MatchFile(filepath.Dir(f), filepath.Base(f)); err == nil && !ok {
+			out[f] = true
+		}
+	}
+	return out
+}
+
 // cgoContext is the build context of the go command's environment env, with cgo on.
 func cgoContext(env []string) *build.Context { return buildContext(env, true) }
 
@@ -67,11 +79,12 @@ func buildContext(env []string, cgo bool) *build.Context {
 	return &bctx
 }
 
-// addCgoFiles type-checks pkg again with its cgo files; load loads, from export data, packages
-// that only the cgo files import. It changes pkg in place and returns what it did; on an error
+// addCgoFiles type-checks pkg again with its cgo files and without the files drop names, which
+// a build with cgo on leaves out; load loads, from export data, packages that only the cgo
+// files import. It changes pkg in place and returns what it did; on an error
 // pkg is left as it was. The type checker runs here on files the go command never checked: a
 // panic of it on a hostile file is that error, never a crash of the analysis.
-func addCgoFiles(pkg *packages.Package, files []string, load func([]string) (map[string]*types.Package, error)) (res cgoResult, err error) {
+func addCgoFiles(pkg *packages.Package, files []string, drop map[string]bool, load func([]string) (map[string]*types.Package, error)) (res cgoResult, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			res, err = cgoResult{}, fmt.Errorf("type-checking them panicked: %v (%s)", r, firstFrame(debug.Stack()))
@@ -91,11 +104,43 @@ func addCgoFiles(pkg *packages.Package, files []string, load func([]string) (map
 	if len(parsed) == 0 {
 		return res, nil
 	}
-	syntax := append(slices.Clip(pkg.Syntax), parsed...)
+	syntax := slices.DeleteFunc(slices.Clone(pkg.Syntax), func(f *ast.File) bool { return drop[pkg.Fset.File(f.Pos()).Name()] })
+	syntax = append(syntax, parsed...)
 	imports, err := cgoImports(pkg, syntax, load)
 	if err != nil {
 		return res, err
 	}
+	tpkg, info, typeErrs := checkCgo(pkg, syntax, imports)
+	n, typeErrs := stubInvalid(parsed, typeErrs)
+	res.stubbed += n
+	for _, f := range parsed {
+		res.stubbed += stubCFuncs(f)
+		name := pkg.Fset.File(f.Pos()).Name()
+		pkg.GoFiles = append(pkg.GoFiles, name)
+		pkg.CompiledGoFiles = append(pkg.CompiledGoFiles, name)
+		pkg.IgnoredFiles = slices.DeleteFunc(pkg.IgnoredFiles, func(s string) bool { return s == name })
+	}
+	isDropped := func(name string) bool { return drop[name] }
+	pkg.GoFiles = slices.DeleteFunc(pkg.GoFiles, isDropped)
+	pkg.CompiledGoFiles = slices.DeleteFunc(pkg.CompiledGoFiles, isDropped)
+	res.files = len(parsed)
+	if pkg.Name == "" {
+		pkg.Name = parsed[0].Name.Name
+	}
+	pkg.Syntax, pkg.Types, pkg.TypesInfo, pkg.TypeErrors = syntax, tpkg, info, typeErrs
+	pkg.IllTyped = len(typeErrs) > 0
+	// The go command's complaint that cgo left nothing to build no longer holds.
+	pkg.Errors = slices.DeleteFunc(pkg.Errors, func(e packages.Error) bool {
+		return strings.Contains(e.Msg, "build constraints exclude all Go files")
+	})
+	for _, te := range typeErrs {
+		pkg.Errors = append(pkg.Errors, packages.Error{Pos: te.Fset.Position(te.Pos).String(), Msg: te.Msg, Kind: packages.TypeError})
+	}
+	return res, nil
+}
+
+// checkCgo type-checks the files syntax of pkg with names from C faked, importing imports.
+func checkCgo(pkg *packages.Package, syntax []*ast.File, imports map[string]*types.Package) (*types.Package, *types.Info, []types.Error) {
 	info := &types.Info{
 		Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{}, Uses: map[*ast.Ident]types.Object{},
 		Implicits: map[ast.Node]types.Object{}, Selections: map[*ast.SelectorExpr]*types.Selection{}, Scopes: map[ast.Node]*types.Scope{},
@@ -124,27 +169,48 @@ func addCgoFiles(pkg *packages.Package, files []string, load func([]string) (map
 		conf.GoVersion = "go" + pkg.Module.GoVersion
 	}
 	tpkg, _ := conf.Check(pkg.PkgPath, pkg.Fset, syntax, info)
-	for _, f := range parsed {
-		res.stubbed += stubCFuncs(f)
-		name := pkg.Fset.File(f.Pos()).Name()
-		pkg.GoFiles = append(pkg.GoFiles, name)
-		pkg.CompiledGoFiles = append(pkg.CompiledGoFiles, name)
-		pkg.IgnoredFiles = slices.DeleteFunc(pkg.IgnoredFiles, func(s string) bool { return s == name })
+	return tpkg, info, typeErrs
+}
+
+// stubInvalid takes out of files the bodies of the functions where a type error is about a
+// value of invalid type (a field or variable of a C type, which the fake C package leaves
+// invalid), as stubCFuncs does for those naming C, and returns how many and the other errors.
+func stubInvalid(files []*ast.File, errs []types.Error) (int, []types.Error) {
+	var bodies []*ast.BlockStmt
+	for _, f := range files {
+		for _, decl := range f.Decls {
+			if fd, ok := decl.(*ast.FuncDecl); ok && fd.Body != nil {
+				bodies = append(bodies, fd.Body)
+			}
+		}
 	}
-	res.files = len(parsed)
-	if pkg.Name == "" {
-		pkg.Name = parsed[0].Name.Name
+	body := func(te types.Error) *ast.BlockStmt {
+		i := slices.IndexFunc(bodies, func(b *ast.BlockStmt) bool { return b.Pos() <= te.Pos && te.Pos < b.End() })
+		if i < 0 {
+			return nil
+		}
+		return bodies[i]
 	}
-	pkg.Syntax, pkg.Types, pkg.TypesInfo, pkg.TypeErrors = syntax, tpkg, info, typeErrs
-	pkg.IllTyped = len(typeErrs) > 0
-	// The go command's complaint that cgo left nothing to build no longer holds.
-	pkg.Errors = slices.DeleteFunc(pkg.Errors, func(e packages.Error) bool {
-		return strings.Contains(e.Msg, "build constraints exclude all Go files")
-	})
-	for _, te := range typeErrs {
-		pkg.Errors = append(pkg.Errors, packages.Error{Pos: te.Fset.Position(te.Pos).String(), Msg: te.Msg, Kind: packages.TypeError})
+	stub := map[*ast.BlockStmt]bool{}
+	for _, te := range errs {
+		if b := body(te); b != nil && strings.Contains(te.Msg, "invalid type") {
+			stub[b] = true
+		}
 	}
-	return res, nil
+	var kept []types.Error
+	for _, te := range errs {
+		if b := body(te); b == nil || !stub[b] {
+			kept = append(kept, te)
+		}
+	}
+	for _, f := range files {
+		for _, decl := range f.Decls {
+			if fd, ok := decl.(*ast.FuncDecl); ok && stub[fd.Body] {
+				fd.Body = nil
+			}
+		}
+	}
+	return len(stub), kept
 }
 
 // cgoImports maps the import paths of files to their packages: those pkg already imports, and

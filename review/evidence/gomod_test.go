@@ -206,6 +206,53 @@ func TestCgoFileWithItsOwnImports(t *testing.T) {
 	}
 }
 
+// A package with a stub for builds without cgo ("//go:build !cgo") declaring what its cgo file
+// declares is type-checked as a build with cgo on compiles it: the stub is left out, so nothing
+// is declared twice; without a stub, every plain file stays.
+func TestCgoStubIsLeftOut(t *testing.T) {
+	tree := filepath.Join(t.TempDir(), "tree")
+	write(t, filepath.Join(tree, "go.mod"), "module example.com/c\n\ngo 1.22\n")
+	write(t, filepath.Join(tree, "p", "plain.go"), "package p\n\n// Name names the driver.\nconst Name = \"c\"\n")
+	write(t, filepath.Join(tree, "p", "c.go"), "package p\n\n// #include <stdlib.h>\nimport \"C\"\n\n// Driver is the real driver.\ntype Driver struct{ n int }\n\n// Open opens.\nfunc (d *Driver) Open() int { return d.n + len(Name) }\n")
+	write(t, filepath.Join(tree, "p", "stub.go"), "//go:build !cgo\n\npackage p\n\n// Driver is unavailable without cgo.\ntype Driver struct{}\n\n// Open fails.\nfunc (d *Driver) Open() int { return -1 }\n")
+	rep, err := AnalyzeTree(context.Background(), tree, []string{"p/c.go"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(rep.Packages, " ") != "example.com/c/p" || len(rep.Degraded) != 0 {
+		t.Errorf("with a !cgo stub: Packages = %v, Degraded = %+v", rep.Packages, rep.Degraded)
+	}
+	if err := os.Remove(filepath.Join(tree, "p", "stub.go")); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = AnalyzeTree(context.Background(), tree, []string{"p/c.go"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Degraded) != 0 || !rep.files["p/plain.go"] || !rep.files["p/c.go"] {
+		t.Errorf("without a stub: Degraded = %+v, files %v", rep.Degraded, rep.files)
+	}
+}
+
+// A function of a cgo file using a field of a C type without naming C (converting it to
+// unsafe.Pointer) is analysed by its declaration only, and the package type-checks; a
+// function using only Go types keeps its body.
+func TestCgoInvalidTypeIsStubbed(t *testing.T) {
+	tree := filepath.Join(t.TempDir(), "tree")
+	write(t, filepath.Join(tree, "go.mod"), "module example.com/c\n\ngo 1.22\n")
+	write(t, filepath.Join(tree, "p", "c.go"), "package p\n\n// #include <stdlib.h>\nimport \"C\"\n\nimport \"unsafe\"\n\n// Rows hold C values.\ntype Rows struct {\n\tvals **C.char\n\tn    int\n}\n\n// Raw is the values' address.\nfunc (r *Rows) Raw() unsafe.Pointer { return unsafe.Pointer(r.vals) }\n\n// Len counts.\nfunc (r *Rows) Len() int { return r.n }\n")
+	rep, err := AnalyzeTree(context.Background(), tree, []string{"p/c.go"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full, changed := rep.TypeCoverage(); full != 1 || changed != 1 {
+		t.Errorf("%d/%d fully type-checked, want 1/1: Degraded = %+v", full, changed, rep.Degraded)
+	}
+	if len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], "1 function(s) using them analysed by their declarations only") {
+		t.Errorf("Notes = %q", rep.Notes)
+	}
+}
+
 // A panic while the cgo files are type-checked again (in the type checker, or in what it
 // calls) is an error for their package, which is left as it was: the analysis goes on.
 func TestCgoFilesPanicIsAnError(t *testing.T) {
@@ -213,7 +260,7 @@ func TestCgoFilesPanicIsAnError(t *testing.T) {
 	name := filepath.Join(dir, "c.go")
 	write(t, name, "package p\n\nimport \"C\"\n\nimport \"strings\"\n\nvar _ = strings.ToUpper\n")
 	pkg := &packages.Package{Name: "p", PkgPath: "example.com/p", Fset: token.NewFileSet(), IgnoredFiles: []string{name}}
-	res, err := addCgoFiles(pkg, []string{name}, func([]string) (map[string]*types.Package, error) { panic("hostile") })
+	res, err := addCgoFiles(pkg, []string{name}, nil, func([]string) (map[string]*types.Package, error) { panic("hostile") })
 	if err == nil || !strings.Contains(err.Error(), "panicked: hostile") || res.files != 0 {
 		t.Errorf("addCgoFiles = %+v, %v; want the panic as an error", res, err)
 	}

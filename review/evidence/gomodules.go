@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"golang.org/x/mod/modfile"
+	"golang.org/x/mod/module"
 	"golang.org/x/tools/go/packages"
 )
 
@@ -179,6 +180,8 @@ type resolution struct {
 	problems map[string]string
 	// modules are the module versions the load needs ("path@version"), to mark them used.
 	modules []string
+	// mismatched are module versions whose go.mod declares another path (see resolveExcluding).
+	mismatched []module.Version
 }
 
 const resolveMode = packages.NeedName | packages.NeedImports | packages.NeedDeps | packages.NeedModule
@@ -223,6 +226,7 @@ func resolve(ctx context.Context, cfg *packages.Config, m ModuleSettings, patter
 
 // addProblems keeps the checksum complaints of the go command's message msg.
 func (r *resolution) addProblems(msg string) {
+	r.addMismatches(msg)
 	for _, line := range strings.Split(msg, "\n") {
 		line = strings.TrimSpace(line)
 		if !strings.Contains(line, "checksum mismatch") && !strings.Contains(line, "missing go.sum entry") {

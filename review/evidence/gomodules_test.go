@@ -23,8 +23,10 @@ import (
 // fakeModule is a module version the fake proxy serves, written by the test.
 type fakeModule struct {
 	path, version string
-	files         map[string]string // relative name → content; go.mod included
-	zip, mod      []byte
+	// rev, when set, is a commit hash whose .info query answers version.
+	rev      string
+	files    map[string]string // relative name → content; go.mod included
+	zip, mod []byte
 }
 
 // greetModule is example.com/greet v1.0.0: one package with one function returning a string.
@@ -89,6 +91,7 @@ func newFakeProxy(t *testing.T, hang bool, mods ...*fakeModule) *fakeProxy {
 			}
 			return
 		}
+		listed := false
 		for _, m := range mods {
 			prefix := "/" + m.path + "/@v/"
 			if !strings.HasPrefix(r.URL.Path, prefix) {
@@ -97,8 +100,9 @@ func newFakeProxy(t *testing.T, hang bool, mods ...*fakeModule) *fakeProxy {
 			switch rest := strings.TrimPrefix(r.URL.Path, prefix); rest {
 			case "list":
 				fmt.Fprintln(w, m.version)
-				return
-			case m.version + ".info":
+				listed = true
+				continue
+			case m.rev + ".info", m.version + ".info":
 				_ = json.NewEncoder(w).Encode(map[string]string{"Version": m.version, "Time": "2024-01-02T03:04:05Z"})
 				return
 			case m.version + ".mod":
@@ -109,7 +113,9 @@ func newFakeProxy(t *testing.T, hang bool, mods ...*fakeModule) *fakeProxy {
 				return
 			}
 		}
-		http.NotFound(w, r)
+		if !listed {
+			http.NotFound(w, r)
+		}
 	}))
 	t.Cleanup(func() { close(done); p.Close() })
 	return p

@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"context"
 	"fmt"
 	"go/parser"
 	"go/token"
@@ -14,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/module"
 )
 
@@ -142,20 +144,54 @@ func fileImports(name string) (string, []string) {
 
 // synthesizeModule writes, in scratch, the go.mod of the analysis of the tree at root, which has
 // none, and returns the module copy: the go command finds the module's root through the overlay
-// and reads and updates the copy.
-func synthesizeModule(root, scratch string) (*modCopy, error) {
+// and reads and updates the copy. The go.mod requires the versions the tree's dependency
+// manager pinned (see gopins.go), as m's proxy resolves them.
+func synthesizeModule(ctx context.Context, root, scratch string, m ModuleSettings) (*modCopy, error) {
 	modPath, how := inferModulePath(root)
 	if err := os.MkdirAll(scratch, 0o700); err != nil {
 		return nil, fmt.Errorf("failed to prepare the analysis copy of a go.mod: %w", err)
 	}
-	content := []byte("module " + modPath + "\n\ngo " + syntheticGoLine + "\n")
+	pinned, pinNote := synthesizedPins(ctx, root, modPath, m)
+	var b strings.Builder
+	b.WriteString("module " + modPath + "\n\ngo " + syntheticGoLine + "\n")
+	for _, v := range pinned {
+		fmt.Fprintf(&b, "\nrequire %s %s", modfile.AutoQuote(v.Path), modfile.AutoQuote(v.Version))
+	}
+	if len(pinned) > 0 {
+		b.WriteString("\n")
+	}
+	content := []byte(b.String())
 	if err := os.WriteFile(filepath.Join(scratch, "go.mod"), content, 0o600); err != nil {
 		return nil, fmt.Errorf("failed to write the analysis copy of a go.mod: %w", err)
 	}
 	return &modCopy{
 		flags:   []string{"-modfile=" + filepath.Join(scratch, "go.mod")},
 		overlay: map[string][]byte{filepath.Join(root, "go.mod"): content},
-		notes: []string{fmt.Sprintf("the tree has no go.mod (written for GOPATH): analysed as module %s (its path inferred %s), its dependencies resolved at their latest versions",
-			path.Clean(modPath), how)},
+		notes: []string{fmt.Sprintf("the tree has no go.mod (written for GOPATH): analysed as module %s (its path inferred %s), %s",
+			path.Clean(modPath), how, pinNote)},
 	}, nil
+}
+
+// synthesizedPins are the requirements of the pins of the tree at root (none when it has no
+// dependency manager's file or downloads are off), and the note saying how its dependencies
+// were resolved.
+func synthesizedPins(ctx context.Context, root, modPath string, m ModuleSettings) ([]module.Version, string) {
+	const latest = "its dependencies resolved at their latest versions"
+	pins, file, err := readPins(root)
+	switch {
+	case err != nil:
+		return nil, latest + " (" + clip(err.Error(), 200) + ")"
+	case file == "":
+		return nil, latest
+	case len(pins) == 0:
+		return nil, latest + " (" + file + " pins none)"
+	case !m.downloads():
+		return nil, latest + " (the versions " + file + " pins are resolved only through the module proxy, and downloads are off)"
+	}
+	reqs, missing := resolvePins(ctx, m, modPath, pins)
+	note := fmt.Sprintf("%d of its dependencies at the versions %s pins", len(reqs), file)
+	if missing > 0 {
+		note += fmt.Sprintf(" (%d pinned ones the module proxy did not resolve)", missing)
+	}
+	return reqs, note + ", the others at their latest versions"
 }

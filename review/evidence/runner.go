@@ -286,6 +286,11 @@ func (t *treeRun) analyzeModule(mod string, idx int, patterns []string, tests bo
 		return err
 	}
 	pkgs, err := packages.Load(cfg, patterns...)
+	if _, synthesized := cfg.Overlay[filepath.Join(mod, "go.mod")]; err == nil && synthesized {
+		var notes []string
+		pkgs, notes = t.olderMajors(cfg, pkgs, patterns, filepath.Join(t.scratch, strconv.Itoa(idx), "go.mod"))
+		rep.Notes = append(rep.Notes, notes...)
+	}
 	t.loads.Unlock()
 	if err != nil {
 		if t.ctx.Err() != nil {
@@ -345,7 +350,7 @@ func (t *treeRun) prepare(mod string, idx int, patterns []string, tests bool) (*
 	var mc *modCopy
 	var err error
 	if errors.Is(readErr, fs.ErrNotExist) {
-		mc, err = synthesizeModule(mod, scratch)
+		mc, err = synthesizeModule(t.ctx, mod, scratch, t.mods)
 	} else {
 		mc, err = prepareModule(t.root, mod, scratch, t.goVersion)
 	}
@@ -366,10 +371,11 @@ func (t *treeRun) prepare(mod string, idx int, patterns []string, tests bool) (*
 	if !t.mods.downloads() {
 		return cfg, nil, nil
 	}
-	res, err := resolve(t.ctx, cfg, t.mods, patterns)
+	res, excluded, err := resolveExcluding(t.ctx, cfg, t.mods, patterns, filepath.Join(scratch, "go.mod"))
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", where, err)
 	}
+	rep.Notes = append(rep.Notes, excluded...)
 	if res.timedOut {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%s: downloading the dependencies took longer than %s, so the analysis went on with the modules already downloaded: packages needing the others were analysed with incomplete types", where, t.mods.Timeout))
 	}
@@ -384,7 +390,7 @@ func (t *treeRun) withCgo(pkg *packages.Package, load func([]string) (map[string
 	if len(files) == 0 {
 		return
 	}
-	res, err := addCgoFiles(pkg, files, load)
+	res, err := addCgoFiles(pkg, files, cgoOffFiles(pkg, t.bctx), load)
 	if !note {
 		return
 	}
