@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"strings"
 )
 
 // This file holds the analysis of indexes and their length guards (RuleIndexUnguarded,
@@ -245,10 +246,24 @@ func (g *goCheck) loopsIn(fd *ast.FuncDecl, list []ast.Stmt, lens map[string][]t
 			}
 			continue
 		}
-		if i+1 < len(list) && returnsBool(list[i+1], "true") && returnsBool(l.body, "false") && onlyLongerRejected(fd.Body, l.seq, other) {
+		if i+1 < len(list) && returnsBool(list[i+1], "true") && returnsBool(l.body, "false") && onlyLongerRejected(fd.Body, l.seq, other) &&
+			!prefixMeant(fd.Name.Name, l.seq, other) {
 			g.report(RulePrefixMatch, list[i+1], fmt.Sprintf("the loop compares %s with %s element by element and rejects only a longer %s; returning true after it accepts every %s of which %s is a prefix (len(%s) == len(%s) is never checked)", l.seq, other, l.seq, other, l.seq, l.seq, other))
 		}
 	}
+}
+
+// prefixMeant reports whether one of the names says that a prefix match is what is meant.
+func prefixMeant(names ...string) bool {
+	for _, n := range names {
+		n = strings.ToLower(n)
+		for _, w := range prefixMeantWords {
+			if strings.Contains(n, w) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // assignedIn reports whether the function assigns or declares name other than as a range
