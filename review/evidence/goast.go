@@ -120,6 +120,9 @@ func (g *goCheck) run() {
 		}
 		g.largeFunction(fd)
 		g.function(fd)
+		if !g.f.IsTest() {
+			g.lengthGuards(fd)
+		}
 	}
 }
 

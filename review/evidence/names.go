@@ -241,3 +241,8 @@ var sqlMethods = map[string]int{
 
 // ioMethods are the methods that run a database round trip (goast.go).
 var ioMethods = map[string]bool{"Query": true, "QueryRow": true, "Exec": true, "QueryContext": true, "QueryRowContext": true, "ExecContext": true}
+
+// prefixMeantWords are the words of a function or sequence name that say a prefix match is
+// meant (hasPrefixFold, startsWith): the length-guard analysis (lengthguard.go) does not report
+// such a loop as accepting a prefix.
+var prefixMeantWords = []string{"prefix", "startswith", "starts"}

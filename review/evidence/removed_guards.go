@@ -485,6 +485,10 @@ func (c *sideComparison) guards(p *fnPair) {
 			continue
 		}
 		rule, sev := protectionRule(ok)
+		line := fn.Nodes[node].Line
+		if fn == h && kind != "wrapper" {
+			line = inDiffLine(p, pos, line)
+		}
 		what := fmt.Sprintf("the check `if %s` (%s)", clip(condText(n), 120), exitWord(b, i))
 		switch kind {
 		case "assert":
@@ -499,8 +503,39 @@ func (c *sideComparison) guards(p *fnPair) {
 		}
 		what += " from " + h.Name
 		tail := fmt.Sprintf(": it guarded line %d (`%s`)%s, and head tests nothing equivalent (no condition with the same terms there, in a caller, or in a function it now calls)", fn.Nodes[node].Line, clip(fn.Nodes[node].Text, 100), via) + sinkClause(hit, ok, fn.file.Path)
-		c.report(rule, sev, fn.file.Path, fn.Nodes[node].Line, what, tail)
+		c.report(rule, sev, fn.file.Path, line, what, tail)
 	}
+}
+
+// inDiffLine is where a removed guard's finding is cited: the line it guarded when the diff
+// shows it, else the first head statement at or after where the guard was, when the diff shows
+// that one (a review comment can sit only on a line of the diff; the message names the line
+// guarded either way).
+func inDiffLine(p *fnPair, pos, guarded int) int {
+	f := p.sf.f
+	if inHunks(f, guarded) {
+		return guarded
+	}
+	first := -1
+	for _, n := range p.h.Nodes {
+		if n.Line >= pos && (first < 0 || n.Line < first) {
+			first = n.Line
+		}
+	}
+	if first > 0 && first < guarded && inHunks(f, first) {
+		return first
+	}
+	return guarded
+}
+
+// inHunks reports whether the new-side line n is on a hunk of the file's diff.
+func inHunks(f *File, n int) bool {
+	for _, h := range f.Hunks {
+		if n >= h.NewStart && n < h.NewStart+h.NewLines {
+			return true
+		}
+	}
+	return false
 }
 
 // filtersReplacedLoop reports whether a guard filters the elements of a loop whose source the

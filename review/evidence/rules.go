@@ -61,6 +61,8 @@ const (
 	RuleUntestedChange   = "untested-change"
 	RuleTestDeleted      = "test-deleted"
 	RuleMitigation       = "mitigation"
+	RuleIndexUnguarded   = "index-unguarded"
+	RulePrefixMatch      = "prefix-as-match"
 )
 
 // Rule IDs of the comparison of base and head (removed.go). They are hand-written: linters and
@@ -205,6 +207,14 @@ var Rules = map[string]Rule{
 		Warrant:   "The change gave a regular expression a repetition that can split its input in exponentially many ways ((.|\\s)*, (\\w+\\s?)*); JavaScript's and Python's backtracking engines try them all on an input that almost matches, and one request can hold the process (ReDoS)",
 		Reference: "CWE-1333: Inefficient Regular Expression Complexity; OWASP ReDoS", Fix: "make the repetition unambiguous ([^']*, [\\s\\S]*) or bound the input's length",
 		Rebuttal: "unless the input is short and trusted", TradeOff: "none: the unambiguous pattern matches the same strings"},
+	RuleIndexUnguarded: {ID: RuleIndexUnguarded, CWE: "CWE-129", Stakeholder: Maintainability, Severity: toulmin.SeverityHigh, Title: "Index not covered by its length check",
+		Warrant:   "The index runs on a path where no length check covers it (the right side of || when the length test is under && on the left; a loop bounded by one sequence indexing another); a short input makes it read past the end, which panics in Go and crashes the request or the process",
+		Reference: "CWE-129: Improper Validation of Array Index; CWE-783: Operator Precedence Logic Error", Fix: "check the length of the sequence that is indexed, on the same path: parenthesise (len(s) >= n && (a || b)), or bound the loop by both lengths",
+		Rebuttal: "unless every caller guarantees the length", TradeOff: "none: one more comparison"},
+	RulePrefixMatch: {ID: RulePrefixMatch, CWE: "CWE-187", Stakeholder: Maintainability, Severity: toulmin.SeverityMedium, Title: "Prefix accepted as a full match",
+		Warrant:   "The element-by-element comparison stops at the end of the shorter sequence and the function then reports a match, so a value that only starts like the other matches too (foo matches foo.bar)",
+		Reference: "CWE-187: Partial String Comparison", Fix: "return true after the loop only when both lengths are equal (or when a wildcard consumed the rest)",
+		Rebuttal: "unless prefix matching is what the function means", TradeOff: "none"},
 	RuleMitigation: {ID: RuleMitigation, Stakeholder: Architecture, Severity: toulmin.SeverityInfo, Title: "Mitigation in the same change",
 		Warrant: "A check added in the same change can neutralise a finding", Reference: "Defence in depth"},
 }
