@@ -1491,6 +1491,13 @@ func TestCatastrophicRegexps(t *testing.T) {
 		`(foo|bar)+`:   false,
 		`[(|)]*`:       false,
 		`^(?!-)[a-z]+`: false,
+		// A cycle through the rest of the iteration and back: every item on it can match the
+		// inner repetition's characters (written with escapes and Python's {,n}), or one cannot.
+		`^([\x21-\x7e]([ \t\x21-\x7e]+[\x21-\x7e]){,1}){0,}$`: true,
+		`([a-z]([a-z ]+[a-z])?)*`:                             true,
+		`^[\x21-\x7e]+(?:[ \t]+[\x21-\x7e]+)*$`:               false,
+		`(?:,\s*\w+)*`:                                        false,
+		`([a-z]([0-9]+[a-z])?)*`:                              false,
 	} {
 		if got := catastrophic(pattern) != ""; got != want {
 			t.Errorf("catastrophic(%q) = %v (%s), want %v", pattern, got, catastrophic(pattern), want)
