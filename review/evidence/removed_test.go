@@ -1522,6 +1522,15 @@ def words(text):
     return re.findall(r"\w+", text)
 `
 	pyHead := strings.Replace(pyBase, `r"\w+"`, `r"(\w+\s?)*"`, 1)
+	pyModBase := `import re
+
+WORD = "[a-z]"
+PHRASE = WORD + "+(?: +" + WORD + "+)*"
+MATCHER = re.compile(("^" + PHRASE + "$").encode())
+`
+	pyModHead := strings.Replace(pyModBase, `"+(?: +" + WORD + "+)*"`, `"([ a-z]+" + WORD + "){,1}"`, 1)
+	pyModHead = strings.Replace(pyModHead, `"^" + PHRASE + "$"`, `"^(" + PHRASE + ")*$"`, 1)
+	pyModSafe := strings.Replace(pyModBase, `"+(?: +"`, `"+(?:, +"`, 1)
 	goBase := "package w\n\nimport \"regexp\"\n\nvar re = regexp.MustCompile(`\\w+`)\n\nfunc words(s string) []string { return regexp.MustCompile(`\\w+`).FindAllString(s, -1) }\n"
 	goHead := strings.Replace(goBase, "regexp.MustCompile(`\\w+`).Find", "regexp.MustCompile(`(\\w+\\s?)*`).Find", 1)
 	runRemovedCases(t, []removedCase{
@@ -1530,6 +1539,9 @@ def words(text):
 		{name: "javascript safe edit of the pattern", files: [][3]string{{"src/query.js", jsBase, jsSafe}}},
 		{name: "python nested repetition", files: [][3]string{{"app/words.py", pyBase, pyHead}},
 			want: []string{"regex-backtracking@app/words.py:5"}},
+		{name: "python module pattern built from constants", files: [][3]string{{"app/phrase.py", pyModBase, pyModHead}},
+			want: []string{"regex-backtracking@app/phrase.py:5"}},
+		{name: "python module pattern safely edited", files: [][3]string{{"app/phrase.py", pyModBase, pyModSafe}}},
 		{name: "go regexp is linear", files: [][3]string{{"w/words.go", goBase, goHead}}},
 	})
 }
