@@ -1785,3 +1785,30 @@ func Load(ctx context.Context, a, b string) error {
 		}
 	}
 }
+
+// A guard removed before a call of a function of the same file is reported at that call when
+// the function goes on using the guarded value after it (the work the guard saved is done there),
+// and inside the callee when the call only hands the value on.
+func TestRemovedGuardFollowsOnlyAHandOver(t *testing.T) {
+	base := `def validate(name):
+    for ch in name:
+        if not ch.isalnum():
+            raise ValueError(ch)
+
+
+def encode(name):
+    if len(name) > 63:
+        raise ValueError("too long")
+    validate(name)
+    return "xn--" + name.encode("punycode").decode()
+`
+	head := strings.Replace(base, "    if len(name) > 63:\n        raise ValueError(\"too long\")\n", "", 1)
+	handOver := strings.Replace(head, "    return \"xn--\" + name.encode(\"punycode\").decode()\n", "    return None\n", 1)
+	handOverBase := strings.Replace(base, "    return \"xn--\" + name.encode(\"punycode\").decode()\n", "    return None\n", 1)
+	runRemovedCases(t, []removedCase{
+		{name: "the function still uses the value after the call", files: [][3]string{{"lib/label.py", base, head}},
+			want: []string{"check-removed@lib/label.py:8"}},
+		{name: "the call hands the value on", files: [][3]string{{"lib/label.py", handOverBase, handOver}},
+			want: []string{"check-removed@lib/label.py:2"}},
+	})
+}
