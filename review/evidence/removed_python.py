@@ -9,6 +9,7 @@ import signal
 import sys
 
 GUARD_SIZE = 6  # the most statements a guard's branch holds (guardSize in removed_golang.go)
+MAX_PATTERN = 4096  # the longest pattern (and folded string constant) read, in characters
 REGEX_CALLS = {"compile", "match", "search", "fullmatch", "findall", "finditer", "sub", "subn", "split"}
 
 
@@ -140,7 +141,9 @@ def regex_pattern(x, consts):
     """The pattern of a call of the re module that compiles or matches with one, or None."""
     callee = unparse(x.func)
     if callee.split(".")[0] in ("re", "regex") and callee.split(".")[-1] in REGEX_CALLS and x.args:
-        return fold(x.args[0], consts)
+        pattern = fold(x.args[0], consts)
+        if pattern is not None and len(pattern) <= MAX_PATTERN:
+            return pattern
     return None
 
 
@@ -152,7 +155,7 @@ def module_constants(tree):
             name = s.targets[0].id
             seen[name] = seen.get(name, 0) + 1
             v = fold(s.value, consts)
-            if v is not None and len(v) <= 4096:
+            if v is not None and len(v) <= MAX_PATTERN:
                 consts[name] = v
     return {k: v for k, v in consts.items() if seen[k] == 1}
 

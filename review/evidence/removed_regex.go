@@ -132,7 +132,7 @@ func (p *reParser) quant(it *reItem) {
 		lo, hi, comma := strings.Cut(p.s[p.pos+1:p.pos+end], ",")
 		n, err := strconv.Atoi(lo)
 		if lo == "" && comma {
-			n, err = 0, nil // Python's {,n}
+			n, err = 0, nil // Python's {,n} (literal text in JavaScript, rare there)
 		}
 		if err != nil {
 			return
