@@ -500,6 +500,7 @@ func (c *sideComparison) run() {
 		if sf.base == nil || sf.f.Status == StatusAdded {
 			continue
 		}
+		c.fileRegexps(sf)
 		bx, hx := newIndex(), newIndex()
 		bx.add(sf.base)
 		hx.add(sf.head)

@@ -206,10 +206,12 @@ func anchor(p *fnPair, pos int, values []string) int {
 
 // follow returns where a protection is lost when the head statement at only hands the guarded
 // values to a function of the same file (return z.extractFile(f, to)): that function's first
-// statement that uses them. Otherwise it returns the statement itself.
+// statement that uses them. Otherwise it returns the statement itself: a statement that is not
+// a return and after which the function still uses the values (validate(label) before
+// encode(label)) loses the protection where it is.
 func (c *sideComparison) follow(p *fnPair, at int, values []string) (*irFunc, int, []string) {
 	n := p.h.Nodes[at]
-	if n.Kind != kindReturn && n.Kind != kindExpr {
+	if n.Kind != kindReturn && (n.Kind != kindExpr || usedAfter(p.h, at, values)) {
 		return p.h, at, values
 	}
 	var top *irCall
@@ -249,6 +251,22 @@ func (c *sideComparison) follow(p *fnPair, at int, values []string) (*irFunc, in
 		}
 	}
 	return p.h, at, values
+}
+
+// usedAfter reports whether a statement after the one at (in source order) reads or assigns
+// one of values.
+func usedAfter(fn *irFunc, at int, values []string) bool {
+	for _, m := range fn.Nodes {
+		if m.Line <= fn.Nodes[at].End {
+			continue
+		}
+		for _, v := range values {
+			if slices.Contains(m.Uses, v) || slices.Contains(m.Defs, v) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // condMovedTo reports whether a removed condition lives on: in the same function under the

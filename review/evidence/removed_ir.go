@@ -19,11 +19,22 @@ type irFile struct {
 	// "path", "osp" → "os.path").
 	Imports map[string]string `json:"imports"`
 	Funcs   []*irFunc         `json:"funcs"`
+	// Regexps are the patterns compiled outside functions (Python's module and class
+	// constants), each with the name it is bound to.
+	Regexps []irRegexp `json:"regexps,omitempty"`
 	// Err says why the file could not be parsed (a syntax error).
 	Err string `json:"error,omitempty"`
 	// Skip says why the file was not compared though it may be valid: it is beyond a limit of
 	// the parser (nested too deeply, too slow, too much memory).
 	Skip string `json:"skip,omitempty"`
+}
+
+// irRegexp is a pattern compiled outside any function: Name is what it is bound to ("" when
+// nothing), Line the line of the call that compiles it.
+type irRegexp struct {
+	Name    string `json:"name"`
+	Line    int    `json:"line"`
+	Pattern string `json:"pattern"`
 }
 
 // irFunc is one function or method. Function literals (callbacks, closures) belong to the

@@ -9,6 +9,7 @@ import signal
 import sys
 
 GUARD_SIZE = 6  # the most statements a guard's branch holds (guardSize in removed_golang.go)
+MAX_PATTERN = 4096  # the longest pattern (and folded string constant) read, in characters
 REGEX_CALLS = {"compile", "match", "search", "fullmatch", "findall", "finditer", "sub", "subn", "split"}
 
 
@@ -115,6 +116,50 @@ class Func:
         return len(self.out["nodes"]) - 1
 
 
+def fold(node, consts, depth=0):
+    """The string a pattern expression evaluates to when it is built only from literals and
+    names of the module's string constants (joined with +, or passed through a one-argument
+    call such as a bytes conversion), else None."""
+    if depth > 50:
+        return None
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)):
+        v = node.value
+        return v.decode("latin-1") if isinstance(v, bytes) else v
+    if isinstance(node, ast.Name):
+        return consts.get(node.id)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        a, b = fold(node.left, consts, depth + 1), fold(node.right, consts, depth + 1)
+        return a + b if a is not None and b is not None else None
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
+        return fold(node.args[0], consts, depth + 1)
+    if isinstance(node, ast.Call) and not node.args and isinstance(node.func, ast.Attribute) and node.func.attr == "encode":
+        return fold(node.func.value, consts, depth + 1)
+    return None
+
+
+def regex_pattern(x, consts):
+    """The pattern of a call of the re module that compiles or matches with one, or None."""
+    callee = unparse(x.func)
+    if callee.split(".")[0] in ("re", "regex") and callee.split(".")[-1] in REGEX_CALLS and x.args:
+        pattern = fold(x.args[0], consts)
+        if pattern is not None and len(pattern) <= MAX_PATTERN:
+            return pattern
+    return None
+
+
+def module_constants(tree):
+    """The module's names bound once at its top level to a string the pattern folding can read."""
+    consts, seen = {}, {}
+    for s in tree.body:
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
+            name = s.targets[0].id
+            seen[name] = seen.get(name, 0) + 1
+            v = fold(s.value, consts)
+            if v is not None and len(v) <= MAX_PATTERN:
+                consts[name] = v
+    return {k: v for k, v in consts.items() if seen[k] == 1}
+
+
 def facts(n, expr, outer=-1):
     """Records the calls, names, literals and keyword fields of expr in node n."""
     if expr is None:
@@ -132,15 +177,9 @@ def facts(n, expr, outer=-1):
                 (kw.arg + "=" if kw.arg else "**") + unparse(kw.value) for kw in x.keywords
             ]
             n["calls"].append({"callee": callee, "line": x.lineno, "args": args, "text": unparse(x), "outer": outer})
-            if (
-                callee.split(".")[0] in ("re", "regex")
-                and callee.split(".")[-1] in REGEX_CALLS
-                and x.args
-                and isinstance(x.args[0], ast.Constant)
-                and isinstance(x.args[0].value, (str, bytes))
-            ):
-                v = x.args[0].value
-                n.setdefault("regexps", []).append(v.decode("latin-1") if isinstance(v, bytes) else v)
+            pattern = regex_pattern(x, CONSTS)
+            if pattern is not None:
+                n.setdefault("regexps", []).append(pattern)
             idx = len(n["calls"]) - 1
             for kw in x.keywords:
                 if kw.arg:
@@ -180,12 +219,29 @@ def facts(n, expr, outer=-1):
     walk(expr, outer)
 
 
+def outside_functions(node):
+    """The nodes under node, not entering functions, lambdas or classes."""
+    stack = [node]
+    while stack:
+        x = stack.pop()
+        yield x
+        for c in ast.iter_child_nodes(x):
+            if not isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                stack.append(c)
+
+
+CONSTS = {}  # the module constants of the file being walked (module_constants)
+
+
 class Walker:
     def __init__(self, path):
         self.file = {"path": path, "imports": {}, "funcs": []}
         self.prefix = ""
 
     def module(self, tree):
+        CONSTS.clear()
+        CONSTS.update(module_constants(tree))
+        self.top_regexps(tree.body, "")
         for s in tree.body:
             self.top(s, "")
         for node in ast.walk(tree):
@@ -203,6 +259,25 @@ class Walker:
                     base += "."
                 for a in node.names:
                     self.file["imports"][a.asname or a.name] = base + a.name
+
+    def top_regexps(self, body, prefix):
+        """Records the patterns compiled at the top level of the module and of its classes, each
+        under the name it is bound to (a module's compiled patterns are mostly constants)."""
+        for s in body:
+            if isinstance(s, ast.ClassDef):
+                self.top_regexps(s.body, (prefix + "." if prefix else "") + s.name)
+                continue
+            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            name = ""
+            if isinstance(s, ast.Assign) and len(s.targets) == 1:
+                name = unparse(s.targets[0])
+            for x in outside_functions(s):
+                if isinstance(x, ast.Call):
+                    pattern = regex_pattern(x, CONSTS)
+                    if pattern is not None:
+                        qual = (prefix + "." if prefix else "") + name
+                        self.file.setdefault("regexps", []).append({"name": qual, "line": x.lineno, "pattern": pattern})
 
     def top(self, s, prefix):
         if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -131,6 +131,9 @@ func (p *reParser) quant(it *reItem) {
 		}
 		lo, hi, comma := strings.Cut(p.s[p.pos+1:p.pos+end], ",")
 		n, err := strconv.Atoi(lo)
+		if lo == "" && comma {
+			n, err = 0, nil // Python's {,n} (literal text in JavaScript, rare there)
+		}
 		if err != nil {
 			return
 		}
@@ -194,11 +197,15 @@ func (p *reParser) atom() reItem {
 					it.set = it.set.union(cs)
 					continue
 				}
-				r = rune(unescapeChar(e))
+				r = p.escaped(e)
 			}
 			if p.pos+1 < len(p.s) && p.s[p.pos] == '-' && p.s[p.pos+1] != ']' {
 				hi := rune(p.s[p.pos+1])
 				p.pos += 2
+				if hi == '\\' && p.pos < len(p.s) {
+					p.pos++
+					hi = p.escaped(p.s[p.pos-1])
+				}
 				it.set.addRange(r, hi)
 				continue
 			}
@@ -220,7 +227,7 @@ func (p *reParser) atom() reItem {
 		} else if e == 'b' || e == 'B' || e == 'A' || e == 'Z' || e == 'z' {
 			it.zero = true
 		} else {
-			it.set.add(rune(unescapeChar(e)))
+			it.set.add(p.escaped(e))
 		}
 	case '.':
 		it.set = charSet{}
@@ -232,6 +239,19 @@ func (p *reParser) atom() reItem {
 		it.set.add(rune(c))
 	}
 	return it
+}
+
+// escaped reads the character an escape stands for, e the byte after the backslash: \xHH and
+// \uHHHH read their digits.
+func (p *reParser) escaped(e byte) rune {
+	digits := map[byte]int{'x': 2, 'u': 4}[e]
+	if digits > 0 && p.pos+digits <= len(p.s) {
+		if v, err := strconv.ParseUint(p.s[p.pos:p.pos+digits], 16, 32); err == nil {
+			p.pos += digits
+			return rune(v)
+		}
+	}
+	return rune(unescapeChar(e))
 }
 
 func unescapeChar(e byte) byte {
@@ -299,13 +319,8 @@ func catastrophic(pattern string) string {
 						}
 					}
 				}
-				if why == "" {
-					gf, _ := itemFirst(reItem{group: true, alts: it.alts, min: 1, max: 1})
-					for _, a := range it.alts {
-						if tailRepeats(a, gf) {
-							why = "a repetition nested in another over the same characters"
-						}
-					}
+				if why == "" && innerAmbiguous(it.alts) {
+					why = "a repetition nested in another over the same characters"
 				}
 			}
 			for _, a := range it.alts {
@@ -319,30 +334,86 @@ func catastrophic(pattern string) string {
 	return why
 }
 
-// tailRepeats reports whether a sequence ends (before only optional items) with an unbounded
-// repetition over characters the enclosing repetition's iterations can start with.
-func tailRepeats(seq []reItem, start charSet) bool {
-	for k := len(seq) - 1; k >= 0; k-- {
-		it := seq[k]
-		if it.zero {
-			continue
-		}
-		if it.max == -1 {
-			f, _ := itemFirst(reItem{set: it.set, alts: it.alts, group: it.group, min: 1, max: 1})
-			return f.overlaps(start)
-		}
-		if it.group {
-			for _, a := range it.alts {
-				if tailRepeats(a, start) {
+// reLevel is one step of the way from a repetition down to an item nested in it: the sequence
+// that holds the item (or the group holding it) and the index in it.
+type reLevel struct {
+	seq []reItem
+	at  int
+}
+
+// innerAmbiguous reports whether an iteration of a repeated group holds an unbounded repetition
+// that can take a second way around on the same characters: from the end of the inner repetition
+// to the end of the iteration, then from the start of the next iteration back to the inner one,
+// every item that must match can match characters of the inner repetition. Then a run of those
+// characters splits between the two loops in exponentially many ways ((\w+\s?)*, (a(b+a)?)* with
+// a among b's characters); a separator the inner repetition cannot match ((,\w+)*) breaks the
+// cycle.
+func innerAmbiguous(alts [][]reItem) bool {
+	var path []reLevel
+	var walk func(seq []reItem) bool
+	walk = func(seq []reItem) bool {
+		for k, it := range seq {
+			path = append(path, reLevel{seq, k})
+			if it.max == -1 && !it.zero {
+				set, _ := itemFirst(reItem{set: it.set, alts: it.alts, group: it.group, min: 1, max: 1})
+				if cyclePassable(path, set) {
 					return true
 				}
 			}
+			if it.group && !it.zero {
+				for _, a := range it.alts {
+					if walk(a) {
+						return true
+					}
+				}
+			}
+			path = path[:len(path)-1]
 		}
-		if it.min > 0 {
-			return false
+		return false
+	}
+	for _, a := range alts {
+		if walk(a) {
+			return true
 		}
 	}
 	return false
+}
+
+// cyclePassable reports whether the items after the innermost level's item, up every level to
+// the end of the iteration, and those before each level's item, from the start of the iteration
+// down, can all match characters of set (or nothing).
+func cyclePassable(path []reLevel, set charSet) bool {
+	for _, l := range path {
+		if !seqPassable(l.seq[l.at+1:], set) || !seqPassable(l.seq[:l.at], set) {
+			return false
+		}
+	}
+	return true
+}
+
+func seqPassable(seq []reItem, set charSet) bool {
+	for _, it := range seq {
+		if it.zero || it.min == 0 {
+			continue
+		}
+		if it.group {
+			ok := false
+			for _, a := range it.alts {
+				if seqPassable(a, set) {
+					ok = true
+					break
+				}
+			}
+			if !ok {
+				return false
+			}
+			continue
+		}
+		if !it.set.overlaps(set) {
+			return false
+		}
+	}
+	return true
 }
 
 // regexps reports regular expressions head makes catastrophic where base's counterpart was
@@ -375,9 +446,41 @@ func (c *sideComparison) regexps(p *fnPair) {
 			if was {
 				continue
 			}
-			what := fmt.Sprintf("a regular expression super-linear: /%s/ has %s", clip(re, 100), why)
-			tail := fmt.Sprintf(" (in %s): on an input that almost matches, a backtracking engine tries exponentially many ways to split it, and one request can hold the process for minutes (ReDoS)", p.h.Name)
-			c.report(RuleRegexBacktracking, toulmin.SeverityMedium, p.h.file.Path, hn.Line, what, tail)
+			c.reportRegexp(p.h.file.Path, hn.Line, re, why, p.h.Name)
 		}
 	}
+}
+
+// fileRegexps reports the patterns compiled outside functions (a module's constants, built by
+// joining others) that head makes catastrophic where base's pattern of the same name was not.
+func (c *sideComparison) fileRegexps(sf *sideFile) {
+	bases := map[string][]string{}
+	for _, r := range sf.base.Regexps {
+		bases[r.Name] = append(bases[r.Name], r.Pattern)
+	}
+	for _, r := range sf.head.Regexps {
+		why := catastrophic(r.Pattern)
+		if why == "" {
+			continue
+		}
+		was := false
+		for _, b := range bases[r.Name] {
+			if b == r.Pattern || catastrophic(b) != "" {
+				was = true
+			}
+		}
+		if !was {
+			where := r.Name
+			if where == "" {
+				where = "the module"
+			}
+			c.reportRegexp(sf.head.Path, r.Line, r.Pattern, why, where)
+		}
+	}
+}
+
+func (c *sideComparison) reportRegexp(path string, line int, re, why, where string) {
+	what := fmt.Sprintf("a regular expression super-linear: /%s/ has %s", clip(re, 100), why)
+	tail := fmt.Sprintf(" (in %s): on an input that almost matches, a backtracking engine tries exponentially many ways to split it, and one request can hold the process for minutes (ReDoS)", where)
+	c.report(RuleRegexBacktracking, toulmin.SeverityMedium, path, line, what, tail)
 }

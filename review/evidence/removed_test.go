@@ -1491,6 +1491,13 @@ func TestCatastrophicRegexps(t *testing.T) {
 		`(foo|bar)+`:   false,
 		`[(|)]*`:       false,
 		`^(?!-)[a-z]+`: false,
+		// A cycle through the rest of the iteration and back: every item on it can match the
+		// inner repetition's characters (written with escapes and Python's {,n}), or one cannot.
+		`^([\x21-\x7e]([ \t\x21-\x7e]+[\x21-\x7e]){,1}){0,}$`: true,
+		`([a-z]([a-z ]+[a-z])?)*`:                             true,
+		`^[\x21-\x7e]+(?:[ \t]+[\x21-\x7e]+)*$`:               false,
+		`(?:,\s*\w+)*`:                                        false,
+		`([a-z]([0-9]+[a-z])?)*`:                              false,
 	} {
 		if got := catastrophic(pattern) != ""; got != want {
 			t.Errorf("catastrophic(%q) = %v (%s), want %v", pattern, got, catastrophic(pattern), want)
@@ -1515,6 +1522,15 @@ def words(text):
     return re.findall(r"\w+", text)
 `
 	pyHead := strings.Replace(pyBase, `r"\w+"`, `r"(\w+\s?)*"`, 1)
+	pyModBase := `import re
+
+WORD = "[a-z]"
+PHRASE = WORD + "+(?: +" + WORD + "+)*"
+MATCHER = re.compile(("^" + PHRASE + "$").encode())
+`
+	pyModHead := strings.Replace(pyModBase, `"+(?: +" + WORD + "+)*"`, `"([ a-z]+" + WORD + "){,1}"`, 1)
+	pyModHead = strings.Replace(pyModHead, `"^" + PHRASE + "$"`, `"^(" + PHRASE + ")*$"`, 1)
+	pyModSafe := strings.Replace(pyModBase, `"+(?: +"`, `"+(?:, +"`, 1)
 	goBase := "package w\n\nimport \"regexp\"\n\nvar re = regexp.MustCompile(`\\w+`)\n\nfunc words(s string) []string { return regexp.MustCompile(`\\w+`).FindAllString(s, -1) }\n"
 	goHead := strings.Replace(goBase, "regexp.MustCompile(`\\w+`).Find", "regexp.MustCompile(`(\\w+\\s?)*`).Find", 1)
 	runRemovedCases(t, []removedCase{
@@ -1523,6 +1539,9 @@ def words(text):
 		{name: "javascript safe edit of the pattern", files: [][3]string{{"src/query.js", jsBase, jsSafe}}},
 		{name: "python nested repetition", files: [][3]string{{"app/words.py", pyBase, pyHead}},
 			want: []string{"regex-backtracking@app/words.py:5"}},
+		{name: "python module pattern built from constants", files: [][3]string{{"app/phrase.py", pyModBase, pyModHead}},
+			want: []string{"regex-backtracking@app/phrase.py:5"}},
+		{name: "python module pattern safely edited", files: [][3]string{{"app/phrase.py", pyModBase, pyModSafe}}},
 		{name: "go regexp is linear", files: [][3]string{{"w/words.go", goBase, goHead}}},
 	})
 }
@@ -1765,4 +1784,31 @@ func Load(ctx context.Context, a, b string) error {
 			t.Fatalf("output changed between runs:\n%s\nthen:\n%s", first, got)
 		}
 	}
+}
+
+// A guard removed before a call of a function of the same file is reported at that call when
+// the function goes on using the guarded value after it (the work the guard saved is done there),
+// and inside the callee when the call only hands the value on.
+func TestRemovedGuardFollowsOnlyAHandOver(t *testing.T) {
+	base := `def validate(name):
+    for ch in name:
+        if not ch.isalnum():
+            raise ValueError(ch)
+
+
+def encode(name):
+    if len(name) > 63:
+        raise ValueError("too long")
+    validate(name)
+    return "xn--" + name.encode("punycode").decode()
+`
+	head := strings.Replace(base, "    if len(name) > 63:\n        raise ValueError(\"too long\")\n", "", 1)
+	handOver := strings.Replace(head, "    return \"xn--\" + name.encode(\"punycode\").decode()\n", "    return None\n", 1)
+	handOverBase := strings.Replace(base, "    return \"xn--\" + name.encode(\"punycode\").decode()\n", "    return None\n", 1)
+	runRemovedCases(t, []removedCase{
+		{name: "the function still uses the value after the call", files: [][3]string{{"lib/label.py", base, head}},
+			want: []string{"check-removed@lib/label.py:8"}},
+		{name: "the call hands the value on", files: [][3]string{{"lib/label.py", handOverBase, handOver}},
+			want: []string{"check-removed@lib/label.py:2"}},
+	})
 }
