@@ -1,0 +1,3 @@
+module example.com/goconc
+
+go 1.22
