@@ -1,3 +1,0 @@
-module example.com/goconc
-
-go 1.22
