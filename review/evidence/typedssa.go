@@ -16,8 +16,9 @@ import (
 // ssaOfTyped stands in for buildssa in a package that does not type-check in full (a dependency
 // missing from the module cache): go/ssa panics on an expression of invalid type, which would
 // cost every SSA-based check (bodyclose, sqlclosecheck, rowserrcheck, noctx, nilaway) the whole
-// package. It builds the SSA of the functions that type-check, and builds the others as
-// declarations only (no body: nothing is reported in them), as the cgo files' functions that use
+// package. It builds the SSA of the functions that type-check, or that do once their ill-typed
+// call statements using none of their variables are left out (see withoutInvalidCalls), and
+// builds the others as declarations only (no body: nothing is reported in them), as the cgo files' functions that use
 // C names are. Package-level initialisers of invalid type are left out likewise.
 func ssaOfTyped(pass *analysis.Pass) (res any, err error) {
 	defer func() {
@@ -79,6 +80,11 @@ func typedBodiesOnly(f *ast.File, info *types.Info) *ast.File {
 		if ok && fd.Body != nil && (hasInvalid(info, fd) || invalidType(fd.Name, info)) {
 			stub := *fd
 			stub.Body = nil
+			if !hasInvalid(info, fd.Type) && !invalidType(fd.Name, info) && (fd.Recv == nil || !hasInvalid(info, fd.Recv)) {
+				if body := withoutInvalidCalls(fd.Body, info); !hasInvalid(info, body) {
+					stub.Body = body
+				}
+			}
 			d, changed = &stub, true
 		}
 		decls = append(decls, d)
@@ -130,4 +136,94 @@ func invalidType(e ast.Expr, info *types.Info) bool {
 
 func isInvalidType(t types.Type) bool {
 	return t != nil && strings.Contains(types.TypeString(t, nil), "invalid type")
+}
+
+// withoutInvalidCalls is a copy of body whose call statements (a call, a defer or a go statement
+// whose result is dropped) that do not type-check and use none of the function's own variables are
+// left out: a metrics or logging call into a module missing from the cache declares nothing and
+// can neither close nor keep the function's values, so the rest of the function is still judged.
+// The statements of nested blocks are pruned alike; the original AST is not changed.
+func withoutInvalidCalls(body *ast.BlockStmt, info *types.Info) *ast.BlockStmt {
+	out := *body
+	out.List = pruneStmts(body.List, info)
+	return &out
+}
+
+func pruneStmts(list []ast.Stmt, info *types.Info) []ast.Stmt {
+	out := make([]ast.Stmt, 0, len(list))
+	for _, st := range list {
+		switch st.(type) {
+		case *ast.ExprStmt, *ast.DeferStmt, *ast.GoStmt:
+			if hasInvalid(info, st) && !usesLocals(info, st) {
+				st = &ast.EmptyStmt{Semicolon: st.Pos(), Implicit: true}
+			}
+		default:
+			st = pruneNested(st, info)
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// pruneNested is st with the statement lists it holds pruned (see pruneStmts).
+func pruneNested(st ast.Stmt, info *types.Info) ast.Stmt {
+	switch s := st.(type) {
+	case *ast.BlockStmt:
+		return withoutInvalidCalls(s, info)
+	case *ast.IfStmt:
+		c := *s
+		c.Body = withoutInvalidCalls(s.Body, info)
+		if s.Else != nil {
+			c.Else = pruneNested(s.Else, info)
+		}
+		return &c
+	case *ast.ForStmt:
+		c := *s
+		c.Body = withoutInvalidCalls(s.Body, info)
+		return &c
+	case *ast.RangeStmt:
+		c := *s
+		c.Body = withoutInvalidCalls(s.Body, info)
+		return &c
+	case *ast.SwitchStmt:
+		c := *s
+		c.Body = withoutInvalidCalls(s.Body, info)
+		return &c
+	case *ast.TypeSwitchStmt:
+		c := *s
+		c.Body = withoutInvalidCalls(s.Body, info)
+		return &c
+	case *ast.SelectStmt:
+		c := *s
+		c.Body = withoutInvalidCalls(s.Body, info)
+		return &c
+	case *ast.CaseClause:
+		c := *s
+		c.Body = pruneStmts(s.Body, info)
+		return &c
+	case *ast.CommClause:
+		c := *s
+		c.Body = pruneStmts(s.Body, info)
+		return &c
+	case *ast.LabeledStmt:
+		c := *s
+		c.Stmt = pruneNested(s.Stmt, info)
+		return &c
+	}
+	return st
+}
+
+// usesLocals reports whether n uses a variable declared inside a function (a parameter, a
+// receiver, a local), as opposed to one of a package.
+func usesLocals(info *types.Info, n ast.Node) bool {
+	found := false
+	ast.Inspect(n, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && !found {
+			if v, ok := info.Uses[id].(*types.Var); ok && !v.IsField() && v.Parent() != nil && v.Parent() != v.Pkg().Scope() {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
