@@ -27,7 +27,8 @@ defaults, each on its trees at DIR/<id> (git repositories with tags base and hea
 check and all, per language and per class. A defect is found when a finding of substance cites a
 defect line within 3 lines and the decision is not approve; a benign case fails on
 request_changes or a failed run. Each line and total also gives the changed Go packages fully
-type-checked in head and the wall time (the median per case in the totals). Go modules are taken
+type-checked in head, the wall time and the processor time (user and system, of the bench and
+the tools it ran; median and maximum per case in the totals, of all and per language). Go modules are taken
 from the go command's module cache only (or DEBATEBOT_GOMODCACHE), unless --goproxy lets them
 be downloaded through DEBATEBOT_GOPROXY into DEBATEBOT_GOMODCACHE.
 
@@ -98,10 +99,10 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 			continue
 		}
 		var cov evidence.Coverage
-		start := time.Now()
+		start, cpu := time.Now(), cpuTime()
 		tr, err := benchCase(evidence.WithCoverage(ctx, &cov), filepath.Join(f.trees, c.ID), f.diff)
 		r := realcases.Judge(c, tr, err)
-		r.Wall, r.TypesFull, r.TypesChanged = time.Since(start), cov.Full, cov.Changed
+		r.Wall, r.CPU, r.TypesFull, r.TypesChanged = time.Since(start), cpuTime()-cpu, cov.Full, cov.Changed
 		results = append(results, r)
 		if _, err := fmt.Fprintln(stdout, r.Line()); err != nil {
 			return err
