@@ -19,7 +19,7 @@ import (
 	"github.com/debatebot/debatebot/toulmin"
 )
 
-const benchUsage = `Usage: debatebot bench --cases PATH [--trees DIR] [--split dev|check|all] [--diff] [--goproxy] [--explain] [--rules] [ID...]
+const benchUsage = `Usage: debatebot bench --cases PATH [--trees DIR] [--split dev|check|all] [--diff] [--goproxy] [--explain] [--rules] [--stages] [ID...]
 
 Debates the real cases of PATH (a case file, or a folder of *.tsv) offline with the embedded
 defaults, each on its trees at DIR/<id> (git repositories with tags base and head, as
@@ -37,12 +37,15 @@ analyzer, path:line; those citing a defect marked), and the totals by the rule t
 --rules, the rule table alone follows the totals: per rule, the defect cases found with it and
 their repositories, the defect cases where it cites a defect line (found or not), its findings on
 defect cases away from the defect lines, the benign cases it fires on and those of them held back
-(request_changes), and its total findings.
+(request_changes), and its total findings. With --stages, each case's line is followed by the
+wall time of each stage of its evidence gathering (the go command's loads, each Go analyzer, gosec,
+each external tool, each analyzer of the change; stages of base and head that run side by side add
+up), the longest first.
 `
 
 type benchFlags struct {
 	cases, trees, split           string
-	diff, goproxy, explain, rules bool
+	diff, goproxy, explain, rules, stages bool
 	ids                           []string
 }
 
@@ -61,6 +64,7 @@ func parseBenchFlags(args []string, stderr io.Writer, getenv func(string) string
 	fs.BoolVar(&f.diff, "diff", false, "debate the hunks only (git diff base head), not the whole trees")
 	fs.BoolVar(&f.goproxy, "goproxy", false, "download the trees' Go modules through DEBATEBOT_GOPROXY (the public proxy when unset); without it no module is downloaded")
 	fs.BoolVar(&f.explain, "explain", false, "list each case's findings of substance, then the rule table")
+	fs.BoolVar(&f.stages, "stages", false, "after each case's line, the wall time of each stage of its evidence gathering")
 	fs.BoolVar(&f.rules, "rules", false, "after the totals, the rule table: what each rule found, missed and held back")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -99,13 +103,19 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 			continue
 		}
 		var cov evidence.Coverage
+		var times evidence.Timings
 		start, cpu := time.Now(), cpuTime()
-		tr, err := benchCase(evidence.WithCoverage(ctx, &cov), filepath.Join(f.trees, c.ID), f.diff)
+		tr, err := benchCase(evidence.WithTimings(evidence.WithCoverage(ctx, &cov), &times), filepath.Join(f.trees, c.ID), f.diff)
 		r := realcases.Judge(c, tr, err)
 		r.Wall, r.CPU, r.TypesFull, r.TypesChanged = time.Since(start), cpuTime()-cpu, cov.Full, cov.Changed
 		results = append(results, r)
 		if _, err := fmt.Fprintln(stdout, r.Line()); err != nil {
 			return err
+		}
+		if f.stages {
+			if _, err := fmt.Fprintf(stdout, "  stages: %s\n", &times); err != nil {
+				return err
+			}
 		}
 		if f.explain {
 			if err := realcases.WriteExplain(stdout, r); err != nil {

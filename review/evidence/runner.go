@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/buildssa"
@@ -211,7 +212,7 @@ func analyzeTree(ctx context.Context, root string, files []string, env []string,
 		return nil, fmt.Errorf("failed to make a directory for the analysis copies of go.mod: %w", err)
 	}
 	defer os.RemoveAll(scratch)
-	t := &treeRun{ctx: ctx, root: abs, env: env, mods: m, loads: loads, scratch: scratch, rep: rep, bctx: cgoContext(env), scrub: &pathScrubber{}}
+	t := &treeRun{ctx: ctx, root: abs, env: env, mods: m, loads: loads, scratch: scratch, rep: rep, bctx: cgoContext(env), scrub: &pathScrubber{}, times: timingsOf(ctx)}
 	t.scrub.add(abs, "")
 	if len(modules) > 0 {
 		// Without an answer there is no go command, and loading says so for every package.
@@ -297,6 +298,8 @@ type treeRun struct {
 	bctx  *build.Context
 	scrub *pathScrubber
 	rep   *TreeReport
+	// times are the timings of the run's context (nil: none kept).
+	times *Timings
 }
 
 // analyzeModule loads the packages patterns of the module at mod (the idx-th of the tree) and
@@ -309,7 +312,9 @@ func (t *treeRun) analyzeModule(mod string, idx int, patterns []string, tests bo
 		t.loads.Unlock()
 		return err
 	}
+	start, cpu0 := time.Now(), childCPU()
 	pkgs, err := packages.Load(cfg, patterns...)
+	t.times.childrenSince("go load", start, cpu0)
 	t.loads.Unlock()
 	if err != nil {
 		if t.ctx.Err() != nil {
@@ -353,7 +358,7 @@ func (t *treeRun) analyzeModule(mod string, idx int, patterns []string, tests bo
 				rep.files[filepath.ToSlash(rel)] = true
 			}
 		}
-		t.analyzePackage(&driver{pkg: pkg, facts: facts, results: map[*analysis.Analyzer]*outcome{}}, seenFinding)
+		t.analyzePackage(&driver{pkg: pkg, facts: facts, results: map[*analysis.Analyzer]*outcome{}, times: t.times}, seenFinding)
 	}
 	return nil
 }
@@ -390,7 +395,9 @@ func (t *treeRun) prepare(mod string, idx int, patterns []string, tests bool) (*
 	if !t.mods.downloads() {
 		return cfg, nil, nil
 	}
+	start, cpu0 := time.Now(), childCPU()
 	res, err := resolve(t.ctx, cfg, t.mods, patterns)
+	t.times.childrenSince("go resolve (downloads)", start, cpu0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", where, err)
 	}
@@ -543,6 +550,7 @@ type driver struct {
 	pkg     *packages.Package
 	facts   *factStore
 	results map[*analysis.Analyzer]*outcome
+	times   *Timings
 }
 
 func (d *driver) run(a *analysis.Analyzer) *outcome {
@@ -595,6 +603,7 @@ func (d *driver) run(a *analysis.Analyzer) *outcome {
 		if a == buildssa.Analyzer && pkg.IllTyped {
 			run = ssaOfTyped // the functions that type-check (typedssa.go)
 		}
+		defer d.times.since("go "+a.Name, time.Now())
 		res, err := run(pass)
 		out.result = res
 		if err != nil {
