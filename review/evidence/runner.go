@@ -385,7 +385,12 @@ func (t *treeRun) prepare(mod string, idx int, patterns []string, tests bool) (*
 		return nil, nil, nil
 	}
 	rep.Notes = append(rep.Notes, mc.notes...)
-	cfg := &packages.Config{Context: t.ctx, Mode: loadMode, Dir: mod, Env: t.env, Tests: tests, BuildFlags: mc.flags, Overlay: mc.overlay}
+	// -trimpath keeps the tree's directory out of the build cache's keys: the export data of a
+	// package the two trees share (or a tree and an earlier review share) is compiled once, not
+	// once per checkout directory. Positions in the export data name the module path, not the
+	// host's directory; the analysis reports positions of the packages it type-checks from source.
+	flags := append(slices.Clip(mc.flags), "-trimpath")
+	cfg := &packages.Config{Context: t.ctx, Mode: loadMode, Dir: mod, Env: t.env, Tests: tests, BuildFlags: flags, Overlay: mc.overlay}
 	where := relSlash(t.root, filepath.Join(mod, "go.mod"))
 	if readErr == nil && vendored(mod, goMod) {
 		cfg.BuildFlags = append(slices.Clip(cfg.BuildFlags), "-mod=vendor")
