@@ -44,9 +44,9 @@ up), the longest first.
 `
 
 type benchFlags struct {
-	cases, trees, split           string
+	cases, trees, split                   string
 	diff, goproxy, explain, rules, stages bool
-	ids                           []string
+	ids                                   []string
 }
 
 func parseBenchFlags(args []string, stderr io.Writer, getenv func(string) string) (*benchFlags, error) {
