@@ -19,7 +19,7 @@ import (
 	"github.com/debatebot/debatebot/toulmin"
 )
 
-const benchUsage = `Usage: debatebot bench --cases PATH [--trees DIR] [--split dev|check|all] [--diff] [--goproxy] [--explain] [--rules] [ID...]
+const benchUsage = `Usage: debatebot bench --cases PATH [--trees DIR] [--split dev|check|all] [--diff] [--goproxy] [--explain] [--rules] [--stages] [ID...]
 
 Debates the real cases of PATH (a case file, or a folder of *.tsv) offline with the embedded
 defaults, each on its trees at DIR/<id> (git repositories with tags base and head, as
@@ -27,7 +27,8 @@ defaults, each on its trees at DIR/<id> (git repositories with tags base and hea
 check and all, per language and per class. A defect is found when a finding of substance cites a
 defect line within 3 lines and the decision is not approve; a benign case fails on
 request_changes or a failed run. Each line and total also gives the changed Go packages fully
-type-checked in head and the wall time (the median per case in the totals). Go modules are taken
+type-checked in head, the wall time and the processor time (user and system, of the bench and
+the tools it ran; median and maximum per case in the totals, of all and per language). Go modules are taken
 from the go command's module cache only (or DEBATEBOT_GOMODCACHE), unless --goproxy lets them
 be downloaded through DEBATEBOT_GOPROXY into DEBATEBOT_GOMODCACHE.
 
@@ -36,13 +37,16 @@ analyzer, path:line; those citing a defect marked), and the totals by the rule t
 --rules, the rule table alone follows the totals: per rule, the defect cases found with it and
 their repositories, the defect cases where it cites a defect line (found or not), its findings on
 defect cases away from the defect lines, the benign cases it fires on and those of them held back
-(request_changes), and its total findings.
+(request_changes), and its total findings. With --stages, each case's line is followed by the
+wall time of each stage of its evidence gathering (the go command's loads, each Go analyzer, gosec,
+each external tool, each analyzer of the change; stages of base and head that run side by side add
+up), the longest first.
 `
 
 type benchFlags struct {
-	cases, trees, split           string
-	diff, goproxy, explain, rules bool
-	ids                           []string
+	cases, trees, split                   string
+	diff, goproxy, explain, rules, stages bool
+	ids                                   []string
 }
 
 func parseBenchFlags(args []string, stderr io.Writer, getenv func(string) string) (*benchFlags, error) {
@@ -60,6 +64,7 @@ func parseBenchFlags(args []string, stderr io.Writer, getenv func(string) string
 	fs.BoolVar(&f.diff, "diff", false, "debate the hunks only (git diff base head), not the whole trees")
 	fs.BoolVar(&f.goproxy, "goproxy", false, "download the trees' Go modules through DEBATEBOT_GOPROXY (the public proxy when unset); without it no module is downloaded")
 	fs.BoolVar(&f.explain, "explain", false, "list each case's findings of substance, then the rule table")
+	fs.BoolVar(&f.stages, "stages", false, "after each case's line, the wall time of each stage of its evidence gathering")
 	fs.BoolVar(&f.rules, "rules", false, "after the totals, the rule table: what each rule found, missed and held back")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -98,13 +103,19 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 			continue
 		}
 		var cov evidence.Coverage
-		start := time.Now()
-		tr, err := benchCase(evidence.WithCoverage(ctx, &cov), filepath.Join(f.trees, c.ID), f.diff)
+		var times evidence.Timings
+		start, cpu := time.Now(), cpuTime()
+		tr, err := benchCase(evidence.WithTimings(evidence.WithCoverage(ctx, &cov), &times), filepath.Join(f.trees, c.ID), f.diff)
 		r := realcases.Judge(c, tr, err)
-		r.Wall, r.TypesFull, r.TypesChanged = time.Since(start), cov.Full, cov.Changed
+		r.Wall, r.CPU, r.TypesFull, r.TypesChanged = time.Since(start), cpuTime()-cpu, cov.Full, cov.Changed
 		results = append(results, r)
 		if _, err := fmt.Fprintln(stdout, r.Line()); err != nil {
 			return err
+		}
+		if f.stages {
+			if _, err := fmt.Fprintf(stdout, "  stages: %s\n", &times); err != nil {
+				return err
+			}
 		}
 		if f.explain {
 			if err := realcases.WriteExplain(stdout, r); err != nil {

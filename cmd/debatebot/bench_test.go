@@ -61,7 +61,7 @@ func TestBenchJudgesRealCasesOnTheirTrees(t *testing.T) {
 	}
 	t.Log(out)
 	for _, want := range []string{"go-001       dev   go         defect correctness", "found (", "go-002       check go         benign none        approve              ok",
-		"go-003", "FAILED: no case repository", "[types 1/1]", "types        1/1 changed Go packages fully type-checked (100%)", "wall time    median", "dev: 1 cases: found 1/1 (100%), benign failed 0/0", "check: 2 cases: found 0/0, benign failed 1/2", "all: 3 cases: found 1/1 (100%), benign failed 1/2"} {
+		"go-003", "FAILED: no case repository", "[types 1/1]", "types        1/1 changed Go packages fully type-checked (100%)", "time         wall median", "dev: 1 cases: found 1/1 (100%), benign failed 0/0", "check: 2 cases: found 0/0, benign failed 1/2", "all: 3 cases: found 1/1 (100%), benign failed 1/2"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the listing lacks %q", want)
 		}

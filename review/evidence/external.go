@@ -60,6 +60,8 @@ var ErrNotInstalled = errors.New("not installed")
 type ToolOutput struct {
 	Stdout, Stderr []byte
 	ExitCode       int
+	// CPU is the processor time (user and system) the tool used.
+	CPU time.Duration
 }
 
 // DefaultTools returns the external tools debatebot runs when they are installed.
@@ -196,6 +198,7 @@ func runOne(ctx context.Context, tool ExternalTool, baseDir, headDir string, bas
 	headRep, headErr := analyzeWith(ctx, tool, headDir, head, timeout)
 	wg.Wait()
 	res.Elapsed = time.Since(start)
+	timingsOf(ctx).add("tool "+tool.Name(), res.Elapsed, 0)
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%s stopped: %w", tool.Name(), err)
 	}
@@ -250,6 +253,7 @@ func analyzeWith(ctx context.Context, tool ExternalTool, dir string, files []str
 	if err != nil {
 		return nil, err
 	}
+	timingsOf(ctx).add("tool "+tool.Name(), 0, out.CPU)
 	found, problems, err := tool.Parse(out)
 	if err != nil {
 		return nil, err
@@ -481,6 +485,9 @@ func runTool(ctx context.Context, dir string, timeout time.Duration, program str
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	err = cmd.Run()
 	out := &ToolOutput{Stdout: stdout.buf.Bytes(), Stderr: stderr.buf.Bytes()}
+	if ps := cmd.ProcessState; ps != nil {
+		out.CPU = ps.UserTime() + ps.SystemTime()
+	}
 	name := filepath.Base(program)
 	switch {
 	case stdout.full || stderr.full:

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/securego/gosec/v2"
 	"github.com/securego/gosec/v2/analyzers"
@@ -185,6 +186,8 @@ func (d *driver) runGosec(treeRoot string) (found []Finding, err error) {
 			found, err = nil, fmt.Errorf("gosec panic: %v (%s)", r, firstFrame(debug.Stack()))
 		}
 	}()
+	start := time.Now()
+	defer func() { d.times.since("gosec (without SSA)", start) }()
 	g := gosec.NewAnalyzer(gosec.NewConfig(), false, true, false, 1, log.New(io.Discard, "", 0))
 	ruleDefs, ruleOff := rules.Generate(false, rules.NewRuleFilter(true, leftOutIDs()...)).RulesInfo()
 	g.LoadRules(ruleDefs, ruleOff)
@@ -192,7 +195,9 @@ func (d *driver) runGosec(treeRoot string) (found []Finding, err error) {
 	if !d.pkg.IllTyped {
 		anDefs, anOff := analyzers.Generate(false, analyzers.NewAnalyzerFilter(true, leftOutIDs()...)).AnalyzersInfo()
 		g.LoadAnalyzers(anDefs, anOff)
+		ssaStart := time.Now()
 		ssaOut := d.run(buildssa.Analyzer)
+		start = start.Add(time.Since(ssaStart)) // an SSA built here counts as buildssa's
 		if ssaOut.err != nil {
 			return nil, fmt.Errorf("gosec needs SSA: %w", ssaOut.err)
 		}

@@ -252,7 +252,7 @@ func substantive(e toulmin.Evidence) bool {
 
 // debateCase holds the offline debate of dir/change.diff on dir/base as `debatebot debate --diff
 // change.diff --dir base` does with the default configuration, with a fixed clock.
-func debateCase(t *testing.T, dir string) *toulmin.Transcript {
+func debateCase(t testing.TB, dir string) *toulmin.Transcript {
 	t.Helper()
 	path := filepath.Join(dir, "change.diff")
 	f, err := os.Open(path)

@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/buildssa"
@@ -187,7 +188,7 @@ func analyzeTree(ctx context.Context, root string, files []string, env []string,
 		return nil, fmt.Errorf("failed to make a directory for the analysis copies of go.mod: %w", err)
 	}
 	defer os.RemoveAll(scratch)
-	t := &treeRun{ctx: ctx, root: abs, env: env, mods: m, loads: loads, scratch: scratch, rep: rep, bctx: cgoContext(env), scrub: &pathScrubber{}}
+	t := &treeRun{ctx: ctx, root: abs, env: env, mods: m, loads: loads, scratch: scratch, rep: rep, bctx: cgoContext(env), scrub: &pathScrubber{}, times: timingsOf(ctx)}
 	t.scrub.add(abs, "")
 	if len(modules) > 0 {
 		// Without an answer there is no go command, and loading says so for every package.
@@ -273,6 +274,8 @@ type treeRun struct {
 	bctx  *build.Context
 	scrub *pathScrubber
 	rep   *TreeReport
+	// times are the timings of the run's context (nil: none kept).
+	times *Timings
 }
 
 // analyzeModule loads the packages patterns of the module at mod (the idx-th of the tree) and
@@ -285,12 +288,14 @@ func (t *treeRun) analyzeModule(mod string, idx int, patterns []string, tests bo
 		t.loads.Unlock()
 		return err
 	}
+	start, cpu0 := time.Now(), childCPU()
 	pkgs, err := packages.Load(cfg, patterns...)
 	if _, synthesized := cfg.Overlay[filepath.Join(mod, "go.mod")]; err == nil && synthesized {
 		var notes []string
 		pkgs, notes = t.olderMajors(cfg, pkgs, patterns, filepath.Join(t.scratch, strconv.Itoa(idx), "go.mod"))
 		rep.Notes = append(rep.Notes, notes...)
 	}
+	t.times.childrenSince("go load", start, cpu0)
 	t.loads.Unlock()
 	if err != nil {
 		if t.ctx.Err() != nil {
@@ -334,7 +339,7 @@ func (t *treeRun) analyzeModule(mod string, idx int, patterns []string, tests bo
 				rep.files[filepath.ToSlash(rel)] = true
 			}
 		}
-		t.analyzePackage(&driver{pkg: pkg, facts: facts, results: map[*analysis.Analyzer]*outcome{}}, seenFinding)
+		t.analyzePackage(&driver{pkg: pkg, facts: facts, results: map[*analysis.Analyzer]*outcome{}, times: t.times}, seenFinding)
 	}
 	return nil
 }
@@ -361,7 +366,12 @@ func (t *treeRun) prepare(mod string, idx int, patterns []string, tests bool) (*
 		return nil, nil, nil
 	}
 	rep.Notes = append(rep.Notes, mc.notes...)
-	cfg := &packages.Config{Context: t.ctx, Mode: loadMode, Dir: mod, Env: t.env, Tests: tests, BuildFlags: mc.flags, Overlay: mc.overlay}
+	// -trimpath keeps the tree's directory out of the build cache's keys: the export data of a
+	// package the two trees share (or a tree and an earlier review share) is compiled once, not
+	// once per checkout directory. Positions in the export data name the module path, not the
+	// host's directory; the analysis reports positions of the packages it type-checks from source.
+	flags := append(slices.Clip(mc.flags), "-trimpath")
+	cfg := &packages.Config{Context: t.ctx, Mode: loadMode, Dir: mod, Env: t.env, Tests: tests, BuildFlags: flags, Overlay: mc.overlay}
 	where := relSlash(t.root, filepath.Join(mod, "go.mod"))
 	if readErr == nil && vendored(mod, goMod) {
 		cfg.BuildFlags = append(slices.Clip(cfg.BuildFlags), "-mod=vendor")
@@ -371,7 +381,9 @@ func (t *treeRun) prepare(mod string, idx int, patterns []string, tests bool) (*
 	if !t.mods.downloads() {
 		return cfg, nil, nil
 	}
+	start, cpu0 := time.Now(), childCPU()
 	res, excluded, err := resolveExcluding(t.ctx, cfg, t.mods, patterns, filepath.Join(scratch, "go.mod"))
+	t.times.childrenSince("go resolve (downloads)", start, cpu0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", where, err)
 	}
@@ -525,6 +537,7 @@ type driver struct {
 	pkg     *packages.Package
 	facts   *factStore
 	results map[*analysis.Analyzer]*outcome
+	times   *Timings
 }
 
 func (d *driver) run(a *analysis.Analyzer) *outcome {
@@ -577,6 +590,7 @@ func (d *driver) run(a *analysis.Analyzer) *outcome {
 		if a == buildssa.Analyzer && pkg.IllTyped {
 			run = ssaOfTyped // the functions that type-check (typedssa.go)
 		}
+		defer d.times.since("go "+a.Name, time.Now())
 		res, err := run(pass)
 		out.result = res
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"go/token"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -57,7 +58,9 @@ func (s *Scan) Trees() (base, head string, err error) {
 		if s.Change.Trees == nil {
 			s.trees.err = errors.New("the change has no trees (a bare diff shows only hunks)")
 		} else {
+			start := time.Now()
 			s.trees.base, s.trees.head, s.trees.cleanup, s.trees.err = s.Change.Trees(s.Context())
+			timingsOf(s.Context()).since("trees (checkout)", start)
 			if s.trees.err == nil {
 				s.hide(s.trees.base)
 				s.hide(s.trees.head)
@@ -200,12 +203,16 @@ func GatherWithNotes(ctx context.Context, c *Change, analyzers []Analyzer) ([]to
 	if c.Trees == nil && c.NoTrees != "" {
 		s.Note(c.NoTrees)
 	}
+	times := timingsOf(ctx)
+	defer times.since("evidence (all analyzers)", time.Now())
 	for _, a := range analyzers {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, fmt.Errorf("evidence gathering stopped before %s: %w", a.Name(), err)
 		}
 		s.analyzer = a.Name()
+		start := time.Now()
 		a.Analyze(s)
+		times.since("analyzer "+a.Name(), start)
 	}
 	ev := s.Evidence() // before the notes are read: a processor that fails says so in one
 	return ev, s.notes, nil

@@ -31,8 +31,9 @@ type Result struct {
 	Err error
 	// TypesFull of TypesChanged changed Go packages were fully type-checked in head.
 	TypesFull, TypesChanged int
-	// Wall is how long the case's debate took.
-	Wall time.Duration
+	// Wall is how long the case's debate took; CPU the processor time (user and system, of the
+	// process and the tools it ran) it used, which a busy machine does not inflate as it does Wall.
+	Wall, CPU time.Duration
 }
 
 // Judge judges the debate of c (tr, or err when it did not run) as the benchmark's README says.
@@ -98,7 +99,10 @@ func (r Result) Line() string {
 	if r.TypesChanged > 0 {
 		s += fmt.Sprintf(" [types %d/%d]", r.TypesFull, r.TypesChanged)
 	}
-	if r.Wall > 0 {
+	switch {
+	case r.Wall > 0 && r.CPU > 0:
+		s += fmt.Sprintf(" [%.1fs, cpu %.1fs]", r.Wall.Seconds(), r.CPU.Seconds())
+	case r.Wall > 0:
 		s += fmt.Sprintf(" [%.1fs]", r.Wall.Seconds())
 	}
 	return s
@@ -183,28 +187,61 @@ func WriteTotals(w io.Writer, results []Result) error {
 }
 
 // writeTypesAndTimes writes the share of the changed Go packages fully type-checked in head and
-// the median wall time per case, when the results have them.
+// the median and maximum wall and processor times per case, of all and of each language, when
+// the results have them.
 func writeTypesAndTimes(w io.Writer, results []Result) {
 	var full, changed int
-	var walls []time.Duration
 	for _, r := range results {
 		full += r.TypesFull
 		changed += r.TypesChanged
-		if r.Wall > 0 {
-			walls = append(walls, r.Wall)
-		}
 	}
 	if changed > 0 {
 		fmt.Fprintf(w, "  %-12s %d/%d changed Go packages fully type-checked%s\n", "types", full, changed, pct(full, changed))
 	}
-	if len(walls) > 0 {
-		slices.Sort(walls)
-		med := walls[len(walls)/2]
-		if len(walls)%2 == 0 {
-			med = (walls[len(walls)/2-1] + walls[len(walls)/2]) / 2
-		}
-		fmt.Fprintf(w, "  %-12s median %.1fs per case, max %.1fs\n", "wall time", med.Seconds(), walls[len(walls)-1].Seconds())
+	if s := times(results); s != "" {
+		fmt.Fprintf(w, "  %-12s %s\n", "time", s)
 	}
+	for _, lang := range Languages {
+		var of []Result
+		for _, r := range results {
+			if r.Case.Lang == lang {
+				of = append(of, r)
+			}
+		}
+		if s := times(of); s != "" && len(of) < len(results) {
+			fmt.Fprintf(w, "  %-12s %s\n", "time "+lang, s)
+		}
+	}
+}
+
+// times is "wall median Xs, max Ys; cpu median Zs, max Ws" over the results that were timed.
+func times(results []Result) string {
+	var walls, cpus []time.Duration
+	for _, r := range results {
+		if r.Wall > 0 {
+			walls = append(walls, r.Wall)
+		}
+		if r.CPU > 0 {
+			cpus = append(cpus, r.CPU)
+		}
+	}
+	if len(walls) == 0 {
+		return ""
+	}
+	s := "wall " + medianMax(walls)
+	if len(cpus) > 0 {
+		s += "; cpu " + medianMax(cpus)
+	}
+	return s
+}
+
+func medianMax(ds []time.Duration) string {
+	slices.Sort(ds)
+	med := ds[len(ds)/2]
+	if len(ds)%2 == 0 {
+		med = (ds[len(ds)/2-1] + ds[len(ds)/2]) / 2
+	}
+	return fmt.Sprintf("median %.1fs per case, max %.1fs", med.Seconds(), ds[len(ds)-1].Seconds())
 }
 
 func addTo(m map[string]*tally, key string, r Result) {

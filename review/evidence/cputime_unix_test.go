@@ -1,0 +1,21 @@
+//go:build unix
+
+package evidence_test
+
+import (
+	"syscall"
+	"time"
+)
+
+// cpuTime is the processor time (user and system) of the test process and of the children it
+// waited for (the go command, the tools).
+func cpuTime() time.Duration {
+	var total time.Duration
+	for _, who := range []int{syscall.RUSAGE_SELF, syscall.RUSAGE_CHILDREN} {
+		var ru syscall.Rusage
+		if syscall.Getrusage(who, &ru) == nil {
+			total += time.Duration(ru.Utime.Nano()) + time.Duration(ru.Stime.Nano())
+		}
+	}
+	return total
+}
