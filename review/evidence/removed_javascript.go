@@ -526,6 +526,14 @@ var jsIterationMethods = map[string]bool{
 	"find": true, "findIndex": true, "findLast": true, "findLastIndex": true, "reduce": true, "reduceRight": true,
 }
 
+// noteIteration records the function literal that call x passes to an array's iteration method
+// (x's callee d is xs.map): its body is a loop over xs.
+func (w *jsWalker) noteIteration(x *ast.CallExpression, d *ast.DotExpression) {
+	if jsIterationMethods[d.Identifier.Name.String()] && len(x.ArgumentList) > 0 {
+		w.iterations[x.ArgumentList[0]] = w.text(d.Left) + "." + d.Identifier.Name.String()
+	}
+}
+
 // iteration adds the loop that the function literal l passed to the iteration method over
 // (xs.map) stands for, under parent, its parameters the loop's variables; l's body goes under it.
 func (w *jsWalker) iteration(l ast.Node, over string, parent int) int {
@@ -659,9 +667,7 @@ func (w *jsWalker) facts(n *irNode, e ast.Node, outer int) []ast.Node {
 			idx := len(n.Calls) - 1
 			if d, ok := x.Callee.(*ast.DotExpression); ok {
 				n.Uses = append(n.Uses, w.names(d.Left)...)
-				if jsIterationMethods[d.Identifier.Name.String()] && len(x.ArgumentList) > 0 {
-					w.iterations[x.ArgumentList[0]] = w.text(d.Left) + "." + d.Identifier.Name.String()
-				}
+				w.noteIteration(x, d)
 				walk(d.Left, outer)
 			} else if _, ok := x.Callee.(*ast.Identifier); !ok {
 				walk(x.Callee, outer)
