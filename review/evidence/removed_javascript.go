@@ -353,6 +353,12 @@ func (w *jsWalker) stmt(s ast.Statement, parent int, branch string, cb bool) {
 		n.Text = "if " + n.Cond.Text
 		lits = w.facts(n, s.Test, -1)
 		n.Exits, n.Rejects = jsExits(jsList(s.Consequent))
+		if !n.Exits && s.Alternate != nil {
+			// if (ok) {...} else {throw ...}: a guard that refuses what its condition does not allow
+			if exits, rejects := jsExits(jsList(s.Alternate)); exits && rejects {
+				n.Exits, n.Rejects, n.ElseExits = true, true, true
+			}
+		}
 		i := w.add(n, s, parent, branch, cb)
 		w.lits(lits, i)
 		w.block(jsList(s.Consequent), i, "then", cb)
