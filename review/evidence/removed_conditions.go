@@ -22,7 +22,9 @@ func (c *sideComparison) weakened(p *fnPair) {
 		if !termsSubset(hn.Cond.Terms, bn.Cond.Terms) || hn.Cond.Op != "" && hn.Cond.Op != bn.Cond.Op {
 			continue
 		}
-		exitGuard := bn.Kind == kindIf && bn.Exits
+		// a guard refusing what its condition tests; one whose else refuses (if (ok) {...} else
+		// {throw}) tests what it allows, as an action's condition does
+		exitGuard := bn.Kind == kindIf && bn.Exits && !bn.ElseExits
 		loosens := bn.Cond.Op == "or" && exitGuard || bn.Cond.Op == "and" && (bn.Kind == kindAssert || bn.Kind == kindIf && !exitGuard)
 		if !loosens {
 			continue

@@ -22,22 +22,26 @@ func protectionRule(ok bool) (string, toulmin.Severity) {
 
 // exitWord says how a guard left.
 func exitWord(fn *irFunc, i int) string {
+	branch, word := "then", "it"
+	if fn.Nodes[i].ElseExits {
+		branch, word = "else", "otherwise it"
+	}
 	kids := fn.children(i)
 	for k := len(kids) - 1; k >= 0; k-- {
 		n := fn.Nodes[kids[k]]
-		if n.Branch != "then" {
+		if n.Branch != branch {
 			continue
 		}
 		switch n.Kind {
 		case kindRaise:
-			return "it raised"
+			return word + " raised"
 		case kindReturn:
 			if n.Text == "return" {
-				return "it returned early"
+				return word + " returned early"
 			}
-			return "it returned `" + clip(n.Text, 80) + "`"
+			return word + " returned `" + clip(n.Text, 80) + "`"
 		case kindExit:
-			return "it skipped with " + n.Text
+			return word + " skipped with " + n.Text
 		}
 		break
 	}

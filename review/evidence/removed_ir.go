@@ -94,8 +94,11 @@ type irNode struct {
 	HasElse bool `json:"has_else"`
 	// Rejects: an if whose then-branch raises, throws, panics, or returns an error or a refusal
 	// (false, None, null, an error value).
-	Rejects bool     `json:"rejects"`
-	Calls   []irCall `json:"calls"`
+	Rejects bool `json:"rejects"`
+	// ElseExits: Exits and Rejects tell of the else-branch, the then-branch going on (if (ok)
+	// {...} else {throw ...}): the if is a guard whose condition says what is allowed.
+	ElseExits bool     `json:"else_exits,omitempty"`
+	Calls     []irCall `json:"calls"`
 	// Defs are the names the statement assigns (dotted: "req.subDir", with its root "req"),
 	// Uses the names it reads.
 	Defs   []string  `json:"defs"`

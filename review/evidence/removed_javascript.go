@@ -34,7 +34,7 @@ func jsIR(p string, src []byte) (out *irFile) {
 		out.Err = clip(err.Error(), 300)
 		return out
 	}
-	w := &jsWalker{src: string(src), file: out, base: prog.File.Base()}
+	w := &jsWalker{src: string(src), file: out, base: prog.File.Base(), iterations: map[ast.Node]string{}}
 	for i, b := range src {
 		if b == '\n' {
 			w.lines = append(w.lines, i)
@@ -52,6 +52,9 @@ type jsWalker struct {
 	fn    *irFunc
 	// prefix qualifies the names of the functions found while walking the current one.
 	prefix string
+	// iterations maps a function literal passed to an array's iteration method (xs.map(f)) to
+	// the method's text (xs.map): its body runs once per element, as a loop's does.
+	iterations map[ast.Node]string
 }
 
 func (w *jsWalker) line(idx file.Idx) int {
@@ -350,6 +353,12 @@ func (w *jsWalker) stmt(s ast.Statement, parent int, branch string, cb bool) {
 		n.Text = "if " + n.Cond.Text
 		lits = w.facts(n, s.Test, -1)
 		n.Exits, n.Rejects = jsExits(jsList(s.Consequent))
+		if !n.Exits && s.Alternate != nil {
+			// if (ok) {...} else {throw ...}: a guard that refuses what its condition does not allow
+			if exits, rejects := jsExits(jsList(s.Alternate)); exits && rejects {
+				n.Exits, n.Rejects, n.ElseExits = true, true, true
+			}
+		}
 		i := w.add(n, s, parent, branch, cb)
 		w.lits(lits, i)
 		w.block(jsList(s.Consequent), i, "then", cb)
@@ -494,6 +503,10 @@ func (w *jsWalker) decl(s ast.Statement, list []*ast.Binding, parent int, branch
 // lits adds the bodies of the function literals of a statement as nodes under it.
 func (w *jsWalker) lits(lits []ast.Node, parent int) {
 	for _, l := range lits {
+		parent := parent
+		if over, ok := w.iterations[l]; ok {
+			parent = w.iteration(l, over, parent)
+		}
 		switch f := l.(type) {
 		case *ast.FunctionLiteral:
 			if f.Body != nil {
@@ -511,6 +524,39 @@ func (w *jsWalker) lits(lits []ast.Node, parent int) {
 			}
 		}
 	}
+}
+
+// jsIterationMethods are the array methods that call their first argument once per element.
+var jsIterationMethods = map[string]bool{
+	"forEach": true, "map": true, "flatMap": true, "filter": true, "some": true, "every": true,
+	"find": true, "findIndex": true, "findLast": true, "findLastIndex": true, "reduce": true, "reduceRight": true,
+}
+
+// noteIteration records the function literal that call x passes to an array's iteration method
+// (x's callee d is xs.map): its body is a loop over xs.
+func (w *jsWalker) noteIteration(x *ast.CallExpression, d *ast.DotExpression) {
+	if jsIterationMethods[d.Identifier.Name.String()] && len(x.ArgumentList) > 0 {
+		w.iterations[x.ArgumentList[0]] = w.text(d.Left) + "." + d.Identifier.Name.String()
+	}
+}
+
+// iteration adds the loop that the function literal l passed to the iteration method over
+// (xs.map) stands for, under parent, its parameters the loop's variables; l's body goes under it.
+func (w *jsWalker) iteration(l ast.Node, over string, parent int) int {
+	var params *ast.ParameterList
+	switch f := l.(type) {
+	case *ast.FunctionLiteral:
+		params = f.ParameterList
+	case *ast.ArrowFunctionLiteral:
+		params = f.ParameterList
+	}
+	n := &irNode{Kind: kindLoop, Text: over + "(…)"}
+	if params != nil {
+		for _, b := range params.List {
+			n.Defs = append(n.Defs, w.names(b.Target)...)
+		}
+	}
+	return w.add(n, l, parent, "callback", true)
 }
 
 // names returns what an assignment target or binding names: "req.subDir" and "req", or every
@@ -627,6 +673,7 @@ func (w *jsWalker) facts(n *irNode, e ast.Node, outer int) []ast.Node {
 			idx := len(n.Calls) - 1
 			if d, ok := x.Callee.(*ast.DotExpression); ok {
 				n.Uses = append(n.Uses, w.names(d.Left)...)
+				w.noteIteration(x, d)
 				walk(d.Left, outer)
 			} else if _, ok := x.Callee.(*ast.Identifier); !ok {
 				walk(x.Callee, outer)

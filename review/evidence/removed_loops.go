@@ -10,7 +10,9 @@ import (
 // This file holds the part of the base/head comparison (removed.go) that finds work the change
 // moved into a loop: a call base made once (or once per outer iteration) that head makes on
 // every iteration of a loop, with inputs that do not depend on that loop. The hoisting base did
-// is what the change removed.
+// is what the change removed. In JavaScript a callback passed to an array's iteration method
+// (xs.some(f), xs.map(f)) is a loop over xs whose variables are the callback's parameters
+// (jsIterationMethods).
 
 // loopDepth returns the loops that enclose node i, innermost first.
 func loopDepth(fn *irFunc, i int) []int {

@@ -15,6 +15,9 @@ import (
 // sources as text (jsScan for the functions), so TypeScript is read too. Hand-written: without
 // types (JavaScript) no maintained analyzer knows a value may be undefined, and none compares
 // base with head.
+//
+// On a bare diff (hunks only) a file has no content: what comes before the rewritten line in its
+// function is then the hunk's head side above it, and the finding says it saw the hunks only.
 
 // nullishAnalyzer is the analysis described above.
 type nullishAnalyzer struct{}
@@ -58,10 +61,14 @@ func usesValue(text, name string) bool {
 
 func (nullishAnalyzer) Analyze(s *Scan) {
 	for _, f := range s.Change.Files {
-		if !timerLanguages[f.Language()] || f.IsTest() || f.IsGenerated() || f.Binary || !f.HasContent || f.Status != StatusModified && f.Status != StatusRenamed {
+		if !timerLanguages[f.Language()] || f.IsTest() || f.IsGenerated() || f.Binary || f.Status != StatusModified && f.Status != StatusRenamed {
 			continue
 		}
 		var t *timerSource
+		note := ""
+		if !f.HasContent {
+			note = fragmentNote
+		}
 		reported := map[string]bool{}
 		aliases := map[string]string{} // a deleted declaration's name -> its value
 		for _, l := range f.DeletedLines() {
@@ -80,12 +87,12 @@ func (nullishAnalyzer) Analyze(s *Scan) {
 					if nullishKeywords[name] || reported[name] {
 						continue
 					}
-					if t == nil {
+					if t == nil && f.HasContent {
 						t = newTimerSource(f)
 					}
 					if msg, at := nullishDropped(t, h, d, text, m[0], name, aliases[name]); msg != "" {
 						reported[name] = true
-						s.ReportSeverity(RuleCheckRemoved, toulmin.SeverityMedium, f.Path, at, msg)
+						s.ReportSeverity(RuleCheckRemoved, toulmin.SeverityMedium, f.Path, at, msg+note)
 					}
 				}
 			}
@@ -95,7 +102,8 @@ func (nullishAnalyzer) Analyze(s *Scan) {
 
 // nullishDropped describes the test (of name, or of alias, the value name was declared with)
 // that the deleted line d of hunk h held, when an added line of the hunk that is made of d's
-// words still uses the value with no test of it there or earlier in its function.
+// words still uses the value with no test of it there or earlier in its function (t, the head
+// file; nil on a bare diff, where earlier is what the hunk shows).
 func nullishDropped(t *timerSource, h Hunk, d Line, text, test, name, alias string) (string, int) {
 	names := []string{name}
 	if alias != "" {
@@ -113,8 +121,7 @@ func nullishDropped(t *timerSource, h Hunk, d Line, text, test, name, alias stri
 		if !madeOf(added, words) {
 			continue
 		}
-		fn := t.function(t.lineEnd(a.New - 1))
-		before := t.src[max(fn.Open, 0):min(t.lineEnd(a.New), len(t.src))]
+		before := textBefore(t, h, a)
 		for _, n := range names {
 			if usesValue(added, n) && !testsValue(before, n) {
 				return fmt.Sprintf("the change drops the test `%s` (base line %d), and the line that replaces it uses %s with nothing testing it first (`%s`): "+
@@ -123,6 +130,26 @@ func nullishDropped(t *timerSource, h Hunk, d Line, text, test, name, alias stri
 		}
 	}
 	return "", 0
+}
+
+// textBefore is the head text of added line a's function up to a's end: from the file when t
+// holds it, else (hunks only) the head side of hunk h up to a, what the diff shows of it.
+func textBefore(t *timerSource, h Hunk, a Line) string {
+	if t != nil {
+		fn := t.function(t.lineEnd(a.New - 1))
+		return t.src[max(fn.Open, 0):min(t.lineEnd(a.New), len(t.src))]
+	}
+	var b strings.Builder
+	for _, l := range h.Lines {
+		if l.Kind == Deleted {
+			continue
+		}
+		b.WriteString(jsStripComments(l.Text) + "\n")
+		if l.New == a.New {
+			break
+		}
+	}
+	return b.String()
 }
 
 // madeOf reports whether the words of line are nearly all among words: the line is the deleted

@@ -61,3 +61,28 @@ func TestNullishCheckDropped(t *testing.T) {
 		}
 	}
 }
+
+// On a bare diff (no file contents) the dropped test is still reported, from the hunks, and the
+// finding says it saw the hunks only; a test of the value the hunk shows above the rewritten line
+// keeps it quiet.
+func TestNullishCheckDroppedHunksOnly(t *testing.T) {
+	head := strings.NewReplacer("  const upgrade = req.headers.upgrade;\n", "",
+		"if (upgrade === undefined || upgrade.toLowerCase()", "if (req.headers.upgrade.toLowerCase()").Replace(handshakeBase)
+	ev, _, err := GatherWithNotes(context.Background(), hunksOnly(changeOf(t, [3]string{"lib/handshake.js", handshakeBase, head}), 3), []Analyzer{nullishAnalyzer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ev) != 1 || ev[0].Line != 4 || !strings.HasSuffix(ev[0].Message, fragmentNote) {
+		t.Fatalf("findings %+v, want one at line 4 that says it saw the hunks only", ev)
+	}
+
+	tested := strings.NewReplacer("  const upgrade = req.headers.upgrade;\n", "  if (!req.headers.upgrade) return reject(socket, 400);\n",
+		"if (upgrade === undefined || upgrade.toLowerCase()", "if (req.headers.upgrade.toLowerCase()").Replace(handshakeBase)
+	ev, _, err = GatherWithNotes(context.Background(), hunksOnly(changeOf(t, [3]string{"lib/handshake.js", handshakeBase, tested}), 3), []Analyzer{nullishAnalyzer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ev) != 0 {
+		t.Errorf("findings %+v, want none: the hunk tests the header first", ev)
+	}
+}
