@@ -234,7 +234,7 @@ func (c *Change) Stats() (files, added, deleted int) {
 
 var languages = map[string]string{
 	".go": "go", ".py": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
-	".ts": "typescript", ".tsx": "typescript", ".java": "java", ".kt": "kotlin", ".rb": "ruby", ".php": "php",
+	".ts": "typescript", ".tsx": "typescript", ".mts": "typescript", ".cts": "typescript", ".java": "java", ".kt": "kotlin", ".rb": "ruby", ".php": "php",
 	".rs": "rust", ".cs": "csharp", ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".sh": "shell",
 }
 

@@ -34,7 +34,7 @@ type removedAnalyzer struct{}
 func (removedAnalyzer) Name() string { return "removed" }
 
 // removedLanguages are the languages with a front end.
-var removedLanguages = map[string]bool{"go": true, "python": true, "javascript": true}
+var removedLanguages = map[string]bool{"go": true, "python": true, "javascript": true, "typescript": true}
 
 // NeedsContent reports whether the analyzers use the head content of a changed file of lang
 // beyond its diff: Go's AST analyzers, and the base/head comparison, which rebuilds the base
@@ -71,8 +71,9 @@ func (removedAnalyzer) Analyze(s *Scan) {
 			// calls may hold a guard that moved there.
 			baseOK = false
 		}
-		if !headOK && !baseOK && f.Status != StatusAdded && len(f.Hunks) > 0 {
-			// Hunks only: the file is read from its hunks' two sides (removed_hunks.go).
+		if !headOK && !baseOK && f.Status != StatusAdded && len(f.Hunks) > 0 && lang != "typescript" {
+			// Hunks only: the file is read from its hunks' two sides (removed_hunks.go);
+			// TypeScript's hunks are not (its front end needs whole files to transform).
 			sf := &sideFile{f: f, lines: lineMap{f}, fragment: true}
 			files = append(files, sf)
 			fragments = append(fragments, sf)
@@ -104,6 +105,8 @@ func (removedAnalyzer) Analyze(s *Scan) {
 				ir = goIR(side.path, side.src)
 			case "javascript":
 				ir = jsIR(side.path, side.src)
+			case "typescript":
+				ir = tsIR(side.path, side.src)
 			case "python":
 				py = append(py, pySource{Path: side.path, Source: string(side.src)})
 				pyAt = append(pyAt, struct {
@@ -417,6 +420,10 @@ func newComparison(s *Scan, files []*sideFile) *sideComparison {
 
 // report records a finding; findings of one rule at one line are one, their parts joined.
 func (c *sideComparison) report(rule string, sev toulmin.Severity, path string, line int, part, tail string) {
+	if line <= 0 {
+		// A line a source map does not cover (TypeScript's front end): never guessed.
+		return
+	}
 	k := fmt.Sprintf("%s|%s|%d", rule, path, line)
 	f := c.found[k]
 	if f == nil {

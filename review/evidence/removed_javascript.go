@@ -16,7 +16,11 @@ import (
 // TypeScript and JSX do not parse: the file's Err says so. A file nested beyond jsDepth's
 // limits is not given to the parser (its recursion could overflow the stack and end the
 // process): its Skip says so.
-func jsIR(p string, src []byte) (out *irFile) {
+func jsIR(p string, src []byte) *irFile { return jsIRAt(p, src, nil) }
+
+// jsIRAt is jsIR with the line of each byte offset of src given by at (a source map back to the
+// file src was made from; 0 for an offset that maps to no line); nil means src's own lines.
+func jsIRAt(p string, src []byte, at func(off int) int) (out *irFile) {
 	out = &irFile{Path: p, Imports: map[string]string{}}
 	if why := jsDepth(src); why != "" {
 		out.Skip = why
@@ -34,7 +38,7 @@ func jsIR(p string, src []byte) (out *irFile) {
 		out.Err = clip(err.Error(), 300)
 		return out
 	}
-	w := &jsWalker{src: string(src), file: out, base: prog.File.Base(), iterations: map[ast.Node]string{}}
+	w := &jsWalker{src: string(src), file: out, base: prog.File.Base(), iterations: map[ast.Node]string{}, at: at}
 	for i, b := range src {
 		if b == '\n' {
 			w.lines = append(w.lines, i)
@@ -55,10 +59,15 @@ type jsWalker struct {
 	// iterations maps a function literal passed to an array's iteration method (xs.map(f)) to
 	// the method's text (xs.map): its body runs once per element, as a loop's does.
 	iterations map[ast.Node]string
+	// at, when set, gives the line of an offset in another file (see jsIRAt).
+	at func(off int) int
 }
 
 func (w *jsWalker) line(idx file.Idx) int {
 	off := int(idx) - w.base
+	if w.at != nil {
+		return w.at(off)
+	}
 	return sort.SearchInts(w.lines, off) + 1
 }
 

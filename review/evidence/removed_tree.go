@@ -88,6 +88,9 @@ func (l *treeLoader) load(callee string, from *irFunc) bool {
 		case "javascript":
 			x.add(jsIR(rel, src))
 			added = true
+		case "typescript":
+			x.add(tsIR(rel, src))
+			added = true
 		case "python":
 			py = append(py, pySource{Path: rel, Source: string(src)})
 		}
@@ -128,7 +131,7 @@ func (l *treeLoader) candidates(callee string, from *irFunc) []string {
 			mod = qualifier(mod) // from m import f: f is in m
 		}
 		return pyModuleFiles(mod, here)
-	case "javascript":
+	case "javascript", "typescript":
 		if !imported || !strings.HasPrefix(mod, ".") {
 			return nil
 		}
@@ -137,8 +140,7 @@ func (l *treeLoader) candidates(callee string, from *irFunc) []string {
 			if m == "" || m == "." {
 				continue
 			}
-			p := path.Clean(path.Join(here, m))
-			out = append(out, p, p+".js", p+".cjs", p+".mjs", p+"/index.js")
+			out = append(out, jsModuleFiles(path.Clean(path.Join(here, m)))...)
 		}
 		return out
 	}
@@ -214,6 +216,16 @@ func pyModuleFiles(mod, here string) []string {
 	for _, b := range bases {
 		b = path.Clean(b)
 		out = append(out, b+".py", path.Join(b, "__init__.py"))
+	}
+	return out
+}
+
+// jsModuleFiles are the files a relative module path p may name, JavaScript's and TypeScript's
+// (which also names its own files by the .js they compile to).
+func jsModuleFiles(p string) []string {
+	out := []string{p, p + ".js", p + ".cjs", p + ".mjs", p + "/index.js", p + ".ts", p + ".tsx", p + "/index.ts"}
+	if strings.HasSuffix(p, ".js") {
+		out = append(out, strings.TrimSuffix(p, ".js")+".ts", strings.TrimSuffix(p, ".js")+".tsx")
 	}
 	return out
 }

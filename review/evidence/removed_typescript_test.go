@@ -1,0 +1,87 @@
+package evidence
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func readTS(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "typescript", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// A guard removed from a TypeScript method is reported at the TypeScript line of the work it
+// let through, though types, an interface, an enum, generics and parameter properties before
+// it move every line of the JavaScript that is read; the change that keeps the guard is not.
+func TestTypeScriptGuardRemoved(t *testing.T) {
+	base := readTS(t, "base.ts")
+	got, notes := removedFindings(t, changeOf(t, [3]string{"src/store.ts", base, readTS(t, "head.ts")}))
+	// head.ts:35 is the read the guard stood before (base.ts:38).
+	if want := "protection-removed@src/store.ts:35"; strings.Join(got, " ") != want {
+		t.Errorf("guard removed: findings %v, want %s (notes %q)", got, want, notes)
+	}
+	if got, _ := removedFindings(t, changeOf(t, [3]string{"src/store.ts", base, readTS(t, "kept.ts")})); len(got) > 0 {
+		t.Errorf("guard kept: findings %v, want none", got)
+	}
+}
+
+// The same change in a .tsx file, with JSX in it, is read as well.
+func TestTypeScriptJSXGuardRemoved(t *testing.T) {
+	base := strings.Replace(readTS(t, "base.ts"), "enum Mode", "export const badge = (n: string) => <b className=\"store\">{n}</b>;\n\nenum Mode", 1)
+	head := strings.Replace(readTS(t, "head.ts"), "enum Mode", "export const badge = (n: string) => <b className=\"store\">{n}</b>;\n\nenum Mode", 1)
+	got, _ := removedFindings(t, changeOf(t, [3]string{"src/store.tsx", base, head}))
+	if want := "protection-removed@src/store.tsx:37"; strings.Join(got, " ") != want {
+		t.Errorf("findings %v, want %s", got, want)
+	}
+}
+
+// A file esbuild refuses is left out with a note naming it, never guessed at.
+func TestTypeScriptUnparsedNoted(t *testing.T) {
+	base := readTS(t, "base.ts")
+	broken := strings.Replace(readTS(t, "head.ts"), "const text = readFileSync", "const text: = readFileSync(", 1)
+	got, notes := removedFindings(t, changeOf(t, [3]string{"src/store.ts", base, broken}))
+	if len(got) > 0 {
+		t.Errorf("broken head: findings %v, want none", got)
+	}
+	if !strings.Contains(strings.Join(notes, "\n"), "could not parse src/store.ts") {
+		t.Errorf("no note of the unparsed file in %q", notes)
+	}
+}
+
+// Every line tsIR reports is a line of the TypeScript file: the method and its statements sit
+// where the source has them.
+func TestTypeScriptLinesMapped(t *testing.T) {
+	ir := tsIR("store.ts", []byte(readTS(t, "base.ts")))
+	if ir.Err != "" || ir.Skip != "" {
+		t.Fatalf("err %q skip %q", ir.Err, ir.Skip)
+	}
+	var load *irFunc
+	for _, fn := range ir.Funcs {
+		if strings.HasSuffix(fn.Name, "load") {
+			load = fn
+		}
+	}
+	if load == nil {
+		t.Fatalf("no load among %d functions", len(ir.Funcs))
+	}
+	if load.Line != 30 || load.End != 43 {
+		t.Errorf("load at %d-%d, want 30-43", load.Line, load.End)
+	}
+	var lines []int
+	for _, n := range load.Nodes {
+		lines = append(lines, n.Line)
+	}
+	if want := []int{34, 35, 36, 38, 39, 40, 41, 42}; !slices.Equal(lines, want) {
+		t.Errorf("statement lines %v, want %v", lines, want)
+	}
+	if got := ir.Imports["readFileSync"]; got != "fs.readFileSync" {
+		t.Errorf("import of readFileSync = %q, want fs.readFileSync", got)
+	}
+}
