@@ -47,7 +47,39 @@ func tsIR(p string, src []byte) *irFile {
 		return &irFile{Path: p, Imports: map[string]string{}, Err: "TypeScript source map: " + clip(err.Error(), 250)}
 	}
 	js := esmToScript(string(r.Code))
-	return jsIRAt(p, []byte(js), m.lineAt(js))
+	at := m.lineAt(js)
+	ir := jsIRAt(p, []byte(js), at)
+	if ir.Err != "" {
+		ir.Err = jsErrorAt(ir.Err, js, at)
+	}
+	return ir
+}
+
+var jsErrorLine = regexp.MustCompile(`Line (\d+):(\d+)`)
+
+// jsErrorAt rewrites the position of a JavaScript parser's error in js to the TypeScript
+// file's line, or says that it is in the JavaScript made of the file where no line maps.
+func jsErrorAt(msg, js string, at func(off int) int) string {
+	return jsErrorLine.ReplaceAllStringFunc(msg, func(s string) string {
+		var line, col int
+		if _, err := fmt.Sscanf(s, "Line %d:%d", &line, &col); err != nil {
+			return s
+		}
+		off := 0
+		for i := 1; i < line && off >= 0; i++ {
+			if k := strings.IndexByte(js[off:], '\n'); k >= 0 {
+				off += k + 1
+			} else {
+				off = -1
+			}
+		}
+		if off >= 0 {
+			if l := at(min(off+col-1, len(js))); l > 0 {
+				return fmt.Sprintf("Line %d", l)
+			}
+		}
+		return "in the JavaScript made of it"
+	})
 }
 
 // tsMap is a decoded source map: for each generated line, its segments that point into the

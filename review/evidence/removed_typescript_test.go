@@ -85,3 +85,56 @@ func TestTypeScriptLinesMapped(t *testing.T) {
 		t.Errorf("import of readFileSync = %q, want fs.readFileSync", got)
 	}
 }
+
+// Module syntax becomes script syntax on the same lines: imports become the requires they
+// stand for, so the names they bind are known; exports drop away around their declarations.
+func TestTypeScriptModuleSyntax(t *testing.T) {
+	src := `import open, { join as pathJoin, sep } from "./paths";
+import * as cp from "child_process";
+import {
+  spawn,
+  exec as run,
+} from "node:child_process";
+import "./polyfill";
+export { open };
+export * from "./more";
+export default function main(dir: string): void {
+  cp.execFileSync(pathJoin(dir, "x"));
+  const meta = import.meta.url;
+  void import("./lazy");
+  spawn(run, sep);
+}
+export const two = 2;
+`
+	ir := tsIR("main.ts", []byte(src))
+	if ir.Err != "" || len(ir.Funcs) != 1 {
+		t.Fatalf("err %q, %d functions", ir.Err, len(ir.Funcs))
+	}
+	// (esbuild drops an import no value uses, as TypeScript does.)
+	want := map[string]string{"open": "./paths", "pathJoin": "./paths.join", "sep": "./paths.sep", "cp": "child_process", "spawn": "node:child_process.spawn", "run": "node:child_process.exec"}
+	for k, v := range want {
+		if ir.Imports[k] != v {
+			t.Errorf("import %s = %q, want %q", k, ir.Imports[k], v)
+		}
+	}
+	fn := ir.Funcs[0]
+	if fn.Name != "main" || fn.Line != 10 || fn.End != 15 {
+		t.Errorf("function %s at %d-%d, want main at 10-15", fn.Name, fn.Line, fn.End)
+	}
+	var lines []int
+	for _, n := range fn.Nodes {
+		lines = append(lines, n.Line)
+	}
+	if !slices.Equal(lines, []int{11, 12, 13, 14}) {
+		t.Errorf("statement lines %v, want [11 12 13 14]", lines)
+	}
+}
+
+// A file esbuild reads but goja does not is named with the TypeScript line of the error.
+func TestTypeScriptParseErrorLine(t *testing.T) {
+	src := "interface A {\n  x: number;\n}\n\nconst n: number = 1;\nclass Set {\n  set = {};\n}\n"
+	ir := tsIR("bad.ts", []byte(src))
+	if !strings.Contains(ir.Err, "Line 7") {
+		t.Errorf("error %q does not name line 7", ir.Err)
+	}
+}
