@@ -104,7 +104,7 @@ func (removedAnalyzer) Analyze(s *Scan) {
 			case "go":
 				ir = goIR(side.path, side.src)
 			case "javascript":
-				ir = jsIR(side.path, side.src)
+				ir = jsModuleIR(side.path, side.src)
 			case "typescript":
 				ir = tsIR(side.path, side.src)
 			case "python":

@@ -86,7 +86,7 @@ func (l *treeLoader) load(callee string, from *irFunc) bool {
 			x.add(goIR(rel, src))
 			added = true
 		case "javascript":
-			x.add(jsIR(rel, src))
+			x.add(jsModuleIR(rel, src))
 			added = true
 		case "typescript":
 			x.add(tsIR(rel, src))

@@ -20,12 +20,38 @@ import (
 // beyond jsDepth's limits is not transformed (esbuild's parser recurses too); a file esbuild
 // refuses is reported as unparsed.
 func tsIR(p string, src []byte) *irFile {
-	if why := jsDepth(src); why != "" {
-		return &irFile{Path: p, Imports: map[string]string{}, Skip: why}
-	}
 	loader := api.LoaderTS
 	if strings.EqualFold(path.Ext(p), ".tsx") {
 		loader = api.LoaderTSX
+	}
+	return transformedIR(p, src, loader, "TypeScript")
+}
+
+// jsModuleIR reads one JavaScript file into the comparison's form. The JavaScript parser reads
+// scripts only: a module (import and export statements) or JSX does not parse, so a file it
+// refuses is read as esbuild prints it (module syntax turned into the script it stands for,
+// lines mapped back), and keeps the parser's error when esbuild refuses it too.
+func jsModuleIR(p string, src []byte) *irFile {
+	ir := jsIR(p, src)
+	if ir.Err == "" || ir.Skip != "" {
+		return ir
+	}
+	loader := api.LoaderJS
+	if strings.EqualFold(path.Ext(p), ".jsx") {
+		loader = api.LoaderJSX
+	}
+	if m := transformedIR(p, src, loader, "JavaScript"); m.Err == "" {
+		return m
+	}
+	return ir
+}
+
+// transformedIR transforms src with esbuild's loader (syntax otherwise kept, a source map
+// beside it) and reads the result with the JavaScript front end, every line mapped back to
+// src's; lang names the language in what an unparsed file's Err says.
+func transformedIR(p string, src []byte, loader api.Loader, lang string) *irFile {
+	if why := jsDepth(src); why != "" {
+		return &irFile{Path: p, Imports: map[string]string{}, Skip: why}
 	}
 	r := api.Transform(string(src), api.TransformOptions{
 		Loader:     loader,
@@ -40,11 +66,11 @@ func tsIR(p string, src []byte) *irFile {
 		if e.Location != nil {
 			msg = fmt.Sprintf("line %d: %s", e.Location.Line, e.Text)
 		}
-		return &irFile{Path: p, Imports: map[string]string{}, Err: "TypeScript transform: " + clip(msg, 250)}
+		return &irFile{Path: p, Imports: map[string]string{}, Err: lang + " transform: " + clip(msg, 250)}
 	}
 	m, err := decodeSourceMap(r.Map)
 	if err != nil {
-		return &irFile{Path: p, Imports: map[string]string{}, Err: "TypeScript source map: " + clip(err.Error(), 250)}
+		return &irFile{Path: p, Imports: map[string]string{}, Err: lang + " source map: " + clip(err.Error(), 250)}
 	}
 	js := esmToScript(string(r.Code))
 	at := m.lineAt(js)

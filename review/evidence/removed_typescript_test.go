@@ -138,3 +138,39 @@ func TestTypeScriptParseErrorLine(t *testing.T) {
 		t.Errorf("error %q does not name line 7", ir.Err)
 	}
 }
+
+// moduleJS is an ES module (import and export statements, which the JavaScript parser does not
+// read as a script) whose load reads a file only after refusing a name that climbs out of root.
+const moduleJS = `import { readFileSync } from "node:fs";
+import path from "node:path";
+
+export const root = "/srv/data";
+
+export function load(name) {
+  if (name.includes("..")) {
+    throw new Error("bad name: " + name);
+  }
+  const full = path.join(root, name);
+  return readFileSync(full, "utf8");
+}
+
+export default { load };
+`
+
+// An ES module's JavaScript is read through esbuild as TypeScript is: a guard removed from it is
+// reported at the module's own line, and the module that keeps the guard gives nothing.
+func TestJavaScriptModuleGuardRemoved(t *testing.T) {
+	if ir := jsIR("src/load.js", []byte(moduleJS)); ir.Err == "" {
+		t.Fatalf("the script parser read the module (the test needs one it refuses)")
+	}
+	head := strings.Replace(moduleJS, "  if (name.includes(\"..\")) {\n    throw new Error(\"bad name: \" + name);\n  }\n", "", 1)
+	got, notes := removedFindings(t, changeOf(t, [3]string{"src/load.js", moduleJS, head}))
+	// head's line 7 is the join the guard stood before (base's line 10).
+	if len(got) == 0 || !strings.HasSuffix(got[0], "@src/load.js:7") {
+		t.Errorf("guard removed: findings %v, want one at src/load.js:7 (notes %q)", got, notes)
+	}
+	kept := strings.Replace(moduleJS, "utf8", "latin1", 1)
+	if got, _ := removedFindings(t, changeOf(t, [3]string{"src/load.js", moduleJS, kept})); len(got) > 0 {
+		t.Errorf("guard kept: findings %v, want none", got)
+	}
+}
