@@ -104,10 +104,10 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 		}
 		var cov evidence.Coverage
 		var times evidence.Timings
-		start, cpu := time.Now(), cpuTime()
+		start, cpu := time.Now(), evidence.ProcessCPU()
 		tr, err := benchCase(evidence.WithTimings(evidence.WithCoverage(ctx, &cov), &times), filepath.Join(f.trees, c.ID), f.diff)
 		r := realcases.Judge(c, tr, err)
-		r.Wall, r.CPU, r.TypesFull, r.TypesChanged = time.Since(start), cpuTime()-cpu, cov.Full, cov.Changed
+		r.Wall, r.CPU, r.TypesFull, r.TypesChanged = time.Since(start), evidence.ProcessCPU()-cpu, cov.Full, cov.Changed
 		results = append(results, r)
 		if _, err := fmt.Fprintln(stdout, r.Line()); err != nil {
 			return err
