@@ -43,21 +43,27 @@ func resolvePins(ctx context.Context, m ModuleSettings, modPath string, pins []g
 	client := &http.Client{}
 	found := make([]module.Version, len(pins))
 	ok := make([]bool, len(pins))
-	sem := make(chan struct{}, pinWorkers)
+	// A fixed pool of workers takes the pins in turn: a lock file of a hostile tree may name
+	// thousands, and each costs a query, never a goroutine of its own.
+	next := make(chan int)
 	var wg sync.WaitGroup
+	for range min(pinWorkers, len(pins)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				found[i], ok[i] = resolvePin(rctx, client, m.Proxy, pins[i])
+			}
+		}()
+	}
 	for i, p := range pins {
 		if p.path == modPath || strings.HasPrefix(p.path, modPath+"/") {
 			ok[i] = true // not a dependency: never counted as unresolved
 			continue
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			found[i], ok[i] = resolvePin(rctx, client, m.Proxy, p)
-		}()
+		next <- i
 	}
+	close(next)
 	wg.Wait()
 	return pinRequirements(found, ok)
 }
