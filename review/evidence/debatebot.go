@@ -106,6 +106,38 @@ func nonTestFiles(pass *analysis.Pass) []*ast.File {
 	return out
 }
 
+// funcBody is one function of a package's non-test files: a declaration, or a function literal
+// inside one, named by its declaration.
+type funcBody struct {
+	decl *ast.FuncDecl
+	fn   ast.Node // decl, or the *ast.FuncLit
+	body *ast.BlockStmt
+	name string
+}
+
+// funcBodies lists the functions of pass's non-test files with a body, each declaration followed
+// by the literals inside it.
+func funcBodies(pass *analysis.Pass) []funcBody {
+	var out []funcBody
+	for _, f := range nonTestFiles(pass) {
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Body == nil {
+				continue
+			}
+			name := FuncName(fd)
+			out = append(out, funcBody{decl: fd, fn: fd, body: fd.Body, name: name})
+			ast.Inspect(fd.Body, func(n ast.Node) bool {
+				if lit, ok := n.(*ast.FuncLit); ok {
+					out = append(out, funcBody{decl: fd, fn: lit, body: lit.Body, name: name})
+				}
+				return true
+			})
+		}
+	}
+	return out
+}
+
 // calleeFunc returns the function or method a call statically calls, nil for a call through a
 // function value, a conversion or a builtin. Interface methods are returned (their receiver is
 // an interface).

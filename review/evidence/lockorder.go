@@ -367,36 +367,21 @@ type guardKey struct {
 func lockEvidence(pass *analysis.Pass) (methods, funcs []*ast.FuncDecl, eventsOf map[*ast.BlockStmt][]lockEvent, guarded map[guardKey]string) {
 	info := pass.TypesInfo
 	guarded = map[guardKey]string{}
-	type body struct {
-		b    *ast.BlockStmt
-		name string
-	}
-	var bodies []body
-	for _, f := range nonTestFiles(pass) {
-		for _, d := range f.Decls {
-			fd, ok := d.(*ast.FuncDecl)
-			if !ok || fd.Body == nil {
-				continue
-			}
-			name := FuncName(fd)
-			bodies = append(bodies, body{fd.Body, name})
-			ast.Inspect(fd.Body, func(n ast.Node) bool {
-				if lit, ok := n.(*ast.FuncLit); ok {
-					bodies = append(bodies, body{lit.Body, name})
-				}
-				return true
-			})
-			if fd.Recv != nil {
-				methods = append(methods, fd)
-			}
-			funcs = append(funcs, fd)
+	bodies := funcBodies(pass)
+	for _, b := range bodies {
+		if b.fn != b.decl {
+			continue // a literal: its declaration is listed already
 		}
+		if b.decl.Recv != nil {
+			methods = append(methods, b.decl)
+		}
+		funcs = append(funcs, b.decl)
 	}
 	eventsOf = make(map[*ast.BlockStmt][]lockEvent, len(bodies))
 	for _, b := range bodies {
-		eventsOf[b.b] = lockEvents(info, b.b)
+		eventsOf[b.body] = lockEvents(info, b.body)
 		held := map[string]bool{}
-		for _, e := range eventsOf[b.b] {
+		for _, e := range eventsOf[b.body] {
 			switch e.kind {
 			case evLock:
 				held[e.base+"."+e.member] = true

@@ -2,8 +2,6 @@ package evidence
 
 import (
 	"context"
-	"fmt"
-	"sort"
 	"strings"
 	"testing"
 )
@@ -22,17 +20,8 @@ const handshakeBase = `function handshake(req, socket) {
 
 func nullishFindings(t *testing.T, files ...[3]string) []string {
 	t.Helper()
-	ev, _, err := GatherWithNotes(context.Background(), changeOf(t, files...), []Analyzer{nullishAnalyzer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range ev {
-		out = append(out, fmt.Sprintf("%s@%s:%d", e.Rule, e.Path, e.Line))
-		t.Logf("%s %s %s:%d %s", e.Rule, e.Severity, e.Path, e.Line, e.Message)
-	}
-	sort.Strings(out)
-	return out
+	got, _ := analyzerFindings(t, nullishAnalyzer{}, changeOf(t, files...))
+	return got
 }
 
 // A test for undefined dropped from a condition whose rewritten line still dereferences the value

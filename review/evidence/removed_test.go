@@ -84,7 +84,14 @@ func splitLines(s string) []string {
 // "rule@path:line", sorted.
 func removedFindings(t testing.TB, c *Change) ([]string, []string) {
 	t.Helper()
-	ev, notes, err := GatherWithNotes(context.Background(), c, []Analyzer{removedAnalyzer{}})
+	return analyzerFindings(t, removedAnalyzer{}, c)
+}
+
+// analyzerFindings gathers a's evidence on c and returns its findings as "rule@path:line",
+// sorted, and the gathering's notes.
+func analyzerFindings(t testing.TB, a Analyzer, c *Change) ([]string, []string) {
+	t.Helper()
+	ev, notes, err := GatherWithNotes(context.Background(), c, []Analyzer{a})
 	if err != nil {
 		t.Fatal(err)
 	}

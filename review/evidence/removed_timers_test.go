@@ -1,26 +1,14 @@
 package evidence
 
 import (
-	"context"
-	"fmt"
-	"sort"
 	"strings"
 	"testing"
 )
 
 func timerFindings(t *testing.T, files ...[3]string) []string {
 	t.Helper()
-	ev, _, err := GatherWithNotes(context.Background(), changeOf(t, files...), []Analyzer{timerAnalyzer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range ev {
-		out = append(out, fmt.Sprintf("%s@%s:%d", e.Rule, e.Path, e.Line))
-		t.Logf("%s %s %s:%d %s", e.Rule, e.Severity, e.Path, e.Line, e.Message)
-	}
-	sort.Strings(out)
-	return out
+	got, _ := analyzerFindings(t, timerAnalyzer{}, changeOf(t, files...))
+	return got
 }
 
 const pollerBase = `export class Poller {

@@ -55,25 +55,15 @@ var unclosedAnalyzer = &analysis.Analyzer{
 
 func runUnclosed(pass *analysis.Pass) (any, error) {
 	cfgs := pass.ResultOf[ctrlflow.Analyzer].(*ctrlflow.CFGs)
-	for _, f := range nonTestFiles(pass) {
-		for _, d := range f.Decls {
-			fd, ok := d.(*ast.FuncDecl)
-			if !ok || fd.Body == nil {
-				continue
-			}
-			name := FuncName(fd)
-			fns := []closerScope{{pass: pass, fn: fd, body: fd.Body, graph: cfgs.FuncDecl(fd), name: name}}
-			ast.Inspect(fd.Body, func(n ast.Node) bool {
-				if lit, ok := n.(*ast.FuncLit); ok {
-					fns = append(fns, closerScope{pass: pass, fn: lit, body: lit.Body, graph: cfgs.FuncLit(lit), name: name})
-				}
-				return true
-			})
-			for _, s := range fns {
-				if s.graph != nil {
-					s.check()
-				}
-			}
+	for _, fb := range funcBodies(pass) {
+		s := closerScope{pass: pass, fn: fb.fn, body: fb.body, name: fb.name}
+		if lit, ok := fb.fn.(*ast.FuncLit); ok {
+			s.graph = cfgs.FuncLit(lit)
+		} else {
+			s.graph = cfgs.FuncDecl(fb.decl)
+		}
+		if s.graph != nil {
+			s.check()
 		}
 	}
 	return nil, nil
