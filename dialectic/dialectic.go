@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/debatebot/debatebot/toulmin"
 )
 
 // Resolution is how the orchestrator resolves a debate.
@@ -335,28 +337,19 @@ type Record struct {
 	// Notes say what went wrong on the way (an agent that failed and what stood in for it).
 	Notes []string `json:"notes,omitempty"`
 	// Usage is what the agents' model calls cost, when they report it (Spender).
-	Usage Usage `json:"usage"`
-}
-
-// Usage is what a debate's model calls cost.
-type Usage struct {
-	Prompt       int64   `json:"prompt"`
-	Completion   int64   `json:"completion"`
-	CachedPrompt int64   `json:"cached_prompt"`
-	Calls        int     `json:"calls"`
-	CostUSD      float64 `json:"cost_usd"`
+	Usage toulmin.Usage `json:"usage"`
 }
 
 // Spender is implemented by agents that call a model: what their calls cost so far.
 type Spender interface {
-	Spent() Usage
+	Spent() toulmin.Usage
 }
 
-func spent(a Agents) Usage {
+func spent(a Agents) toulmin.Usage {
 	if s, ok := a.(Spender); ok {
 		return s.Spent()
 	}
-	return Usage{}
+	return toulmin.Usage{}
 }
 
 // DebateFailure holds a failure debate: the advocate, then the critic with the advocate's

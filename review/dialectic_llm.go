@@ -43,9 +43,8 @@ func NewDialecticLLM(o LLMOptions) *DialecticLLM {
 }
 
 // Spent implements dialectic.Spender.
-func (d *DialecticLLM) Spent() dialectic.Usage {
-	u := d.Usage
-	return dialectic.Usage{Prompt: u.Prompt, Completion: u.Completion, CachedPrompt: u.CachedPrompt, Calls: u.Calls, CostUSD: u.CostUSD}
+func (d *DialecticLLM) Spent() toulmin.Usage {
+	return d.Usage
 }
 
 // Name implements dialectic.Agents.
