@@ -214,11 +214,8 @@ const (
 // the pull request's paused debate.
 const MaxCheckpointTimeout = 7 * 24 * time.Hour
 
-// Defaults of the llm section.
-const (
-	DefaultConcurrency = 4
-	DefaultMaxRetries  = review.DefaultMaxRetries
-)
+// DefaultConcurrency is the llm section's concurrency when unset.
+const DefaultConcurrency = 4
 
 // PriceTable is the built-in table with the file's entries applied.
 func (l LLM) PriceTable() review.PriceTable {
@@ -459,7 +456,7 @@ func (r *Repo) fill() error {
 		r.LLM.ContextTokens = review.DefaultContextTokens
 	}
 	if r.LLM.MaxRetries == 0 {
-		r.LLM.MaxRetries = DefaultMaxRetries
+		r.LLM.MaxRetries = review.DefaultMaxRetries
 	}
 	if r.LLM.RequestTimeout == 0 {
 		r.LLM.RequestTimeout = Duration(review.DefaultRequestTimeout)
