@@ -215,15 +215,49 @@ func (e *Engine) Resume(ctx context.Context, s *Subject, prior *Transcript) (*Tr
 	if s.Index == nil {
 		return nil, errors.New("subject has no change index")
 	}
-	// A pause for a human does not count against the debate's total time: after one the
-	// deadline moves by the time waited.
-	outer, deadline := ctx, time.Now().Add(e.protocol.TotalTimeout)
-	until := func(d time.Time) (context.Context, context.CancelFunc) {
-		return context.WithDeadlineCause(outer, d, errTotalTimeout)
-	}
-	ctx, cancel := until(deadline)
-	defer func() { cancel() }()
+	total := startTotalTime(ctx, e.protocol.TotalTimeout)
+	defer total.stop()
 
+	r := e.newRun(s)
+	done := r.restore(prior)
+	if r.t.Panel != nil {
+		r.applyPanel(r.t.Panel.Names())
+	}
+	if err := r.phases(total, done); err != nil {
+		return nil, err
+	}
+	return r.t, nil
+}
+
+// totalTime is the debate's own context, bounded by its total time. A pause for a human does
+// not count against that time: after one the deadline moves by the time waited.
+type totalTime struct {
+	// outer is the caller's context; ctx the debate's, derived from it with the deadline.
+	outer, ctx context.Context
+	deadline   time.Time
+	cancel     context.CancelFunc
+}
+
+// startTotalTime starts the debate's total time of d from now.
+func startTotalTime(outer context.Context, d time.Duration) *totalTime {
+	t := &totalTime{outer: outer, deadline: time.Now().Add(d)}
+	t.ctx, t.cancel = context.WithDeadlineCause(outer, t.deadline, errTotalTimeout)
+	return t
+}
+
+// extend moves the deadline by the time a pause took and replaces ctx accordingly.
+func (t *totalTime) extend(by time.Duration) {
+	t.cancel()
+	t.deadline = t.deadline.Add(by)
+	t.ctx, t.cancel = context.WithDeadlineCause(t.outer, t.deadline, errTotalTimeout)
+}
+
+// stop releases the debate's context.
+func (t *totalTime) stop() { t.cancel() }
+
+// newRun seats the engine's agents for a debate on s, with their voting roles and weights, in
+// a new transcript.
+func (e *Engine) newRun(s *Subject) *run {
 	r := &run{e: e, subject: s, seq: map[string]int{}}
 	r.t = &Transcript{
 		DebateID: s.DebateID, Title: s.Title, Question: s.Question, Protocol: e.protocol.Name,
@@ -237,11 +271,15 @@ func (e *Engine) Resume(ctx context.Context, s *Subject, prior *Transcript) (*Tr
 		r.t.Offline = r.t.Offline && p.Offline
 	}
 	r.t.Participants = r.participants
-	done := r.restore(prior)
-	if r.t.Panel != nil {
-		r.applyPanel(r.t.Panel.Names())
-	}
+	return r
+}
 
+// phases runs the protocol's phases in order, repeating the loop's rounds while the moderator
+// judges that they should go on. The phases of done (a checkpoint's timeline) are replayed, not
+// run: only the loop's course through them is followed. After a stop or a fast exit only the
+// decision is run.
+func (r *run) phases(total *totalTime, done []PhaseRecord) error {
+	e := r.e
 	phases := e.protocol.Phases
 	loop := e.protocol.Loop
 	round, roundStart, step := 1, 0, 0
@@ -259,45 +297,55 @@ func (e *Engine) Resume(ctx context.Context, s *Subject, prior *Transcript) (*Tr
 		replayed := step < len(done) && done[step].Phase == spec.Kind && done[step].Round == round
 		step++
 		if !replayed {
-			if err := r.phase(ctx, spec, round); err != nil {
-				return nil, err
+			if err := r.phase(total.ctx, spec, round); err != nil {
+				return err
 			}
 		}
 		if loop == nil || spec.Kind != loop.To || r.stopped || r.skipped {
 			continue
 		}
 		r.t.Rounds = round
+		again := false
 		if replayed && step < len(done) {
 			// The checkpoint shows what the loop did after this round.
-			if next := done[step]; next.Phase == loop.From && next.Round == round+1 {
-				round++
-				i = e.protocol.index(loop.From) - 1
-			}
-			continue
-		}
-		j := r.judge(loop, round, roundStart)
-		r.recordJudgement(j)
-		if j.Ends {
-			r.t.ExitReason = j.Exit
-			continue
-		}
-		if e.protocol.Checkpoints && e.pause != nil {
-			start := time.Now()
-			end, err := r.pauseAfter(outer, round, j)
-			if err != nil {
-				return nil, err
-			}
-			cancel()
-			deadline = deadline.Add(time.Since(start))
-			ctx, cancel = until(deadline)
-			if end {
-				continue
+			next := done[step]
+			again = next.Phase == loop.From && next.Round == round+1
+		} else {
+			var err error
+			if again, err = r.endRound(total, loop, round, roundStart); err != nil {
+				return err
 			}
 		}
-		round++
-		i = e.protocol.index(loop.From) - 1
+		if again {
+			round++
+			i = e.protocol.index(loop.From) - 1
+		}
 	}
-	return r.t, nil
+	return nil
+}
+
+// endRound judges the round just run and, when the debate goes on and the protocol pauses
+// between rounds, pauses for a human (whose wait the total time does not count); it reports
+// whether another round follows.
+func (r *run) endRound(total *totalTime, loop *Loop, round, roundStart int) (bool, error) {
+	j := r.judge(loop, round, roundStart)
+	r.recordJudgement(j)
+	if j.Ends {
+		r.t.ExitReason = j.Exit
+		return false, nil
+	}
+	if r.e.protocol.Checkpoints && r.e.pause != nil {
+		start := time.Now()
+		end, err := r.pauseAfter(total.outer, round, j)
+		if err != nil {
+			return false, err
+		}
+		total.extend(time.Since(start))
+		if end {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // restore loads a checkpoint's completed phases into the run and returns their timeline.
@@ -553,57 +601,84 @@ func (r *run) turns(ctx context.Context, spec PhaseSpec, round int, rec *PhaseRe
 	pctx, cancel := context.WithTimeout(ctx, spec.Timeout)
 	defer cancel()
 
-	results := make([]result, len(who))
+	take := r.takeAtOnce
 	if spec.Sequential {
-		for k, i := range who {
-			results[k] = call(pctx, r.agents[i], r.request(spec, round, r.participants[i]))
-			if results[k].err != nil {
-				if err := r.cancelled(ctx, spec, round); err != nil {
-					r.billed(who[k:k+1], results[k:k+1], rec)
-					return err
-				}
-			}
-			r.record(spec, round, i, results[k], rec)
-		}
-	} else {
-		var wg sync.WaitGroup
-		limit := r.e.concurrency
-		if limit <= 0 || limit > len(who) {
-			limit = len(who)
-		}
-		slots := make(chan struct{}, limit)
-		for k, i := range who {
-			req := r.request(spec, round, r.participants[i])
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				select {
-				case slots <- struct{}{}:
-					defer func() { <-slots }()
-				case <-pctx.Done():
-					results[k] = result{err: fmt.Errorf("no turn before the phase ended: %w", pctx.Err())}
-					return
-				}
-				results[k] = call(pctx, r.agents[i], req)
-			}()
-		}
-		wg.Wait()
-		for _, res := range results {
-			if res.err == nil {
-				continue
-			}
+		take = r.takeInTurn
+	}
+	results, err := take(ctx, pctx, spec, round, who, rec)
+	if err != nil {
+		return err
+	}
+	r.conclude(ctx, pctx, spec, results, rec)
+	return nil
+}
+
+// takeInTurn asks the takers who one after another within the phase's context pctx, each seeing
+// the turns recorded before its own. When a turn fails because the debate was interrupted from
+// outside (ctx), what that turn cost is billed and the interruption returned.
+func (r *run) takeInTurn(ctx, pctx context.Context, spec PhaseSpec, round int, who []int, rec *PhaseRecord) ([]result, error) {
+	results := make([]result, len(who))
+	for k, i := range who {
+		results[k] = call(pctx, r.agents[i], r.request(spec, round, r.participants[i]))
+		if results[k].err != nil {
 			if err := r.cancelled(ctx, spec, round); err != nil {
-				r.billed(who, results, rec)
-				return err
+				r.billed(who[k:k+1], results[k:k+1], rec)
+				return nil, err
 			}
 		}
-		// Recorded in participant order, whatever order they finished in, so that the same
-		// debate gives the same transcript.
-		for k, i := range who {
-			r.record(spec, round, i, results[k], rec)
+		r.record(spec, round, i, results[k], rec)
+	}
+	return results, nil
+}
+
+// takeAtOnce asks the takers who at the same time, at most the engine's concurrency at once,
+// within the phase's context pctx, and records their turns in participant order, whatever order
+// they finished in, so that the same debate gives the same transcript. When a turn failed
+// because the debate was interrupted from outside (ctx), what the turns cost is billed and the
+// interruption returned.
+func (r *run) takeAtOnce(ctx, pctx context.Context, spec PhaseSpec, round int, who []int, rec *PhaseRecord) ([]result, error) {
+	results := make([]result, len(who))
+	var wg sync.WaitGroup
+	limit := r.e.concurrency
+	if limit <= 0 || limit > len(who) {
+		limit = len(who)
+	}
+	slots := make(chan struct{}, limit)
+	for k, i := range who {
+		req := r.request(spec, round, r.participants[i])
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case slots <- struct{}{}:
+				defer func() { <-slots }()
+			case <-pctx.Done():
+				results[k] = result{err: fmt.Errorf("no turn before the phase ended: %w", pctx.Err())}
+				return
+			}
+			results[k] = call(pctx, r.agents[i], req)
+		}()
+	}
+	wg.Wait()
+	for _, res := range results {
+		if res.err == nil {
+			continue
+		}
+		if err := r.cancelled(ctx, spec, round); err != nil {
+			r.billed(who, results, rec)
+			return nil, err
 		}
 	}
+	for k, i := range who {
+		r.record(spec, round, i, results[k], rec)
+	}
+	return results, nil
+}
 
+// conclude sets the phase's status from its takers' results: completed when one answered,
+// stopped when the debate was stopped or interrupted, else failed (timed out when the phase ran
+// out of time), which ends the debate and escalates it.
+func (r *run) conclude(ctx, pctx context.Context, spec PhaseSpec, results []result, rec *PhaseRecord) {
 	ok := 0
 	for _, res := range results {
 		if res.err == nil {
@@ -628,7 +703,6 @@ func (r *run) turns(ctx context.Context, spec PhaseSpec, round int, rec *PhaseRe
 		r.stopped = true
 		rec.Notes = append(rec.Notes, "every agent failed in this phase; the debate ends and escalates")
 	}
-	return nil
 }
 
 // call runs one agent's turn and turns a panic or a late reply into an error, so that one agent

@@ -75,6 +75,7 @@ func (r *run) points() ([]Point, float64) {
 
 // disputed follows the confrontation over one rebutted argument: the rebuttals, the author's
 // answer (accept, partial, reject) and the challengers' responses (accept, maintain, escalate).
+// A point both sides agree on goes to the side that was accepted; any other is weighed.
 func disputed(t *Transcript, target *Argument) Point {
 	p := Point{Target: target.ID, Point: target.ID + ": " + clip(target.Claim, 120), Author: target.Agent, severity: target.Severity}
 	var rebuttals []Argument
@@ -89,68 +90,83 @@ func disputed(t *Transcript, target *Argument) Point {
 	if answered {
 		responses = t.ResponsesTo(answer.ID)
 	}
-	authorSide := []Argument{*target}
-	if answered {
-		authorSide = append(authorSide, *answer)
-	}
-	challengerSide := append(append([]Argument(nil), rebuttals...), responses...)
-	challengers := strings.Join(p.Challengers, ", ")
-
 	switch {
 	case !answered:
 		p.State = "unanswered"
 	case answer.Answer == AnswerAccept || answer.Resolution == Conceded:
 		p.Agreed, p.State = true, "conceded"
-		p.Winner = challengers
+		p.Winner = strings.Join(p.Challengers, ", ")
 		p.Confidence = bestConfidence(rebuttals)
 		p.Evidence = firstGround(rebuttals[0]) + " (" + rebuttals[0].ID + ")"
 		return p
 	default:
-		accepted, escalated := 0, false
-		for _, c := range p.Challengers {
-			var last *Argument
-			for i := range responses {
-				if responses[i].Agent == c {
-					last = &responses[i]
-				}
-			}
-			switch {
-			case last == nil:
-			case last.Answer == AnswerAccept:
-				accepted++
-			case last.Answer == AnswerEscalate:
-				escalated = true
+		if p.settle(target, answer, responses) {
+			return p
+		}
+	}
+	authorSide := []Argument{*target}
+	if answered {
+		authorSide = append(authorSide, *answer)
+	}
+	challengerSide := append(append([]Argument(nil), rebuttals...), responses...)
+	p.weigh(target, rebuttals, authorSide, challengerSide)
+	return p
+}
+
+// settle reads the challengers' responses to the author's answer (each challenger's last one
+// counts): if every challenger accepted it, the point is agreed for the author and settle
+// reports true; otherwise it only sets the point's state (escalated, not responded to,
+// maintained).
+func (p *Point) settle(target, answer *Argument, responses []Argument) bool {
+	accepted, escalated := 0, false
+	for _, c := range p.Challengers {
+		var last *Argument
+		for i := range responses {
+			if responses[i].Agent == c {
+				last = &responses[i]
 			}
 		}
 		switch {
-		case escalated:
-			p.State, p.Escalated = "escalated", true
-		case accepted == len(p.Challengers):
-			p.Agreed = true
-			p.Winner = target.Agent
-			p.Confidence = target.Qualifier.Confidence
-			if answer.Answer == AnswerPartial {
-				p.State = "accepted within its limit"
-				p.Evidence = "limit: " + answer.Limit + " (" + answer.ID + ")"
-			} else {
-				p.State = "rejection accepted"
-				p.Evidence = answer.Warrant + " (" + answer.ID + ")"
-			}
-			return p
-		case len(responses) == 0:
-			p.State = string(answer.Answer) + "ed, no response"
-			if answer.Answer == AnswerPartial {
-				p.State = "partly accepted, no response"
-			}
-		default:
-			p.State = "maintained by both sides"
+		case last == nil:
+		case last.Answer == AnswerAccept:
+			accepted++
+		case last.Answer == AnswerEscalate:
+			escalated = true
 		}
 	}
-	// Not agreed: technical conflicts are resolved by evidence weight (seed 004), each side's
-	// arguments weighed by quality times confidence; a tie keeps the argument standing.
+	switch {
+	case escalated:
+		p.State, p.Escalated = "escalated", true
+	case accepted == len(p.Challengers):
+		p.Agreed = true
+		p.Winner = target.Agent
+		p.Confidence = target.Qualifier.Confidence
+		if answer.Answer == AnswerPartial {
+			p.State = "accepted within its limit"
+			p.Evidence = "limit: " + answer.Limit + " (" + answer.ID + ")"
+		} else {
+			p.State = "rejection accepted"
+			p.Evidence = answer.Warrant + " (" + answer.ID + ")"
+		}
+		return true
+	case len(responses) == 0:
+		p.State = string(answer.Answer) + "ed, no response"
+		if answer.Answer == AnswerPartial {
+			p.State = "partly accepted, no response"
+		}
+	default:
+		p.State = "maintained by both sides"
+	}
+	return false
+}
+
+// weigh decides a point not agreed: technical conflicts are resolved by evidence weight (seed
+// 004), each side's arguments weighed by quality times confidence; a tie keeps the argument
+// standing.
+func (p *Point) weigh(target *Argument, rebuttals, authorSide, challengerSide []Argument) {
 	wa, wc := weight(authorSide), weight(challengerSide)
 	if wc > wa {
-		p.Winner = challengers
+		p.Winner = strings.Join(p.Challengers, ", ")
 		p.Evidence = firstGround(rebuttals[0]) + " (" + rebuttals[0].ID + ")"
 	} else {
 		p.Winner = target.Agent
@@ -161,7 +177,6 @@ func disputed(t *Transcript, target *Argument) Point {
 	} else {
 		p.Confidence = 0.5
 	}
-	return p
 }
 
 // verdictPoint is the change's verdict as a point when the stakeholders' current stances differ:

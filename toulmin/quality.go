@@ -81,88 +81,125 @@ var subjective = regexp.MustCompile(`(?i)\b(i (?:don't |do not )?(?:like|prefer|
 // Score rates the argument against the five criteria of seed 004 using idx to check citations,
 // and a rebuttal also on whether it first states the strongest form of what it answers.
 func Score(a *Argument, idx ChangeIndex) Quality {
-	var cited, badLines, outside []string
+	c := cite(a, idx)
+	design := idx.Empty()
+	q := Quality{Checks: []Check{
+		specific(a, c, design),
+		evidenceBased(a, c, design),
+		actionable(a),
+		scoped(c, design),
+		objective(a),
+	}}
+	if a.Phase == PhaseRebuttal {
+		q.Checks = append(q.Checks, steelmanned(a))
+	}
+	q.Score = float64(q.Points()) / float64(len(q.Checks))
+	q.BadCitations = c.bad
+	return q
+}
+
+// citations are an argument's grounds checked against the change.
+type citations struct {
+	// cited lists the citation of every ground that names a path.
+	cited []string
+	// outside lists those whose file is not in the change; bad those and the ones whose line
+	// is not in the change, sorted.
+	outside, bad []string
+}
+
+// cite checks the citations of a's grounds against idx. A line of 0 cites the file as a whole
+// (a note about the change, not a line).
+func cite(a *Argument, idx ChangeIndex) citations {
+	var c citations
+	var badLines []string
 	for _, g := range a.Grounds {
 		if g.Path == "" {
 			continue
 		}
-		c := g.Citation()
-		cited = append(cited, c)
+		at := g.Citation()
+		c.cited = append(c.cited, at)
 		switch {
 		case !idx.HasPath(g.Path):
-			outside = append(outside, c)
+			c.outside = append(c.outside, at)
 		case g.Line > 0 && !idx.HasLine(g.Path, g.Line):
-			// A line of 0 cites the file as a whole (a note about the change, not a line).
-			badLines = append(badLines, c)
+			badLines = append(badLines, at)
 		}
 	}
-	bad := append(append([]string{}, outside...), badLines...)
-	sort.Strings(bad)
-	design := idx.Empty()
+	c.bad = append(append([]string{}, c.outside...), badLines...)
+	sort.Strings(c.bad)
+	return c
+}
 
-	var q Quality
-	add := func(c Criterion, ok bool, reason string) {
-		q.Checks = append(q.Checks, Check{Criterion: c, Passed: ok, Reason: reason})
-	}
-
+// specific checks that the argument cites a path:line, or on a design question (no lines to
+// cite) that it states grounds.
+func specific(a *Argument, c citations, design bool) Check {
 	switch {
-	case len(cited) > 0:
-		add(Specific, true, "cites "+strings.Join(limit(cited, 3), ", "))
+	case len(c.cited) > 0:
+		return Check{Specific, true, "cites " + strings.Join(limit(c.cited, 3), ", ")}
 	case design && len(a.Grounds) > 0:
-		add(Specific, true, "a design question has no lines to cite; grounds are stated")
+		return Check{Specific, true, "a design question has no lines to cite; grounds are stated"}
 	default:
-		add(Specific, false, "no ground cites a path:line")
+		return Check{Specific, false, "no ground cites a path:line"}
 	}
+}
 
+// evidenceBased checks that the argument has grounds and that all its citations are lines of
+// the change, or on a design question that it is backed by a reference.
+func evidenceBased(a *Argument, c citations, design bool) Check {
 	switch {
 	case len(a.Grounds) == 0:
-		add(EvidenceBased, false, "the argument has no grounds")
-	case len(bad) > 0:
-		add(EvidenceBased, false, "cites lines that are not in the change: "+strings.Join(limit(bad, 5), ", "))
-	case len(cited) > 0:
-		add(EvidenceBased, true, fmt.Sprintf("all %d citations are lines of the change", len(cited)))
+		return Check{EvidenceBased, false, "the argument has no grounds"}
+	case len(c.bad) > 0:
+		return Check{EvidenceBased, false, "cites lines that are not in the change: " + strings.Join(limit(c.bad, 5), ", ")}
+	case len(c.cited) > 0:
+		return Check{EvidenceBased, true, fmt.Sprintf("all %d citations are lines of the change", len(c.cited))}
 	case design && len(a.Backing) > 0:
-		add(EvidenceBased, true, "backed by a reference")
+		return Check{EvidenceBased, true, "backed by a reference"}
 	default:
-		add(EvidenceBased, false, "grounds cite no line of the change and no backing is given")
+		return Check{EvidenceBased, false, "grounds cite no line of the change and no backing is given"}
 	}
+}
 
+// actionable checks that the argument proposes a concrete change.
+func actionable(a *Argument) Check {
 	if len(a.Actions) > 0 {
-		add(Actionable, true, "proposes: "+a.Actions[0].String())
-	} else {
-		add(Actionable, false, "proposes no concrete change")
+		return Check{Actionable, true, "proposes: " + a.Actions[0].String()}
 	}
+	return Check{Actionable, false, "proposes no concrete change"}
+}
 
+// scoped checks that the argument cites only files of the change.
+func scoped(c citations, design bool) Check {
 	switch {
-	case len(outside) > 0:
-		add(Scoped, false, "cites files outside the change: "+strings.Join(limit(outside, 5), ", "))
-	case len(cited) > 0 || design:
-		add(Scoped, true, "stays within the change")
+	case len(c.outside) > 0:
+		return Check{Scoped, false, "cites files outside the change: " + strings.Join(limit(c.outside, 5), ", ")}
+	case len(c.cited) > 0 || design:
+		return Check{Scoped, true, "stays within the change"}
 	default:
-		add(Scoped, false, "cites no file of the change")
+		return Check{Scoped, false, "cites no file of the change"}
 	}
+}
 
+// objective checks that the argument reasons rather than states a preference, and (outside
+// clarification and synthesis) gives a warrant linking its grounds to its claim.
+func objective(a *Argument) Check {
 	text := strings.Join([]string{a.Claim, a.Warrant, groundsText(a.Grounds)}, " ")
 	switch m := subjective.FindString(text); {
 	case m != "":
-		add(Objective, false, fmt.Sprintf("states a preference (%q) instead of a reason", m))
+		return Check{Objective, false, fmt.Sprintf("states a preference (%q) instead of a reason", m)}
 	case strings.TrimSpace(a.Warrant) == "" && a.Phase != PhaseClarification && a.Phase != PhaseSynthesis:
-		add(Objective, false, "gives no warrant linking grounds to claim")
+		return Check{Objective, false, "gives no warrant linking grounds to claim"}
 	default:
-		add(Objective, true, "reasons from grounds through a stated warrant")
+		return Check{Objective, true, "reasons from grounds through a stated warrant"}
 	}
+}
 
-	if a.Phase == PhaseRebuttal {
-		if strings.TrimSpace(a.Steelman) != "" {
-			add(Steelmanned, true, "states the strongest form of "+a.Target+" before disputing it")
-		} else {
-			add(Steelmanned, false, "disputes "+a.Target+" without first stating its strongest form")
-		}
+// steelmanned checks that a rebuttal states the strongest form of what it disputes first.
+func steelmanned(a *Argument) Check {
+	if strings.TrimSpace(a.Steelman) != "" {
+		return Check{Steelmanned, true, "states the strongest form of " + a.Target + " before disputing it"}
 	}
-
-	q.Score = float64(q.Points()) / float64(len(q.Checks))
-	q.BadCitations = bad
-	return q
+	return Check{Steelmanned, false, "disputes " + a.Target + " without first stating its strongest form"}
 }
 
 func groundsText(gs []Ground) string {
