@@ -346,11 +346,37 @@ func (r *Repo) fillAlerts(bad func(format string, args ...any)) {
 	}
 }
 
-// fill validates the file and fills every gap with its default.
+// fill validates the file and fills every gap with its default. Problems are reported in the
+// order of the stages, each section's own in the order of its keys.
 func (r *Repo) fill() error {
 	var problems []string
 	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 
+	r.fillTriggers(bad)
+	r.fillPosting(bad)
+	r.fillAlerts(bad)
+	r.fillScope(bad)
+	r.fillVoting(bad)
+	if len(r.Stakeholders) > 0 && len(r.Perspectives) > 0 {
+		bad("perspectives: cannot be combined with stakeholders: a stakeholders list is the whole panel, so the moderator would never seat these; keep one of the two")
+	} else {
+		problems = append(problems, r.fillStakeholders()...)
+	}
+	r.fillDebate(bad)
+	r.fillLLM(bad)
+	problems = append(problems, r.Budget.problems()...)
+	if r.MaxRounds < 0 || r.MaxRounds > 10 {
+		bad("max_rounds: must be between 1 and 10, got %d", r.MaxRounds)
+	}
+	if len(problems) > 0 {
+		return &Error{Problems: problems}
+	}
+	return nil
+}
+
+// fillTriggers settles which debate runs and when: the protocol and the pull-request actions
+// that start it.
+func (r *Repo) fillTriggers(bad func(format string, args ...any)) {
 	if r.Protocol == "" {
 		r.Protocol = toulmin.ProtocolStandard
 	}
@@ -365,6 +391,11 @@ func (r *Repo) fill() error {
 			bad("triggers.pull_request: unknown action %q (want opened, synchronize, reopened, ready_for_review or labeled)", a)
 		}
 	}
+}
+
+// fillPosting settles who may command the bot and stop a debate, how the verdict is posted
+// (the review event) and whether CI failures are debated.
+func (r *Repo) fillPosting(bad func(format string, args ...any)) {
 	for _, p := range []struct {
 		key   string
 		level *string
@@ -391,7 +422,10 @@ func (r *Repo) fill() error {
 		on := true
 		r.FailureDebates = &on
 	}
-	r.fillAlerts(bad)
+}
+
+// fillScope settles how many debates an hour may start and which files are left out.
+func (r *Repo) fillScope(bad func(format string, args ...any)) {
 	if r.MaxDebatesPerHour == nil {
 		n := DefaultMaxDebatesPerHour
 		r.MaxDebatesPerHour = &n
@@ -403,6 +437,11 @@ func (r *Repo) fill() error {
 			bad("ignore[%d]: %q is not a valid glob", i, g)
 		}
 	}
+}
+
+// fillVoting settles the consensus thresholds (each unset one at its default) and the role
+// weights.
+func (r *Repo) fillVoting(bad func(format string, args ...any)) {
 	th := voting.DefaultThresholds()
 	if r.Thresholds.Strong != nil {
 		th.Strong = *r.Thresholds.Strong
@@ -420,11 +459,11 @@ func (r *Repo) fill() error {
 	} else if err := r.Weights.Validate(); err != nil {
 		bad("weights: %v", err)
 	}
-	if len(r.Stakeholders) > 0 && len(r.Perspectives) > 0 {
-		bad("perspectives: cannot be combined with stakeholders: a stakeholders list is the whole panel, so the moderator would never seat these; keep one of the two")
-	} else {
-		problems = append(problems, r.fillStakeholders()...)
-	}
+}
+
+// fillDebate settles the course of the debate: depth, convergence threshold, checkpoints
+// between rounds and how long they wait, and the phases' settings.
+func (r *Repo) fillDebate(bad func(format string, args ...any)) {
 	if _, err := toulmin.ParseDepth(r.Depth); err != nil {
 		bad("depth: %v", err)
 	}
@@ -449,6 +488,11 @@ func (r *Repo) fill() error {
 			bad("phases.%s.token_limit: must not be negative, got %d", kind, *p.TokenLimit)
 		}
 	}
+}
+
+// fillLLM settles the llm section: concurrency, context size, retries and request timeout at
+// their defaults when unset, and the prices.
+func (r *Repo) fillLLM(bad func(format string, args ...any)) {
 	if r.LLM.Concurrency == 0 {
 		r.LLM.Concurrency = DefaultConcurrency
 	}
@@ -469,14 +513,6 @@ func (r *Repo) fill() error {
 			bad("llm.prices.%s: prices must not be negative", model)
 		}
 	}
-	problems = append(problems, r.Budget.problems()...)
-	if r.MaxRounds < 0 || r.MaxRounds > 10 {
-		bad("max_rounds: must be between 1 and 10, got %d", r.MaxRounds)
-	}
-	if len(problems) > 0 {
-		return &Error{Problems: problems}
-	}
-	return nil
 }
 
 var abbrevOK = regexp.MustCompile(`^[A-Z][A-Z0-9]{0,4}$`)
@@ -572,42 +608,7 @@ func fillPerspectives(list []review.Perspective, key string, taken []review.Pers
 			problems = append(problems, fmt.Sprintf("%s.name: %q may hold only letters, digits, _, - and . (it is a key, e.g. core_maintainer)", at, s.Name))
 			continue
 		}
-		// A built-in name inherits everything it does not set.
-		if d, ok := defaults[s.Name]; ok {
-			if s.Title == "" {
-				s.Title = d.Title
-			}
-			if s.Abbrev == "" {
-				s.Abbrev = d.Abbrev
-			}
-			if s.Role == "" {
-				s.Role = d.Role
-			}
-			if s.Summary == "" {
-				s.Summary = d.Summary
-			}
-			if s.Priorities == nil {
-				s.Priorities = d.Priorities
-			}
-			if s.TradeOffs == nil {
-				s.TradeOffs = d.TradeOffs
-			}
-			if s.Opposes == nil {
-				s.Opposes = d.Opposes
-			}
-			if s.Keywords == nil {
-				s.Keywords = d.Keywords
-			}
-		}
-		if s.Title == "" {
-			s.Title = titleCase(s.Name)
-		}
-		if s.Abbrev == "" {
-			s.Abbrev = initials(s.Title)
-		}
-		if s.Role == "" {
-			s.Role = voting.RoleStakeholder
-		}
+		fillPerspective(s, defaults)
 		if names[s.Name] {
 			problems = append(problems, fmt.Sprintf("%s.name: %q appears twice", at, s.Name))
 		}
@@ -618,26 +619,75 @@ func fillPerspectives(list []review.Perspective, key string, taken []review.Pers
 			problems = append(problems, fmt.Sprintf("%s.abbrev: %q is used by another stakeholder (%s)", at, s.Abbrev, other))
 		}
 		abbrevs[s.Abbrev] = s.Name
-		if !s.Role.Valid() || s.Role == voting.RoleSeniorStakeholder {
-			problems = append(problems, fmt.Sprintf("%s.role: %q is not a role (want stakeholder, subsystem_maintainer or core_maintainer; seniority comes from trust)", at, s.Role))
+		problems = append(problems, perspectiveProblems(at, s)...)
+	}
+	return problems
+}
+
+// fillPerspective fills a perspective's gaps: a built-in name (one of defaults) inherits
+// everything it does not set; then the title comes from the name, the abbreviation from the
+// title's initials, and the role is stakeholder.
+func fillPerspective(s *review.Perspective, defaults map[string]review.Perspective) {
+	if d, ok := defaults[s.Name]; ok {
+		if s.Title == "" {
+			s.Title = d.Title
 		}
-		if s.Trust < 0 {
-			problems = append(problems, fmt.Sprintf("%s.trust: must not be negative, got %g", at, s.Trust))
+		if s.Abbrev == "" {
+			s.Abbrev = d.Abbrev
 		}
-		for j, g := range s.Paths {
-			if !doublestar.ValidatePattern(g) {
-				problems = append(problems, fmt.Sprintf("%s.paths[%d]: %q is not a valid glob", at, j, g))
-			}
+		if s.Role == "" {
+			s.Role = d.Role
 		}
-		for j, l := range s.Languages {
-			if !review.IsLanguage(l) {
-				problems = append(problems, fmt.Sprintf("%s.languages[%d]: %q is not a language (want one of %s)", at, j, l, strings.Join(review.Languages(), ", ")))
-			}
+		if s.Summary == "" {
+			s.Summary = d.Summary
 		}
-		for j, k := range s.Keywords {
-			if strings.TrimSpace(k) == "" {
-				problems = append(problems, fmt.Sprintf("%s.keywords[%d]: must not be empty", at, j))
-			}
+		if s.Priorities == nil {
+			s.Priorities = d.Priorities
+		}
+		if s.TradeOffs == nil {
+			s.TradeOffs = d.TradeOffs
+		}
+		if s.Opposes == nil {
+			s.Opposes = d.Opposes
+		}
+		if s.Keywords == nil {
+			s.Keywords = d.Keywords
+		}
+	}
+	if s.Title == "" {
+		s.Title = titleCase(s.Name)
+	}
+	if s.Abbrev == "" {
+		s.Abbrev = initials(s.Title)
+	}
+	if s.Role == "" {
+		s.Role = voting.RoleStakeholder
+	}
+}
+
+// perspectiveProblems validates what a filled perspective holds on its own (at names where it
+// is): its role, trust, path globs, languages and keywords.
+func perspectiveProblems(at string, s *review.Perspective) []string {
+	var problems []string
+	if !s.Role.Valid() || s.Role == voting.RoleSeniorStakeholder {
+		problems = append(problems, fmt.Sprintf("%s.role: %q is not a role (want stakeholder, subsystem_maintainer or core_maintainer; seniority comes from trust)", at, s.Role))
+	}
+	if s.Trust < 0 {
+		problems = append(problems, fmt.Sprintf("%s.trust: must not be negative, got %g", at, s.Trust))
+	}
+	for j, g := range s.Paths {
+		if !doublestar.ValidatePattern(g) {
+			problems = append(problems, fmt.Sprintf("%s.paths[%d]: %q is not a valid glob", at, j, g))
+		}
+	}
+	for j, l := range s.Languages {
+		if !review.IsLanguage(l) {
+			problems = append(problems, fmt.Sprintf("%s.languages[%d]: %q is not a language (want one of %s)", at, j, l, strings.Join(review.Languages(), ", ")))
+		}
+	}
+	for j, k := range s.Keywords {
+		if strings.TrimSpace(k) == "" {
+			problems = append(problems, fmt.Sprintf("%s.keywords[%d]: must not be empty", at, j))
 		}
 	}
 	return problems

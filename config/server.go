@@ -125,126 +125,180 @@ func defaultCacheDir() string {
 // LoadServer reads the server configuration. getenv and readFile are the process's (os.Getenv,
 // os.ReadFile) except in tests.
 func LoadServer(getenv func(string) string, readFile func(string) ([]byte, error)) (*Server, error) {
+	file, err := readServerFile(getenv, readFile)
+	if err != nil {
+		return nil, err
+	}
+	in := &serverSettings{getenv: getenv, file: file}
+	s := &Server{}
+	in.process(s)
+	in.limits(s)
+	in.github(&s.GitHub)
+	in.dashboard(s)
+	if len(in.problems) > 0 {
+		return nil, &Error{File: "server configuration", Problems: in.problems}
+	}
+	return s, nil
+}
+
+// readServerFile reads the YAML file named by DEBATEBOT_CONFIG, if any, into its settings by
+// key; a key that is not one of serverKeys is an error.
+func readServerFile(getenv func(string) string, readFile func(string) ([]byte, error)) (map[string]string, error) {
 	file := map[string]string{}
-	if path := getenv("DEBATEBOT_CONFIG"); path != "" {
-		data, err := readFile(path)
-		if err != nil {
-			return nil, fmt.Errorf("failed to read server config %s: %w", path, err)
-		}
-		var raw map[string]any
-		dec := yaml.NewDecoder(bytes.NewReader(data))
-		if err := dec.Decode(&raw); err != nil && err.Error() != "EOF" {
-			return nil, &Error{File: path, Problems: yamlProblems(err)}
-		}
-		known := map[string]bool{}
-		for _, k := range serverKeys {
-			known[k] = true
-		}
-		var unknown []string
-		for k, v := range raw {
-			if !known[k] {
-				unknown = append(unknown, fmt.Sprintf("unknown key %q", k))
-				continue
-			}
-			file[k] = fmt.Sprint(v)
-		}
-		if len(unknown) > 0 {
-			sort.Strings(unknown)
-			return nil, &Error{File: path, Problems: unknown}
-		}
+	path := getenv("DEBATEBOT_CONFIG")
+	if path == "" {
+		return file, nil
 	}
-	get := func(k, def string) string {
-		if v := getenv(k); v != "" {
-			return v
-		}
-		if v, ok := file[k]; ok && v != "" {
-			return v
-		}
-		return def
+	data, err := readFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("failed to read server config %s: %w", path, err)
 	}
-	var problems []string
-	num := func(k string, def int) int {
-		s := get(k, strconv.Itoa(def))
-		n, err := strconv.Atoi(s)
-		if err != nil || n <= 0 {
-			problems = append(problems, fmt.Sprintf("%s: %q is not a positive whole number", k, s))
+	var raw map[string]any
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&raw); err != nil && err.Error() != "EOF" {
+		return nil, &Error{File: path, Problems: yamlProblems(err)}
+	}
+	known := map[string]bool{}
+	for _, k := range serverKeys {
+		known[k] = true
+	}
+	var unknown []string
+	for k, v := range raw {
+		if !known[k] {
+			unknown = append(unknown, fmt.Sprintf("unknown key %q", k))
+			continue
 		}
-		return n
+		file[k] = fmt.Sprint(v)
 	}
-	s := &Server{
-		Addr:      get("DEBATEBOT_ADDR", DefaultAddr),
-		OpenAIKey: get("OPENAI_API_KEY", ""), OpenAIBaseURL: get("OPENAI_BASE_URL", ""), Model: get("DEBATEBOT_MODEL", ""),
-		DatabaseURL: get("DEBATEBOT_DATABASE_URL", DefaultDatabaseURL), LogLevel: get("DEBATEBOT_LOG_LEVEL", DefaultLogLevel),
-		Workers: num("DEBATEBOT_WORKERS", DefaultWorkers),
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return nil, &Error{File: path, Problems: unknown}
 	}
-	for _, b := range strings.Split(get("DEBATEBOT_ALLOWED_BOTS", ""), ",") {
+	return file, nil
+}
+
+// serverSettings are the server's settings as LoadServer reads them: each from the environment,
+// else from the file, else its default, with the problems found so far in the order read.
+type serverSettings struct {
+	getenv   func(string) string
+	file     map[string]string
+	problems []string
+}
+
+// get is the setting k, or def when neither the environment nor the file sets it.
+func (in *serverSettings) get(k, def string) string {
+	if v := in.getenv(k); v != "" {
+		return v
+	}
+	if v, ok := in.file[k]; ok && v != "" {
+		return v
+	}
+	return def
+}
+
+// num reads the setting k as a positive whole number (def when it is not set).
+func (in *serverSettings) num(k string, def int) int {
+	s := in.get(k, strconv.Itoa(def))
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 {
+		in.problems = append(in.problems, fmt.Sprintf("%s: %q is not a positive whole number", k, s))
+	}
+	return n
+}
+
+// whole reads the setting key as a whole number of at least least (def when it is not set);
+// otherwise the problem says it is not what (note) and 0 is returned.
+func (in *serverSettings) whole(key string, def, least int64, what, note string) int64 {
+	v := in.get(key, strconv.FormatInt(def, 10))
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < least {
+		in.problems = append(in.problems, fmt.Sprintf("%s: %q is not %s (%s)", key, v, what, note))
+		return 0
+	}
+	return n
+}
+
+// process reads how the process runs: where it listens, the model, the database, the log
+// level, its workers and their job lease, the bots it hears, the shutdown grace and the cache.
+func (in *serverSettings) process(s *Server) {
+	s.Addr = in.get("DEBATEBOT_ADDR", DefaultAddr)
+	s.OpenAIKey, s.OpenAIBaseURL, s.Model = in.get("OPENAI_API_KEY", ""), in.get("OPENAI_BASE_URL", ""), in.get("DEBATEBOT_MODEL", "")
+	s.DatabaseURL, s.LogLevel = in.get("DEBATEBOT_DATABASE_URL", DefaultDatabaseURL), in.get("DEBATEBOT_LOG_LEVEL", DefaultLogLevel)
+	s.Workers = in.num("DEBATEBOT_WORKERS", DefaultWorkers)
+	for _, b := range strings.Split(in.get("DEBATEBOT_ALLOWED_BOTS", ""), ",") {
 		if b = strings.TrimSpace(b); b != "" {
 			s.AllowedBots = append(s.AllowedBots, b)
 		}
 	}
-	lease := get("DEBATEBOT_JOB_LEASE", DefaultJobLease.String())
+	lease := in.get("DEBATEBOT_JOB_LEASE", DefaultJobLease.String())
 	if d, err := time.ParseDuration(lease); err != nil || d < time.Second {
-		problems = append(problems, fmt.Sprintf("DEBATEBOT_JOB_LEASE: %q is not a duration of at least 1s", lease))
+		in.problems = append(in.problems, fmt.Sprintf("DEBATEBOT_JOB_LEASE: %q is not a duration of at least 1s", lease))
 	} else {
 		s.JobLease = d
 	}
-	grace := get("DEBATEBOT_SHUTDOWN_TIMEOUT", DefaultShutdownTimeout.String())
+	grace := in.get("DEBATEBOT_SHUTDOWN_TIMEOUT", DefaultShutdownTimeout.String())
 	if d, err := time.ParseDuration(grace); err != nil || d <= 0 {
-		problems = append(problems, fmt.Sprintf("DEBATEBOT_SHUTDOWN_TIMEOUT: %q is not a positive duration", grace))
+		in.problems = append(in.problems, fmt.Sprintf("DEBATEBOT_SHUTDOWN_TIMEOUT: %q is not a positive duration", grace))
 	} else {
 		s.ShutdownTimeout = d
 	}
-	s.CacheDir = get("DEBATEBOT_CACHE_DIR", defaultCacheDir())
-	whole := func(key string, def, least int64, what, note string) int64 {
-		return wholeSetting(get, key, def, least, what, note, &problems)
-	}
-	s.MaxRepoMB = int(whole("DEBATEBOT_MAX_REPO_MB", DefaultMaxRepoMB, 0, "a whole number of megabytes", "0 never fetches whole trees"))
-	s.MaxTreeMB = int(whole("DEBATEBOT_MAX_TREE_MB", DefaultMaxTreeMB, 1, "a whole number of megabytes", "at least 1"))
-	s.MaxTreeFiles = int(whole("DEBATEBOT_MAX_TREE_FILES", DefaultMaxTreeFiles, 1, "a whole number of files", "at least 1"))
-	// Each repository's budget where its debatebot.yml sets none.
-	s.RepoDebatesPerHour = int(whole("DEBATEBOT_REPO_DEBATES_PER_HOUR", DefaultRepoDebatesPerHour, 0, "a whole number of debates", "0: no limit"))
-	s.RepoTokensPerDay = whole("DEBATEBOT_REPO_TOKENS_PER_DAY", DefaultRepoTokensPerDay, 0, "a whole number of tokens", "0: no limit")
-	g := &s.GitHub
-	g.V3APIURL = get("GITHUB_V3_API_URL", "https://api.github.com")
-	g.WebURL = get("GITHUB_WEB_URL", webURL(g.V3APIURL))
-	g.V4APIURL = get("GITHUB_V4_API_URL", "https://api.github.com/graphql")
-	g.App.WebhookSecret = get("GITHUB_APP_WEBHOOK_SECRET", "")
-	g.App.PrivateKey = get("GITHUB_APP_PRIVATE_KEY", "")
-	if id := get("GITHUB_APP_INTEGRATION_ID", ""); id == "" {
-		problems = append(problems, "GITHUB_APP_INTEGRATION_ID: not set (the App's ID from its settings page)")
+	s.CacheDir = in.get("DEBATEBOT_CACHE_DIR", defaultCacheDir())
+}
+
+// limits reads the bounds on what is fetched and written for the whole-tree analysis, and each
+// repository's budget where its debatebot.yml sets none.
+func (in *serverSettings) limits(s *Server) {
+	s.MaxRepoMB = int(in.whole("DEBATEBOT_MAX_REPO_MB", DefaultMaxRepoMB, 0, "a whole number of megabytes", "0 never fetches whole trees"))
+	s.MaxTreeMB = int(in.whole("DEBATEBOT_MAX_TREE_MB", DefaultMaxTreeMB, 1, "a whole number of megabytes", "at least 1"))
+	s.MaxTreeFiles = int(in.whole("DEBATEBOT_MAX_TREE_FILES", DefaultMaxTreeFiles, 1, "a whole number of files", "at least 1"))
+	s.RepoDebatesPerHour = int(in.whole("DEBATEBOT_REPO_DEBATES_PER_HOUR", DefaultRepoDebatesPerHour, 0, "a whole number of debates", "0: no limit"))
+	s.RepoTokensPerDay = in.whole("DEBATEBOT_REPO_TOKENS_PER_DAY", DefaultRepoTokensPerDay, 0, "a whole number of tokens", "0: no limit")
+}
+
+// github reads go-githubapp's settings: GitHub's URLs and the App's ID, webhook secret and
+// private key, all three required.
+func (in *serverSettings) github(g *githubapp.Config) {
+	g.V3APIURL = in.get("GITHUB_V3_API_URL", "https://api.github.com")
+	g.WebURL = in.get("GITHUB_WEB_URL", webURL(g.V3APIURL))
+	g.V4APIURL = in.get("GITHUB_V4_API_URL", "https://api.github.com/graphql")
+	g.App.WebhookSecret = in.get("GITHUB_APP_WEBHOOK_SECRET", "")
+	g.App.PrivateKey = in.get("GITHUB_APP_PRIVATE_KEY", "")
+	if id := in.get("GITHUB_APP_INTEGRATION_ID", ""); id == "" {
+		in.problems = append(in.problems, "GITHUB_APP_INTEGRATION_ID: not set (the App's ID from its settings page)")
 	} else if n, err := strconv.ParseInt(id, 10, 64); err != nil || n <= 0 {
-		problems = append(problems, fmt.Sprintf("GITHUB_APP_INTEGRATION_ID: %q is not an App ID", id))
+		in.problems = append(in.problems, fmt.Sprintf("GITHUB_APP_INTEGRATION_ID: %q is not an App ID", id))
 	} else {
 		g.App.IntegrationID = n
 	}
 	if g.App.WebhookSecret == "" {
-		problems = append(problems, "GITHUB_APP_WEBHOOK_SECRET: not set (webhooks could not be verified)")
+		in.problems = append(in.problems, "GITHUB_APP_WEBHOOK_SECRET: not set (webhooks could not be verified)")
 	}
 	if !strings.Contains(g.App.PrivateKey, "PRIVATE KEY-----") {
-		problems = append(problems, "GITHUB_APP_PRIVATE_KEY: not a PEM private key (paste the whole .pem file)")
+		in.problems = append(in.problems, "GITHUB_APP_PRIVATE_KEY: not a PEM private key (paste the whole .pem file)")
 	}
-	s.PublicURL = strings.TrimSuffix(get("DEBATEBOT_PUBLIC_URL", ""), "/")
+}
+
+// dashboard reads where users reach serve, the OAuth client they sign in with and the key that
+// signs their sessions (derived from the webhook secret when not set; github runs first).
+func (in *serverSettings) dashboard(s *Server) {
+	s.PublicURL = strings.TrimSuffix(in.get("DEBATEBOT_PUBLIC_URL", ""), "/")
 	if s.PublicURL != "" {
 		if u, err := url.Parse(s.PublicURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			problems = append(problems, fmt.Sprintf("DEBATEBOT_PUBLIC_URL: %q is not an http(s) URL (where users reach serve, e.g. https://debatebot.example.com)", s.PublicURL))
+			in.problems = append(in.problems, fmt.Sprintf("DEBATEBOT_PUBLIC_URL: %q is not an http(s) URL (where users reach serve, e.g. https://debatebot.example.com)", s.PublicURL))
 		}
 	}
-	s.OAuthClientID, s.OAuthClientSecret = get("GITHUB_OAUTH_CLIENT_ID", ""), get("GITHUB_OAUTH_CLIENT_SECRET", "")
+	s.OAuthClientID, s.OAuthClientSecret = in.get("GITHUB_OAUTH_CLIENT_ID", ""), in.get("GITHUB_OAUTH_CLIENT_SECRET", "")
 	if (s.OAuthClientID == "") != (s.OAuthClientSecret == "") {
-		problems = append(problems, "GITHUB_OAUTH_CLIENT_ID and GITHUB_OAUTH_CLIENT_SECRET: set both (the App's OAuth client) or neither")
+		in.problems = append(in.problems, "GITHUB_OAUTH_CLIENT_ID and GITHUB_OAUTH_CLIENT_SECRET: set both (the App's OAuth client) or neither")
 	}
-	if key := get("DEBATEBOT_SESSION_KEY", ""); key != "" {
+	if key := in.get("DEBATEBOT_SESSION_KEY", ""); key != "" {
 		if len(key) < 32 {
-			problems = append(problems, "DEBATEBOT_SESSION_KEY: shorter than 32 characters (use a long random value, the same on every replica)")
+			in.problems = append(in.problems, "DEBATEBOT_SESSION_KEY: shorter than 32 characters (use a long random value, the same on every replica)")
 		}
 		s.SessionKey = []byte(key)
-	} else if g.App.WebhookSecret != "" {
-		s.SessionKey = SessionKeyFrom(g.App.WebhookSecret)
+	} else if s.GitHub.App.WebhookSecret != "" {
+		s.SessionKey = SessionKeyFrom(s.GitHub.App.WebhookSecret)
 	}
-	if len(problems) > 0 {
-		return nil, &Error{File: "server configuration", Problems: problems}
-	}
-	return s, nil
 }
 
 // SessionKeyFrom derives the dashboard's session key from the webhook secret, so that a
@@ -254,16 +308,4 @@ func SessionKeyFrom(webhookSecret string) []byte {
 	m := hmac.New(sha256.New, []byte(webhookSecret))
 	m.Write([]byte("debatebot dashboard session key"))
 	return m.Sum(nil)
-}
-
-// wholeSetting reads the setting key as a whole number of at least least (def when it is not
-// set); otherwise the problem says it is not what (note) and 0 is returned.
-func wholeSetting(get func(key, def string) string, key string, def, least int64, what, note string, problems *[]string) int64 {
-	v := get(key, strconv.FormatInt(def, 10))
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n < least {
-		*problems = append(*problems, fmt.Sprintf("%s: %q is not %s (%s)", key, v, what, note))
-		return 0
-	}
-	return n
 }
