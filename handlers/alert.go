@@ -57,65 +57,64 @@ func visibilityOf(visibility string, private *bool) string {
 	return ""
 }
 
-type (
-	codeScanningAlertPayload struct {
-		Action       string           `json:"action"`
-		Ref          string           `json:"ref"`
-		Installation slimInstallation `json:"installation"`
-		Repository   alertRepo        `json:"repository"`
-		Alert        struct {
-			Number  int    `json:"number"`
-			HTMLURL string `json:"html_url"`
-			Rule    struct {
-				ID                    string `json:"id"`
-				Severity              string `json:"severity"`
-				SecuritySeverityLevel string `json:"security_severity_level"`
-				Description           string `json:"description"`
-			} `json:"rule"`
-			Tool struct {
-				Name string `json:"name"`
-			} `json:"tool"`
-			MostRecentInstance struct {
-				Ref      string `json:"ref"`
-				Location struct {
-					Path      string `json:"path"`
-					StartLine int    `json:"start_line"`
-				} `json:"location"`
-				Message struct {
-					Text string `json:"text"`
-				} `json:"message"`
-			} `json:"most_recent_instance"`
-		} `json:"alert"`
-	}
-	dependabotAlertPayload struct {
-		Action       string           `json:"action"`
-		Installation slimInstallation `json:"installation"`
-		Repository   alertRepo        `json:"repository"`
-		Alert        struct {
-			Number     int    `json:"number"`
-			HTMLURL    string `json:"html_url"`
-			Dependency struct {
-				Package struct {
-					Ecosystem string `json:"ecosystem"`
-					Name      string `json:"name"`
-				} `json:"package"`
-				ManifestPath string `json:"manifest_path"`
-			} `json:"dependency"`
-			SecurityAdvisory struct {
-				GHSAID   string `json:"ghsa_id"`
-				CVEID    string `json:"cve_id"`
-				Summary  string `json:"summary"`
-				Severity string `json:"severity"`
-			} `json:"security_advisory"`
-			SecurityVulnerability struct {
-				VulnerableVersionRange string `json:"vulnerable_version_range"`
-				FirstPatchedVersion    *struct {
-					Identifier string `json:"identifier"`
-				} `json:"first_patched_version"`
-			} `json:"security_vulnerability"`
-		} `json:"alert"`
-	}
-)
+type codeScanningAlertPayload struct {
+	Action       string           `json:"action"`
+	Ref          string           `json:"ref"`
+	Installation slimInstallation `json:"installation"`
+	Repository   alertRepo        `json:"repository"`
+	Alert        struct {
+		Number  int    `json:"number"`
+		HTMLURL string `json:"html_url"`
+		Rule    struct {
+			ID                    string `json:"id"`
+			Severity              string `json:"severity"`
+			SecuritySeverityLevel string `json:"security_severity_level"`
+			Description           string `json:"description"`
+		} `json:"rule"`
+		Tool struct {
+			Name string `json:"name"`
+		} `json:"tool"`
+		MostRecentInstance struct {
+			Ref      string `json:"ref"`
+			Location struct {
+				Path      string `json:"path"`
+				StartLine int    `json:"start_line"`
+			} `json:"location"`
+			Message struct {
+				Text string `json:"text"`
+			} `json:"message"`
+		} `json:"most_recent_instance"`
+	} `json:"alert"`
+}
+
+type dependabotAlertPayload struct {
+	Action       string           `json:"action"`
+	Installation slimInstallation `json:"installation"`
+	Repository   alertRepo        `json:"repository"`
+	Alert        struct {
+		Number     int    `json:"number"`
+		HTMLURL    string `json:"html_url"`
+		Dependency struct {
+			Package struct {
+				Ecosystem string `json:"ecosystem"`
+				Name      string `json:"name"`
+			} `json:"package"`
+			ManifestPath string `json:"manifest_path"`
+		} `json:"dependency"`
+		SecurityAdvisory struct {
+			GHSAID   string `json:"ghsa_id"`
+			CVEID    string `json:"cve_id"`
+			Summary  string `json:"summary"`
+			Severity string `json:"severity"`
+		} `json:"security_advisory"`
+		SecurityVulnerability struct {
+			VulnerableVersionRange string `json:"vulnerable_version_range"`
+			FirstPatchedVersion    *struct {
+				Identifier string `json:"identifier"`
+			} `json:"first_patched_version"`
+		} `json:"security_vulnerability"`
+	} `json:"alert"`
+}
 
 func (p *codeScanningAlertPayload) validate() error {
 	return validateInstalled(p.Repository.slimRepo, p.Installation.ID)

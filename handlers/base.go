@@ -69,72 +69,77 @@ func decode(payload []byte, v any, event string) error {
 // The handlers decode only the fields they route on: a pull_request payload is 20-30 KB, and
 // decoding all of it into go-github's event type is most of the time a delivery takes to
 // acknowledge. The runner reads the rest from the API.
-type (
-	slimUser struct {
+type slimUser struct {
+	Login string `json:"login"`
+	Type  string `json:"type"`
+}
+
+type slimRepo struct {
+	Name  string `json:"name"`
+	Owner struct {
 		Login string `json:"login"`
-		Type  string `json:"type"`
-	}
-	slimRepo struct {
-		Name  string `json:"name"`
-		Owner struct {
-			Login string `json:"login"`
-		} `json:"owner"`
-	}
-	slimInstallation struct {
-		ID int64 `json:"id"`
-	}
-	slimLabel struct {
-		Name string `json:"name"`
-	}
-	slimIssue struct {
-		Number      int             `json:"number"`
-		Title       string          `json:"title"`
-		Body        string          `json:"body"`
-		PullRequest json.RawMessage `json:"pull_request"`
-	}
-	pullRequestPayload struct {
-		Action       string           `json:"action"`
-		Label        slimLabel        `json:"label"`
-		Sender       slimUser         `json:"sender"`
-		Installation slimInstallation `json:"installation"`
-		Repository   slimRepo         `json:"repository"`
-		// Before is the head a synchronize moved from.
-		Before      string `json:"before"`
-		PullRequest struct {
-			Number int  `json:"number"`
-			Draft  bool `json:"draft"`
-			Merged bool `json:"merged"`
-			Head   struct {
-				SHA string `json:"sha"`
-			} `json:"head"`
-		} `json:"pull_request"`
-	}
-	issueCommentPayload struct {
-		Action       string           `json:"action"`
-		Sender       slimUser         `json:"sender"`
-		Installation slimInstallation `json:"installation"`
-		Repository   slimRepo         `json:"repository"`
-		Issue        slimIssue        `json:"issue"`
-		Comment      struct {
-			ID        int64  `json:"id"`
-			Body      string `json:"body"`
-			UpdatedAt string `json:"updated_at"`
-		} `json:"comment"`
-		Changes struct {
-			Body struct {
-				From *string `json:"from"`
-			} `json:"body"`
-		} `json:"changes"`
-	}
-	issuesPayload struct {
-		Action       string           `json:"action"`
-		Label        slimLabel        `json:"label"`
-		Sender       slimUser         `json:"sender"`
-		Installation slimInstallation `json:"installation"`
-		Repository   slimRepo         `json:"repository"`
-		Issue        slimIssue        `json:"issue"`
-	}
-)
+	} `json:"owner"`
+}
+
+type slimInstallation struct {
+	ID int64 `json:"id"`
+}
+
+type slimLabel struct {
+	Name string `json:"name"`
+}
+
+type slimIssue struct {
+	Number      int             `json:"number"`
+	Title       string          `json:"title"`
+	Body        string          `json:"body"`
+	PullRequest json.RawMessage `json:"pull_request"`
+}
+
+type pullRequestPayload struct {
+	Action       string           `json:"action"`
+	Label        slimLabel        `json:"label"`
+	Sender       slimUser         `json:"sender"`
+	Installation slimInstallation `json:"installation"`
+	Repository   slimRepo         `json:"repository"`
+	// Before is the head a synchronize moved from.
+	Before      string `json:"before"`
+	PullRequest struct {
+		Number int  `json:"number"`
+		Draft  bool `json:"draft"`
+		Merged bool `json:"merged"`
+		Head   struct {
+			SHA string `json:"sha"`
+		} `json:"head"`
+	} `json:"pull_request"`
+}
+
+type issueCommentPayload struct {
+	Action       string           `json:"action"`
+	Sender       slimUser         `json:"sender"`
+	Installation slimInstallation `json:"installation"`
+	Repository   slimRepo         `json:"repository"`
+	Issue        slimIssue        `json:"issue"`
+	Comment      struct {
+		ID        int64  `json:"id"`
+		Body      string `json:"body"`
+		UpdatedAt string `json:"updated_at"`
+	} `json:"comment"`
+	Changes struct {
+		Body struct {
+			From *string `json:"from"`
+		} `json:"body"`
+	} `json:"changes"`
+}
+
+type issuesPayload struct {
+	Action       string           `json:"action"`
+	Label        slimLabel        `json:"label"`
+	Sender       slimUser         `json:"sender"`
+	Installation slimInstallation `json:"installation"`
+	Repository   slimRepo         `json:"repository"`
+	Issue        slimIssue        `json:"issue"`
+}
 
 func (r slimRepo) pr(number int) review.PullRequest {
 	return review.PullRequest{Owner: r.Owner.Login, Repo: r.Name, Number: number}

@@ -53,42 +53,41 @@ type ciPullRequest struct {
 	} `json:"head"`
 }
 
-type (
-	workflowRunPayload struct {
-		Action       string           `json:"action"`
-		Installation slimInstallation `json:"installation"`
-		Repository   slimRepo         `json:"repository"`
-		WorkflowRun  struct {
-			ID           int64           `json:"id"`
-			Name         string          `json:"name"`
-			HeadSHA      string          `json:"head_sha"`
-			Conclusion   string          `json:"conclusion"`
-			RunAttempt   int             `json:"run_attempt"`
-			UpdatedAt    time.Time       `json:"updated_at"`
-			PullRequests []ciPullRequest `json:"pull_requests"`
-		} `json:"workflow_run"`
-	}
-	checkRunPayload struct {
-		Action       string           `json:"action"`
-		Installation slimInstallation `json:"installation"`
-		Repository   slimRepo         `json:"repository"`
-		CheckRun     struct {
-			ID          int64     `json:"id"`
-			Name        string    `json:"name"`
-			HeadSHA     string    `json:"head_sha"`
-			Conclusion  string    `json:"conclusion"`
-			CompletedAt time.Time `json:"completed_at"`
-			App         struct {
-				Slug string `json:"slug"`
-			} `json:"app"`
-			Output struct {
-				Title   string `json:"title"`
-				Summary string `json:"summary"`
-			} `json:"output"`
-			PullRequests []ciPullRequest `json:"pull_requests"`
-		} `json:"check_run"`
-	}
-)
+type workflowRunPayload struct {
+	Action       string           `json:"action"`
+	Installation slimInstallation `json:"installation"`
+	Repository   slimRepo         `json:"repository"`
+	WorkflowRun  struct {
+		ID           int64           `json:"id"`
+		Name         string          `json:"name"`
+		HeadSHA      string          `json:"head_sha"`
+		Conclusion   string          `json:"conclusion"`
+		RunAttempt   int             `json:"run_attempt"`
+		UpdatedAt    time.Time       `json:"updated_at"`
+		PullRequests []ciPullRequest `json:"pull_requests"`
+	} `json:"workflow_run"`
+}
+
+type checkRunPayload struct {
+	Action       string           `json:"action"`
+	Installation slimInstallation `json:"installation"`
+	Repository   slimRepo         `json:"repository"`
+	CheckRun     struct {
+		ID          int64     `json:"id"`
+		Name        string    `json:"name"`
+		HeadSHA     string    `json:"head_sha"`
+		Conclusion  string    `json:"conclusion"`
+		CompletedAt time.Time `json:"completed_at"`
+		App         struct {
+			Slug string `json:"slug"`
+		} `json:"app"`
+		Output struct {
+			Title   string `json:"title"`
+			Summary string `json:"summary"`
+		} `json:"output"`
+		PullRequests []ciPullRequest `json:"pull_requests"`
+	} `json:"check_run"`
+}
 
 var shaPattern = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
 
