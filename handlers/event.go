@@ -3,7 +3,9 @@ package handlers
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -11,7 +13,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/debatebot/debatebot/review"
-	"github.com/debatebot/debatebot/toulmin"
 )
 
 // Base is what every event handler shares.
@@ -96,51 +97,6 @@ type slimIssue struct {
 	PullRequest json.RawMessage `json:"pull_request"`
 }
 
-type pullRequestPayload struct {
-	Action       string           `json:"action"`
-	Label        slimLabel        `json:"label"`
-	Sender       slimUser         `json:"sender"`
-	Installation slimInstallation `json:"installation"`
-	Repository   slimRepo         `json:"repository"`
-	// Before is the head a synchronize moved from.
-	Before      string `json:"before"`
-	PullRequest struct {
-		Number int  `json:"number"`
-		Draft  bool `json:"draft"`
-		Merged bool `json:"merged"`
-		Head   struct {
-			SHA string `json:"sha"`
-		} `json:"head"`
-	} `json:"pull_request"`
-}
-
-type issueCommentPayload struct {
-	Action       string           `json:"action"`
-	Sender       slimUser         `json:"sender"`
-	Installation slimInstallation `json:"installation"`
-	Repository   slimRepo         `json:"repository"`
-	Issue        slimIssue        `json:"issue"`
-	Comment      struct {
-		ID        int64  `json:"id"`
-		Body      string `json:"body"`
-		UpdatedAt string `json:"updated_at"`
-	} `json:"comment"`
-	Changes struct {
-		Body struct {
-			From *string `json:"from"`
-		} `json:"body"`
-	} `json:"changes"`
-}
-
-type issuesPayload struct {
-	Action       string           `json:"action"`
-	Label        slimLabel        `json:"label"`
-	Sender       slimUser         `json:"sender"`
-	Installation slimInstallation `json:"installation"`
-	Repository   slimRepo         `json:"repository"`
-	Issue        slimIssue        `json:"issue"`
-}
-
 func (r slimRepo) pr(number int) review.PullRequest {
 	return review.PullRequest{Owner: r.Owner.Login, Repo: r.Name, Number: number}
 }
@@ -157,178 +113,37 @@ func logContext(ctx context.Context, installation int64, pr review.PullRequest) 
 	return l.WithContext(ctx)
 }
 
-// PullRequest handles pull_request events.
-type PullRequest struct{ Base }
+// Routed fields every handled payload must carry: a signed payload without them is a bad
+// delivery (400), not a job that fails later against the API.
+var (
+	namePattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,100}$`)
+)
 
-var _ githubapp.EventHandler = &PullRequest{}
+func (r slimRepo) validate() error {
+	if !namePattern.MatchString(r.Owner.Login) || !namePattern.MatchString(r.Name) {
+		return fmt.Errorf("repository %q/%q is not a GitHub repository name", truncate(r.Owner.Login, 64), truncate(r.Name, 64))
+	}
+	return nil
+}
 
-// Handles implements githubapp.EventHandler.
-func (h *PullRequest) Handles() []string { return []string{"pull_request"} }
-
-// Handle implements githubapp.EventHandler.
-func (h *PullRequest) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
-	var e pullRequestPayload
-	if err := decode(payload, &e, eventType); err != nil {
+// validateInstalled checks what every handled payload carries: its repository's name and the
+// installation id.
+func validateInstalled(repo slimRepo, installation int64) error {
+	if err := repo.validate(); err != nil {
 		return err
 	}
-	switch e.Action {
-	case "opened", "synchronize", "reopened", "ready_for_review":
-	case "closed":
-		// Merging or closing is a human decision: it teaches trust after /human-review and
-		// counts for the reversal rate.
-		decision := "request_changes"
-		if e.PullRequest.Merged {
-			decision = "approve"
-		}
-		pr := e.Repository.pr(e.PullRequest.Number)
-		return h.enqueue(logContext(ctx, e.Installation.ID, pr), &Job{
-			DeliveryID: deliveryID, Trigger: "pull_request.closed", Kind: KindHumanDecision,
-			Installation: e.Installation.ID, PR: pr, Protocol: decision,
-		})
-	case "labeled":
-		if e.Label.Name != "needs-debate" {
-			return nil
-		}
-	default:
-		return nil
+	if installation <= 0 {
+		return errors.New("no installation id")
 	}
-	if h.fromBot(e.Sender) {
-		return nil
-	}
-	pr := e.Repository.pr(e.PullRequest.Number)
-	if e.Action == "synchronize" {
-		if err := h.failuresPushed(ctx, deliveryID, e.Installation.ID, pr, e.Before, e.PullRequest.Head.SHA); err != nil {
-			return err
-		}
-	}
-	return h.enqueue(logContext(ctx, e.Installation.ID, pr), &Job{
-		DeliveryID: deliveryID, Trigger: "pull_request." + e.Action, Kind: KindReview,
-		Installation: e.Installation.ID, PR: pr, HeadSHA: e.PullRequest.Head.SHA, Draft: e.PullRequest.Draft,
-	})
+	return nil
 }
 
-// IssueComment handles /debate and /human-review comments.
-type IssueComment struct{ Base }
-
-var _ githubapp.EventHandler = &IssueComment{}
-
-// Handles implements githubapp.EventHandler.
-func (h *IssueComment) Handles() []string { return []string{"issue_comment"} }
-
-// ParseCommand reads "/debate [protocol]", "/human-review" or "/help" from the first line of a
-// comment.
-func ParseCommand(body string) (cmd, arg string, ok bool) {
-	line := strings.TrimSpace(strings.SplitN(strings.TrimSpace(body), "\n", 2)[0])
-	fields := strings.Fields(line)
-	if len(fields) == 0 {
-		return "", "", false
-	}
-	switch fields[0] {
-	case "/debate", "/human-review", "/help":
-		if len(fields) > 1 {
-			arg = fields[1]
-		}
-		return fields[0], arg, true
-	}
-	return "", "", false
-}
-
-// Handle implements githubapp.EventHandler.
-func (h *IssueComment) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
-	var e issueCommentPayload
-	if err := decode(payload, &e, eventType); err != nil {
+func validateRouted(repo slimRepo, installation int64, number int) error {
+	if err := validateInstalled(repo, installation); err != nil {
 		return err
 	}
-	if (e.Action != "created" && e.Action != "edited") || h.fromBot(e.Sender) {
-		return nil
-	}
-	cmd, arg, ok := ParseCommand(e.Comment.Body)
-	if !ok {
-		return nil
-	}
-	if e.Action == "edited" {
-		// An edit runs the command only when it changed the command itself: fixing a typo
-		// below "/debate" starts nothing.
-		if e.Changes.Body.From == nil {
-			return nil
-		}
-		if pc, pa, pok := ParseCommand(*e.Changes.Body.From); pok && pc == cmd && pa == arg {
-			return nil
-		}
-	}
-	job := &Job{
-		DeliveryID: deliveryID, Trigger: "issue_comment." + e.Action, Installation: e.Installation.ID,
-		PR: e.Repository.pr(e.Issue.Number), Requester: e.Sender.Login, CommentID: e.Comment.ID,
-		CommentVersion: e.Comment.UpdatedAt, Kind: KindReview, Protocol: arg,
-	}
-	switch {
-	case cmd == "/help" || cmd == "/debate" && arg == "help":
-		job.Kind, job.Protocol = KindHelp, ""
-	case cmd == "/debate" && arg == "plan":
-		job.Kind, job.Protocol, job.Title, job.Body = KindPlan, "", e.Issue.Title, planText(e.Comment.Body)
-	case cmd == "/debate" && arg == "fresh":
-		job.Kind, job.Protocol = KindFresh, ""
-	case cmd == "/debate" && toulmin.CheckpointAction(arg).Valid():
-		job.Kind, job.Body = KindCheckpoint, guidance(e.Comment.Body)
-	case cmd == "/human-review" && (arg == "approve" || arg == "request-changes"):
-		job.Kind, job.Protocol = KindHumanDecision, strings.ReplaceAll(arg, "-", "_")
-	case cmd == "/human-review":
-		job.Kind, job.Protocol = KindHumanReview, ""
-	case !e.Issue.isPullRequest():
-		job.Kind, job.Title, job.Body = KindDesign, e.Issue.Title, e.Issue.Body
-	}
-	return h.enqueue(logContext(ctx, job.Installation, job.PR), job)
-}
-
-// guidance is what follows "/debate guide" in a comment, further lines included.
-func guidance(body string) string {
-	_, rest, _ := strings.Cut(strings.TrimSpace(body), "guide")
-	return strings.TrimSpace(rest)
-}
-
-// Issues handles issues labeled needs-debate: a design debate over the issue's title and body.
-type Issues struct{ Base }
-
-var _ githubapp.EventHandler = &Issues{}
-
-// Handles implements githubapp.EventHandler.
-func (h *Issues) Handles() []string { return []string{"issues"} }
-
-// Handle implements githubapp.EventHandler.
-func (h *Issues) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
-	var e issuesPayload
-	if err := decode(payload, &e, eventType); err != nil {
-		return err
-	}
-	if e.Action != "labeled" || e.Label.Name != "needs-debate" || h.fromBot(e.Sender) {
-		return nil
-	}
-	job := &Job{
-		DeliveryID: deliveryID, Trigger: "issues.labeled", Kind: KindDesign, Installation: e.Installation.ID,
-		PR: e.Repository.pr(e.Issue.Number), Title: e.Issue.Title, Body: e.Issue.Body,
-	}
-	if e.Issue.isPullRequest() {
-		job.Kind = KindReview
-	}
-	return h.enqueue(logContext(ctx, job.Installation, job.PR), job)
-}
-
-// failuresPushed enqueues, for a push to a pull request some of whose CI tasks are counting
-// failures, the job that resets them if the push changed CI's environment. Most pushes have no
-// such task: one read of the store, and no job.
-func (b *Base) failuresPushed(ctx context.Context, deliveryID string, installation int64, pr review.PullRequest, before, head string) error {
-	if before == "" || b.Queue == nil || b.Queue.store == nil {
-		return nil
-	}
-	tasks, err := b.Queue.store.FailureTasks(ctx, pr.String())
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrUnavailable, err)
-	}
-	for _, t := range tasks {
-		if t.PushCanReset() {
-			return b.enqueue(logContext(ctx, installation, pr), &Job{DeliveryID: "push/" + deliveryID, Trigger: "pull_request.synchronize", Kind: KindPush,
-				Installation: installation, PR: pr, HeadSHA: head, Before: before})
-		}
+	if number <= 0 {
+		return fmt.Errorf("no pull request or issue number (%d)", number)
 	}
 	return nil
 }

@@ -4,16 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/google/go-github/v62/github"
-	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/rs/zerolog"
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/store"
 )
 
 // Alert is a security alert a job carries: on a pull request's head (the pull request's debate
@@ -33,18 +31,6 @@ type Alert struct {
 	Group string `json:",omitempty"`
 }
 
-// alertRepo is the repository of an alert delivery, with its visibility.
-type alertRepo struct {
-	slimRepo
-	DefaultBranch string `json:"default_branch"`
-	Private       *bool  `json:"private"`
-	Visibility    string `json:"visibility"`
-}
-
-// visibility is what the delivery says of the repository's visibility, empty when it says
-// nothing that settles it (private without a visibility may be internal).
-func (r alertRepo) visibility() string { return visibilityOf(r.Visibility, r.Private) }
-
 // visibilityOf is a repository's visibility from its visibility and private fields, empty when
 // they do not settle it (private without a visibility may be internal).
 func visibilityOf(visibility string, private *bool) string {
@@ -55,165 +41,6 @@ func visibilityOf(visibility string, private *bool) string {
 		return "public"
 	}
 	return ""
-}
-
-type codeScanningAlertPayload struct {
-	Action       string           `json:"action"`
-	Ref          string           `json:"ref"`
-	Installation slimInstallation `json:"installation"`
-	Repository   alertRepo        `json:"repository"`
-	Alert        struct {
-		Number  int    `json:"number"`
-		HTMLURL string `json:"html_url"`
-		Rule    struct {
-			ID                    string `json:"id"`
-			Severity              string `json:"severity"`
-			SecuritySeverityLevel string `json:"security_severity_level"`
-			Description           string `json:"description"`
-		} `json:"rule"`
-		Tool struct {
-			Name string `json:"name"`
-		} `json:"tool"`
-		MostRecentInstance struct {
-			Ref      string `json:"ref"`
-			Location struct {
-				Path      string `json:"path"`
-				StartLine int    `json:"start_line"`
-			} `json:"location"`
-			Message struct {
-				Text string `json:"text"`
-			} `json:"message"`
-		} `json:"most_recent_instance"`
-	} `json:"alert"`
-}
-
-type dependabotAlertPayload struct {
-	Action       string           `json:"action"`
-	Installation slimInstallation `json:"installation"`
-	Repository   alertRepo        `json:"repository"`
-	Alert        struct {
-		Number     int    `json:"number"`
-		HTMLURL    string `json:"html_url"`
-		Dependency struct {
-			Package struct {
-				Ecosystem string `json:"ecosystem"`
-				Name      string `json:"name"`
-			} `json:"package"`
-			ManifestPath string `json:"manifest_path"`
-		} `json:"dependency"`
-		SecurityAdvisory struct {
-			GHSAID   string `json:"ghsa_id"`
-			CVEID    string `json:"cve_id"`
-			Summary  string `json:"summary"`
-			Severity string `json:"severity"`
-		} `json:"security_advisory"`
-		SecurityVulnerability struct {
-			VulnerableVersionRange string `json:"vulnerable_version_range"`
-			FirstPatchedVersion    *struct {
-				Identifier string `json:"identifier"`
-			} `json:"first_patched_version"`
-		} `json:"security_vulnerability"`
-	} `json:"alert"`
-}
-
-func (p *codeScanningAlertPayload) validate() error {
-	return validateInstalled(p.Repository.slimRepo, p.Installation.ID)
-}
-
-func (p *dependabotAlertPayload) validate() error {
-	return validateInstalled(p.Repository.slimRepo, p.Installation.ID)
-}
-
-// alertActions are the actions that put an alert in front of someone. closingActions end one:
-// they start no debate, and close the issue opened for a default-branch alert, as completed
-// when the alert was fixed and as not planned when someone dismissed it.
-var (
-	alertActions   = map[string]bool{"created": true, "reopened": true, "appeared_in_branch": true, "reintroduced": true, "auto_reopened": true}
-	closingActions = map[string]string{"fixed": "completed", "closed_by_user": "not_planned", "dismissed": "not_planned", "auto_dismissed": "not_planned"}
-)
-
-// pullRef reads the pull request of a code scanning ref: refs/pull/N/merge or refs/pull/N/head.
-var pullRef = regexp.MustCompile(`^refs/pull/(\d+)/(?:merge|head)$`)
-
-// SecurityAlert handles code_scanning_alert and dependabot_alert deliveries.
-type SecurityAlert struct{ Base }
-
-var _ githubapp.EventHandler = &SecurityAlert{}
-
-// Handles implements githubapp.EventHandler.
-func (h *SecurityAlert) Handles() []string {
-	return []string{"code_scanning_alert", "dependabot_alert"}
-}
-
-// Handle implements githubapp.EventHandler.
-func (h *SecurityAlert) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
-	var job *Job
-	var action string
-	if eventType == "code_scanning_alert" {
-		var e codeScanningAlertPayload
-		if err := decode(payload, &e, eventType); err != nil {
-			return err
-		}
-		if action = e.Action; !alertActions[action] && closingActions[action] == "" {
-			return nil
-		}
-		a := e.Alert
-		sev := a.Rule.SecuritySeverityLevel
-		if sev == "" {
-			sev = a.Rule.Severity
-		}
-		msg := a.MostRecentInstance.Message.Text
-		if msg == "" {
-			msg = a.Rule.Description
-		}
-		al := &Alert{Alert: review.Alert{Kind: "code_scanning", Number: a.Number, Tool: a.Tool.Name, Rule: a.Rule.ID, Severity: sev,
-			Message: truncate(msg, 2000), Path: a.MostRecentInstance.Location.Path, Line: a.MostRecentInstance.Location.StartLine, URL: a.HTMLURL},
-			Visibility: e.Repository.visibility(), Group: strings.TrimSpace(a.Tool.Name + " " + a.Rule.ID)}
-		ref := e.Ref
-		if ref == "" {
-			ref = a.MostRecentInstance.Ref
-		}
-		job = &Job{DeliveryID: deliveryID, Trigger: eventType + "." + e.Action, Installation: e.Installation.ID, Alert: al}
-		m := pullRef.FindStringSubmatch(ref)
-		switch {
-		case e.Repository.DefaultBranch != "" && ref == "refs/heads/"+e.Repository.DefaultBranch:
-			al.DefaultBranch = true
-			job.Kind, job.PR = KindAlert, e.Repository.pr(0)
-		case m != nil && closingActions[e.Action] == "":
-			// A fix on a pull request's ref is the pull request's own business: only a
-			// default-branch alert has an issue to close.
-			n, _ := strconv.Atoi(m[1])
-			job.Kind, job.PR = KindReview, e.Repository.pr(n)
-		default:
-			return nil
-		}
-	} else {
-		var e dependabotAlertPayload
-		if err := decode(payload, &e, eventType); err != nil {
-			return err
-		}
-		if action = e.Action; !alertActions[action] && closingActions[action] == "" {
-			return nil
-		}
-		a := e.Alert
-		id := a.SecurityAdvisory.GHSAID
-		if a.SecurityAdvisory.CVEID != "" {
-			id += " / " + a.SecurityAdvisory.CVEID
-		}
-		msg := fmt.Sprintf("%s %s %s is vulnerable: %s", a.Dependency.Package.Ecosystem, a.Dependency.Package.Name, a.SecurityVulnerability.VulnerableVersionRange, a.SecurityAdvisory.Summary)
-		if p := a.SecurityVulnerability.FirstPatchedVersion; p != nil && p.Identifier != "" {
-			msg += "; first patched version " + p.Identifier
-		}
-		// Dependabot alerts are about the default branch's manifests.
-		al := &Alert{DefaultBranch: true, Alert: review.Alert{Kind: "dependabot", Number: a.Number, Tool: "Dependabot", Rule: id, Severity: a.SecurityAdvisory.Severity,
-			Message: truncate(msg, 2000), Path: a.Dependency.ManifestPath, URL: a.HTMLURL},
-			Visibility: e.Repository.visibility(), Group: strings.TrimSpace("Dependabot " + a.Dependency.Package.Ecosystem + " " + a.Dependency.Package.Name)}
-		job = &Job{DeliveryID: deliveryID, Trigger: eventType + "." + e.Action, Installation: e.Installation.ID, Kind: KindAlert, PR: e.Repository.pr(0), Alert: al}
-	}
-	if closingActions[action] != "" {
-		job.Alert.Closed = action
-	}
-	return h.enqueue(logContext(ctx, job.Installation, job.PR), job)
 }
 
 // AlertMarker names the issue opened for an alert on the default branch (kept in the store's
@@ -251,4 +78,128 @@ func (r *Runner) alert(ctx context.Context, gh *github.Client, job *Job) error {
 		return nil
 	}
 	return r.fileAlert(ctx, gh, job, *repo.MaxAlertIssues)
+}
+
+// repoVisibility is the repository's visibility: the delivery's, else the API's; "unknown"
+// when neither says, which is not private.
+func (r *Runner) repoVisibility(ctx context.Context, gh *github.Client, job *Job) string {
+	if v := job.Alert.Visibility; v != "" {
+		return v
+	}
+	repo, _, err := gh.Repositories.Get(ctx, job.PR.Owner, job.PR.Repo)
+	if err != nil {
+		zerolog.Ctx(ctx).Warn().Err(err).Msg("GitHub did not say whether the repository is private; it is taken as public.")
+		return "unknown"
+	}
+	if v := visibilityOf(repo.GetVisibility(), repo.Private); v != "" {
+		return v
+	}
+	if repo.GetPrivate() {
+		return "private"
+	}
+	return "unknown"
+}
+
+// withholdAlert opens no issue for an alert: it says why in the log, the metrics and the store.
+func (r *Runner) withholdAlert(ctx context.Context, job *Job, reason, why string) {
+	zerolog.Ctx(ctx).Warn().Str("alert", AlertMarker(job.Alert)).Str("group", alertGroup(job.Alert)).Str("reason", reason).
+		Msgf("No issue is opened for the security alert: %s.", why)
+	r.Metrics.alertWithheld(reason)
+	code := int64(alertWithheldCap)
+	if reason == "public_repository" {
+		code = alertWithheldPublic
+	}
+	if err := r.Store.SavePublication(ctx, job.PR.Repository()+"#alerts-withheld", AlertMarker(job.Alert), code); err != nil {
+		zerolog.Ctx(ctx).Warn().Err(err).Msg("The withheld alert was not recorded.")
+	}
+}
+
+// fileAlert files a private repository's alert in its group's issue: the issue it is in
+// already (a redelivery, a reopened alert), else the group's open issue, else a new one,
+// debated, when a slot is free.
+func (r *Runner) fileAlert(ctx context.Context, gh *github.Client, job *Job, limit int) error {
+	a, repo := job.Alert, job.PR.Repository()
+	member := AlertMarker(a)
+	n, err := r.Store.Publication(ctx, alertsKey(repo), member)
+	switch {
+	case err == nil && n > 0:
+		if cur, err := r.Store.Publication(ctx, alertsKey(repo), alertGroupMarker(a)); err == nil && cur == n {
+			if err := r.Store.SavePublication(ctx, alertIssueKey(repo, n), member, alertOpen); err != nil {
+				return err
+			}
+			return r.alertChecklist(ctx, gh, job.PR, n, a, "")
+		}
+	case err != nil && !errors.Is(err, store.ErrNotFound):
+		return err
+	}
+	number, opened, err := r.groupIssue(ctx, gh, job, limit)
+	if err != nil || number == 0 {
+		return err
+	}
+	if err := r.Store.SavePublication(ctx, alertIssueKey(repo, number), member, alertOpen); err != nil {
+		return err
+	}
+	if err := r.Store.SavePublication(ctx, alertsKey(repo), member, number); err != nil {
+		return err
+	}
+	if !opened {
+		return r.alertChecklist(ctx, gh, job.PR, number, a, "")
+	}
+	_, _, err = r.Enqueue(ctx, &Job{DeliveryID: "alert-issue/" + job.DeliveryID, Trigger: job.Trigger, Kind: KindDesign, Installation: job.Installation,
+		PR: review.PullRequest{Owner: job.PR.Owner, Repo: job.PR.Repo, Number: int(number)}, Title: "Security alert: " + a.Summary(),
+		Body: "How should the repository answer this alert: fix, upgrade, or dismiss with a reason?", Alert: job.Alert})
+	return err
+}
+
+// alertClosed ticks a fixed or dismissed alert off its issue's list, and closes the issue with
+// a comment saying why when no alert of it is left open (as completed when any was fixed, not
+// planned when all were dismissed); an alert that had no issue costs no request.
+func (r *Runner) alertClosed(ctx context.Context, gh *github.Client, job *Job) error {
+	a, repo := job.Alert, job.PR.Repository()
+	number, err := r.Store.Publication(ctx, alertsKey(repo), AlertMarker(a))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	members, err := r.Store.Publications(ctx, alertIssueKey(repo, number))
+	if err != nil {
+		return err
+	}
+	pr := review.PullRequest{Owner: job.PR.Owner, Repo: job.PR.Repo, Number: int(number)}
+	state, reason := int64(alertFixed), closingActions[a.Closed]
+	if reason == "not_planned" {
+		state = alertDismissed
+	}
+	if _, tracked := members[AlertMarker(a)]; tracked {
+		members[AlertMarker(a)] = state
+		if err := r.Store.SavePublication(ctx, alertIssueKey(repo, number), AlertMarker(a), state); err != nil {
+			return err
+		}
+		if err := r.alertChecklist(ctx, gh, job.PR, number, a, a.Closed); err != nil {
+			return err
+		}
+	}
+	for _, v := range members {
+		if v == alertOpen {
+			return nil
+		}
+		if v == alertFixed {
+			reason = "completed"
+		}
+	}
+	pub := review.NewPublisher(gh, pr)
+	note := fmt.Sprintf("GitHub reports the alert %s (`%s`), so this issue is closed as %s.", strings.ReplaceAll(a.Closed, "_", " "), job.Trigger, strings.ReplaceAll(reason, "_", " "))
+	if len(members) > 1 {
+		note = fmt.Sprintf("GitHub reports %s alert #%d %s (`%s`), the last of this issue's alerts still open, so this issue is closed as %s.", a.Tool, a.Number, strings.ReplaceAll(a.Closed, "_", " "), job.Trigger, strings.ReplaceAll(reason, "_", " "))
+	}
+	marker := "<!-- debatebot:" + AlertMarker(a) + "-closed -->"
+	if err := retry(ctx, 3, func() error { return pub.Upsert(ctx, marker, note) }); err != nil {
+		return err
+	}
+	if err := retry(ctx, 3, func() error { return pub.CloseIssue(ctx, reason) }); err != nil {
+		return err
+	}
+	return r.forgetAlertIssue(ctx, repo, number)
 }

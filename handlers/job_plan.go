@@ -17,12 +17,6 @@ import (
 // MaxProposal bounds the proposal of a planning debate (it is untrusted text in prompts).
 const MaxProposal = 4000
 
-// planText is what follows "/debate plan" in a comment, further lines included.
-func planText(body string) string {
-	_, rest, _ := strings.Cut(strings.TrimSpace(body), "plan")
-	return strings.TrimSpace(rest)
-}
-
 // PlanMarker marks the answer to one "/debate plan" comment, edited in place when the comment's
 // job runs again.
 func PlanMarker(commentID int64) string { return fmt.Sprintf("<!-- debatebot:plan-%d -->", commentID) }

@@ -1,0 +1,21 @@
+package handlers
+
+// alertRepo is the repository of an alert delivery, with its visibility.
+type alertRepo struct {
+	slimRepo
+	DefaultBranch string `json:"default_branch"`
+	Private       *bool  `json:"private"`
+	Visibility    string `json:"visibility"`
+}
+
+// visibility is what the delivery says of the repository's visibility, empty when it says
+// nothing that settles it (private without a visibility may be internal).
+func (r alertRepo) visibility() string { return visibilityOf(r.Visibility, r.Private) }
+
+// alertActions are the actions that put an alert in front of someone. closingActions end one:
+// they start no debate, and close the issue opened for a default-branch alert, as completed
+// when the alert was fixed and as not planned when someone dismissed it.
+var (
+	alertActions   = map[string]bool{"created": true, "reopened": true, "appeared_in_branch": true, "reintroduced": true, "auto_reopened": true}
+	closingActions = map[string]string{"fixed": "completed", "closed_by_user": "not_planned", "dismissed": "not_planned", "auto_dismissed": "not_planned"}
+)
