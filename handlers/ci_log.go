@@ -8,10 +8,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/debatebot/debatebot/dialectic"
-	"github.com/debatebot/debatebot/review"
 	"github.com/google/go-github/v62/github"
 	"github.com/rs/zerolog"
+
+	"github.com/debatebot/debatebot/dialectic"
+	"github.com/debatebot/debatebot/review"
 )
 
 // failureDetail is what a failed run says about its failure (all untrusted, bounded).

@@ -7,9 +7,10 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/google/go-github/v62/github"
+
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
-	"github.com/google/go-github/v62/github"
 )
 
 // permitted checks a command's requester against the permission the command needs; a refusal is

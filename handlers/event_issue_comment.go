@@ -4,8 +4,9 @@ import (
 	"context"
 	"strings"
 
-	"github.com/debatebot/debatebot/toulmin"
 	"github.com/palantir/go-githubapp/githubapp"
+
+	"github.com/debatebot/debatebot/toulmin"
 )
 
 type issueCommentPayload struct {

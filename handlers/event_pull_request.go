@@ -4,8 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/debatebot/debatebot/review"
 	"github.com/palantir/go-githubapp/githubapp"
+
+	"github.com/debatebot/debatebot/review"
 )
 
 type pullRequestPayload struct {

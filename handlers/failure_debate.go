@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/go-github/v62/github"
+	"github.com/rs/zerolog"
+
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/dialectic"
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/store"
-	"github.com/google/go-github/v62/github"
-	"github.com/rs/zerolog"
 )
 
 // FailureMarker is the marker of a task's failure debate comment: one per task, edited in place.

@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/debatebot/debatebot/review"
 	"github.com/google/go-github/v62/github"
+
+	"github.com/debatebot/debatebot/review"
 )
 
 // fresh holds "/debate fresh": a commenter with command_permission resets every failure count

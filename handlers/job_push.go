@@ -3,11 +3,12 @@ package handlers
 import (
 	"context"
 
+	"github.com/google/go-github/v62/github"
+	"github.com/rs/zerolog"
+
 	"github.com/debatebot/debatebot/dialectic"
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/store"
-	"github.com/google/go-github/v62/github"
-	"github.com/rs/zerolog"
 )
 
 // changedBetween lists the files that changed between two heads of a pull request; known is
