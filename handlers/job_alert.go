@@ -163,24 +163,11 @@ func (r *Runner) alertClosed(ctx context.Context, gh *github.Client, job *Job) e
 	if err != nil {
 		return err
 	}
-	members, err := r.Store.Publications(ctx, alertIssueKey(repo, number))
+	members, err := r.tickAlert(ctx, gh, job, number)
 	if err != nil {
 		return err
 	}
-	pr := review.PullRequest{Owner: job.PR.Owner, Repo: job.PR.Repo, Number: int(number)}
-	state, reason := int64(alertFixed), closingActions[a.Closed]
-	if reason == "not_planned" {
-		state = alertDismissed
-	}
-	if _, tracked := members[AlertMarker(a)]; tracked {
-		members[AlertMarker(a)] = state
-		if err := r.Store.SavePublication(ctx, alertIssueKey(repo, number), AlertMarker(a), state); err != nil {
-			return err
-		}
-		if err := r.alertChecklist(ctx, gh, job.PR, number, a, a.Closed); err != nil {
-			return err
-		}
-	}
+	reason := closingActions[a.Closed]
 	for _, v := range members {
 		if v == alertOpen {
 			return nil
@@ -189,9 +176,41 @@ func (r *Runner) alertClosed(ctx context.Context, gh *github.Client, job *Job) e
 			reason = "completed"
 		}
 	}
-	pub := review.NewPublisher(gh, pr)
+	return r.closeAlertIssue(ctx, gh, job, number, len(members), reason)
+}
+
+// tickAlert records the job's alert as ended among the alerts of issue number, and ticks it off
+// the issue's list when it is one of them; it returns the state of every alert of the issue.
+func (r *Runner) tickAlert(ctx context.Context, gh *github.Client, job *Job, number int64) (map[string]int64, error) {
+	a, repo := job.Alert, job.PR.Repository()
+	members, err := r.Store.Publications(ctx, alertIssueKey(repo, number))
+	if err != nil {
+		return nil, err
+	}
+	state := int64(alertFixed)
+	if closingActions[a.Closed] == "not_planned" {
+		state = alertDismissed
+	}
+	if _, tracked := members[AlertMarker(a)]; tracked {
+		members[AlertMarker(a)] = state
+		if err := r.Store.SavePublication(ctx, alertIssueKey(repo, number), AlertMarker(a), state); err != nil {
+			return nil, err
+		}
+		if err := r.alertChecklist(ctx, gh, job.PR, number, a, a.Closed); err != nil {
+			return nil, err
+		}
+	}
+	return members, nil
+}
+
+// closeAlertIssue closes issue number, whose last open alert the job's ended (of members
+// alerts), with a comment saying why, as reason ("completed", "not_planned"), and frees its slot
+// and group.
+func (r *Runner) closeAlertIssue(ctx context.Context, gh *github.Client, job *Job, number int64, members int, reason string) error {
+	a := job.Alert
+	pub := review.NewPublisher(gh, review.PullRequest{Owner: job.PR.Owner, Repo: job.PR.Repo, Number: int(number)})
 	note := fmt.Sprintf("GitHub reports the alert %s (`%s`), so this issue is closed as %s.", strings.ReplaceAll(a.Closed, "_", " "), job.Trigger, strings.ReplaceAll(reason, "_", " "))
-	if len(members) > 1 {
+	if members > 1 {
 		note = fmt.Sprintf("GitHub reports %s alert #%d %s (`%s`), the last of this issue's alerts still open, so this issue is closed as %s.", a.Tool, a.Number, strings.ReplaceAll(a.Closed, "_", " "), job.Trigger, strings.ReplaceAll(reason, "_", " "))
 	}
 	marker := "<!-- debatebot:" + AlertMarker(a) + "-closed -->"
@@ -201,5 +220,5 @@ func (r *Runner) alertClosed(ctx context.Context, gh *github.Client, job *Job) e
 	if err := retry(ctx, 3, func() error { return pub.CloseIssue(ctx, reason) }); err != nil {
 		return err
 	}
-	return r.forgetAlertIssue(ctx, repo, number)
+	return r.forgetAlertIssue(ctx, job.PR.Repository(), number)
 }

@@ -136,32 +136,14 @@ func ciTask(run *CIRun, pr review.PullRequest) (text, id string) {
 // debate; a failure after the debate (its one more attempt spent) escalates without another.
 // read reads the run's failure (once for all the pull requests of the run).
 func (r *Runner) ciResult(ctx context.Context, gh *github.Client, job *Job, pr review.PullRequest, meta *github.PullRequest, read func(context.Context) failureDetail) error {
-	log := zerolog.Ctx(ctx)
-	repo, err := LoadRepoConfig(ctx, gh, pr, meta.GetBase().GetRef())
-	var ce *config.Error
-	if errors.As(err, &ce) {
-		log.Warn().Err(err).Msg("The repository configuration is broken; the CI result is not recorded.")
-		return nil
-	}
-	if err != nil {
+	repo, ok, err := failureConfig(ctx, gh, pr, meta)
+	if err != nil || !ok {
 		return err
 	}
-	if !*repo.FailureDebates {
-		return nil
-	}
 	run := job.CI
-	task, taskID := ciTask(run, pr)
 	pub := r.publisher(ctx, gh, &Job{PR: pr})
 	if run.Passed() {
-		if err := r.Store.DebateOutcome(ctx, pr.String(), taskID, job.HeadSHA, true); err != nil {
-			return err
-		}
-		reset, err := r.Store.ResetTask(ctx, pr.String(), taskID)
-		if err != nil || !reset {
-			return err
-		}
-		log.Info().Msg("The task passed; its failure count is reset.")
-		return r.noteOnDebate(ctx, pub, pr, taskID, fmt.Sprintf("**Passed** on %s: the failure count of this task is reset.", review.ShortSHA(job.HeadSHA)))
+		return r.ciPassed(ctx, pub, job, pr)
 	}
 	runKey := fmt.Sprintf("%s/%d/%d@%s", run.Source, run.ID, run.Attempt, pr)
 	if f, err := r.Store.FailureByKey(ctx, runKey); err == nil {
@@ -170,36 +152,80 @@ func (r *Runner) ciResult(ctx context.Context, gh *github.Client, job *Job, pr r
 		return err
 	}
 	detail := read(ctx)
+	f := r.failureOf(job, pr, runKey, detail)
+	t, action, recorded, err := r.recordFailure(ctx, job, pr, f)
+	if err != nil || !recorded {
+		return err
+	}
+	switch action {
+	case escalateTask:
+		return r.escalateFailure(ctx, pub, t, f)
+	case holdDebate:
+		return r.failureDebate(ctx, gh, pub, repo, pr, t, f, detail.lines)
+	}
+	return nil
+}
+
+// failureConfig reads the configuration of the pull request's base branch; ok is false when
+// it turns failure debates off or is broken (then the CI result is not recorded).
+func failureConfig(ctx context.Context, gh *github.Client, pr review.PullRequest, meta *github.PullRequest) (repo *config.Repo, ok bool, err error) {
+	repo, err = LoadRepoConfig(ctx, gh, pr, meta.GetBase().GetRef())
+	var ce *config.Error
+	if errors.As(err, &ce) {
+		zerolog.Ctx(ctx).Warn().Err(err).Msg("The repository configuration is broken; the CI result is not recorded.")
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return repo, *repo.FailureDebates, nil
+}
+
+// ciPassed records a run that passed: its task's last debate learns the outcome, and a task that
+// was counting failures is reset, which its debate's comment says.
+func (r *Runner) ciPassed(ctx context.Context, pub *review.Publisher, job *Job, pr review.PullRequest) error {
+	_, taskID := ciTask(job.CI, pr)
+	if err := r.Store.DebateOutcome(ctx, pr.String(), taskID, job.HeadSHA, true); err != nil {
+		return err
+	}
+	reset, err := r.Store.ResetTask(ctx, pr.String(), taskID)
+	if err != nil || !reset {
+		return err
+	}
+	zerolog.Ctx(ctx).Info().Msg("The task passed; its failure count is reset.")
+	return r.noteOnDebate(ctx, pub, pr, taskID, fmt.Sprintf("**Passed** on %s: the failure count of this task is reset.", review.ShortSHA(job.HeadSHA)))
+}
+
+// failureOf is the failure a failed run records on one pull request (runKey): fingerprinted by
+// its first error, else by its conclusion.
+func (r *Runner) failureOf(job *Job, pr review.PullRequest, runKey string, detail failureDetail) *store.Failure {
+	_, taskID := ciTask(job.CI, pr)
 	f := &store.Failure{
-		RunKey: runKey, PR: pr.String(), TaskID: taskID, At: run.At,
+		RunKey: runKey, PR: pr.String(), TaskID: taskID, At: job.CI.At,
 		Fingerprint: dialectic.Fingerprint(detail.message), Message: truncate(detail.message, dialectic.MaxLineBytes), HeadSHA: job.HeadSHA, Files: detail.files,
 	}
 	if f.At.IsZero() {
 		f.At = r.now()
 	}
 	if f.Fingerprint == "" {
-		f.Fingerprint = run.Conclusion
+		f.Fingerprint = job.CI.Conclusion
 	}
-	var action failureAction
-	t, recorded, err := r.Store.RecordFailure(ctx, f, task, nextStreak(f, &action))
-	if err != nil {
-		return err
+	return f
+}
+
+// recordFailure records a failure on its task and moves the task's streak, and returns what the
+// failure calls for; recorded is false when another worker recorded it meanwhile (and acts on it).
+func (r *Runner) recordFailure(ctx context.Context, job *Job, pr review.PullRequest, f *store.Failure) (t *store.FailureTask, action failureAction, recorded bool, err error) {
+	task, _ := ciTask(job.CI, pr)
+	ft, recorded, err := r.Store.RecordFailure(ctx, f, task, nextStreak(f, &action))
+	if err != nil || !recorded {
+		return nil, noAction, false, err
 	}
-	if !recorded {
-		// Recorded meanwhile by another worker, which acts on it.
-		return nil
+	zerolog.Ctx(ctx).Info().Str("fingerprint", f.Fingerprint).Int("attempt", ft.Streak).Msg("Recorded a CI failure.")
+	if err := r.Store.DebateOutcome(ctx, pr.String(), f.TaskID, job.HeadSHA, false); err != nil {
+		return nil, noAction, false, err
 	}
-	log.Info().Str("fingerprint", f.Fingerprint).Int("attempt", t.Streak).Msg("Recorded a CI failure.")
-	if err := r.Store.DebateOutcome(ctx, pr.String(), taskID, job.HeadSHA, false); err != nil {
-		return err
-	}
-	switch action {
-	case escalateTask:
-		return r.escalateFailure(ctx, pub, &t, f)
-	case holdDebate:
-		return r.failureDebate(ctx, gh, pub, repo, pr, &t, f, detail.lines)
-	}
-	return nil
+	return &ft, action, true, nil
 }
 
 // resumeFailure finishes what a failure recorded before called for: a redelivery, or a retry of

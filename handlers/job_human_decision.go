@@ -7,11 +7,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/go-github/v62/github"
+
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
-	"github.com/google/go-github/v62/github"
 )
 
 // TrustRate is how far one human decision moves an agent's trust toward its agreement.
@@ -24,45 +25,20 @@ const TrustRate = 0.3
 // human. A merge or close of a pull request whose debate was not escalated counts for the
 // reversal rate.
 func (r *Runner) humanDecision(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job) error {
-	if job.Requester != "" {
-		have, err := Permission(ctx, gh, job.PR, job.Requester)
-		if err != nil {
-			return err
-		}
-		if !config.PermissionAtLeast(have, "maintain") {
-			r.Metrics.refused("permission")
-			return r.refuse(ctx, gh, pub, job, fmt.Sprintf("@%s: only maintainers decide after /human-review (you have %s). Nothing was recorded.", job.Requester, have))
-		}
+	if ok, err := r.mayDecide(ctx, gh, pub, job); !ok {
+		return err
 	}
 	human := job.Protocol
 	d, err := r.Store.PendingHumanDecision(ctx, job.PR.Repository(), job.PR.Number)
 	if errors.Is(err, store.ErrNotFound) {
-		if job.Requester != "" {
-			return r.refuse(ctx, gh, pub, job, "No debate on this pull request waits for a human decision; comment `/human-review` first.")
-		}
-		if d, err := r.Store.LatestDecided(ctx, job.PR.Repository(), job.PR.Number); err == nil && d.HumanDecision == "" {
-			return r.Store.SetHumanDecision(ctx, d.ID, human)
-		}
-		return nil
+		return r.noPendingDecision(ctx, gh, pub, job)
 	}
 	if err != nil {
 		return err
 	}
-	var lines []string
-	for _, v := range strings.Split(d.Votes, ",") {
-		agent, vote, ok := strings.Cut(v, "=")
-		if !ok {
-			continue
-		}
-		before, err := r.Store.Trust(ctx, job.PR.Repository(), agent)
-		if err != nil {
-			return err
-		}
-		after, err := r.Store.LearnTrust(ctx, job.PR.Repository(), agent, store.Agrees(vote, human), TrustRate)
-		if err != nil {
-			return err
-		}
-		lines = append(lines, fmt.Sprintf("- %s voted %s: trust %.2f → %.2f", agent, vote, before, after))
+	lines, err := r.learnTrust(ctx, job.PR.Repository(), d.Votes, human)
+	if err != nil {
+		return err
 	}
 	if err := r.finalise(ctx, pub, d.ID, human, job.Requester); err != nil {
 		return err
@@ -71,6 +47,57 @@ func (r *Runner) humanDecision(ctx context.Context, gh *github.Client, pub *revi
 		return nil
 	}
 	return pub.Comment(ctx, fmt.Sprintf("Human decision on debate `%s`: **%s**. The agents learn from it:\n\n%s", d.ID, strings.ReplaceAll(human, "_", " "), strings.Join(lines, "\n")))
+}
+
+// mayDecide checks that the requester of a decision command is a maintainer (a merge or close,
+// with no requester, always may); a refusal is answered and nothing is recorded.
+func (r *Runner) mayDecide(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job) (bool, error) {
+	if job.Requester == "" {
+		return true, nil
+	}
+	have, err := Permission(ctx, gh, job.PR, job.Requester)
+	if err != nil {
+		return false, err
+	}
+	if !config.PermissionAtLeast(have, "maintain") {
+		r.Metrics.refused("permission")
+		return false, r.refuse(ctx, gh, pub, job, fmt.Sprintf("@%s: only maintainers decide after /human-review (you have %s). Nothing was recorded.", job.Requester, have))
+	}
+	return true, nil
+}
+
+// noPendingDecision handles a decision no debate waits for: a command is refused; a merge or
+// close is recorded on the latest decided debate no human decided, for the reversal rate.
+func (r *Runner) noPendingDecision(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job) error {
+	if job.Requester != "" {
+		return r.refuse(ctx, gh, pub, job, "No debate on this pull request waits for a human decision; comment `/human-review` first.")
+	}
+	if d, err := r.Store.LatestDecided(ctx, job.PR.Repository(), job.PR.Number); err == nil && d.HumanDecision == "" {
+		return r.Store.SetHumanDecision(ctx, d.ID, job.Protocol)
+	}
+	return nil
+}
+
+// learnTrust moves each voter's trust in the repository toward its agreement with the human
+// (votes: "agent=vote,..."), and returns one line per agent saying how far.
+func (r *Runner) learnTrust(ctx context.Context, repository, votes, human string) ([]string, error) {
+	var lines []string
+	for _, v := range strings.Split(votes, ",") {
+		agent, vote, ok := strings.Cut(v, "=")
+		if !ok {
+			continue
+		}
+		before, err := r.Store.Trust(ctx, repository, agent)
+		if err != nil {
+			return nil, err
+		}
+		after, err := r.Store.LearnTrust(ctx, repository, agent, store.Agrees(vote, human), TrustRate)
+		if err != nil {
+			return nil, err
+		}
+		lines = append(lines, fmt.Sprintf("- %s voted %s: trust %.2f → %.2f", agent, vote, before, after))
+	}
+	return lines, nil
 }
 
 // finalise makes a human decision the debate's final word where users look: the record and the
