@@ -55,6 +55,8 @@ func (b *Base) enqueue(ctx context.Context, job *Job) error {
 	return nil
 }
 
+// decode reads a delivery's payload into the handler's slim payload type and validates the
+// fields it routes on; what cannot be read is a bad delivery.
 func decode(payload []byte, v any, event string) error {
 	if err := json.Unmarshal(payload, v); err != nil {
 		return badDelivery(fmt.Errorf("failed to parse %s payload: %w", event, err))

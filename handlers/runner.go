@@ -65,6 +65,8 @@ func (r *Runner) Run(ctx context.Context, job *Job) error {
 	return err
 }
 
+// run holds a job by its kind, each in its own file (job_<kind>.go; review_job.go for reviews
+// and design debates), after the checks every kind shares.
 func (r *Runner) run(ctx context.Context, job *Job) error {
 	gh, err := r.Clients.NewInstallationClient(job.Installation)
 	if err != nil {
