@@ -16,8 +16,10 @@ type ciPullRequest struct {
 	} `json:"head"`
 }
 
+// shaPattern is what a commit id looks like, abbreviated or whole (SHA-1 or SHA-256).
 var shaPattern = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
 
+// validateCI checks what a CI delivery is routed by: its repository, installation, run and head.
 func validateCI(repo slimRepo, installation, id int64, head string) error {
 	if err := validateInstalled(repo, installation); err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"github.com/palantir/go-githubapp/githubapp"
 )
 
+// checkRunPayload is what the handler reads of a check_run delivery: the fields it routes on.
 type checkRunPayload struct {
 	Action       string           `json:"action"`
 	Installation slimInstallation `json:"installation"`
@@ -28,6 +29,7 @@ type checkRunPayload struct {
 	} `json:"check_run"`
 }
 
+// validate refuses a delivery without the fields the job is routed by.
 func (p *checkRunPayload) validate() error {
 	return validateCI(p.Repository, p.Installation.ID, p.CheckRun.ID, p.CheckRun.HeadSHA)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/debatebot/debatebot/review"
 )
 
+// codeScanningAlertPayload is what the handler reads of a code_scanning_alert delivery: the fields it routes on.
 type codeScanningAlertPayload struct {
 	Action       string           `json:"action"`
 	Ref          string           `json:"ref"`
@@ -41,6 +42,7 @@ type codeScanningAlertPayload struct {
 	} `json:"alert"`
 }
 
+// validate refuses a delivery without the fields the job is routed by.
 func (p *codeScanningAlertPayload) validate() error {
 	return validateInstalled(p.Repository.slimRepo, p.Installation.ID)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/debatebot/debatebot/review"
 )
 
+// dependabotAlertPayload is what the handler reads of a dependabot_alert delivery: the fields it routes on.
 type dependabotAlertPayload struct {
 	Action       string           `json:"action"`
 	Installation slimInstallation `json:"installation"`
@@ -39,6 +40,7 @@ type dependabotAlertPayload struct {
 	} `json:"alert"`
 }
 
+// validate refuses a delivery without the fields the job is routed by.
 func (p *dependabotAlertPayload) validate() error {
 	return validateInstalled(p.Repository.slimRepo, p.Installation.ID)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/debatebot/debatebot/toulmin"
 )
 
+// issueCommentPayload is what the handler reads of an issue_comment delivery: the fields it routes on.
 type issueCommentPayload struct {
 	Action       string           `json:"action"`
 	Sender       slimUser         `json:"sender"`
@@ -106,6 +107,7 @@ func guidance(body string) string {
 	return strings.TrimSpace(rest)
 }
 
+// validate refuses a delivery without the fields the job is routed by.
 func (p *issueCommentPayload) validate() error {
 	return validateRouted(p.Repository, p.Installation.ID, p.Issue.Number)
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/palantir/go-githubapp/githubapp"
 )
 
+// issuesPayload is what the handler reads of an issues delivery: the fields it routes on.
 type issuesPayload struct {
 	Action       string           `json:"action"`
 	Label        slimLabel        `json:"label"`
@@ -42,6 +43,7 @@ func (h *Issues) Handle(ctx context.Context, eventType, deliveryID string, paylo
 	return h.enqueue(logContext(ctx, job.Installation, job.PR), job)
 }
 
+// validate refuses a delivery without the fields the job is routed by.
 func (p *issuesPayload) validate() error {
 	return validateRouted(p.Repository, p.Installation.ID, p.Issue.Number)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/debatebot/debatebot/review"
 )
 
+// pullRequestPayload is what the handler reads of a pull_request delivery: the fields it routes on.
 type pullRequestPayload struct {
 	Action       string           `json:"action"`
 	Label        slimLabel        `json:"label"`
@@ -97,6 +98,7 @@ func (b *Base) failuresPushed(ctx context.Context, deliveryID string, installati
 	return nil
 }
 
+// validate refuses a delivery without the fields the job is routed by.
 func (p *pullRequestPayload) validate() error {
 	return validateRouted(p.Repository, p.Installation.ID, p.PullRequest.Number)
 }

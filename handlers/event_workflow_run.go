@@ -7,6 +7,7 @@ import (
 	"github.com/palantir/go-githubapp/githubapp"
 )
 
+// workflowRunPayload is what the handler reads of a workflow_run delivery: the fields it routes on.
 type workflowRunPayload struct {
 	Action       string           `json:"action"`
 	Installation slimInstallation `json:"installation"`
@@ -22,6 +23,7 @@ type workflowRunPayload struct {
 	} `json:"workflow_run"`
 }
 
+// validate refuses a delivery without the fields the job is routed by.
 func (p *workflowRunPayload) validate() error {
 	return validateCI(p.Repository, p.Installation.ID, p.WorkflowRun.ID, p.WorkflowRun.HeadSHA)
 }
