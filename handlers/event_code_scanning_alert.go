@@ -11,7 +11,8 @@ import (
 	"github.com/debatebot/debatebot/review"
 )
 
-// codeScanningAlertPayload is what the handler reads of a code_scanning_alert delivery: the fields it routes on.
+// codeScanningAlertPayload is what the handler reads of a code_scanning_alert delivery: the fields
+// it routes on.
 type codeScanningAlertPayload struct {
 	Action       string           `json:"action"`
 	Ref          string           `json:"ref"`

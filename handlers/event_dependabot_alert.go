@@ -10,7 +10,8 @@ import (
 	"github.com/debatebot/debatebot/review"
 )
 
-// dependabotAlertPayload is what the handler reads of a dependabot_alert delivery: the fields it routes on.
+// dependabotAlertPayload is what the handler reads of a dependabot_alert delivery: the fields it
+// routes on.
 type dependabotAlertPayload struct {
 	Action       string           `json:"action"`
 	Installation slimInstallation `json:"installation"`

@@ -9,7 +9,8 @@ import (
 	"github.com/debatebot/debatebot/toulmin"
 )
 
-// issueCommentPayload is what the handler reads of an issue_comment delivery: the fields it routes on.
+// issueCommentPayload is what the handler reads of an issue_comment delivery: the fields it routes
+// on.
 type issueCommentPayload struct {
 	Action       string           `json:"action"`
 	Sender       slimUser         `json:"sender"`
