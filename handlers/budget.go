@@ -8,7 +8,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/debatebot/debatebot/config"
-	"github.com/debatebot/debatebot/dialectic"
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
@@ -141,29 +140,21 @@ func (r *Runner) spent(ctx context.Context, d *review.Debate, t *toulmin.Transcr
 	}
 }
 
-// dialecticBudget counts a failure or planning debate (key) against its repository's budget,
-// and gives its agents: the rules when the day's model tokens are spent (with the reason). ok
-// false: skipped, and said so.
-func (r *Runner) dialecticBudget(ctx context.Context, pub *review.Publisher, repo *config.Repo, key, head string) (agents dialectic.Agents, offline string, ok bool, err error) {
-	if ok, err := r.startDebate(ctx, pub, repo, key, head); err != nil || !ok {
-		return nil, "", false, err
+// withTrust fills each stakeholder's trust from what human decisions taught in this repository,
+// unless the configuration sets it; trust above 1.2 makes a stakeholder senior.
+func (r *Runner) withTrust(ctx context.Context, repo *config.Repo, repository string) *config.Repo {
+	if r.Store == nil {
+		return repo
 	}
-	if offline, err = r.offlineReason(ctx, repo, pub.PR().Repository()); err != nil {
-		return nil, "", false, err
+	c := *repo
+	c.Stakeholders = append([]review.Perspective(nil), repo.Stakeholders...)
+	for i := range c.Stakeholders {
+		if c.Stakeholders[i].Trust != 0 {
+			continue
+		}
+		if v, err := r.Store.Trust(ctx, repository, c.Stakeholders[i].Name); err == nil {
+			c.Stakeholders[i].Trust = v
+		}
 	}
-	if offline != "" {
-		return dialectic.Rules{}, offline, true, nil
-	}
-	return r.dialecticAgents(repo), "", true, nil
-}
-
-// dialecticSpentBudget counts a failure or planning debate's tokens against its repository's
-// day, and returns its record's text with the reason it was held by rules, if the budget was.
-func (r *Runner) dialecticSpentBudget(ctx context.Context, repository, key string, rec *dialectic.Record, offline string) string {
-	r.spend(ctx, repository, key, rec.Usage.Prompt, rec.Usage.Completion)
-	md := rec.Markdown()
-	if offline != "" {
-		md += "\n> **Held by rules.** " + offline + "\n"
-	}
-	return md
+	return &c
 }

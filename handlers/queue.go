@@ -1,6 +1,3 @@
-// Package handlers turns GitHub deliveries into debate jobs: go-githubapp event handlers that
-// check and enqueue (nothing slow runs in a handler), the queue that dedupes and supersedes jobs,
-// and the runner that holds a job's debate and publishes it on the pull request.
 package handlers
 
 import (
@@ -49,7 +46,29 @@ const (
 	KindAlert Kind = "alert"
 )
 
-// Job is one accepted delivery's work.
+// Job is one accepted delivery's work. It is a union of the kinds: DeliveryID, Trigger, Kind,
+// Installation and PR (Number 0: the repository, for a KindAlert or a KindCI whose delivery named
+// no pull request) are every kind's; Enqueued is set by the queue, StoreID and Cancel by the
+// worker that claims it. The other fields, by kind:
+//
+//   - KindReview: HeadSHA and Draft (pull_request events); Protocol, Requester, CommentID and
+//     CommentVersion ("/debate [protocol]"); Alert (a code scanning alert on the pull request's
+//     ref); Resume (the resumption of a paused debate).
+//   - KindDesign: Title and Body (the issue's); Protocol, Requester, CommentID, CommentVersion
+//     (a command on an issue); Alert (the debate of an alert issue); Resume.
+//   - KindHumanReview, KindHelp, KindFresh: Requester, CommentID, CommentVersion.
+//   - KindHumanDecision: Protocol ("approve" or "request_changes"); Requester, CommentID and
+//     CommentVersion for "/human-review approve|request-changes", none for a merge or close.
+//   - KindCheckpoint: Protocol (the action), Body (the guidance), Requester, CommentID,
+//     CommentVersion (none of the comment's for an answer from the dashboard).
+//   - KindCI: HeadSHA and CI.
+//   - KindPush: HeadSHA and Before.
+//   - KindPlan: Title (the issue's, as context), Body (the proposal), Requester, CommentID,
+//     CommentVersion.
+//   - KindAlert: Alert (a default-branch alert).
+//
+// Draft is set for pull_request events and read by no job today (the review job reads the
+// pull request's own).
 type Job struct {
 	DeliveryID   string
 	Trigger      string // "pull_request.opened", "issue_comment.created", ...

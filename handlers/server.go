@@ -39,46 +39,82 @@ type Server struct {
 	guard    *webhookGuard
 }
 
-// New builds everything `serve` needs from the configuration: the client creator, the App's slug
-// (read once), the queue and runner, the handlers and the routes. It is the one place that wires.
-// qo, when not nil, adjusts the queue's options (tests shorten leases and polls).
+// New builds everything `serve` needs from the configuration, in this order: the metrics, the
+// GitHub clients and the App's slug (read once), the whole-tree cache, the store, the runner, the
+// queue, the event handlers behind the webhook guard, and the routes. It is the one place that
+// wires. qo, when not nil, adjusts the queue's options (tests shorten leases and polls).
 func New(ctx context.Context, cfg *config.Server, log zerolog.Logger, qo func(*QueueOptions)) (*Server, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics := NewMetrics(reg)
-	clients, err := githubapp.NewDefaultCachingClientCreator(cfg.GitHub,
-		githubapp.WithClientUserAgent("debatebot"),
-		githubapp.WithClientTimeout(30*time.Second),
-		githubapp.WithClientMiddleware(RetryMiddleware(metrics)),
-	)
+	clients, slug, err := newClients(ctx, cfg, metrics)
 	if err != nil {
-		return nil, fmt.Errorf("failed to create the GitHub client creator: %w", err)
+		return nil, err
 	}
-	app, err := clients.NewAppClient()
+	trees, err := newTrees(cfg, clients)
 	if err != nil {
-		return nil, fmt.Errorf("failed to create the App client: %w", err)
-	}
-	me, _, err := app.Apps.Get(ctx, "")
-	if err != nil {
-		return nil, fmt.Errorf("failed to read the App (check GITHUB_APP_INTEGRATION_ID and GITHUB_APP_PRIVATE_KEY): %w", err)
-	}
-	// Whole trees for the type-checked analysis, unless no cache is configured (tests' servers).
-	var trees *Trees
-	if cfg.CacheDir != "" {
-		cache, err := repocache.New(cfg.CacheDir)
-		if err != nil {
-			return nil, fmt.Errorf("DEBATEBOT_CACHE_DIR (set it to a writable directory): %w", err)
-		}
-		trees = &Trees{Cache: cache, WebURL: cfg.GitHub.WebURL, MaxRepoMB: cfg.MaxRepoMB, Token: AppToken(clients.NewAppClient), Limits: treeLimits(cfg)}
+		return nil, err
 	}
 	st, err := store.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return nil, err
 	}
 	reg.MustRegister(newStatsCollector(st))
-	runner := &Runner{Clients: clients, Bot: me.GetSlug() + "[bot]", Metrics: metrics, Agents: agentFactory(cfg), Store: st, Trees: trees, PublicURL: cfg.PublicURL,
+	runner := &Runner{Clients: clients, Bot: slug + "[bot]", Metrics: metrics, Agents: agentFactory(cfg), Store: st, Trees: trees, PublicURL: cfg.PublicURL,
 		Dialectic: dialecticFactory(cfg)}
 	runner.Budget = RepoBudget{DebatesPerHour: cfg.RepoDebatesPerHour, TokensPerDay: cfg.RepoTokensPerDay}
+	queue := newQueue(cfg, st, runner, log, qo)
+	draining := new(atomic.Bool)
+	guard := newGuard(cfg, metrics, draining, Base{Queue: queue, Slug: slug, Metrics: metrics, AllowedBots: cfg.AllowedBots})
+	mux := http.NewServeMux()
+	mux.Handle("POST "+WebhookPath, timed(metrics, guard))
+	mux.HandleFunc("GET /healthz", healthz(draining))
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	if err := registerDashboard(mux, cfg, st, runner); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return &Server{Handler: withLogger(log, mux), Queue: queue, Runner: runner, Store: st, Slug: slug, workers: cfg.Workers, draining: draining, guard: guard}, nil
+}
+
+// newClients creates the client creator of the App's installations (retrying through
+// RetryMiddleware) and reads the App's slug with the App's own client.
+func newClients(ctx context.Context, cfg *config.Server, metrics *Metrics) (githubapp.ClientCreator, string, error) {
+	clients, err := githubapp.NewDefaultCachingClientCreator(cfg.GitHub,
+		githubapp.WithClientUserAgent("debatebot"),
+		githubapp.WithClientTimeout(30*time.Second),
+		githubapp.WithClientMiddleware(RetryMiddleware(metrics)),
+	)
+	if err != nil {
+		return nil, "", fmt.Errorf("failed to create the GitHub client creator: %w", err)
+	}
+	app, err := clients.NewAppClient()
+	if err != nil {
+		return nil, "", fmt.Errorf("failed to create the App client: %w", err)
+	}
+	me, _, err := app.Apps.Get(ctx, "")
+	if err != nil {
+		return nil, "", fmt.Errorf("failed to read the App (check GITHUB_APP_INTEGRATION_ID and GITHUB_APP_PRIVATE_KEY): %w", err)
+	}
+	return clients, me.GetSlug(), nil
+}
+
+// newTrees gives review debates whole trees for the type-checked analysis, unless no cache is
+// configured (tests' servers): then nil.
+func newTrees(cfg *config.Server, clients githubapp.ClientCreator) (*Trees, error) {
+	if cfg.CacheDir == "" {
+		return nil, nil
+	}
+	cache, err := repocache.New(cfg.CacheDir)
+	if err != nil {
+		return nil, fmt.Errorf("DEBATEBOT_CACHE_DIR (set it to a writable directory): %w", err)
+	}
+	return &Trees{Cache: cache, WebURL: cfg.GitHub.WebURL, MaxRepoMB: cfg.MaxRepoMB, Token: AppToken(clients.NewAppClient), Limits: treeLimits(cfg)}, nil
+}
+
+// newQueue creates the durable queue whose workers hold the runner's jobs, and gives the runner
+// the queue's hands: stopping a local debate and enqueueing a job.
+func newQueue(cfg *config.Server, st *store.Store, runner *Runner, log zerolog.Logger, qo func(*QueueOptions)) *Queue {
 	opts := DefaultQueueOptions()
 	opts.GiveUp, opts.Sweep = runner.GiveUp, runner.SweepPaused
 	if cfg.JobLease > 0 {
@@ -89,20 +125,27 @@ func New(ctx context.Context, cfg *config.Server, log zerolog.Logger, qo func(*Q
 	}
 	queue := NewQueue(st, runner.Run, log, opts)
 	runner.StopLocal, runner.Enqueue = queue.StopLocal, queue.Enqueue
-	base := Base{Queue: queue, Slug: me.GetSlug(), Metrics: metrics, AllowedBots: cfg.AllowedBots}
+	return queue
+}
+
+// newGuard puts the webhook guard before go-githubapp's dispatcher of the event handlers, one
+// per webhook event.
+func newGuard(cfg *config.Server, metrics *Metrics, draining *atomic.Bool, base Base) *webhookGuard {
 	dispatcher := githubapp.NewEventDispatcher(
-		[]githubapp.EventHandler{&PullRequest{base}, &IssueComment{base}, &Issues{base}, &WorkflowRun{base}, &CheckRun{base}, &SecurityAlert{base}},
+		[]githubapp.EventHandler{&PullRequest{base}, &IssueComment{base}, &Issues{base}, &WorkflowRun{base}, &CheckRun{base},
+			&CodeScanningAlert{base}, &DependabotAlert{base}},
 		cfg.GitHub.App.WebhookSecret,
 		githubapp.WithErrorCallback(errorCallback(metrics)),
 	)
-	draining := new(atomic.Bool)
-	guard := &webhookGuard{
+	return &webhookGuard{
 		next: dispatcher, secret: []byte(cfg.GitHub.App.WebhookSecret), onError: errorCallback(metrics),
 		draining: draining, budget: newMemoryBudget(webhookMemory),
 	}
-	mux := http.NewServeMux()
-	mux.Handle("POST "+WebhookPath, timed(metrics, guard))
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+}
+
+// healthz answers load balancers: ok, or 503 while the replica drains (it leaves the rotation).
+func healthz(draining *atomic.Bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		if draining.Load() {
 			// Load balancers take a draining replica out of rotation.
@@ -112,8 +155,12 @@ func New(ctx context.Context, cfg *config.Server, log zerolog.Logger, qo func(*Q
 			return
 		}
 		_, _ = w.Write([]byte("ok\n"))
-	})
-	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	}
+}
+
+// registerDashboard sets up the dashboard's pages on mux; its checkpoint buttons answer through
+// the runner as the comment commands do.
+func registerDashboard(mux *http.ServeMux, cfg *config.Server, st *store.Store, runner *Runner) error {
 	sessionKey := cfg.SessionKey
 	if len(sessionKey) == 0 {
 		sessionKey = config.SessionKeyFrom(cfg.GitHub.App.WebhookSecret)
@@ -124,12 +171,10 @@ func New(ctx context.Context, cfg *config.Server, log zerolog.Logger, qo func(*Q
 		HTTPClient: &http.Client{Timeout: 30 * time.Second},
 	})
 	if err != nil {
-		st.Close()
-		return nil, fmt.Errorf("failed to set up the dashboard: %w", err)
+		return fmt.Errorf("failed to set up the dashboard: %w", err)
 	}
 	dash.Register(mux)
-	handler := withLogger(log, mux)
-	return &Server{Handler: handler, Queue: queue, Runner: runner, Store: st, Slug: me.GetSlug(), workers: cfg.Workers, draining: draining, guard: guard}, nil
+	return nil
 }
 
 // Drain starts the shutdown: from now on deliveries are answered 503 with Retry-After (GitHub's

@@ -19,7 +19,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/go-github/v62/github"
 	"github.com/palantir/go-githubapp/githubapp"
@@ -286,25 +285,6 @@ func checkSignature(sig string, parts [][]byte, secret []byte) error {
 	return nil
 }
 
-// truncate cuts s to at most n bytes and marks the cut with "...". A cut inside a UTF-8
-// character cuts before it instead, so that untrusted text (CI output, alert messages) stays
-// valid UTF-8 when it was; bytes that are no UTF-8 are cut as they are.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for i := n; i >= 0 && i > n-utf8.UTFMax; i-- {
-		if utf8.RuneStart(s[i]) {
-			if _, size := utf8.DecodeRuneInString(s[i:]); i+size > n {
-				cut = i
-			}
-			break
-		}
-	}
-	return s[:cut] + "..."
-}
-
 // memoryBudget counts bytes held by webhook bodies. Unlike a FIFO semaphore, a small request
 // that fits goes ahead of a large one that waits.
 type memoryBudget struct {
@@ -345,51 +325,4 @@ func (b *memoryBudget) release(n int64) {
 	close(b.wake)
 	b.wake = make(chan struct{})
 	b.mu.Unlock()
-}
-
-// Routed fields every handled payload must carry: a signed payload without them is a bad
-// delivery (400), not a job that fails later against the API.
-var (
-	namePattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,100}$`)
-)
-
-func (r slimRepo) validate() error {
-	if !namePattern.MatchString(r.Owner.Login) || !namePattern.MatchString(r.Name) {
-		return fmt.Errorf("repository %q/%q is not a GitHub repository name", truncate(r.Owner.Login, 64), truncate(r.Name, 64))
-	}
-	return nil
-}
-
-// validateInstalled checks what every handled payload carries: its repository's name and the
-// installation id.
-func validateInstalled(repo slimRepo, installation int64) error {
-	if err := repo.validate(); err != nil {
-		return err
-	}
-	if installation <= 0 {
-		return errors.New("no installation id")
-	}
-	return nil
-}
-
-func validateRouted(repo slimRepo, installation int64, number int) error {
-	if err := validateInstalled(repo, installation); err != nil {
-		return err
-	}
-	if number <= 0 {
-		return fmt.Errorf("no pull request or issue number (%d)", number)
-	}
-	return nil
-}
-
-func (p *pullRequestPayload) validate() error {
-	return validateRouted(p.Repository, p.Installation.ID, p.PullRequest.Number)
-}
-
-func (p *issueCommentPayload) validate() error {
-	return validateRouted(p.Repository, p.Installation.ID, p.Issue.Number)
-}
-
-func (p *issuesPayload) validate() error {
-	return validateRouted(p.Repository, p.Installation.ID, p.Issue.Number)
 }

@@ -16,7 +16,6 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
-	"github.com/debatebot/debatebot/store"
 )
 
 // The alert issues of a repository are kept in the store's publications:
@@ -74,77 +73,6 @@ func alertGroup(a *Alert) string {
 func alertGroupMarker(a *Alert) string {
 	sum := sha256.Sum256([]byte(a.Kind + "\x00" + alertGroup(a)))
 	return "alert-group-" + a.Kind + "-" + hex.EncodeToString(sum[:8])
-}
-
-// repoVisibility is the repository's visibility: the delivery's, else the API's; "unknown"
-// when neither says, which is not private.
-func (r *Runner) repoVisibility(ctx context.Context, gh *github.Client, job *Job) string {
-	if v := job.Alert.Visibility; v != "" {
-		return v
-	}
-	repo, _, err := gh.Repositories.Get(ctx, job.PR.Owner, job.PR.Repo)
-	if err != nil {
-		zerolog.Ctx(ctx).Warn().Err(err).Msg("GitHub did not say whether the repository is private; it is taken as public.")
-		return "unknown"
-	}
-	if v := visibilityOf(repo.GetVisibility(), repo.Private); v != "" {
-		return v
-	}
-	if repo.GetPrivate() {
-		return "private"
-	}
-	return "unknown"
-}
-
-// withholdAlert opens no issue for an alert: it says why in the log, the metrics and the store.
-func (r *Runner) withholdAlert(ctx context.Context, job *Job, reason, why string) {
-	zerolog.Ctx(ctx).Warn().Str("alert", AlertMarker(job.Alert)).Str("group", alertGroup(job.Alert)).Str("reason", reason).
-		Msgf("No issue is opened for the security alert: %s.", why)
-	r.Metrics.alertWithheld(reason)
-	code := int64(alertWithheldCap)
-	if reason == "public_repository" {
-		code = alertWithheldPublic
-	}
-	if err := r.Store.SavePublication(ctx, job.PR.Repository()+"#alerts-withheld", AlertMarker(job.Alert), code); err != nil {
-		zerolog.Ctx(ctx).Warn().Err(err).Msg("The withheld alert was not recorded.")
-	}
-}
-
-// fileAlert files a private repository's alert in its group's issue: the issue it is in
-// already (a redelivery, a reopened alert), else the group's open issue, else a new one,
-// debated, when a slot is free.
-func (r *Runner) fileAlert(ctx context.Context, gh *github.Client, job *Job, limit int) error {
-	a, repo := job.Alert, job.PR.Repository()
-	member := AlertMarker(a)
-	n, err := r.Store.Publication(ctx, alertsKey(repo), member)
-	switch {
-	case err == nil && n > 0:
-		if cur, err := r.Store.Publication(ctx, alertsKey(repo), alertGroupMarker(a)); err == nil && cur == n {
-			if err := r.Store.SavePublication(ctx, alertIssueKey(repo, n), member, alertOpen); err != nil {
-				return err
-			}
-			return r.alertChecklist(ctx, gh, job.PR, n, a, "")
-		}
-	case err != nil && !errors.Is(err, store.ErrNotFound):
-		return err
-	}
-	number, opened, err := r.groupIssue(ctx, gh, job, limit)
-	if err != nil || number == 0 {
-		return err
-	}
-	if err := r.Store.SavePublication(ctx, alertIssueKey(repo, number), member, alertOpen); err != nil {
-		return err
-	}
-	if err := r.Store.SavePublication(ctx, alertsKey(repo), member, number); err != nil {
-		return err
-	}
-	if !opened {
-		return r.alertChecklist(ctx, gh, job.PR, number, a, "")
-	}
-	_, _, err = r.Enqueue(ctx, &Job{DeliveryID: "alert-issue/" + job.DeliveryID, Trigger: job.Trigger, Kind: KindDesign, Installation: job.Installation,
-		PR: review.PullRequest{Owner: job.PR.Owner, Repo: job.PR.Repo, Number: int(number)}, Title: "Security alert: " + a.Summary(),
-		Body: "How should the repository answer this alert: fix, upgrade, or dismiss with a reason?", Alert: job.Alert})
-	return err
 }
 
 // groupIssue returns the open issue of the job's alert group, opening it (opened) when there
@@ -278,59 +206,6 @@ func (r *Runner) forgetAlertIssue(ctx context.Context, repo string, n int64) err
 	return nil
 }
 
-// alertClosed ticks a fixed or dismissed alert off its issue's list, and closes the issue with
-// a comment saying why when no alert of it is left open (as completed when any was fixed, not
-// planned when all were dismissed); an alert that had no issue costs no request.
-func (r *Runner) alertClosed(ctx context.Context, gh *github.Client, job *Job) error {
-	a, repo := job.Alert, job.PR.Repository()
-	number, err := r.Store.Publication(ctx, alertsKey(repo), AlertMarker(a))
-	if errors.Is(err, store.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	members, err := r.Store.Publications(ctx, alertIssueKey(repo, number))
-	if err != nil {
-		return err
-	}
-	pr := review.PullRequest{Owner: job.PR.Owner, Repo: job.PR.Repo, Number: int(number)}
-	state, reason := int64(alertFixed), closingActions[a.Closed]
-	if reason == "not_planned" {
-		state = alertDismissed
-	}
-	if _, tracked := members[AlertMarker(a)]; tracked {
-		members[AlertMarker(a)] = state
-		if err := r.Store.SavePublication(ctx, alertIssueKey(repo, number), AlertMarker(a), state); err != nil {
-			return err
-		}
-		if err := r.alertChecklist(ctx, gh, job.PR, number, a, a.Closed); err != nil {
-			return err
-		}
-	}
-	for _, v := range members {
-		if v == alertOpen {
-			return nil
-		}
-		if v == alertFixed {
-			reason = "completed"
-		}
-	}
-	pub := review.NewPublisher(gh, pr)
-	note := fmt.Sprintf("GitHub reports the alert %s (`%s`), so this issue is closed as %s.", strings.ReplaceAll(a.Closed, "_", " "), job.Trigger, strings.ReplaceAll(reason, "_", " "))
-	if len(members) > 1 {
-		note = fmt.Sprintf("GitHub reports %s alert #%d %s (`%s`), the last of this issue's alerts still open, so this issue is closed as %s.", a.Tool, a.Number, strings.ReplaceAll(a.Closed, "_", " "), job.Trigger, strings.ReplaceAll(reason, "_", " "))
-	}
-	marker := "<!-- debatebot:" + AlertMarker(a) + "-closed -->"
-	if err := retry(ctx, 3, func() error { return pub.Upsert(ctx, marker, note) }); err != nil {
-		return err
-	}
-	if err := retry(ctx, 3, func() error { return pub.CloseIssue(ctx, reason) }); err != nil {
-		return err
-	}
-	return r.forgetAlertIssue(ctx, repo, number)
-}
-
 // alertChecklist writes the alert's line in its issue's list: open, or ticked as ended.
 func (r *Runner) alertChecklist(ctx context.Context, gh *github.Client, pr review.PullRequest, number int64, a *Alert, ended string) error {
 	is, _, err := gh.Issues.Get(ctx, pr.Owner, pr.Repo, int(number))
@@ -382,13 +257,4 @@ func alertLine(a *Alert, ended string) string {
 	link := strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E").Replace(a.URL)
 	return fmt.Sprintf("- %s [%s alert #%d](%s)%s %s: %s %s", box, inlineCode(what, 40), a.Number, link, status,
 		inlineCode(where, 200), inlineCode(msg, 300), alertTag(a))
-}
-
-// inlineCode quotes text as Markdown code (no mention, link or HTML in it), clipped.
-func inlineCode(s string, limit int) string {
-	s = strings.ReplaceAll(truncateUTF8(strings.Join(strings.Fields(s), " "), limit), "`", "'")
-	if s == "" {
-		return "`-`"
-	}
-	return "`" + s + "`"
 }

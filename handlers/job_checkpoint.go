@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/go-github/v62/github"
 	"github.com/rs/zerolog"
@@ -154,15 +153,6 @@ func (r *Runner) resume(ctx context.Context, pub *review.Publisher, p *store.Pau
 		toulmin.CheckpointEnd:      "the rounds end, and the debate goes on to its synthesis and decision",
 	}[c.Action]
 	return pub.Comment(ctx, fmt.Sprintf("@%s answered the checkpoint after round %d: **%s**; %s.", c.By, c.AfterRound, c.Action, what))
-}
-
-// truncateUTF8 keeps at most n bytes of s without splitting a character.
-func truncateUTF8(s string, n int) string {
-	for len(s) > n {
-		_, size := utf8.DecodeLastRuneInString(s)
-		s = s[:len(s)-size]
-	}
-	return s
 }
 
 // SweepPaused ends the rounds of every paused debate whose checkpoint_timeout is over, as the

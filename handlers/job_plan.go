@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-github/v62/github"
 	"github.com/rs/zerolog"
 
+	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/dialectic"
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/store"
@@ -16,12 +17,6 @@ import (
 
 // MaxProposal bounds the proposal of a planning debate (it is untrusted text in prompts).
 const MaxProposal = 4000
-
-// planText is what follows "/debate plan" in a comment, further lines included.
-func planText(body string) string {
-	_, rest, _ := strings.Cut(strings.TrimSpace(body), "plan")
-	return strings.TrimSpace(rest)
-}
 
 // PlanMarker marks the answer to one "/debate plan" comment, edited in place when the comment's
 // job runs again.
@@ -32,26 +27,11 @@ func PlanMarker(commentID int64) string { return fmt.Sprintf("<!-- debatebot:pla
 // text states ("stakes=high") or its words imply. It needs command_permission, as every /debate
 // command does.
 func (r *Runner) plan(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job) error {
-	repo, err := r.commandConfig(ctx, gh, job)
-	if err != nil {
-		return err
-	}
-	if ok, err := r.permitted(ctx, gh, pub, job, repo.CommandPermission, "`/debate plan`", "Nothing was started."); !ok {
+	repo, ok, err := r.planAllowed(ctx, gh, pub, job)
+	if err != nil || !ok {
 		return err
 	}
 	text := strings.TrimSpace(job.Body)
-	if dialectic.StripStakes(text) == "" {
-		return r.refuse(ctx, gh, pub, job, fmt.Sprintf("@%s: `/debate plan` needs a proposal: `/debate plan TEXT` (add `stakes=high` to mark it high-stakes).", job.Requester))
-	}
-	// A planning debate costs model calls like any other: the same hourly bound per pull request.
-	ok, err := r.Store.StartCommand(ctx, job.PR.String(), jobKey(job), *repo.MaxDebatesPerHour, time.Hour)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		r.Metrics.refused("rate")
-		return r.refuse(ctx, gh, pub, job, fmt.Sprintf("@%s: this issue or pull request already had %d debates started by commands in the last hour (the limit is max_debates_per_hour). Try again later.", job.Requester, *repo.MaxDebatesPerHour))
-	}
 	req := &dialectic.PlanRequest{Proposal: truncateUTF8(dialectic.StripStakes(text), MaxProposal), Stakes: dialectic.StakesOf(text), Rounds: 1, Context: job.Title}
 	agents, offline, ok, err := r.dialecticBudget(ctx, pub, repo, jobKey(job), "")
 	if err != nil || !ok {
@@ -70,4 +50,30 @@ func (r *Runner) plan(ctx context.Context, gh *github.Client, pub *review.Publis
 	}
 	zerolog.Ctx(ctx).Info().Str("resolution", string(rec.Synthesis.Resolution)).Str("stakes", string(req.Stakes)).Msg("Held a planning debate.")
 	return retry(ctx, 3, func() error { return pub.Upsert(ctx, PlanMarker(job.CommentID), md) })
+}
+
+// planAllowed checks a "/debate plan" command before anything is spent: the requester's
+// command_permission, a proposal to debate, and the hourly bound of debates started by commands
+// on the pull request (a planning debate costs model calls like any other). A refusal is
+// answered, and ok is false.
+func (r *Runner) planAllowed(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job) (repo *config.Repo, ok bool, err error) {
+	repo, err = r.commandConfig(ctx, gh, job)
+	if err != nil {
+		return nil, false, err
+	}
+	if ok, err := r.permitted(ctx, gh, pub, job, repo.CommandPermission, "`/debate plan`", "Nothing was started."); !ok {
+		return nil, false, err
+	}
+	if dialectic.StripStakes(strings.TrimSpace(job.Body)) == "" {
+		return nil, false, r.refuse(ctx, gh, pub, job, fmt.Sprintf("@%s: `/debate plan` needs a proposal: `/debate plan TEXT` (add `stakes=high` to mark it high-stakes).", job.Requester))
+	}
+	ok, err = r.Store.StartCommand(ctx, job.PR.String(), jobKey(job), *repo.MaxDebatesPerHour, time.Hour)
+	if err != nil {
+		return nil, false, err
+	}
+	if !ok {
+		r.Metrics.refused("rate")
+		return nil, false, r.refuse(ctx, gh, pub, job, fmt.Sprintf("@%s: this issue or pull request already had %d debates started by commands in the last hour (the limit is max_debates_per_hour). Try again later.", job.Requester, *repo.MaxDebatesPerHour))
+	}
+	return repo, true, nil
 }

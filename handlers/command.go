@@ -1,0 +1,77 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/debatebot/debatebot/config"
+	"github.com/debatebot/debatebot/review"
+)
+
+// permitted checks a command's requester against the permission the command needs; a refusal is
+// answered with one comment naming what was needed, what the requester has and outcome ("Nothing
+// was changed."), and the command does nothing else.
+func (r *Runner) permitted(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job, need, command, outcome string) (bool, error) {
+	have, err := Permission(ctx, gh, job.PR, job.Requester)
+	if err != nil {
+		return false, err
+	}
+	if config.PermissionAtLeast(have, need) {
+		return true, nil
+	}
+	r.Metrics.refused("permission")
+	return false, r.refuse(ctx, gh, pub, job, fmt.Sprintf("@%s: %s needs %s permission on this repository; you have %s. %s", job.Requester, command, need, have, outcome))
+}
+
+// authorise checks a command's requester against command_permission and the per-PR hourly
+// bound (kept in the store, so that replicas and restarts share it); a refusal is answered with a
+// short comment and nothing is spent.
+func (r *Runner) authorise(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job, repo *config.Repo) (bool, error) {
+	have, err := Permission(ctx, gh, job.PR, job.Requester)
+	if err != nil {
+		return false, err
+	}
+	if !config.PermissionAtLeast(have, repo.CommandPermission) {
+		r.Metrics.refused("permission")
+		return false, r.refuse(ctx, gh, pub, job, fmt.Sprintf("@%s: debatebot commands need %s permission on this repository; you have %s. Nothing was started.", job.Requester, repo.CommandPermission, have))
+	}
+	if job.Kind == KindReview {
+		ok, err := r.Store.StartCommand(ctx, job.PR.String(), jobKey(job), *repo.MaxDebatesPerHour, time.Hour)
+		if err != nil {
+			return false, err
+		}
+		if !ok {
+			r.Metrics.refused("rate")
+			return false, r.refuse(ctx, gh, pub, job, fmt.Sprintf("@%s: this pull request already had %d debates started by commands in the last hour (the limit is max_debates_per_hour). Try again later.", job.Requester, *repo.MaxDebatesPerHour))
+		}
+	}
+	return true, nil
+}
+
+// commandConfig reads the repository configuration a command is judged by, from the pull
+// request's base branch (the default branch for an issue); a broken file means the defaults,
+// so that a broken file cannot open commands to everyone.
+func (r *Runner) commandConfig(ctx context.Context, gh *github.Client, job *Job) (*config.Repo, error) {
+	ref := ""
+	meta, _, err := gh.PullRequests.Get(ctx, job.PR.Owner, job.PR.Repo, job.PR.Number)
+	var er *github.ErrorResponse
+	switch {
+	case err == nil:
+		ref = meta.GetBase().GetRef()
+	case errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound:
+		// An issue, not a pull request.
+	default:
+		return nil, fmt.Errorf("failed to get pull request %s: %w", job.PR, err)
+	}
+	repo, err := LoadRepoConfig(ctx, gh, job.PR, ref)
+	var ce *config.Error
+	if errors.As(err, &ce) {
+		return config.Default(), nil
+	}
+	return repo, err
+}

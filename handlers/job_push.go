@@ -1,0 +1,70 @@
+package handlers
+
+import (
+	"context"
+
+	"github.com/google/go-github/v62/github"
+	"github.com/rs/zerolog"
+
+	"github.com/debatebot/debatebot/dialectic"
+	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/store"
+)
+
+// changedBetween lists the files that changed between two heads of a pull request; known is
+// false when GitHub cannot compare them (a force push that dropped the older one).
+func changedBetween(ctx context.Context, gh *github.Client, pr review.PullRequest, from, to string) (files []string, known bool) {
+	if from == to {
+		return nil, true
+	}
+	cmp, _, err := gh.Repositories.CompareCommits(ctx, pr.Owner, pr.Repo, from, to, &github.ListOptions{PerPage: 100})
+	if err != nil {
+		zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not compare the failing heads.")
+		return nil, false
+	}
+	for _, f := range cmp.Files {
+		files = append(files, f.GetFilename())
+		if prev := f.GetPreviousFilename(); prev != "" {
+			files = append(files, prev)
+		}
+	}
+	return files, true
+}
+
+// pushed resets the streaks of a pull request's tasks when the push changed CI's environment
+// (workflows, dependency manifests, toolchain pins: dialectic.Environment), seed 000's
+// "environment changed", the significant change of context after which earlier failures say
+// nothing about the next run. A push to the failing files is not one: it is the next attempt at
+// the failure, and the same error after it is the loop a failure debate is for (seed 000 counts
+// attempts with their approaches as consecutive). A push GitHub cannot compare (a force push)
+// resets nothing: what it touched is unknown.
+func (r *Runner) pushed(ctx context.Context, gh *github.Client, job *Job) error {
+	tasks, err := r.Store.FailureTasks(ctx, job.PR.String())
+	if err != nil {
+		return err
+	}
+	var open []store.FailureTask
+	for _, t := range tasks {
+		if t.PushCanReset() {
+			open = append(open, t)
+		}
+	}
+	if len(open) == 0 || job.Before == "" {
+		return nil
+	}
+	changed, known := changedBetween(ctx, gh, job.PR, job.Before, job.HeadSHA)
+	if !known {
+		return nil
+	}
+	env := dialectic.Environment(changed)
+	if len(env) == 0 {
+		return nil
+	}
+	for _, t := range open {
+		if _, err := r.Store.ResetTask(ctx, job.PR.String(), t.TaskID); err != nil {
+			return err
+		}
+		zerolog.Ctx(ctx).Info().Str("task", t.Task).Strs("environment", env).Msg("A push changed CI's environment; the failure count is reset.")
+	}
+	return nil
+}
