@@ -14,6 +14,7 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/pull"
 )
 
 // Alert is a security alert a job carries: on a pull request's head (the pull request's debate
@@ -235,7 +236,7 @@ func (r *Runner) alert(ctx context.Context, gh *github.Client, job *Job) error {
 	if job.Alert.Closed != "" {
 		return r.alertClosed(ctx, gh, job)
 	}
-	repo, err := LoadRepoConfig(ctx, gh, job.PR, "")
+	repo, err := pull.LoadRepoConfig(ctx, gh, job.PR, "")
 	var ce *config.Error
 	if errors.As(err, &ce) {
 		zerolog.Ctx(ctx).Warn().Err(err).Msg("The repository configuration is broken; the alert is not debated.")

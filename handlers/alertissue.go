@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/debatebot/debatebot/review/pull"
+
 	"github.com/google/go-github/v62/github"
 	"github.com/rs/zerolog"
 
@@ -322,10 +324,10 @@ func (r *Runner) alertClosed(ctx context.Context, gh *github.Client, job *Job) e
 		note = fmt.Sprintf("GitHub reports %s alert #%d %s (`%s`), the last of this issue's alerts still open, so this issue is closed as %s.", a.Tool, a.Number, strings.ReplaceAll(a.Closed, "_", " "), job.Trigger, strings.ReplaceAll(reason, "_", " "))
 	}
 	marker := "<!-- debatebot:" + AlertMarker(a) + "-closed -->"
-	if err := retry(ctx, 3, func() error { return pub.Upsert(ctx, marker, note) }); err != nil {
+	if err := pull.Retry(ctx, 3, func() error { return pub.Upsert(ctx, marker, note) }); err != nil {
 		return err
 	}
-	if err := retry(ctx, 3, func() error { return pub.CloseIssue(ctx, reason) }); err != nil {
+	if err := pull.Retry(ctx, 3, func() error { return pub.CloseIssue(ctx, reason) }); err != nil {
 		return err
 	}
 	return r.forgetAlertIssue(ctx, repo, number)

@@ -18,6 +18,7 @@ import (
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/dialectic"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/pull"
 	"github.com/debatebot/debatebot/store"
 )
 
@@ -334,7 +335,7 @@ func ciTask(run *CIRun, pr review.PullRequest) (text, id string) {
 // read reads the run's failure (once for all the pull requests of the run).
 func (r *Runner) ciResult(ctx context.Context, gh *github.Client, job *Job, pr review.PullRequest, meta *github.PullRequest, read func(context.Context) failureDetail) error {
 	log := zerolog.Ctx(ctx)
-	repo, err := LoadRepoConfig(ctx, gh, pr, meta.GetBase().GetRef())
+	repo, err := pull.LoadRepoConfig(ctx, gh, pr, meta.GetBase().GetRef())
 	var ce *config.Error
 	if errors.As(err, &ce) {
 		log.Warn().Err(err).Msg("The repository configuration is broken; the CI result is not recorded.")
@@ -661,7 +662,7 @@ func (r *Runner) publishFailure(ctx context.Context, pub *review.Publisher, d *s
 		steps = append(steps, func() error { return pub.Label(ctx, review.EscalationLabel) })
 	}
 	for _, step := range steps {
-		if err := retry(ctx, 3, step); err != nil {
+		if err := pull.Retry(ctx, 3, step); err != nil {
 			return fmt.Errorf("failed to publish the failure debate of task %s on %s: %w", d.TaskID, d.PR, err)
 		}
 	}
@@ -702,7 +703,7 @@ func (r *Runner) noteOnDebate(ctx context.Context, pub *review.Publisher, pr rev
 	if err != nil || prior == "" {
 		return err
 	}
-	return retry(ctx, 3, func() error { return pub.Upsert(ctx, FailureMarker(taskID), prior+"\n\n"+note) })
+	return pull.Retry(ctx, 3, func() error { return pub.Upsert(ctx, FailureMarker(taskID), prior+"\n\n"+note) })
 }
 
 // dialecticSpent counts a model-backed failure or planning debate's tokens in the metrics, and

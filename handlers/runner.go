@@ -16,6 +16,7 @@ import (
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/dialectic"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/pull"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -133,7 +134,7 @@ func (r *Runner) withTrust(ctx context.Context, repo *config.Repo, repository st
 // reversal rate.
 func (r *Runner) humanDecision(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job) error {
 	if job.Requester != "" {
-		have, err := Permission(ctx, gh, job.PR, job.Requester)
+		have, err := pull.Permission(ctx, gh, job.PR, job.Requester)
 		if err != nil {
 			return err
 		}
@@ -221,26 +222,18 @@ func (r *Runner) finalise(ctx context.Context, pub *review.Publisher, id, human,
 		steps = append(steps, func() error { return pub.ConcludeHuman(ctx, t.Record.HeadSHA, human, by, &t) })
 	}
 	for _, step := range steps {
-		if err := retry(ctx, 3, step); err != nil {
+		if err := pull.Retry(ctx, 3, step); err != nil {
 			return fmt.Errorf("failed to publish the human decision on debate %s: %w", id, err)
 		}
 	}
 	return nil
 }
 
-// PublishMemo keeps, outside GitHub, what a publication did (the App's store): the check run it
-// created and that it concluded it, and that the inline review was posted.
-type PublishMemo interface {
-	Publication(ctx context.Context, pr, marker string) (int64, error)
-	SavePublication(ctx context.Context, pr, marker string, id int64) error
-	SaveCheckRun(ctx context.Context, debateID string, id int64) error
-}
-
 // permitted checks a command's requester against the permission the command needs; a refusal is
 // answered with one comment naming what was needed, what the requester has and outcome ("Nothing
 // was changed."), and the command does nothing else.
 func (r *Runner) permitted(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job, need, command, outcome string) (bool, error) {
-	have, err := Permission(ctx, gh, job.PR, job.Requester)
+	have, err := pull.Permission(ctx, gh, job.PR, job.Requester)
 	if err != nil {
 		return false, err
 	}
@@ -255,7 +248,7 @@ func (r *Runner) permitted(ctx context.Context, gh *github.Client, pub *review.P
 // bound (kept in the store, so that replicas and restarts share it); a refusal is answered with a
 // short comment and nothing is spent.
 func (r *Runner) authorise(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job, repo *config.Repo) (bool, error) {
-	have, err := Permission(ctx, gh, job.PR, job.Requester)
+	have, err := pull.Permission(ctx, gh, job.PR, job.Requester)
 	if err != nil {
 		return false, err
 	}
@@ -341,7 +334,7 @@ func (r *Runner) commandConfig(ctx context.Context, gh *github.Client, job *Job)
 	default:
 		return nil, fmt.Errorf("failed to get pull request %s: %w", job.PR, err)
 	}
-	repo, err := LoadRepoConfig(ctx, gh, job.PR, ref)
+	repo, err := pull.LoadRepoConfig(ctx, gh, job.PR, ref)
 	var ce *config.Error
 	if errors.As(err, &ce) {
 		return config.Default(), nil

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/debatebot/debatebot/review/pull"
+
 	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -49,7 +51,7 @@ func New(ctx context.Context, cfg *config.Server, log zerolog.Logger, qo func(*Q
 	clients, err := githubapp.NewDefaultCachingClientCreator(cfg.GitHub,
 		githubapp.WithClientUserAgent("debatebot"),
 		githubapp.WithClientTimeout(30*time.Second),
-		githubapp.WithClientMiddleware(RetryMiddleware(metrics)),
+		githubapp.WithClientMiddleware(pull.RetryMiddleware(metrics.GitHubRequests, metrics.GitHubSeconds)),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("failed to create the GitHub client creator: %w", err)

@@ -19,8 +19,8 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/debatebot/debatebot/config"
-	"github.com/debatebot/debatebot/handlers"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/pull"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -155,7 +155,7 @@ func readActionEvent(name, path string) (ev *actionEvent, skip string, err error
 		if err := json.Unmarshal(data, &p); err != nil {
 			return nil, "", bad(err)
 		}
-		cmd, arg, ok := handlers.ParseCommand(p.Comment.Body)
+		cmd, arg, ok := pull.ParseCommand(p.Comment.Body)
 		switch {
 		case p.Action != "created":
 			return nil, fmt.Sprintf("issue_comment.%s is not debated (a new /debate comment is)", p.Action), nil
@@ -197,7 +197,7 @@ func actionClient(apiURL, token string) (*github.Client, error) {
 	if err != nil || base.Host == "" {
 		return nil, &usageError{fmt.Sprintf("GITHUB_API_URL %q is not a URL", apiURL)}
 	}
-	gh := github.NewClient(&http.Client{Transport: handlers.RetryMiddleware(nil)(http.DefaultTransport)}).WithAuthToken(token)
+	gh := github.NewClient(&http.Client{Transport: pull.RetryMiddleware(nil, nil)(http.DefaultTransport)}).WithAuthToken(token)
 	gh.BaseURL = base
 	gh.UserAgent = "debatebot-action/" + version()
 	return gh, nil
@@ -296,19 +296,19 @@ func (a *actionRun) run(ctx context.Context) error {
 
 	// The configuration of the base branch, so that a pull request cannot change the rules that
 	// judge it.
-	repo, err := handlers.LoadRepoConfigAt(ctx, a.gh, a.pr, meta.GetBase().GetRef(), a.env.configPath)
+	repo, err := pull.LoadRepoConfigAt(ctx, a.gh, a.pr, meta.GetBase().GetRef(), a.env.configPath)
 	if err != nil {
 		var ce *config.Error
 		if errors.As(err, &ce) {
 			a.comment(ctx, pub, func() error {
-				return pub.Upsert(ctx, handlers.ConfigErrorMarker, fmt.Sprintf("debatebot cannot run: `%s` is not valid.\n\n%s\n\nFix the file on the base branch and run the workflow again.",
+				return pub.Upsert(ctx, pull.ConfigErrorMarker, fmt.Sprintf("debatebot cannot run: `%s` is not valid.\n\n%s\n\nFix the file on the base branch and run the workflow again.",
 					a.env.configPath, "- "+strings.Join(ce.Problems, "\n- ")))
 			})
 		}
 		return err
 	}
 	if a.ev.requester != "" {
-		have, err := handlers.Permission(ctx, a.gh, a.pr, a.ev.requester)
+		have, err := pull.Permission(ctx, a.gh, a.pr, a.ev.requester)
 		if err != nil {
 			return err
 		}
@@ -366,7 +366,7 @@ func (a *actionRun) run(ctx context.Context) error {
 		d.Carry = func(t *toulmin.Transcript) { review.ApplyCarried(t, prev, carried) }
 	}
 	// The inline review covers what the debate saw: since the earlier head on a push.
-	opts := handlers.PublishOptions{Review: &handlers.ReviewScope{Change: change, Event: repo.GitHubReviewEvent()}}
+	opts := pull.PublishOptions{Review: &pull.ReviewScope{Change: change, Event: repo.GitHubReviewEvent()}}
 	if prev != nil {
 		opts.Review.Since = prev.HeadSHA
 	}
@@ -380,7 +380,7 @@ func (a *actionRun) run(ctx context.Context) error {
 		}
 	}
 	// The transcript comment shows which phase runs, edited at most once per phase.
-	progress := handlers.ShowProgress(ctx, pub, func(err error) {
+	progress := pull.ShowProgress(ctx, pub, func(err error) {
 		if denied(err) {
 			a.noComments = true
 			a.notice("warning", "The token cannot comment on %s (%v): the debate is in the job summary only. A pull request from a fork gets a read-only token; use pull_request_target or give the workflow `pull-requests: write` and `issues: write`.", a.pr, err)
@@ -402,7 +402,7 @@ func (a *actionRun) run(ctx context.Context) error {
 	}
 	published := true
 	if !a.noComments {
-		if err := handlers.Publish(ctx, pub, t, opts); err != nil {
+		if err := pull.Publish(ctx, pub, t, opts); err != nil {
 			if !denied(err) {
 				a.summary(t, false)
 				return err
@@ -460,7 +460,7 @@ func (a *actionRun) cannotDebate(ctx context.Context, pub *review.Publisher, hea
 	msg := fmt.Sprintf("debatebot cannot debate this pull request: %v", ie.Problem)
 	a.notice("notice", "%s", msg)
 	if err := a.comment(ctx, pub, func() error {
-		return retryDenied(ctx, func() error { return pub.Upsert(ctx, handlers.CannotDebateMarker, msg) })
+		return retryDenied(ctx, func() error { return pub.Upsert(ctx, pull.CannotDebateMarker, msg) })
 	}); err != nil {
 		return err
 	}
@@ -545,7 +545,7 @@ func (a *actionRun) change(ctx context.Context, meta *github.PullRequest, head s
 	why := fmt.Sprintf("commit %s is not in the checkout at GITHUB_WORKSPACE (check out with fetch-depth: 0)", missing)
 	a.notice("notice", "Whole trees unavailable: %s; the change is read through the API.", why)
 	c.Trees = func(ctx context.Context) (string, string, func(), error) {
-		from := handlers.MergeBase(ctx, a.gh, a.pr, base, head)
+		from := pull.MergeBase(ctx, a.gh, a.pr, base, head)
 		var left []string
 		baseDir, headDir, cleanup, err := review.TempTrees(func(baseDir, headDir string) error {
 			var err error

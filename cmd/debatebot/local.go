@@ -14,9 +14,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/debatebot/debatebot/handlers"
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/pipeline"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -276,7 +276,7 @@ func runKept(ctx context.Context, d *review.Debate, src *localSource, st *store.
 		}
 		return nil, err
 	}
-	row, err := handlers.DecidedRow(t, 0, "", 0, "cli", "")
+	row, err := pipeline.DecidedRow(t, 0, "", 0, "cli", "")
 	if err != nil {
 		return nil, err
 	}
