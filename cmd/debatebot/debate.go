@@ -17,6 +17,8 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/pipeline"
+	"github.com/debatebot/debatebot/review/workflow"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -39,7 +41,8 @@ func version() string {
 func isInputError(err error) bool {
 	var ie *review.InputError
 	var ce *config.Error
-	return errors.As(err, &ie) || errors.As(err, &ce)
+	var we *workflow.UsageError
+	return errors.As(err, &ie) || errors.As(err, &ce) || errors.As(err, &we)
 }
 
 type debateFlags struct {
@@ -179,7 +182,7 @@ func debate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if err != nil {
 		return err
 	}
-	agents, err := panel(repo, getenv, f.offline)
+	agents, err := pipeline.Agents(repo, getenv, f.offline)
 	if err != nil {
 		return err
 	}
@@ -256,20 +259,6 @@ func printTranscript(t *toulmin.Transcript, change *review.Change, format string
 	}
 	_, err = io.WriteString(stdout, review.Redact(md))
 	return err
-}
-
-// panel returns the repository's stakeholders as agents: on the model at OPENAI_BASE_URL
-// (DEBATEBOT_MODEL) when OPENAI_API_KEY is set and offline is not asked for, offline otherwise.
-func panel(repo *config.Repo, getenv func(string) string, offline bool) ([]toulmin.Agent, error) {
-	key := getenv("OPENAI_API_KEY")
-	if key == "" || offline {
-		return review.OfflinePanel(repo.Stakeholders), nil
-	}
-	return review.LLMPanel(repo.Stakeholders, review.LLMOptions{
-		APIKey: key, BaseURL: getenv("OPENAI_BASE_URL"), Model: getenv("DEBATEBOT_MODEL"),
-		MaxRetries: repo.LLM.MaxRetries, RequestTimeout: time.Duration(repo.LLM.RequestTimeout),
-		ContextTokens: repo.LLM.ContextTokens, Prices: repo.LLM.PriceTable(),
-	})
 }
 
 // unwrapPath drops the path from *fs.PathError, which the caller already names.
