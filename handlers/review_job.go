@@ -124,11 +124,8 @@ func (r *Runner) reviewDebate(ctx context.Context, gh *github.Client, pub *revie
 	if err != nil {
 		return nil, "", false, err
 	}
-	d = &review.Debate{
-		Repository: job.PR.Repository(), PRNumber: job.PR.Number, Trigger: job.Trigger,
-		Protocol: protocol, Agents: agents, Panel: repo.Panel(), Ignore: repo.Ignore, Weights: *repo.Weights,
-		Thresholds: repo.VotingThresholds(), Concurrency: repo.LLM.Concurrency, Clock: r.Clock,
-	}
+	d = pipeline.NewDebate(repo, protocol, agents, job.Trigger)
+	d.Repository, d.PRNumber, d.Clock = job.PR.Repository(), job.PR.Number, r.Clock
 	if job.Alert != nil {
 		if meta != nil && meta.GetState() != "" && meta.GetState() != "open" {
 			zerolog.Ctx(ctx).Info().Msg("Skipped an alert on a pull request that is not open.")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/debatebot/debatebot/review/pipeline"
 	"github.com/debatebot/debatebot/review/workflow"
 )
 
@@ -20,7 +21,7 @@ func action(ctx context.Context, args []string, stdout io.Writer, getenv func(st
 		}
 	}()
 	if len(args) > 0 {
-		return &usageError{fmt.Sprintf("action takes no arguments, got %q (it reads the workflow's environment)", args[0])}
+		return &pipeline.UsageError{Msg: fmt.Sprintf("action takes no arguments, got %q (it reads the workflow's environment)", args[0])}
 	}
 	a, err := workflow.New(stdout, getenv, version())
 	if err != nil || a == nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/debatebot/debatebot/config"
+	"github.com/debatebot/debatebot/review/pipeline"
 	"github.com/debatebot/debatebot/review/pull"
 	"github.com/google/go-github/v62/github"
 )
@@ -42,10 +43,10 @@ func readActionEnv(getenv func(string) string) (*actionEnv, error) {
 	}
 	if len(missing) > 0 {
 		slices.Sort(missing)
-		return nil, &UsageError{fmt.Sprintf("action runs inside a GitHub Actions workflow: %s not set (pass the token with `github-token`, default ${{ github.token }})", strings.Join(missing, ", "))}
+		return nil, &pipeline.UsageError{Msg: fmt.Sprintf("action runs inside a GitHub Actions workflow: %s not set (pass the token with `github-token`, default ${{ github.token }})", strings.Join(missing, ", "))}
 	}
 	if _, _, ok := strings.Cut(e.repository, "/"); !ok {
-		return nil, &UsageError{fmt.Sprintf("GITHUB_REPOSITORY %q is not owner/name", e.repository)}
+		return nil, &pipeline.UsageError{Msg: fmt.Sprintf("GITHUB_REPOSITORY %q is not owner/name", e.repository)}
 	}
 	if e.apiURL == "" {
 		e.apiURL = "https://api.github.com"
@@ -70,7 +71,7 @@ func readActionEnv(getenv func(string) string) (*actionEnv, error) {
 func actionClient(apiURL, token, version string) (*github.Client, error) {
 	base, err := url.Parse(strings.TrimSuffix(apiURL, "/") + "/")
 	if err != nil || base.Host == "" {
-		return nil, &UsageError{fmt.Sprintf("GITHUB_API_URL %q is not a URL", apiURL)}
+		return nil, &pipeline.UsageError{Msg: fmt.Sprintf("GITHUB_API_URL %q is not a URL", apiURL)}
 	}
 	gh := github.NewClient(&http.Client{Transport: pull.RetryMiddleware(nil, nil)(http.DefaultTransport)}).WithAuthToken(token)
 	gh.BaseURL = base

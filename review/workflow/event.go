@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/debatebot/debatebot/review/pipeline"
 	"github.com/debatebot/debatebot/review/pull"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -39,10 +40,10 @@ func readActionEvent(name, path string) (ev *actionEvent, skip string, err error
 		if errors.As(err, &pe) {
 			err = pe.Err // the path is named
 		}
-		return nil, "", &UsageError{fmt.Sprintf("cannot read the event payload GITHUB_EVENT_PATH=%s: %v", path, err)}
+		return nil, "", &pipeline.UsageError{Msg: fmt.Sprintf("cannot read the event payload GITHUB_EVENT_PATH=%s: %v", path, err)}
 	}
 	bad := func(err error) error {
-		return &UsageError{fmt.Sprintf("the %s payload at %s is not valid JSON: %v", name, path, err)}
+		return &pipeline.UsageError{Msg: fmt.Sprintf("the %s payload at %s is not valid JSON: %v", name, path, err)}
 	}
 	switch name {
 	case "pull_request", "pull_request_target":
@@ -74,7 +75,7 @@ func readActionEvent(name, path string) (ev *actionEvent, skip string, err error
 			return nil, fmt.Sprintf("%s is not debated (opened, synchronize, reopened, ready_for_review and labeled needs-debate are)", trigger), nil
 		}
 		if p.PullRequest.Number == 0 {
-			return nil, "", &UsageError{fmt.Sprintf("the %s payload at %s has no pull_request.number", name, path)}
+			return nil, "", &pipeline.UsageError{Msg: fmt.Sprintf("the %s payload at %s has no pull_request.number", name, path)}
 		}
 		return &actionEvent{number: p.PullRequest.Number, headSHA: p.PullRequest.Head.SHA, trigger: trigger, action: p.Action,
 			draft: p.PullRequest.Draft, sender: p.Sender.Login, bot: isBot(p.Sender)}, "", nil

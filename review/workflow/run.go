@@ -17,12 +17,6 @@ import (
 	"github.com/debatebot/debatebot/toulmin"
 )
 
-// UsageError is bad input from the workflow: its environment, its event's payload, a /debate
-// argument the configuration does not know.
-type UsageError struct{ Msg string }
-
-func (e *UsageError) Error() string { return e.Msg }
-
 // Action is one run of the action on the pull request of its workflow's event.
 type Action struct {
 	env    *actionEnv
@@ -148,17 +142,15 @@ func (a *Action) debate(ctx context.Context, pub *review.Publisher, repo *config
 	protocol, err := repo.DebateProtocol(a.ev.protocol)
 	if err != nil {
 		a.comment(ctx, pub, func() error { return pub.Comment(ctx, fmt.Sprintf("debatebot: %v", err)) })
-		return nil, &UsageError{err.Error()}
+		return nil, &pipeline.UsageError{Msg: err.Error()}
 	}
 	agents, err := pipeline.Agents(repo, a.getenv, false)
 	if err != nil {
 		return nil, err
 	}
-	return &review.Debate{
-		Repository: a.pr.Repository(), PRNumber: a.pr.Number, Trigger: a.ev.trigger,
-		Protocol: protocol, Agents: agents, Panel: repo.Panel(), Ignore: repo.Ignore, Weights: *repo.Weights,
-		Thresholds: repo.VotingThresholds(), Concurrency: repo.LLM.Concurrency,
-	}, nil
+	d := pipeline.NewDebate(repo, protocol, agents, a.ev.trigger)
+	d.Repository, d.PRNumber = a.pr.Repository(), a.pr.Number
+	return d, nil
 }
 
 // source reads the pull request's change: what a push changed since the last debated head, else
