@@ -39,7 +39,8 @@ func (r *Runner) reviewJob(ctx context.Context, gh *github.Client, pub *review.P
 	src := &jobSource{r: r, gh: gh, pub: pub, job: job, meta: meta, repo: repo}
 	defer src.close()
 	// The debate's own context: /human-review stops it, seen on the job in the store when it was
-	// claimed (jobKeeper.Resume), at a heartbeat (the queue) or at a phase boundary (here).
+	// claimed (jobKeeper.Resume), at a heartbeat (the queue) or at a phase boundary
+	// (jobKeeper.Checkpoint).
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	rv := &pipeline.Review{
@@ -179,12 +180,14 @@ func (s *jobSource) Read(ctx context.Context) (*pipeline.Subject, error) {
 		return &pipeline.Subject{Question: strings.TrimSpace(job.Title + "\n\n" + job.Body)}, nil
 	}
 	subject := &pipeline.Subject{}
-	prev, carried, since, err := s.r.since(ctx, s.gh, s.pub, job, s.meta, s.repo)
+	prev, since, err := s.r.since(ctx, s.gh, s.pub, job, s.meta, s.repo)
 	if err != nil {
 		return nil, err
 	}
 	if since != nil {
-		// The change's base tree is the earlier debated head.
+		// The change's base tree is the earlier debated head; the earlier required changes are
+		// carried forward.
+		carried := review.CarryForward(prev, since)
 		subject.Change, subject.Since = since, prev.HeadSHA
 		subject.Carry = func(t *toulmin.Transcript) { review.ApplyCarried(t, prev, carried) }
 	} else if subject.Change, err = review.ReadPullRequest(ctx, s.gh, job.PR, s.meta, s.repo.Ignore, review.DefaultMaxDiffBytes); err != nil {
@@ -407,28 +410,22 @@ func decided(prior *store.Debate, job *Job) (*toulmin.Transcript, error) {
 	return &t, nil
 }
 
-// since returns what changed since the last debated head of the pull request, with the earlier
-// required changes carried forward, when a new push follows a debate: users should not pay for,
-// nor read again, a debate of code that was already debated. nil means debate the whole change.
-func (r *Runner) since(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job, meta *github.PullRequest, repo *config.Repo) (*voting.Record, []toulmin.Carried, *review.Change, error) {
+// since returns what a push changed since the last debated head of the pull request, and that
+// debate's record, when a new push follows a debate: users should not pay for, nor read again,
+// a debate of code that was already debated. nil means debate the whole change.
+func (r *Runner) since(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job, meta *github.PullRequest, repo *config.Repo) (*voting.Record, *review.Change, error) {
 	if job.Trigger != "pull_request.synchronize" {
-		return nil, nil, nil, nil
+		return nil, nil, nil
 	}
-	prev, err := pub.PreviousRecord(ctx)
-	if err != nil || prev == nil || prev.HeadSHA == "" || prev.HeadSHA == job.HeadSHA {
-		return nil, nil, nil, err
+	prev, err := pull.LastDebated(ctx, pub, job.HeadSHA)
+	if err != nil || prev == nil {
+		return nil, nil, err
 	}
-	c, ok, err := review.ReadSince(ctx, gh, job.PR, prev.HeadSHA, job.HeadSHA)
-	if err != nil || !ok {
-		return nil, nil, nil, err
+	c, err := pull.ReadSince(ctx, gh, job.PR, meta, prev.HeadSHA, job.HeadSHA, repo.Ignore)
+	if err != nil || c == nil {
+		return nil, nil, err
 	}
-	if err := review.DropIgnored(c, repo.Ignore); err != nil || len(c.Files) == 0 {
-		return nil, nil, nil, err
-	}
-	c.Title, c.Body, c.BaseRef, c.HeadRef = meta.GetTitle(), meta.GetBody(), meta.GetBase().GetRef(), meta.GetHead().GetRef()
-	review.ReadCommitMessages(ctx, gh, job.PR, c)
-	review.FillContents(ctx, gh, job.PR, c)
-	return prev, review.CarryForward(prev, c), c, nil
+	return prev, c, nil
 }
 
 // publish publishes a finished transcript with the store as the publication's memory and the

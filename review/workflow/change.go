@@ -32,8 +32,8 @@ func (a *Action) change(ctx context.Context, meta *github.PullRequest, head stri
 		if err != nil {
 			return nil, err
 		}
-		c.Source, c.Title, c.Body = a.pr.String(), meta.GetTitle(), meta.GetBody()
-		c.BaseRef, c.HeadRef = meta.GetBase().GetRef(), meta.GetHead().GetRef()
+		c.Source = a.pr.String()
+		pull.Describe(c, meta)
 		c.Commits = commitMessages(ctx, a.env.workspace, base+".."+head)
 		if err := review.DropIgnored(c, ignore); err != nil {
 			return nil, err
@@ -77,41 +77,43 @@ func (a *Action) since(ctx context.Context, pub *review.Publisher, meta *github.
 	if a.ev.trigger != "pull_request.synchronize" && a.ev.trigger != "pull_request_target.synchronize" {
 		return nil, nil, nil
 	}
-	prev, err := pub.PreviousRecord(ctx)
-	if err != nil || prev == nil || prev.HeadSHA == "" || prev.HeadSHA == head {
+	prev, err := pull.LastDebated(ctx, pub, head)
+	if err != nil || prev == nil {
 		return nil, nil, err
 	}
-	var c *review.Change
-	fromGitHub := false
 	inCheckout := exec.CommandContext(ctx, "git", "-C", a.env.workspace, "cat-file", "-e", head+"^{commit}").Run() == nil &&
 		exec.CommandContext(ctx, "git", "-C", a.env.workspace, "cat-file", "-e", prev.HeadSHA+"^{commit}").Run() == nil
+	var c *review.Change
 	switch {
 	case inCheckout && exec.CommandContext(ctx, "git", "-C", a.env.workspace, "merge-base", "--is-ancestor", prev.HeadSHA, head).Run() != nil:
 		// A force push: the earlier head is not in the new history.
 		return nil, nil, nil
 	case inCheckout:
-		if c, err = review.FromGit(ctx, a.env.workspace, prev.HeadSHA+".."+head); err != nil {
-			return nil, nil, err
-		}
-		c.Source = fmt.Sprintf("%s %s...%s", a.pr, review.ShortSHA(prev.HeadSHA), review.ShortSHA(head))
-		c.Commits = commitMessages(ctx, a.env.workspace, prev.HeadSHA+".."+head)
+		c, err = a.sinceInCheckout(ctx, meta, prev.HeadSHA, head, ignore)
 	default:
-		ok := false
-		if c, ok, err = review.ReadSince(ctx, a.gh, a.pr, prev.HeadSHA, head); err != nil || !ok {
-			return nil, nil, err
-		}
-		fromGitHub = true
+		// As the App: what is left after the ignored paths is read, not more.
+		c, err = pull.ReadSince(ctx, a.gh, a.pr, meta, prev.HeadSHA, head, ignore)
 	}
-	if err := review.DropIgnored(c, ignore); err != nil || len(c.Files) == 0 {
+	if err != nil || c == nil {
 		return nil, nil, err
 	}
-	c.Title, c.Body, c.BaseRef, c.HeadRef = meta.GetTitle(), meta.GetBody(), meta.GetBase().GetRef(), meta.GetHead().GetRef()
-	if fromGitHub {
-		// As the App's Runner.since: what is left after the ignored paths is read, not more.
-		review.ReadCommitMessages(ctx, a.gh, a.pr, c)
-		review.FillContents(ctx, a.gh, a.pr, c)
-	}
 	return prev, c, nil
+}
+
+// sinceInCheckout reads from the checkout what the head changed since an earlier head, without
+// the ignored paths; nil when nothing is left.
+func (a *Action) sinceInCheckout(ctx context.Context, meta *github.PullRequest, since, head string, ignore []string) (*review.Change, error) {
+	c, err := review.FromGit(ctx, a.env.workspace, since+".."+head)
+	if err != nil {
+		return nil, err
+	}
+	c.Source = fmt.Sprintf("%s %s...%s", a.pr, review.ShortSHA(since), review.ShortSHA(head))
+	c.Commits = commitMessages(ctx, a.env.workspace, since+".."+head)
+	if err := review.DropIgnored(c, ignore); err != nil || len(c.Files) == 0 {
+		return nil, err
+	}
+	pull.Describe(c, meta)
+	return c, nil
 }
 
 // commitMessages are the messages of the range's commits, oldest first, as the App reads them
