@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/debatebot/debatebot/review/pull"
+
 	"github.com/rs/zerolog"
 
 	"github.com/debatebot/debatebot/config"
@@ -56,7 +58,7 @@ func (r *Runner) budgetSpent(ctx context.Context, pub *review.Publisher, head st
 		limit, config.RepoPath, next.UTC().Format("15:04 MST, 2 January 2006"))
 	key := pub.PR().String()
 	if until, err := r.Store.Publication(ctx, key, budgetNoted); err != nil || r.now().Unix() >= until {
-		if err := retry(ctx, 3, func() error { return pub.Upsert(ctx, BudgetMarker, msg) }); err != nil {
+		if err := pull.Retry(ctx, 3, func() error { return pub.Upsert(ctx, BudgetMarker, msg) }); err != nil {
 			return err
 		}
 		if err := r.Store.SavePublication(ctx, key, budgetNoted, next.Unix()); err != nil {
@@ -66,7 +68,7 @@ func (r *Runner) budgetSpent(ctx context.Context, pub *review.Publisher, head st
 	if head == "" {
 		return nil
 	}
-	return retry(ctx, 3, func() error {
+	return pull.Retry(ctx, 3, func() error {
 		return pub.NeutralCheck(ctx, head, "Debate skipped: the repository's budget is spent", msg)
 	})
 }

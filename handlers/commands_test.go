@@ -12,6 +12,7 @@ import (
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/llmtest"
+	"github.com/debatebot/debatebot/review/pull"
 	"github.com/debatebot/debatebot/store"
 )
 
@@ -243,7 +244,7 @@ func TestCannotDebateNoteIsUpserted(t *testing.T) {
 		a.post("pull_request", fmt.Sprintf("d-%d", i), fixture(t, "pull_request."+action+".json", nil), secret)
 		a.srv.Queue.Wait()
 	}
-	notes := a.comments(CannotDebateMarker)
+	notes := a.comments(pull.CannotDebateMarker)
 	if len(notes) != 1 || !strings.Contains(notes[0].Body, "cannot debate this pull request") {
 		t.Fatalf("notes = %+v, want one", notes)
 	}

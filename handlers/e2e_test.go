@@ -22,6 +22,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debatebot/debatebot/review/pull"
+
 	"github.com/rs/zerolog"
 
 	"github.com/debatebot/debatebot/config"
@@ -33,7 +35,7 @@ import (
 const secret = "webhook-secret"
 
 // GitHub's transient failures are retried quickly in tests.
-func init() { retryBaseDelay = time.Millisecond }
+func init() { pull.RetryBaseDelay = time.Millisecond }
 
 type app struct {
 	t      testing.TB
@@ -304,7 +306,7 @@ func TestBrokenConfigGetsOneComment(t *testing.T) {
 	a.srv.Queue.Wait()
 	a.post("pull_request", "d-c2", fixture(t, "pull_request.reopened.json", nil), secret)
 	a.srv.Queue.Wait()
-	errs := a.comments(ConfigErrorMarker)
+	errs := a.comments(pull.ConfigErrorMarker)
 	if len(errs) != 1 || !strings.Contains(errs[0].Body, `line 2: unknown key "threshold"`) {
 		t.Fatalf("config error comments = %+v, want one naming the key and line", errs)
 	}

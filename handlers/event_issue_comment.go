@@ -6,6 +6,7 @@ import (
 
 	"github.com/palantir/go-githubapp/githubapp"
 
+	"github.com/debatebot/debatebot/review/pull"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -37,24 +38,6 @@ var _ githubapp.EventHandler = &IssueComment{}
 // Handles implements githubapp.EventHandler.
 func (h *IssueComment) Handles() []string { return []string{"issue_comment"} }
 
-// ParseCommand reads "/debate [protocol]", "/human-review" or "/help" from the first line of a
-// comment.
-func ParseCommand(body string) (cmd, arg string, ok bool) {
-	line := strings.TrimSpace(strings.SplitN(strings.TrimSpace(body), "\n", 2)[0])
-	fields := strings.Fields(line)
-	if len(fields) == 0 {
-		return "", "", false
-	}
-	switch fields[0] {
-	case "/debate", "/human-review", "/help":
-		if len(fields) > 1 {
-			arg = fields[1]
-		}
-		return fields[0], arg, true
-	}
-	return "", "", false
-}
-
 // Handle implements githubapp.EventHandler.
 func (h *IssueComment) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
 	var e issueCommentPayload
@@ -64,7 +47,7 @@ func (h *IssueComment) Handle(ctx context.Context, eventType, deliveryID string,
 	if (e.Action != "created" && e.Action != "edited") || h.fromBot(e.Sender) {
 		return nil
 	}
-	cmd, arg, ok := ParseCommand(e.Comment.Body)
+	cmd, arg, ok := pull.ParseCommand(e.Comment.Body)
 	if !ok {
 		return nil
 	}
@@ -74,7 +57,7 @@ func (h *IssueComment) Handle(ctx context.Context, eventType, deliveryID string,
 		if e.Changes.Body.From == nil {
 			return nil
 		}
-		if pc, pa, pok := ParseCommand(*e.Changes.Body.From); pok && pc == cmd && pa == arg {
+		if pc, pa, pok := pull.ParseCommand(*e.Changes.Body.From); pok && pc == cmd && pa == arg {
 			return nil
 		}
 	}

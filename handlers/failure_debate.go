@@ -12,6 +12,7 @@ import (
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/dialectic"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/pull"
 	"github.com/debatebot/debatebot/store"
 )
 
@@ -81,7 +82,7 @@ func (r *Runner) publishFailure(ctx context.Context, pub *review.Publisher, d *s
 		steps = append(steps, func() error { return pub.Label(ctx, review.EscalationLabel) })
 	}
 	for _, step := range steps {
-		if err := retry(ctx, 3, step); err != nil {
+		if err := pull.Retry(ctx, 3, step); err != nil {
 			return fmt.Errorf("failed to publish the failure debate of task %s on %s: %w", d.TaskID, d.PR, err)
 		}
 	}
@@ -122,5 +123,5 @@ func (r *Runner) noteOnDebate(ctx context.Context, pub *review.Publisher, pr rev
 	if err != nil || prior == "" {
 		return err
 	}
-	return retry(ctx, 3, func() error { return pub.Upsert(ctx, FailureMarker(taskID), prior+"\n\n"+note) })
+	return pull.Retry(ctx, 3, func() error { return pub.Upsert(ctx, FailureMarker(taskID), prior+"\n\n"+note) })
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review/pull"
 	"github.com/debatebot/debatebot/store"
 )
 
@@ -31,7 +32,7 @@ func TestJobFailedForGoodIsAnsweredOnce(t *testing.T) {
 	if err != nil || j.State != store.Failed || j.Attempts != 2 {
 		t.Fatalf("job = %+v (%v); want failed after 2 attempts", j, err)
 	}
-	answers := a.comments(CannotDebateMarker)
+	answers := a.comments(pull.CannotDebateMarker)
 	if len(answers) != 1 {
 		t.Fatalf("%d answers on the pull request, want one", len(answers))
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/pull"
 	"github.com/debatebot/debatebot/store"
 )
 
@@ -61,7 +62,7 @@ func (r *Runner) alert(ctx context.Context, gh *github.Client, job *Job) error {
 	if job.Alert.Closed != "" {
 		return r.alertClosed(ctx, gh, job)
 	}
-	repo, err := LoadRepoConfig(ctx, gh, job.PR, "")
+	repo, err := pull.LoadRepoConfig(ctx, gh, job.PR, "")
 	var ce *config.Error
 	if errors.As(err, &ce) {
 		zerolog.Ctx(ctx).Warn().Err(err).Msg("The repository configuration is broken; the alert is not debated.")
@@ -214,10 +215,10 @@ func (r *Runner) closeAlertIssue(ctx context.Context, gh *github.Client, job *Jo
 		note = fmt.Sprintf("GitHub reports %s alert #%d %s (`%s`), the last of this issue's alerts still open, so this issue is closed as %s.", a.Tool, a.Number, strings.ReplaceAll(a.Closed, "_", " "), job.Trigger, strings.ReplaceAll(reason, "_", " "))
 	}
 	marker := "<!-- debatebot:" + AlertMarker(a) + "-closed -->"
-	if err := retry(ctx, 3, func() error { return pub.Upsert(ctx, marker, note) }); err != nil {
+	if err := pull.Retry(ctx, 3, func() error { return pub.Upsert(ctx, marker, note) }); err != nil {
 		return err
 	}
-	if err := retry(ctx, 3, func() error { return pub.CloseIssue(ctx, reason) }); err != nil {
+	if err := pull.Retry(ctx, 3, func() error { return pub.CloseIssue(ctx, reason) }); err != nil {
 		return err
 	}
 	return r.forgetAlertIssue(ctx, job.PR.Repository(), number)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/pull"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -36,7 +37,7 @@ func (r *Runner) helpText(ctx context.Context, gh *github.Client, job *Job) (str
 	default:
 		return "", fmt.Errorf("failed to get pull request %s: %w", job.PR, err)
 	}
-	repo, err := LoadRepoConfig(ctx, gh, job.PR, ref)
+	repo, err := pull.LoadRepoConfig(ctx, gh, job.PR, ref)
 	broken := ""
 	var ce *config.Error
 	if errors.As(err, &ce) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/pull"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -55,7 +56,7 @@ func (r *Runner) mayDecide(ctx context.Context, gh *github.Client, pub *review.P
 	if job.Requester == "" {
 		return true, nil
 	}
-	have, err := Permission(ctx, gh, job.PR, job.Requester)
+	have, err := pull.Permission(ctx, gh, job.PR, job.Requester)
 	if err != nil {
 		return false, err
 	}
@@ -140,7 +141,7 @@ func (r *Runner) finalise(ctx context.Context, pub *review.Publisher, id, human,
 		steps = append(steps, func() error { return pub.ConcludeHuman(ctx, t.Record.HeadSHA, human, by, &t) })
 	}
 	for _, step := range steps {
-		if err := retry(ctx, 3, step); err != nil {
+		if err := pull.Retry(ctx, 3, step); err != nil {
 			return fmt.Errorf("failed to publish the human decision on debate %s: %w", id, err)
 		}
 	}

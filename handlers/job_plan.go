@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/debatebot/debatebot/review/pull"
+
 	"github.com/google/go-github/v62/github"
 	"github.com/rs/zerolog"
 
@@ -49,7 +51,7 @@ func (r *Runner) plan(ctx context.Context, gh *github.Client, pub *review.Publis
 		return err
 	}
 	zerolog.Ctx(ctx).Info().Str("resolution", string(rec.Synthesis.Resolution)).Str("stakes", string(req.Stakes)).Msg("Held a planning debate.")
-	return retry(ctx, 3, func() error { return pub.Upsert(ctx, PlanMarker(job.CommentID), md) })
+	return pull.Retry(ctx, 3, func() error { return pub.Upsert(ctx, PlanMarker(job.CommentID), md) })
 }
 
 // planAllowed checks a "/debate plan" command before anything is spent: the requester's

@@ -100,10 +100,3 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 	return r.reviewJob(ctx, gh, pub, job)
 }
 
-// PublishMemo keeps, outside GitHub, what a publication did (the App's store): the check run it
-// created and that it concluded it, and that the inline review was posted.
-type PublishMemo interface {
-	Publication(ctx context.Context, pr, marker string) (int64, error)
-	SavePublication(ctx context.Context, pr, marker string, id int64) error
-	SaveCheckRun(ctx context.Context, debateID string, id int64) error
-}

@@ -18,6 +18,7 @@ import (
 	"github.com/debatebot/debatebot/dashboard"
 	"github.com/debatebot/debatebot/dialectic"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/pull"
 	"github.com/debatebot/debatebot/review/repocache"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
@@ -83,7 +84,7 @@ func newClients(ctx context.Context, cfg *config.Server, metrics *Metrics) (gith
 	clients, err := githubapp.NewDefaultCachingClientCreator(cfg.GitHub,
 		githubapp.WithClientUserAgent("debatebot"),
 		githubapp.WithClientTimeout(30*time.Second),
-		githubapp.WithClientMiddleware(RetryMiddleware(metrics)),
+		githubapp.WithClientMiddleware(pull.RetryMiddleware(metrics.GitHubRequests, metrics.GitHubSeconds)),
 	)
 	if err != nil {
 		return nil, "", fmt.Errorf("failed to create the GitHub client creator: %w", err)

@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/pull"
 	"github.com/debatebot/debatebot/review/repocache"
 )
 
@@ -86,7 +87,7 @@ func (t *Trees) attach(ctx context.Context, gh *github.Client, job *Job, c *revi
 	c.Trees = func(ctx context.Context) (string, string, func(), error) {
 		from := base
 		if from == "" {
-			from = MergeBase(ctx, gh, job.PR, meta.GetBase().GetSHA(), head)
+			from = pull.MergeBase(ctx, gh, job.PR, meta.GetBase().GetSHA(), head)
 		}
 		w, why := t.whole(ctx, gh, job, c, from, head)
 		if why == nil {
@@ -152,17 +153,6 @@ func (t *Trees) checkSize(ctx context.Context, gh *github.Client, pr review.Pull
 		return &tooLargeError{repo: pr.Repository(), kb: kb, maxMB: t.MaxRepoMB}
 	}
 	return nil
-}
-
-// MergeBase is the merge base of the pull request's base and head (the commit its diff is taken
-// from), by the compare API; the base branch's commit when GitHub cannot say.
-func MergeBase(ctx context.Context, gh *github.Client, pr review.PullRequest, base, head string) string {
-	cmp, _, err := gh.Repositories.CompareCommits(ctx, pr.Owner, pr.Repo, base, head, &github.ListOptions{PerPage: 1})
-	if err != nil || cmp.GetMergeBaseCommit().GetSHA() == "" {
-		zerolog.Ctx(ctx).Debug().Err(err).Msg("No merge base from GitHub; the base tree is the base branch's commit.")
-		return base
-	}
-	return cmp.GetMergeBaseCommit().GetSHA()
 }
 
 // limitList joins the first n items, saying how many more there are.

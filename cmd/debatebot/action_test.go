@@ -440,7 +440,7 @@ func TestActionYAMLMapsEveryInput(t *testing.T) {
 	if _, err := os.Stat(filepath.Join("../..", a.Runs.Image)); err != nil {
 		t.Errorf("runs.image %q: %v", a.Runs.Image, err)
 	}
-	// The names the action reads (readActionEnv, panel, action).
+	// The names the action reads (review/workflow's readActionEnv, pipeline.Agents, action).
 	read := map[string]bool{"GITHUB_TOKEN": true, "OPENAI_API_KEY": true, "OPENAI_BASE_URL": true, "DEBATEBOT_MODEL": true, "DEBATEBOT_REPO_CONFIG": true, "DEBATEBOT_ALLOWED_BOTS": true}
 	mapped := map[string]bool{}
 	for name, value := range a.Runs.Env {

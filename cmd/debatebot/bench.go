@@ -6,17 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
-	"time"
 
-	"github.com/debatebot/debatebot/config"
-	"github.com/debatebot/debatebot/review"
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/pipeline"
 	"github.com/debatebot/debatebot/review/realcases"
-	"github.com/debatebot/debatebot/toulmin"
 )
 
 const benchUsage = `Usage: debatebot bench --cases PATH [--trees DIR] [--split dev|check|all] [--diff] [--goproxy] [--explain] [--rules] [--stages] [ID...]
@@ -70,13 +64,13 @@ func parseBenchFlags(args []string, stderr io.Writer, getenv func(string) string
 		if err == flag.ErrHelp {
 			return nil, errHelp
 		}
-		return nil, &usageError{err.Error()}
+		return nil, &pipeline.UsageError{Msg: err.Error()}
 	}
 	if f.cases == "" {
-		return nil, &usageError{"bench: --cases is required"}
+		return nil, &pipeline.UsageError{Msg: "bench: --cases is required"}
 	}
 	if !slices.Contains([]string{"dev", "check", "all"}, f.split) {
-		return nil, &usageError{fmt.Sprintf("bench: --split %q is not dev, check or all", f.split)}
+		return nil, &pipeline.UsageError{Msg: fmt.Sprintf("bench: --split %q is not dev, check or all", f.split)}
 	}
 	f.ids = fs.Args()
 	return f, nil
@@ -89,93 +83,14 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 		return err
 	}
 	if !f.goproxy {
-		if err := benchOffline(ctx, getenv); err != nil {
+		if err := realcases.Offline(ctx, getenv); err != nil {
 			return err
 		}
 	}
 	cases, err := realcases.Load(f.cases)
 	if err != nil {
-		return &usageError{err.Error()}
+		return &pipeline.UsageError{Msg: err.Error()}
 	}
-	var results []realcases.Result
-	for _, c := range cases {
-		if (f.split != "all" && c.Split() != f.split) || (len(f.ids) > 0 && !slices.Contains(f.ids, c.ID)) {
-			continue
-		}
-		var cov evidence.Coverage
-		var times evidence.Timings
-		start, cpu := time.Now(), evidence.ProcessCPU()
-		tr, err := benchCase(evidence.WithTimings(evidence.WithCoverage(ctx, &cov), &times), filepath.Join(f.trees, c.ID), f.diff)
-		r := realcases.Judge(c, tr, err)
-		r.Wall, r.CPU, r.TypesFull, r.TypesChanged = time.Since(start), evidence.ProcessCPU()-cpu, cov.Full, cov.Changed
-		results = append(results, r)
-		if _, err := fmt.Fprintln(stdout, r.Line()); err != nil {
-			return err
-		}
-		if f.stages {
-			if _, err := fmt.Fprintf(stdout, "  stages: %s\n", &times); err != nil {
-				return err
-			}
-		}
-		if f.explain {
-			if err := realcases.WriteExplain(stdout, r); err != nil {
-				return err
-			}
-		}
-	}
-	if len(results) == 0 {
-		return &usageError{"bench: no case selected"}
-	}
-	if err := realcases.WriteTotals(stdout, results); err != nil {
-		return err
-	}
-	if f.explain || f.rules {
-		return realcases.WriteRuleTable(stdout, results)
-	}
-	return nil
-}
-
-// benchCase debates one case's base..head offline with the embedded defaults: on the whole
-// trees, as debate --git does, or with diff on the hunks only, as debate --diff does.
-func benchCase(ctx context.Context, dir string, diff bool) (*toulmin.Transcript, error) {
-	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
-		return nil, fmt.Errorf("no case repository at %s (build it with ../shared/realcases/materialize)", dir)
-	}
-	src := &localSource{Kind: "git", Name: "base..head", Base: dir, Range: "base..head"}
-	if diff {
-		out, err := exec.CommandContext(ctx, "git", "-C", dir, "diff", "--no-color", "--no-ext-diff", "base", "head").Output()
-		if err != nil {
-			return nil, fmt.Errorf("git diff base head in %s: %w", dir, err)
-		}
-		src = &localSource{Kind: "diff", Name: "base..head", Diff: string(out)}
-	}
-	change, err := src.change(ctx, review.DefaultMaxDiffBytes)
-	if err != nil {
-		return nil, err
-	}
-	repo := config.Default()
-	protocol, err := repo.DebateProtocol("")
-	if err != nil {
-		return nil, err
-	}
-	return newDebate(repo, protocol, change, review.OfflinePanel(repo.Stakeholders)).Run(ctx)
-}
-
-// benchOffline makes the bench download no module: types come from the go command's own module
-// cache (unless DEBATEBOT_GOMODCACHE names another) and the trees' vendor folders, as the bench
-// measured before modules were downloaded.
-func benchOffline(ctx context.Context, getenv func(string) string) error {
-	if err := os.Setenv("DEBATEBOT_GOPROXY", "off"); err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
-	if getenv("DEBATEBOT_GOMODCACHE") != "" {
-		return nil
-	}
-	out, err := exec.CommandContext(ctx, "go", "env", "GOMODCACHE").Output()
-	if dir := strings.TrimSpace(string(out)); err == nil && dir != "" {
-		if err := os.Setenv("DEBATEBOT_GOMODCACHE", dir); err != nil {
-			return fmt.Errorf("bench: %w", err)
-		}
-	}
-	return nil
+	return realcases.Bench(ctx, cases, realcases.BenchOptions{Trees: f.trees, Split: f.split, IDs: f.ids,
+		Diff: f.diff, Stages: f.stages, Explain: f.explain, Rules: f.rules}, stdout)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/debatebot/debatebot/handlers"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/llmtest"
+	"github.com/debatebot/debatebot/review/pull"
 	"github.com/debatebot/debatebot/store"
 )
 
@@ -98,7 +99,7 @@ func TestJobThatKillsItsWorkerEndsFailedAndAnswered(t *testing.T) {
 	}
 	var answers []string
 	for _, c := range gh.CommentsOn("acme/shop#7") {
-		if strings.HasPrefix(c.Body, handlers.CannotDebateMarker) {
+		if strings.HasPrefix(c.Body, pull.CannotDebateMarker) {
 			answers = append(answers, c.Body)
 		}
 	}
@@ -133,7 +134,7 @@ func TestJobThatKillsItsWorkerEndsFailedAndAnswered(t *testing.T) {
 // answered reports whether acme/shop#7 has the answer that it could not be reviewed.
 func answered(gh *githubtest.Server) bool {
 	for _, c := range gh.CommentsOn("acme/shop#7") {
-		if strings.HasPrefix(c.Body, handlers.CannotDebateMarker) {
+		if strings.HasPrefix(c.Body, pull.CannotDebateMarker) {
 			return true
 		}
 	}

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,13 +9,13 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
-	"time"
 
 	"golang.org/x/term"
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
-	"github.com/debatebot/debatebot/store"
+	"github.com/debatebot/debatebot/review/local"
+	"github.com/debatebot/debatebot/review/pipeline"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -42,34 +40,32 @@ func isInputError(err error) bool {
 	return errors.As(err, &ie) || errors.As(err, &ce)
 }
 
+// debateFlags are the debate command's flags: what to debate and how (local.Options), and how
+// to show it.
 type debateFlags struct {
-	diff, git, question, format, protocol, configFile, dir, depth string
-	offline, dirSet, checkpoints                                  bool
-	maxDiff                                                       int64
-	// resume is a debate's id to resume from the local store; list lists the store's debates;
-	// storeURL is the store (default: DEBATEBOT_DATABASE_URL, else sqlite:debatebot.db).
-	resume, storeURL string
-	list             bool
+	local.Options
+	format        string
+	offline, list bool
 }
 
 func parseDebateFlags(args []string, stderr io.Writer) (*debateFlags, error) {
 	f := &debateFlags{}
 	fs := flag.NewFlagSet("debate", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&f.diff, "diff", "", "unified diff to debate (FILE, or - for stdin)")
-	fs.StringVar(&f.git, "git", "", "git range BASE..HEAD to debate, in the repository at --dir")
-	fs.StringVar(&f.question, "question", "", "a design question to debate (no code)")
+	fs.StringVar(&f.Diff, "diff", "", "unified diff to debate (FILE, or - for stdin)")
+	fs.StringVar(&f.Git, "git", "", "git range BASE..HEAD to debate, in the repository at --dir")
+	fs.StringVar(&f.Question, "question", "", "a design question to debate (no code)")
 	fs.StringVar(&f.format, "format", "markdown", "output: markdown (transcript and record), json (decision record) or sarif (the standing findings, SARIF 2.1.0)")
-	fs.StringVar(&f.protocol, "protocol", "", "standard, fast-track or extended (default: the config's, else standard)")
-	fs.StringVar(&f.configFile, "config", "", "a debatebot.yml to use (default: the embedded defaults)")
-	fs.StringVar(&f.depth, "depth", "", "quick (the openings alone), standard (one round of rebuttal) or deep (up to two, ending at convergence); default: the config's, else the protocol's rounds")
-	fs.StringVar(&f.dir, "dir", ".", "with --git: the repository; with --diff: a checkout of the diff's base (the head is the diff applied to a copy of it, for whole-tree analysis)")
+	fs.StringVar(&f.Protocol, "protocol", "", "standard, fast-track or extended (default: the config's, else standard)")
+	fs.StringVar(&f.ConfigFile, "config", "", "a debatebot.yml to use (default: the embedded defaults)")
+	fs.StringVar(&f.Depth, "depth", "", "quick (the openings alone), standard (one round of rebuttal) or deep (up to two, ending at convergence); default: the config's, else the protocol's rounds")
+	fs.StringVar(&f.Dir, "dir", ".", "with --git: the repository; with --diff: a checkout of the diff's base (the head is the diff applied to a copy of it, for whole-tree analysis)")
 	fs.BoolVar(&f.offline, "offline", false, "use offline agents even when a model is configured")
-	fs.BoolVar(&f.checkpoints, "checkpoints", false, "pause after each round and ask on the terminal: [C]ontinue, [G]uide (your guidance goes into the next round), [E]nd (synthesise now); answers are read from stdin")
-	fs.Int64Var(&f.maxDiff, "max-diff-bytes", review.DefaultMaxDiffBytes, "largest diff accepted")
-	fs.StringVar(&f.resume, "resume", "", "resume the debate ID kept in the local store where it stopped (an interrupt, a [Q]uit at a checkpoint, a crash), or print it when it was decided")
+	fs.BoolVar(&f.Checkpoints, "checkpoints", false, "pause after each round and ask on the terminal: [C]ontinue, [G]uide (your guidance goes into the next round), [E]nd (synthesise now); answers are read from stdin")
+	fs.Int64Var(&f.MaxDiff, "max-diff-bytes", review.DefaultMaxDiffBytes, "largest diff accepted")
+	fs.StringVar(&f.Resume, "resume", "", "resume the debate ID kept in the local store where it stopped (an interrupt, a [Q]uit at a checkpoint, a crash), or print it when it was decided")
 	fs.BoolVar(&f.list, "list", false, "list the debates kept in the local store, newest first")
-	fs.StringVar(&f.storeURL, "store", "", "where debates are kept for --resume and --list: sqlite:PATH, postgres://..., or off (default: $DEBATEBOT_DATABASE_URL, else "+defaultStore+")")
+	fs.StringVar(&f.StoreURL, "store", "", "where debates are kept for --resume and --list: sqlite:PATH, postgres://..., or off (default: $DEBATEBOT_DATABASE_URL, else "+local.DefaultStore+")")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(stderr, "Usage: debatebot debate (--diff FILE [--dir BASE] | --git BASE..HEAD | --question TEXT | --resume ID | --list) [--format markdown|json|sarif] [flags]")
@@ -77,15 +73,15 @@ func parseDebateFlags(args []string, stderr io.Writer) (*debateFlags, error) {
 			fs.PrintDefaults()
 			return nil, errHelp
 		}
-		return nil, &usageError{strings.TrimSpace(err.Error()) + " (run 'debatebot debate -h' for the flags)"}
+		return nil, &pipeline.UsageError{Msg: strings.TrimSpace(err.Error()) + " (run 'debatebot debate -h' for the flags)"}
 	}
-	fs.Visit(func(fl *flag.Flag) { f.dirSet = f.dirSet || fl.Name == "dir" })
+	fs.Visit(func(fl *flag.Flag) { f.DirSet = f.DirSet || fl.Name == "dir" })
 	if fs.NArg() > 0 {
-		return nil, &usageError{fmt.Sprintf("unexpected argument %q (run 'debatebot debate -h' for the flags)", fs.Arg(0))}
+		return nil, &pipeline.UsageError{Msg: fmt.Sprintf("unexpected argument %q (run 'debatebot debate -h' for the flags)", fs.Arg(0))}
 	}
 	given := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
-	if f.list || f.resume != "" {
+	if f.list || f.Resume != "" {
 		// The debate's own flags come from the store; only how to run and show it may be given.
 		what, allowed := "--resume", map[string]bool{"resume": true, "format": true, "offline": true, "checkpoints": true, "store": true}
 		if f.list {
@@ -93,79 +89,119 @@ func parseDebateFlags(args []string, stderr io.Writer) (*debateFlags, error) {
 		}
 		for name := range given {
 			if !allowed[name] {
-				return nil, &usageError{fmt.Sprintf("--%s does not go with %s (a kept debate is resumed with the change, configuration and protocol it began with)", name, what)}
+				return nil, &pipeline.UsageError{Msg: fmt.Sprintf("--%s does not go with %s (a kept debate is resumed with the change, configuration and protocol it began with)", name, what)}
 			}
 		}
-		if f.storeURL == "off" {
-			return nil, &usageError{what + " needs the store: --store off leaves nothing to read"}
+		if f.StoreURL == "off" {
+			return nil, &pipeline.UsageError{Msg: what + " needs the store: --store off leaves nothing to read"}
 		}
 		if f.format != "markdown" && f.format != "json" && f.format != "sarif" {
-			return nil, &usageError{fmt.Sprintf("--format %q: want markdown, json or sarif", f.format)}
+			return nil, &pipeline.UsageError{Msg: fmt.Sprintf("--format %q: want markdown, json or sarif", f.format)}
 		}
 		return f, nil
 	}
 	n := 0
-	for _, s := range []string{f.diff, f.git, f.question} {
+	for _, s := range []string{f.Diff, f.Git, f.Question} {
 		if s != "" {
 			n++
 		}
 	}
 	if n != 1 {
-		return nil, &usageError{"give exactly one of --diff FILE, --git BASE..HEAD or --question TEXT (or --resume ID, --list)"}
+		return nil, &pipeline.UsageError{Msg: "give exactly one of --diff FILE, --git BASE..HEAD or --question TEXT (or --resume ID, --list)"}
 	}
-	if f.dirSet && f.question != "" {
-		return nil, &usageError{"--dir goes with --git or --diff, not --question"}
+	if f.DirSet && f.Question != "" {
+		return nil, &pipeline.UsageError{Msg: "--dir goes with --git or --diff, not --question"}
 	}
 	if f.format != "markdown" && f.format != "json" && f.format != "sarif" {
-		return nil, &usageError{fmt.Sprintf("--format %q: want markdown, json or sarif", f.format)}
+		return nil, &pipeline.UsageError{Msg: fmt.Sprintf("--format %q: want markdown, json or sarif", f.format)}
 	}
-	if _, err := toulmin.ParseDepth(f.depth); err != nil {
-		return nil, &usageError{"--depth: " + err.Error()}
+	if _, err := toulmin.ParseDepth(f.Depth); err != nil {
+		return nil, &pipeline.UsageError{Msg: "--depth: " + err.Error()}
 	}
-	if f.checkpoints && f.diff == "-" {
-		return nil, &usageError{"--checkpoints reads the answers from stdin, so the diff cannot come from it: give --diff FILE"}
+	if f.Checkpoints && f.Diff == "-" {
+		return nil, &pipeline.UsageError{Msg: "--checkpoints reads the answers from stdin, so the diff cannot come from it: give --diff FILE"}
 	}
 	return f, nil
 }
 
+// debate holds a debate on a local change or question, or resumes a kept one, and prints it: the
+// flags build the source, the keeper (the local store) and the printer of the review pipeline.
 func debate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
 	f, err := parseDebateFlags(args, stderr)
 	if err != nil {
 		return err
 	}
 	if f.list {
-		return listDebates(ctx, f, stdout, getenv)
+		return local.List(ctx, f.StoreURL, stdout, getenv)
 	}
-	var (
-		src   *localSource
-		prior *store.Debate
-		st    *store.Store
-	)
-	if f.resume != "" {
-		if st, err = openLocalStore(ctx, f, getenv); err != nil {
-			return err
-		}
-		defer st.Close()
-		if src, prior, err = resumable(ctx, st, f); err != nil {
-			return err
-		}
-	} else {
-		if src, err = newSource(ctx, f, stdin); err != nil {
-			return err
-		}
-		// A debate that cannot be kept still runs: its output is what the user asked for. Only
-		// --resume and --list need the store.
-		if st, err = openLocalStore(ctx, f, getenv); err != nil {
-			fmt.Fprintf(stderr, "debatebot: the debate is not kept, so it cannot be resumed: %v\n", err)
-		} else if st != nil {
-			defer st.Close()
-		}
+	src, keeper, err := localSource(ctx, f, stdin, stderr, getenv)
+	if err != nil {
+		return err
 	}
+	if keeper != nil {
+		defer keeper.Store.Close()
+	}
+	d, err := localDebate(src, f, stdin, stderr, getenv)
+	if err != nil {
+		return err
+	}
+	printer := &local.Printer{Format: f.format, Version: version(), Stdout: stdout}
+	if isTerminal(stderr) {
+		printer.Show = local.Progress(stderr)
+	}
+	rv := &pipeline.Review{Debate: d, Source: src, Publisher: printer}
+	if keeper == nil {
+		_, err = rv.Run(ctx)
+		return err
+	}
+	rv.Keeper = keeper
+	if _, err := rv.Run(ctx); err != nil {
+		return keeper.Stopped(err)
+	}
+	return nil
+}
 
+// localSource returns what the debate is about and its keeper: the kept debate --resume names,
+// or what the flags name, kept in the local store when it opens (a nil keeper: not kept; only
+// --resume and --list need the store).
+func localSource(ctx context.Context, f *debateFlags, stdin io.Reader, stderr io.Writer, getenv func(string) string) (*local.Source, *local.Keeper, error) {
+	if f.Resume != "" {
+		st, err := local.OpenStore(ctx, f.StoreURL, getenv)
+		if err != nil {
+			return nil, nil, err
+		}
+		src, row, err := local.Resumable(ctx, st, f.Resume)
+		if err != nil {
+			st.Close()
+			return nil, nil, err
+		}
+		src.MaxDiff = f.MaxDiff
+		return src, &local.Keeper{Store: st, Source: src, Row: row, Stderr: stderr}, nil
+	}
+	src, err := local.NewSource(ctx, &f.Options, stdin)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := local.OpenStore(ctx, f.StoreURL, getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "debatebot: the debate is not kept, so it cannot be resumed: %v\n", err)
+		return src, nil, nil
+	}
+	if st == nil {
+		return src, nil, nil
+	}
+	return src, &local.Keeper{Store: st, Source: src, Stderr: stderr}, nil
+}
+
+// localDebate configures the debate of src: the configuration it began with (the embedded
+// defaults, or its --config), its protocol and depth, the environment's agents, and the
+// terminal's answers at checkpoints when asked for.
+func localDebate(src *local.Source, f *debateFlags, stdin io.Reader, stderr io.Writer, getenv func(string) string) (*review.Debate, error) {
 	repo := config.Default()
 	if src.Config != "" {
+		var err error
 		if repo, err = config.Parse([]byte(src.Config), src.ConfigName); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if src.Depth != "" {
@@ -173,134 +209,24 @@ func debate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	protocol, err := repo.DebateProtocol(src.Protocol)
 	if err != nil {
-		return &usageError{"--protocol: " + err.Error()}
+		return nil, &pipeline.UsageError{Msg: "--protocol: " + err.Error()}
 	}
-	change, err := src.change(ctx, f.maxDiff)
+	agents, err := pipeline.Agents(repo, getenv, f.offline)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	agents, err := panel(repo, getenv, f.offline)
-	if err != nil {
-		return err
-	}
-	d := newDebate(repo, protocol, change, agents)
-	d.Question = src.Question
-	if isTerminal(stderr) {
-		d.Observer = progress(stderr)
-	}
-	if src.Checkpoints || f.checkpoints {
+	d := pipeline.NewDebate(repo, protocol, agents, "cli")
+	if src.Checkpoints || f.Checkpoints {
 		if protocol.Loop == nil {
-			return &usageError{fmt.Sprintf("--checkpoints: the %s protocol (depth %q) has no rounds to pause between", protocol.Name, protocol.Depth)}
+			return nil, &pipeline.UsageError{Msg: fmt.Sprintf("--checkpoints: the %s protocol (depth %q) has no rounds to pause between", protocol.Name, protocol.Depth)}
 		}
 		d.Protocol.Checkpoints = true
-		d.Pause = terminalPause(stdin, stderr)
+		d.Pause = local.TerminalPause(stdin, stderr)
 	}
-	var t *toulmin.Transcript
-	if prior != nil {
-		if t, err = resumeFrom(d, prior, stderr); err != nil {
-			return err
-		}
-	}
-	if t == nil {
-		if t, err = runKept(ctx, d, src, st, prior == nil, stderr); err != nil {
-			return err
-		}
-	}
-	return printTranscript(t, change, f.format, stdout)
-}
-
-// newDebate is the CLI's debate of change under repo's configuration and protocol, by agents.
-func newDebate(repo *config.Repo, protocol toulmin.Protocol, change *review.Change, agents []toulmin.Agent) *review.Debate {
-	return &review.Debate{
-		Change: change, Trigger: "cli", Protocol: protocol, Agents: agents, Panel: repo.Panel(), Ignore: repo.Ignore,
-		Weights: *repo.Weights, Thresholds: repo.VotingThresholds(), Concurrency: repo.LLM.Concurrency,
-	}
-}
-
-// printTranscript writes the debate in the format asked for.
-func printTranscript(t *toulmin.Transcript, change *review.Change, format string, stdout io.Writer) error {
-	// What is printed leaves the process like a comment does (into CI logs, pastes, issues):
-	// a secret a model quoted is redacted here too.
-	if format == "sarif" {
-		log, err := review.SARIF(t, change, review.SARIFOptions{Version: version()})
-		if err != nil {
-			return err
-		}
-		redacted, err := review.RedactJSON(log)
-		if err != nil {
-			return err
-		}
-		_, err = stdout.Write(redacted)
-		return err
-	}
-	if format == "json" {
-		b, err := t.Record.JSON()
-		if err != nil {
-			return err
-		}
-		redacted, err := review.RedactJSON(b)
-		if err != nil {
-			return err
-		}
-		var out bytes.Buffer
-		if err := json.Indent(&out, bytes.TrimSpace(redacted), "", "  "); err != nil {
-			return fmt.Errorf("failed to indent the decision record: %w", err)
-		}
-		out.WriteByte('\n')
-		_, err = stdout.Write(out.Bytes())
-		return err
-	}
-	md, err := review.Markdown(t, review.RenderOptions{})
-	if err != nil {
-		return err
-	}
-	_, err = io.WriteString(stdout, review.Redact(md))
-	return err
-}
-
-// panel returns the repository's stakeholders as agents: on the model at OPENAI_BASE_URL
-// (DEBATEBOT_MODEL) when OPENAI_API_KEY is set and offline is not asked for, offline otherwise.
-func panel(repo *config.Repo, getenv func(string) string, offline bool) ([]toulmin.Agent, error) {
-	key := getenv("OPENAI_API_KEY")
-	if key == "" || offline {
-		return review.OfflinePanel(repo.Stakeholders), nil
-	}
-	return review.LLMPanel(repo.Stakeholders, review.LLMOptions{
-		APIKey: key, BaseURL: getenv("OPENAI_BASE_URL"), Model: getenv("DEBATEBOT_MODEL"),
-		MaxRetries: repo.LLM.MaxRetries, RequestTimeout: time.Duration(repo.LLM.RequestTimeout),
-		ContextTokens: repo.LLM.ContextTokens, Prices: repo.LLM.PriceTable(),
-	})
-}
-
-// unwrapPath drops the path from *fs.PathError, which the caller already names.
-func unwrapPath(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
+	return d, nil
 }
 
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-// progress shows each phase as it starts and ends.
-func progress(w io.Writer) func(toulmin.Event) {
-	return func(e toulmin.Event) {
-		switch e.Kind {
-		case toulmin.EventPhaseStarted:
-			fmt.Fprintf(w, "\r\033[K… %s", e.Phase.Phase.Title())
-		case toulmin.EventPhaseEnded:
-			fmt.Fprintf(w, "\r\033[K%s %s (%s)\n", mark(e.Phase.Status), e.Phase.Phase.Title(), e.Phase.Duration().Round(time.Millisecond))
-		}
-	}
-}
-
-func mark(s toulmin.PhaseStatus) string {
-	if s == toulmin.StatusCompleted {
-		return "✓"
-	}
-	return "✗ " + string(s)
 }

@@ -18,6 +18,8 @@ import (
 	"syscall"
 
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/local"
+	"github.com/debatebot/debatebot/review/pipeline"
 )
 
 func main() {
@@ -33,11 +35,6 @@ const (
 	exitError = 1
 	exitUsage = 2
 )
-
-// usageError is bad input from the user: printed on one line, exit 2.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
 
 const usage = `debatebot reviews changes by a structured debate among stakeholder agents.
 
@@ -76,7 +73,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 	default:
-		err = &usageError{fmt.Sprintf("unknown command %q (want debate, action, serve, stats, bench or version)", args[0])}
+		err = &pipeline.UsageError{Msg: fmt.Sprintf("unknown command %q (want debate, action, serve, stats, bench or version)", args[0])}
 	}
 	if err == nil {
 		return exitOK
@@ -84,13 +81,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if errors.Is(err, errHelp) {
 		return exitOK
 	}
-	if errors.Is(err, errStopped) {
+	if errors.Is(err, local.ErrStopped) {
 		// Stopped on purpose at a checkpoint, and already told how to resume: not completed,
 		// so not 0, but no error to print either.
 		return exitError
 	}
 	fmt.Fprintf(stderr, "debatebot: %v\n", review.Redact(err.Error()))
-	var ue *usageError
+	var ue *pipeline.UsageError
 	if errors.As(err, &ue) || isInputError(err) {
 		return exitUsage
 	}

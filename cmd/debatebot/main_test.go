@@ -14,7 +14,6 @@ import (
 
 	"github.com/debatebot/debatebot/review/llmtest"
 	"github.com/debatebot/debatebot/store"
-	"github.com/debatebot/debatebot/toulmin"
 )
 
 const example = "../../examples/admin-export.diff"
@@ -172,23 +171,6 @@ func TestVersion(t *testing.T) {
 	code, out, _ := runCmd(t, "", nil, "version")
 	if code != 0 || !strings.HasPrefix(out, "debatebot ") {
 		t.Errorf("version: exit %d output %q", code, out)
-	}
-}
-
-func TestProgressShowsEachPhase(t *testing.T) {
-	var buf bytes.Buffer
-	show := progress(&buf)
-	rec := toulmin.PhaseRecord{Phase: toulmin.PhaseOpening, Status: toulmin.StatusRunning}
-	show(toulmin.Event{Kind: toulmin.EventPhaseStarted, Phase: rec})
-	rec.Status = toulmin.StatusCompleted
-	show(toulmin.Event{Kind: toulmin.EventPhaseEnded, Phase: rec})
-	rec.Phase, rec.Status = toulmin.PhaseRebuttal, toulmin.StatusTimedOut
-	show(toulmin.Event{Kind: toulmin.EventPhaseEnded, Phase: rec})
-	got := buf.String()
-	for _, want := range []string{"… Opening Arguments", "✓ Opening Arguments (0s)\n", "✗ timed_out Rebuttals"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("progress %q lacks %q", got, want)
-		}
 	}
 }
 

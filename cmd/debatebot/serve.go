@@ -15,12 +15,13 @@ import (
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/handlers"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/pipeline"
 )
 
 // serve runs the GitHub App until ctx ends.
 func serve(ctx context.Context, args []string, stderr io.Writer, getenv func(string) string) error {
 	if len(args) > 0 {
-		return &usageError{fmt.Sprintf("serve takes no arguments, got %q (configure it with the environment or DEBATEBOT_CONFIG)", args[0])}
+		return &pipeline.UsageError{Msg: fmt.Sprintf("serve takes no arguments, got %q (configure it with the environment or DEBATEBOT_CONFIG)", args[0])}
 	}
 	cfg, err := config.LoadServer(getenv, os.ReadFile)
 	if err != nil {
@@ -28,7 +29,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer, getenv func(str
 	}
 	level, err := zerolog.ParseLevel(cfg.LogLevel)
 	if err != nil {
-		return &usageError{fmt.Sprintf("DEBATEBOT_LOG_LEVEL: %v", err)}
+		return &pipeline.UsageError{Msg: fmt.Sprintf("DEBATEBOT_LOG_LEVEL: %v", err)}
 	}
 	log := zerolog.New(review.RedactingWriter(stderr)).Level(level).With().Timestamp().Logger()
 	srv, err := handlers.New(ctx, cfg, log, nil)

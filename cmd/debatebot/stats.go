@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/debatebot/debatebot/config"
+	"github.com/debatebot/debatebot/review/pipeline"
 	"github.com/debatebot/debatebot/store"
 )
 
@@ -24,10 +25,10 @@ func stats(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 			fmt.Fprintln(stderr, "Usage: debatebot stats [--format text|json]  (reads DEBATEBOT_DATABASE_URL)")
 			return errHelp
 		}
-		return &usageError{err.Error() + " (run 'debatebot stats -h')"}
+		return &pipeline.UsageError{Msg: err.Error() + " (run 'debatebot stats -h')"}
 	}
 	if *format != "text" && *format != "json" {
-		return &usageError{fmt.Sprintf("--format %q: want text or json", *format)}
+		return &pipeline.UsageError{Msg: fmt.Sprintf("--format %q: want text or json", *format)}
 	}
 	url := getenv("DEBATEBOT_DATABASE_URL")
 	if url == "" {

@@ -1,4 +1,4 @@
-package handlers
+package pull
 
 import (
 	"context"
@@ -32,14 +32,14 @@ func TestRetryRepeatsOnlyWhatMayPass(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			calls := 0
-			err := retry(context.Background(), 3, func() error { calls++; return c.err })
+			err := Retry(context.Background(), 3, func() error { calls++; return c.err })
 			if calls != c.calls || !errors.Is(err, c.err) {
 				t.Errorf("%d calls, err %v; want %d calls and the step's error", calls, err, c.calls)
 			}
 		})
 	}
 	calls := 0
-	if err := retry(context.Background(), 3, func() error {
+	if err := Retry(context.Background(), 3, func() error {
 		if calls++; calls < 2 {
 			return status(500)
 		}

@@ -1,4 +1,4 @@
-package main
+package local
 
 import (
 	"bufio"
@@ -10,11 +10,11 @@ import (
 	"github.com/debatebot/debatebot/toulmin"
 )
 
-// terminalPause asks on the terminal at each checkpoint between rounds: [C]ontinue, [G]uide or
+// TerminalPause asks on the terminal at each checkpoint between rounds: [C]ontinue, [G]uide or
 // [E]nd, or [Q]uit to resume later with --resume. It reads answers line by line from in, so that a pipe can drive it; "g TEXT" gives the
 // guidance on the same line, a bare "g" asks for it on the next. When in runs dry the debate
 // continues as the moderator judged, without asking again.
-func terminalPause(in io.Reader, out io.Writer) toulmin.RoundCheckpoint {
+func TerminalPause(in io.Reader, out io.Writer) toulmin.RoundCheckpoint {
 	lines := make(chan string)
 	var readErr error
 	go func() {
@@ -66,7 +66,7 @@ func terminalPause(in io.Reader, out io.Writer) toulmin.RoundCheckpoint {
 				return toulmin.CheckpointAnswer{Action: toulmin.CheckpointEnd, By: "terminal"}, nil
 			case "q", "quit":
 				// The rounds so far are kept in the store: --resume asks this checkpoint again.
-				return toulmin.CheckpointAnswer{}, errQuit
+				return toulmin.CheckpointAnswer{}, ErrQuit
 			case "g", "guide":
 				text := strings.TrimSpace(rest)
 				for text == "" {

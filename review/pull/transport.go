@@ -1,4 +1,4 @@
-package handlers
+package pull
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // retryTransport retries GitHub's transient failures: 5xx for requests that are safe to repeat
@@ -17,7 +19,9 @@ type retryTransport struct {
 	next     http.RoundTripper
 	attempts int
 	maxWait  time.Duration
-	metrics  *Metrics
+	// requests and seconds count the requests (the App's metrics); nil counts nothing.
+	requests *prometheus.CounterVec
+	seconds  prometheus.Histogram
 }
 
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -29,20 +33,20 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		req.Body.Close()
 	}
-	delay := retryBaseDelay
+	delay := RetryBaseDelay
 	for attempt := 1; ; attempt++ {
 		if body != nil {
 			req.Body = io.NopCloser(bytes.NewReader(body))
 		}
 		start := time.Now()
 		resp, err := t.next.RoundTrip(req)
-		if t.metrics != nil {
+		if t.requests != nil {
 			code := "error"
 			if resp != nil {
 				code = strconv.Itoa(resp.StatusCode)
 			}
-			t.metrics.GitHubRequests.WithLabelValues(req.Method, code).Inc()
-			t.metrics.GitHubSeconds.Observe(time.Since(start).Seconds())
+			t.requests.WithLabelValues(req.Method, code).Inc()
+			t.seconds.Observe(time.Since(start).Seconds())
 		}
 		if err != nil || attempt >= t.attempts || !t.retryable(req, resp) {
 			return resp, err
@@ -77,12 +81,13 @@ func (t *retryTransport) retryable(req *http.Request, resp *http.Response) bool 
 	return false
 }
 
-// retryBaseDelay is the first wait between tries; tests shorten it.
-var retryBaseDelay = 250 * time.Millisecond
+// RetryBaseDelay is the first wait between tries; tests shorten it.
+var RetryBaseDelay = 250 * time.Millisecond
 
-// RetryMiddleware is the go-githubapp client middleware that adds retries and request metrics.
-func RetryMiddleware(m *Metrics) func(http.RoundTripper) http.RoundTripper {
+// RetryMiddleware is the client middleware (go-githubapp's, or the Action's client's) that adds
+// retries and, when requests and seconds are given, request metrics.
+func RetryMiddleware(requests *prometheus.CounterVec, seconds prometheus.Histogram) func(http.RoundTripper) http.RoundTripper {
 	return func(next http.RoundTripper) http.RoundTripper {
-		return &retryTransport{next: next, attempts: 4, maxWait: 10 * time.Second, metrics: m}
+		return &retryTransport{next: next, attempts: 4, maxWait: 10 * time.Second, requests: requests, seconds: seconds}
 	}
 }

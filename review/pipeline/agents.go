@@ -1,0 +1,33 @@
+package pipeline
+
+import (
+	"time"
+
+	"github.com/debatebot/debatebot/config"
+	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/toulmin"
+)
+
+// Agents returns the repository's stakeholders as agents: on the model at OPENAI_BASE_URL
+// (DEBATEBOT_MODEL) when OPENAI_API_KEY is set and offline is not asked for, offline otherwise.
+func Agents(repo *config.Repo, getenv func(string) string, offline bool) ([]toulmin.Agent, error) {
+	key := getenv("OPENAI_API_KEY")
+	if key == "" || offline {
+		return review.OfflinePanel(repo.Stakeholders), nil
+	}
+	return review.LLMPanel(repo.Stakeholders, review.LLMOptions{
+		APIKey: key, BaseURL: getenv("OPENAI_BASE_URL"), Model: getenv("DEBATEBOT_MODEL"),
+		MaxRetries: repo.LLM.MaxRetries, RequestTimeout: time.Duration(repo.LLM.RequestTimeout),
+		ContextTokens: repo.LLM.ContextTokens, Prices: repo.LLM.PriceTable(),
+	})
+}
+
+// NewDebate is a debate under a repository's configuration (its panel, ignored paths, weights,
+// thresholds and concurrency) with protocol and agents; trigger says what started it. Its
+// subject is the Source's.
+func NewDebate(repo *config.Repo, protocol toulmin.Protocol, agents []toulmin.Agent, trigger string) *review.Debate {
+	return &review.Debate{
+		Trigger: trigger, Protocol: protocol, Agents: agents, Panel: repo.Panel(), Ignore: repo.Ignore,
+		Weights: *repo.Weights, Thresholds: repo.VotingThresholds(), Concurrency: repo.LLM.Concurrency,
+	}
+}

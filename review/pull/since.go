@@ -1,0 +1,44 @@
+package pull
+
+import (
+	"context"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/voting"
+)
+
+// LastDebated is the record of the head the bot last debated on the pull request (its decision
+// comment's), when a push follows it: users should not pay for, nor read again, a debate of code
+// that was already debated. nil: no earlier debate, or one of this head.
+func LastDebated(ctx context.Context, pub *review.Publisher, head string) (*voting.Record, error) {
+	prev, err := pub.PreviousRecord(ctx)
+	if err != nil || prev == nil || prev.HeadSHA == "" || prev.HeadSHA == head {
+		return nil, err
+	}
+	return prev, nil
+}
+
+// ReadSince reads through GitHub's comparison what the pull request's head changed since an
+// earlier head, without the ignored paths, with the pull request's title, body, refs, commit
+// messages and the contents of what is left. nil: nothing to debate since (a force push, nothing
+// left after the ignored paths), so debate the whole change.
+func ReadSince(ctx context.Context, gh *github.Client, pr review.PullRequest, meta *github.PullRequest, since, head string, ignore []string) (*review.Change, error) {
+	c, ok, err := review.ReadSince(ctx, gh, pr, since, head)
+	if err != nil || !ok {
+		return nil, err
+	}
+	if err := review.DropIgnored(c, ignore); err != nil || len(c.Files) == 0 {
+		return nil, err
+	}
+	Describe(c, meta)
+	review.ReadCommitMessages(ctx, gh, pr, c)
+	review.FillContents(ctx, gh, pr, c)
+	return c, nil
+}
+
+// Describe gives a change the pull request's title, body and refs.
+func Describe(c *review.Change, meta *github.PullRequest) {
+	c.Title, c.Body, c.BaseRef, c.HeadRef = meta.GetTitle(), meta.GetBody(), meta.GetBase().GetRef(), meta.GetHead().GetRef()
+}

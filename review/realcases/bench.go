@@ -1,0 +1,130 @@
+package realcases
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/debatebot/debatebot/config"
+	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/local"
+	"github.com/debatebot/debatebot/review/pipeline"
+	"github.com/debatebot/debatebot/toulmin"
+)
+
+// debateCase debates one case's base..head offline with the embedded defaults: on the whole
+// trees, as debate --git does, or with diff on the hunks only, as debate --diff does.
+func debateCase(ctx context.Context, dir string, diff bool) (*toulmin.Transcript, error) {
+	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
+		return nil, fmt.Errorf("no case repository at %s (build it with ../shared/realcases/materialize)", dir)
+	}
+	src := &local.Source{Kind: "git", Name: "base..head", Base: dir, Range: "base..head"}
+	if diff {
+		out, err := exec.CommandContext(ctx, "git", "-C", dir, "diff", "--no-color", "--no-ext-diff", "base", "head").Output()
+		if err != nil {
+			return nil, fmt.Errorf("git diff base head in %s: %w", dir, err)
+		}
+		src = &local.Source{Kind: "diff", Name: "base..head", Diff: string(out)}
+	}
+	change, err := src.Change(ctx, review.DefaultMaxDiffBytes)
+	if err != nil {
+		return nil, err
+	}
+	repo := config.Default()
+	protocol, err := repo.DebateProtocol("")
+	if err != nil {
+		return nil, err
+	}
+	d := pipeline.NewDebate(repo, protocol, review.OfflinePanel(repo.Stakeholders), "cli")
+	d.Change = change
+	return d.Run(ctx)
+}
+
+// Offline makes the bench download no module: types come from the go command's own module
+// cache (unless DEBATEBOT_GOMODCACHE names another) and the trees' vendor folders, as the bench
+// measured before modules were downloaded.
+func Offline(ctx context.Context, getenv func(string) string) error {
+	if err := os.Setenv("DEBATEBOT_GOPROXY", "off"); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	if getenv("DEBATEBOT_GOMODCACHE") != "" {
+		return nil
+	}
+	out, err := exec.CommandContext(ctx, "go", "env", "GOMODCACHE").Output()
+	if dir := strings.TrimSpace(string(out)); err == nil && dir != "" {
+		if err := os.Setenv("DEBATEBOT_GOMODCACHE", dir); err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+	}
+	return nil
+}
+
+// BenchOptions select the cases of a bench run and what it prints beside each case's line.
+type BenchOptions struct {
+	// Trees holds each case's repository at Trees/<id>; Split is dev, check or all; IDs, when
+	// given, are the only cases run.
+	Trees, Split string
+	IDs          []string
+	// Diff debates the hunks only; Stages, Explain and Rules add the stages' times, the
+	// findings of substance and the rule table.
+	Diff, Stages, Explain, Rules bool
+}
+
+// Bench debates the selected cases offline with the embedded defaults, each on its trees,
+// prints one line per case, then the totals (and the rule table when asked for). No case
+// selected is an error.
+func Bench(ctx context.Context, cases []Case, o BenchOptions, stdout io.Writer) error {
+	var results []Result
+	for _, c := range cases {
+		if (o.Split != "all" && c.Split() != o.Split) || (len(o.IDs) > 0 && !slices.Contains(o.IDs, c.ID)) {
+			continue
+		}
+		r, err := benchCase(ctx, c, o, stdout)
+		if err != nil {
+			return err
+		}
+		results = append(results, r)
+	}
+	if len(results) == 0 {
+		return &pipeline.UsageError{Msg: "bench: no case selected"}
+	}
+	if err := WriteTotals(stdout, results); err != nil {
+		return err
+	}
+	if o.Explain || o.Rules {
+		return WriteRuleTable(stdout, results)
+	}
+	return nil
+}
+
+// benchCase debates and judges one case, with its coverage, wall and processor times, and
+// prints its line (and its stages and findings when asked for).
+func benchCase(ctx context.Context, c Case, o BenchOptions, stdout io.Writer) (Result, error) {
+	var cov evidence.Coverage
+	var times evidence.Timings
+	start, cpu := time.Now(), evidence.ProcessCPU()
+	tr, err := debateCase(evidence.WithTimings(evidence.WithCoverage(ctx, &cov), &times), filepath.Join(o.Trees, c.ID), o.Diff)
+	r := Judge(c, tr, err)
+	r.Wall, r.CPU, r.TypesFull, r.TypesChanged = time.Since(start), evidence.ProcessCPU()-cpu, cov.Full, cov.Changed
+	if _, err := fmt.Fprintln(stdout, r.Line()); err != nil {
+		return r, err
+	}
+	if o.Stages {
+		if _, err := fmt.Fprintf(stdout, "  stages: %s\n", &times); err != nil {
+			return r, err
+		}
+	}
+	if o.Explain {
+		if err := WriteExplain(stdout, r); err != nil {
+			return r, err
+		}
+	}
+	return r, nil
+}
