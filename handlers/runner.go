@@ -99,4 +99,3 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 	}
 	return r.reviewJob(ctx, gh, pub, job)
 }
-
