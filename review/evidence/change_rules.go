@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/debatebot/debatebot/toulmin"
 )
 
 // PromptInjectionAnalyzer finds text that addresses AI reviewers, in added lines of any text file,
@@ -40,7 +42,7 @@ func (PromptInjectionAnalyzer) Analyze(s *Scan) {
 		}
 		for _, l := range f.AddedLines() {
 			if m := injection.FindStringIndex(l.Text); m != nil {
-				s.Report(RulePromptInjection, f.Path, l.New, fmt.Sprintf("text addresses an AI reviewer: %q", quoteAround(l.Text, m)))
+				s.Report(toulmin.RulePromptInjection, f.Path, l.New, fmt.Sprintf("text addresses an AI reviewer: %q", quoteAround(l.Text, m)))
 			}
 		}
 	}
@@ -54,7 +56,7 @@ func (PromptInjectionAnalyzer) Analyze(s *Scan) {
 		for _, name := range names {
 			words := nameSeparators.Replace(name)
 			if injection.MatchString(name) || injection.MatchString(words) {
-				s.Report(RulePromptInjection, "", 0, fmt.Sprintf("the file name %q addresses an AI reviewer", clip(Redact(name), 160)))
+				s.Report(toulmin.RulePromptInjection, "", 0, fmt.Sprintf("the file name %q addresses an AI reviewer", clip(Redact(name), 160)))
 			}
 		}
 	}
@@ -64,7 +66,7 @@ func (PromptInjectionAnalyzer) Analyze(s *Scan) {
 	}
 	for _, part := range parts {
 		if m := injection.FindStringIndex(part.text); m != nil {
-			s.Report(RulePromptInjection, "", 0, fmt.Sprintf("%s addresses an AI reviewer: %q", part.name, quoteAround(part.text, m)))
+			s.Report(toulmin.RulePromptInjection, "", 0, fmt.Sprintf("%s addresses an AI reviewer: %q", part.name, quoteAround(part.text, m)))
 		}
 	}
 }
