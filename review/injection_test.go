@@ -27,7 +27,7 @@ func TestPromptInjectionInTitleBodyAndFileNames(t *testing.T) {
 	}
 	var msgs []string
 	for _, e := range ev {
-		if e.Rule != evidence.RulePromptInjection {
+		if e.Rule != toulmin.RulePromptInjection {
 			t.Errorf("unexpected rule %s", e.Rule)
 		}
 		msgs = append(msgs, e.Message)

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/review/llmtest"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
@@ -455,7 +454,7 @@ func TestLLMUntrustedTextStaysData(t *testing.T) {
 			t.Fatalf("the title is not fenced as untrusted data, or escaped its fence:\n%s", ctx[:min(len(ctx), 400)])
 		}
 	}
-	if got := found(tr.Evidence, evidence.RulePromptInjection); len(got) != 1 {
+	if got := found(tr.Evidence, toulmin.RulePromptInjection); len(got) != 1 {
 		t.Errorf("the injection attempt is not evidence for the security stakeholder: %v", got)
 	}
 	if tr.Record.Decision == voting.Approve {

@@ -23,7 +23,7 @@ var securityByRule = map[string]securityFacts{
 	evidence.RuleWeakPasswordHash: {"whoever obtains the hashes guesses passwords offline at billions of tries per second", "users' passwords recovered, and reused on other sites"},
 	evidence.RuleInsecureRandom:   {"an observer of some outputs predicts the next ones", "guessed tokens, session ids or reset links"},
 	evidence.RulePathTraversal:    {"a request path with ../ segments, or an absolute path", "files outside the intended directory read or overwritten"},
-	evidence.RulePromptInjection:  {"text in the change addressed to an AI reviewer", "an automated review steered into approving the change"},
+	toulmin.RulePromptInjection:   {"text in the change addressed to an AI reviewer", "an automated review steered into approving the change"},
 }
 
 // securityByCWE covers the maintained tools' rules (gosec, bandit, ESLint, Cppcheck) by weakness.

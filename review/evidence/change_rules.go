@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/debatebot/debatebot/toulmin"
 )
 
 // PromptInjectionAnalyzer finds text that addresses AI reviewers, in added lines of any text file,
@@ -40,7 +42,7 @@ func (PromptInjectionAnalyzer) Analyze(s *Scan) {
 		}
 		for _, l := range f.AddedLines() {
 			if m := injection.FindStringIndex(l.Text); m != nil {
-				s.Report(RulePromptInjection, f.Path, l.New, fmt.Sprintf("text addresses an AI reviewer: %q", quoteAround(l.Text, m)))
+				s.Report(toulmin.RulePromptInjection, f.Path, l.New, fmt.Sprintf("text addresses an AI reviewer: %q", quoteAround(l.Text, m)))
 			}
 		}
 	}
@@ -54,7 +56,7 @@ func (PromptInjectionAnalyzer) Analyze(s *Scan) {
 		for _, name := range names {
 			words := nameSeparators.Replace(name)
 			if injection.MatchString(name) || injection.MatchString(words) {
-				s.Report(RulePromptInjection, "", 0, fmt.Sprintf("the file name %q addresses an AI reviewer", clip(Redact(name), 160)))
+				s.Report(toulmin.RulePromptInjection, "", 0, fmt.Sprintf("the file name %q addresses an AI reviewer", clip(Redact(name), 160)))
 			}
 		}
 	}
@@ -64,7 +66,7 @@ func (PromptInjectionAnalyzer) Analyze(s *Scan) {
 	}
 	for _, part := range parts {
 		if m := injection.FindStringIndex(part.text); m != nil {
-			s.Report(RulePromptInjection, "", 0, fmt.Sprintf("%s addresses an AI reviewer: %q", part.name, quoteAround(part.text, m)))
+			s.Report(toulmin.RulePromptInjection, "", 0, fmt.Sprintf("%s addresses an AI reviewer: %q", part.name, quoteAround(part.text, m)))
 		}
 	}
 }
@@ -416,19 +418,7 @@ func nearestNew(f *File, old int) int {
 // with its code and is not reported.
 func testDeleted(s *Scan, f *File, removed map[string]bool) {
 	re := testDecl[loopLang(f.Language())]
-	readded := map[string]int{}
-	if re != nil {
-		for _, other := range s.Change.Files {
-			if !other.IsTest() || loopLang(other.Language()) != loopLang(f.Language()) {
-				continue
-			}
-			for _, l := range other.AddedLines() {
-				if m := re.FindStringSubmatch(l.Text); m != nil && m[1] != "" {
-					readded[m[1]]++
-				}
-			}
-		}
-	}
+	readded := readdedTests(s, f, re)
 	deleted := f.DeletedLines()
 	if f.Status == StatusDeleted {
 		if subjectDeleted(s.Change, f) {
@@ -444,25 +434,8 @@ func testDeleted(s *Scan, f *File, removed map[string]bool) {
 	if re == nil {
 		return
 	}
-	// The removed lines split into tests: each runs from its declaration to the next one.
-	type test struct {
-		name string
-		at   Line
-		body []Line
-	}
-	var removedTests []*test
-	var cur *test
-	for _, l := range deleted {
-		if m := re.FindStringSubmatch(l.Text); m != nil {
-			cur = &test{name: m[1], at: l}
-			removedTests = append(removedTests, cur)
-		}
-		if cur != nil {
-			cur.body = append(cur.body, l)
-		}
-	}
-	var kept []*test
-	for _, t := range removedTests {
+	var kept []*removedTest
+	for _, t := range splitRemovedTests(deleted, re) {
 		if t.name != "" && readded[t.name] > 0 {
 			readded[t.name]--
 			continue // renamed file or moved test
@@ -496,6 +469,51 @@ func testDeleted(s *Scan, f *File, removed map[string]bool) {
 		}
 		s.Report(RuleTestDeleted, f.Path, nearestNew(f, t.at.Old), fmt.Sprintf("test %s is removed while the code it tested remains", what))
 	}
+}
+
+// readdedTests counts, by name, the tests that the change's test files of f's language add
+// (re finds a test's declaration; nil finds none).
+func readdedTests(s *Scan, f *File, re *regexp.Regexp) map[string]int {
+	readded := map[string]int{}
+	if re == nil {
+		return readded
+	}
+	for _, other := range s.Change.Files {
+		if !other.IsTest() || loopLang(other.Language()) != loopLang(f.Language()) {
+			continue
+		}
+		for _, l := range other.AddedLines() {
+			if m := re.FindStringSubmatch(l.Text); m != nil && m[1] != "" {
+				readded[m[1]]++
+			}
+		}
+	}
+	return readded
+}
+
+// removedTest is one test among a file's removed lines: its name (empty for an unnamed
+// @Test method), its declaration line and its lines.
+type removedTest struct {
+	name string
+	at   Line
+	body []Line
+}
+
+// splitRemovedTests splits the removed lines into tests: each runs from its declaration (found
+// by re) to the next one; lines before the first declaration belong to none.
+func splitRemovedTests(deleted []Line, re *regexp.Regexp) []*removedTest {
+	var tests []*removedTest
+	var cur *removedTest
+	for _, l := range deleted {
+		if m := re.FindStringSubmatch(l.Text); m != nil {
+			cur = &removedTest{name: m[1], at: l}
+			tests = append(tests, cur)
+		}
+		if cur != nil {
+			cur.body = append(cur.body, l)
+		}
+	}
+	return tests
 }
 
 // testPrefix strips the naming conventions of tests down to their subject.

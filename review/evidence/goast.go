@@ -249,41 +249,7 @@ func (g *goCheck) collect(body *ast.BlockStmt, c *fn) {
 	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.AssignStmt:
-			for i, lhs := range n.Lhs {
-				id, ok := lhs.(*ast.Ident)
-				if !ok || id.Name == "_" {
-					continue
-				}
-				var rhs ast.Expr
-				if len(n.Rhs) == len(n.Lhs) {
-					rhs = n.Rhs[i]
-				} else if len(n.Rhs) == 1 {
-					rhs = n.Rhs[0]
-				}
-				if rhs == nil {
-					continue
-				}
-				rt := text(rhs)
-				if call, ok := rhs.(*ast.CallExpr); ok && g.pkgCall(call, "path/filepath", "Base") {
-					delete(c.tainted, id.Name)
-				} else if requestInput.MatchString(rt) || g.mentions(rhs, c.tainted) {
-					c.tainted[id.Name] = true
-				}
-				if call, ok := rhs.(*ast.CallExpr); ok && g.pkgCall(call, "strconv", "Atoi", "ParseInt", "ParseUint", "ParseFloat", "ParseBool") && i == 0 {
-					c.parsed[id.Name] = g.line(n)
-				}
-				if lit, ok := rhs.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-					c.strVars[id.Name] = true
-					if sqlWords.MatchString(lit.Value) {
-						c.sqlText[id.Name] = true
-					}
-				}
-				// SQL text extended with something other than constant text is built from strings.
-				appended := n.Tok == token.ADD_ASSIGN && (c.sqlVars[id.Name] || c.sqlText[id.Name] && !g.constText(rhs, g.safeText(c)))
-				if dyn, _ := g.dynamicSQL(rhs, c); dyn || appended {
-					c.sqlVars[id.Name] = true
-				}
-			}
+			g.collectAssign(n, c)
 		case *ast.ValueSpec:
 			if t, ok := n.Type.(*ast.Ident); ok && t.Name == "string" {
 				for _, name := range n.Names {
@@ -311,26 +277,72 @@ func (g *goCheck) collect(body *ast.BlockStmt, c *fn) {
 				c.limiter = true
 			}
 		case *ast.CallExpr:
-			if sel, ok := n.Fun.(*ast.SelectorExpr); ok {
-				switch sel.Sel.Name {
-				case "SetLimit", "Acquire", "TryAcquire":
-					c.limiter = true
-				}
-			}
-			switch {
-			case g.pkgCall(n, "slices", "Contains"), g.pkgCall(n, "sort", "SearchStrings"):
-				if len(n.Args) == 2 {
-					if id, ok := n.Args[1].(*ast.Ident); ok {
-						c.allowed[id.Name] = g.line(n)
-					}
-				}
-			case g.pkgCall(n, "path/filepath", "IsLocal", "Rel"), g.pkgCall(n, "strings", "HasPrefix") && strings.Contains(text(n), "ath"),
-				g.pkgCall(n, "strings", "Contains") && strings.Contains(text(n), `".."`), g.pkgCall(n, "os", "OpenRoot"):
-				c.pathSafe = append(c.pathSafe, g.line(n))
-			}
+			g.collectCall(n, c)
 		}
 		return true
 	})
+}
+
+// collectAssign learns from assignment n which names it taints (or cleans with
+// filepath.Base), parses as numbers, sets to string literals or SQL text, and builds SQL in.
+func (g *goCheck) collectAssign(n *ast.AssignStmt, c *fn) {
+	for i, lhs := range n.Lhs {
+		id, ok := lhs.(*ast.Ident)
+		if !ok || id.Name == "_" {
+			continue
+		}
+		var rhs ast.Expr
+		if len(n.Rhs) == len(n.Lhs) {
+			rhs = n.Rhs[i]
+		} else if len(n.Rhs) == 1 {
+			rhs = n.Rhs[0]
+		}
+		if rhs == nil {
+			continue
+		}
+		rt := text(rhs)
+		if call, ok := rhs.(*ast.CallExpr); ok && g.pkgCall(call, "path/filepath", "Base") {
+			delete(c.tainted, id.Name)
+		} else if requestInput.MatchString(rt) || g.mentions(rhs, c.tainted) {
+			c.tainted[id.Name] = true
+		}
+		if call, ok := rhs.(*ast.CallExpr); ok && g.pkgCall(call, "strconv", "Atoi", "ParseInt", "ParseUint", "ParseFloat", "ParseBool") && i == 0 {
+			c.parsed[id.Name] = g.line(n)
+		}
+		if lit, ok := rhs.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+			c.strVars[id.Name] = true
+			if sqlWords.MatchString(lit.Value) {
+				c.sqlText[id.Name] = true
+			}
+		}
+		// SQL text extended with something other than constant text is built from strings.
+		appended := n.Tok == token.ADD_ASSIGN && (c.sqlVars[id.Name] || c.sqlText[id.Name] && !g.constText(rhs, g.safeText(c)))
+		if dyn, _ := g.dynamicSQL(rhs, c); dyn || appended {
+			c.sqlVars[id.Name] = true
+		}
+	}
+}
+
+// collectCall learns from call n whether the function bounds its concurrency, which names it
+// checks against an allowlist, and where it checks a path.
+func (g *goCheck) collectCall(n *ast.CallExpr, c *fn) {
+	if sel, ok := n.Fun.(*ast.SelectorExpr); ok {
+		switch sel.Sel.Name {
+		case "SetLimit", "Acquire", "TryAcquire":
+			c.limiter = true
+		}
+	}
+	switch {
+	case g.pkgCall(n, "slices", "Contains"), g.pkgCall(n, "sort", "SearchStrings"):
+		if len(n.Args) == 2 {
+			if id, ok := n.Args[1].(*ast.Ident); ok {
+				c.allowed[id.Name] = g.line(n)
+			}
+		}
+	case g.pkgCall(n, "path/filepath", "IsLocal", "Rel"), g.pkgCall(n, "strings", "HasPrefix") && strings.Contains(text(n), "ath"),
+		g.pkgCall(n, "strings", "Contains") && strings.Contains(text(n), `".."`), g.pkgCall(n, "os", "OpenRoot"):
+		c.pathSafe = append(c.pathSafe, g.line(n))
+	}
 }
 
 // mentions reports whether e refers to any of the names.
@@ -360,83 +372,80 @@ func (g *goCheck) dynamicSQL(e ast.Expr, c *fn) (bool, []string) {
 		if e.Op != token.ADD {
 			return false, nil
 		}
-		var lits strings.Builder
-		var idents []string
-		dynamic := false
-		var walk func(x ast.Expr)
-		walk = func(x ast.Expr) {
-			switch x := x.(type) {
-			case *ast.BinaryExpr:
-				if x.Op == token.ADD {
-					walk(x.X)
-					walk(x.Y)
-					return
-				}
-				dynamic = true
-			case *ast.ParenExpr:
-				walk(x.X)
-			case *ast.BasicLit:
-				lits.WriteString(x.Value)
-			case *ast.Ident:
-				if g.consts[x.Name] || g.safeText(c)[x.Name] {
-					return // constant text or placeholders: nothing to inject
-				}
-				if c.sqlVars[x.Name] {
-					lits.WriteString(" select ")
-				}
-				dynamic = true
-				idents = append(idents, x.Name)
-			case *ast.CallExpr:
-				if g.constText(x, g.safeText(c)) {
-					return // digits, or placeholders built from constants: nothing to inject
-				}
-				dynamic = true
-				ast.Inspect(x, func(n ast.Node) bool {
-					if id, ok := n.(*ast.Ident); ok {
-						idents = append(idents, id.Name)
-					}
-					return true
-				})
-			default:
-				dynamic = true
-				ast.Inspect(x, func(n ast.Node) bool {
-					if id, ok := n.(*ast.Ident); ok {
-						idents = append(idents, id.Name)
-					}
-					return true
-				})
-			}
-		}
-		walk(e)
-		return dynamic && sqlWords.MatchString(lits.String()), idents
+		return g.concatSQL(e, c)
 	case *ast.CallExpr:
-		if !g.pkgCall(e, "fmt", "Sprintf") || len(e.Args) < 2 {
-			return false, nil
-		}
-		lit, ok := e.Args[0].(*ast.BasicLit)
-		if !ok || !sqlWords.MatchString(lit.Value) {
-			return false, nil
-		}
-		var idents []string
-		dynamic := false
-		for _, a := range e.Args[1:] {
-			if _, isLit := a.(*ast.BasicLit); isLit {
-				continue
-			}
-			if g.constText(a, g.safeText(c)) {
-				continue
-			}
-			dynamic = true
-			ast.Inspect(a, func(n ast.Node) bool {
-				if id, ok := n.(*ast.Ident); ok {
-					idents = append(idents, id.Name)
-				}
-				return true
-			})
-		}
-		return dynamic, idents
+		return g.sprintfSQL(e, c)
 	}
 	return false, nil
+}
+
+// concatSQL reports whether concatenation e joins SQL text (its literals, and SQL variables)
+// with parts that are not constant text or placeholders, with the identifiers of those parts.
+func (g *goCheck) concatSQL(e *ast.BinaryExpr, c *fn) (bool, []string) {
+	var lits strings.Builder
+	var idents []string
+	dynamic := false
+	var walk func(x ast.Expr)
+	walk = func(x ast.Expr) {
+		switch x := x.(type) {
+		case *ast.BinaryExpr:
+			if x.Op == token.ADD {
+				walk(x.X)
+				walk(x.Y)
+				return
+			}
+			dynamic = true
+		case *ast.ParenExpr:
+			walk(x.X)
+		case *ast.BasicLit:
+			lits.WriteString(x.Value)
+		case *ast.Ident:
+			if g.consts[x.Name] || g.safeText(c)[x.Name] {
+				return // constant text or placeholders: nothing to inject
+			}
+			if c.sqlVars[x.Name] {
+				lits.WriteString(" select ")
+			}
+			dynamic = true
+			idents = append(idents, x.Name)
+		case *ast.CallExpr:
+			if g.constText(x, g.safeText(c)) {
+				return // digits, or placeholders built from constants: nothing to inject
+			}
+			dynamic = true
+			idents = append(idents, identsOf(x)...)
+		default:
+			dynamic = true
+			idents = append(idents, identsOf(x)...)
+		}
+	}
+	walk(e)
+	return dynamic && sqlWords.MatchString(lits.String()), idents
+}
+
+// sprintfSQL reports whether call e is an fmt.Sprintf of SQL text with arguments that are not
+// constant text, with the identifiers of those arguments.
+func (g *goCheck) sprintfSQL(e *ast.CallExpr, c *fn) (bool, []string) {
+	if !g.pkgCall(e, "fmt", "Sprintf") || len(e.Args) < 2 {
+		return false, nil
+	}
+	lit, ok := e.Args[0].(*ast.BasicLit)
+	if !ok || !sqlWords.MatchString(lit.Value) {
+		return false, nil
+	}
+	var idents []string
+	dynamic := false
+	for _, a := range e.Args[1:] {
+		if _, isLit := a.(*ast.BasicLit); isLit {
+			continue
+		}
+		if g.constText(a, g.safeText(c)) {
+			continue
+		}
+		dynamic = true
+		idents = append(idents, identsOf(a)...)
+	}
+	return dynamic, idents
 }
 
 // loops returns the loops whose body encloses the top of the stack; within reports whether to
@@ -559,6 +568,8 @@ func isStringy(e ast.Expr) bool {
 	return false
 }
 
+// call runs the checks of one call expression: SQL built from strings, I/O per loop iteration,
+// commands and file paths from input, weak password hashes, math/rand secrets, library panics.
 func (g *goCheck) call(call *ast.CallExpr, stack []ast.Node, c *fn) {
 	inLoop := len(loops(stack, false)) > 0
 	sel, isSel := call.Fun.(*ast.SelectorExpr)
@@ -583,48 +594,8 @@ func (g *goCheck) call(call *ast.CallExpr, stack []ast.Node, c *fn) {
 			g.report(RuleCallInLoop, call, fmt.Sprintf("%s makes an HTTP request on every iteration", text(call.Fun)))
 		}
 	}
-	// Commands with non-constant input.
-	if g.pkgCall(call, "os/exec", "Command", "CommandContext") {
-		args := call.Args
-		if g.pkgCall(call, "os/exec", "CommandContext") && len(args) > 0 {
-			args = args[1:]
-		}
-		if len(args) > 0 {
-			prog, progConst := constString(args[0])
-			var idents []string
-			risky := false
-			switch {
-			case !progConst && !g.fixedProgram(args[0], g.fixedProgs(c)):
-				risky, idents = true, identsOf(args[0])
-			case isShell(prog) && len(args) >= 3:
-				if flag, _ := constString(args[1]); flag == "-c" || flag == "/c" {
-					if !g.constText(args[2], g.safeText(c)) {
-						risky, idents = true, identsOf(args[2])
-					}
-				}
-			}
-			if risky {
-				g.report(RuleCommandInjection, call, fmt.Sprintf("%s runs a command chosen or built at run time (%s)", text(call.Fun), clip(text(args[0]), 60)))
-				g.mitigations(RuleCommandInjection, call, idents, c, "checked against an allowlist")
-			}
-		}
-	}
-	// File access with a path from the request.
-	if g.pkgCall(call, "os", "Open", "OpenFile", "ReadFile", "WriteFile", "Create", "Remove", "RemoveAll", "ReadDir", "Stat") ||
-		g.pkgCall(call, "io/ioutil", "ReadFile", "WriteFile") || g.pkgCall(call, "net/http", "ServeFile") {
-		args := call.Args
-		if g.pkgCall(call, "net/http", "ServeFile") && len(args) == 3 {
-			args = args[2:]
-		}
-		if len(args) > 0 && (requestInput.MatchString(text(args[0])) || g.mentions(args[0], c.tainted)) {
-			g.report(RulePathTraversal, call, fmt.Sprintf("%s opens a path derived from request input (%s)", text(call.Fun), clip(text(args[0]), 60)))
-			if g.f.IsAdded(g.line(call)) {
-				for _, l := range c.pathSafe {
-					g.s.Mitigation(RulePathTraversal, g.f.Path, l, "the path is checked to stay inside its root before use")
-				}
-			}
-		}
-	}
+	g.commandCall(call, c)
+	g.fileCall(call, c)
 	// Weak hashes of passwords.
 	if g.pkgCall(call, "crypto/md5", "Sum", "New") || g.pkgCall(call, "crypto/sha1", "Sum", "New") ||
 		g.pkgCall(call, "crypto/sha256", "Sum256", "New") || g.pkgCall(call, "crypto/sha512", "Sum512", "New") {
@@ -644,6 +615,59 @@ func (g *goCheck) call(call *ast.CallExpr, stack []ast.Node, c *fn) {
 	if id, ok := call.Fun.(*ast.Ident); ok && id.Name == "panic" && g.file.Name.Name != "main" && !g.f.IsTest() &&
 		c.name != "init" && !strings.HasPrefix(c.name, "Must") && !strings.HasPrefix(c.name, "must") {
 		g.report(RulePanicInLibrary, call, fmt.Sprintf("%s panics in package %s instead of returning an error", c.name, g.file.Name.Name))
+	}
+}
+
+// commandCall reports an exec.Command or exec.CommandContext whose program is chosen at run
+// time, or that runs a shell with -c on text that is not constant.
+func (g *goCheck) commandCall(call *ast.CallExpr, c *fn) {
+	if !g.pkgCall(call, "os/exec", "Command", "CommandContext") {
+		return
+	}
+	args := call.Args
+	if g.pkgCall(call, "os/exec", "CommandContext") && len(args) > 0 {
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		return
+	}
+	prog, progConst := constString(args[0])
+	var idents []string
+	risky := false
+	switch {
+	case !progConst && !g.fixedProgram(args[0], g.fixedProgs(c)):
+		risky, idents = true, identsOf(args[0])
+	case isShell(prog) && len(args) >= 3:
+		if flag, _ := constString(args[1]); flag == "-c" || flag == "/c" {
+			if !g.constText(args[2], g.safeText(c)) {
+				risky, idents = true, identsOf(args[2])
+			}
+		}
+	}
+	if risky {
+		g.report(RuleCommandInjection, call, fmt.Sprintf("%s runs a command chosen or built at run time (%s)", text(call.Fun), clip(text(args[0]), 60)))
+		g.mitigations(RuleCommandInjection, call, idents, c, "checked against an allowlist")
+	}
+}
+
+// fileCall reports a file access (os, io/ioutil, http.ServeFile) with a path derived from
+// request input, and on an added line the path checks of the function as mitigations.
+func (g *goCheck) fileCall(call *ast.CallExpr, c *fn) {
+	if !g.pkgCall(call, "os", "Open", "OpenFile", "ReadFile", "WriteFile", "Create", "Remove", "RemoveAll", "ReadDir", "Stat") &&
+		!g.pkgCall(call, "io/ioutil", "ReadFile", "WriteFile") && !g.pkgCall(call, "net/http", "ServeFile") {
+		return
+	}
+	args := call.Args
+	if g.pkgCall(call, "net/http", "ServeFile") && len(args) == 3 {
+		args = args[2:]
+	}
+	if len(args) > 0 && (requestInput.MatchString(text(args[0])) || g.mentions(args[0], c.tainted)) {
+		g.report(RulePathTraversal, call, fmt.Sprintf("%s opens a path derived from request input (%s)", text(call.Fun), clip(text(args[0]), 60)))
+		if g.f.IsAdded(g.line(call)) {
+			for _, l := range c.pathSafe {
+				g.s.Mitigation(RulePathTraversal, g.f.Path, l, "the path is checked to stay inside its root before use")
+			}
+		}
 	}
 }
 

@@ -171,56 +171,64 @@ func (g *goCheck) constText(e ast.Expr, safe map[string]bool) bool {
 		}
 		return true
 	case *ast.CallExpr:
-		if id, ok := e.Fun.(*ast.Ident); ok {
-			switch id.Name {
-			case "make", "len", "cap":
-				return true // zero values and numbers
-			case "append":
-				for _, a := range e.Args {
-					if !g.constText(a, safe) {
-						return false
-					}
-				}
-				return true
-			}
-			return false
-		}
-		switch {
-		case g.pkgCall(e, "strconv", "Itoa", "FormatInt", "FormatUint", "FormatFloat", "FormatBool"):
-			return true // digits only
-		case g.pkgCall(e, "strings", "Repeat"):
-			return len(e.Args) == 2 && g.constText(e.Args[0], safe)
-		case g.pkgCall(e, "strings", "Join", "TrimSuffix", "TrimPrefix", "TrimRight", "TrimLeft", "Trim", "TrimSpace", "ToUpper", "ToLower"):
+		return g.constCall(e, safe)
+	}
+	return false
+}
+
+// constCall reports whether call e gives text that no input reaches: make, len and cap, an
+// append of constant text, digits from strconv, and strings and fmt.Sprintf calls on constant
+// text (a %d argument prints digits).
+func (g *goCheck) constCall(e *ast.CallExpr, safe map[string]bool) bool {
+	if id, ok := e.Fun.(*ast.Ident); ok {
+		switch id.Name {
+		case "make", "len", "cap":
+			return true // zero values and numbers
+		case "append":
 			for _, a := range e.Args {
 				if !g.constText(a, safe) {
 					return false
 				}
 			}
 			return true
-		case g.pkgCall(e, "fmt", "Sprintf"):
-			if len(e.Args) == 0 || !g.constText(e.Args[0], safe) {
+		}
+		return false
+	}
+	switch {
+	case g.pkgCall(e, "strconv", "Itoa", "FormatInt", "FormatUint", "FormatFloat", "FormatBool"):
+		return true // digits only
+	case g.pkgCall(e, "strings", "Repeat"):
+		return len(e.Args) == 2 && g.constText(e.Args[0], safe)
+	case g.pkgCall(e, "strings", "Join", "TrimSuffix", "TrimPrefix", "TrimRight", "TrimLeft", "Trim", "TrimSpace", "ToUpper", "ToLower"):
+		for _, a := range e.Args {
+			if !g.constText(a, safe) {
 				return false
 			}
-			verbs := []string{}
-			if lit, ok := e.Args[0].(*ast.BasicLit); ok {
-				if s, err := strconv.Unquote(lit.Value); err == nil {
-					for _, m := range fmtVerb.FindAllStringSubmatch(s, -1) {
-						verbs = append(verbs, m[1])
-					}
-				}
-			}
-			args := e.Args[1:]
-			for i, a := range args {
-				// %d prints digits: a placeholder number ("$%d") is constant text.
-				if i < len(verbs) && verbs[i] == "d" {
-					continue
-				}
-				if !g.constText(a, safe) {
-					return false
-				}
-			}
-			return true
 		}
+		return true
+	case g.pkgCall(e, "fmt", "Sprintf"):
+		if len(e.Args) == 0 || !g.constText(e.Args[0], safe) {
+			return false
+		}
+		verbs := []string{}
+		if lit, ok := e.Args[0].(*ast.BasicLit); ok {
+			if s, err := strconv.Unquote(lit.Value); err == nil {
+				for _, m := range fmtVerb.FindAllStringSubmatch(s, -1) {
+					verbs = append(verbs, m[1])
+				}
+			}
+		}
+		args := e.Args[1:]
+		for i, a := range args {
+			// %d prints digits: a placeholder number ("$%d") is constant text.
+			if i < len(verbs) && verbs[i] == "d" {
+				continue
+			}
+			if !g.constText(a, safe) {
+				return false
+			}
+		}
+		return true
 	}
 	return false
 }

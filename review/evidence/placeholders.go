@@ -132,79 +132,101 @@ func (c *constFlow) variable(id *ast.Ident, accept func(ast.Expr) bool) bool {
 	if c.body == nil || !(c.body.Pos() <= v.Pos() && v.Pos() < c.body.End()) {
 		return false // declared outside the function (a parameter, a captured variable)
 	}
-	is := func(e ast.Expr) bool {
-		x, ok := ast.Unparen(e).(*ast.Ident)
-		return ok && c.info.ObjectOf(x) == v
-	}
-	good, assigned := true, false
-	var stack []ast.Node
+	w := &varWrites{c: c, v: v, accept: accept, good: true}
 	ast.Inspect(c.body, func(n ast.Node) bool {
 		if n == nil {
-			stack = stack[:len(stack)-1]
 			return true
 		}
-		if !good {
+		if !w.good {
 			return false
 		}
-		stack = append(stack, n)
-		switch n := n.(type) {
-		case *ast.AssignStmt:
-			for i, l := range n.Lhs {
-				target := l
-				elem := false
-				if ix, ok := l.(*ast.IndexExpr); ok {
-					target, elem = ix.X, true
-				}
-				if !is(target) {
-					continue
-				}
-				assigned = true
-				if len(n.Rhs) != len(n.Lhs) {
-					good = false
-					return false
-				}
-				switch {
-				case elem:
-					good = good && c.str(n.Rhs[i])
-				case n.Tok == token.ADD_ASSIGN:
-					good = good && c.str(n.Rhs[i])
-				case n.Tok == token.DEFINE || n.Tok == token.ASSIGN:
-					good = good && accept(n.Rhs[i])
-				default:
-					good = false
-				}
+		w.node(n)
+		return w.good
+	})
+	return w.good && w.assigned
+}
+
+// varWrites follows the writes of local variable v through a function body: good until a
+// write accept (or, for an element or +=, str) does not accept, or something that could
+// change v; assigned once v is given a value.
+type varWrites struct {
+	c              *constFlow
+	v              *types.Var
+	accept         func(ast.Expr) bool
+	good, assigned bool
+}
+
+// is reports whether e is v.
+func (w *varWrites) is(e ast.Expr) bool {
+	x, ok := ast.Unparen(e).(*ast.Ident)
+	return ok && w.c.info.ObjectOf(x) == w.v
+}
+
+// node checks one node of the body: an assignment or declaration of v, a range over it, its
+// address taken, or v passed to a call that could fill it.
+func (w *varWrites) node(n ast.Node) {
+	switch n := n.(type) {
+	case *ast.AssignStmt:
+		w.assign(n)
+	case *ast.ValueSpec:
+		for i, name := range n.Names {
+			if w.c.info.Defs[name] != w.v {
+				continue
 			}
-		case *ast.ValueSpec:
-			for i, name := range n.Names {
-				if c.info.Defs[name] != v {
-					continue
-				}
-				assigned = true
-				if len(n.Values) == 0 {
-					continue // the zero value
-				}
-				if i >= len(n.Values) || !accept(n.Values[i]) {
-					good = false
-				}
+			w.assigned = true
+			if len(n.Values) == 0 {
+				continue // the zero value
 			}
-		case *ast.RangeStmt:
-			if (n.Key != nil && is(n.Key)) || (n.Value != nil && is(n.Value)) {
-				good = false
-			}
-		case *ast.UnaryExpr:
-			if n.Op == token.AND && is(n.X) {
-				good = false // its address escapes
-			}
-		case *ast.CallExpr:
-			for _, a := range n.Args {
-				if is(a) && !c.harmlessArg(n) {
-					good = false
-				}
+			if i >= len(n.Values) || !w.accept(n.Values[i]) {
+				w.good = false
 			}
 		}
-		return good
-	})
-	return good && assigned
+	case *ast.RangeStmt:
+		if (n.Key != nil && w.is(n.Key)) || (n.Value != nil && w.is(n.Value)) {
+			w.good = false
+		}
+	case *ast.UnaryExpr:
+		if n.Op == token.AND && w.is(n.X) {
+			w.good = false // its address escapes
+		}
+	case *ast.CallExpr:
+		for _, a := range n.Args {
+			if w.is(a) && !w.c.harmlessArg(n) {
+				w.good = false
+			}
+		}
+	}
+}
+
+// assign checks an assignment to v or to an element of it (v[i] = x): an element or += must
+// be given text, = and := a value accept accepts; values from one call's results, or another
+// operator, are not known and fail.
+func (w *varWrites) assign(n *ast.AssignStmt) {
+	for i, l := range n.Lhs {
+		target := l
+		elem := false
+		if ix, ok := l.(*ast.IndexExpr); ok {
+			target, elem = ix.X, true
+		}
+		if !w.is(target) {
+			continue
+		}
+		w.assigned = true
+		if len(n.Rhs) != len(n.Lhs) {
+			w.good = false
+			return
+		}
+		switch {
+		case elem:
+			w.good = w.good && w.c.str(n.Rhs[i])
+		case n.Tok == token.ADD_ASSIGN:
+			w.good = w.good && w.c.str(n.Rhs[i])
+		case n.Tok == token.DEFINE || n.Tok == token.ASSIGN:
+			w.good = w.good && w.accept(n.Rhs[i])
+		default:
+			w.good = false
+		}
+	}
 }
 
 // harmlessArg reports whether passing a variable to call cannot change it.

@@ -51,105 +51,127 @@ type sideFile struct {
 }
 
 func (removedAnalyzer) Analyze(s *Scan) {
-	var files []*sideFile
-	var py []pySource
-	var pyAt []struct {
-		i    int
-		head bool
-	}
-	skipped := map[string]int{}
-	var fragments []*sideFile
+	in := &removedInputs{skipped: map[string]int{}}
 	for _, f := range s.Change.Files {
-		lang := f.Language()
-		if !removedLanguages[lang] || f.IsTest() || f.IsGenerated() || f.Binary {
-			continue
-		}
-		headSrc, headOK := f.Content, f.HasContent && f.Status != StatusDeleted
-		baseSrc, baseOK := baseText(f)
-		if f.Status == StatusAdded {
-			// An added file has no base to compare with, but functions of it that head now
-			// calls may hold a guard that moved there.
-			baseOK = false
-		}
-		if !headOK && !baseOK && f.Status != StatusAdded && len(f.Hunks) > 0 && lang != "typescript" {
-			// Hunks only: the file is read from its hunks' two sides (removed_hunks.go);
-			// TypeScript's hunks are not (its front end needs whole files to transform).
-			sf := &sideFile{f: f, lines: lineMap{f}, fragment: true}
-			files = append(files, sf)
-			fragments = append(fragments, sf)
-			continue
-		}
-		if !headOK && !baseOK {
-			skipped[lang]++
-			continue
-		}
-		sf := &sideFile{f: f, lines: lineMap{f}}
-		files = append(files, sf)
-		i := len(files) - 1
-		basePath := f.Path
-		if f.OldPath != "" {
-			basePath = f.OldPath
-		}
-		for _, side := range []struct {
-			ok   bool
-			head bool
-			path string
-			src  []byte
-		}{{baseOK, false, basePath, baseSrc}, {headOK, true, f.Path, headSrc}} {
-			if !side.ok {
-				continue
-			}
-			var ir *irFile
-			switch lang {
-			case "go":
-				ir = goIR(side.path, side.src)
-			case "javascript":
-				ir = jsModuleIR(side.path, side.src)
-			case "typescript":
-				ir = tsIR(side.path, side.src)
-			case "python":
-				py = append(py, pySource{Path: side.path, Source: string(side.src)})
-				pyAt = append(pyAt, struct {
-					i    int
-					head bool
-				}{i, side.head})
-				continue
-			}
-			if side.head {
-				sf.head = ir
-			} else {
-				sf.base = ir
-			}
-		}
+		in.add(f)
 	}
-	if len(py) > 0 {
-		irs, err := pyIR(s.Context(), py)
-		if err != nil {
-			s.Note("base/head comparison: Python files were not compared: " + clip(err.Error(), 300))
-		}
-		for k, ir := range irs {
-			if pyAt[k].head {
-				files[pyAt[k].i].head = ir
-			} else {
-				files[pyAt[k].i].base = ir
-			}
-		}
-	}
-	readFragments(s, fragments)
-	noteUnparsed(s, files)
-	reportBlindedFiles(s, files)
+	in.parsePython(s)
+	readFragments(s, in.fragments)
+	noteUnparsed(s, in.files)
+	reportBlindedFiles(s, in.files)
 	// A change without trees (a bare diff) already says in the transcript that only hunks were
 	// seen; otherwise a file without content was too large to read.
 	if s.Change.Trees != nil {
-		for _, lang := range slices.Sorted(maps.Keys(skipped)) {
-			s.Note(fmt.Sprintf("base/head comparison: %d %s file(s) left out: their content was not read (too large)", skipped[lang], lang))
+		for _, lang := range slices.Sorted(maps.Keys(in.skipped)) {
+			s.Note(fmt.Sprintf("base/head comparison: %d %s file(s) left out: their content was not read (too large)", in.skipped[lang], lang))
 		}
 	}
-	c := newComparison(s, files)
+	c := newComparison(s, in.files)
 	if err := c.runSafely(); err != nil {
 		s.Note("base/head comparison stopped: " + clip(err.Error(), 300))
 	}
 	c.flush()
+}
+
+// removedInputs are the changed files the comparison reads, as they are gathered: each
+// file's base and head forms (Python's parsed later, all in one run of the parser), the
+// files read from their hunks alone, and per language the files left out unread.
+type removedInputs struct {
+	files     []*sideFile
+	fragments []*sideFile
+	py        []pySource
+	// pyAt says, for each Python source, which file of files it is and which side.
+	pyAt    []pySideAt
+	skipped map[string]int
+}
+
+// pySideAt is the side (base or head) of files[i] that a Python source is.
+type pySideAt struct {
+	i    int
+	head bool
+}
+
+// add gathers changed file f if the comparison reads it (a non-test, non-generated text file
+// of a language it knows): its two sides as they are present, else its hunks alone.
+func (in *removedInputs) add(f *File) {
+	lang := f.Language()
+	if !removedLanguages[lang] || f.IsTest() || f.IsGenerated() || f.Binary {
+		return
+	}
+	headSrc, headOK := f.Content, f.HasContent && f.Status != StatusDeleted
+	baseSrc, baseOK := baseText(f)
+	if f.Status == StatusAdded {
+		// An added file has no base to compare with, but functions of it that head now
+		// calls may hold a guard that moved there.
+		baseOK = false
+	}
+	if !headOK && !baseOK && f.Status != StatusAdded && len(f.Hunks) > 0 && lang != "typescript" {
+		// Hunks only: the file is read from its hunks' two sides (removed_hunks.go);
+		// TypeScript's hunks are not (its front end needs whole files to transform).
+		sf := &sideFile{f: f, lines: lineMap{f}, fragment: true}
+		in.files = append(in.files, sf)
+		in.fragments = append(in.fragments, sf)
+		return
+	}
+	if !headOK && !baseOK {
+		in.skipped[lang]++
+		return
+	}
+	sf := &sideFile{f: f, lines: lineMap{f}}
+	in.files = append(in.files, sf)
+	i := len(in.files) - 1
+	basePath := f.Path
+	if f.OldPath != "" {
+		basePath = f.OldPath
+	}
+	if baseOK {
+		in.parse(sf, pySideAt{i, false}, lang, basePath, baseSrc)
+	}
+	if headOK {
+		in.parse(sf, pySideAt{i, true}, lang, f.Path, headSrc)
+	}
+}
+
+// parse reads one side of file sf (at, of language lang) into its IR; a Python side is
+// queued for parsePython.
+func (in *removedInputs) parse(sf *sideFile, at pySideAt, lang, path string, src []byte) {
+	var ir *irFile
+	switch lang {
+	case "go":
+		ir = goIR(path, src)
+	case "javascript":
+		ir = jsModuleIR(path, src)
+	case "typescript":
+		ir = tsIR(path, src)
+	case "python":
+		in.py = append(in.py, pySource{Path: path, Source: string(src)})
+		in.pyAt = append(in.pyAt, at)
+		return
+	}
+	if at.head {
+		sf.head = ir
+	} else {
+		sf.base = ir
+	}
+}
+
+// parsePython parses the queued Python sides in one run of the parser and sets them on their
+// files; if it fails, the evidence says the Python files were not compared.
+func (in *removedInputs) parsePython(s *Scan) {
+	if len(in.py) == 0 {
+		return
+	}
+	irs, err := pyIR(s.Context(), in.py)
+	if err != nil {
+		s.Note("base/head comparison: Python files were not compared: " + clip(err.Error(), 300))
+	}
+	for k, ir := range irs {
+		if in.pyAt[k].head {
+			in.files[in.pyAt[k].i].head = ir
+		} else {
+			in.files[in.pyAt[k].i].base = ir
+		}
+	}
 }
 
 // noteUnparsed says in the evidence which files the comparison could not see: those with a
@@ -575,6 +597,39 @@ func compatible(a, b string) bool { return a == b || simpleKinds[a] && simpleKin
 func (c *sideComparison) pair(sf *sideFile, b, h *irFunc) *fnPair {
 	p := &fnPair{sf: sf, b: b, h: h, pairs: map[int]int{}, bChanged: map[int]bool{}, hChanged: map[int]bool{}, added: map[int]bool{}, headPaired: map[int]bool{},
 		headMentions: map[string]bool{}, headCalls: map[string]bool{}, headCallTexts: map[string]bool{}, baseCalls: map[string]bool{}}
+	p.pairKept(c)
+	var bs, hs []int
+	for i := range b.Nodes {
+		if _, ok := p.pairs[i]; !ok && p.bChanged[i] {
+			bs = append(bs, i)
+		}
+	}
+	for j := range h.Nodes {
+		if !p.headPaired[j] && p.hChanged[j] {
+			hs = append(hs, j)
+		}
+	}
+	blocks := changeBlocks(sf.f)
+	p.pairSimilar(p.pairCandidates(blocks, bs, hs))
+	p.pairRewrittenConds(blocks, bs, hs)
+	for _, i := range bs {
+		if _, ok := p.pairs[i]; !ok {
+			p.removed = append(p.removed, i)
+		}
+	}
+	for _, j := range hs {
+		if !p.headPaired[j] {
+			p.added[j] = true
+		}
+	}
+	return p
+}
+
+// pairKept notes which statements of base and head changed and what head mentions and calls,
+// and pairs the unchanged statements of base with those of head the diff's line mapping puts
+// them on (the first of their kind not yet paired).
+func (p *fnPair) pairKept(c *sideComparison) {
+	sf, b, h := p.sf, p.b, p.h
 	headAt := map[int][]int{}
 	for j, n := range h.Nodes {
 		headAt[n.Line] = append(headAt[n.Line], j)
@@ -605,24 +660,22 @@ func (c *sideComparison) pair(sf *sideFile, b, h *irFunc) *fnPair {
 			}
 		}
 	}
-	var bs, hs []int
-	for i := range b.Nodes {
-		if _, ok := p.pairs[i]; !ok && p.bChanged[i] {
-			bs = append(bs, i)
-		}
-	}
-	for j := range h.Nodes {
-		if !p.headPaired[j] && p.hChanged[j] {
-			hs = append(hs, j)
-		}
-	}
-	blocks := changeBlocks(sf.f)
-	type cand struct {
-		i, j int
-		sim  float64
-		dist int
-	}
-	var cands []cand
+}
+
+// pairCand is a possible pairing of changed base statement i with changed head statement j:
+// how alike they are and how far apart (in head's lines).
+type pairCand struct {
+	i, j int
+	sim  float64
+	dist int
+}
+
+// pairCandidates scores every compatible pair of the changed base statements bs and head
+// statements hs: identical text 2, a weakened condition 1.5, else the similarity of their
+// words; those of at least 0.5 gain for corresponding places and for one run of the diff.
+func (p *fnPair) pairCandidates(blocks blockIndex, bs, hs []int) []pairCand {
+	b, h := p.b, p.h
+	var cands []pairCand
 	for _, i := range bs {
 		bw := words(b.Nodes[i].Text)
 		for _, j := range hs {
@@ -648,10 +701,16 @@ func (c *sideComparison) pair(sf *sideFile, b, h *irFunc) *fnPair {
 				if k := blocks.old[b.Nodes[i].Line]; k != 0 && k == blocks.new[h.Nodes[j].Line] {
 					sim += 0.5
 				}
-				cands = append(cands, cand{i, j, sim, abs(sf.lines.head(b.Nodes[i].Line) - h.Nodes[j].Line)})
+				cands = append(cands, pairCand{i, j, sim, abs(p.sf.lines.head(b.Nodes[i].Line) - h.Nodes[j].Line)})
 			}
 		}
 	}
+	return cands
+}
+
+// pairSimilar pairs the candidates greedily, the most alike first and, among equals, the
+// nearest; a statement already paired is skipped.
+func (p *fnPair) pairSimilar(cands []pairCand) {
 	sort.SliceStable(cands, func(x, y int) bool {
 		if cands[x].sim != cands[y].sim {
 			return cands[x].sim > cands[y].sim
@@ -664,15 +723,19 @@ func (c *sideComparison) pair(sf *sideFile, b, h *irFunc) *fnPair {
 		}
 		p.pairs[cd.i], p.headPaired[cd.j] = cd.j, true
 	}
-	// A condition rewritten in place (the same block of the diff, testing the same names) is
-	// the same check changed, not a check removed and another added.
+}
+
+// pairRewrittenConds pairs the conditions still unpaired that were rewritten in place (the same
+// block of the diff, testing the same names): the same check changed, not a check removed and
+// another added.
+func (p *fnPair) pairRewrittenConds(blocks blockIndex, bs, hs []int) {
 	for _, i := range bs {
-		bn := b.Nodes[i]
+		bn := p.b.Nodes[i]
 		if _, done := p.pairs[i]; done || bn.Cond == nil {
 			continue
 		}
 		for _, j := range hs {
-			hn := h.Nodes[j]
+			hn := p.h.Nodes[j]
 			if p.headPaired[j] || hn.Kind != bn.Kind || hn.Cond == nil || blocks.old[bn.Line] == 0 || blocks.old[bn.Line] != blocks.new[hn.Line] {
 				continue
 			}
@@ -682,17 +745,6 @@ func (c *sideComparison) pair(sf *sideFile, b, h *irFunc) *fnPair {
 			}
 		}
 	}
-	for _, i := range bs {
-		if _, ok := p.pairs[i]; !ok {
-			p.removed = append(p.removed, i)
-		}
-	}
-	for _, j := range hs {
-		if !p.headPaired[j] {
-			p.added[j] = true
-		}
-	}
-	return p
 }
 
 // blockIndex numbers the runs of removed and added lines of a file's hunks: a removed line and

@@ -135,64 +135,13 @@ func (g *goWalker) stmt(s ast.Stmt, parent int, branch string, cb bool) {
 	case *ast.LabeledStmt:
 		g.stmt(s.Stmt, parent, branch, cb)
 	case *ast.IfStmt:
-		n := &irNode{Kind: kindIf, Cond: goCond(g, s.Cond), HasElse: s.Else != nil, HeadEnd: g.line(s.Body.Lbrace)}
-		head := "if " + g.text(s.Cond)
-		var lits []*ast.FuncLit
-		if s.Init != nil {
-			head = "if " + g.text(s.Init) + "; " + g.text(s.Cond)
-			lits = g.facts(n, s.Init)
-		}
-		n.Text = head
-		lits = append(lits, g.facts(n, s.Cond)...)
-		n.Exits, n.Rejects = goExits(s.Body.List)
-		i := g.add(n, s, parent, branch, cb)
-		g.lits(lits, i)
-		g.block(s.Body.List, i, "then", cb)
-		if s.Else != nil {
-			g.stmt(s.Else, i, "else", cb)
-		}
+		g.ifStmt(s, parent, branch, cb)
 	case *ast.ForStmt:
-		n := &irNode{Kind: kindLoop, HeadEnd: g.line(s.Body.Lbrace)}
-		var parts []string
-		for _, x := range []ast.Node{s.Init, s.Cond, s.Post} {
-			if x != nil && !isNilNode(x) {
-				parts = append(parts, g.text(x))
-				g.facts(n, x)
-			}
-		}
-		n.Text = "for " + strings.Join(parts, "; ")
-		if s.Cond != nil {
-			n.Cond = goCond(g, s.Cond)
-		}
-		i := g.add(n, s, parent, branch, cb)
-		g.block(s.Body.List, i, "body", cb)
+		g.forStmt(s, parent, branch, cb)
 	case *ast.RangeStmt:
-		n := &irNode{Kind: kindLoop, HeadEnd: g.line(s.Body.Lbrace), Text: "for range " + g.text(s.X)}
-		for _, x := range []ast.Expr{s.Key, s.Value} {
-			if x != nil {
-				n.Defs = append(n.Defs, goNames(x)...)
-			}
-		}
-		lits := g.facts(n, s.X)
-		i := g.add(n, s, parent, branch, cb)
-		g.lits(lits, i)
-		g.block(s.Body.List, i, "body", cb)
+		g.rangeStmt(s, parent, branch, cb)
 	case *ast.SwitchStmt:
-		n := &irNode{Kind: kindOther, Text: "switch", HeadEnd: g.line(s.Body.Lbrace)}
-		tag := ""
-		if s.Init != nil {
-			g.facts(n, s.Init)
-		}
-		if s.Tag != nil {
-			tag = g.text(s.Tag)
-			n.Text += " " + tag
-			g.facts(n, s.Tag)
-		}
-		i := g.add(n, s, parent, branch, cb)
-		for _, c := range s.Body.List {
-			cc := c.(*ast.CaseClause)
-			g.caseClause(cc, cc.List, tag, i, cb)
-		}
+		g.switchStmt(s, parent, branch, cb)
 	case *ast.TypeSwitchStmt:
 		n := &irNode{Kind: kindOther, Text: "switch " + g.text(s.Assign), HeadEnd: g.line(s.Body.Lbrace)}
 		g.facts(n, s.Assign)
@@ -202,18 +151,7 @@ func (g *goWalker) stmt(s ast.Stmt, parent int, branch string, cb bool) {
 			g.caseClause(cc, nil, "", i, cb)
 		}
 	case *ast.SelectStmt:
-		n := &irNode{Kind: kindOther, Text: "select", HeadEnd: g.line(s.Body.Lbrace)}
-		i := g.add(n, s, parent, branch, cb)
-		for _, c := range s.Body.List {
-			cc := c.(*ast.CommClause)
-			cn := &irNode{Kind: kindOther, Text: "case", HeadEnd: g.line(cc.Colon)}
-			if cc.Comm != nil {
-				cn.Text = "case " + g.text(cc.Comm)
-				g.facts(cn, cc.Comm)
-			}
-			j := g.add(cn, cc, i, "body", cb)
-			g.block(cc.Body, j, "then", cb)
-		}
+		g.selectStmt(s, parent, branch, cb)
 	case *ast.ReturnStmt:
 		n := &irNode{Kind: kindReturn, Text: g.text(s)}
 		var lits []*ast.FuncLit
@@ -233,63 +171,17 @@ func (g *goWalker) stmt(s ast.Stmt, parent int, branch string, cb bool) {
 		i := g.add(n, s, parent, branch, cb)
 		g.lits(lits, i)
 	case *ast.AssignStmt:
-		n := &irNode{Kind: kindAssign, Text: g.text(s)}
-		for _, l := range s.Lhs {
-			n.Defs = append(n.Defs, goNames(l)...)
-			if _, ok := l.(*ast.Ident); !ok {
-				// a.b = x reads a
-				g.facts(n, l)
-			}
-		}
-		var lits []*ast.FuncLit
-		for _, r := range s.Rhs {
-			lits = append(lits, g.facts(n, r)...)
-		}
-		i := g.add(n, s, parent, branch, cb)
-		g.lits(lits, i)
+		g.assignStmt(s, parent, branch, cb)
 	case *ast.IncDecStmt:
 		n := &irNode{Kind: kindAssign, Text: g.text(s), Defs: goNames(s.X)}
 		g.facts(n, s.X)
 		g.add(n, s, parent, branch, cb)
 	case *ast.DeclStmt:
-		n := &irNode{Kind: kindAssign, Text: g.text(s)}
-		var lits []*ast.FuncLit
-		if gd, ok := s.Decl.(*ast.GenDecl); ok {
-			for _, sp := range gd.Specs {
-				if vs, ok := sp.(*ast.ValueSpec); ok {
-					for _, nm := range vs.Names {
-						n.Defs = append(n.Defs, nm.Name)
-					}
-					for _, v := range vs.Values {
-						lits = append(lits, g.facts(n, v)...)
-					}
-				}
-			}
-		}
-		i := g.add(n, s, parent, branch, cb)
-		g.lits(lits, i)
+		g.declStmt(s, parent, branch, cb)
 	case *ast.DeferStmt:
-		n := &irNode{Kind: kindDefer, Text: "defer " + g.text(s.Call)}
-		var lits []*ast.FuncLit
-		if fl, ok := s.Call.Fun.(*ast.FuncLit); ok {
-			// defer func() { ... }(): its body runs at return, in this function.
-			i := g.add(n, s, parent, branch, cb)
-			g.block(fl.Body.List, i, "defer", cb)
-			return
-		}
-		lits = g.facts(n, s.Call)
-		i := g.add(n, s, parent, branch, cb)
-		g.lits(lits, i)
+		g.deferStmt(s, parent, branch, cb)
 	case *ast.GoStmt:
-		n := &irNode{Kind: kindGo, Text: "go " + g.text(s.Call)}
-		if fl, ok := s.Call.Fun.(*ast.FuncLit); ok {
-			i := g.add(n, s, parent, branch, cb)
-			g.block(fl.Body.List, i, "callback", true)
-			return
-		}
-		lits := g.facts(n, s.Call)
-		i := g.add(n, s, parent, branch, cb)
-		g.lits(lits, i)
+		g.goStmt(s, parent, branch, cb)
 	case *ast.SendStmt:
 		n := &irNode{Kind: kindExpr, Text: g.text(s)}
 		g.facts(n, s.Chan)
@@ -299,6 +191,165 @@ func (g *goWalker) stmt(s ast.Stmt, parent int, branch string, cb bool) {
 	default:
 		g.add(&irNode{Kind: kindOther, Text: g.text(s)}, s, parent, branch, cb)
 	}
+}
+
+// ifStmt adds an if statement (its init and condition as facts of the node)
+// and walks its then-block under it, and its else-branch as "else".
+func (g *goWalker) ifStmt(s *ast.IfStmt, parent int, branch string, cb bool) {
+	n := &irNode{Kind: kindIf, Cond: goCond(g, s.Cond), HasElse: s.Else != nil, HeadEnd: g.line(s.Body.Lbrace)}
+	head := "if " + g.text(s.Cond)
+	var lits []*ast.FuncLit
+	if s.Init != nil {
+		head = "if " + g.text(s.Init) + "; " + g.text(s.Cond)
+		lits = g.facts(n, s.Init)
+	}
+	n.Text = head
+	lits = append(lits, g.facts(n, s.Cond)...)
+	n.Exits, n.Rejects = goExits(s.Body.List)
+	i := g.add(n, s, parent, branch, cb)
+	g.lits(lits, i)
+	g.block(s.Body.List, i, "then", cb)
+	if s.Else != nil {
+		g.stmt(s.Else, i, "else", cb)
+	}
+}
+
+// forStmt adds a three-clause for loop (its clauses as facts, its condition
+// as the loop's) and walks its body under it.
+func (g *goWalker) forStmt(s *ast.ForStmt, parent int, branch string, cb bool) {
+	n := &irNode{Kind: kindLoop, HeadEnd: g.line(s.Body.Lbrace)}
+	var parts []string
+	for _, x := range []ast.Node{s.Init, s.Cond, s.Post} {
+		if x != nil && !isNilNode(x) {
+			parts = append(parts, g.text(x))
+			g.facts(n, x)
+		}
+	}
+	n.Text = "for " + strings.Join(parts, "; ")
+	if s.Cond != nil {
+		n.Cond = goCond(g, s.Cond)
+	}
+	i := g.add(n, s, parent, branch, cb)
+	g.block(s.Body.List, i, "body", cb)
+}
+
+// rangeStmt adds a range loop (defining its key and value) and walks its
+// body under it.
+func (g *goWalker) rangeStmt(s *ast.RangeStmt, parent int, branch string, cb bool) {
+	n := &irNode{Kind: kindLoop, HeadEnd: g.line(s.Body.Lbrace), Text: "for range " + g.text(s.X)}
+	for _, x := range []ast.Expr{s.Key, s.Value} {
+		if x != nil {
+			n.Defs = append(n.Defs, goNames(x)...)
+		}
+	}
+	lits := g.facts(n, s.X)
+	i := g.add(n, s, parent, branch, cb)
+	g.lits(lits, i)
+	g.block(s.Body.List, i, "body", cb)
+}
+
+// switchStmt adds an expression switch and its case clauses, each compared
+// with the switch's tag.
+func (g *goWalker) switchStmt(s *ast.SwitchStmt, parent int, branch string, cb bool) {
+	n := &irNode{Kind: kindOther, Text: "switch", HeadEnd: g.line(s.Body.Lbrace)}
+	tag := ""
+	if s.Init != nil {
+		g.facts(n, s.Init)
+	}
+	if s.Tag != nil {
+		tag = g.text(s.Tag)
+		n.Text += " " + tag
+		g.facts(n, s.Tag)
+	}
+	i := g.add(n, s, parent, branch, cb)
+	for _, c := range s.Body.List {
+		cc := c.(*ast.CaseClause)
+		g.caseClause(cc, cc.List, tag, i, cb)
+	}
+}
+
+// selectStmt adds a select statement and, under it, one node per
+// communication clause with the clause's body as its "then".
+func (g *goWalker) selectStmt(s *ast.SelectStmt, parent int, branch string, cb bool) {
+	n := &irNode{Kind: kindOther, Text: "select", HeadEnd: g.line(s.Body.Lbrace)}
+	i := g.add(n, s, parent, branch, cb)
+	for _, c := range s.Body.List {
+		cc := c.(*ast.CommClause)
+		cn := &irNode{Kind: kindOther, Text: "case", HeadEnd: g.line(cc.Colon)}
+		if cc.Comm != nil {
+			cn.Text = "case " + g.text(cc.Comm)
+			g.facts(cn, cc.Comm)
+		}
+		j := g.add(cn, cc, i, "body", cb)
+		g.block(cc.Body, j, "then", cb)
+	}
+}
+
+// assignStmt adds an assignment defining the names on its left; a left side
+// that is not a plain name (a.b = x) is also read.
+func (g *goWalker) assignStmt(s *ast.AssignStmt, parent int, branch string, cb bool) {
+	n := &irNode{Kind: kindAssign, Text: g.text(s)}
+	for _, l := range s.Lhs {
+		n.Defs = append(n.Defs, goNames(l)...)
+		if _, ok := l.(*ast.Ident); !ok {
+			// a.b = x reads a
+			g.facts(n, l)
+		}
+	}
+	var lits []*ast.FuncLit
+	for _, r := range s.Rhs {
+		lits = append(lits, g.facts(n, r)...)
+	}
+	i := g.add(n, s, parent, branch, cb)
+	g.lits(lits, i)
+}
+
+// declStmt adds a declaration statement defining the names of its var specs.
+func (g *goWalker) declStmt(s *ast.DeclStmt, parent int, branch string, cb bool) {
+	n := &irNode{Kind: kindAssign, Text: g.text(s)}
+	var lits []*ast.FuncLit
+	if gd, ok := s.Decl.(*ast.GenDecl); ok {
+		for _, sp := range gd.Specs {
+			if vs, ok := sp.(*ast.ValueSpec); ok {
+				for _, nm := range vs.Names {
+					n.Defs = append(n.Defs, nm.Name)
+				}
+				for _, v := range vs.Values {
+					lits = append(lits, g.facts(n, v)...)
+				}
+			}
+		}
+	}
+	i := g.add(n, s, parent, branch, cb)
+	g.lits(lits, i)
+}
+
+// deferStmt adds a defer statement. The body of a deferred function literal
+// runs at return, in this function, so it is walked under the node as "defer".
+func (g *goWalker) deferStmt(s *ast.DeferStmt, parent int, branch string, cb bool) {
+	n := &irNode{Kind: kindDefer, Text: "defer " + g.text(s.Call)}
+	if fl, ok := s.Call.Fun.(*ast.FuncLit); ok {
+		i := g.add(n, s, parent, branch, cb)
+		g.block(fl.Body.List, i, "defer", cb)
+		return
+	}
+	lits := g.facts(n, s.Call)
+	i := g.add(n, s, parent, branch, cb)
+	g.lits(lits, i)
+}
+
+// goStmt adds a go statement; the body of its function literal is walked
+// under the node as a callback.
+func (g *goWalker) goStmt(s *ast.GoStmt, parent int, branch string, cb bool) {
+	n := &irNode{Kind: kindGo, Text: "go " + g.text(s.Call)}
+	if fl, ok := s.Call.Fun.(*ast.FuncLit); ok {
+		i := g.add(n, s, parent, branch, cb)
+		g.block(fl.Body.List, i, "callback", true)
+		return
+	}
+	lits := g.facts(n, s.Call)
+	i := g.add(n, s, parent, branch, cb)
+	g.lits(lits, i)
 }
 
 func isNilNode(n ast.Node) bool {

@@ -983,81 +983,16 @@ func (c *sideComparison) inlined(p *fnPair) {
 
 func (c *sideComparison) calledInHead(p *fnPair, callee string) bool { return p.headCalls[callee] }
 
+// inlinedBody reports the guards of callee, which base called and head no longer does, that
+// head left out when it inlined the callee's body: each at the head statement that took the
+// place of the callee's statement before the guard.
 func (c *sideComparison) inlinedBody(p *fnPair, i int, call irCall, callee *irFunc) {
-	subst := map[string]map[string]bool{}
-	for k, param := range callee.argParams(call) {
-		if k < len(call.Args) {
-			subst[param] = words(call.Args[k])
-		}
-	}
-	rename := func(text string) map[string]bool {
-		out := map[string]bool{}
-		for w := range words(text) {
-			if s, ok := subst[w]; ok {
-				for x := range s {
-					out[x] = true
-				}
-				continue
-			}
-			out[w] = true
-		}
-		return out
-	}
-	// Most of the callee's simple statements must have a counterpart among head's changed
-	// statements: its body moved here.
-	match := map[int]int{}
-	used := map[int]bool{}
-	var simple, matched int
-	for k, n := range callee.Nodes {
-		if n.Kind == kindIf || n.Kind == kindLoop {
-			continue
-		}
-		simple++
-		best, bestSim := -1, 0.5
-		for j, hn := range p.h.Nodes {
-			if used[j] || !p.hChanged[j] && !p.added[j] {
-				continue
-			}
-			if s := similarity(rename(n.Text), words(hn.Text)); s > bestSim || s == bestSim && best < 0 {
-				best, bestSim = j, s
-			}
-		}
-		if best >= 0 {
-			match[k], used[best] = best, true
-			matched++
-		}
-	}
-	if simple == 0 || matched*2 < simple {
+	rename := inlinedRenamer(callee, call)
+	match, ok := inlinedMatch(p, callee, rename)
+	if !ok {
 		return
 	}
-	usedHead := map[int]bool{}
-	type gd struct {
-		k   int
-		sim float64
-		j   int
-	}
-	var cands []gd
-	for k, n := range callee.Nodes {
-		if n.Cond == nil || n.Kind == kindLoop {
-			continue
-		}
-		for j, hn := range p.h.Nodes {
-			if hn.Cond == nil {
-				continue
-			}
-			if s := similarity(rename(n.Cond.Text), words(hn.Cond.Text)); s >= 0.5 {
-				cands = append(cands, gd{k, s, j})
-			}
-		}
-	}
-	sort.SliceStable(cands, func(x, y int) bool { return cands[x].sim > cands[y].sim })
-	kept := map[int]bool{}
-	for _, cd := range cands {
-		if kept[cd.k] || usedHead[cd.j] {
-			continue
-		}
-		kept[cd.k], usedHead[cd.j] = true, true
-	}
+	kept := inlinedKeptConds(p, callee, rename)
 	for k, n := range callee.Nodes {
 		kind := guardKind(callee, k)
 		if kind == "" || kind == "wrapper" || kept[k] {
@@ -1080,4 +1015,91 @@ func (c *sideComparison) inlinedBody(p *fnPair, i int, call irCall, callee *irFu
 		tail := fmt.Sprintf(" when it inlined %s into %s: the inlined code at line %d (`%s`) runs without it", callee.Name, p.h.Name, p.h.Nodes[at].Line, clip(p.h.Nodes[at].Text, 100)) + sinkClause(hit, ok, p.h.file.Path)
 		c.report(rule, sev, p.h.file.Path, p.h.Nodes[at].Line, what, tail)
 	}
+}
+
+// inlinedRenamer returns the words of a text of callee as they read once inlined at call:
+// each parameter replaced by the words of its argument.
+func inlinedRenamer(callee *irFunc, call irCall) func(text string) map[string]bool {
+	subst := map[string]map[string]bool{}
+	for k, param := range callee.argParams(call) {
+		if k < len(call.Args) {
+			subst[param] = words(call.Args[k])
+		}
+	}
+	return func(text string) map[string]bool {
+		out := map[string]bool{}
+		for w := range words(text) {
+			if s, ok := subst[w]; ok {
+				for x := range s {
+					out[x] = true
+				}
+				continue
+			}
+			out[w] = true
+		}
+		return out
+	}
+}
+
+// inlinedMatch matches each simple statement of callee (renamed) with the most similar
+// changed or added statement of head not matched yet; ok says most of them have a
+// counterpart: the callee's body moved into head.
+func inlinedMatch(p *fnPair, callee *irFunc, rename func(string) map[string]bool) (match map[int]int, ok bool) {
+	match = map[int]int{}
+	used := map[int]bool{}
+	var simple, matched int
+	for k, n := range callee.Nodes {
+		if n.Kind == kindIf || n.Kind == kindLoop {
+			continue
+		}
+		simple++
+		best, bestSim := -1, 0.5
+		for j, hn := range p.h.Nodes {
+			if used[j] || !p.hChanged[j] && !p.added[j] {
+				continue
+			}
+			if s := similarity(rename(n.Text), words(hn.Text)); s > bestSim || s == bestSim && best < 0 {
+				best, bestSim = j, s
+			}
+		}
+		if best >= 0 {
+			match[k], used[best] = best, true
+			matched++
+		}
+	}
+	return match, simple > 0 && matched*2 >= simple
+}
+
+// inlinedKeptConds returns the statements of callee whose condition (renamed) head kept: each
+// paired, the most similar first, with a distinct condition of head at least half alike.
+func inlinedKeptConds(p *fnPair, callee *irFunc, rename func(string) map[string]bool) map[int]bool {
+	type gd struct {
+		k   int
+		sim float64
+		j   int
+	}
+	var cands []gd
+	for k, n := range callee.Nodes {
+		if n.Cond == nil || n.Kind == kindLoop {
+			continue
+		}
+		for j, hn := range p.h.Nodes {
+			if hn.Cond == nil {
+				continue
+			}
+			if s := similarity(rename(n.Cond.Text), words(hn.Cond.Text)); s >= 0.5 {
+				cands = append(cands, gd{k, s, j})
+			}
+		}
+	}
+	sort.SliceStable(cands, func(x, y int) bool { return cands[x].sim > cands[y].sim })
+	usedHead := map[int]bool{}
+	kept := map[int]bool{}
+	for _, cd := range cands {
+		if kept[cd.k] || usedHead[cd.j] {
+			continue
+		}
+		kept[cd.k], usedHead[cd.j] = true, true
+	}
+	return kept
 }

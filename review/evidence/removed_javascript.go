@@ -351,31 +351,16 @@ func jsList(s ast.Statement) []ast.Statement {
 }
 
 func (w *jsWalker) stmt(s ast.Statement, parent int, branch string, cb bool) {
-	var lits []ast.Node
 	switch s := s.(type) {
 	case *ast.BlockStatement:
 		w.block(s.List, parent, branch, cb)
 	case *ast.LabelledStatement:
 		w.stmt(s.Statement, parent, branch, cb)
 	case *ast.IfStatement:
-		n := &irNode{Kind: kindIf, Cond: w.cond(s.Test), HasElse: s.Alternate != nil, HeadEnd: w.line(s.Test.Idx1())}
-		n.Text = "if " + n.Cond.Text
-		lits = w.facts(n, s.Test, -1)
-		n.Exits, n.Rejects = jsExits(jsList(s.Consequent))
-		if !n.Exits && s.Alternate != nil {
-			// if (ok) {...} else {throw ...}: a guard that refuses what its condition does not allow
-			if exits, rejects := jsExits(jsList(s.Alternate)); exits && rejects {
-				n.Exits, n.Rejects, n.ElseExits = true, true, true
-			}
-		}
-		i := w.add(n, s, parent, branch, cb)
-		w.lits(lits, i)
-		w.block(jsList(s.Consequent), i, "then", cb)
-		if s.Alternate != nil {
-			w.block(jsList(s.Alternate), i, "else", cb)
-		}
+		w.ifStmt(s, parent, branch, cb)
 	case *ast.ForStatement:
 		n := &irNode{Kind: kindLoop, Text: "for", HeadEnd: w.line(s.Body.Idx0())}
+		var lits []ast.Node
 		if s.Test != nil {
 			n.Cond = w.cond(s.Test)
 			lits = w.facts(n, s.Test, -1)
@@ -390,37 +375,15 @@ func (w *jsWalker) stmt(s ast.Statement, parent int, branch string, cb bool) {
 	case *ast.WhileStatement:
 		n := &irNode{Kind: kindLoop, Cond: w.cond(s.Test), HeadEnd: w.line(s.Test.Idx1())}
 		n.Text = "while " + n.Cond.Text
-		lits = w.facts(n, s.Test, -1)
-		i := w.add(n, s, parent, branch, cb)
-		w.lits(lits, i)
-		w.block(jsList(s.Body), i, "body", cb)
+		w.loop(n, s, s.Test, s.Body, parent, branch, cb)
 	case *ast.DoWhileStatement:
 		n := &irNode{Kind: kindLoop, Cond: w.cond(s.Test), Text: "do while"}
-		lits = w.facts(n, s.Test, -1)
-		i := w.add(n, s, parent, branch, cb)
-		w.lits(lits, i)
-		w.block(jsList(s.Body), i, "body", cb)
+		w.loop(n, s, s.Test, s.Body, parent, branch, cb)
 	case *ast.SwitchStatement:
-		n := &irNode{Kind: kindOther, Text: "switch " + w.text(s.Discriminant), HeadEnd: w.line(s.Discriminant.Idx1())}
-		lits = w.facts(n, s.Discriminant, -1)
-		i := w.add(n, s, parent, branch, cb)
-		w.lits(lits, i)
-		disc := w.text(s.Discriminant)
-		for _, c := range s.Body {
-			cn := &irNode{Kind: kindIf, Text: "default"}
-			if c.Test != nil {
-				t := disc + " === " + w.text(c.Test)
-				cn.Cond = &irCond{Terms: []string{t}, Text: t}
-				cn.Text = "case " + t
-				cn.HeadEnd = w.line(c.Test.Idx1())
-				w.facts(cn, c.Test, -1)
-			}
-			cn.Exits, cn.Rejects = jsExits(c.Consequent)
-			j := w.add(cn, c, i, "body", cb)
-			w.block(c.Consequent, j, "then", cb)
-		}
+		w.switchStmt(s, parent, branch, cb)
 	case *ast.ReturnStatement:
 		n := &irNode{Kind: kindReturn, Text: "return"}
+		var lits []ast.Node
 		if s.Argument != nil {
 			n.Text = "return " + w.text(s.Argument)
 			lits = w.facts(n, s.Argument, -1)
@@ -429,29 +392,13 @@ func (w *jsWalker) stmt(s ast.Statement, parent int, branch string, cb bool) {
 		w.lits(lits, i)
 	case *ast.ThrowStatement:
 		n := &irNode{Kind: kindRaise, Text: "throw " + w.text(s.Argument)}
-		lits = w.facts(n, s.Argument, -1)
+		lits := w.facts(n, s.Argument, -1)
 		i := w.add(n, s, parent, branch, cb)
 		w.lits(lits, i)
 	case *ast.BranchStatement:
 		w.add(&irNode{Kind: kindExit, Text: s.Token.String()}, s, parent, branch, cb)
 	case *ast.ExpressionStatement:
-		n := &irNode{Kind: kindExpr, Text: w.text(s.Expression)}
-		if a, ok := s.Expression.(*ast.AssignExpression); ok {
-			n.Kind = kindAssign
-			n.Defs = append(n.Defs, w.names(a.Left)...)
-			if _, ok := a.Left.(*ast.Identifier); !ok {
-				w.facts(n, a.Left, -1)
-			}
-			if w.value(join(w.prefix, w.text(a.Left)), a.Right) {
-				w.add(n, s, parent, branch, cb)
-				return
-			}
-			lits = w.facts(n, a.Right, -1)
-		} else {
-			lits = w.facts(n, s.Expression, -1)
-		}
-		i := w.add(n, s, parent, branch, cb)
-		w.lits(lits, i)
+		w.exprStmt(s, parent, branch, cb)
 	case *ast.VariableStatement:
 		w.decl(s, s.List, parent, branch, cb)
 	case *ast.LexicalDeclaration:
@@ -474,6 +421,84 @@ func (w *jsWalker) stmt(s ast.Statement, parent int, branch string, cb bool) {
 	default:
 		w.add(&irNode{Kind: kindOther, Text: w.text(s)}, s, parent, branch, cb)
 	}
+}
+
+// ifStmt adds an if statement and walks its branches under it. An if whose
+// then-branch does not exit but whose else-branch throws is a guard that
+// refuses what its condition does not allow.
+func (w *jsWalker) ifStmt(s *ast.IfStatement, parent int, branch string, cb bool) {
+	n := &irNode{Kind: kindIf, Cond: w.cond(s.Test), HasElse: s.Alternate != nil, HeadEnd: w.line(s.Test.Idx1())}
+	n.Text = "if " + n.Cond.Text
+	lits := w.facts(n, s.Test, -1)
+	n.Exits, n.Rejects = jsExits(jsList(s.Consequent))
+	if !n.Exits && s.Alternate != nil {
+		// if (ok) {...} else {throw ...}: a guard that refuses what its condition does not allow
+		if exits, rejects := jsExits(jsList(s.Alternate)); exits && rejects {
+			n.Exits, n.Rejects, n.ElseExits = true, true, true
+		}
+	}
+	i := w.add(n, s, parent, branch, cb)
+	w.lits(lits, i)
+	w.block(jsList(s.Consequent), i, "then", cb)
+	if s.Alternate != nil {
+		w.block(jsList(s.Alternate), i, "else", cb)
+	}
+}
+
+// loop adds the loop node n of a while or do-while statement s, with the
+// facts of its test, and walks its body under it.
+func (w *jsWalker) loop(n *irNode, s ast.Statement, test ast.Expression, body ast.Statement, parent int, branch string, cb bool) {
+	lits := w.facts(n, test, -1)
+	i := w.add(n, s, parent, branch, cb)
+	w.lits(lits, i)
+	w.block(jsList(body), i, "body", cb)
+}
+
+// switchStmt adds a switch statement and, under it, each case as an if on
+// discriminant === test (default without a condition).
+func (w *jsWalker) switchStmt(s *ast.SwitchStatement, parent int, branch string, cb bool) {
+	n := &irNode{Kind: kindOther, Text: "switch " + w.text(s.Discriminant), HeadEnd: w.line(s.Discriminant.Idx1())}
+	lits := w.facts(n, s.Discriminant, -1)
+	i := w.add(n, s, parent, branch, cb)
+	w.lits(lits, i)
+	disc := w.text(s.Discriminant)
+	for _, c := range s.Body {
+		cn := &irNode{Kind: kindIf, Text: "default"}
+		if c.Test != nil {
+			t := disc + " === " + w.text(c.Test)
+			cn.Cond = &irCond{Terms: []string{t}, Text: t}
+			cn.Text = "case " + t
+			cn.HeadEnd = w.line(c.Test.Idx1())
+			w.facts(cn, c.Test, -1)
+		}
+		cn.Exits, cn.Rejects = jsExits(c.Consequent)
+		j := w.add(cn, c, i, "body", cb)
+		w.block(c.Consequent, j, "then", cb)
+	}
+}
+
+// exprStmt adds an expression statement. An assignment defines the names on
+// its left; one whose right side is a function, a class or an object of
+// functions makes units of them (value) and reads nothing of its right side.
+func (w *jsWalker) exprStmt(s *ast.ExpressionStatement, parent int, branch string, cb bool) {
+	var lits []ast.Node
+	n := &irNode{Kind: kindExpr, Text: w.text(s.Expression)}
+	if a, ok := s.Expression.(*ast.AssignExpression); ok {
+		n.Kind = kindAssign
+		n.Defs = append(n.Defs, w.names(a.Left)...)
+		if _, ok := a.Left.(*ast.Identifier); !ok {
+			w.facts(n, a.Left, -1)
+		}
+		if w.value(join(w.prefix, w.text(a.Left)), a.Right) {
+			w.add(n, s, parent, branch, cb)
+			return
+		}
+		lits = w.facts(n, a.Right, -1)
+	} else {
+		lits = w.facts(n, s.Expression, -1)
+	}
+	i := w.add(n, s, parent, branch, cb)
+	w.lits(lits, i)
 }
 
 func (w *jsWalker) forInto(s ast.Statement, into ast.ForInto, src ast.Expression, body ast.Statement, parent int, branch string, cb bool) {
@@ -664,122 +689,154 @@ func jsExits(list []ast.Statement) (exits, rejects bool) {
 // facts records the calls, names, literals and fields of expression e in n; outer is the call
 // whose argument e is. It returns the function literals inside, whose bodies become nodes.
 func (w *jsWalker) facts(n *irNode, e ast.Node, outer int) []ast.Node {
-	var lits []ast.Node
-	var walk func(x ast.Node, outer int)
-	walk = func(x ast.Node, outer int) {
-		if x == nil {
-			return
+	f := &jsFacts{w: w, n: n}
+	f.walk(e, outer)
+	return f.lits
+}
+
+// jsFacts gathers the facts of one expression into node n, and the function
+// literals found in it.
+type jsFacts struct {
+	w    *jsWalker
+	n    *irNode
+	lits []ast.Node
+}
+
+// walk records the facts of x and of the expressions inside it; outer is the
+// index in n.Calls of the call whose argument x is, or -1.
+func (f *jsFacts) walk(x ast.Node, outer int) {
+	if x == nil {
+		return
+	}
+	w, n := f.w, f.n
+	switch x := x.(type) {
+	case *ast.FunctionLiteral, *ast.ArrowFunctionLiteral:
+		f.lits = append(f.lits, x)
+	case *ast.CallExpression:
+		f.call(x, outer)
+	case *ast.NewExpression:
+		f.newCall(x, outer)
+	case *ast.DotExpression:
+		n.Uses = append(n.Uses, w.names(x)...)
+		if _, ok := x.Left.(*ast.Identifier); !ok {
+			f.walk(x.Left, outer)
 		}
-		switch x := x.(type) {
-		case *ast.FunctionLiteral, *ast.ArrowFunctionLiteral:
-			lits = append(lits, x)
-		case *ast.CallExpression:
-			c := irCall{Callee: w.text(x.Callee), Line: w.line(x.Idx0()), Text: w.text(x), Outer: outer}
-			for _, a := range x.ArgumentList {
-				c.Args = append(c.Args, w.text(a))
-			}
-			n.Calls = append(n.Calls, c)
-			idx := len(n.Calls) - 1
-			if d, ok := x.Callee.(*ast.DotExpression); ok {
-				n.Uses = append(n.Uses, w.names(d.Left)...)
-				w.noteIteration(x, d)
-				walk(d.Left, outer)
-			} else if _, ok := x.Callee.(*ast.Identifier); !ok {
-				walk(x.Callee, outer)
-			}
-			for _, a := range x.ArgumentList {
-				walk(a, idx)
-			}
-		case *ast.NewExpression:
-			c := irCall{Callee: "new " + w.text(x.Callee), Line: w.line(x.Idx0()), Text: w.text(x), Outer: outer}
-			if id, ok := x.Callee.(*ast.Identifier); ok && id.Name == "RegExp" && len(x.ArgumentList) > 0 {
-				if s, ok := x.ArgumentList[0].(*ast.StringLiteral); ok {
-					n.Regexps = append(n.Regexps, s.Value.String())
-				}
-			}
-			for _, a := range x.ArgumentList {
-				c.Args = append(c.Args, w.text(a))
-			}
-			n.Calls = append(n.Calls, c)
-			idx := len(n.Calls) - 1
-			for _, a := range x.ArgumentList {
-				walk(a, idx)
-			}
-		case *ast.DotExpression:
-			n.Uses = append(n.Uses, w.names(x)...)
-			if _, ok := x.Left.(*ast.Identifier); !ok {
-				walk(x.Left, outer)
-			}
-		case *ast.Identifier:
-			n.Uses = append(n.Uses, x.Name.String())
-		case *ast.StringLiteral:
-			n.Strs = append(n.Strs, x.Value.String())
-		case *ast.RegExpLiteral:
-			n.Strs = append(n.Strs, x.Pattern)
-			n.Regexps = append(n.Regexps, x.Pattern)
-		case *ast.TemplateLiteral:
-			for _, el := range x.Elements {
-				n.Strs = append(n.Strs, el.Parsed.String())
-			}
-			for _, ex := range x.Expressions {
-				walk(ex, outer)
-			}
-		case *ast.ObjectLiteral:
-			typ := ""
-			if outer >= 0 {
-				typ = n.Calls[outer].Callee
-			}
-			for _, p := range x.Value {
-				switch p := p.(type) {
-				case *ast.PropertyKeyed:
-					f := irField{Type: typ, Key: w.key(p.Key, p.Computed), Value: clip(w.text(p.Value), 200), Line: w.line(p.Idx0())}
-					if fl, ok := p.Value.(*ast.FunctionLiteral); ok && fl.Body != nil {
-						_, f.Rejects = jsExits(fl.Body.List)
-					}
-					n.Fields = append(n.Fields, f)
-					walk(p.Value, outer)
-				case *ast.PropertyShort:
-					n.Fields = append(n.Fields, irField{Type: typ, Key: p.Name.Name.String(), Value: p.Name.Name.String(), Line: w.line(p.Idx0())})
-					n.Uses = append(n.Uses, p.Name.Name.String())
-				case *ast.SpreadElement:
-					walk(p.Expression, outer)
-				}
-			}
-		case *ast.ArrayLiteral:
-			for _, v := range x.Value {
-				walk(v, outer)
-			}
-		case *ast.AssignExpression:
-			n.Defs = append(n.Defs, w.names(x.Left)...)
-			walk(x.Right, outer)
-		case *ast.BinaryExpression:
-			walk(x.Left, outer)
-			walk(x.Right, outer)
-		case *ast.UnaryExpression:
-			walk(x.Operand, outer)
-		case *ast.ConditionalExpression:
-			walk(x.Test, outer)
-			walk(x.Consequent, outer)
-			walk(x.Alternate, outer)
-		case *ast.BracketExpression:
-			walk(x.Left, outer)
-			walk(x.Member, outer)
-		case *ast.SequenceExpression:
-			for _, v := range x.Sequence {
-				walk(v, outer)
-			}
-		case *ast.AwaitExpression:
-			walk(x.Argument, outer)
-		case *ast.YieldExpression:
-			walk(x.Argument, outer)
-		case *ast.SpreadElement:
-			walk(x.Expression, outer)
-		case *ast.OptionalChain:
-			walk(x.Expression, outer)
-		case *ast.Optional:
-			walk(x.Expression, outer)
+	case *ast.Identifier:
+		n.Uses = append(n.Uses, x.Name.String())
+	case *ast.StringLiteral:
+		n.Strs = append(n.Strs, x.Value.String())
+	case *ast.RegExpLiteral:
+		n.Strs = append(n.Strs, x.Pattern)
+		n.Regexps = append(n.Regexps, x.Pattern)
+	case *ast.TemplateLiteral:
+		for _, el := range x.Elements {
+			n.Strs = append(n.Strs, el.Parsed.String())
+		}
+		for _, ex := range x.Expressions {
+			f.walk(ex, outer)
+		}
+	case *ast.ObjectLiteral:
+		f.object(x, outer)
+	case *ast.ArrayLiteral:
+		for _, v := range x.Value {
+			f.walk(v, outer)
+		}
+	case *ast.AssignExpression:
+		n.Defs = append(n.Defs, w.names(x.Left)...)
+		f.walk(x.Right, outer)
+	case *ast.BinaryExpression:
+		f.walk(x.Left, outer)
+		f.walk(x.Right, outer)
+	case *ast.UnaryExpression:
+		f.walk(x.Operand, outer)
+	case *ast.ConditionalExpression:
+		f.walk(x.Test, outer)
+		f.walk(x.Consequent, outer)
+		f.walk(x.Alternate, outer)
+	case *ast.BracketExpression:
+		f.walk(x.Left, outer)
+		f.walk(x.Member, outer)
+	case *ast.SequenceExpression:
+		for _, v := range x.Sequence {
+			f.walk(v, outer)
+		}
+	case *ast.AwaitExpression:
+		f.walk(x.Argument, outer)
+	case *ast.YieldExpression:
+		f.walk(x.Argument, outer)
+	case *ast.SpreadElement:
+		f.walk(x.Expression, outer)
+	case *ast.OptionalChain:
+		f.walk(x.Expression, outer)
+	case *ast.Optional:
+		f.walk(x.Expression, outer)
+	}
+}
+
+// call records call x, the names its method is called on, and walks its
+// callee and its arguments (these as arguments of x).
+func (f *jsFacts) call(x *ast.CallExpression, outer int) {
+	w, n := f.w, f.n
+	c := irCall{Callee: w.text(x.Callee), Line: w.line(x.Idx0()), Text: w.text(x), Outer: outer}
+	for _, a := range x.ArgumentList {
+		c.Args = append(c.Args, w.text(a))
+	}
+	n.Calls = append(n.Calls, c)
+	idx := len(n.Calls) - 1
+	if d, ok := x.Callee.(*ast.DotExpression); ok {
+		n.Uses = append(n.Uses, w.names(d.Left)...)
+		w.noteIteration(x, d)
+		f.walk(d.Left, outer)
+	} else if _, ok := x.Callee.(*ast.Identifier); !ok {
+		f.walk(x.Callee, outer)
+	}
+	for _, a := range x.ArgumentList {
+		f.walk(a, idx)
+	}
+}
+
+// newCall records construction x as a call of "new Callee" (the pattern of
+// new RegExp("...") as a regular expression) and walks its arguments.
+func (f *jsFacts) newCall(x *ast.NewExpression, outer int) {
+	w, n := f.w, f.n
+	c := irCall{Callee: "new " + w.text(x.Callee), Line: w.line(x.Idx0()), Text: w.text(x), Outer: outer}
+	if id, ok := x.Callee.(*ast.Identifier); ok && id.Name == "RegExp" && len(x.ArgumentList) > 0 {
+		if s, ok := x.ArgumentList[0].(*ast.StringLiteral); ok {
+			n.Regexps = append(n.Regexps, s.Value.String())
 		}
 	}
-	walk(e, outer)
-	return lits
+	for _, a := range x.ArgumentList {
+		c.Args = append(c.Args, w.text(a))
+	}
+	n.Calls = append(n.Calls, c)
+	idx := len(n.Calls) - 1
+	for _, a := range x.ArgumentList {
+		f.walk(a, idx)
+	}
+}
+
+// object records the properties of object literal x as fields of the type
+// named by the call it is an argument of, and walks their values.
+func (f *jsFacts) object(x *ast.ObjectLiteral, outer int) {
+	w, n := f.w, f.n
+	typ := ""
+	if outer >= 0 {
+		typ = n.Calls[outer].Callee
+	}
+	for _, p := range x.Value {
+		switch p := p.(type) {
+		case *ast.PropertyKeyed:
+			fd := irField{Type: typ, Key: w.key(p.Key, p.Computed), Value: clip(w.text(p.Value), 200), Line: w.line(p.Idx0())}
+			if fl, ok := p.Value.(*ast.FunctionLiteral); ok && fl.Body != nil {
+				_, fd.Rejects = jsExits(fl.Body.List)
+			}
+			n.Fields = append(n.Fields, fd)
+			f.walk(p.Value, outer)
+		case *ast.PropertyShort:
+			n.Fields = append(n.Fields, irField{Type: typ, Key: p.Name.Name.String(), Value: p.Name.Name.String(), Line: w.line(p.Idx0())})
+			n.Uses = append(n.Uses, p.Name.Name.String())
+		case *ast.SpreadElement:
+			f.walk(p.Expression, outer)
+		}
+	}
 }

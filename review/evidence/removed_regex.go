@@ -153,68 +153,17 @@ func (p *reParser) quant(it *reItem) {
 	}
 }
 
+// atom reads one atom of the pattern: a group, a character class, an escape, a dot, an anchor or
+// a literal character.
 func (p *reParser) atom() reItem {
 	c := p.s[p.pos]
 	p.pos++
 	var it reItem
 	switch c {
 	case '(':
-		it.group = true
-		if strings.HasPrefix(p.s[p.pos:], "?") {
-			switch {
-			case strings.HasPrefix(p.s[p.pos:], "?:"):
-				p.pos += 2
-			case strings.HasPrefix(p.s[p.pos:], "?=") || strings.HasPrefix(p.s[p.pos:], "?!"):
-				p.pos += 2
-				it.zero = true
-			case strings.HasPrefix(p.s[p.pos:], "?<=") || strings.HasPrefix(p.s[p.pos:], "?<!"):
-				p.pos += 3
-				it.zero = true
-			case strings.HasPrefix(p.s[p.pos:], "?P<") || strings.HasPrefix(p.s[p.pos:], "?<"):
-				if end := strings.IndexByte(p.s[p.pos:], '>'); end >= 0 {
-					p.pos += end + 1
-				}
-			}
-		}
-		it.alts = p.alt()
-		if p.pos < len(p.s) && p.s[p.pos] == ')' {
-			p.pos++
-		}
+		return p.group()
 	case '[':
-		negate := p.pos < len(p.s) && p.s[p.pos] == '^'
-		if negate {
-			p.pos++
-		}
-		first := true
-		for p.pos < len(p.s) && (p.s[p.pos] != ']' || first) {
-			first = false
-			r := rune(p.s[p.pos])
-			p.pos++
-			if r == '\\' && p.pos < len(p.s) {
-				e := p.s[p.pos]
-				p.pos++
-				if cs, ok := escapeClass(e); ok {
-					it.set = it.set.union(cs)
-					continue
-				}
-				r = p.escaped(e)
-			}
-			if p.pos+1 < len(p.s) && p.s[p.pos] == '-' && p.s[p.pos+1] != ']' {
-				hi := rune(p.s[p.pos+1])
-				p.pos += 2
-				if hi == '\\' && p.pos < len(p.s) {
-					p.pos++
-					hi = p.escaped(p.s[p.pos-1])
-				}
-				it.set.addRange(r, hi)
-				continue
-			}
-			it.set.add(r)
-		}
-		p.pos++ // ]
-		if negate {
-			it.set = it.set.negate()
-		}
+		return p.class()
 	case '\\':
 		if p.pos >= len(p.s) {
 			it.set.add('\\')
@@ -237,6 +186,74 @@ func (p *reParser) atom() reItem {
 		it.zero = true
 	default:
 		it.set.add(rune(c))
+	}
+	return it
+}
+
+// group reads a group after its '(': its alternatives, up to and past the ')'. A lookaround
+// matches no characters; non-capturing and named groups are read as plain groups.
+func (p *reParser) group() reItem {
+	it := reItem{group: true}
+	if strings.HasPrefix(p.s[p.pos:], "?") {
+		switch {
+		case strings.HasPrefix(p.s[p.pos:], "?:"):
+			p.pos += 2
+		case strings.HasPrefix(p.s[p.pos:], "?=") || strings.HasPrefix(p.s[p.pos:], "?!"):
+			p.pos += 2
+			it.zero = true
+		case strings.HasPrefix(p.s[p.pos:], "?<=") || strings.HasPrefix(p.s[p.pos:], "?<!"):
+			p.pos += 3
+			it.zero = true
+		case strings.HasPrefix(p.s[p.pos:], "?P<") || strings.HasPrefix(p.s[p.pos:], "?<"):
+			if end := strings.IndexByte(p.s[p.pos:], '>'); end >= 0 {
+				p.pos += end + 1
+			}
+		}
+	}
+	it.alts = p.alt()
+	if p.pos < len(p.s) && p.s[p.pos] == ')' {
+		p.pos++
+	}
+	return it
+}
+
+// class reads a character class after its '[', up to and past the ']': its characters,
+// ranges and escaped classes, negated by a leading '^'.
+func (p *reParser) class() reItem {
+	var it reItem
+	negate := p.pos < len(p.s) && p.s[p.pos] == '^'
+	if negate {
+		p.pos++
+	}
+	first := true
+	for p.pos < len(p.s) && (p.s[p.pos] != ']' || first) {
+		first = false
+		r := rune(p.s[p.pos])
+		p.pos++
+		if r == '\\' && p.pos < len(p.s) {
+			e := p.s[p.pos]
+			p.pos++
+			if cs, ok := escapeClass(e); ok {
+				it.set = it.set.union(cs)
+				continue
+			}
+			r = p.escaped(e)
+		}
+		if p.pos+1 < len(p.s) && p.s[p.pos] == '-' && p.s[p.pos+1] != ']' {
+			hi := rune(p.s[p.pos+1])
+			p.pos += 2
+			if hi == '\\' && p.pos < len(p.s) {
+				p.pos++
+				hi = p.escaped(p.s[p.pos-1])
+			}
+			it.set.addRange(r, hi)
+			continue
+		}
+		it.set.add(r)
+	}
+	p.pos++ // ]
+	if negate {
+		it.set = it.set.negate()
 	}
 	return it
 }

@@ -26,7 +26,7 @@ var defectRules = map[string]string{
 	"defect-go-unbounded-goroutines": evidence.RuleUnboundedGo,
 	"defect-java-sql-injection":      evidence.RuleSQLInjection,
 	"defect-node-command-injection":  evidence.RuleCommandInjection,
-	"defect-prompt-injection-docs":   evidence.RulePromptInjection,
+	"defect-prompt-injection-docs":   toulmin.RulePromptInjection,
 	"defect-python-aws-key":          evidence.RuleSecret,
 	"defect-python-md5-password":     evidence.RuleWeakPasswordHash,
 	"defect-python-n-plus-one":       evidence.RuleCallInLoop,
