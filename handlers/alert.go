@@ -13,14 +13,14 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/debatebot/debatebot/config"
-	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/evidence"
 )
 
 // Alert is a security alert a job carries: on a pull request's head (the pull request's debate
 // runs again with it as evidence), or on the default branch (an issue is opened for it when
 // debatebot.yml says alerts: issue, and debated).
 type Alert struct {
-	review.Alert
+	evidence.Alert
 	DefaultBranch bool `json:",omitempty"`
 	// Closed is how a default-branch alert ended ("fixed", "dismissed", ...): the issue opened
 	// for it is closed once every alert of its group ended.
@@ -167,7 +167,7 @@ func (h *SecurityAlert) Handle(ctx context.Context, eventType, deliveryID string
 		if msg == "" {
 			msg = a.Rule.Description
 		}
-		al := &Alert{Alert: review.Alert{Kind: "code_scanning", Number: a.Number, Tool: a.Tool.Name, Rule: a.Rule.ID, Severity: sev,
+		al := &Alert{Alert: evidence.Alert{Kind: "code_scanning", Number: a.Number, Tool: a.Tool.Name, Rule: a.Rule.ID, Severity: sev,
 			Message: truncate(msg, 2000), Path: a.MostRecentInstance.Location.Path, Line: a.MostRecentInstance.Location.StartLine, URL: a.HTMLURL},
 			Visibility: e.Repository.visibility(), Group: strings.TrimSpace(a.Tool.Name + " " + a.Rule.ID)}
 		ref := e.Ref
@@ -206,7 +206,7 @@ func (h *SecurityAlert) Handle(ctx context.Context, eventType, deliveryID string
 			msg += "; first patched version " + p.Identifier
 		}
 		// Dependabot alerts are about the default branch's manifests.
-		al := &Alert{DefaultBranch: true, Alert: review.Alert{Kind: "dependabot", Number: a.Number, Tool: "Dependabot", Rule: id, Severity: a.SecurityAdvisory.Severity,
+		al := &Alert{DefaultBranch: true, Alert: evidence.Alert{Kind: "dependabot", Number: a.Number, Tool: "Dependabot", Rule: id, Severity: a.SecurityAdvisory.Severity,
 			Message: truncate(msg, 2000), Path: a.Dependency.ManifestPath, URL: a.HTMLURL},
 			Visibility: e.Repository.visibility(), Group: strings.TrimSpace("Dependabot " + a.Dependency.Package.Ecosystem + " " + a.Dependency.Package.Name)}
 		job = &Job{DeliveryID: deliveryID, Trigger: eventType + "." + e.Action, Installation: e.Installation.ID, Kind: KindAlert, PR: e.Repository.pr(0), Alert: al}

@@ -9,13 +9,10 @@ import (
 	"github.com/debatebot/debatebot/voting"
 )
 
-// Alert is a code scanning or Dependabot alert (see evidence.Alert).
-type Alert = evidence.Alert
-
 // WithAlerts makes the debate take the alerts as evidence, besides what its analyzers find, and
 // seat the security stakeholder whatever the moderator would choose: a security alert is the
 // security stakeholder's to answer.
-func (d *Debate) WithAlerts(alerts ...Alert) {
+func (d *Debate) WithAlerts(alerts ...evidence.Alert) {
 	if len(alerts) == 0 {
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -26,7 +27,7 @@ func (s seatOnly) Seat(_ context.Context, req *toulmin.SeatRequest) (*toulmin.Pa
 func TestWithAlertsRequiresTheSecurityStakeholder(t *testing.T) {
 	agents := OfflinePanel(DefaultPerspectives())
 	d := &Debate{Panel: PanelModerated, Agents: agents, Moderator: seatOnly("performance")}
-	d.WithAlerts(Alert{Kind: "code_scanning", Number: 3, Tool: "CodeQL", Rule: "go/sql-injection", Severity: "high", Message: "tainted", Path: "a.go", Line: 3})
+	d.WithAlerts(evidence.Alert{Kind: "code_scanning", Number: 3, Tool: "CodeQL", Rule: "go/sql-injection", Severity: "high", Message: "tainted", Path: "a.go", Line: 3})
 	var cands []toulmin.Participant
 	for _, a := range agents {
 		if !a.Participant().Role.IsMaintainer() {
@@ -54,7 +55,7 @@ func TestWithAlertsRequiresTheSecurityStakeholder(t *testing.T) {
 	}
 	// Seated already: nothing changes.
 	d2 := &Debate{Panel: PanelModerated, Agents: agents, Moderator: seatOnly("security")}
-	d2.WithAlerts(Alert{Kind: "dependabot", Number: 1, Message: "x"})
+	d2.WithAlerts(evidence.Alert{Kind: "dependabot", Number: 1, Message: "x"})
 	if p, _ := d2.Moderator.Seat(context.Background(), &toulmin.SeatRequest{Candidates: cands}); len(p.Seated) != 1 {
 		t.Errorf("seated %v", p.Seated)
 	}

@@ -100,8 +100,8 @@ func LLMPanel(ps []Perspective, o LLMOptions) ([]toulmin.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	o = o.withDefaults()
-	client := o.client()
+	o = o.WithDefaults()
+	api := o.API()
 	shared := newSharedContext(prompts, tok, o.ContextTokens, ps)
 	agents := make([]toulmin.Agent, len(ps))
 	for i, p := range ps {
@@ -115,8 +115,8 @@ func LLMPanel(ps []Perspective, o LLMOptions) ([]toulmin.Agent, error) {
 		}
 		agents[i] = &LLMAgent{
 			p:     toulmin.Participant{Name: p.Name, Title: p.Title, Abbrev: p.Abbrev, Role: p.Role, Perspective: p.Summary, Trust: trust, Model: model},
-			persp: p, model: model, client: client, shared: shared, prices: o.Prices,
-			maxRetries: o.MaxRetries, requestTimeout: o.RequestTimeout,
+			persp: p, shared: shared,
+			client: &Client{API: api, Model: model, Prices: o.Prices, MaxRetries: o.MaxRetries, RequestTimeout: o.RequestTimeout},
 		}
 	}
 	return agents, nil
@@ -231,13 +231,19 @@ func (s *sharedContext) render(ctx context.Context, req *toulmin.Request) (ctxTe
 type LLMAgent struct {
 	p      toulmin.Participant
 	persp  Perspective
-	model  string
-	client openai.Client
+	client *Client
 	shared *sharedContext
-	prices PriceTable
+}
 
-	maxRetries     int
-	requestTimeout time.Duration
+// Client makes the calls of one model through an OpenAI-compatible chat completions endpoint,
+// with the retries Call describes, and prices what they spent.
+type Client struct {
+	API    openai.Client
+	Model  string
+	Prices PriceTable
+
+	MaxRetries     int
+	RequestTimeout time.Duration
 }
 
 // Participant implements toulmin.Agent.
@@ -264,13 +270,13 @@ func (a *LLMAgent) Take(ctx context.Context, req *toulmin.Request) (*toulmin.Tur
 	msgs := base
 	spent := &toulmin.Turn{}
 	for attempt := 0; ; attempt++ {
-		res := a.complete(ctx, msgs, req.Phase.TokenLimit, req.Subject.DebateID)
-		spent.Usage.Add(res.usage)
-		spent.Notes = append(spent.Notes, res.notes...)
-		if res.err != nil {
-			return spent, res.err
+		res := a.client.Complete(ctx, msgs, req.Phase.TokenLimit, req.Subject.DebateID)
+		spent.Usage.Add(res.Usage)
+		spent.Notes = append(spent.Notes, res.Notes...)
+		if res.Err != nil {
+			return spent, res.Err
 		}
-		turn, problems, perr := a.parse(res.content, res.finish, req)
+		turn, problems, perr := a.parse(res.Content, res.Finish, req)
 		if perr == nil && len(problems) == 0 {
 			turn.Usage, turn.Notes = spent.Usage, spent.Notes
 			return turn, nil
@@ -340,25 +346,28 @@ func (a *LLMAgent) parse(content, finish string, req *toulmin.Request) (turn *to
 		return nil, nil, err
 	}
 	turn, problems = r.Turn(req)
+	for i := range turn.Arguments {
+		turn.Arguments[i].Template = templateOfArgument(&turn.Arguments[i], req.Self.Name, req.Evidence)
+	}
 	return turn, problems, nil
 }
 
-// completion is the outcome of one model call with its retries.
-type completion struct {
-	content, finish string
-	usage           toulmin.Usage
-	notes           []string
-	err             error
+// Completion is the outcome of one model call with its retries.
+type Completion struct {
+	Content, Finish string
+	Usage           toulmin.Usage
+	Notes           []string
+	Err             error
 }
 
-// complete makes one chat completion call. Each request has its own timeout; a request that times
-// out, fails to connect, or is answered 408, 409, 429 or 5xx is retried up to the agent's bound,
-// after the delay the server asks for (Retry-After, retry-after-ms) or an exponential backoff with
-// jitter; waiting honours ctx. cacheKey (the debate's id) is sent as prompt_cache_key, so that
+// Complete makes one chat completion call of a debate's turn, its reply held to ReplySchema.
+// Each request has its own timeout; a request that times out, fails to connect, or is answered
+// 408, 409, 429 or 5xx is retried up to MaxRetries, after the delay the server asks for
+// (Retry-After, retry-after-ms) or an exponential backoff with jitter; waiting honours ctx. cacheKey (the debate's id) is sent as prompt_cache_key, so that
 // the provider routes the calls of one debate to the same prompt cache.
-func (a *LLMAgent) complete(ctx context.Context, msgs []openai.ChatCompletionMessageParamUnion, limit int, cacheKey string) (out completion) {
+func (a *Client) Complete(ctx context.Context, msgs []openai.ChatCompletionMessageParamUnion, limit int, cacheKey string) (out Completion) {
 	params := openai.ChatCompletionNewParams{
-		Model:    a.model,
+		Model:    a.Model,
 		Messages: msgs,
 		ResponseFormat: openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &openai.ResponseFormatJSONSchemaParam{
 			JSONSchema: openai.ResponseFormatJSONSchemaJSONSchemaParam{Name: "debate_turn", Schema: ReplySchema, Strict: openai.Bool(true)},
@@ -370,11 +379,11 @@ func (a *LLMAgent) complete(ctx context.Context, msgs []openai.ChatCompletionMes
 	if cacheKey != "" {
 		params.PromptCacheKey = openai.String(cacheKey)
 	}
-	return a.call(ctx, params)
+	return a.Call(ctx, params)
 }
 
-// call makes one chat completion call with the retries complete describes.
-func (a *LLMAgent) call(ctx context.Context, params openai.ChatCompletionNewParams) (out completion) {
+// Call makes one chat completion call with the retries Complete describes.
+func (a *Client) Call(ctx context.Context, params openai.ChatCompletionNewParams) (out Completion) {
 	log := zerolog.Ctx(ctx)
 	for attempt := 0; ; attempt++ {
 		resp, httpResp, err := a.once(ctx, params)
@@ -383,34 +392,34 @@ func (a *LLMAgent) call(ctx context.Context, params openai.ChatCompletionNewPara
 				Prompt: resp.Usage.PromptTokens, Completion: resp.Usage.CompletionTokens,
 				CachedPrompt: resp.Usage.PromptTokensDetails.CachedTokens, Calls: 1,
 			}
-			u.CostUSD = a.prices.Cost(a.model, u)
-			out.usage.Add(u)
+			u.CostUSD = a.Prices.Cost(a.Model, u)
+			out.Usage.Add(u)
 			if len(resp.Choices) == 0 {
-				out.err = fmt.Errorf("model %s returned no choices", a.model)
+				out.Err = fmt.Errorf("model %s returned no choices", a.Model)
 				return out
 			}
-			out.content, out.finish = resp.Choices[0].Message.Content, string(resp.Choices[0].FinishReason)
+			out.Content, out.Finish = resp.Choices[0].Message.Content, string(resp.Choices[0].FinishReason)
 			return out
 		}
 		retry, timedOut := a.retryable(ctx, err, httpResp)
 		if timedOut {
-			out.notes = append(out.notes, fmt.Sprintf("model %s did not answer within %s (request %d)", a.model, a.requestTimeout, attempt+1))
+			out.Notes = append(out.Notes, fmt.Sprintf("model %s did not answer within %s (request %d)", a.Model, a.RequestTimeout, attempt+1))
 		}
-		if !retry || attempt >= a.maxRetries {
-			out.err = err
+		if !retry || attempt >= a.MaxRetries {
+			out.Err = err
 			if retry {
-				out.err = fmt.Errorf("%w (gave up after %d tries)", err, attempt+1)
+				out.Err = fmt.Errorf("%w (gave up after %d tries)", err, attempt+1)
 			}
 			return out
 		}
 		delay := retryDelay(httpResp, attempt)
-		log.Warn().Err(err).Str("model", a.model).Int("attempt", attempt+1).Dur("retry_in", delay).Msg("model call failed; retrying")
+		log.Warn().Err(err).Str("model", a.Model).Int("attempt", attempt+1).Dur("retry_in", delay).Msg("model call failed; retrying")
 		t := time.NewTimer(delay)
 		select {
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			out.err = fmt.Errorf("model %s: gave up retrying: %w", a.model, ctx.Err())
+			out.Err = fmt.Errorf("model %s: gave up retrying: %w", a.Model, ctx.Err())
 			return out
 		}
 	}
@@ -420,31 +429,31 @@ func (a *LLMAgent) call(ctx context.Context, params openai.ChatCompletionNewPara
 var errRequestTimeout = errors.New("request timed out")
 
 // once is one HTTP request under the request timeout.
-func (a *LLMAgent) once(ctx context.Context, params openai.ChatCompletionNewParams) (*openai.ChatCompletion, *http.Response, error) {
+func (a *Client) once(ctx context.Context, params openai.ChatCompletionNewParams) (*openai.ChatCompletion, *http.Response, error) {
 	rctx, cancel := ctx, context.CancelFunc(func() {})
-	if a.requestTimeout > 0 {
-		rctx, cancel = context.WithTimeoutCause(ctx, a.requestTimeout, errRequestTimeout)
+	if a.RequestTimeout > 0 {
+		rctx, cancel = context.WithTimeoutCause(ctx, a.RequestTimeout, errRequestTimeout)
 	}
 	defer cancel()
 	var httpResp *http.Response
-	resp, err := a.client.Chat.Completions.New(rctx, params, option.WithResponseInto(&httpResp))
+	resp, err := a.API.Chat.Completions.New(rctx, params, option.WithResponseInto(&httpResp))
 	if err == nil {
 		return resp, httpResp, nil
 	}
 	var apiErr *openai.Error
 	switch {
 	case ctx.Err() != nil:
-		return nil, nil, fmt.Errorf("model %s call stopped: %w", a.model, ctx.Err())
+		return nil, nil, fmt.Errorf("model %s call stopped: %w", a.Model, ctx.Err())
 	case errors.Is(context.Cause(rctx), errRequestTimeout):
-		return nil, nil, fmt.Errorf("model %s did not answer within %s: %w", a.model, a.requestTimeout, errRequestTimeout)
+		return nil, nil, fmt.Errorf("model %s did not answer within %s: %w", a.Model, a.RequestTimeout, errRequestTimeout)
 	case errors.As(err, &apiErr):
-		return nil, apiErr.Response, fmt.Errorf("model %s answered %d: %s", a.model, apiErr.StatusCode, clip(apiErr.Message, 200))
+		return nil, apiErr.Response, fmt.Errorf("model %s answered %d: %s", a.Model, apiErr.StatusCode, clip(apiErr.Message, 200))
 	}
-	return nil, httpResp, fmt.Errorf("model %s call failed: %w", a.model, err)
+	return nil, httpResp, fmt.Errorf("model %s call failed: %w", a.Model, err)
 }
 
 // retryable says whether a failed request is tried again, and whether it timed out.
-func (a *LLMAgent) retryable(ctx context.Context, err error, resp *http.Response) (retry, timedOut bool) {
+func (a *Client) retryable(ctx context.Context, err error, resp *http.Response) (retry, timedOut bool) {
 	if ctx.Err() != nil {
 		return false, false
 	}
@@ -698,8 +707,8 @@ func SingleCallPromptTokens(c *Change, ev []toulmin.Evidence, budget int) (int, 
 	return tok.Count(prompts.rules) + tok.Count(ctxText+"\n"+diffText) + tok.Count(instruction), nil
 }
 
-// withDefaults fills what the options leave unset: the model, retries, prices and timeout.
-func (o LLMOptions) withDefaults() LLMOptions {
+// WithDefaults fills what the options leave unset: the model, retries, prices and timeout.
+func (o LLMOptions) WithDefaults() LLMOptions {
 	if o.Model == "" {
 		o.Model = DefaultModel
 	}
@@ -715,9 +724,9 @@ func (o LLMOptions) withDefaults() LLMOptions {
 	return o
 }
 
-// client is the model's API client. Retries are the agent's own (complete), so that a request
-// that times out is retried like a 5xx and waiting between tries honours the phase's context.
-func (o LLMOptions) client() openai.Client {
+// API is the model's API client. Retries are the Client's own (Call), so that a request that
+// times out is retried like a 5xx and waiting between tries honours the phase's context.
+func (o LLMOptions) API() openai.Client {
 	opts := []option.RequestOption{option.WithAPIKey(o.APIKey), option.WithMaxRetries(0)}
 	if o.BaseURL != "" {
 		opts = append(opts, option.WithBaseURL(o.BaseURL))

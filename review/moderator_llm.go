@@ -64,24 +64,24 @@ func (m *llmModerator) Seat(ctx context.Context, req *toulmin.SeatRequest) (*tou
 		return nil, err
 	}
 	params := openai.ChatCompletionNewParams{
-		Model:    m.a.model,
+		Model:    m.a.client.Model,
 		Messages: []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(moderatorSystem), openai.UserMessage(m.prompt(req))},
 		ResponseFormat: openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &openai.ResponseFormatJSONSchemaParam{
 			JSONSchema: openai.ResponseFormatJSONSchemaJSONSchemaParam{Name: "moderator_panel", Schema: moderatorSchema, Strict: openai.Bool(true)},
 		}},
 		MaxCompletionTokens: openai.Int(DefaultModeratorTokens),
 	}
-	res := m.a.call(ctx, params)
+	res := m.a.client.Call(ctx, params)
 	fail := func(why string) (*toulmin.Panel, error) {
-		fallback.Usage = res.usage
+		fallback.Usage = res.Usage
 		fallback.Notes = append(fallback.Notes, "the model's choice could not be used ("+clip(why, 200)+"); the rules chose")
 		return fallback, nil
 	}
-	if res.err != nil {
-		return fail(res.err.Error())
+	if res.Err != nil {
+		return fail(res.Err.Error())
 	}
 	var r moderatorReply
-	s := strings.TrimSpace(res.content)
+	s := strings.TrimSpace(res.Content)
 	if i, j := strings.IndexByte(s, '{'), strings.LastIndexByte(s, '}'); i >= 0 && j > i {
 		s = s[i : j+1]
 	}
@@ -93,7 +93,7 @@ func (m *llmModerator) Seat(ctx context.Context, req *toulmin.SeatRequest) (*tou
 	for _, c := range ranked {
 		byName[c.p.Name] = c
 	}
-	panel := &toulmin.Panel{Method: "model " + m.a.model, Usage: res.usage}
+	panel := &toulmin.Panel{Method: "model " + m.a.client.Model, Usage: res.Usage}
 	var seated []*candidate
 	for _, st := range r.Seated {
 		c, ok := byName[strings.TrimSpace(st.Name)]

@@ -159,7 +159,6 @@ func (r *Reply) Turn(req *toulmin.Request) (turn *toulmin.Turn, problems []strin
 			}
 		}
 		a.ID = ""
-		a.Template = templateOfArgument(&a, req.Self.Name, req.Evidence)
 		turn.Arguments = append(turn.Arguments, a)
 	}
 	vote := voting.Option(r.Position.Vote)
