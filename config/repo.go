@@ -20,6 +20,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -201,7 +202,7 @@ type LLM struct {
 	// retried like a 5xx.
 	RequestTimeout Duration `yaml:"request_timeout,omitempty"`
 	// Prices adds to or replaces entries of the built-in price table (US dollars per million tokens).
-	Prices review.PriceTable `yaml:"prices"`
+	Prices llm.PriceTable `yaml:"prices"`
 }
 
 // DefaultMaxAlertIssues is max_alert_issues when unset, and MaxMaxAlertIssues its bound.
@@ -217,12 +218,12 @@ const MaxCheckpointTimeout = 7 * 24 * time.Hour
 // Defaults of the llm section.
 const (
 	DefaultConcurrency = 4
-	DefaultMaxRetries  = review.DefaultMaxRetries
+	DefaultMaxRetries  = llm.DefaultMaxRetries
 )
 
 // PriceTable is the built-in table with the file's entries applied.
-func (l LLM) PriceTable() review.PriceTable {
-	t := review.DefaultPrices()
+func (l LLM) PriceTable() llm.PriceTable {
+	t := llm.DefaultPrices()
 	for k, v := range l.Prices {
 		t[k] = v
 	}
@@ -462,7 +463,7 @@ func (r *Repo) fill() error {
 		r.LLM.MaxRetries = DefaultMaxRetries
 	}
 	if r.LLM.RequestTimeout == 0 {
-		r.LLM.RequestTimeout = Duration(review.DefaultRequestTimeout)
+		r.LLM.RequestTimeout = Duration(llm.DefaultRequestTimeout)
 	}
 	if r.LLM.Concurrency < 0 || r.LLM.ContextTokens < 500 || r.LLM.MaxRetries < 0 || r.LLM.MaxRetries > 10 {
 		bad("llm: concurrency must be positive, context_tokens at least 500 and max_retries between 0 and 10 (got %d, %d, %d)", r.LLM.Concurrency, r.LLM.ContextTokens, r.LLM.MaxRetries)

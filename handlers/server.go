@@ -18,6 +18,7 @@ import (
 	"github.com/debatebot/debatebot/dashboard"
 	"github.com/debatebot/debatebot/dialectic"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/review/repocache"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
@@ -148,7 +149,7 @@ func agentFactory(cfg *config.Server) AgentFactory {
 		if cfg.OpenAIKey == "" {
 			return review.OfflinePanel(repo.Stakeholders), nil
 		}
-		return review.LLMPanel(repo.Stakeholders, review.LLMOptions{
+		return review.LLMPanel(repo.Stakeholders, llm.Options{
 			APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.Model, MaxRetries: repo.LLM.MaxRetries,
 			RequestTimeout: time.Duration(repo.LLM.RequestTimeout),
 			ContextTokens:  repo.LLM.ContextTokens, Prices: repo.LLM.PriceTable(),
@@ -163,7 +164,7 @@ func dialecticFactory(cfg *config.Server) func(*config.Repo) dialectic.Agents {
 		if cfg.OpenAIKey == "" {
 			return nil
 		}
-		return review.NewDialecticLLM(review.LLMOptions{
+		return review.NewDialecticLLM(llm.Options{
 			APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.Model, MaxRetries: repo.LLM.MaxRetries,
 			RequestTimeout: time.Duration(repo.LLM.RequestTimeout), Prices: repo.LLM.PriceTable(),
 		})

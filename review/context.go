@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -35,7 +36,7 @@ type fileRank struct {
 // stats so that every agent knows what it did not see. A hunk is counted only up to what is left
 // of the budget, so a huge hunk (one 1 MB line) costs the budget's worth of work; counting stops
 // with the context's error when ctx ends.
-func BuildContext(ctx context.Context, c *Change, ev []toulmin.Evidence, budget int, tok *Tokenizer) (ChangeContext, error) {
+func BuildContext(ctx context.Context, c *Change, ev []toulmin.Evidence, budget int, tok *llm.Tokenizer) (ChangeContext, error) {
 	if budget <= 0 {
 		budget = DefaultContextTokens
 	}

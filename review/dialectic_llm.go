@@ -9,6 +9,7 @@ import (
 	"github.com/openai/openai-go"
 
 	"github.com/debatebot/debatebot/dialectic"
+	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -34,11 +35,11 @@ const (
 )
 
 // NewDialecticLLM returns the model-backed advocate and critic.
-func NewDialecticLLM(o LLMOptions) *DialecticLLM {
+func NewDialecticLLM(o llm.Options) *DialecticLLM {
 	o = o.WithDefaults()
 	return &DialecticLLM{a: &LLMAgent{
 		p:      toulmin.Participant{Name: "dialectic", Title: "Dialectic layer", Model: o.Model},
-		client: &Client{API: o.API(), Model: o.Model, Prices: o.Prices, MaxRetries: o.MaxRetries, RequestTimeout: o.RequestTimeout},
+		client: &llm.Client{API: o.API(), Model: o.Model, Prices: o.Prices, MaxRetries: o.MaxRetries, RequestTimeout: o.RequestTimeout},
 	}}
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/debatebot/debatebot/dialectic"
+	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/review/llmtest"
 )
 
@@ -21,7 +22,7 @@ func TestDialecticLLMFailureDebate(t *testing.T) {
 		}
 		return llmtest.Response{Status: 400, ErrorMessage: "unexpected schema " + r.ResponseFormat.JSONSchema.Name}
 	})
-	agents := NewDialecticLLM(LLMOptions{APIKey: "k", BaseURL: srv.BaseURL(), Model: "gpt-test"})
+	agents := NewDialecticLLM(llm.Options{APIKey: "k", BaseURL: srv.BaseURL(), Model: "gpt-test"})
 	t0 := time.Date(2026, 1, 29, 14, 30, 0, 0, time.UTC)
 	req := &dialectic.FailureRequest{Task: "CI on acme/shop#7", TaskID: "x", ChangeKnown: true, Changed: []string{"README.md"},
 		Attempts: []dialectic.Attempt{{N: 1, At: t0, Fingerprint: "undefined newtoken", Head: "1111111"}, {N: 2, At: t0, Fingerprint: "undefined newtoken", Head: "2222222"}},
@@ -57,7 +58,7 @@ func TestDialecticLLMFailureDebate(t *testing.T) {
 
 func TestDialecticLLMFallsBackToRules(t *testing.T) {
 	srv := llmtest.New(t, func(int, *llmtest.Request) llmtest.Response { return llmtest.Response{Content: "not json"} })
-	agents := NewDialecticLLM(LLMOptions{APIKey: "k", BaseURL: srv.BaseURL(), MaxRetries: 1})
+	agents := NewDialecticLLM(llm.Options{APIKey: "k", BaseURL: srv.BaseURL(), MaxRetries: 1})
 	rec, err := dialectic.DebatePlan(context.Background(), agents, &dialectic.PlanRequest{Proposal: "Drop the users table", Stakes: dialectic.High})
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +83,7 @@ func TestDialecticLLMJudgesWhatTheRulesLeaveOpen(t *testing.T) {
 		}
 		return llmtest.Response{Status: 400, ErrorMessage: "unexpected schema " + r.ResponseFormat.JSONSchema.Name}
 	})
-	agents := NewDialecticLLM(LLMOptions{APIKey: "k", BaseURL: srv.BaseURL(), Model: "gpt-test"})
+	agents := NewDialecticLLM(llm.Options{APIKey: "k", BaseURL: srv.BaseURL(), Model: "gpt-test"})
 	t0 := time.Date(2026, 1, 29, 14, 30, 0, 0, time.UTC)
 	req := &dialectic.FailureRequest{Task: "CI on acme/shop#7", TaskID: "x", ChangeKnown: true, Changed: []string{"auth/auth.go"},
 		Attempts: []dialectic.Attempt{{N: 1, At: t0, Fingerprint: "undefined newtoken", Head: "1111111"}, {N: 2, At: t0, Fingerprint: "undefined newtoken", Head: "2222222"}},

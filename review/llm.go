@@ -6,19 +6,13 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"math"
-	"math/rand/v2"
-	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"text/template"
-	"time"
 
 	"github.com/openai/openai-go"
-	"github.com/openai/openai-go/option"
-	"github.com/rs/zerolog"
 
+	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -61,42 +55,14 @@ func render(t *template.Template, data any) (string, error) {
 	return b.String(), nil
 }
 
-// DefaultModel is used when neither the perspective nor DEBATEBOT_MODEL names one.
-const DefaultModel = "gpt-4o-mini"
-
-// DefaultMaxRetries bounds the retries of a model call on 429 and 5xx.
-const DefaultMaxRetries = 3
-
-// DefaultRequestTimeout bounds one model request.
-const DefaultRequestTimeout = 120 * time.Second
-
-// LLMOptions configure the model-backed agents of one debate.
-type LLMOptions struct {
-	APIKey  string
-	BaseURL string
-	// Model is the default model; a perspective may name its own.
-	Model string
-	// MaxRetries bounds retries of 429 and 5xx (with exponential backoff and jitter that honours
-	// Retry-After and retry-after-ms).
-	MaxRetries int
-	// RequestTimeout bounds each model request (each retry has its own); a request that times out
-	// is retried like a 5xx. Default DefaultRequestTimeout; negative: no timeout but the phase's.
-	RequestTimeout time.Duration
-	// ContextTokens is the budget for the change in the opening prompt.
-	ContextTokens int
-	Prices        PriceTable
-	// HTTPClient replaces the default transport (tests, proxies).
-	HTTPClient option.HTTPClient
-}
-
 // LLMPanel builds the model-backed agents for one debate. They share the rendered change context,
 // so that every agent's prompt starts with the same bytes and providers' prompt caching applies.
-func LLMPanel(ps []Perspective, o LLMOptions) ([]toulmin.Agent, error) {
+func LLMPanel(ps []Perspective, o llm.Options) ([]toulmin.Agent, error) {
 	prompts, err := LoadPrompts()
 	if err != nil {
 		return nil, err
 	}
-	tok, err := DefaultTokenizer()
+	tok, err := llm.DefaultTokenizer()
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +82,7 @@ func LLMPanel(ps []Perspective, o LLMOptions) ([]toulmin.Agent, error) {
 		agents[i] = &LLMAgent{
 			p:     toulmin.Participant{Name: p.Name, Title: p.Title, Abbrev: p.Abbrev, Role: p.Role, Perspective: p.Summary, Trust: trust, Model: model},
 			persp: p, shared: shared,
-			client: &Client{API: api, Model: model, Prices: o.Prices, MaxRetries: o.MaxRetries, RequestTimeout: o.RequestTimeout},
+			client: &llm.Client{API: api, Model: model, Prices: o.Prices, MaxRetries: o.MaxRetries, RequestTimeout: o.RequestTimeout},
 		}
 	}
 	return agents, nil
@@ -126,7 +92,7 @@ func LLMPanel(ps []Perspective, o LLMOptions) ([]toulmin.Agent, error) {
 // message (the rules and the panel) and the change.
 type sharedContext struct {
 	prompts *Prompts
-	tok     *Tokenizer
+	tok     *llm.Tokenizer
 	budget  int
 	// persp holds the panel's perspectives by name, for their priorities and trade-offs.
 	persp map[string]Perspective
@@ -138,7 +104,7 @@ type sharedContext struct {
 	change   string // files, evidence, what was left out, and the budgeted diff
 }
 
-func newSharedContext(p *Prompts, tok *Tokenizer, budget int, ps []Perspective) *sharedContext {
+func newSharedContext(p *Prompts, tok *llm.Tokenizer, budget int, ps []Perspective) *sharedContext {
 	persp := make(map[string]Perspective, len(ps))
 	for _, p := range ps {
 		persp[p.Name] = p
@@ -231,19 +197,8 @@ func (s *sharedContext) render(ctx context.Context, req *toulmin.Request) (ctxTe
 type LLMAgent struct {
 	p      toulmin.Participant
 	persp  Perspective
-	client *Client
+	client *llm.Client
 	shared *sharedContext
-}
-
-// Client makes the calls of one model through an OpenAI-compatible chat completions endpoint,
-// with the retries Call describes, and prices what they spent.
-type Client struct {
-	API    openai.Client
-	Model  string
-	Prices PriceTable
-
-	MaxRetries     int
-	RequestTimeout time.Duration
 }
 
 // Participant implements toulmin.Agent.
@@ -292,7 +247,7 @@ func (a *LLMAgent) Take(ctx context.Context, req *toulmin.Request) (*toulmin.Tur
 			return turn, nil
 		}
 		switch {
-		case perr != nil && !errors.Is(perr, ErrTruncated):
+		case perr != nil && !errors.Is(perr, llm.ErrTruncated):
 			spent.Notes = append(spent.Notes, "the first reply was unusable and was asked again: "+clip(perr.Error(), 300))
 			msgs = base
 		case perr != nil:
@@ -313,7 +268,7 @@ func (a *LLMAgent) Take(ctx context.Context, req *toulmin.Request) (*toulmin.Tur
 func (a *LLMAgent) targetsHint(req *toulmin.Request) string {
 	switch req.Phase.Kind {
 	case toulmin.PhaseRebuttal:
-		valid := ValidTargets(req)
+		valid := llm.ValidTargets(req)
 		if len(valid) == 0 {
 			return "No argument of another agent can be rebutted: reply with no arguments.\n"
 		}
@@ -331,17 +286,17 @@ func (a *LLMAgent) targetsHint(req *toulmin.Request) string {
 	case toulmin.PhaseClarification:
 		return "Valid targets of a clarification (your arguments that were rebutted): " + strings.Join(rebuttedIDs(a.toAnswer(req)), ", ") + ".\n"
 	case toulmin.PhaseResponse:
-		return "Valid targets of a response (the answers to your rebuttals): " + strings.Join(ResponseTargets(req), ", ") + ".\n"
+		return "Valid targets of a response (the answers to your rebuttals): " + strings.Join(llm.ResponseTargets(req), ", ") + ".\n"
 	}
 	return ""
 }
 
 // parse reads a reply: perr when it is unusable as a whole, problems for the parts left out of turn.
 func (a *LLMAgent) parse(content, finish string, req *toulmin.Request) (turn *toulmin.Turn, problems []string, perr error) {
-	r, err := ParseReply(content)
+	r, err := llm.ParseReply(content)
 	if err != nil {
 		if finish == "length" {
-			return nil, nil, fmt.Errorf("%w: %v", ErrTruncated, err)
+			return nil, nil, fmt.Errorf("%w: %v", llm.ErrTruncated, err)
 		}
 		return nil, nil, err
 	}
@@ -350,153 +305,6 @@ func (a *LLMAgent) parse(content, finish string, req *toulmin.Request) (turn *to
 		turn.Arguments[i].Template = templateOfArgument(&turn.Arguments[i], req.Self.Name, req.Evidence)
 	}
 	return turn, problems, nil
-}
-
-// Completion is the outcome of one model call with its retries.
-type Completion struct {
-	Content, Finish string
-	Usage           toulmin.Usage
-	Notes           []string
-	Err             error
-}
-
-// Complete makes one chat completion call of a debate's turn, its reply held to ReplySchema.
-// Each request has its own timeout; a request that times out, fails to connect, or is answered
-// 408, 409, 429 or 5xx is retried up to MaxRetries, after the delay the server asks for
-// (Retry-After, retry-after-ms) or an exponential backoff with jitter; waiting honours ctx. cacheKey (the debate's id) is sent as prompt_cache_key, so that
-// the provider routes the calls of one debate to the same prompt cache.
-func (a *Client) Complete(ctx context.Context, msgs []openai.ChatCompletionMessageParamUnion, limit int, cacheKey string) (out Completion) {
-	params := openai.ChatCompletionNewParams{
-		Model:    a.Model,
-		Messages: msgs,
-		ResponseFormat: openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &openai.ResponseFormatJSONSchemaParam{
-			JSONSchema: openai.ResponseFormatJSONSchemaJSONSchemaParam{Name: "debate_turn", Schema: ReplySchema, Strict: openai.Bool(true)},
-		}},
-	}
-	if limit > 0 {
-		params.MaxCompletionTokens = openai.Int(int64(limit))
-	}
-	if cacheKey != "" {
-		params.PromptCacheKey = openai.String(cacheKey)
-	}
-	return a.Call(ctx, params)
-}
-
-// Call makes one chat completion call with the retries Complete describes.
-func (a *Client) Call(ctx context.Context, params openai.ChatCompletionNewParams) (out Completion) {
-	log := zerolog.Ctx(ctx)
-	for attempt := 0; ; attempt++ {
-		resp, httpResp, err := a.once(ctx, params)
-		if err == nil {
-			u := toulmin.Usage{
-				Prompt: resp.Usage.PromptTokens, Completion: resp.Usage.CompletionTokens,
-				CachedPrompt: resp.Usage.PromptTokensDetails.CachedTokens, Calls: 1,
-			}
-			u.CostUSD = a.Prices.Cost(a.Model, u)
-			out.Usage.Add(u)
-			if len(resp.Choices) == 0 {
-				out.Err = fmt.Errorf("model %s returned no choices", a.Model)
-				return out
-			}
-			out.Content, out.Finish = resp.Choices[0].Message.Content, string(resp.Choices[0].FinishReason)
-			return out
-		}
-		retry, timedOut := a.retryable(ctx, err, httpResp)
-		if timedOut {
-			out.Notes = append(out.Notes, fmt.Sprintf("model %s did not answer within %s (request %d)", a.Model, a.RequestTimeout, attempt+1))
-		}
-		if !retry || attempt >= a.MaxRetries {
-			out.Err = err
-			if retry {
-				out.Err = fmt.Errorf("%w (gave up after %d tries)", err, attempt+1)
-			}
-			return out
-		}
-		delay := retryDelay(httpResp, attempt)
-		log.Warn().Err(err).Str("model", a.Model).Int("attempt", attempt+1).Dur("retry_in", delay).Msg("model call failed; retrying")
-		t := time.NewTimer(delay)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			out.Err = fmt.Errorf("model %s: gave up retrying: %w", a.Model, ctx.Err())
-			return out
-		}
-	}
-}
-
-// errRequestTimeout is a request that got no answer within the request timeout.
-var errRequestTimeout = errors.New("request timed out")
-
-// once is one HTTP request under the request timeout.
-func (a *Client) once(ctx context.Context, params openai.ChatCompletionNewParams) (*openai.ChatCompletion, *http.Response, error) {
-	rctx, cancel := ctx, context.CancelFunc(func() {})
-	if a.RequestTimeout > 0 {
-		rctx, cancel = context.WithTimeoutCause(ctx, a.RequestTimeout, errRequestTimeout)
-	}
-	defer cancel()
-	var httpResp *http.Response
-	resp, err := a.API.Chat.Completions.New(rctx, params, option.WithResponseInto(&httpResp))
-	if err == nil {
-		return resp, httpResp, nil
-	}
-	var apiErr *openai.Error
-	switch {
-	case ctx.Err() != nil:
-		return nil, nil, fmt.Errorf("model %s call stopped: %w", a.Model, ctx.Err())
-	case errors.Is(context.Cause(rctx), errRequestTimeout):
-		return nil, nil, fmt.Errorf("model %s did not answer within %s: %w", a.Model, a.RequestTimeout, errRequestTimeout)
-	case errors.As(err, &apiErr):
-		return nil, apiErr.Response, fmt.Errorf("model %s answered %d: %s", a.Model, apiErr.StatusCode, clip(apiErr.Message, 200))
-	}
-	return nil, httpResp, fmt.Errorf("model %s call failed: %w", a.Model, err)
-}
-
-// retryable says whether a failed request is tried again, and whether it timed out.
-func (a *Client) retryable(ctx context.Context, err error, resp *http.Response) (retry, timedOut bool) {
-	if ctx.Err() != nil {
-		return false, false
-	}
-	if errors.Is(err, errRequestTimeout) {
-		return true, true
-	}
-	if resp == nil {
-		return true, false // no answer: a connection error
-	}
-	switch resp.Header.Get("x-should-retry") {
-	case "true":
-		return true, false
-	case "false":
-		return false, false
-	}
-	switch c := resp.StatusCode; {
-	case c == http.StatusRequestTimeout, c == http.StatusConflict, c == http.StatusTooManyRequests, c >= 500:
-		return true, false
-	}
-	return false, false
-}
-
-// retryDelay is what the server asks for (retry-after-ms, Retry-After in seconds or as a date)
-// when under a minute, else 0.5 s doubling per attempt up to 8 s, less up to a quarter of jitter.
-func retryDelay(resp *http.Response, attempt int) time.Duration {
-	if resp != nil {
-		if ms, err := strconv.ParseFloat(resp.Header.Get("retry-after-ms"), 64); err == nil && ms >= 0 && ms < 60e3 {
-			return time.Duration(ms * float64(time.Millisecond))
-		}
-		if h := resp.Header.Get("Retry-After"); h != "" {
-			d := time.Duration(-1)
-			if sec, err := strconv.ParseFloat(h, 64); err == nil {
-				d = time.Duration(sec * float64(time.Second))
-			} else if at, err := http.ParseTime(h); err == nil {
-				d = time.Until(at)
-			}
-			if d >= 0 && d < time.Minute {
-				return d
-			}
-		}
-	}
-	d := min(time.Duration(float64(500*time.Millisecond)*math.Pow(2, float64(attempt))), 8*time.Second)
-	return d - time.Duration(rand.Int64N(int64(d/4)+1))
 }
 
 // toAnswer lists what the agent must answer, the one place its prompt carries arguments in full:
@@ -693,7 +501,7 @@ func SingleCallPromptTokens(c *Change, ev []toulmin.Evidence, budget int) (int, 
 	if err != nil {
 		return 0, err
 	}
-	tok, err := DefaultTokenizer()
+	tok, err := llm.DefaultTokenizer()
 	if err != nil {
 		return 0, err
 	}
@@ -705,34 +513,4 @@ func SingleCallPromptTokens(c *Change, ev []toulmin.Evidence, budget int) (int, 
 	}
 	instruction := "Review this change: list the problems with path:line, and say whether to approve, approve with changes or request changes."
 	return tok.Count(prompts.rules) + tok.Count(ctxText+"\n"+diffText) + tok.Count(instruction), nil
-}
-
-// WithDefaults fills what the options leave unset: the model, retries, prices and timeout.
-func (o LLMOptions) WithDefaults() LLMOptions {
-	if o.Model == "" {
-		o.Model = DefaultModel
-	}
-	if o.MaxRetries == 0 {
-		o.MaxRetries = DefaultMaxRetries
-	}
-	if o.Prices == nil {
-		o.Prices = DefaultPrices()
-	}
-	if o.RequestTimeout == 0 {
-		o.RequestTimeout = DefaultRequestTimeout
-	}
-	return o
-}
-
-// API is the model's API client. Retries are the Client's own (Call), so that a request that
-// times out is retried like a 5xx and waiting between tries honours the phase's context.
-func (o LLMOptions) API() openai.Client {
-	opts := []option.RequestOption{option.WithAPIKey(o.APIKey), option.WithMaxRetries(0)}
-	if o.BaseURL != "" {
-		opts = append(opts, option.WithBaseURL(o.BaseURL))
-	}
-	if o.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(o.HTTPClient))
-	}
-	return openai.NewClient(opts...)
 }

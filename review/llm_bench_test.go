@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/review/llmtest"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -61,7 +62,7 @@ func measureDebate(tb testing.TB, c *Change, p toulmin.Protocol, respond llmtest
 	tb.Helper()
 	srv := llmtest.New(tb, respond)
 	srv.SetLatency(latency)
-	agents, err := LLMPanel(DefaultPerspectives(), LLMOptions{APIKey: "test-key", BaseURL: srv.BaseURL(), Model: "gpt-4o-mini"})
+	agents, err := LLMPanel(DefaultPerspectives(), llm.Options{APIKey: "test-key", BaseURL: srv.BaseURL(), Model: "gpt-4o-mini"})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func (m debateCost) report(b *testing.B) {
 	b.ReportMetric(float64(m.prompt-m.prefix)/float64(m.single), "uncached/single")
 	b.ReportMetric(100*float64(m.prefix)/float64(m.prompt), "prefix-%")
 	b.ReportMetric(100*float64(m.billedCached)/float64(m.prompt), "billed-cached-%")
-	prices := DefaultPrices()
+	prices := llm.DefaultPrices()
 	b.ReportMetric(1000*prices.Cost("gpt-4o-mini", m.billed), "mUSD-4o-mini")
 	b.ReportMetric(1000*prices.Cost("gpt-4.1-mini", m.billed), "mUSD-4.1-mini")
 }

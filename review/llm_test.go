@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/review/llmtest"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
@@ -18,7 +19,7 @@ import (
 // llmDebate runs the example change through model-backed agents against the fake server.
 func llmDebate(t testing.TB, srv *llmtest.Server, p toulmin.Protocol, c *Change) *toulmin.Transcript {
 	t.Helper()
-	agents, err := LLMPanel(DefaultPerspectives(), LLMOptions{APIKey: "test-key", BaseURL: srv.BaseURL(), Model: "gpt-4o-mini", MaxRetries: 3})
+	agents, err := LLMPanel(DefaultPerspectives(), llm.Options{APIKey: "test-key", BaseURL: srv.BaseURL(), Model: "gpt-4o-mini", MaxRetries: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +218,7 @@ func TestLLMConcurrencyBound(t *testing.T) {
 		mu.Unlock()
 		return llmtest.Valid(n, r)
 	})
-	agents, err := LLMPanel(DefaultPerspectives(), LLMOptions{APIKey: "k", BaseURL: srv.BaseURL()})
+	agents, err := LLMPanel(DefaultPerspectives(), llm.Options{APIKey: "k", BaseURL: srv.BaseURL()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -510,29 +511,6 @@ func TestLLMServerIgnoringSchema(t *testing.T) {
 	}
 	if len(tr.ArgumentsIn(toulmin.PhaseOpening)) != 4 {
 		t.Errorf("opening arguments = %d, want 4", len(tr.ArgumentsIn(toulmin.PhaseOpening)))
-	}
-}
-
-func TestRetryDelay(t *testing.T) {
-	hdr := func(k, v string) *http.Response {
-		return &http.Response{Header: http.Header{http.CanonicalHeaderKey(k): {v}}}
-	}
-	tests := map[string]struct {
-		resp     *http.Response
-		attempt  int
-		min, max time.Duration
-	}{
-		"retry-after-ms":            {hdr("retry-after-ms", "250"), 0, 250 * time.Millisecond, 250 * time.Millisecond},
-		"retry-after seconds":       {hdr("Retry-After", "2"), 0, 2 * time.Second, 2 * time.Second},
-		"retry-after date":          {hdr("Retry-After", time.Now().Add(3*time.Second).UTC().Format(http.TimeFormat)), 0, time.Second, 3 * time.Second},
-		"retry-after over a minute": {hdr("Retry-After", "3600"), 1, 750 * time.Millisecond, time.Second},
-		"no answer, first retry":    {nil, 0, 375 * time.Millisecond, 500 * time.Millisecond},
-		"backoff is capped":         {nil, 10, 6 * time.Second, 8 * time.Second},
-	}
-	for name, tc := range tests {
-		if d := retryDelay(tc.resp, tc.attempt); d < tc.min || d > tc.max {
-			t.Errorf("%s: delay %v, want %v..%v", name, d, tc.min, tc.max)
-		}
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -265,7 +266,7 @@ func panel(repo *config.Repo, getenv func(string) string, offline bool) ([]toulm
 	if key == "" || offline {
 		return review.OfflinePanel(repo.Stakeholders), nil
 	}
-	return review.LLMPanel(repo.Stakeholders, review.LLMOptions{
+	return review.LLMPanel(repo.Stakeholders, llm.Options{
 		APIKey: key, BaseURL: getenv("OPENAI_BASE_URL"), Model: getenv("DEBATEBOT_MODEL"),
 		MaxRetries: repo.LLM.MaxRetries, RequestTimeout: time.Duration(repo.LLM.RequestTimeout),
 		ContextTokens: repo.LLM.ContextTokens, Prices: repo.LLM.PriceTable(),
