@@ -66,7 +66,7 @@ func TestTokenizerExactOnOrdinaryText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join("..", "examples", "admin-export.diff"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "examples", "admin-export.diff"))
 	if err != nil {
 		t.Fatal(err)
 	}
