@@ -70,9 +70,13 @@ func TestTokenizerExactOnOrdinaryText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := os.ReadFile("llm.go")
-	if err != nil {
-		t.Fatal(err)
+	var src []byte
+	for _, name := range []string{"client.go", "reply.go", "tokens.go"} {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src = append(src, b...)
 	}
 	long := strings.Repeat(string(src), 3) // over one segment
 	for name, s := range map[string]string{"diff": string(b), "go": long, "prose": "Hello, world! It's 2026; we're testing o200k_base's pre-tokenizer.\n\n\n  indented\r\n", "unicode": "Größe — 日本語のテキスト, ünïcödé  \u00a0 spaces"} {
