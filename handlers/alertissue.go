@@ -16,6 +16,7 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/store"
 )
 
@@ -352,7 +353,7 @@ func (r *Runner) alertChecklist(ctx context.Context, gh *github.Client, pr revie
 	if next == body {
 		return nil
 	}
-	next = review.FitComment(next, review.MaxCommentChars, "")
+	next = render.FitComment(next, render.MaxCommentChars, "")
 	if _, _, err := gh.Issues.Edit(ctx, pr.Owner, pr.Repo, int(number), &github.IssueRequest{Body: github.String(next)}); err != nil {
 		return fmt.Errorf("failed to list alert %s in issue #%d of %s: %w", AlertMarker(a), number, pr.Repository(), err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -33,7 +34,7 @@ func (r *Runner) pauseAt(pub *review.Publisher, repo *config.Repo, wait time.Dur
 		if err := r.Store.PauseDebate(ctx, p.DebateID, p.Round, at, at.Add(wait)); err != nil {
 			return toulmin.CheckpointAnswer{}, err
 		}
-		if err := pub.Upsert(ctx, review.TranscriptMarker, PausedComment(p.Transcript, p.Round, repo.CommandPermission, wait)); err != nil {
+		if err := pub.Upsert(ctx, render.TranscriptMarker, PausedComment(p.Transcript, p.Round, repo.CommandPermission, wait)); err != nil {
 			// The pause holds all the same; the answer commands work without the comment.
 			zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not show that the debate is paused.")
 		}
@@ -49,7 +50,7 @@ func (r *Runner) pauseAt(pub *review.Publisher, repo *config.Repo, wait time.Dur
 // and the commands that resume it.
 func PausedComment(t *toulmin.Transcript, round int, permission string, wait time.Duration) string {
 	var b strings.Builder
-	b.WriteString(review.ProgressComment(t, ""))
+	b.WriteString(render.ProgressComment(t, ""))
 	fmt.Fprintf(&b, "\n**The debate is paused after round %d** for a human checkpoint. Comment, with %s permission or more:\n\n", round, permission)
 	b.WriteString("- `/debate continue` to run the next round;\n")
 	b.WriteString("- `/debate guide TEXT` to run it with your guidance to every agent;\n")
@@ -89,7 +90,7 @@ func (r *Runner) answerCheckpoint(ctx context.Context, gh *github.Client, pub *r
 		}
 		if head := meta.GetHead().GetSHA(); head != resume.HeadSHA {
 			// Resuming would debate a head the pull request left; its newer head is debated anew.
-			return r.refuse(ctx, gh, pub, job, fmt.Sprintf("@%s: the paused debate was of commit %s, and the pull request has moved on to %s; it is not resumed.", job.Requester, review.ShortSHA(resume.HeadSHA), review.ShortSHA(head)))
+			return r.refuse(ctx, gh, pub, job, fmt.Sprintf("@%s: the paused debate was of commit %s, and the pull request has moved on to %s; it is not resumed.", job.Requester, render.ShortSHA(resume.HeadSHA), render.ShortSHA(head)))
 		}
 	}
 	c := toulmin.Checkpoint{AfterRound: p.AfterRound, Action: action, By: job.Requester, Waited: r.now().Sub(p.At).Round(time.Millisecond)}

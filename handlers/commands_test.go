@@ -12,6 +12,7 @@ import (
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/llmtest"
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/store"
 )
 
@@ -59,7 +60,7 @@ func TestHumanReviewByReadOnlyUserChangesNothing(t *testing.T) {
 	if n := a.commentsContaining("@mallory: /human-review needs write permission on this repository; you have read. Nothing was changed."); n != 1 {
 		t.Errorf("%d refusals, want 1", n)
 	}
-	dec := a.comments(review.DecisionMarker)
+	dec := a.comments(render.DecisionMarker)
 	if len(dec) != 1 || strings.Contains(dec[0].Body, "human_review") || strings.Contains(dec[0].Body, "stopped") {
 		t.Fatalf("the debate was stopped by a read-only user: %+v", dec)
 	}
@@ -108,7 +109,7 @@ func TestHumanDecisionIsFinal(t *testing.T) {
 			if len(runs) != 1 || runs[0].Conclusion != tc.conclusion || !strings.Contains(runs[0].Title, "Human decision") {
 				t.Errorf("check runs after the human decision = %+v, want one concluded %s", runs, tc.conclusion)
 			}
-			dec := a.comments(review.DecisionMarker)
+			dec := a.comments(render.DecisionMarker)
 			if len(dec) != 1 || !strings.Contains(dec[0].Body, "human_decision: "+tc.want) || !strings.Contains(dec[0].Body, "Human decision (final)") {
 				t.Fatalf("decision comment after the human decision:\n%+v", dec)
 			}
@@ -147,7 +148,7 @@ func TestTriageUserPassesTriagePermission(t *testing.T) {
 	if n := a.commentsContaining("debatebot commands need"); n != 0 {
 		t.Fatal("a triage user was refused under command_permission: triage")
 	}
-	if len(a.comments(review.DecisionMarker)) != 1 {
+	if len(a.comments(render.DecisionMarker)) != 1 {
 		t.Error("the triage user's /debate was not debated")
 	}
 }
@@ -295,7 +296,7 @@ func TestPublishFailureDoesNotDebateAgain(t *testing.T) {
 	b, llm2 := slowModelApp(t, 0)
 	// Creating the decision comment fails three times: the whole first publication fails.
 	b.gh.FailIf(func(c githubtest.Call) bool {
-		return c.Method == "POST" && strings.Contains(c.Body, review.DecisionMarker)
+		return c.Method == "POST" && strings.Contains(c.Body, render.DecisionMarker)
 	}, 502, 3)
 	b.post("pull_request", "d-1", fixture(t, "pull_request.opened.json", nil), secret)
 	b.srv.Queue.Wait()
@@ -305,7 +306,7 @@ func TestPublishFailureDoesNotDebateAgain(t *testing.T) {
 	if n := len(llm2.Requests()); n != first {
 		t.Errorf("%d model calls when publishing failed once, %d when it did not: the debate was held again", n, first)
 	}
-	tr, dec := b.comments(review.TranscriptMarker), b.comments(review.DecisionMarker)
+	tr, dec := b.comments(render.TranscriptMarker), b.comments(render.DecisionMarker)
 	if len(tr) != 1 || len(dec) != 1 || !strings.Contains(tr[0].Body, "<summary>Decision Record</summary>") {
 		t.Errorf("%d transcript and %d decision comments, want 1 and 1, complete", len(tr), len(dec))
 	}
@@ -330,7 +331,7 @@ func TestHumanReviewStopsDesignDebate(t *testing.T) {
 	waitFor(t, "the design debate to ask the model", func() bool { return len(llm.Requests()) > 0 })
 	a.post("issue_comment", "d-h", commentFixture(t, "alice", "/human-review"), secret)
 	a.srv.Queue.Wait()
-	dec := a.comments(review.DecisionMarker)
+	dec := a.comments(render.DecisionMarker)
 	if len(dec) != 1 || !strings.Contains(dec[0].Body, "decision: escalate") || !strings.Contains(dec[0].Body, "human_review") {
 		t.Fatalf("design debate after /human-review: %+v", dec)
 	}

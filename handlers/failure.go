@@ -18,6 +18,7 @@ import (
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/dialectic"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/store"
 )
 
@@ -303,7 +304,7 @@ func (r *Runner) headPullRequests(ctx context.Context, gh *github.Client, job *J
 			if errors.As(err, &er) && er.Response != nil && (er.Response.StatusCode == http.StatusNotFound || er.Response.StatusCode == http.StatusUnprocessableEntity) {
 				return nil, nil // a commit GitHub no longer has: nothing to record
 			}
-			return nil, fmt.Errorf("failed to list the pull requests of %s@%s: %w", job.PR.Repository(), review.ShortSHA(job.HeadSHA), err)
+			return nil, fmt.Errorf("failed to list the pull requests of %s@%s: %w", job.PR.Repository(), render.ShortSHA(job.HeadSHA), err)
 		}
 		for _, p := range list {
 			// Only this repository's pull requests (GitHub names the base repository of each).
@@ -358,7 +359,7 @@ func (r *Runner) ciResult(ctx context.Context, gh *github.Client, job *Job, pr r
 			return err
 		}
 		log.Info().Msg("The task passed; its failure count is reset.")
-		return r.noteOnDebate(ctx, pub, pr, taskID, fmt.Sprintf("**Passed** on %s: the failure count of this task is reset.", review.ShortSHA(job.HeadSHA)))
+		return r.noteOnDebate(ctx, pub, pr, taskID, fmt.Sprintf("**Passed** on %s: the failure count of this task is reset.", render.ShortSHA(job.HeadSHA)))
 	}
 	runKey := fmt.Sprintf("%s/%d/%d@%s", run.Source, run.ID, run.Attempt, pr)
 	if f, err := r.Store.FailureByKey(ctx, runKey); err == nil {
@@ -643,7 +644,7 @@ func (r *Runner) escalateFailure(ctx context.Context, pub *review.Publisher, t *
 		return err
 	}
 	note := fmt.Sprintf("\n\n**Escalated to a human** after attempt %d on %s failed again with the same error (`%s`): seed 000 allows %d more attempt after a failure debate, and it was spent. No further debate is held; comment `/debate fresh` to start counting again.",
-		t.Streak, review.ShortSHA(f.HeadSHA), strings.ReplaceAll(f.Fingerprint, "`", "'"), dialectic.MaxAttemptsAfterDebate)
+		t.Streak, render.ShortSHA(f.HeadSHA), strings.ReplaceAll(f.Fingerprint, "`", "'"), dialectic.MaxAttemptsAfterDebate)
 	d := &store.DialecticDebate{ID: "escalation/" + f.RunKey, Type: "escalation", PR: f.PR, TaskID: t.TaskID, HeadSHA: f.HeadSHA,
 		Resolution: string(dialectic.Escalate), Agents: "rules", At: r.now(), Record: []byte(prior + note)}
 	if err := r.Store.SaveDialecticDebate(ctx, d); err != nil {

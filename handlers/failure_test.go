@@ -17,6 +17,7 @@ import (
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/llmtest"
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/store"
 )
 
@@ -438,7 +439,7 @@ func TestCodeScanningAlertOnPullRequestRerunsItsDebate(t *testing.T) {
 	a := newApp(t)
 	body := ciAlertFixture(t, "code_scanning_alert.created.json", func(p map[string]any) { p["ref"] = "refs/pull/7/merge" })
 	a.deliver("code_scanning_alert", "alert-1", body)
-	tr, dec := a.comments(review.TranscriptMarker), a.comments(review.DecisionMarker)
+	tr, dec := a.comments(render.TranscriptMarker), a.comments(render.DecisionMarker)
 	if len(tr) != 1 || len(dec) != 1 {
 		t.Fatalf("transcript %d, decision %d comments", len(tr), len(dec))
 	}
@@ -482,7 +483,7 @@ func TestDependabotAlertOpensAnIssueWhenConfigured(t *testing.T) {
 	}
 	var debated bool
 	for _, c := range a.gh.CommentsOn(key) {
-		if strings.Contains(c.Body, "lodash") && strings.HasPrefix(c.Body, review.TranscriptMarker) {
+		if strings.Contains(c.Body, "lodash") && strings.HasPrefix(c.Body, render.TranscriptMarker) {
 			debated = true
 		}
 	}

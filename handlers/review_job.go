@@ -13,6 +13,7 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
@@ -361,17 +362,17 @@ func Publish(ctx context.Context, pub *review.Publisher, t *toulmin.Transcript, 
 	if how == nil {
 		how = &ReviewScope{}
 	}
-	md, err := review.SummaryComment(t, review.SummaryOptions{BlobURL: blobURL(pub.DetailsURL, t.Record.HeadSHA), Link: pub.Link})
+	md, err := render.SummaryComment(t, render.SummaryOptions{BlobURL: blobURL(pub.DetailsURL, t.Record.HeadSHA), Link: pub.Link})
 	if err != nil {
 		return err
 	}
-	dc, err := review.DecisionComment(t)
+	dc, err := render.DecisionComment(t)
 	if err != nil {
 		return err
 	}
 	steps := []func() error{
-		func() error { return pub.Upsert(ctx, review.TranscriptMarker, md) },
-		func() error { return pub.Upsert(ctx, review.DecisionMarker, dc) },
+		func() error { return pub.Upsert(ctx, render.TranscriptMarker, md) },
+		func() error { return pub.Upsert(ctx, render.DecisionMarker, dc) },
 		func() error {
 			if opts.NoCheck {
 				return nil
@@ -462,7 +463,7 @@ func ShowProgress(ctx context.Context, pub *review.Publisher, failed func(error)
 		if e.Kind != toulmin.EventPhaseStarted || e.Phase.Phase == toulmin.PhaseDecision {
 			return
 		}
-		if err := pub.Upsert(ctx, review.TranscriptMarker, review.ProgressComment(e.Transcript, e.Phase.Phase)); err != nil {
+		if err := pub.Upsert(ctx, render.TranscriptMarker, render.ProgressComment(e.Transcript, e.Phase.Phase)); err != nil {
 			failed(err)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/dialectic"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -206,7 +207,7 @@ func (r *Runner) finalise(ctx context.Context, pub *review.Publisher, id, human,
 	if err := r.Store.RecordHumanDecision(ctx, id, human, rec, cp); err != nil {
 		return err
 	}
-	dc, err := review.DecisionComment(&t)
+	dc, err := render.DecisionComment(&t)
 	if err != nil {
 		return err
 	}
@@ -214,7 +215,7 @@ func (r *Runner) finalise(ctx context.Context, pub *review.Publisher, id, human,
 		pub.UseCheckRun(cid)
 	}
 	steps := []func() error{
-		func() error { return pub.Upsert(ctx, review.DecisionMarker, dc) },
+		func() error { return pub.Upsert(ctx, render.DecisionMarker, dc) },
 		func() error { return pub.Unlabel(ctx, review.EscalationLabel) },
 	}
 	if t.Record.HeadSHA != "" {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/review/llmtest"
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -92,7 +93,7 @@ func TestOfflineAgentsNoteGuidance(t *testing.T) {
 			}
 		}
 	}
-	if md, err := Markdown(tr, RenderOptions{}); err != nil || !strings.Contains(md, "- Checkpoint after round 1: **guide** by octocat: ") || !strings.Contains(md, "rollback") {
+	if md, err := render.Markdown(tr, render.Options{}); err != nil || !strings.Contains(md, "- Checkpoint after round 1: **guide** by octocat: ") || !strings.Contains(md, "rollback") {
 		t.Errorf("the transcript does not show the checkpoint (%v):\n%s", err, md)
 	}
 	if noted == 0 {

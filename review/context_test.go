@@ -3,9 +3,10 @@ package review
 import (
 	"context"
 	"fmt"
-	"github.com/debatebot/debatebot/review/llm"
 	"strings"
 	"testing"
+
+	"github.com/debatebot/debatebot/review/llm"
 )
 
 func TestBuildContextBudget(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/debatebot/debatebot/dialectic"
 	"github.com/debatebot/debatebot/review/llm"
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -66,7 +67,7 @@ func failureContext(r *dialectic.FailureRequest) string {
 	b.WriteString(dfence("TASK", r.CSP()))
 	var atts []string
 	for _, a := range r.Attempts {
-		atts = append(atts, fmt.Sprintf("attempt %d on commit %s: error %q; files named: %s; message: %s", a.N, ShortSHA(a.Head), a.Fingerprint, strings.Join(a.Files, ", "), oneLine(a.Message, 300)))
+		atts = append(atts, fmt.Sprintf("attempt %d on commit %s: error %q; files named: %s; message: %s", a.N, render.ShortSHA(a.Head), a.Fingerprint, strings.Join(a.Files, ", "), oneLine(a.Message, 300)))
 	}
 	b.WriteString(dfence("ATTEMPTS", strings.Join(atts, "\n")))
 	switch {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/google/go-github/v62/github"
 )
 
@@ -129,7 +130,7 @@ func (r *dirReader) read(ctx context.Context, dirs []string) (int, []string, err
 		}
 	}
 	if len(files) > maxDirTreeFiles {
-		return 0, nil, fmt.Errorf("the changed packages' directories hold %d files at %s, more than the %d read without whole trees", len(files), ShortSHA(r.ref), maxDirTreeFiles)
+		return 0, nil, fmt.Errorf("the changed packages' directories hold %d files at %s, more than the %d read without whole trees", len(files), render.ShortSHA(r.ref), maxDirTreeFiles)
 	}
 	var (
 		mu    sync.Mutex
@@ -147,7 +148,7 @@ func (r *dirReader) read(ctx context.Context, dirs []string) (int, []string, err
 				content, err := r.content(ctx, e)
 				mu.Lock()
 				if err == nil && total+len(content) > maxDirTreeBytes {
-					err = fmt.Errorf("the changed packages' directories hold more than %d MiB at %s, more than read without whole trees", maxDirTreeBytes>>20, ShortSHA(r.ref))
+					err = fmt.Errorf("the changed packages' directories hold more than %d MiB at %s, more than read without whole trees", maxDirTreeBytes>>20, render.ShortSHA(r.ref))
 				}
 				total += len(content)
 				mu.Unlock()
@@ -173,7 +174,7 @@ func (r *dirReader) read(ctx context.Context, dirs []string) (int, []string, err
 	close(work)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return 0, nil, fmt.Errorf("reading the directories of %s at %s stopped: %w", r.pr, ShortSHA(r.ref), err)
+		return 0, nil, fmt.Errorf("reading the directories of %s at %s stopped: %w", r.pr, render.ShortSHA(r.ref), err)
 	}
 	if len(errs) > 0 {
 		return 0, nil, errs[0]
@@ -194,7 +195,7 @@ func (r *dirReader) list(ctx context.Context, d string) ([]*github.RepositoryCon
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("failed to list %s of %s at %s: %w", d, r.pr, ShortSHA(r.ref), err)
+		return nil, fmt.Errorf("failed to list %s of %s at %s: %w", d, r.pr, render.ShortSHA(r.ref), err)
 	}
 	var out []*github.RepositoryContent
 	for _, e := range entries {
@@ -215,7 +216,7 @@ func (r *dirReader) get(ctx context.Context, p string) (*github.RepositoryConten
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("failed to read %s of %s at %s: %w", p, r.pr, ShortSHA(r.ref), err)
+		return nil, fmt.Errorf("failed to read %s of %s at %s: %w", p, r.pr, render.ShortSHA(r.ref), err)
 	}
 	return fc, nil
 }
@@ -228,13 +229,13 @@ func (r *dirReader) content(ctx context.Context, e *github.RepositoryContent) ([
 			return nil, err
 		}
 		if fc == nil {
-			return nil, fmt.Errorf("%s of %s at %s was listed, then not found", e.GetPath(), r.pr, ShortSHA(r.ref))
+			return nil, fmt.Errorf("%s of %s at %s was listed, then not found", e.GetPath(), r.pr, render.ShortSHA(r.ref))
 		}
 		e = fc
 	}
 	s, err := e.GetContent()
 	if err != nil {
-		return nil, fmt.Errorf("failed to decode %s of %s at %s: %w", e.GetPath(), r.pr, ShortSHA(r.ref), err)
+		return nil, fmt.Errorf("failed to decode %s of %s at %s: %w", e.GetPath(), r.pr, render.ShortSHA(r.ref), err)
 	}
 	return []byte(s), nil
 }

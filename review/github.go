@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -172,29 +173,6 @@ func filesChange(files []*github.CommitFile, source string) (*Change, error) {
 	return c, nil
 }
 
-// MaxCommentChars is GitHub's limit on a comment body.
-const MaxCommentChars = 65536
-
-// FitComment keeps a comment under max characters: past the limit the text is cut at a line
-// boundary, any open code fence closed, and a note added that points to the full transcript.
-func FitComment(body string, max int, link string) string {
-	if len(body) <= max {
-		return body
-	}
-	note := "\n\n> The transcript was cut to fit GitHub's comment limit."
-	if link != "" {
-		note += " The whole debate is at " + link + "."
-	}
-	cut := body[:max-len(note)-8]
-	if i := strings.LastIndexByte(cut, '\n'); i > 0 {
-		cut = cut[:i]
-	}
-	if strings.Count(cut, "```")%2 == 1 {
-		cut += "\n```"
-	}
-	return cut + note
-}
-
 // Publisher keeps one transcript comment, one decision comment and one check run per pull
 // request, found again by their markers and edited in place.
 type Publisher struct {
@@ -268,7 +246,7 @@ func (p *Publisher) Upsert(ctx context.Context, marker, body string) error {
 	if !strings.HasPrefix(body, marker) {
 		body = marker + "\n" + body
 	}
-	body = FitComment(body, MaxCommentChars, p.Link)
+	body = render.FitComment(body, render.MaxCommentChars, p.Link)
 	if p.ids == nil && p.Known != nil {
 		if id, ok := p.Known(marker); ok {
 			_, _, err := p.gh.Issues.EditComment(ctx, p.pr.Owner, p.pr.Repo, id, &github.IssueComment{Body: github.String(body)})
@@ -394,20 +372,20 @@ func (p *Publisher) FinishCheck(ctx context.Context, t *toulmin.Transcript) erro
 			return err
 		}
 	}
-	summary := Summary(t)
+	summary := render.Summary(t)
 	text := ""
 	if len(t.Record.RequiredChanges) > 0 {
 		var items []string
 		for _, r := range t.Record.RequiredChanges {
-			items = append(items, inline(r)) // Markdown: untrusted text may not link or embed
+			items = append(items, render.Inline(r)) // Markdown: untrusted text may not link or embed
 		}
 		text = "Required changes:\n- " + strings.Join(items, "\n- ")
 	}
 	output := func(annotations []*github.CheckRunAnnotation) *github.CheckRunOutput {
-		return &github.CheckRunOutput{Title: github.String(decisionTitle(t.Record.Decision)), Summary: github.String(summary),
-			Text: github.String(FitComment(text, MaxCommentChars, "")), Annotations: annotations}
+		return &github.CheckRunOutput{Title: github.String(render.DecisionTitle(t.Record.Decision)), Summary: github.String(summary),
+			Text: github.String(render.FitComment(text, render.MaxCommentChars, "")), Annotations: annotations}
 	}
-	annotations := Annotations(StandingFindings(t))
+	annotations := Annotations(render.StandingFindings(t))
 	if p.concluded != p.checkRunID {
 		first := annotations[:min(MaxAnnotationsPerRequest, len(annotations))]
 		opts := github.UpdateCheckRunOptions{
@@ -458,7 +436,7 @@ func Annotations(findings []toulmin.Evidence) []*github.CheckRunAnnotation {
 		}
 		out = append(out, &github.CheckRunAnnotation{
 			Path: github.String(e.Path), StartLine: github.Int(line), EndLine: github.Int(line),
-			AnnotationLevel: github.String(AnnotationLevel(e.Severity)),
+			AnnotationLevel: github.String(render.AnnotationLevel(e.Severity)),
 			Message:         github.String(clip(msg, 4000)), Title: github.String(clip(title, 255)),
 		})
 	}
@@ -488,46 +466,10 @@ func (p *Publisher) Label(ctx context.Context, label string) error {
 
 // Comment posts a plain comment (answers to commands, configuration problems).
 func (p *Publisher) Comment(ctx context.Context, body string) error {
-	if _, _, err := p.gh.Issues.CreateComment(ctx, p.pr.Owner, p.pr.Repo, p.pr.Number, &github.IssueComment{Body: github.String(FitComment(body, MaxCommentChars, ""))}); err != nil {
+	if _, _, err := p.gh.Issues.CreateComment(ctx, p.pr.Owner, p.pr.Repo, p.pr.Number, &github.IssueComment{Body: github.String(render.FitComment(body, render.MaxCommentChars, ""))}); err != nil {
 		return fmt.Errorf("failed to comment on %s: %w", p.pr, err)
 	}
 	return nil
-}
-
-// DecisionComment renders the decision-record comment.
-func DecisionComment(t *toulmin.Transcript) (string, error) {
-	y, err := t.Record.YAML()
-	if err != nil {
-		return "", err
-	}
-	var b strings.Builder
-	if syn := t.Record.Synthesis; syn != nil {
-		// A design question is answered by a recommendation, not a vote on code.
-		fmt.Fprintf(&b, "%s\n## debatebot recommendation (confidence %s)\n\n%s\n", DecisionMarker, syn.Confidence, inline(syn.Recommendation))
-	} else {
-		fmt.Fprintf(&b, "%s\n## debatebot decision: %s\n\n%s\n", DecisionMarker, decisionTitle(t.Record.Decision), inline(Summary(t)))
-	}
-	if h := t.Record.HumanDecision; h != "" && h != "pending" {
-		fmt.Fprintf(&b, "\n**Human decision (final): %s.** A maintainer decided after human review; the debate's own decision stays below for the record.\n", strings.ReplaceAll(h, "_", " "))
-	}
-	for _, e := range t.Escalations {
-		fmt.Fprintf(&b, "\n- **Escalated (%s):** %s", e.Reason, inline(e.Detail))
-	}
-	fmt.Fprintf(&b, "\n\n```yaml\n%s```\n", fence(string(y)))
-	return b.String(), nil
-}
-
-// ProgressComment is the transcript comment while the debate runs.
-func ProgressComment(t *toulmin.Transcript, running toulmin.PhaseKind) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n# Debate in progress: %s\n\n", TranscriptMarker, inline(t.Title))
-	for _, p := range t.Timeline {
-		fmt.Fprintf(&b, "- [x] %s (%s)\n", p.Phase.Title(), p.Status)
-	}
-	if running != "" {
-		fmt.Fprintf(&b, "- [ ] **%s** (running)\n", running.Title())
-	}
-	return b.String()
 }
 
 // NeutralCheck concludes the check run on the head commit as neutral, with a title and summary
@@ -582,7 +524,7 @@ func (p *Publisher) Unlabel(ctx context.Context, label string) error {
 // CreateIssue opens an issue in the pull request's repository (a security alert on the default
 // branch, debated there) and returns its number.
 func (p *Publisher) CreateIssue(ctx context.Context, title, body string) (int, error) {
-	is, _, err := p.gh.Issues.Create(ctx, p.pr.Owner, p.pr.Repo, &github.IssueRequest{Title: github.String(title), Body: github.String(FitComment(body, MaxCommentChars, ""))})
+	is, _, err := p.gh.Issues.Create(ctx, p.pr.Owner, p.pr.Repo, &github.IssueRequest{Title: github.String(title), Body: github.String(render.FitComment(body, render.MaxCommentChars, ""))})
 	if err != nil {
 		return 0, fmt.Errorf("failed to open an issue in %s: %w", p.pr.Repository(), err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/debatebot/debatebot/review/githubtest"
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -130,25 +131,25 @@ func TestPublisherEditsInPlace(t *testing.T) {
 		srv.AddComment("acme/shop#7", "alice", fmt.Sprintf("comment %d", i))
 	}
 	// A person's comment that forges the marker is left alone.
-	srv.AddComment("acme/shop#7", "mallory", TranscriptMarker+"\nforged")
-	old := srv.AddComment("acme/shop#7", "debatebot[bot]", TranscriptMarker+"\nold transcript")
+	srv.AddComment("acme/shop#7", "mallory", render.TranscriptMarker+"\nforged")
+	old := srv.AddComment("acme/shop#7", "debatebot[bot]", render.TranscriptMarker+"\nold transcript")
 	ctx := context.Background()
 	p := NewPublisher(ghClient(t, srv), examplePR)
 	p.Bot = "debatebot[bot]"
 	for i := 0; i < 3; i++ {
-		if err := p.Upsert(ctx, TranscriptMarker, fmt.Sprintf("transcript v%d", i)); err != nil {
+		if err := p.Upsert(ctx, render.TranscriptMarker, fmt.Sprintf("transcript v%d", i)); err != nil {
 			t.Fatal(err)
 		}
-		if err := p.Upsert(ctx, DecisionMarker, fmt.Sprintf("decision v%d", i)); err != nil {
+		if err := p.Upsert(ctx, render.DecisionMarker, fmt.Sprintf("decision v%d", i)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	var transcripts, decisions []githubtest.Comment
 	for _, c := range srv.CommentsOn("acme/shop#7") {
 		switch {
-		case strings.HasPrefix(c.Body, TranscriptMarker) && c.User != "mallory":
+		case strings.HasPrefix(c.Body, render.TranscriptMarker) && c.User != "mallory":
 			transcripts = append(transcripts, c)
-		case strings.HasPrefix(c.Body, DecisionMarker):
+		case strings.HasPrefix(c.Body, render.DecisionMarker):
 			decisions = append(decisions, c)
 		}
 	}
@@ -198,13 +199,13 @@ func TestPublisherChecksAndSizes(t *testing.T) {
 			t.Errorf("Conclusion(%s) = %s, want %s", d, got, want)
 		}
 	}
-	dc, err := DecisionComment(tr)
-	if err != nil || !strings.HasPrefix(dc, DecisionMarker) || !strings.Contains(dc, "repository: acme/shop") || !strings.Contains(dc, "pr_number: 7") {
+	dc, err := render.DecisionComment(tr)
+	if err != nil || !strings.HasPrefix(dc, render.DecisionMarker) || !strings.Contains(dc, "repository: acme/shop") || !strings.Contains(dc, "pr_number: 7") {
 		t.Errorf("decision comment = %q (%v)", dc, err)
 	}
 	long := strings.Repeat("line of transcript\n", 5000) + "```yaml\n" + strings.Repeat("x: 1\n", 3000) + "```\n"
-	fit := FitComment(long, MaxCommentChars, "https://debatebot.example/debates/deb-1")
-	if len(fit) > MaxCommentChars || strings.Count(fit, "```")%2 != 0 || !strings.Contains(fit, "debates/deb-1") {
+	fit := render.FitComment(long, render.MaxCommentChars, "https://debatebot.example/debates/deb-1")
+	if len(fit) > render.MaxCommentChars || strings.Count(fit, "```")%2 != 0 || !strings.Contains(fit, "debates/deb-1") {
 		t.Errorf("FitComment: %d chars, fences balanced %v", len(fit), strings.Count(fit, "```")%2 == 0)
 	}
 }

@@ -2,19 +2,17 @@ package review
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/google/go-github/v62/github"
 	"github.com/rs/zerolog"
 
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -25,136 +23,12 @@ const (
 	ReviewEventRequestChanges = "REQUEST_CHANGES"
 )
 
-// InlineFinding is a finding of substance as the review comment on its line: a standing finding
-// of medium severity or more, or one a required change is tied to, or a required change that no
-// finding carries.
-type InlineFinding struct {
-	// Key identifies the finding across pushes without its line number (see findingKey); it is
-	// the hidden marker of the comment.
-	Key      string
-	Path     string
-	Line     int
-	Severity toulmin.Severity
-	Rule     string
-	Message  string
-	// Required are the required changes of the decision tied to this line.
-	Required []string
-	// Replacement is the fixed line, offered as a suggestion.
-	Replacement string
-}
-
 // findingMarkerRe finds the hidden marker of a review comment of the bot, and resolvedRe the
 // marker of its answer that a thread's finding was resolved.
 var (
 	findingMarkerRe = regexp.MustCompile(`<!-- debatebot:finding ([0-9a-f]{16}:\d+) -->`)
 	resolvedRe      = regexp.MustCompile(`<!-- debatebot:resolved ([0-9a-f]{16}:\d+) -->`)
 )
-
-// InlineFindings are what a debate puts on the lines of the pull request, in the evidence's order
-// (most serious first), and the findings of substance that have no line (a whole file, the
-// change's text), which the review's body lists. Required changes carried from an earlier head
-// ("still open") were commented on then and are left out.
-func InlineFindings(t *toulmin.Transcript) (onLines, noLine []InlineFinding) {
-	required := map[string][]string{} // path:line -> texts
-	var requiredOrder []string
-	for _, r := range t.Record.RequiredChanges {
-		if strings.HasSuffix(r, " (still open)") {
-			continue
-		}
-		m := citation.FindStringSubmatch(r)
-		if m == nil {
-			noLine = append(noLine, InlineFinding{Key: textKey("required", "", r), Message: r, Required: []string{r}})
-			continue
-		}
-		at := m[1] + ":" + m[2]
-		if _, seen := required[at]; !seen {
-			requiredOrder = append(requiredOrder, at)
-		}
-		required[at] = append(required[at], strings.TrimPrefix(r, m[0]))
-	}
-	seen := map[string]int{}
-	used := map[string]bool{}
-	for _, e := range StandingFindings(t) {
-		at := toulmin.Cite(e.Path, e.Line)
-		req := required[at]
-		if e.Line <= 0 || e.Path == "" {
-			req = nil
-		}
-		if e.Severity.Rank() < toulmin.SeverityMedium.Rank() && len(req) == 0 {
-			continue
-		}
-		f := InlineFinding{Key: findingKey(e, seen), Path: e.Path, Line: e.Line, Severity: e.Severity, Rule: e.Rule, Message: e.Message, Replacement: e.Replacement}
-		if len(req) > 0 && !used[at] {
-			// The required change goes with the first finding on its line only.
-			f.Required, used[at] = req, true
-		}
-		if e.Path == "" || e.Line <= 0 {
-			noLine = append(noLine, f)
-			continue
-		}
-		onLines = append(onLines, f)
-	}
-	for _, at := range requiredOrder {
-		if used[at] {
-			continue
-		}
-		m := citation.FindStringSubmatch(at + ": ")
-		line, _ := strconv.Atoi(m[2])
-		text := strings.Join(required[at], "; ")
-		onLines = append(onLines, InlineFinding{Key: textKey("required", m[1], text), Path: m[1], Line: line, Message: text, Required: required[at]})
-	}
-	return onLines, noLine
-}
-
-// findingKey identifies a finding by its rule, file and line text (whitespace collapsed), not by
-// its line number: the same finding on a line that did not change keeps its key when lines move
-// above it. Identical findings in one file are told apart by their order (":1", ":2").
-func findingKey(e toulmin.Evidence, seen map[string]int) string {
-	text := strings.TrimSpace(spaceRe.ReplaceAllString(e.Snippet, " "))
-	if text == "" {
-		text = "message:" + lineNumRe.ReplaceAllString(e.Message, "")
-	}
-	sum := sha256.Sum256([]byte(e.Rule + "\x00" + e.Path + "\x00" + text))
-	k := hex.EncodeToString(sum[:8])
-	seen[k]++
-	return fmt.Sprintf("%s:%d", k, seen[k])
-}
-
-func textKey(kind, path, text string) string {
-	sum := sha256.Sum256([]byte(kind + "\x00" + path + "\x00" + lineNumRe.ReplaceAllString(text, "")))
-	return hex.EncodeToString(sum[:8]) + ":1"
-}
-
-// CommentBody is the review comment of a finding: severity and rule, what was found, the required
-// change, what to do, a suggestion when the fix of the line is known, and the hidden marker.
-func (f InlineFinding) CommentBody() string {
-	var b strings.Builder
-	head := "Required change"
-	if f.Rule != "" {
-		head = f.Rule
-		if r := Rules[f.Rule]; r.Title != "" {
-			head = r.Title + " (`" + f.Rule + "`)"
-		}
-	}
-	if f.Severity != "" {
-		head = string(f.Severity) + " · " + head
-	}
-	fmt.Fprintf(&b, "**%s**\n\n", head)
-	if f.Rule != "" {
-		fmt.Fprintf(&b, "%s\n", inline(f.Message))
-	}
-	for _, r := range f.Required {
-		fmt.Fprintf(&b, "\n**Required change:** %s\n", inline(r))
-	}
-	if fix := Rules[f.Rule].Fix; fix != "" && len(f.Required) == 0 {
-		fmt.Fprintf(&b, "\n**Fix:** %s\n", inline(fix))
-	}
-	if s := f.Replacement; s != "" && !strings.Contains(s, "```") && !strings.Contains(s, "<!--") && !strings.ContainsAny(s, "\r\n") {
-		fmt.Fprintf(&b, "\n```suggestion\n%s\n```\n", s)
-	}
-	fmt.Fprintf(&b, "\n<!-- debatebot:finding %s -->", f.Key)
-	return Redact(b.String())
-}
 
 // ReviewOptions say how the inline review is posted.
 type ReviewOptions struct {
@@ -204,12 +78,12 @@ func (p *Publisher) Review(ctx context.Context, t *toulmin.Transcript, opts Revi
 			return res, err
 		}
 	}
-	onLines, noLine := InlineFindings(t)
+	onLines, noLine := render.InlineFindings(t)
 	threads, answered, err := p.reviewThreads(ctx)
 	if err != nil {
 		return res, err
 	}
-	var fresh []InlineFinding
+	var fresh []render.InlineFinding
 	current := map[string]bool{}
 	for _, f := range onLines {
 		current[f.Key] = true
@@ -255,7 +129,7 @@ func (p *Publisher) Review(ctx context.Context, t *toulmin.Transcript, opts Revi
 	}
 	for attempt := 0; ; attempt++ {
 		req := &github.PullRequestReviewRequest{CommitID: github.String(t.Record.HeadSHA), Event: github.String(event),
-			Body: github.String(reviewBody(t, fresh, noLine, opts.Link))}
+			Body: github.String(render.ReviewBody(t, fresh, noLine, opts.Link))}
 		for _, f := range fresh {
 			req.Comments = append(req.Comments, &github.DraftReviewComment{Path: github.String(f.Path), Line: github.Int(f.Line),
 				Side: github.String("RIGHT"), Body: github.String(f.CommentBody())})
@@ -288,41 +162,6 @@ func (p *Publisher) Review(ctx context.Context, t *toulmin.Transcript, opts Revi
 		res.Moved += len(fresh) - len(keep)
 		fresh = keep
 	}
-}
-
-// reviewBody is the review's text: the decision, and the findings that are not on a line.
-func reviewBody(t *toulmin.Transcript, onLines, noLine []InlineFinding, link string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "**debatebot: %s** (consensus %.2f, %s)", decisionTitle(t.Record.Decision), t.Record.ConsensusScore, t.Record.ConsensusLevel)
-	if len(onLines) > 0 {
-		fmt.Fprintf(&b, " · %d finding(s) on their lines below", len(onLines))
-	}
-	b.WriteString(". The summary comment has the decision, the walkthrough and the debate")
-	if link != "" {
-		fmt.Fprintf(&b, "; the whole debate is at %s", link)
-	}
-	b.WriteString(".\n")
-	if len(noLine) > 0 {
-		b.WriteString("\nNot on a line of the diff:\n\n")
-		for _, f := range noLine {
-			where := "the change's text"
-			if f.Path != "" {
-				where = "`" + code(toulmin.Cite(f.Path, f.Line)) + "`"
-			}
-			what := inline(f.Message)
-			if f.Rule != "" {
-				what = fmt.Sprintf("%s (%s, `%s`)", what, f.Severity, f.Rule)
-			}
-			fmt.Fprintf(&b, "- %s: %s", where, what)
-			for _, r := range f.Required {
-				if f.Rule != "" {
-					fmt.Fprintf(&b, " — **required:** %s", inline(r))
-				}
-			}
-			fmt.Fprintf(&b, " <!-- debatebot:finding %s -->\n", f.Key)
-		}
-	}
-	return Redact(FitComment(b.String(), MaxCommentChars, link))
 }
 
 // reviewThreads lists the review comments of the pull request, page by page: the bot's threads by
@@ -379,7 +218,7 @@ func (p *Publisher) answerResolved(ctx context.Context, t *toulmin.Transcript, o
 				continue
 			}
 		}
-		body := fmt.Sprintf("Resolved in `%s`: the finding is no longer there.\n\n<!-- debatebot:resolved %s -->", ShortSHA(t.Record.HeadSHA), key)
+		body := fmt.Sprintf("Resolved in `%s`: the finding is no longer there.\n\n<!-- debatebot:resolved %s -->", render.ShortSHA(t.Record.HeadSHA), key)
 		u := fmt.Sprintf("repos/%s/%s/pulls/%d/comments/%d/replies", url.PathEscape(p.pr.Owner), url.PathEscape(p.pr.Repo), p.pr.Number, th.id)
 		req, err := p.gh.NewRequest(http.MethodPost, u, map[string]string{"body": Redact(body)})
 		if err != nil {
@@ -427,7 +266,7 @@ func (p *Publisher) dismissBlocking(ctx context.Context, t *toulmin.Transcript) 
 		opts.Page = resp.NextPage
 	}
 	for _, r := range blocking {
-		msg := fmt.Sprintf("The debate of `%s` decided: %s; this request for changes no longer stands.", ShortSHA(t.Record.HeadSHA), decisionTitle(t.Record.Decision))
+		msg := fmt.Sprintf("The debate of `%s` decided: %s; this request for changes no longer stands.", render.ShortSHA(t.Record.HeadSHA), render.DecisionTitle(t.Record.Decision))
 		if _, _, err := p.gh.PullRequests.DismissReview(ctx, p.pr.Owner, p.pr.Repo, p.pr.Number, r.GetID(), &github.PullRequestReviewDismissalRequest{Message: github.String(msg)}); err != nil {
 			return fmt.Errorf("failed to dismiss review %d of %s: %w", r.GetID(), p.pr, err)
 		}

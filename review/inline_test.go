@@ -9,6 +9,7 @@ import (
 
 	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/review/githubtest"
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -187,7 +188,7 @@ func TestReviewIgnoresMarkersOfOthers(t *testing.T) {
 	srv := githubtest.New(t)
 	seedExamplePR(t, srv)
 	tr := exampleTranscript(t)
-	on, _ := InlineFindings(tr)
+	on, _ := render.InlineFindings(tr)
 	srv.AddReviewComment("acme/shop#7", "mallory", on[0].Path, on[0].Line, "<!-- debatebot:finding "+on[0].Key+" -->")
 	res, err := NewPublisher(ghClient(t, srv), examplePR).Review(context.Background(), tr, ReviewOptions{})
 	if err != nil {
@@ -214,7 +215,7 @@ func TestReviewSuggestsKnownFix(t *testing.T) {
 	if e.Replacement != "    return requests.get(url, verify=True, timeout=5)" {
 		t.Fatalf("replacement = %q", e.Replacement)
 	}
-	body := InlineFinding{Key: "0123456789abcdef:1", Path: e.Path, Line: e.Line, Severity: e.Severity, Rule: e.Rule, Message: e.Message, Replacement: e.Replacement}.CommentBody()
+	body := render.InlineFinding{Key: "0123456789abcdef:1", Path: e.Path, Line: e.Line, Severity: e.Severity, Rule: e.Rule, Message: e.Message, Replacement: e.Replacement}.CommentBody()
 	if !strings.Contains(body, "\n```suggestion\n    return requests.get(url, verify=True, timeout=5)\n```\n") {
 		t.Errorf("comment lacks the suggestion:\n%s", body)
 	}
@@ -229,7 +230,7 @@ func TestReviewReadsEveryPageOfComments(t *testing.T) {
 	for i := 0; i < 150; i++ {
 		srv.AddReviewComment("acme/shop#7", "octocat", "internal/export/users.go", 10, "a human's remark")
 	}
-	on, _ := InlineFindings(tr)
+	on, _ := render.InlineFindings(tr)
 	for _, f := range on {
 		srv.AddReviewComment("acme/shop#7", "debatebot[bot]", f.Path, f.Line, f.CommentBody())
 	}

@@ -47,7 +47,7 @@ func LoadPrompts() (*Prompts, error) {
 	return p, nil
 }
 
-func render(t *template.Template, data any) (string, error) {
+func renderPrompt(t *template.Template, data any) (string, error) {
 	var b bytes.Buffer
 	if err := t.Execute(&b, data); err != nil {
 		return "", fmt.Errorf("failed to render prompt %s: %w", t.Name(), err)
@@ -146,7 +146,7 @@ func (s *sharedContext) get(ctx context.Context, req *toulmin.Request) (system, 
 		}
 		panel = append(panel, m)
 	}
-	members, err := render(s.prompts.panel, panel)
+	members, err := renderPrompt(s.prompts.panel, panel)
 	if err != nil {
 		return "", "", err
 	}
@@ -182,11 +182,11 @@ func (s *sharedContext) render(ctx context.Context, req *toulmin.Request) (ctxTe
 	if req.Subject.Question != "" {
 		data["Body"] = ""
 	}
-	if ctxText, err = render(s.prompts.context, data); err != nil {
+	if ctxText, err = renderPrompt(s.prompts.context, data); err != nil {
 		return "", "", err
 	}
 	if cc.Text != "" {
-		if diffText, err = render(s.prompts.diff, untrusted(cc.Text)); err != nil {
+		if diffText, err = renderPrompt(s.prompts.diff, untrusted(cc.Text)); err != nil {
 			return "", "", err
 		}
 	}
@@ -362,16 +362,17 @@ func (a *LLMAgent) messages(ctx context.Context, req *toulmin.Request, answer []
 	}
 	msgs := []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(system), openai.UserMessage(change)}
 	for _, g := range digestGroups(req) {
-		d, err := render(a.shared.prompts.digest, g)
+		d, err := renderPrompt(a.shared.prompts.digest, g)
 		if err != nil {
 			return nil, err
 		}
 		msgs = append(msgs, openai.UserMessage(d))
 	}
-	instruction, err := render(a.shared.prompts.instruction, map[string]any{
+	instruction, err := renderPrompt(a.shared.prompts.instruction, map[string]any{
 		"Phase": string(req.Phase.Kind), "Round": req.Round, "TokenLimit": req.Phase.TokenLimit, "MaxPerAgent": req.Phase.MaxPerAgent,
 		"Guidance": untrusted(req.Guidance),
 	})
+
 	if err != nil {
 		return nil, err
 	}
@@ -383,7 +384,7 @@ func (a *LLMAgent) messages(ctx context.Context, req *toulmin.Request, answer []
 	}
 	full := ""
 	if len(answer) > 0 {
-		if full, err = render(a.shared.prompts.arguments, untrustedArguments(answer)); err != nil {
+		if full, err = renderPrompt(a.shared.prompts.arguments, untrustedArguments(answer)); err != nil {
 			return nil, err
 		}
 	}
@@ -397,7 +398,7 @@ func (a *LLMAgent) messages(ctx context.Context, req *toulmin.Request, answer []
 	} else {
 		data["Rebutted"] = rebuttedIDs(answer)
 	}
-	turn, err := render(a.shared.prompts.turn, data)
+	turn, err := renderPrompt(a.shared.prompts.turn, data)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -629,7 +630,7 @@ func (a *OfflineAgent) final(req *toulmin.Request) *toulmin.Turn {
 		return &toulmin.Turn{Position: pos} // its reason is the one line: no concern stands
 	}
 	arg := summary(concerns, pos.Vote)
-	arg.Claim = fmt.Sprintf("%s: %d %s concern(s) stand", decisionTitle(pos.Vote), len(concerns), a.topic())
+	arg.Claim = fmt.Sprintf("%s: %d %s concern(s) stand", render.DecisionTitle(pos.Vote), len(concerns), a.topic())
 	return &toulmin.Turn{Arguments: []toulmin.Argument{arg}, Position: pos}
 }
 
@@ -753,7 +754,7 @@ func (a *OfflineAgent) synthesis(req *toulmin.Request) *toulmin.Turn {
 	} else {
 		s := summary(concerns, vote)
 		arg.Grounds, arg.Actions, arg.Severity, arg.Backing = s.Grounds, s.Actions, s.Severity, s.Backing
-		arg.Claim = fmt.Sprintf("%s: %d verified concern(s) stand, the most serious %s", decisionTitle(vote), len(concerns), worstOf(concerns))
+		arg.Claim = fmt.Sprintf("%s: %d verified concern(s) stand, the most serious %s", render.DecisionTitle(vote), len(concerns), worstOf(concerns))
 		arg.Warrant = s.Warrant
 		syn.Resolution = fmt.Sprintf("%s; resolve %d required change(s) before merge", vote, countRequired(s.Actions))
 		if vote == voting.Approve {

@@ -21,6 +21,7 @@ import (
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/handlers"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -414,8 +415,8 @@ func (a *actionRun) run(ctx context.Context) error {
 		published = false
 	}
 	a.summary(t, published)
-	a.notice("notice", "%s: %s", a.pr, review.Summary(t))
-	dc, err := review.DecisionComment(t)
+	a.notice("notice", "%s: %s", a.pr, render.Summary(t))
+	dc, err := render.DecisionComment(t)
 	if err != nil {
 		return err
 	}
@@ -481,12 +482,12 @@ func (a *actionRun) summary(t *toulmin.Transcript, published bool) {
 	if a.env.summary == "" {
 		return
 	}
-	dc, err := review.DecisionComment(t)
+	dc, err := render.DecisionComment(t)
 	if err != nil {
 		a.notice("warning", "Could not write the job summary: %v", err)
 		return
 	}
-	md, err := review.Markdown(t, review.RenderOptions{})
+	md, err := render.Markdown(t, render.Options{})
 	if err != nil {
 		a.notice("warning", "Could not write the job summary: %v", err)
 		return
@@ -498,7 +499,7 @@ func (a *actionRun) summary(t *toulmin.Transcript, published bool) {
 	}
 	fmt.Fprintf(&b, "\n<details><summary>The whole debate</summary>\n\n%s\n</details>\n", md)
 	// GitHub takes at most 1 MiB of summary per step.
-	text := review.FitComment(a.redact(b.String()), 1<<20-1024, "")
+	text := render.FitComment(a.redact(b.String()), 1<<20-1024, "")
 	f, err := os.OpenFile(a.env.summary, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err == nil {
 		_, err = io.WriteString(f, text)
@@ -591,7 +592,7 @@ func (a *actionRun) since(ctx context.Context, pub *review.Publisher, meta *gith
 		if c, err = review.FromGit(ctx, a.env.workspace, prev.HeadSHA+".."+head); err != nil {
 			return nil, nil, err
 		}
-		c.Source = fmt.Sprintf("%s %s...%s", a.pr, review.ShortSHA(prev.HeadSHA), review.ShortSHA(head))
+		c.Source = fmt.Sprintf("%s %s...%s", a.pr, render.ShortSHA(prev.HeadSHA), render.ShortSHA(head))
 		c.Commits = commitMessages(ctx, a.env.workspace, prev.HeadSHA+".."+head)
 	default:
 		ok := false

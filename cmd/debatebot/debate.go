@@ -18,6 +18,7 @@ import (
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/llm"
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -223,7 +224,7 @@ func printTranscript(t *toulmin.Transcript, change *review.Change, format string
 	// What is printed leaves the process like a comment does (into CI logs, pastes, issues):
 	// a secret a model quoted is redacted here too.
 	if format == "sarif" {
-		log, err := review.SARIF(t, change, review.SARIFOptions{Version: version()})
+		log, err := render.SARIF(t, change, render.SARIFOptions{Version: version()})
 		if err != nil {
 			return err
 		}
@@ -251,7 +252,7 @@ func printTranscript(t *toulmin.Transcript, change *review.Change, format string
 		_, err = stdout.Write(out.Bytes())
 		return err
 	}
-	md, err := review.Markdown(t, review.RenderOptions{})
+	md, err := render.Markdown(t, render.Options{})
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package review
+package render
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -32,7 +33,7 @@ const walkthroughRows = 10
 // phase of the arguments. When it does not fit, whole blocks are cut, the last first, and named
 // with a link to the dashboard page of the debate.
 func SummaryComment(t *toulmin.Transcript, opts SummaryOptions) (string, error) {
-	md, err := Markdown(t, RenderOptions{})
+	md, err := Markdown(t, Options{})
 	if err != nil {
 		return "", err
 	}
@@ -75,17 +76,17 @@ func summaryTop(t *toulmin.Transcript, opts SummaryOptions) string {
 	r := t.Record
 	w("%s\n", TranscriptMarker)
 	if syn := r.Synthesis; syn != nil {
-		w("## debatebot recommendation (confidence %s)\n\n%s\n\n", syn.Confidence, inline(clip(syn.Recommendation, 600)))
+		w("## debatebot recommendation (confidence %s)\n\n%s\n\n", syn.Confidence, Inline(evidence.Clip(syn.Recommendation, 600)))
 	} else {
-		w("## debatebot: %s\n\n", decisionTitle(r.Decision))
+		w("## debatebot: %s\n\n", DecisionTitle(r.Decision))
 	}
-	w("**Consensus %.2f** (%s) · convergence %.2f · protocol %s · %s", r.ConsensusScore, r.ConsensusLevel, t.Convergence, t.Protocol, inline(clip(t.Title, 120)))
+	w("**Consensus %.2f** (%s) · convergence %.2f · protocol %s · %s", r.ConsensusScore, r.ConsensusLevel, t.Convergence, t.Protocol, Inline(evidence.Clip(t.Title, 120)))
 	if opts.Link != "" {
 		w(" · [the debate](%s)", opts.Link)
 	}
 	w("\n\n")
 	if t.Question != "" {
-		w("**Question:** %s\n\n", inline(clip(t.Question, 300)))
+		w("**Question:** %s\n\n", Inline(evidence.Clip(t.Question, 300)))
 	}
 	if t.Offline && t.OfflineReason != "" {
 		w("> **Offline debate.** %s\n\n", t.OfflineReason)
@@ -114,7 +115,7 @@ func summaryTop(t *toulmin.Transcript, opts SummaryOptions) string {
 	if len(r.DissentingOpinions) > 0 {
 		w("**Dissent**\n\n")
 		for _, d := range r.DissentingOpinions {
-			w("- %s: %s\n", title(t, d.Agent), inline(clip(d.Concern, 160)))
+			w("- %s: %s\n", title(t, d.Agent), Inline(evidence.Clip(d.Concern, 160)))
 		}
 		w("\n")
 	}
@@ -132,9 +133,9 @@ func summaryTop(t *toulmin.Transcript, opts SummaryOptions) string {
 
 // requiredItem is a required change with its location linked to the line at the head.
 func requiredItem(rc, blobURL string) string {
-	m := citation.FindStringSubmatch(rc)
+	m := Citation.FindStringSubmatch(rc)
 	if m == nil {
-		return inline(rc)
+		return Inline(rc)
 	}
 	loc := "`" + code(m[1]+":"+m[2]) + "`"
 	if blobURL != "" {
@@ -144,7 +145,7 @@ func requiredItem(rc, blobURL string) string {
 		}
 		loc = fmt.Sprintf("[%s](%s%s#L%s)", loc, blobURL, strings.Join(parts, "/"), m[2])
 	}
-	return loc + " " + inline(strings.TrimPrefix(rc, m[0]))
+	return loc + " " + Inline(strings.TrimPrefix(rc, m[0]))
 }
 
 // walkthrough is one line per changed file: what changed and what was found there. Files with

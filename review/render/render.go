@@ -1,7 +1,8 @@
-package review
+package render
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -17,7 +18,7 @@ const (
 )
 
 // RenderOptions tune the Markdown.
-type RenderOptions struct {
+type Options struct {
 	// Marker starts the transcript with its hidden marker (for PR comments).
 	Marker bool
 }
@@ -25,13 +26,13 @@ type RenderOptions struct {
 // Markdown renders the transcript as seed 004's artifact: participants, timeline, arguments per
 // phase, decision rationale and action items, ending with the decision record in YAML. Text that
 // came from the change is quoted so that it cannot forge markup or the bot's markers.
-func Markdown(t *toulmin.Transcript, opts RenderOptions) (string, error) {
+func Markdown(t *toulmin.Transcript, opts Options) (string, error) {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	if opts.Marker {
 		w("%s\n", TranscriptMarker)
 	}
-	w("# Debate: %s\n\n", inline(t.Title))
+	w("# Debate: %s\n\n", Inline(t.Title))
 	if t.Offline && t.OfflineReason != "" {
 		w("> **Offline debate.** %s\n\n", t.OfflineReason)
 	} else if t.Offline && t.Question != "" {
@@ -47,10 +48,10 @@ func Markdown(t *toulmin.Transcript, opts RenderOptions) (string, error) {
 		// A design question is answered by a recommendation, not a vote on code.
 		w("**Recommendation** (confidence %s) · consensus %.2f (%s) · convergence %.2f · protocol %s · `%s`\n\n", syn.Confidence, t.Record.ConsensusScore, t.Record.ConsensusLevel, t.Convergence, protocol, t.DebateID)
 	} else {
-		w("**Decision: %s** · consensus %.2f (%s) · convergence %.2f · protocol %s · `%s`\n\n", decisionTitle(t.Record.Decision), t.Record.ConsensusScore, t.Record.ConsensusLevel, t.Convergence, protocol, t.DebateID)
+		w("**Decision: %s** · consensus %.2f (%s) · convergence %.2f · protocol %s · `%s`\n\n", DecisionTitle(t.Record.Decision), t.Record.ConsensusScore, t.Record.ConsensusLevel, t.Convergence, protocol, t.DebateID)
 	}
 	if t.Question != "" {
-		w("**Question:** %s\n\n", inline(t.Question))
+		w("**Question:** %s\n\n", Inline(t.Question))
 	}
 	renderSynthesis(&b, t)
 
@@ -65,17 +66,17 @@ func Markdown(t *toulmin.Transcript, opts RenderOptions) (string, error) {
 
 	renderPanel(&b, t)
 
-	w("\n## Timeline\n\n- Started: %s\n- Ended: %s\n- Decision: %s\n", stamp(t.StartedAt), stamp(t.EndedAt), decisionTitle(t.Record.Decision))
+	w("\n## Timeline\n\n- Started: %s\n- Ended: %s\n- Decision: %s\n", stamp(t.StartedAt), stamp(t.EndedAt), DecisionTitle(t.Record.Decision))
 	if t.Depth != "" {
 		w("- Depth: %s (%s)\n", t.Depth, depthText(t.Depth))
 	}
 	if fe := t.FastExit; fe != nil {
 		if fe.Taken {
-			w("- Fast exit: %s\n", inline(fe.Reason))
+			w("- Fast exit: %s\n", Inline(fe.Reason))
 		} else {
-			w("- No fast exit: %s\n", inline(fe.Reason))
+			w("- No fast exit: %s\n", Inline(fe.Reason))
 			for _, p := range fe.Partial {
-				w("  - Partial: %s\n", inline(p))
+				w("  - Partial: %s\n", Inline(p))
 			}
 		}
 	}
@@ -87,19 +88,19 @@ func Markdown(t *toulmin.Transcript, opts RenderOptions) (string, error) {
 		if j.Ends {
 			next = "the rounds end: " + j.Exit
 		}
-		w("- Moderator after round %d: **%s** — %s; %s\n", j.Round, strings.ReplaceAll(string(j.Verdict), "_", " "), inline(j.Detail), inline(next))
+		w("- Moderator after round %d: **%s** — %s; %s\n", j.Round, strings.ReplaceAll(string(j.Verdict), "_", " "), Inline(j.Detail), Inline(next))
 	}
 	for _, c := range t.Checkpoints {
 		// The guidance is whatever its author wrote: quoted inline, like the change's text.
 		line := fmt.Sprintf("- Checkpoint after round %d: **%s**", c.AfterRound, c.Action)
 		if c.By != "" {
-			line += " by " + inline(c.By)
+			line += " by " + Inline(c.By)
 		}
 		if c.Guidance != "" {
-			line += ": " + inline(c.Guidance)
+			line += ": " + Inline(c.Guidance)
 		}
 		if c.Note != "" {
-			line += " (" + inline(c.Note) + ")"
+			line += " (" + Inline(c.Note) + ")"
 		}
 		w("%s\n", line)
 	}
@@ -149,7 +150,7 @@ func Markdown(t *toulmin.Transcript, opts RenderOptions) (string, error) {
 		if len(quiet) > 0 {
 			w("\n")
 			for _, s := range quiet {
-				w("- **%s** (%s): %s\n", title(t, s.Agent), s.Position.Vote, inline(s.Position.Reason))
+				w("- **%s** (%s): %s\n", title(t, s.Agent), s.Position.Vote, Inline(s.Position.Reason))
 			}
 		}
 	}
@@ -171,12 +172,12 @@ func Markdown(t *toulmin.Transcript, opts RenderOptions) (string, error) {
 	for _, a := range t.ArgumentsIn(toulmin.PhaseSynthesis) {
 		if a.Synthesis != nil {
 			synthesised[a.Agent] = true
-			w("- **%s:** %s. %s\n", title(t, a.Agent), inline(a.Claim), inline(a.Synthesis.Resolution))
+			w("- **%s:** %s. %s\n", title(t, a.Agent), Inline(a.Claim), Inline(a.Synthesis.Resolution))
 		}
 	}
 	for _, s := range t.Stances {
 		if s.Phase == toulmin.PhaseSynthesis && !synthesised[s.Agent] {
-			w("- **%s:** %s. %s\n", title(t, s.Agent), s.Position.Vote, inline(s.Position.Reason))
+			w("- **%s:** %s. %s\n", title(t, s.Agent), s.Position.Vote, Inline(s.Position.Reason))
 		}
 	}
 	var shares []string
@@ -189,10 +190,10 @@ func Markdown(t *toulmin.Transcript, opts RenderOptions) (string, error) {
 		w("- **Weighted vote:** %s (strong above 80%%, consensus above 65%%).\n", strings.Join(shares, ", "))
 	}
 	for _, e := range t.Escalations {
-		w("- **Escalated (%s):** %s\n", e.Reason, inline(e.Detail))
+		w("- **Escalated (%s):** %s\n", e.Reason, Inline(e.Detail))
 	}
 	for _, d := range t.Record.DissentingOpinions {
-		w("- **Dissent, %s:** %s\n", title(t, d.Agent), inline(d.Concern))
+		w("- **Dissent, %s:** %s\n", title(t, d.Agent), Inline(d.Concern))
 	}
 
 	if len(t.Carried) > 0 {
@@ -202,7 +203,7 @@ func Markdown(t *toulmin.Transcript, opts RenderOptions) (string, error) {
 			if c.Status == toulmin.Resolved {
 				mark = "[x]"
 			}
-			w("- %s %s (%s)\n", mark, inline(c.Text), strings.ReplaceAll(string(c.Status), "_", " "))
+			w("- %s %s (%s)\n", mark, Inline(c.Text), strings.ReplaceAll(string(c.Status), "_", " "))
 		}
 	}
 
@@ -211,10 +212,10 @@ func Markdown(t *toulmin.Transcript, opts RenderOptions) (string, error) {
 		w("None.\n")
 	}
 	for _, r := range t.Record.RequiredChanges {
-		w("- [ ] **Required:** %s\n", inline(r))
+		w("- [ ] **Required:** %s\n", Inline(r))
 	}
 	for _, f := range t.Record.FollowUp {
-		w("- [ ] Follow-up: %s\n", inline(f))
+		w("- [ ] Follow-up: %s\n", Inline(f))
 	}
 
 	y, err := t.Record.YAML()
@@ -246,39 +247,39 @@ func renderArgument(b *strings.Builder, t *toulmin.Transcript, a toulmin.Argumen
 	w("\n#### %s\n\n", head)
 	if a.Steelman != "" {
 		// Seed 003: the rebuttal states the strongest form of what it answers before disputing it.
-		w("**Steelman:** %s\n\n", inline(a.Steelman))
+		w("**Steelman:** %s\n\n", Inline(a.Steelman))
 	}
-	w("**Claim:** %s\n\n", inline(a.Claim))
+	w("**Claim:** %s\n\n", Inline(a.Claim))
 	if a.Limit != "" {
-		w("**Limit:** %s\n\n", inline(a.Limit))
+		w("**Limit:** %s\n\n", Inline(a.Limit))
 	}
 	if len(a.Grounds) > 0 {
 		w("- **Grounds:**\n")
 		for _, g := range a.Grounds {
 			if c := g.Citation(); c != "" {
-				w("  - `%s` — %s\n", code(c), inline(g.Text))
+				w("  - `%s` — %s\n", code(c), Inline(g.Text))
 			} else {
-				w("  - %s\n", inline(g.Text))
+				w("  - %s\n", Inline(g.Text))
 			}
 		}
 	}
 	if a.Warrant != "" {
-		w("- **Warrant:** %s\n", inline(a.Warrant))
+		w("- **Warrant:** %s\n", Inline(a.Warrant))
 	}
 	if len(a.Backing) > 0 {
 		var parts []string
 		for _, bk := range a.Backing {
 			for _, s := range []string{bk.Reference, bk.Evidence} {
 				if s != "" {
-					parts = append(parts, inline(s))
+					parts = append(parts, Inline(s))
 				}
 			}
 		}
 		w("- **Backing:** %s\n", strings.Join(parts, "; "))
 	}
-	w("- **Qualifier:** %s\n", inline(a.Qualifier.String()))
+	w("- **Qualifier:** %s\n", Inline(a.Qualifier.String()))
 	if a.Rebuttal != "" {
-		w("- **Rebuttal:** %s\n", inline(a.Rebuttal))
+		w("- **Rebuttal:** %s\n", Inline(a.Rebuttal))
 	}
 	renderTemplate(b, a)
 	if len(a.Actions) > 0 {
@@ -288,17 +289,17 @@ func renderArgument(b *strings.Builder, t *toulmin.Transcript, a toulmin.Argumen
 			if act.Required {
 				req = " (required)"
 			}
-			w("  - %s%s\n", inline(act.String()), req)
+			w("  - %s%s\n", Inline(act.String()), req)
 		}
 	}
 	if s := a.Synthesis; s != nil {
 		if len(s.ConsensusPoints) > 0 {
-			w("- **Consensus points:** %s\n", inline(strings.Join(s.ConsensusPoints, "; ")))
+			w("- **Consensus points:** %s\n", Inline(strings.Join(s.ConsensusPoints, "; ")))
 		}
 		if len(s.Conflicts) > 0 {
-			w("- **Conflicts:** %s\n", inline(strings.Join(s.Conflicts, "; ")))
+			w("- **Conflicts:** %s\n", Inline(strings.Join(s.Conflicts, "; ")))
 		}
-		w("- **Resolution:** %s\n", inline(s.Resolution))
+		w("- **Resolution:** %s\n", Inline(s.Resolution))
 	}
 	w("- **Quality:** %d/%d", a.Quality.Points(), len(a.Quality.Checks))
 	var failed []string
@@ -308,7 +309,7 @@ func renderArgument(b *strings.Builder, t *toulmin.Transcript, a toulmin.Argumen
 		}
 	}
 	if len(failed) > 0 {
-		w(" — not %s", inline(strings.Join(failed, "; not ")))
+		w(" — not %s", Inline(strings.Join(failed, "; not ")))
 	}
 	w("\n")
 }
@@ -320,7 +321,7 @@ func title(t *toulmin.Transcript, agent string) string {
 	return agent
 }
 
-func decisionTitle(o voting.Option) string {
+func DecisionTitle(o voting.Option) string {
 	switch o {
 	case voting.Approve:
 		return "Approve"
@@ -338,7 +339,7 @@ func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC"
 
 // inline makes untrusted text safe inside Markdown prose: no HTML, no forged markers, one line.
 // Code spans (between backticks) keep their text as is, except what could forge a marker.
-func inline(s string) string {
+func Inline(s string) string {
 	s = strings.ReplaceAll(s, "\r", "")
 	s = strings.ReplaceAll(s, "\n", " ")
 	parts := strings.Split(s, "`")
@@ -365,7 +366,7 @@ func inline(s string) string {
 var linkBreaker = strings.NewReplacer("](", `]\(`)
 
 // cell is inline text inside a table cell.
-func cell(s string) string { return strings.ReplaceAll(inline(s), "|", "\\|") }
+func cell(s string) string { return strings.ReplaceAll(Inline(s), "|", "\\|") }
 
 // code is text inside a code span, on one line.
 func code(s string) string {
@@ -383,7 +384,7 @@ func fence(s string) string {
 // Summary is a short plain-text account of the decision, for logs and check-run titles.
 func Summary(t *toulmin.Transcript) string {
 	r := t.Record
-	parts := []string{fmt.Sprintf("%s (consensus %.2f, %s)", decisionTitle(r.Decision), r.ConsensusScore, r.ConsensusLevel)}
+	parts := []string{fmt.Sprintf("%s (consensus %.2f, %s)", DecisionTitle(r.Decision), r.ConsensusScore, r.ConsensusLevel)}
 	if len(t.Escalations) > 0 {
 		var reasons []string
 		seen := map[voting.EscalationReason]bool{}
@@ -441,24 +442,24 @@ func renderPanel(b *strings.Builder, t *toulmin.Transcript) {
 		for i, s := range p.Seated {
 			names[i] = title(t, s.Agent)
 		}
-		w("The panel is the `stakeholders:` list of debatebot.yml, which wins over the moderator: %s.\n", inline(strings.Join(names, ", ")))
+		w("The panel is the `stakeholders:` list of debatebot.yml, which wins over the moderator: %s.\n", Inline(strings.Join(names, ", ")))
 	} else {
-		w("The moderator (%s) seated %d perspective(s) for this change, before the openings:\n\n", inline(p.Method), len(p.Seated))
+		w("The moderator (%s) seated %d perspective(s) for this change, before the openings:\n\n", Inline(p.Method), len(p.Seated))
 		for _, s := range p.Seated {
-			w("- **%s**: %s\n", title(t, s.Agent), inline(s.Reason))
+			w("- **%s**: %s\n", title(t, s.Agent), Inline(s.Reason))
 		}
 		if p.Opposition != "" {
-			w("\nOpposing trade-offs: %s.\n", inline(p.Opposition))
+			w("\nOpposing trade-offs: %s.\n", Inline(p.Opposition))
 		}
 		if len(p.Left) > 0 {
 			w("\nLeft out:\n\n")
 			for _, s := range p.Left {
-				w("- %s: %s\n", cell(s.Agent), inline(s.Reason))
+				w("- %s: %s\n", cell(s.Agent), Inline(s.Reason))
 			}
 		}
 	}
 	for _, n := range p.Notes {
-		w("\n> %s\n", inline(n))
+		w("\n> %s\n", Inline(n))
 	}
 }
 
@@ -506,19 +507,19 @@ func renderSynthesis(b *strings.Builder, t *toulmin.Transcript) {
 			w("- %s\n", none)
 		}
 		for _, it := range items {
-			w("- %s\n", inline(it))
+			w("- %s\n", Inline(it))
 		}
 	}
 	w("## Synthesis\n\n### Perspectives considered\n")
 	for _, p := range syn.Perspectives {
-		w("\n#### %s\n\n- Key arguments:\n", inline(p.Title))
+		w("\n#### %s\n\n- Key arguments:\n", Inline(p.Title))
 		for _, a := range p.KeyArguments {
-			w("  - %s\n", inline(a))
+			w("  - %s\n", Inline(a))
 		}
 		if len(p.TradeOffs) > 0 {
 			w("- Trade-offs accepted:\n")
 			for _, o := range p.TradeOffs {
-				w("  - %s\n", inline(o))
+				w("  - %s\n", Inline(o))
 			}
 		}
 	}
@@ -526,11 +527,11 @@ func renderSynthesis(b *strings.Builder, t *toulmin.Transcript) {
 	list(syn.Agreement, "none recorded")
 	w("\n### Key tensions\n\n")
 	list(syn.Tensions, "none recorded")
-	w("\n### Recommendation\n\n%s\n\n**Confidence:** %s\n\n**Caveats:**\n\n", inline(syn.Recommendation), syn.Confidence)
+	w("\n### Recommendation\n\n%s\n\n**Confidence:** %s\n\n**Caveats:**\n\n", Inline(syn.Recommendation), syn.Confidence)
 	list(syn.Caveats, "none")
 	dissent := "No perspective dissents."
 	if syn.Dissent != "" {
-		dissent = inline(syn.Dissent)
+		dissent = Inline(syn.Dissent)
 	}
 	w("\n### Dissenting view\n\n%s\n\n", dissent)
 }
@@ -542,15 +543,15 @@ func renderTradeOff(b *strings.Builder, t *toulmin.Transcript) {
 		return
 	}
 	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
-	w("\n## Trade-offs (no consensus)\n\n**Final position:** %s. The decision escalates to a human.\n\n**Perspectives:**\n\n", inline(to.FinalPosition))
+	w("\n## Trade-offs (no consensus)\n\n**Final position:** %s. The decision escalates to a human.\n\n**Perspectives:**\n\n", Inline(to.FinalPosition))
 	for _, s := range to.Stances {
 		side := "disagrees"
 		if s.Agrees {
 			side = "agrees"
 		}
-		w("- %s: %s (%s) — %s\n", title(t, s.Agent), s.Vote, side, inline(s.Concern))
+		w("- %s: %s (%s) — %s\n", title(t, s.Agent), s.Vote, side, Inline(s.Concern))
 	}
-	w("\n**Core disagreement:** %s\n\n**Assumptions exposed:**\n\n| Perspective | Position | Assumes | The other position is right if |\n|---|---|---|---|\n", inline(to.CoreDisagreement))
+	w("\n**Core disagreement:** %s\n\n**Assumptions exposed:**\n\n| Perspective | Position | Assumes | The other position is right if |\n|---|---|---|---|\n", Inline(to.CoreDisagreement))
 	for _, a := range to.Assumptions {
 		w("| %s | %s | %s | %s |\n", cell(title(t, a.Agent)), a.Vote, cell(a.Assumes), cell(a.OtherSideRight))
 	}
@@ -570,7 +571,7 @@ func renderTemplate(b *strings.Builder, a toulmin.Argument) {
 	}
 	item := func(name, v string) {
 		if v != "" {
-			w("  - %s: %s\n", name, inline(v))
+			w("  - %s: %s\n", name, Inline(v))
 		}
 	}
 	switch tp.Kind {
@@ -579,13 +580,13 @@ func renderTemplate(b *strings.Builder, a toulmin.Argument) {
 		if sev == "" {
 			sev = "unrated"
 		}
-		w("- **Security analysis:** %s · severity %s · location %s\n", inline(tp.Type), sev, loc)
+		w("- **Security analysis:** %s · severity %s · location %s\n", Inline(tp.Type), sev, loc)
 		item("Attack vector", tp.AttackVector)
 		item("Impact", tp.Impact)
 		item("Mitigation", tp.Mitigation)
 	case toulmin.TemplatePerformance:
 		if tp.Metric != "" {
-			w("- **Performance analysis:** metric %s · location %s\n", inline(tp.Metric), loc)
+			w("- **Performance analysis:** metric %s · location %s\n", Inline(tp.Metric), loc)
 		} else {
 			w("- **Performance analysis:** location %s\n", loc)
 		}
@@ -598,3 +599,13 @@ func renderTemplate(b *strings.Builder, a toulmin.Argument) {
 		item("Refactoring", tp.Refactoring)
 	}
 }
+
+// ShortSHA is a commit's short form, as GitHub shows it (7 characters).
+func ShortSHA(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
+}
+
+var Citation = regexp.MustCompile(`^([^\s:]+):(\d+): `)

@@ -1,19 +1,16 @@
-package review
+package render_test
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/google/go-github/v62/github"
-
 	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/review/githubtest"
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -86,7 +83,7 @@ func decodeSARIF(t *testing.T, data []byte) sarifLog {
 	if run.Tool.Driver.Name != "debatebot" || run.Tool.Driver.Version == "" {
 		t.Errorf("driver %q version %q", run.Tool.Driver.Name, run.Tool.Driver.Version)
 	}
-	allowed := map[string]bool{TagSecurity: true, TagPerformance: true, TagConcurrency: true, TagCorrectness: true, TagProcess: true}
+	allowed := map[string]bool{render.TagSecurity: true, render.TagPerformance: true, render.TagConcurrency: true, render.TagCorrectness: true, render.TagProcess: true}
 	ruleIndex := map[string]int{}
 	for i, r := range run.Tool.Driver.Rules {
 		ruleIndex[r.ID] = i
@@ -99,7 +96,7 @@ func decodeSARIF(t *testing.T, data []byte) sarifLog {
 			if !allowed[fmt.Sprint(tag)] {
 				t.Errorf("rule %s: tag %v is none of security, performance, concurrency, correctness, process", r.ID, tag)
 			}
-			security = security || tag == TagSecurity
+			security = security || tag == render.TagSecurity
 		}
 		if len(tags) == 0 {
 			t.Errorf("rule %s has no tags", r.ID)
@@ -139,7 +136,7 @@ func decodeSARIF(t *testing.T, data []byte) sarifLog {
 		if pl.Region.StartLine < 1 {
 			t.Errorf("result %d: startLine %d", i, pl.Region.StartLine)
 		}
-		if fp := r.PartialFingerprints[FingerprintKey]; len(fp) < 34 || strings.Contains(fp, "REDACTED") {
+		if fp := r.PartialFingerprints[render.FingerprintKey]; len(fp) < 34 || strings.Contains(fp, "REDACTED") {
 			t.Errorf("result %d: fingerprint %q", i, fp)
 		}
 	}
@@ -147,9 +144,9 @@ func decodeSARIF(t *testing.T, data []byte) sarifLog {
 }
 
 func TestSARIFOfExample(t *testing.T) {
-	c := readChange(t, filepath.Join("..", "examples", "admin-export.diff"))
+	c := readChange(t, filepath.Join("..", "..", "examples", "admin-export.diff"))
 	tr := runDebate(t, c, toulmin.ProtocolStandard)
-	data, err := SARIF(tr, c, SARIFOptions{Version: "1.2.3"})
+	data, err := render.SARIF(tr, c, render.SARIFOptions{Version: "1.2.3"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +190,7 @@ func TestSARIFOfExample(t *testing.T) {
 		}
 	}
 	// The same debate again gives the same log.
-	again, err := SARIF(runDebate(t, readChange(t, filepath.Join("..", "examples", "admin-export.diff")), toulmin.ProtocolStandard), c, SARIFOptions{Version: "1.2.3"})
+	again, err := render.SARIF(runDebate(t, readChange(t, filepath.Join("..", "..", "examples", "admin-export.diff")), toulmin.ProtocolStandard), c, render.SARIFOptions{Version: "1.2.3"})
 	if err != nil || string(again) != string(data) {
 		t.Errorf("a second run of the same debate gives another SARIF log (%v)", err)
 	}
@@ -216,7 +213,7 @@ func TestStandingFindings(t *testing.T) {
 		},
 	}
 	var got []string
-	for _, e := range StandingFindings(tr) {
+	for _, e := range render.StandingFindings(tr) {
 		got = append(got, e.ID)
 	}
 	if strings.Join(got, ",") != "E1,E3,E4" {
@@ -244,13 +241,13 @@ func TestFingerprintsIgnoreLineShifts(t *testing.T) {
 	}
 	results := func(d string) map[string]found {
 		c := mustParse(t, d)
-		data, err := SARIF(runDebate(t, c, toulmin.ProtocolStandard), c, SARIFOptions{})
+		data, err := render.SARIF(runDebate(t, c, toulmin.ProtocolStandard), c, render.SARIFOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		out := map[string]found{}
 		for _, r := range decodeSARIF(t, data).Runs[0].Results {
-			out[*r.RuleID] = found{r.Locations[0].PhysicalLocation.Region.StartLine, r.PartialFingerprints[FingerprintKey]}
+			out[*r.RuleID] = found{r.Locations[0].PhysicalLocation.Region.StartLine, r.PartialFingerprints[render.FingerprintKey]}
 		}
 		return out
 	}
@@ -267,117 +264,14 @@ func TestFingerprintsIgnoreLineShifts(t *testing.T) {
 	}
 }
 
-func TestFingerprintsOfGoFunctions(t *testing.T) {
-	// The same line in two functions is two findings with two fingerprints; the same line twice
-	// in one function is told apart by its order.
-	c := changeOf(t, map[string]string{"a.go": "package a\n\nfunc One() {\n\tx()\n\tx()\n}\n\nfunc (s *S[T]) Two() {\n\tx()\n}\n"})
-	fp := newFingerprinter(c)
-	e := func(line int) string {
-		return fp.fingerprint(toulmin.Evidence{Rule: evidence.RuleIgnoredError, Path: "a.go", Line: line, Message: "m"})
-	}
-	one1, one2, two := e(4), e(5), e(9)
-	if one1[:32] != one2[:32] || one1 == one2 || !strings.HasSuffix(one2, ":2") {
-		t.Errorf("the same line twice in One: %s and %s, want one hash with :1 and :2", one1, one2)
-	}
-	if two[:32] == one1[:32] {
-		t.Errorf("the same line in One and S.Two has one fingerprint %s", two)
-	}
-	if got := fp.function(c.File("a.go"), 9); got != "S.Two" {
-		t.Errorf("function around line 9 = %q, want S.Two", got)
-	}
-}
-
-func TestAnnotationsBatchedByFifty(t *testing.T) {
-	srv := githubtest.New(t)
-	ctx := context.Background()
-	gh := ghClient(t, srv)
-	var ev []toulmin.Evidence
-	sevs := []toulmin.Severity{toulmin.SeverityCritical, toulmin.SeverityMedium, toulmin.SeverityLow}
-	for i := 0; i < 123; i++ {
-		ev = append(ev, toulmin.Evidence{ID: fmt.Sprintf("E%d", i+1), Rule: evidence.RuleTodo, Severity: sevs[i%3], Path: fmt.Sprintf("f%03d.go", i), Line: i % 7, Message: fmt.Sprintf("finding %d", i)})
-	}
-	ev = append(ev, toulmin.Evidence{ID: "E124", Rule: evidence.RulePromptInjection, Severity: toulmin.SeverityHigh, Message: "the title addresses the reviewer"})
-	tr := &toulmin.Transcript{DebateID: "deb-1", Evidence: ev}
-	tr.Record.HeadSHA, tr.Record.Decision = "abc123", "approve_with_changes"
-	p := NewPublisher(gh, examplePR)
-	if err := p.StartCheck(ctx, "abc123"); err != nil {
-		t.Fatal(err)
-	}
-	// The third request fails: the retry goes on with the rest, concluding once and repeating
-	// nothing.
-	n := 0
-	srv.FailIf(func(c githubtest.Call) bool {
-		if c.Method == "PATCH" {
-			n++
-			return n == 3
-		}
-		return false
-	}, 502, 1)
-	if err := p.FinishCheck(ctx, tr); err == nil || !strings.Contains(err.Error(), "100 of 123 annotations sent") {
-		t.Fatalf("FinishCheck = %v, want the failure of the third request", err)
-	}
-	if err := p.FinishCheck(ctx, tr); err != nil {
-		t.Fatal(err)
-	}
-	runs := srv.Checks("acme/shop")
-	if len(runs) != 1 || runs[0].Conclusion != "neutral" || runs[0].Conclusions != 1 {
-		t.Fatalf("check runs %+v, want one concluded once", runs)
-	}
-	anns := runs[0].Annotations
-	if len(anns) != 123 {
-		t.Fatalf("%d annotations, want 123 (each finding with a file once)", len(anns))
-	}
-	for i, a := range anns {
-		want := map[toulmin.Severity]string{toulmin.SeverityCritical: "failure", toulmin.SeverityMedium: "warning", toulmin.SeverityLow: "notice"}[sevs[i%3]]
-		if a.Path != fmt.Sprintf("f%03d.go", i) || a.StartLine != max(i%7, 1) || a.EndLine != a.StartLine || a.Level != want ||
-			!strings.HasPrefix(a.Message, fmt.Sprintf("finding %d", i)) || !strings.Contains(a.Title, "todo-added") {
-			t.Errorf("annotation %d = %+v", i, a)
-		}
-	}
-	for _, c := range srv.Calls() {
-		if c.Method != "PATCH" {
-			continue
-		}
-		var in github.UpdateCheckRunOptions
-		if err := json.Unmarshal([]byte(c.Body), &in); err != nil {
-			t.Fatalf("update body: %v", err)
-		}
-		if in.Output != nil && len(in.Output.Annotations) > githubtest.MaxAnnotations {
-			t.Errorf("a request carried %d annotations", len(in.Output.Annotations))
-		}
-	}
-}
-
-func TestFakeGitHubRefusesMoreThanFiftyAnnotations(t *testing.T) {
-	srv := githubtest.New(t)
-	gh := ghClient(t, srv)
-	ctx := context.Background()
-	run, _, err := gh.Checks.CreateCheckRun(ctx, "acme", "shop", github.CreateCheckRunOptions{Name: "x", HeadSHA: "abc123"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var anns []*github.CheckRunAnnotation
-	for i := 0; i < 51; i++ {
-		anns = append(anns, &github.CheckRunAnnotation{Path: github.String("a.go"), StartLine: github.Int(1), EndLine: github.Int(1), AnnotationLevel: github.String("notice"), Message: github.String("m")})
-	}
-	_, _, err = gh.Checks.UpdateCheckRun(ctx, "acme", "shop", run.GetID(), github.UpdateCheckRunOptions{Name: "x", Output: &github.CheckRunOutput{Title: github.String("t"), Summary: github.String("s"), Annotations: anns}})
-	var er *github.ErrorResponse
-	if !errors.As(err, &er) || er.Response.StatusCode != 422 || er.Message != "Invalid request.\n\nNo more than 50 items are allowed; 51 were supplied." {
-		t.Errorf("51 annotations: %v, want GitHub's 422", err)
-	}
-	if got := srv.Checks("acme/shop")[0].Annotations; len(got) != 0 {
-		t.Errorf("a refused request kept %d annotations", len(got))
-	}
-}
-
 // A finding that names no file (text in the title addressed to the reviewer) cannot be a result
 // code scanning accepts: it is a notification of the run's invocation instead, not lost.
 func TestSARIFFindingWithoutAFile(t *testing.T) {
 	tr := &toulmin.Transcript{Evidence: []toulmin.Evidence{
-		{ID: "E1", Rule: evidence.RulePromptInjection, Stakeholder: Security, Severity: toulmin.SeverityHigh, Message: "the title tells AI reviewers to approve"},
-		{ID: "E2", Rule: evidence.RuleLargeFile, Stakeholder: Architecture, Severity: toulmin.SeverityLow, Path: "gen/big.go", Message: "a file of 900 lines added"},
+		{ID: "E1", Rule: evidence.RulePromptInjection, Stakeholder: evidence.Security, Severity: toulmin.SeverityHigh, Message: "the title tells AI reviewers to approve"},
+		{ID: "E2", Rule: evidence.RuleLargeFile, Stakeholder: evidence.Architecture, Severity: toulmin.SeverityLow, Path: "gen/big.go", Message: "a file of 900 lines added"},
 	}}
-	data, err := SARIF(tr, nil, SARIFOptions{})
+	data, err := render.SARIF(tr, nil, render.SARIFOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package review
+package render_test
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -24,9 +25,9 @@ func summaryTopOf(t testing.TB, s string) string {
 // tokens and the walkthrough, under 3,000 characters; then the transcript folded per section and
 // per phase.
 func TestSummaryCommentOfExample(t *testing.T) {
-	tr := runDebate(t, readChange(t, filepath.Join("..", "examples", "admin-export.diff")), toulmin.ProtocolStandard)
+	tr := runDebate(t, readChange(t, filepath.Join("..", "..", "examples", "admin-export.diff")), toulmin.ProtocolStandard)
 	tr.Record.HeadSHA = "abc1234def"
-	s, err := SummaryComment(tr, SummaryOptions{BlobURL: "https://github.com/o/r/blob/abc1234def/", Link: "https://bot.example/debates/" + tr.DebateID})
+	s, err := render.SummaryComment(tr, render.SummaryOptions{BlobURL: "https://github.com/o/r/blob/abc1234def/", Link: "https://bot.example/debates/" + tr.DebateID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func TestSummaryCommentOfExample(t *testing.T) {
 		t.Errorf("the part above the first <details> is %d characters, want under 3,000", len(top))
 	}
 	for _, want := range []string{
-		TranscriptMarker + "\n## debatebot: Request changes\n",
+		render.TranscriptMarker + "\n## debatebot: Request changes\n",
 		"**Consensus 0.75** (consensus)",
 		"- [ ] [`internal/export/users.go:30`](https://github.com/o/r/blob/abc1234def/internal/export/users.go#L30) use a parameterised query",
 		"**Dissent**\n\n- Performance Stakeholder: votes approve_with_changes",
@@ -59,7 +60,7 @@ func TestSummaryCommentOfExample(t *testing.T) {
 		t.Errorf("unbalanced <details> blocks")
 	}
 	// Every section of the transcript is in the comment, folded.
-	md, _ := Markdown(tr, RenderOptions{})
+	md, _ := render.Markdown(tr, render.Options{})
 	for _, h := range []string{"SS-1 · Security Stakeholder · high", "## Scoring Matrix", "## Position history"} {
 		if strings.Contains(md, h) && !strings.Contains(s, strings.TrimPrefix(h, "## ")) {
 			t.Errorf("summary lost %q of the transcript", h)
@@ -70,13 +71,13 @@ func TestSummaryCommentOfExample(t *testing.T) {
 // TestSummaryCommentCutsWholeBlocks makes the comment too long for a small limit: whole
 // <details> blocks go, the last first, and the note names them and links to the dashboard.
 func TestSummaryCommentCutsWholeBlocks(t *testing.T) {
-	tr := runDebate(t, readChange(t, filepath.Join("..", "examples", "admin-export.diff")), toulmin.ProtocolStandard)
-	full, err := SummaryComment(tr, SummaryOptions{})
+	tr := runDebate(t, readChange(t, filepath.Join("..", "..", "examples", "admin-export.diff")), toulmin.ProtocolStandard)
+	full, err := render.SummaryComment(tr, render.SummaryOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	link := "https://bot.example/debates/" + tr.DebateID
-	s, err := SummaryComment(tr, SummaryOptions{Link: link, Max: len(full) / 2})
+	s, err := render.SummaryComment(tr, render.SummaryOptions{Link: link, Max: len(full) / 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +109,7 @@ func TestSummaryCommentOfSixtyFiles(t *testing.T) {
 	}
 	tr := runDebate(t, changeOf(t, files), toulmin.ProtocolStandard)
 	tr.Record.HeadSHA = "abc1234def"
-	s, err := SummaryComment(tr, SummaryOptions{BlobURL: "https://github.com/o/r/blob/abc1234def/", Link: "https://bot.example/debates/" + tr.DebateID})
+	s, err := render.SummaryComment(tr, render.SummaryOptions{BlobURL: "https://github.com/o/r/blob/abc1234def/", Link: "https://bot.example/debates/" + tr.DebateID})
 	if err != nil {
 		t.Fatal(err)
 	}
