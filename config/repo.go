@@ -20,6 +20,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/agents"
 	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
@@ -105,10 +106,10 @@ type Repo struct {
 	Thresholds            Thresholds      `yaml:"thresholds"`
 	Weights               *voting.Weights `yaml:"weights"`
 	// Stakeholders, when set, is the whole panel: it wins over the moderator.
-	Stakeholders []review.Perspective `yaml:"stakeholders"`
+	Stakeholders []agents.Perspective `yaml:"stakeholders"`
 	// Perspectives adds to (or, by a built-in name, changes) the catalog the moderator seats
 	// 2 to 4 stakeholders from (seed 002); it cannot be combined with stakeholders.
-	Perspectives []review.Perspective        `yaml:"perspectives"`
+	Perspectives []agents.Perspective        `yaml:"perspectives"`
 	Phases       map[toulmin.PhaseKind]Phase `yaml:"phases"`
 	// MaxRounds sets the rounds of rebuttal, clarification and response; with a depth, it caps
 	// them.
@@ -457,7 +458,7 @@ func (r *Repo) fill() error {
 		r.LLM.Concurrency = DefaultConcurrency
 	}
 	if r.LLM.ContextTokens == 0 {
-		r.LLM.ContextTokens = review.DefaultContextTokens
+		r.LLM.ContextTokens = agents.DefaultContextTokens
 	}
 	if r.LLM.MaxRetries == 0 {
 		r.LLM.MaxRetries = DefaultMaxRetries
@@ -493,8 +494,8 @@ func (r *Repo) fillStakeholders() []string {
 		r.configured = true
 		return fillPerspectives(r.Stakeholders, "stakeholders", nil)
 	}
-	var catalog, maintainers []review.Perspective
-	for _, p := range review.DefaultPerspectives() {
+	var catalog, maintainers []agents.Perspective
+	for _, p := range agents.DefaultPerspectives() {
 		if p.Role.IsMaintainer() {
 			maintainers = append(maintainers, p)
 		} else {
@@ -502,14 +503,14 @@ func (r *Repo) fillStakeholders() []string {
 		}
 	}
 	if len(r.Perspectives) == 0 {
-		r.Stakeholders = review.DefaultPerspectives()
+		r.Stakeholders = agents.DefaultPerspectives()
 		return nil
 	}
 	listed := map[string]bool{}
 	for _, p := range r.Perspectives {
 		listed[p.Name] = true
 	}
-	taken := append([]review.Perspective(nil), maintainers...)
+	taken := append([]agents.Perspective(nil), maintainers...)
 	for _, p := range catalog {
 		if !listed[p.Name] {
 			taken = append(taken, p)
@@ -553,10 +554,10 @@ func (r *Repo) fillStakeholders() []string {
 // fillPerspectives validates a list of perspectives (the key names where it is) and fills each
 // one's gaps: a built-in name inherits what it does not set. taken are perspectives the list
 // sits beside, whose abbreviations it must not reuse.
-func fillPerspectives(list []review.Perspective, key string, taken []review.Perspective) []string {
+func fillPerspectives(list []agents.Perspective, key string, taken []agents.Perspective) []string {
 	var problems []string
-	defaults := map[string]review.Perspective{}
-	for _, p := range review.DefaultPerspectives() {
+	defaults := map[string]agents.Perspective{}
+	for _, p := range agents.DefaultPerspectives() {
 		defaults[p.Name] = p
 	}
 	names, abbrevs := map[string]bool{}, map[string]string{}
@@ -649,11 +650,11 @@ func fillPerspectives(list []review.Perspective, key string, taken []review.Pers
 
 // Panel says who seats the stakeholders: the file's stakeholders list when it has one, the
 // moderator otherwise.
-func (r *Repo) Panel() review.PanelChoice {
+func (r *Repo) Panel() agents.PanelChoice {
 	if r.configured {
-		return review.PanelConfigured
+		return agents.PanelConfigured
 	}
-	return review.PanelModerated
+	return agents.PanelModerated
 }
 
 // nameRune says whether c may appear in a stakeholder's name.

@@ -10,6 +10,7 @@ import (
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/dialectic"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/agents"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -97,7 +98,7 @@ func (r *Runner) budgetedAgents(ctx context.Context, job *Job, repo *config.Repo
 		return nil, "", err
 	}
 	if offline != "" {
-		return review.OfflinePanel(repo.Stakeholders), offline, nil
+		return agents.OfflinePanel(repo.Stakeholders), offline, nil
 	}
 	agents, err := r.Agents(repo)
 	return agents, "", err

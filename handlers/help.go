@@ -11,6 +11,7 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/agents"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -108,13 +109,13 @@ func HelpText(repo *config.Repo, isPR bool, ref, broken string) string {
 	var seated, catalog []string
 	for _, s := range repo.Stakeholders {
 		name := fmt.Sprintf("%s (%s)", s.Name, strings.ReplaceAll(string(s.Role), "_", " "))
-		if repo.Panel() == review.PanelConfigured || s.Role != voting.RoleStakeholder && s.Role != voting.RoleSeniorStakeholder {
+		if repo.Panel() == agents.PanelConfigured || s.Role != voting.RoleStakeholder && s.Role != voting.RoleSeniorStakeholder {
 			seated = append(seated, name)
 		} else {
 			catalog = append(catalog, s.Name)
 		}
 	}
-	if repo.Panel() == review.PanelConfigured {
+	if repo.Panel() == agents.PanelConfigured {
 		w("- Panel: the `stakeholders:` list, %s\n", strings.Join(seated, ", "))
 	} else {
 		w("- Panel: the moderator seats 2 to 4 of %s for each change; always seated: %s\n", strings.Join(catalog, ", "), strings.Join(seated, ", "))

@@ -16,6 +16,7 @@ import (
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/dialectic"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/agents"
 	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
@@ -114,7 +115,7 @@ func (r *Runner) withTrust(ctx context.Context, repo *config.Repo, repository st
 		return repo
 	}
 	c := *repo
-	c.Stakeholders = append([]review.Perspective(nil), repo.Stakeholders...)
+	c.Stakeholders = append([]agents.Perspective(nil), repo.Stakeholders...)
 	for i := range c.Stakeholders {
 		if c.Stakeholders[i].Trust != 0 {
 			continue

@@ -18,6 +18,7 @@ import (
 	"github.com/debatebot/debatebot/dashboard"
 	"github.com/debatebot/debatebot/dialectic"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/agents"
 	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/review/repocache"
 	"github.com/debatebot/debatebot/store"
@@ -147,9 +148,9 @@ func (s *Server) Close() error { return s.Store.Close() }
 func agentFactory(cfg *config.Server) AgentFactory {
 	return func(repo *config.Repo) ([]toulmin.Agent, error) {
 		if cfg.OpenAIKey == "" {
-			return review.OfflinePanel(repo.Stakeholders), nil
+			return agents.OfflinePanel(repo.Stakeholders), nil
 		}
-		return review.LLMPanel(repo.Stakeholders, llm.Options{
+		return agents.LLMPanel(repo.Stakeholders, llm.Options{
 			APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.Model, MaxRetries: repo.LLM.MaxRetries,
 			RequestTimeout: time.Duration(repo.LLM.RequestTimeout),
 			ContextTokens:  repo.LLM.ContextTokens, Prices: repo.LLM.PriceTable(),
@@ -164,7 +165,7 @@ func dialecticFactory(cfg *config.Server) func(*config.Repo) dialectic.Agents {
 		if cfg.OpenAIKey == "" {
 			return nil
 		}
-		return review.NewDialecticLLM(llm.Options{
+		return agents.NewDialecticLLM(llm.Options{
 			APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.Model, MaxRetries: repo.LLM.MaxRetries,
 			RequestTimeout: time.Duration(repo.LLM.RequestTimeout), Prices: repo.LLM.PriceTable(),
 		})

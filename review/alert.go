@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/debatebot/debatebot/review/agents"
 	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
@@ -20,10 +21,10 @@ func (d *Debate) WithAlerts(alerts ...evidence.Alert) {
 		d.Analyzers = DefaultAnalyzers()
 	}
 	d.Analyzers = append(slices.Clip(d.Analyzers), evidence.AlertAnalyzer{Alerts: alerts})
-	if d.Panel == PanelModerated {
+	if d.Panel == agents.PanelModerated {
 		inner := d.Moderator
 		if inner == nil {
-			inner = NewModerator(d.Agents)
+			inner = agents.NewModerator(d.Agents)
 		}
 		d.Moderator = requireSeat{inner: inner, agent: evidence.Security, reason: "required: a security alert concerns this change"}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review/agents"
 	"github.com/debatebot/debatebot/review/llm"
 )
 
@@ -31,7 +32,7 @@ func TestBuildContextBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cc, err := BuildContext(context.Background(), c, ev, 2000, tok)
+	cc, err := agents.BuildContext(context.Background(), c, ev, 2000, tok)
 	if err != nil {
 		t.Fatal(err)
 	}

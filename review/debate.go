@@ -11,6 +11,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/debatebot/debatebot/review/agents"
 	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
@@ -30,7 +31,7 @@ type Debate struct {
 	Agents   []toulmin.Agent
 	// Panel says who seats the stakeholders: every agent given (the default), the moderator
 	// choosing 2 to 4 of them (seed 002), or debatebot.yml's list, which wins over the moderator.
-	Panel PanelChoice
+	Panel agents.PanelChoice
 	// Moderator, when set, replaces the moderator NewModerator would make for a moderated panel.
 	Moderator  toulmin.Moderator
 	Analyzers  []Analyzer
@@ -75,9 +76,9 @@ func (d *Debate) Run(ctx context.Context) (*toulmin.Transcript, error) {
 	if analyzers == nil {
 		analyzers = DefaultAnalyzers()
 	}
-	agents := d.Agents
-	if agents == nil {
-		agents = OfflinePanel(DefaultPerspectives())
+	panel := d.Agents
+	if panel == nil {
+		panel = agents.OfflinePanel(agents.DefaultPerspectives())
 	}
 	weights, thresholds := d.Weights, d.Thresholds
 	if weights == (voting.Weights{}) {
@@ -103,14 +104,14 @@ func (d *Debate) Run(ctx context.Context) (*toulmin.Transcript, error) {
 		opts = append(opts, toulmin.WithRoundCheckpoint(d.Pause))
 	}
 	switch {
-	case d.Panel == PanelModerated && d.Moderator != nil:
+	case d.Panel == agents.PanelModerated && d.Moderator != nil:
 		opts = append(opts, toulmin.WithModerator(d.Moderator))
-	case d.Panel == PanelModerated:
-		opts = append(opts, toulmin.WithModerator(NewModerator(agents)))
-	case d.Panel == PanelConfigured:
-		opts = append(opts, toulmin.WithModerator(configuredPanel{}))
+	case d.Panel == agents.PanelModerated:
+		opts = append(opts, toulmin.WithModerator(agents.NewModerator(panel)))
+	case d.Panel == agents.PanelConfigured:
+		opts = append(opts, toulmin.WithModerator(agents.ConfiguredPanel{}))
 	}
-	engine, err := toulmin.NewEngine(d.Protocol, agents, opts...)
+	engine, err := toulmin.NewEngine(d.Protocol, panel, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("failed to set up the debate: %w", err)
 	}

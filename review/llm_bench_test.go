@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debatebot/debatebot/review/agents"
 	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/review/llmtest"
 	"github.com/debatebot/debatebot/toulmin"
@@ -62,12 +63,12 @@ func measureDebate(tb testing.TB, c *Change, p toulmin.Protocol, respond llmtest
 	tb.Helper()
 	srv := llmtest.New(tb, respond)
 	srv.SetLatency(latency)
-	agents, err := LLMPanel(DefaultPerspectives(), llm.Options{APIKey: "test-key", BaseURL: srv.BaseURL(), Model: "gpt-4o-mini"})
+	panel, err := agents.LLMPanel(agents.DefaultPerspectives(), llm.Options{APIKey: "test-key", BaseURL: srv.BaseURL(), Model: "gpt-4o-mini"})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	start := time.Now()
-	tr, err := (&Debate{Change: c, Protocol: p, Agents: agents}).Run(context.Background())
+	tr, err := (&Debate{Change: c, Protocol: p, Agents: panel}).Run(context.Background())
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func measureDebate(tb testing.TB, c *Change, p toulmin.Protocol, respond llmtest
 	if tr.Record.Tokens.Prompt != billed.Prompt || tr.Record.Tokens.CachedPrompt != billed.CachedPrompt {
 		tb.Fatalf("record tokens %+v, the fake billed %+v", tr.Record.Tokens, billed)
 	}
-	n, err := SingleCallPromptTokens(c, tr.Evidence, DefaultContextTokens)
+	n, err := agents.SingleCallPromptTokens(c, tr.Evidence, agents.DefaultContextTokens)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -192,8 +193,8 @@ func TestSingleCallPromptTokens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := SingleCallPromptTokens(c, ev, DefaultContextTokens)
-	if err != nil || n < 1000 || n > DefaultContextTokens+3000 {
+	n, err := agents.SingleCallPromptTokens(c, ev, agents.DefaultContextTokens)
+	if err != nil || n < 1000 || n > agents.DefaultContextTokens+3000 {
 		t.Errorf("single-call prompt = %d tokens (%v), want the whole example within the budget", n, err)
 	}
 }

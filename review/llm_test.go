@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debatebot/debatebot/review/agents"
 	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/review/llmtest"
@@ -19,14 +20,14 @@ import (
 // llmDebate runs the example change through model-backed agents against the fake server.
 func llmDebate(t testing.TB, srv *llmtest.Server, p toulmin.Protocol, c *Change) *toulmin.Transcript {
 	t.Helper()
-	agents, err := LLMPanel(DefaultPerspectives(), llm.Options{APIKey: "test-key", BaseURL: srv.BaseURL(), Model: "gpt-4o-mini", MaxRetries: 3})
+	panel, err := agents.LLMPanel(agents.DefaultPerspectives(), llm.Options{APIKey: "test-key", BaseURL: srv.BaseURL(), Model: "gpt-4o-mini", MaxRetries: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c == nil {
 		c = readChange(t, filepath.Join("..", "examples", "admin-export.diff"))
 	}
-	tr, err := (&Debate{Change: c, Protocol: p, Agents: agents}).Run(context.Background())
+	tr, err := (&Debate{Change: c, Protocol: p, Agents: panel}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,12 +219,12 @@ func TestLLMConcurrencyBound(t *testing.T) {
 		mu.Unlock()
 		return llmtest.Valid(n, r)
 	})
-	agents, err := LLMPanel(DefaultPerspectives(), llm.Options{APIKey: "k", BaseURL: srv.BaseURL()})
+	panel, err := agents.LLMPanel(agents.DefaultPerspectives(), llm.Options{APIKey: "k", BaseURL: srv.BaseURL()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := readChange(t, filepath.Join("..", "examples", "admin-export.diff"))
-	if _, err := (&Debate{Change: c, Protocol: toulmin.Standard(), Agents: agents, Concurrency: 2}).Run(context.Background()); err != nil {
+	if _, err := (&Debate{Change: c, Protocol: toulmin.Standard(), Agents: panel, Concurrency: 2}).Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if peak != 2 {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/agents"
 	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/review/realcases"
 	"github.com/debatebot/debatebot/toulmin"
@@ -158,7 +159,7 @@ func benchCase(ctx context.Context, dir string, diff bool) (*toulmin.Transcript,
 	if err != nil {
 		return nil, err
 	}
-	return newDebate(repo, protocol, change, review.OfflinePanel(repo.Stakeholders)).Run(ctx)
+	return newDebate(repo, protocol, change, agents.OfflinePanel(repo.Stakeholders)).Run(ctx)
 }
 
 // benchOffline makes the bench download no module: types come from the go command's own module

@@ -1,4 +1,4 @@
-package review
+package agents
 
 import (
 	"context"
@@ -54,10 +54,10 @@ func NewModerator(agents []toulmin.Agent) toulmin.Moderator {
 }
 
 // configuredPanel seats every stakeholder it is given: debatebot.yml's list wins.
-type configuredPanel struct{}
+type ConfiguredPanel struct{}
 
 // Seat implements toulmin.Moderator.
-func (configuredPanel) Seat(_ context.Context, req *toulmin.SeatRequest) (*toulmin.Panel, error) {
+func (ConfiguredPanel) Seat(_ context.Context, req *toulmin.SeatRequest) (*toulmin.Panel, error) {
 	p := &toulmin.Panel{Method: toulmin.PanelConfigured}
 	for _, c := range req.Candidates {
 		p.Seated = append(p.Seated, voting.Seat{Agent: c.Name, Reason: "listed in stakeholders: of debatebot.yml, which wins over the moderator"})
@@ -110,9 +110,9 @@ func (m *RuleModerator) Seat(_ context.Context, req *toulmin.SeatRequest) (*toul
 
 // rank scores every candidate, the highest first (the catalog's order among equals).
 func (m *RuleModerator) rank(req *toulmin.SeatRequest) []*candidate {
-	c, _ := req.Subject.Data.(*Change)
+	c, _ := req.Subject.Data.(*evidence.Change)
 	if c == nil {
-		c = &Change{}
+		c = &evidence.Change{}
 	}
 	words := textWords(req.Subject.Title, req.Subject.Question, c.Title, c.Body, filePaths(c))
 	var out []*candidate
@@ -173,7 +173,7 @@ func (c *candidate) weighEvidence(ev []toulmin.Evidence) {
 	}
 }
 
-func (c *candidate) weighChange(ch *Change, words wordSet) {
+func (c *candidate) weighChange(ch *evidence.Change, words wordSet) {
 	if len(c.p.Paths) > 0 {
 		for _, f := range ch.Files {
 			if matchesAny(c.p.Paths, f.Path) {
@@ -186,7 +186,7 @@ func (c *candidate) weighChange(ch *Change, words wordSet) {
 	if len(c.p.Languages) > 0 {
 		var langs []string
 		for _, f := range ch.Files {
-			if l := LanguageOf(f.Path); l != "" && containsName(c.p.Languages, l) && !containsName(langs, l) {
+			if l := evidence.LanguageOf(f.Path); l != "" && containsName(c.p.Languages, l) && !containsName(langs, l) {
 				langs = append(langs, l)
 			}
 		}
@@ -335,7 +335,7 @@ func matchesAny(globs []string, path string) bool {
 	return false
 }
 
-func filePaths(c *Change) string {
+func filePaths(c *evidence.Change) string {
 	var b strings.Builder
 	for _, f := range c.Files {
 		b.WriteString(f.Path)

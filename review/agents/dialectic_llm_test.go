@@ -1,4 +1,4 @@
-package review
+package agents
 
 import (
 	"context"
@@ -11,6 +11,9 @@ import (
 	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/review/llmtest"
 )
+
+// testGitHubToken looks real to the detector (and is not), as in review's redact_test.go.
+const testGitHubToken = "ghp_8kZq2Lw9XbT4mR7vN1cY6pH3sJ0dF5gA2eUx"
 
 func TestDialecticLLMFailureDebate(t *testing.T) {
 	srv := llmtest.New(t, func(_ int, r *llmtest.Request) llmtest.Response {

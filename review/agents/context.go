@@ -1,4 +1,4 @@
-package review
+package agents
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -24,7 +25,7 @@ type ChangeContext struct {
 }
 
 type fileRank struct {
-	f        *File
+	f        *evidence.File
 	score    int
 	evidence map[int]bool
 }
@@ -36,7 +37,7 @@ type fileRank struct {
 // stats so that every agent knows what it did not see. A hunk is counted only up to what is left
 // of the budget, so a huge hunk (one 1 MB line) costs the budget's worth of work; counting stops
 // with the context's error when ctx ends.
-func BuildContext(ctx context.Context, c *Change, ev []toulmin.Evidence, budget int, tok *llm.Tokenizer) (ChangeContext, error) {
+func BuildContext(ctx context.Context, c *evidence.Change, ev []toulmin.Evidence, budget int, tok *llm.Tokenizer) (ChangeContext, error) {
 	if budget <= 0 {
 		budget = DefaultContextTokens
 	}
@@ -79,11 +80,11 @@ func BuildContext(ctx context.Context, c *Change, ev []toulmin.Evidence, budget 
 		var kept []string
 		left := 0
 		for _, h := range hunks {
-			if hunkDeletionOnly(h) && f.Status != StatusDeleted {
+			if hunkDeletionOnly(h) && f.Status != evidence.StatusDeleted {
 				left++
 				continue
 			}
-			text := hunkText(h)
+			text := HunkText(h)
 			cost := 0
 			if len(kept) == 0 {
 				cost = tok.Count(header)
@@ -106,7 +107,7 @@ func BuildContext(ctx context.Context, c *Change, ev []toulmin.Evidence, budget 
 			kept = append(kept, text)
 		}
 		for _, h := range hunks {
-			if hunkDeletionOnly(h) && f.Status != StatusDeleted {
+			if hunkDeletionOnly(h) && f.Status != evidence.StatusDeleted {
 				deletionOnly = append(deletionOnly, fmt.Sprintf("%s @@ -%d,%d (%d lines removed)", f.Path, h.OldStart, h.OldLines, h.OldLines))
 			}
 		}
@@ -132,11 +133,11 @@ func BuildContext(ctx context.Context, c *Change, ev []toulmin.Evidence, budget 
 
 // orderedHunks puts hunks with evidence first, keeping file order otherwise, so that a file cut
 // by the budget keeps its most relevant hunks.
-func (r *fileRank) orderedHunks() []Hunk {
-	hs := append([]Hunk(nil), r.f.Hunks...)
-	has := func(h Hunk) bool {
+func (r *fileRank) orderedHunks() []evidence.Hunk {
+	hs := append([]evidence.Hunk(nil), r.f.Hunks...)
+	has := func(h evidence.Hunk) bool {
 		for _, l := range h.Lines {
-			if l.Kind != Deleted && r.evidence[l.New] {
+			if l.Kind != evidence.Deleted && r.evidence[l.New] {
 				return true
 			}
 		}
@@ -146,8 +147,8 @@ func (r *fileRank) orderedHunks() []Hunk {
 	return hs
 }
 
-func countDeletionOnly(hs []Hunk, f *File) int {
-	if f.Status == StatusDeleted {
+func countDeletionOnly(hs []evidence.Hunk, f *evidence.File) int {
+	if f.Status == evidence.StatusDeleted {
 		return 0
 	}
 	n := 0
@@ -159,9 +160,9 @@ func countDeletionOnly(hs []Hunk, f *File) int {
 	return n
 }
 
-func hunkDeletionOnly(h Hunk) bool {
+func hunkDeletionOnly(h evidence.Hunk) bool {
 	for _, l := range h.Lines {
-		if l.Kind == Added {
+		if l.Kind == evidence.Added {
 			return false
 		}
 	}
@@ -169,12 +170,12 @@ func hunkDeletionOnly(h Hunk) bool {
 }
 
 // hunkText renders a hunk with new-side line numbers, so that agents can cite path:line.
-func hunkText(h Hunk) string {
+func HunkText(h evidence.Hunk) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "@@ -%d,%d +%d,%d @@ %s\n", h.OldStart, h.OldLines, h.NewStart, h.NewLines, h.Section)
 	for _, l := range h.Lines {
 		switch l.Kind {
-		case Deleted:
+		case evidence.Deleted:
 			fmt.Fprintf(&b, "     -%s\n", l.Text)
 		default:
 			fmt.Fprintf(&b, "%4d %c%s\n", l.New, l.Kind, l.Text)
