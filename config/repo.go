@@ -22,6 +22,7 @@ import (
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/agents"
 	"github.com/debatebot/debatebot/review/llm"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -48,9 +49,9 @@ const (
 // GitHubReviewEvent is the event of the pull request review API that review_event names.
 func (r *Repo) GitHubReviewEvent() string {
 	if r.ReviewEvent == ReviewEventRequestChanges {
-		return review.ReviewEventRequestChanges
+		return publish.ReviewEventRequestChanges
 	}
-	return review.ReviewEventComment
+	return publish.ReviewEventComment
 }
 
 // Duration is a time.Duration written as "90s", "10m" or "1h30m".

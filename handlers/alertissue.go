@@ -16,6 +16,7 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/store"
 )
@@ -184,7 +185,7 @@ func (r *Runner) groupIssue(ctx context.Context, gh *github.Client, job *Job, li
 	}
 	body := fmt.Sprintf("<!-- debatebot:%s -->\nGitHub raised security alerts on the default branch; debatebot debates them here (`alerts: issue` in `%s`). Every alert of %s is listed below, and this issue is closed when all of them are fixed or dismissed.\n\n- severity: %s\n\n%s\n",
 		group, config.RepoPath, inlineCode(alertGroup(a), 200), inlineCode(a.Severity, 40), alertLine(a, ""))
-	issue, err := review.NewPublisher(gh, job.PR).CreateIssue(ctx, truncateUTF8("Security alerts: "+alertGroup(a), 200), body)
+	issue, err := publish.NewPublisher(gh, job.PR).CreateIssue(ctx, truncateUTF8("Security alerts: "+alertGroup(a), 200), body)
 	if err != nil {
 		release(group, key)
 		release(slot, alertSlotsKey(repo))
@@ -317,7 +318,7 @@ func (r *Runner) alertClosed(ctx context.Context, gh *github.Client, job *Job) e
 			reason = "completed"
 		}
 	}
-	pub := review.NewPublisher(gh, pr)
+	pub := publish.NewPublisher(gh, pr)
 	note := fmt.Sprintf("GitHub reports the alert %s (`%s`), so this issue is closed as %s.", strings.ReplaceAll(a.Closed, "_", " "), job.Trigger, strings.ReplaceAll(reason, "_", " "))
 	if len(members) > 1 {
 		note = fmt.Sprintf("GitHub reports %s alert #%d %s (`%s`), the last of this issue's alerts still open, so this issue is closed as %s.", a.Tool, a.Number, strings.ReplaceAll(a.Closed, "_", " "), job.Trigger, strings.ReplaceAll(reason, "_", " "))

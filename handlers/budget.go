@@ -11,6 +11,7 @@ import (
 	"github.com/debatebot/debatebot/dialectic"
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/agents"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -36,7 +37,7 @@ const budgetWindow = time.Hour
 // startDebate counts a debate (key: its job's, so that a retried job counts once) against its
 // repository's hourly budget, whatever started it. Over the budget it reports false, after
 // saying so on the pull request or issue (head: the commit to conclude a neutral check run on).
-func (r *Runner) startDebate(ctx context.Context, pub *review.Publisher, repo *config.Repo, key, head string) (bool, error) {
+func (r *Runner) startDebate(ctx context.Context, pub *publish.Publisher, repo *config.Repo, key, head string) (bool, error) {
 	if r.Store == nil {
 		return true, nil
 	}
@@ -53,7 +54,7 @@ func (r *Runner) startDebate(ctx context.Context, pub *review.Publisher, repo *c
 
 // budgetSpent says why a debate was skipped and when one can run again: one comment, written
 // once until that time (not on every push), and a neutral check run on the skipped head.
-func (r *Runner) budgetSpent(ctx context.Context, pub *review.Publisher, head string, limit int, next time.Time) error {
+func (r *Runner) budgetSpent(ctx context.Context, pub *publish.Publisher, head string, limit int, next time.Time) error {
 	msg := fmt.Sprintf("debatebot skipped a debate here: this repository's budget of %d debates an hour, whatever starts them (pushes, labels, commands, CI failures, planning), is spent (`budget.debates_per_hour` in `%s`, or the server's default). The next debate can start after %s; push again or comment `/debate` then.",
 		limit, config.RepoPath, next.UTC().Format("15:04 MST, 2 January 2006"))
 	key := pub.PR().String()
@@ -145,7 +146,7 @@ func (r *Runner) spent(ctx context.Context, d *review.Debate, t *toulmin.Transcr
 // dialecticBudget counts a failure or planning debate (key) against its repository's budget,
 // and gives its agents: the rules when the day's model tokens are spent (with the reason). ok
 // false: skipped, and said so.
-func (r *Runner) dialecticBudget(ctx context.Context, pub *review.Publisher, repo *config.Repo, key, head string) (agents dialectic.Agents, offline string, ok bool, err error) {
+func (r *Runner) dialecticBudget(ctx context.Context, pub *publish.Publisher, repo *config.Repo, key, head string) (agents dialectic.Agents, offline string, ok bool, err error) {
 	if ok, err := r.startDebate(ctx, pub, repo, key, head); err != nil || !ok {
 		return nil, "", false, err
 	}

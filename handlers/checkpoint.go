@@ -13,7 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/debatebot/debatebot/config"
-	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
@@ -28,7 +28,7 @@ var ErrPaused = errors.New("the debate is paused at a checkpoint until a human a
 // engine asks only when no answer is recorded (a resumed debate reuses the recorded one), so
 // being asked means pausing: the debate is marked paused after the round (its last checkpoint
 // is where it resumes), and the progress comment says how to answer.
-func (r *Runner) pauseAt(pub *review.Publisher, repo *config.Repo, wait time.Duration) toulmin.RoundCheckpoint {
+func (r *Runner) pauseAt(pub *publish.Publisher, repo *config.Repo, wait time.Duration) toulmin.RoundCheckpoint {
 	return func(ctx context.Context, p toulmin.Pause) (toulmin.CheckpointAnswer, error) {
 		at := r.now()
 		if err := r.Store.PauseDebate(ctx, p.DebateID, p.Round, at, at.Add(wait)); err != nil {
@@ -63,7 +63,7 @@ func PausedComment(t *toulmin.Transcript, round int, permission string, wait tim
 // answers the pull request's paused debate. The answer is written into the debate's stored
 // checkpoint, where the resumed engine finds it instead of asking again, and the paused job is
 // enqueued again to resume.
-func (r *Runner) answerCheckpoint(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job) error {
+func (r *Runner) answerCheckpoint(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job) error {
 	repo, err := r.commandConfig(ctx, gh, job)
 	if err != nil {
 		return err
@@ -124,7 +124,7 @@ func (r *Runner) pausedJob(ctx context.Context, p *store.Paused) (*Job, *toulmin
 
 // resume records the checkpoint's answer in the paused debate and enqueues its job again. Only
 // the first answer counts: a later one finds the debate no longer paused after that round.
-func (r *Runner) resume(ctx context.Context, pub *review.Publisher, p *store.Paused, job *Job, t *toulmin.Transcript, c toulmin.Checkpoint, delivery string) error {
+func (r *Runner) resume(ctx context.Context, pub *publish.Publisher, p *store.Paused, job *Job, t *toulmin.Transcript, c toulmin.Checkpoint, delivery string) error {
 	t.RecordCheckpoint(c)
 	cp, err := json.Marshal(t)
 	if err != nil {

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/debatebot/debatebot/config"
-	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/llmtest"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/store"
 )
@@ -97,7 +97,7 @@ func TestHumanDecisionIsFinal(t *testing.T) {
 			a.srv.Queue.Wait()
 			a.post("issue_comment", "d-h", commentFixture(t, "alice", "/human-review"), secret)
 			a.srv.Queue.Wait()
-			a.gh.Labels["acme/shop#7"] = append(a.gh.Labels["acme/shop#7"], review.EscalationLabel)
+			a.gh.Labels["acme/shop#7"] = append(a.gh.Labels["acme/shop#7"], publish.EscalationLabel)
 			own := "?"
 			if d, err := a.srv.Store.LatestDecided(context.Background(), "acme/shop", 7); err == nil {
 				own = d.Decision
@@ -117,8 +117,8 @@ func TestHumanDecisionIsFinal(t *testing.T) {
 				t.Errorf("the debate's own decision (%s) is not kept beside the human's:\n%s", own, dec[0].Body)
 			}
 			for _, l := range a.gh.Labels["acme/shop#7"] {
-				if l == review.EscalationLabel {
-					t.Errorf("the %s label is still on the pull request", review.EscalationLabel)
+				if l == publish.EscalationLabel {
+					t.Errorf("the %s label is still on the pull request", publish.EscalationLabel)
 				}
 			}
 			d, err := a.srv.Store.LatestDecided(context.Background(), "acme/shop", 7)
@@ -367,7 +367,7 @@ func TestRetriedPublicationConcludesTheCheckRunOnce(t *testing.T) {
 	if len(runs[0].Annotations) == 0 {
 		t.Error("no annotations: the test shows nothing")
 	}
-	if labels := a.gh.Labels["acme/shop#7"]; len(labels) != 1 || labels[0] != review.EscalationLabel {
+	if labels := a.gh.Labels["acme/shop#7"]; len(labels) != 1 || labels[0] != publish.EscalationLabel {
 		t.Errorf("labels = %v", labels)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/dialectic"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/store"
 )
@@ -404,7 +405,7 @@ func (r *Runner) ciResult(ctx context.Context, gh *github.Client, job *Job, pr r
 // the job after the debate or its publication failed. What was decided and stored is published
 // again; a debate decided in the store but never held (the job stopped in between) is held now,
 // as long as the failure is still in the task's current streak.
-func (r *Runner) resumeFailure(ctx context.Context, gh *github.Client, pub *review.Publisher, repo *config.Repo, pr review.PullRequest, f *store.Failure, read func(context.Context) failureDetail) error {
+func (r *Runner) resumeFailure(ctx context.Context, gh *github.Client, pub *publish.Publisher, repo *config.Repo, pr review.PullRequest, f *store.Failure, read func(context.Context) failureDetail) error {
 	if done, err := r.republishFailure(ctx, pub, f.RunKey); err != nil || done {
 		return err
 	}
@@ -601,7 +602,7 @@ func changedBetween(ctx context.Context, gh *github.Client, pr review.PullReques
 
 // failureDebate holds seed 000's failure debate over the task's last two attempts and publishes
 // it as the task's one comment; an ESCALATE labels the pull request.
-func (r *Runner) failureDebate(ctx context.Context, gh *github.Client, pub *review.Publisher, repo *config.Repo, pr review.PullRequest, t *store.FailureTask, f *store.Failure, lines []string) error {
+func (r *Runner) failureDebate(ctx context.Context, gh *github.Client, pub *publish.Publisher, repo *config.Repo, pr review.PullRequest, t *store.FailureTask, f *store.Failure, lines []string) error {
 	fails, err := r.Store.LastFailures(ctx, pr.String(), t.TaskID, 2)
 	if err != nil {
 		return err
@@ -638,7 +639,7 @@ func (r *Runner) failureDebate(ctx context.Context, gh *github.Client, pub *revi
 
 // escalateFailure escalates a task whose one attempt after its failure debate failed again
 // with the same error (seed 000: then auto-escalate), without another debate.
-func (r *Runner) escalateFailure(ctx context.Context, pub *review.Publisher, t *store.FailureTask, f *store.Failure) error {
+func (r *Runner) escalateFailure(ctx context.Context, pub *publish.Publisher, t *store.FailureTask, f *store.Failure) error {
 	prior, err := r.latestFailureRecord(ctx, f.PR, t.TaskID)
 	if err != nil {
 		return err
@@ -656,10 +657,10 @@ func (r *Runner) escalateFailure(ctx context.Context, pub *review.Publisher, t *
 
 // publishFailure writes a failure debate (or escalation) as the task's comment, and labels the
 // pull request when it escalates; each write is tried three times.
-func (r *Runner) publishFailure(ctx context.Context, pub *review.Publisher, d *store.DialecticDebate) error {
+func (r *Runner) publishFailure(ctx context.Context, pub *publish.Publisher, d *store.DialecticDebate) error {
 	steps := []func() error{func() error { return pub.Upsert(ctx, FailureMarker(d.TaskID), string(d.Record)) }}
 	if d.Resolution == string(dialectic.Escalate) {
-		steps = append(steps, func() error { return pub.Label(ctx, review.EscalationLabel) })
+		steps = append(steps, func() error { return pub.Label(ctx, publish.EscalationLabel) })
 	}
 	for _, step := range steps {
 		if err := retry(ctx, 3, step); err != nil {
@@ -671,7 +672,7 @@ func (r *Runner) publishFailure(ctx context.Context, pub *review.Publisher, d *s
 
 // republishFailure publishes again what was decided for a failure already recorded, and
 // reports whether there was anything.
-func (r *Runner) republishFailure(ctx context.Context, pub *review.Publisher, runKey string) (bool, error) {
+func (r *Runner) republishFailure(ctx context.Context, pub *publish.Publisher, runKey string) (bool, error) {
 	for _, prefix := range []string{"escalation/", "failure/"} {
 		d, err := r.Store.DialecticDebateByID(ctx, prefix+runKey)
 		if errors.Is(err, store.ErrNotFound) {
@@ -698,7 +699,7 @@ func (r *Runner) latestFailureRecord(ctx context.Context, pr, taskID string) (st
 }
 
 // noteOnDebate appends a note to the task's debate comment, when it has one.
-func (r *Runner) noteOnDebate(ctx context.Context, pub *review.Publisher, pr review.PullRequest, taskID, note string) error {
+func (r *Runner) noteOnDebate(ctx context.Context, pub *publish.Publisher, pr review.PullRequest, taskID, note string) error {
 	prior, err := r.latestFailureRecord(ctx, pr.String(), taskID)
 	if err != nil || prior == "" {
 		return err
@@ -771,7 +772,7 @@ func (r *Runner) pushed(ctx context.Context, gh *github.Client, job *Job) error 
 
 // fresh holds "/debate fresh": a commenter with command_permission resets every failure count
 // of the pull request (seed 000: "start fresh").
-func (r *Runner) fresh(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job) error {
+func (r *Runner) fresh(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job) error {
 	repo, err := r.commandConfig(ctx, gh, job)
 	if err != nil {
 		return err

@@ -17,6 +17,7 @@ import (
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/llmtest"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/store"
 )
@@ -179,7 +180,7 @@ func TestFailureDebateEndToEnd(t *testing.T) {
 	if strings.Contains(body, "\x1b") || strings.Contains(body, "2026-01-29T14:30:0") {
 		t.Error("the log lines keep their colour codes or timestamps")
 	}
-	if slices.Contains(a.labels(), review.EscalationLabel) {
+	if slices.Contains(a.labels(), publish.EscalationLabel) {
 		t.Error("a PIVOT must not escalate")
 	}
 	for job, count := range map[int64]int{1101: 1, 1102: 1} {
@@ -200,8 +201,8 @@ func TestFailureDebateEndToEnd(t *testing.T) {
 	if !strings.Contains(c2[0].Body, "**Escalated to a human** after attempt 3") || strings.Count(c2[0].Body, "## Failure debate") != 1 {
 		t.Errorf("the escalation is not on the comment, or a second debate was held:\n%s", c2[0].Body)
 	}
-	if !slices.Contains(a.labels(), review.EscalationLabel) {
-		t.Errorf("labels %v, want %s", a.labels(), review.EscalationLabel)
+	if !slices.Contains(a.labels(), publish.EscalationLabel) {
+		t.Errorf("labels %v, want %s", a.labels(), publish.EscalationLabel)
 	}
 	// A fourth failure changes nothing more.
 	failingRun(gh, 104, 16)
@@ -402,7 +403,7 @@ func TestInfrastructureFailureEscalates(t *testing.T) {
 		a.deliver("workflow_run", fmt.Sprintf("i-%d", i), ciFixture(t, "workflow_run.completed.json", "workflow_run", id, sha('1'), "failure", t0.Add(time.Duration(i)*time.Minute), i+1))
 	}
 	c := a.failureComments()
-	if len(c) != 1 || !strings.Contains(c[0].Body, "→ **ESCALATE**") || !strings.Contains(c[0].Body, "`npm err code enospc`") || !slices.Contains(a.labels(), review.EscalationLabel) {
+	if len(c) != 1 || !strings.Contains(c[0].Body, "→ **ESCALATE**") || !strings.Contains(c[0].Body, "`npm err code enospc`") || !slices.Contains(a.labels(), publish.EscalationLabel) {
 		t.Fatalf("an infrastructure failure must escalate: %v labels %v", c, a.labels())
 	}
 }

@@ -10,8 +10,8 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/debatebot/debatebot/config"
-	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/agents"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -19,7 +19,7 @@ import (
 // help answers /help and /debate help with one comment: the commands, who may use each (the
 // repository's configuration), and the protocol and panel that configuration gives. Anyone may
 // ask: the answer costs no debate and says nothing the configuration file does not.
-func (r *Runner) help(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job) error {
+func (r *Runner) help(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job) error {
 	// The answer is within answerLimits: the configuration is read only for a comment.
 	return r.answer(ctx, gh, pub, job, store.AnswerHelp, func() (string, error) { return r.helpText(ctx, gh, job) })
 }

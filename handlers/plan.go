@@ -10,7 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/debatebot/debatebot/dialectic"
-	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/store"
 )
 
@@ -31,7 +31,7 @@ func PlanMarker(commentID int64) string { return fmt.Sprintf("<!-- debatebot:pla
 // the proposal (advocate, critic, synthesis PROCEED, MODIFY or ESCALATE), with the stakes the
 // text states ("stakes=high") or its words imply. It needs command_permission, as every /debate
 // command does.
-func (r *Runner) plan(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job) error {
+func (r *Runner) plan(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job) error {
 	repo, err := r.commandConfig(ctx, gh, job)
 	if err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
@@ -26,7 +27,7 @@ const ConfigErrorMarker = "<!-- debatebot:config-error -->"
 
 // reviewJob holds a review debate (a pull request event, /debate, a design question, an alert)
 // and publishes it.
-func (r *Runner) reviewJob(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job) error {
+func (r *Runner) reviewJob(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job) error {
 	log := zerolog.Ctx(ctx)
 	var err error
 	baseRef := ""
@@ -210,8 +211,8 @@ func (r *Runner) reviewJob(ctx context.Context, gh *github.Client, pub *review.P
 
 // publisher returns the publisher of a job's pull request; with a store, it remembers the ids of
 // the bot's comments there, so that it need not list the comments to find them.
-func (r *Runner) publisher(ctx context.Context, gh *github.Client, job *Job) *review.Publisher {
-	pub := review.NewPublisher(gh, job.PR)
+func (r *Runner) publisher(ctx context.Context, gh *github.Client, job *Job) *publish.Publisher {
+	pub := publish.NewPublisher(gh, job.PR)
 	pub.Bot = r.Bot
 	if r.Store != nil {
 		key := job.PR.String()
@@ -230,7 +231,7 @@ func (r *Runner) publisher(ctx context.Context, gh *github.Client, job *Job) *re
 }
 
 // startCheck creates the debate's check run, or reuses the one a resumed debate created.
-func (r *Runner) startCheck(ctx context.Context, pub *review.Publisher, d *review.Debate) {
+func (r *Runner) startCheck(ctx context.Context, pub *publish.Publisher, d *review.Debate) {
 	log := zerolog.Ctx(ctx)
 	if r.Store != nil {
 		if id, err := r.Store.CheckRun(ctx, d.ID()); err == nil {
@@ -305,7 +306,7 @@ func decided(prior *store.Debate, job *Job) (*toulmin.Transcript, error) {
 // since returns what changed since the last debated head of the pull request, with the earlier
 // required changes carried forward, when a new push follows a debate: users should not pay for,
 // nor read again, a debate of code that was already debated. nil means debate the whole change.
-func (r *Runner) since(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job, meta *github.PullRequest, repo *config.Repo) (*voting.Record, []toulmin.Carried, *review.Change, error) {
+func (r *Runner) since(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job, meta *github.PullRequest, repo *config.Repo) (*voting.Record, []toulmin.Carried, *review.Change, error) {
 	if job.Trigger != "pull_request.synchronize" {
 		return nil, nil, nil, nil
 	}
@@ -330,7 +331,7 @@ func (r *Runner) since(ctx context.Context, gh *github.Client, pub *review.Publi
 // dashboard's link. When GitHub keeps failing, the error fails the job, which the queue retries
 // with backoff from the store: the retry publishes the stored transcript (Runner.decided), it
 // does not debate again, and a restart loses nothing.
-func (r *Runner) publish(ctx context.Context, pub *review.Publisher, t *toulmin.Transcript, how *ReviewScope) error {
+func (r *Runner) publish(ctx context.Context, pub *publish.Publisher, t *toulmin.Transcript, how *ReviewScope) error {
 	opts := PublishOptions{Review: how}
 	if r.Store != nil {
 		opts.Memo = r.Store
@@ -357,7 +358,7 @@ type PublishOptions struct {
 // Publish writes a finished debate where the App and the Action publish it: the summary with the
 // transcript, the decision, the check run, the inline review and the escalation label; each write
 // is tried three times with backoff. pub.Link, when set, is the debate's dashboard page.
-func Publish(ctx context.Context, pub *review.Publisher, t *toulmin.Transcript, opts PublishOptions) error {
+func Publish(ctx context.Context, pub *publish.Publisher, t *toulmin.Transcript, opts PublishOptions) error {
 	how := opts.Review
 	if how == nil {
 		how = &ReviewScope{}
@@ -409,7 +410,7 @@ func Publish(ctx context.Context, pub *review.Publisher, t *toulmin.Transcript, 
 		steps = append(steps, func() error { return reviewOnce(ctx, pub, t, how, opts.Memo) })
 	}
 	if t.Record.Decision == voting.Escalate {
-		steps = append(steps, func() error { return pub.Label(ctx, review.EscalationLabel) })
+		steps = append(steps, func() error { return pub.Label(ctx, publish.EscalationLabel) })
 	}
 	for _, step := range steps {
 		if err := retry(ctx, 3, step); err != nil {
@@ -458,7 +459,7 @@ func refused(err error) bool {
 
 // ShowProgress is the debate's observer on the pull request: the transcript comment shows which
 // phase runs, edited at most once per phase; failed hears of an edit GitHub refused.
-func ShowProgress(ctx context.Context, pub *review.Publisher, failed func(error)) func(toulmin.Event) {
+func ShowProgress(ctx context.Context, pub *publish.Publisher, failed func(error)) func(toulmin.Event) {
 	return func(e toulmin.Event) {
 		if e.Kind != toulmin.EventPhaseStarted || e.Phase.Phase == toulmin.PhaseDecision {
 			return
@@ -502,7 +503,7 @@ const CannotDebateMarker = "<!-- debatebot:cannot-debate -->"
 
 // cannotDebate says once, edited in place, why the change cannot be debated (binary-only, empty,
 // every file ignored), and concludes a neutral check run on its head.
-func (r *Runner) cannotDebate(ctx context.Context, pub *review.Publisher, job *Job, ie *review.InputError) error {
+func (r *Runner) cannotDebate(ctx context.Context, pub *publish.Publisher, job *Job, ie *review.InputError) error {
 	msg := fmt.Sprintf("debatebot cannot debate this pull request: %v", ie.Problem)
 	if err := retry(ctx, 3, func() error { return pub.Upsert(ctx, CannotDebateMarker, msg) }); err != nil {
 		return err
@@ -583,14 +584,14 @@ type ReviewScope struct {
 
 // reviewOnce posts the debate's inline review once: a retry of the publication (a later step
 // failed) finds it remembered in memo and does not post it again.
-func reviewOnce(ctx context.Context, pub *review.Publisher, t *toulmin.Transcript, how *ReviewScope, memo PublishMemo) error {
+func reviewOnce(ctx context.Context, pub *publish.Publisher, t *toulmin.Transcript, how *ReviewScope, memo PublishMemo) error {
 	key := fmt.Sprintf("reviewed:%s@%d", t.DebateID, t.EndedAt.UnixNano())
 	if memo != nil {
 		if id, err := memo.Publication(ctx, pub.PR().String(), key); err == nil && id != 0 {
 			return nil
 		}
 	}
-	res, err := pub.Review(ctx, t, review.ReviewOptions{Event: how.Event, Change: how.Change, Since: how.Since, Link: pub.Link})
+	res, err := pub.Review(ctx, t, publish.ReviewOptions{Event: how.Event, Change: how.Change, Since: how.Since, Link: pub.Link})
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/debatebot/debatebot/dialectic"
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/agents"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
@@ -133,7 +134,7 @@ func (r *Runner) withTrust(ctx context.Context, repo *config.Repo, repository st
 // the escalation label; each agent's trust in the repository moves toward its agreement with the
 // human. A merge or close of a pull request whose debate was not escalated counts for the
 // reversal rate.
-func (r *Runner) humanDecision(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job) error {
+func (r *Runner) humanDecision(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job) error {
 	if job.Requester != "" {
 		have, err := Permission(ctx, gh, job.PR, job.Requester)
 		if err != nil {
@@ -186,7 +187,7 @@ func (r *Runner) humanDecision(ctx context.Context, gh *github.Client, pub *revi
 // finalise makes a human decision the debate's final word where users look: the record and the
 // stored transcript carry it, the decision comment shows it, the check run concludes with it and
 // the escalation label goes.
-func (r *Runner) finalise(ctx context.Context, pub *review.Publisher, id, human, by string) error {
+func (r *Runner) finalise(ctx context.Context, pub *publish.Publisher, id, human, by string) error {
 	full, err := r.Store.Debate(ctx, id)
 	if err != nil {
 		return err
@@ -217,7 +218,7 @@ func (r *Runner) finalise(ctx context.Context, pub *review.Publisher, id, human,
 	}
 	steps := []func() error{
 		func() error { return pub.Upsert(ctx, render.DecisionMarker, dc) },
-		func() error { return pub.Unlabel(ctx, review.EscalationLabel) },
+		func() error { return pub.Unlabel(ctx, publish.EscalationLabel) },
 	}
 	if t.Record.HeadSHA != "" {
 		steps = append(steps, func() error { return pub.ConcludeHuman(ctx, t.Record.HeadSHA, human, by, &t) })
@@ -241,7 +242,7 @@ type PublishMemo interface {
 // permitted checks a command's requester against the permission the command needs; a refusal is
 // answered with one comment naming what was needed, what the requester has and outcome ("Nothing
 // was changed."), and the command does nothing else.
-func (r *Runner) permitted(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job, need, command, outcome string) (bool, error) {
+func (r *Runner) permitted(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job, need, command, outcome string) (bool, error) {
 	have, err := Permission(ctx, gh, job.PR, job.Requester)
 	if err != nil {
 		return false, err
@@ -256,7 +257,7 @@ func (r *Runner) permitted(ctx context.Context, gh *github.Client, pub *review.P
 // authorise checks a command's requester against command_permission and the per-PR hourly
 // bound (kept in the store, so that replicas and restarts share it); a refusal is answered with a
 // short comment and nothing is spent.
-func (r *Runner) authorise(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job, repo *config.Repo) (bool, error) {
+func (r *Runner) authorise(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job, repo *config.Repo) (bool, error) {
 	have, err := Permission(ctx, gh, job.PR, job.Requester)
 	if err != nil {
 		return false, err
@@ -281,7 +282,7 @@ func (r *Runner) authorise(ctx context.Context, gh *github.Client, pub *review.P
 // humanReview holds /human-review: the commenter must have human_review_permission; then the
 // pull request's debates are stopped through the store (the one running on any replica, and any
 // still queued), or, when none runs, the last debate waits for a human decision.
-func (r *Runner) humanReview(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job) error {
+func (r *Runner) humanReview(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job) error {
 	repo, err := r.commandConfig(ctx, gh, job)
 	if err != nil {
 		return err

@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/debatebot/debatebot/config"
-	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/llmtest"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/render"
 )
 
@@ -120,10 +120,10 @@ func TestInjectionIsEscalatedNotApproved(t *testing.T) {
 				}
 				labelled := false
 				for _, l := range a.gh.Labels["acme/shop#7"] {
-					labelled = labelled || l == review.EscalationLabel
+					labelled = labelled || l == publish.EscalationLabel
 				}
 				if !labelled {
-					t.Errorf("labels %v lack %s", a.gh.Labels["acme/shop#7"], review.EscalationLabel)
+					t.Errorf("labels %v lack %s", a.gh.Labels["acme/shop#7"], publish.EscalationLabel)
 				}
 			})
 		}

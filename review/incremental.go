@@ -16,27 +16,6 @@ import (
 	"github.com/debatebot/debatebot/voting"
 )
 
-// PreviousRecord returns the decision record the bot last posted on the pull request, or nil.
-func (p *Publisher) PreviousRecord(ctx context.Context) (*voting.Record, error) {
-	if err := p.find(ctx); err != nil {
-		return nil, err
-	}
-	body, ok := p.bodies[render.DecisionMarker]
-	if !ok {
-		return nil, nil
-	}
-	start := strings.Index(body, "```yaml\n")
-	end := strings.LastIndex(body, "```")
-	if start < 0 || end <= start+8 {
-		return nil, nil
-	}
-	rec, err := voting.ParseRecord([]byte(body[start+8 : end]))
-	if err != nil {
-		return nil, nil // an unreadable old record is no reason to fail: debate the whole change
-	}
-	return rec, nil
-}
-
 // ReadSince reads what changed on the pull request between an earlier debated head and the new
 // one (the compare API). ok is false when the new head does not descend from the old one (a
 // force push): the whole change must be debated again. After a force push GitHub may no longer

@@ -21,6 +21,7 @@ import (
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/handlers"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
@@ -292,7 +293,7 @@ func (a *actionRun) run(ctx context.Context) error {
 	if head == "" {
 		head = meta.GetHead().GetSHA()
 	}
-	pub := review.NewPublisher(a.gh, a.pr)
+	pub := publish.NewPublisher(a.gh, a.pr)
 	pub.Bot, pub.DetailsURL, pub.Link = a.env.bot, meta.GetHTMLURL(), a.env.runURL
 
 	// The configuration of the base branch, so that a pull request cannot change the rules that
@@ -443,7 +444,7 @@ func retryDenied(ctx context.Context, f func() error) error {
 
 // comment writes a comment unless the token may not; a refusal is a warning, not a failure of
 // the run, which says the rest.
-func (a *actionRun) comment(ctx context.Context, pub *review.Publisher, write func() error) error {
+func (a *actionRun) comment(ctx context.Context, pub *publish.Publisher, write func() error) error {
 	if err := write(); err != nil {
 		if denied(err) {
 			a.noComments = true
@@ -457,7 +458,7 @@ func (a *actionRun) comment(ctx context.Context, pub *review.Publisher, write fu
 
 // cannotDebate says, as the App does, why the change cannot be debated (binary-only, empty,
 // every file ignored) in one comment and a neutral check run.
-func (a *actionRun) cannotDebate(ctx context.Context, pub *review.Publisher, head string, ie *review.InputError) error {
+func (a *actionRun) cannotDebate(ctx context.Context, pub *publish.Publisher, head string, ie *review.InputError) error {
 	msg := fmt.Sprintf("debatebot cannot debate this pull request: %v", ie.Problem)
 	a.notice("notice", "%s", msg)
 	if err := a.comment(ctx, pub, func() error {
@@ -572,7 +573,7 @@ func (a *actionRun) change(ctx context.Context, meta *github.PullRequest, head s
 // head's whole trees; without the earlier head in the checkout, GitHub's comparison does. nil:
 // debate the whole change (not a push, no earlier debate, a force push, nothing left after the
 // ignored paths).
-func (a *actionRun) since(ctx context.Context, pub *review.Publisher, meta *github.PullRequest, head string, ignore []string) (*voting.Record, *review.Change, error) {
+func (a *actionRun) since(ctx context.Context, pub *publish.Publisher, meta *github.PullRequest, head string, ignore []string) (*voting.Record, *review.Change, error) {
 	if a.ev.trigger != "pull_request.synchronize" && a.ev.trigger != "pull_request_target.synchronize" {
 		return nil, nil, nil
 	}

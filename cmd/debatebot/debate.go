@@ -19,6 +19,7 @@ import (
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/agents"
 	"github.com/debatebot/debatebot/review/llm"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
@@ -229,7 +230,7 @@ func printTranscript(t *toulmin.Transcript, change *review.Change, format string
 		if err != nil {
 			return err
 		}
-		redacted, err := review.RedactJSON(log)
+		redacted, err := publish.RedactJSON(log)
 		if err != nil {
 			return err
 		}
@@ -241,7 +242,7 @@ func printTranscript(t *toulmin.Transcript, change *review.Change, format string
 		if err != nil {
 			return err
 		}
-		redacted, err := review.RedactJSON(b)
+		redacted, err := publish.RedactJSON(b)
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package review
+package publish
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"github.com/google/go-github/v62/github"
 	"github.com/rs/zerolog"
 
+	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
@@ -38,7 +40,7 @@ type ReviewOptions struct {
 	// Change is the change the debate covered and Since the head it was compared with (empty
 	// when it covered the whole pull request): a thread of the bot's whose finding the change
 	// resolved is answered. Without a change (a debate published from the store) no thread is.
-	Change *Change
+	Change *evidence.Change
 	Since  string
 	// Link is the summary's link in the review's body.
 	Link string
@@ -148,7 +150,7 @@ func (p *Publisher) Review(ctx context.Context, t *toulmin.Transcript, opts Revi
 		// every comment goes to the body.
 		zerolog.Ctx(ctx).Warn().Err(err).Msg("GitHub refused a review comment on a line; moving what is outside the diff to the review's body.")
 		keep := fresh[:0:0]
-		if diff, lerr := readFiles(ctx, p.gh, p.pr, ""); lerr == nil && attempt == 0 {
+		if diff, lerr := review.ReadFiles(ctx, p.gh, p.pr, ""); lerr == nil && attempt == 0 {
 			for _, f := range fresh {
 				if inHunks(diff, f.Path, f.Line) {
 					keep = append(keep, f)
@@ -214,13 +216,13 @@ func (p *Publisher) answerResolved(ctx context.Context, t *toulmin.Transcript, o
 		}
 		if opts.Since != "" {
 			f := opts.Change.File(th.path)
-			if f == nil || th.commitID != opts.Since || !(f.Status == StatusDeleted || f.IsRemoved(th.line)) {
+			if f == nil || th.commitID != opts.Since || !(f.Status == evidence.StatusDeleted || f.IsRemoved(th.line)) {
 				continue
 			}
 		}
 		body := fmt.Sprintf("Resolved in `%s`: the finding is no longer there.\n\n<!-- debatebot:resolved %s -->", render.ShortSHA(t.Record.HeadSHA), key)
 		u := fmt.Sprintf("repos/%s/%s/pulls/%d/comments/%d/replies", url.PathEscape(p.pr.Owner), url.PathEscape(p.pr.Repo), p.pr.Number, th.id)
-		req, err := p.gh.NewRequest(http.MethodPost, u, map[string]string{"body": Redact(body)})
+		req, err := p.gh.NewRequest(http.MethodPost, u, map[string]string{"body": evidence.Redact(body)})
 		if err != nil {
 			return n, fmt.Errorf("failed to answer review comment %d on %s: %w", th.id, p.pr, err)
 		}
@@ -239,7 +241,7 @@ func (p *Publisher) answerResolved(ctx context.Context, t *toulmin.Transcript, o
 
 // inHunks reports whether line of path is on the right side of one of the change's hunks: a line
 // GitHub accepts a review comment on.
-func inHunks(c *Change, path string, line int) bool {
+func inHunks(c *evidence.Change, path string, line int) bool {
 	f := c.File(path)
 	return f != nil && f.Shows(line)
 }

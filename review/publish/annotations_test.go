@@ -1,4 +1,4 @@
-package review
+package publish
 
 import (
 	"context"

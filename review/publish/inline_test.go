@@ -1,4 +1,4 @@
-package review
+package publish
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/render"
@@ -17,7 +18,7 @@ import (
 // exampleTranscript debates the bundled example as the head abc123 of acme/shop#7.
 func exampleTranscript(t testing.TB) *toulmin.Transcript {
 	t.Helper()
-	tr := runDebate(t, readChange(t, filepath.Join("..", "examples", "admin-export.diff")), toulmin.ProtocolStandard)
+	tr := runDebate(t, readChange(t, filepath.Join("..", "..", "examples", "admin-export.diff")), toulmin.ProtocolStandard)
 	tr.Record.HeadSHA = "abc123"
 	return tr
 }
@@ -265,7 +266,7 @@ func TestReviewKeepsLinesOutsideTheChangesHunksInTheBody(t *testing.T) {
 		patch.WriteString("+x\n")
 	}
 	srv.PRs["acme/shop#7"].Files = []map[string]any{{"filename": "internal/export/users.go", "status": "added", "patch": patch.String()}}
-	change, err := ParseDiff([]byte("diff --git a/internal/export/users.go b/internal/export/users.go\nnew file mode 100644\n--- /dev/null\n+++ b/internal/export/users.go\n"+patch.String()), "pr")
+	change, err := review.ParseDiff([]byte("diff --git a/internal/export/users.go b/internal/export/users.go\nnew file mode 100644\n--- /dev/null\n+++ b/internal/export/users.go\n"+patch.String()), "pr")
 	if err != nil {
 		t.Fatal(err)
 	}

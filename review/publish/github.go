@@ -1,4 +1,4 @@
-package review
+package publish
 
 import (
 	"context"
@@ -10,174 +10,18 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
 
-// PullRequest names a pull request (or an issue, for design debates).
-type PullRequest struct {
-	Owner  string
-	Repo   string
-	Number int
-}
-
-func (p PullRequest) String() string { return fmt.Sprintf("%s/%s#%d", p.Owner, p.Repo, p.Number) }
-
-// Repository is "owner/name".
-func (p PullRequest) Repository() string { return p.Owner + "/" + p.Repo }
-
-// ReadPullRequest reads a pull request through the API: its metadata, its diff (the diff media
-// type, falling back to the paginated files API when GitHub refuses a very large diff), and the
-// head content of the changed files the AST analyzers need. Each resource is read once; ignored
-// paths are dropped before any content is fetched.
-// meta is the pull request when the caller already read it, nil otherwise.
-func ReadPullRequest(ctx context.Context, gh *github.Client, pr PullRequest, meta *github.PullRequest, ignore []string, maxDiff int64) (*Change, error) {
-	if meta == nil {
-		var err error
-		if meta, _, err = gh.PullRequests.Get(ctx, pr.Owner, pr.Repo, pr.Number); err != nil {
-			return nil, fmt.Errorf("failed to get pull request %s: %w", pr, err)
-		}
-	}
-	source := pr.String()
-	var c *Change
-	raw, _, err := gh.PullRequests.GetRaw(ctx, pr.Owner, pr.Repo, pr.Number, github.RawOptions{Type: github.Diff})
-	switch {
-	case err == nil && int64(len(raw)) <= maxDiff:
-		c, err = ParseDiff([]byte(raw), source)
-		if err != nil {
-			return nil, err
-		}
-	case err == nil || tooLarge(err):
-		if c, err = readFiles(ctx, gh, pr, source); err != nil {
-			return nil, err
-		}
-	default:
-		return nil, fmt.Errorf("failed to get the diff of %s: %w", pr, err)
-	}
-	c.Title, c.Body = meta.GetTitle(), meta.GetBody()
-	c.BaseRef, c.HeadRef, c.HeadSHA = meta.GetBase().GetRef(), meta.GetHead().GetRef(), meta.GetHead().GetSHA()
-	if err := DropIgnored(c, ignore); err != nil {
-		return nil, err
-	}
-	ReadCommitMessages(ctx, gh, pr, c)
-	FillContents(ctx, gh, pr, c)
-	return c, nil
-}
-
-// maxCommitMessages is how many commits of a pull request GitHub lists (250).
-const maxCommitMessages = 250
-
-// ReadCommitMessages reads the messages of the pull request's commits into the change, so that
-// text addressed to the reviewer there is found too; when they cannot be read, a note says so.
-func ReadCommitMessages(ctx context.Context, gh *github.Client, pr PullRequest, c *Change) {
-	opts := &github.ListOptions{PerPage: 100}
-	for len(c.Commits) < maxCommitMessages {
-		commits, resp, err := gh.PullRequests.ListCommits(ctx, pr.Owner, pr.Repo, pr.Number, opts)
-		if err != nil {
-			c.Notes = append(c.Notes, "commit messages unavailable: "+clip(err.Error(), 200))
-			return
-		}
-		for _, rc := range commits {
-			c.Commits = append(c.Commits, rc.GetCommit().GetMessage())
-		}
-		if resp.NextPage == 0 {
-			return
-		}
-		opts.Page = resp.NextPage
-	}
-}
-
-// FillContents reads the head content of the changed files the analyzers need, whose content the
-// diff does not hold, once each: Go, Python and JavaScript files (the AST analyzers and the
-// base/head comparison read whole files) and the files of the external tools' languages (shell,
-// C/C++, TypeScript). A file that cannot be read is analysed from its diff, with a note.
-func FillContents(ctx context.Context, gh *github.Client, pr PullRequest, c *Change) {
-	tools := evidence.DefaultTools()
-	for _, f := range c.Files {
-		if f.HasContent || f.Status == StatusDeleted || (!evidence.NeedsContent(f.Language()) && !evidence.Handled(tools, f.Path)) || f.IsGenerated() {
-			continue
-		}
-		fc, _, _, err := gh.Repositories.GetContents(ctx, pr.Owner, pr.Repo, f.Path, &github.RepositoryContentGetOptions{Ref: c.HeadSHA})
-		if err != nil || fc == nil {
-			c.Notes = append(c.Notes, fmt.Sprintf("%s: head content unavailable, analysed from its diff only", f.Path))
-			continue
-		}
-		content, err := fc.GetContent()
-		if err != nil {
-			c.Notes = append(c.Notes, fmt.Sprintf("%s: head content undecodable, analysed from its diff only", f.Path))
-			continue
-		}
-		f.Content, f.HasContent = []byte(content), true
-	}
-}
-
-// tooLarge recognises GitHub's refusal to render a diff (406 "diff too large" or 422).
-func tooLarge(err error) bool {
-	var er *github.ErrorResponse
-	return errors.As(err, &er) && er.Response != nil &&
-		(er.Response.StatusCode == http.StatusNotAcceptable || er.Response.StatusCode == http.StatusUnprocessableEntity)
-}
-
-// readFiles rebuilds the diff from the paginated files API.
-func readFiles(ctx context.Context, gh *github.Client, pr PullRequest, source string) (*Change, error) {
-	var all []*github.CommitFile
-	opts := &github.ListOptions{PerPage: 100}
-	for {
-		files, resp, err := gh.PullRequests.ListFiles(ctx, pr.Owner, pr.Repo, pr.Number, opts)
-		if err != nil {
-			return nil, fmt.Errorf("failed to list the files of %s: %w", pr, err)
-		}
-		all = append(all, files...)
-		if resp.NextPage == 0 {
-			break
-		}
-		opts.Page = resp.NextPage
-	}
-	return filesChange(all, source)
-}
-
-// filesChange turns the files of the files or compare API (each with its patch) into a Change.
-func filesChange(files []*github.CommitFile, source string) (*Change, error) {
-	var b strings.Builder
-	var notes []string
-	for _, f := range files {
-		if f.GetPatch() == "" {
-			notes = append(notes, fmt.Sprintf("%s: no patch (binary or too large), left out", f.GetFilename()))
-			continue
-		}
-		oldName, newName := "a/"+f.GetFilename(), "b/"+f.GetFilename()
-		if f.GetPreviousFilename() != "" {
-			oldName = "a/" + f.GetPreviousFilename()
-		}
-		header := fmt.Sprintf("diff --git %s %s\n", oldName, newName)
-		switch f.GetStatus() {
-		case "added":
-			header += "new file mode 100644\n"
-			oldName = "/dev/null"
-		case "removed":
-			header += "deleted file mode 100644\n"
-			newName = "/dev/null"
-		}
-		fmt.Fprintf(&b, "%s--- %s\n+++ %s\n%s\n", header, oldName, newName, strings.TrimSuffix(f.GetPatch(), "\n"))
-	}
-	if b.Len() == 0 {
-		return &Change{Source: source, Notes: notes}, nil
-	}
-	c, err := ParseDiff([]byte(b.String()), source)
-	if err != nil {
-		return nil, err
-	}
-	c.Notes = append(c.Notes, notes...)
-	return c, nil
-}
-
 // Publisher keeps one transcript comment, one decision comment and one check run per pull
 // request, found again by their markers and edited in place.
 type Publisher struct {
 	gh     *github.Client
-	pr     PullRequest
+	pr     review.PullRequest
 	ids    map[string]int64
 	bodies map[string]string
 	// checkRunID is the check run of this debate, once created.
@@ -201,7 +45,7 @@ type Publisher struct {
 
 // NewPublisher returns a publisher for the pull request. Everything it writes to GitHub is
 // redacted by the secret detector first (see redactingClient).
-func NewPublisher(gh *github.Client, pr PullRequest) *Publisher {
+func NewPublisher(gh *github.Client, pr review.PullRequest) *Publisher {
 	return &Publisher{gh: redactingClient(gh), pr: pr}
 }
 
@@ -287,7 +131,7 @@ func (p *Publisher) Upsert(ctx context.Context, marker, body string) error {
 }
 
 // PR is the pull request the publisher writes on.
-func (p *Publisher) PR() PullRequest { return p.pr }
+func (p *Publisher) PR() review.PullRequest { return p.pr }
 
 // CheckRunName is the name of the bot's check run.
 const CheckRunName = "debatebot"
@@ -302,7 +146,7 @@ func (p *Publisher) UseCheckRun(id int64) { p.checkRunID = id }
 func (p *Publisher) FailCheck(ctx context.Context, headSHA string, cause error) error {
 	opts := github.CreateCheckRunOptions{
 		Name: CheckRunName, HeadSHA: headSHA, Status: github.String("completed"), Conclusion: github.String("failure"),
-		Output: &github.CheckRunOutput{Title: github.String("The debate could not be held"), Summary: github.String(clip(cause.Error(), 1000) + "\n\nComment `/debate` to try again.")},
+		Output: &github.CheckRunOutput{Title: github.String("The debate could not be held"), Summary: github.String(evidence.Clip(cause.Error(), 1000) + "\n\nComment `/debate` to try again.")},
 	}
 	if p.checkRunID != 0 {
 		if _, _, err := p.gh.Checks.UpdateCheckRun(ctx, p.pr.Owner, p.pr.Repo, p.checkRunID, github.UpdateCheckRunOptions{
@@ -338,7 +182,7 @@ func (p *Publisher) PausedCheck(ctx context.Context, round int, summary string) 
 	}
 	if _, _, err := p.gh.Checks.UpdateCheckRun(ctx, p.pr.Owner, p.pr.Repo, p.checkRunID, github.UpdateCheckRunOptions{
 		Name: CheckRunName, Status: github.String("in_progress"),
-		Output: &github.CheckRunOutput{Title: github.String(fmt.Sprintf("Paused after round %d: waiting for a human", round)), Summary: github.String(clip(Redact(summary), 60000))},
+		Output: &github.CheckRunOutput{Title: github.String(fmt.Sprintf("Paused after round %d: waiting for a human", round)), Summary: github.String(evidence.Clip(evidence.Redact(summary), 60000))},
 	}); err != nil {
 		return fmt.Errorf("failed to show the pause on the check run of %s: %w", p.pr, err)
 	}
@@ -425,7 +269,7 @@ func Annotations(findings []toulmin.Evidence) []*github.CheckRunAnnotation {
 			continue
 		}
 		line := max(e.Line, 1)
-		rule := Rules[e.Rule]
+		rule := evidence.Rules[e.Rule]
 		title := e.Rule
 		if rule.Title != "" {
 			title = rule.Title + " (" + e.Rule + ")"
@@ -437,7 +281,7 @@ func Annotations(findings []toulmin.Evidence) []*github.CheckRunAnnotation {
 		out = append(out, &github.CheckRunAnnotation{
 			Path: github.String(e.Path), StartLine: github.Int(line), EndLine: github.Int(line),
 			AnnotationLevel: github.String(render.AnnotationLevel(e.Severity)),
-			Message:         github.String(clip(msg, 4000)), Title: github.String(clip(title, 255)),
+			Message:         github.String(evidence.Clip(msg, 4000)), Title: github.String(evidence.Clip(title, 255)),
 		})
 	}
 	return out
@@ -494,7 +338,7 @@ func (p *Publisher) ConcludeHuman(ctx context.Context, headSHA, decision, by str
 }
 
 func (p *Publisher) concludeCheck(ctx context.Context, headSHA, conclusion, title, summary string) error {
-	out := &github.CheckRunOutput{Title: github.String(title), Summary: github.String(clip(summary, 60000))}
+	out := &github.CheckRunOutput{Title: github.String(title), Summary: github.String(evidence.Clip(summary, 60000))}
 	if p.checkRunID != 0 {
 		if _, _, err := p.gh.Checks.UpdateCheckRun(ctx, p.pr.Owner, p.pr.Repo, p.checkRunID, github.UpdateCheckRunOptions{
 			Name: CheckRunName, Status: github.String("completed"), Conclusion: github.String(conclusion), Output: out}); err != nil {
