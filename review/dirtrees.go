@@ -84,12 +84,29 @@ type dirReader struct {
 // read writes the Go files of dirs and their modules' go.mod, and returns how many Go files it
 // wrote and those it left out for their size.
 func (r *dirReader) read(ctx context.Context, dirs []string) (int, []string, error) {
-	var files []*github.RepositoryContent
-	var left []string
+	files, left, err := r.listFiles(ctx, dirs)
+	if err != nil {
+		return 0, nil, err
+	}
+	if files, err = r.addModules(ctx, dirs, files); err != nil {
+		return 0, nil, err
+	}
+	if len(files) > maxDirTreeFiles {
+		return 0, nil, fmt.Errorf("the changed packages' directories hold %d files at %s, more than the %d read without whole trees", len(files), render.ShortSHA(r.ref), maxDirTreeFiles)
+	}
+	n, err := r.fetch(ctx, files)
+	if err != nil {
+		return 0, nil, err
+	}
+	return n, left, nil
+}
+
+// listFiles lists the Go files of dirs, and those left out for their size.
+func (r *dirReader) listFiles(ctx context.Context, dirs []string) (files []*github.RepositoryContent, left []string, err error) {
 	for _, d := range dirs {
 		entries, err := r.list(ctx, d)
 		if err != nil {
-			return 0, nil, err
+			return nil, nil, err
 		}
 		for _, e := range entries {
 			if e.GetSize() > DefaultMaxFileBytes {
@@ -99,7 +116,12 @@ func (r *dirReader) read(ctx context.Context, dirs []string) (int, []string, err
 			files = append(files, e)
 		}
 	}
-	// The go.mod of each directory's module: in the directory, or the nearest above it.
+	return files, left, nil
+}
+
+// addModules adds to files the go.mod of each directory's module: in the directory, or the
+// nearest above it.
+func (r *dirReader) addModules(ctx context.Context, dirs []string, files []*github.RepositoryContent) ([]*github.RepositoryContent, error) {
 	mods := map[string]bool{}
 	hasMod := func(d string) (bool, error) {
 		if has, ok := r.listed[d]; ok {
@@ -122,16 +144,19 @@ func (r *dirReader) read(ctx context.Context, dirs []string) (int, []string, err
 		for anc := d; ; anc = path.Dir(anc) {
 			has, err := hasMod(anc)
 			if err != nil {
-				return 0, nil, err
+				return nil, err
 			}
 			if has || anc == "." {
 				break
 			}
 		}
 	}
-	if len(files) > maxDirTreeFiles {
-		return 0, nil, fmt.Errorf("the changed packages' directories hold %d files at %s, more than the %d read without whole trees", len(files), render.ShortSHA(r.ref), maxDirTreeFiles)
-	}
+	return files, nil
+}
+
+// fetch reads the files' content with dirTreeWorkers at once, within maxDirTreeBytes in all, and
+// writes them; it returns how many Go files it wrote.
+func (r *dirReader) fetch(ctx context.Context, files []*github.RepositoryContent) (int, error) {
 	var (
 		mu    sync.Mutex
 		total int
@@ -174,12 +199,12 @@ func (r *dirReader) read(ctx context.Context, dirs []string) (int, []string, err
 	close(work)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return 0, nil, fmt.Errorf("reading the directories of %s at %s stopped: %w", r.pr, render.ShortSHA(r.ref), err)
+		return 0, fmt.Errorf("reading the directories of %s at %s stopped: %w", r.pr, render.ShortSHA(r.ref), err)
 	}
 	if len(errs) > 0 {
-		return 0, nil, errs[0]
+		return 0, errs[0]
 	}
-	return n, left, nil
+	return n, nil
 }
 
 // list returns the Go files and go.mod of directory d at the reader's commit; a directory the

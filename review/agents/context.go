@@ -41,8 +41,47 @@ func BuildContext(ctx context.Context, c *evidence.Change, ev []toulmin.Evidence
 	if budget <= 0 {
 		budget = DefaultContextTokens
 	}
-	var ranks []*fileRank
-	var generated, deletionOnly []string
+	ranks, generated := rankFiles(c, ev)
+	var b strings.Builder
+	used := 0
+	var omitted, deletionOnly []string
+	for _, r := range ranks {
+		f := r.f
+		header := fmt.Sprintf("--- %s (%s, +%d -%d)\n", f.Path, f.Status, f.Added, f.Deleted)
+		hunks := r.orderedHunks()
+		kept, left, err := fitHunks(ctx, tok, f, hunks, header, budget, &used)
+		if err != nil {
+			return ChangeContext{}, err
+		}
+		for _, h := range hunks {
+			if hunkDeletionOnly(h) && f.Status != evidence.StatusDeleted {
+				deletionOnly = append(deletionOnly, fmt.Sprintf("%s @@ -%d,%d (%d lines removed)", f.Path, h.OldStart, h.OldLines, h.OldLines))
+			}
+		}
+		if len(kept) == 0 {
+			if len(hunks) > 0 {
+				omitted = append(omitted, fmt.Sprintf("%s (+%d -%d, over budget)", f.Path, f.Added, f.Deleted))
+			}
+			continue
+		}
+		b.WriteString(header)
+		for _, k := range kept {
+			b.WriteString(k)
+		}
+		if over := left - countDeletionOnly(hunks, f); over > 0 {
+			omitted = append(omitted, fmt.Sprintf("%s: %d of %d hunks (over budget)", f.Path, over, len(hunks)))
+		}
+	}
+	omitted = append(omitted, deletionOnly...)
+	omitted = append(omitted, generated...)
+	omitted = append(omitted, c.Notes...)
+	return ChangeContext{Text: b.String(), Tokens: used, Omitted: omitted}, nil
+}
+
+// rankFiles orders the change's files as BuildContext reads them: evidence first (the most
+// serious first), then source before tests before everything else, then by path. Generated,
+// vendored and lock files are left out, listed with their stats.
+func rankFiles(c *evidence.Change, ev []toulmin.Evidence) (ranks []*fileRank, generated []string) {
 	for _, f := range c.Files {
 		if f.IsGenerated() {
 			generated = append(generated, fmt.Sprintf("%s (+%d -%d, generated, vendored or lock file)", f.Path, f.Added, f.Deleted))
@@ -69,66 +108,41 @@ func BuildContext(ctx context.Context, c *evidence.Change, ev []toulmin.Evidence
 		}
 		return ranks[i].f.Path < ranks[j].f.Path
 	})
+	return ranks, generated
+}
 
-	var b strings.Builder
-	used := 0
-	var omitted []string
-	for _, r := range ranks {
-		f := r.f
-		header := fmt.Sprintf("--- %s (%s, +%d -%d)\n", f.Path, f.Status, f.Added, f.Deleted)
-		hunks := r.orderedHunks()
-		var kept []string
-		left := 0
-		for _, h := range hunks {
-			if hunkDeletionOnly(h) && f.Status != evidence.StatusDeleted {
-				left++
-				continue
-			}
-			text := HunkText(h)
-			cost := 0
-			if len(kept) == 0 {
-				cost = tok.Count(header)
-			}
-			room := budget - used - cost
-			if room < 0 {
-				left++
-				continue
-			}
-			n, err := tok.CountUpTo(ctx, text, room)
-			if err != nil {
-				return ChangeContext{}, fmt.Errorf("failed to size %s for the prompt: %w", f.Path, err)
-			}
-			cost += n
-			if used+cost > budget {
-				left++
-				continue
-			}
-			used += cost
-			kept = append(kept, text)
-		}
-		for _, h := range hunks {
-			if hunkDeletionOnly(h) && f.Status != evidence.StatusDeleted {
-				deletionOnly = append(deletionOnly, fmt.Sprintf("%s @@ -%d,%d (%d lines removed)", f.Path, h.OldStart, h.OldLines, h.OldLines))
-			}
-		}
-		if len(kept) == 0 {
-			if len(hunks) > 0 {
-				omitted = append(omitted, fmt.Sprintf("%s (+%d -%d, over budget)", f.Path, f.Added, f.Deleted))
-			}
+// fitHunks keeps the hunks of f, whole, that fit what is left of the budget (*used is what is
+// spent, the file's header counted with its first hunk kept), and counts those left out;
+// deletion-only hunks of a file still there are left out.
+func fitHunks(ctx context.Context, tok *llm.Tokenizer, f *evidence.File, hunks []evidence.Hunk, header string, budget int, used *int) (kept []string, left int, err error) {
+	for _, h := range hunks {
+		if hunkDeletionOnly(h) && f.Status != evidence.StatusDeleted {
+			left++
 			continue
 		}
-		b.WriteString(header)
-		for _, k := range kept {
-			b.WriteString(k)
+		text := HunkText(h)
+		cost := 0
+		if len(kept) == 0 {
+			cost = tok.Count(header)
 		}
-		if over := left - countDeletionOnly(hunks, f); over > 0 {
-			omitted = append(omitted, fmt.Sprintf("%s: %d of %d hunks (over budget)", f.Path, over, len(hunks)))
+		room := budget - *used - cost
+		if room < 0 {
+			left++
+			continue
 		}
+		n, err := tok.CountUpTo(ctx, text, room)
+		if err != nil {
+			return nil, 0, fmt.Errorf("failed to size %s for the prompt: %w", f.Path, err)
+		}
+		cost += n
+		if *used+cost > budget {
+			left++
+			continue
+		}
+		*used += cost
+		kept = append(kept, text)
 	}
-	omitted = append(omitted, deletionOnly...)
-	omitted = append(omitted, generated...)
-	omitted = append(omitted, c.Notes...)
-	return ChangeContext{Text: b.String(), Tokens: used, Omitted: omitted}, nil
+	return kept, left, nil
 }
 
 // orderedHunks puts hunks with evidence first, keeping file order otherwise, so that a file cut

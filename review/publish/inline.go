@@ -85,19 +85,7 @@ func (p *Publisher) Review(ctx context.Context, t *toulmin.Transcript, opts Revi
 	if err != nil {
 		return res, err
 	}
-	var fresh []render.InlineFinding
-	current := map[string]bool{}
-	for _, f := range onLines {
-		current[f.Key] = true
-		if _, ok := threads[f.Key]; ok {
-			res.Repeated++
-			continue
-		}
-		fresh = append(fresh, f)
-	}
-	for _, f := range noLine {
-		current[f.Key] = true
-	}
+	fresh, current := newFindings(onLines, noLine, threads, &res)
 	if opts.Change != nil {
 		n, err := p.answerResolved(ctx, t, opts, threads, answered, current)
 		res.Resolved = n
@@ -112,15 +100,7 @@ func (p *Publisher) Review(ctx context.Context, t *toulmin.Transcript, opts Revi
 	if opts.Change != nil && opts.Since == "" {
 		// The debated change is the pull request's diff: a line outside its hunks would make
 		// GitHub refuse the whole review (422), so such findings go to the body at once.
-		keep := fresh[:0:0]
-		for _, f := range fresh {
-			if inHunks(opts.Change, f.Path, f.Line) {
-				keep = append(keep, f)
-			} else {
-				noLine = append(noLine, f)
-			}
-		}
-		fresh = keep
+		fresh, noLine = byHunks(opts.Change, fresh, noLine)
 		if len(fresh) == 0 && (reviewed || len(noLine) == 0) {
 			return res, nil
 		}
@@ -129,9 +109,48 @@ func (p *Publisher) Review(ctx context.Context, t *toulmin.Transcript, opts Revi
 	if opts.Event == ReviewEventRequestChanges && t.Record.Decision == voting.RequestChanges {
 		event = ReviewEventRequestChanges
 	}
+	return p.postReview(ctx, t, event, fresh, noLine, opts.Link, res)
+}
+
+// newFindings are the findings on lines that no thread of the bot carries yet (those that one
+// does are counted in res.Repeated), and the keys of every finding the debate stands by.
+func newFindings(onLines, noLine []render.InlineFinding, threads map[string]thread, res *ReviewResult) ([]render.InlineFinding, map[string]bool) {
+	var fresh []render.InlineFinding
+	current := map[string]bool{}
+	for _, f := range onLines {
+		current[f.Key] = true
+		if _, ok := threads[f.Key]; ok {
+			res.Repeated++
+			continue
+		}
+		fresh = append(fresh, f)
+	}
+	for _, f := range noLine {
+		current[f.Key] = true
+	}
+	return fresh, current
+}
+
+// byHunks keeps the findings on a line of c's hunks and moves the others to noLine.
+func byHunks(c *evidence.Change, fresh, noLine []render.InlineFinding) (keep, _ []render.InlineFinding) {
+	keep = fresh[:0:0]
+	for _, f := range fresh {
+		if inHunks(c, f.Path, f.Line) {
+			keep = append(keep, f)
+		} else {
+			noLine = append(noLine, f)
+		}
+	}
+	return keep, noLine
+}
+
+// postReview posts the review: fresh on their lines, noLine in its body. When GitHub refuses it
+// (422) for a line outside the diff, the findings off the diff's lines move to the body and it
+// is posted again.
+func (p *Publisher) postReview(ctx context.Context, t *toulmin.Transcript, event string, fresh, noLine []render.InlineFinding, link string, res ReviewResult) (ReviewResult, error) {
 	for attempt := 0; ; attempt++ {
 		req := &github.PullRequestReviewRequest{CommitID: github.String(t.Record.HeadSHA), Event: github.String(event),
-			Body: github.String(render.ReviewBody(t, fresh, noLine, opts.Link))}
+			Body: github.String(render.ReviewBody(t, fresh, noLine, link))}
 		for _, f := range fresh {
 			req.Comments = append(req.Comments, &github.DraftReviewComment{Path: github.String(f.Path), Line: github.Int(f.Line),
 				Side: github.String("RIGHT"), Body: github.String(f.CommentBody())})
@@ -151,13 +170,7 @@ func (p *Publisher) Review(ctx context.Context, t *toulmin.Transcript, opts Revi
 		zerolog.Ctx(ctx).Warn().Err(err).Msg("GitHub refused a review comment on a line; moving what is outside the diff to the review's body.")
 		keep := fresh[:0:0]
 		if diff, lerr := review.ReadFiles(ctx, p.gh, p.pr, ""); lerr == nil && attempt == 0 {
-			for _, f := range fresh {
-				if inHunks(diff, f.Path, f.Line) {
-					keep = append(keep, f)
-				} else {
-					noLine = append(noLine, f)
-				}
-			}
+			keep, noLine = byHunks(diff, fresh, noLine)
 		} else {
 			noLine = append(noLine, fresh...)
 		}

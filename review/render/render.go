@@ -28,10 +28,34 @@ type Options struct {
 // came from the change is quoted so that it cannot forge markup or the bot's markers.
 func Markdown(t *toulmin.Transcript, opts Options) (string, error) {
 	var b strings.Builder
-	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	if opts.Marker {
-		w("%s\n", TranscriptMarker)
+		fmt.Fprintf(&b, "%s\n", TranscriptMarker)
 	}
+	renderHeader(&b, t)
+	renderSynthesis(&b, t)
+	renderParticipants(&b, t)
+	renderPanel(&b, t)
+	renderTimeline(&b, t)
+	renderEvidence(&b, t)
+	renderArguments(&b, t)
+	renderPositions(&b, t)
+	renderMatrix(&b, t)
+	renderTradeOff(&b, t)
+	renderRationale(&b, t)
+	renderCarried(&b, t)
+	renderActions(&b, t)
+	y, err := t.Record.YAML()
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(&b, "\n## Decision Record\n\n```yaml\n%s```\n", fence(string(y)))
+	return b.String(), nil
+}
+
+// renderHeader is the title, whether the debate was offline, the decision or recommendation
+// line, and the question.
+func renderHeader(b *strings.Builder, t *toulmin.Transcript) {
+	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	w("# Debate: %s\n\n", Inline(t.Title))
 	if t.Offline && t.OfflineReason != "" {
 		w("> **Offline debate.** %s\n\n", t.OfflineReason)
@@ -53,8 +77,11 @@ func Markdown(t *toulmin.Transcript, opts Options) (string, error) {
 	if t.Question != "" {
 		w("**Question:** %s\n\n", Inline(t.Question))
 	}
-	renderSynthesis(&b, t)
+}
 
+// renderParticipants is the table of the agents, their roles, weights and perspectives.
+func renderParticipants(b *strings.Builder, t *toulmin.Transcript) {
+	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	w("## Participants\n\n| | Agent | Role | Weight | Perspective |\n|---|---|---|---|---|\n")
 	for _, p := range t.Participants {
 		mode := "offline"
@@ -63,9 +90,12 @@ func Markdown(t *toulmin.Transcript, opts Options) (string, error) {
 		}
 		w("| %s | %s (%s) | %s | %.1f | %s |\n", p.Abbrev, p.Title, mode, p.VotingRole, p.Weight, cell(p.Perspective))
 	}
+}
 
-	renderPanel(&b, t)
-
+// renderTimeline is the debate's course: times, depth, fast exit, rounds, the moderator's
+// judgements, checkpoints, and the table of phases.
+func renderTimeline(b *strings.Builder, t *toulmin.Transcript) {
+	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	w("\n## Timeline\n\n- Started: %s\n- Ended: %s\n- Decision: %s\n", stamp(t.StartedAt), stamp(t.EndedAt), DecisionTitle(t.Record.Decision))
 	if t.Depth != "" {
 		w("- Depth: %s (%s)\n", t.Depth, depthText(t.Depth))
@@ -108,7 +138,11 @@ func Markdown(t *toulmin.Transcript, opts Options) (string, error) {
 	for _, p := range t.Timeline {
 		w("| %s | %d | %s | %s | %s | %s |\n", p.Phase.Title(), p.Round, p.StartedAt.UTC().Format("15:04:05"), p.Duration().Round(time.Millisecond), p.Status, cell(strings.Join(p.Notes, "; ")))
 	}
+}
 
+// renderEvidence is the table of the analyzers' findings.
+func renderEvidence(b *strings.Builder, t *toulmin.Transcript) {
+	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	w("\n## Evidence\n\n")
 	if len(t.Evidence) == 0 {
 		w("The analyzers found nothing to report.\n")
@@ -126,7 +160,12 @@ func Markdown(t *toulmin.Transcript, opts Options) (string, error) {
 			w("| %s | %s | %s | %s | %s | %s |\n", e.ID, e.Severity, loc, e.Rule, e.Stakeholder, finding)
 		}
 	}
+}
 
+// renderArguments lists the arguments phase by phase, with the stances of agents that argued
+// nothing in a phase.
+func renderArguments(b *strings.Builder, t *toulmin.Transcript) {
+	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	w("\n## Arguments\n")
 	for _, p := range t.Timeline {
 		var args []toulmin.Argument
@@ -145,7 +184,7 @@ func Markdown(t *toulmin.Transcript, opts Options) (string, error) {
 		}
 		w("\n")
 		for _, a := range args {
-			renderArgument(&b, t, a)
+			renderArgument(b, t, a)
 		}
 		if len(quiet) > 0 {
 			w("\n")
@@ -154,7 +193,11 @@ func Markdown(t *toulmin.Transcript, opts Options) (string, error) {
 			}
 		}
 	}
+}
 
+// renderPositions is the table of every stance taken and whether it changed.
+func renderPositions(b *strings.Builder, t *toulmin.Transcript) {
+	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	w("\n## Position history\n\n| Agent | Phase | Vote | Changed | Reason |\n|---|---|---|---|---|\n")
 	for _, s := range t.Stances {
 		changed := ""
@@ -163,10 +206,12 @@ func Markdown(t *toulmin.Transcript, opts Options) (string, error) {
 		}
 		w("| %s | %s | %s | %s | %s |\n", title(t, s.Agent), s.Phase.Title(), s.Position.Vote, changed, cell(s.Position.Reason))
 	}
+}
 
-	renderMatrix(&b, t)
-	renderTradeOff(&b, t)
-
+// renderRationale is why the debate decided as it did: the syntheses, the weighted vote,
+// escalations and dissent.
+func renderRationale(b *strings.Builder, t *toulmin.Transcript) {
+	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	w("\n## Decision Rationale\n\n")
 	synthesised := map[string]bool{}
 	for _, a := range t.ArgumentsIn(toulmin.PhaseSynthesis) {
@@ -195,7 +240,11 @@ func Markdown(t *toulmin.Transcript, opts Options) (string, error) {
 	for _, d := range t.Record.DissentingOpinions {
 		w("- **Dissent, %s:** %s\n", title(t, d.Agent), Inline(d.Concern))
 	}
+}
 
+// renderCarried lists the required changes carried from the last debated head, if any.
+func renderCarried(b *strings.Builder, t *toulmin.Transcript) {
+	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	if len(t.Carried) > 0 {
 		w("\n## Carried forward from `%s`\n\nThis debate covered what changed since the last debated head; the earlier required changes:\n\n", code(ShortSHA(t.Carried[0].From)))
 		for _, c := range t.Carried {
@@ -206,7 +255,11 @@ func Markdown(t *toulmin.Transcript, opts Options) (string, error) {
 			w("- %s %s (%s)\n", mark, Inline(c.Text), strings.ReplaceAll(string(c.Status), "_", " "))
 		}
 	}
+}
 
+// renderActions lists the required changes and the follow-ups.
+func renderActions(b *strings.Builder, t *toulmin.Transcript) {
+	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	w("\n## Action Items\n\n")
 	if len(t.Record.RequiredChanges) == 0 && len(t.Record.FollowUp) == 0 {
 		w("None.\n")
@@ -217,17 +270,46 @@ func Markdown(t *toulmin.Transcript, opts Options) (string, error) {
 	for _, f := range t.Record.FollowUp {
 		w("- [ ] Follow-up: %s\n", Inline(f))
 	}
-
-	y, err := t.Record.YAML()
-	if err != nil {
-		return "", err
-	}
-	w("\n## Decision Record\n\n```yaml\n%s```\n", fence(string(y)))
-	return b.String(), nil
 }
 
 func renderArgument(b *strings.Builder, t *toulmin.Transcript, a toulmin.Argument) {
 	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	w("\n#### %s\n\n", argumentHead(t, a))
+	if a.Steelman != "" {
+		// Seed 003: the rebuttal states the strongest form of what it answers before disputing it.
+		w("**Steelman:** %s\n\n", Inline(a.Steelman))
+	}
+	w("**Claim:** %s\n\n", Inline(a.Claim))
+	if a.Limit != "" {
+		w("**Limit:** %s\n\n", Inline(a.Limit))
+	}
+	renderParts(b, a)
+	renderTemplate(b, a)
+	if len(a.Actions) > 0 {
+		w("- **Proposed:**\n")
+		for _, act := range a.Actions {
+			req := ""
+			if act.Required {
+				req = " (required)"
+			}
+			w("  - %s%s\n", Inline(act.String()), req)
+		}
+	}
+	if s := a.Synthesis; s != nil {
+		if len(s.ConsensusPoints) > 0 {
+			w("- **Consensus points:** %s\n", Inline(strings.Join(s.ConsensusPoints, "; ")))
+		}
+		if len(s.Conflicts) > 0 {
+			w("- **Conflicts:** %s\n", Inline(strings.Join(s.Conflicts, "; ")))
+		}
+		w("- **Resolution:** %s\n", Inline(s.Resolution))
+	}
+	renderQuality(b, a)
+}
+
+// argumentHead is the heading of an argument: its id, what it answers, its author, severity,
+// answer or resolution, and what it repeats.
+func argumentHead(t *toulmin.Transcript, a toulmin.Argument) string {
 	head := fmt.Sprintf("%s · %s", a.ID, title(t, a.Agent))
 	if a.Target != "" {
 		head = fmt.Sprintf("%s → %s · %s", a.ID, a.Target, title(t, a.Agent))
@@ -244,15 +326,12 @@ func renderArgument(b *strings.Builder, t *toulmin.Transcript, a toulmin.Argumen
 	if a.Repeats != nil {
 		head += fmt.Sprintf(" · repeats %s (%.0f%%)", a.Repeats.Of, a.Repeats.Share*100)
 	}
-	w("\n#### %s\n\n", head)
-	if a.Steelman != "" {
-		// Seed 003: the rebuttal states the strongest form of what it answers before disputing it.
-		w("**Steelman:** %s\n\n", Inline(a.Steelman))
-	}
-	w("**Claim:** %s\n\n", Inline(a.Claim))
-	if a.Limit != "" {
-		w("**Limit:** %s\n\n", Inline(a.Limit))
-	}
+	return head
+}
+
+// renderParts lists the argument's Toulmin parts: grounds, warrant, backing, qualifier, rebuttal.
+func renderParts(b *strings.Builder, a toulmin.Argument) {
+	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	if len(a.Grounds) > 0 {
 		w("- **Grounds:**\n")
 		for _, g := range a.Grounds {
@@ -281,26 +360,11 @@ func renderArgument(b *strings.Builder, t *toulmin.Transcript, a toulmin.Argumen
 	if a.Rebuttal != "" {
 		w("- **Rebuttal:** %s\n", Inline(a.Rebuttal))
 	}
-	renderTemplate(b, a)
-	if len(a.Actions) > 0 {
-		w("- **Proposed:**\n")
-		for _, act := range a.Actions {
-			req := ""
-			if act.Required {
-				req = " (required)"
-			}
-			w("  - %s%s\n", Inline(act.String()), req)
-		}
-	}
-	if s := a.Synthesis; s != nil {
-		if len(s.ConsensusPoints) > 0 {
-			w("- **Consensus points:** %s\n", Inline(strings.Join(s.ConsensusPoints, "; ")))
-		}
-		if len(s.Conflicts) > 0 {
-			w("- **Conflicts:** %s\n", Inline(strings.Join(s.Conflicts, "; ")))
-		}
-		w("- **Resolution:** %s\n", Inline(s.Resolution))
-	}
+}
+
+// renderQuality is the argument's quality score and the checks it failed.
+func renderQuality(b *strings.Builder, a toulmin.Argument) {
+	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	w("- **Quality:** %d/%d", a.Quality.Points(), len(a.Quality.Checks))
 	var failed []string
 	for _, c := range a.Quality.Checks {
