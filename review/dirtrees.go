@@ -13,8 +13,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/debatebot/debatebot/review/render"
 	"github.com/google/go-github/v62/github"
+
+	"github.com/debatebot/debatebot/review/render"
 )
 
 // Bounds of DirTrees, per tree: what reading a repository too large to fetch may cost in API

@@ -7,8 +7,9 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/google/go-github/v62/github"
+
+	"github.com/debatebot/debatebot/review/evidence"
 )
 
 // PullRequest names a pull request (or an issue, for design debates).

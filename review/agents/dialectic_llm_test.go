@@ -12,7 +12,7 @@ import (
 	"github.com/debatebot/debatebot/review/llmtest"
 )
 
-// testGitHubToken looks real to the detector (and is not), as in review's redact_test.go.
+// testGitHubToken looks real to the detector (and is not), as review's tests' token does.
 const testGitHubToken = "ghp_8kZq2Lw9XbT4mR7vN1cY6pH3sJ0dF5gA2eUx"
 
 func TestDialecticLLMFailureDebate(t *testing.T) {

@@ -13,11 +13,12 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/debatebot/debatebot/review/evidence"
-	"github.com/debatebot/debatebot/toulmin"
 	"github.com/openai/openai-go"
 	"github.com/openai/openai-go/option"
 	"github.com/rs/zerolog"
+
+	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/toulmin"
 )
 
 // DefaultModel is used when neither the perspective nor DEBATEBOT_MODEL names one.

@@ -8,10 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-github/v62/github"
+
 	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/toulmin"
-	"github.com/google/go-github/v62/github"
 )
 
 func TestAnnotationsBatchedByFifty(t *testing.T) {

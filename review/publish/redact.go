@@ -8,8 +8,9 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/google/go-github/v62/github"
+
+	"github.com/debatebot/debatebot/review/evidence"
 )
 
 // redactingClient returns a client for the same GitHub API as gh whose every write (comments,
