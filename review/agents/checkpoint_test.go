@@ -1,4 +1,4 @@
-package review
+package agents_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/agents"
 	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/review/llmtest"
@@ -37,8 +38,8 @@ func TestCheckpointGuidanceIsFencedInTheNextRoundsPrompts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := readChange(t, filepath.Join("..", "examples", "admin-export.diff"))
-	tr, err := (&Debate{Change: c, Protocol: twoRounds(), Agents: panel, Pause: guide(text)}).Run(context.Background())
+	c := readChange(t, filepath.Join("..", "..", "examples", "admin-export.diff"))
+	tr, err := (&review.Debate{Change: c, Protocol: twoRounds(), Agents: panel, Pause: guide(text)}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,8 +79,8 @@ func TestOfflineAgentsNoteGuidance(t *testing.T) {
 	for _, p := range agents.DefaultPerspectives() {
 		panel = append(panel, agents.NewOfflineAgent(p))
 	}
-	c := readChange(t, filepath.Join("..", "examples", "admin-export.diff"))
-	tr, err := (&Debate{Change: c, Protocol: twoRounds(), Agents: panel, Pause: guide("look at the\nrollback")}).Run(context.Background())
+	c := readChange(t, filepath.Join("..", "..", "examples", "admin-export.diff"))
+	tr, err := (&review.Debate{Change: c, Protocol: twoRounds(), Agents: panel, Pause: guide("look at the\nrollback")}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package review
+package agents_test
 
 import (
 	"context"
@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/agents"
+	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/review/llmtest"
 	"github.com/debatebot/debatebot/toulmin"
@@ -19,7 +21,7 @@ import (
 // Run with -benchtime=3x.
 func BenchmarkLLMDebateWallTime(b *testing.B) {
 	const perCall = 200 * time.Millisecond
-	c := readChange(b, filepath.Join("..", "examples", "admin-export.diff"))
+	c := readChange(b, filepath.Join("..", "..", "examples", "admin-export.diff"))
 	var ratio, stages, calls float64
 	for b.Loop() {
 		srv := llmtest.New(b, nil)
@@ -59,7 +61,7 @@ type debateCost struct {
 
 // measureDebate holds one debate of c over the llmtest fake (answering with respond, after
 // latency per call) and measures it. The record's cached tokens must be what the fake billed.
-func measureDebate(tb testing.TB, c *Change, p toulmin.Protocol, respond llmtest.Responder, latency time.Duration) debateCost {
+func measureDebate(tb testing.TB, c *evidence.Change, p toulmin.Protocol, respond llmtest.Responder, latency time.Duration) debateCost {
 	tb.Helper()
 	srv := llmtest.New(tb, respond)
 	srv.SetLatency(latency)
@@ -68,7 +70,7 @@ func measureDebate(tb testing.TB, c *Change, p toulmin.Protocol, respond llmtest
 		tb.Fatal(err)
 	}
 	start := time.Now()
-	tr, err := (&Debate{Change: c, Protocol: p, Agents: panel}).Run(context.Background())
+	tr, err := (&review.Debate{Change: c, Protocol: p, Agents: panel}).Run(context.Background())
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -157,7 +159,7 @@ func agreeingOpenings(n int, r *llmtest.Request) llmtest.Response {
 // once the engine exits fast). Run with -benchtime=3x.
 func BenchmarkLLMDebateCost(b *testing.B) {
 	const perCall = 200 * time.Millisecond
-	c := readChange(b, filepath.Join("..", "examples", "admin-export.diff"))
+	c := readChange(b, filepath.Join("..", "..", "examples", "admin-export.diff"))
 	var m, fast debateCost
 	for b.Loop() {
 		m = measureDebate(b, c, toulmin.Standard(), nil, perCall)
@@ -178,7 +180,7 @@ func BenchmarkLLMPromptTokens2000(b *testing.B) {
 	diff := []byte(largeDiff(2000))
 	var m debateCost
 	for b.Loop() {
-		c, err := ParseDiff(diff, "large.diff")
+		c, err := review.ParseDiff(diff, "large.diff")
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -188,8 +190,8 @@ func BenchmarkLLMPromptTokens2000(b *testing.B) {
 }
 
 func TestSingleCallPromptTokens(t *testing.T) {
-	c := readChange(t, filepath.Join("..", "examples", "admin-export.diff"))
-	ev, err := Gather(context.Background(), c, DefaultAnalyzers())
+	c := readChange(t, filepath.Join("..", "..", "examples", "admin-export.diff"))
+	ev, err := evidence.Gather(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +217,7 @@ func BenchmarkLLMDebateLongLine(b *testing.B) {
 	diff := []byte(longLineDiff(1 << 20))
 	var secs float64
 	for b.Loop() {
-		c, err := ParseDiff(diff, "long.diff")
+		c, err := review.ParseDiff(diff, "long.diff")
 		if err != nil {
 			b.Fatal(err)
 		}
