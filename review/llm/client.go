@@ -71,11 +71,12 @@ type Completion struct {
 // Complete makes one chat completion call of a debate's turn, its reply held to ReplySchema.
 // Each request has its own timeout; a request that times out, fails to connect, or is answered
 // 408, 409, 429 or 5xx is retried up to MaxRetries, after the delay the server asks for
-// (Retry-After, retry-after-ms) or an exponential backoff with jitter; waiting honours ctx. cacheKey (the debate's id) is sent as prompt_cache_key, so that
-// the provider routes the calls of one debate to the same prompt cache.
-func (a *Client) Complete(ctx context.Context, msgs []openai.ChatCompletionMessageParamUnion, limit int, cacheKey string) (out Completion) {
+// (Retry-After, retry-after-ms) or an exponential backoff with jitter; waiting honours ctx.
+// cacheKey (the debate's id) is sent as prompt_cache_key, so that the provider routes the calls
+// of one debate to the same prompt cache.
+func (cl *Client) Complete(ctx context.Context, msgs []openai.ChatCompletionMessageParamUnion, limit int, cacheKey string) (out Completion) {
 	params := openai.ChatCompletionNewParams{
-		Model:    a.Model,
+		Model:    cl.Model,
 		Messages: msgs,
 		ResponseFormat: openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &openai.ResponseFormatJSONSchemaParam{
 			JSONSchema: openai.ResponseFormatJSONSchemaJSONSchemaParam{Name: "debate_turn", Schema: ReplySchema, Strict: openai.Bool(true)},
@@ -87,33 +88,33 @@ func (a *Client) Complete(ctx context.Context, msgs []openai.ChatCompletionMessa
 	if cacheKey != "" {
 		params.PromptCacheKey = openai.String(cacheKey)
 	}
-	return a.Call(ctx, params)
+	return cl.Call(ctx, params)
 }
 
 // Call makes one chat completion call with the retries Complete describes.
-func (a *Client) Call(ctx context.Context, params openai.ChatCompletionNewParams) (out Completion) {
+func (cl *Client) Call(ctx context.Context, params openai.ChatCompletionNewParams) (out Completion) {
 	log := zerolog.Ctx(ctx)
 	for attempt := 0; ; attempt++ {
-		resp, httpResp, err := a.once(ctx, params)
+		resp, httpResp, err := cl.once(ctx, params)
 		if err == nil {
 			u := toulmin.Usage{
 				Prompt: resp.Usage.PromptTokens, Completion: resp.Usage.CompletionTokens,
 				CachedPrompt: resp.Usage.PromptTokensDetails.CachedTokens, Calls: 1,
 			}
-			u.CostUSD = a.Prices.Cost(a.Model, u)
+			u.CostUSD = cl.Prices.Cost(cl.Model, u)
 			out.Usage.Add(u)
 			if len(resp.Choices) == 0 {
-				out.Err = fmt.Errorf("model %s returned no choices", a.Model)
+				out.Err = fmt.Errorf("model %s returned no choices", cl.Model)
 				return out
 			}
 			out.Content, out.Finish = resp.Choices[0].Message.Content, string(resp.Choices[0].FinishReason)
 			return out
 		}
-		retry, timedOut := a.retryable(ctx, err, httpResp)
+		retry, timedOut := cl.retryable(ctx, err, httpResp)
 		if timedOut {
-			out.Notes = append(out.Notes, fmt.Sprintf("model %s did not answer within %s (request %d)", a.Model, a.RequestTimeout, attempt+1))
+			out.Notes = append(out.Notes, fmt.Sprintf("model %s did not answer within %s (request %d)", cl.Model, cl.RequestTimeout, attempt+1))
 		}
-		if !retry || attempt >= a.MaxRetries {
+		if !retry || attempt >= cl.MaxRetries {
 			out.Err = err
 			if retry {
 				out.Err = fmt.Errorf("%w (gave up after %d tries)", err, attempt+1)
@@ -121,13 +122,13 @@ func (a *Client) Call(ctx context.Context, params openai.ChatCompletionNewParams
 			return out
 		}
 		delay := retryDelay(httpResp, attempt)
-		log.Warn().Err(err).Str("model", a.Model).Int("attempt", attempt+1).Dur("retry_in", delay).Msg("model call failed; retrying")
+		log.Warn().Err(err).Str("model", cl.Model).Int("attempt", attempt+1).Dur("retry_in", delay).Msg("model call failed; retrying")
 		t := time.NewTimer(delay)
 		select {
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			out.Err = fmt.Errorf("model %s: gave up retrying: %w", a.Model, ctx.Err())
+			out.Err = fmt.Errorf("model %s: gave up retrying: %w", cl.Model, ctx.Err())
 			return out
 		}
 	}
@@ -137,31 +138,31 @@ func (a *Client) Call(ctx context.Context, params openai.ChatCompletionNewParams
 var errRequestTimeout = errors.New("request timed out")
 
 // once is one HTTP request under the request timeout.
-func (a *Client) once(ctx context.Context, params openai.ChatCompletionNewParams) (*openai.ChatCompletion, *http.Response, error) {
+func (cl *Client) once(ctx context.Context, params openai.ChatCompletionNewParams) (*openai.ChatCompletion, *http.Response, error) {
 	rctx, cancel := ctx, context.CancelFunc(func() {})
-	if a.RequestTimeout > 0 {
-		rctx, cancel = context.WithTimeoutCause(ctx, a.RequestTimeout, errRequestTimeout)
+	if cl.RequestTimeout > 0 {
+		rctx, cancel = context.WithTimeoutCause(ctx, cl.RequestTimeout, errRequestTimeout)
 	}
 	defer cancel()
 	var httpResp *http.Response
-	resp, err := a.API.Chat.Completions.New(rctx, params, option.WithResponseInto(&httpResp))
+	resp, err := cl.API.Chat.Completions.New(rctx, params, option.WithResponseInto(&httpResp))
 	if err == nil {
 		return resp, httpResp, nil
 	}
 	var apiErr *openai.Error
 	switch {
 	case ctx.Err() != nil:
-		return nil, nil, fmt.Errorf("model %s call stopped: %w", a.Model, ctx.Err())
+		return nil, nil, fmt.Errorf("model %s call stopped: %w", cl.Model, ctx.Err())
 	case errors.Is(context.Cause(rctx), errRequestTimeout):
-		return nil, nil, fmt.Errorf("model %s did not answer within %s: %w", a.Model, a.RequestTimeout, errRequestTimeout)
+		return nil, nil, fmt.Errorf("model %s did not answer within %s: %w", cl.Model, cl.RequestTimeout, errRequestTimeout)
 	case errors.As(err, &apiErr):
-		return nil, apiErr.Response, fmt.Errorf("model %s answered %d: %s", a.Model, apiErr.StatusCode, evidence.Clip(apiErr.Message, 200))
+		return nil, apiErr.Response, fmt.Errorf("model %s answered %d: %s", cl.Model, apiErr.StatusCode, evidence.Clip(apiErr.Message, 200))
 	}
-	return nil, httpResp, fmt.Errorf("model %s call failed: %w", a.Model, err)
+	return nil, httpResp, fmt.Errorf("model %s call failed: %w", cl.Model, err)
 }
 
 // retryable says whether a failed request is tried again, and whether it timed out.
-func (a *Client) retryable(ctx context.Context, err error, resp *http.Response) (retry, timedOut bool) {
+func (cl *Client) retryable(ctx context.Context, err error, resp *http.Response) (retry, timedOut bool) {
 	if ctx.Err() != nil {
 		return false, false
 	}
