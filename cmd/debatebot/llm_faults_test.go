@@ -284,7 +284,7 @@ func TestDebateRecordCountsEveryBilledToken(t *testing.T) {
 // A change with a 1 MB single line: the line is sized only up to the prompt's budget (tiktoken
 // took minutes to count it whole), left out of the prompts as over budget, and the debate
 // completes. Under the race detector the line is 128 KB (the analyzers' regexps over 1 MB take a
-// minute there). BenchmarkLLMDebateLongLine in package review times the 1 MB debate.
+// minute there). BenchmarkLLMDebateLongLine in package review/agents times the 1 MB debate.
 func TestDebateLongLine(t *testing.T) {
 	size := 1 << 20
 	if raceDetector {

@@ -17,7 +17,7 @@ const (
 	DecisionMarker   = "<!-- debatebot:decision -->"
 )
 
-// RenderOptions tune the Markdown.
+// Options tune the Markdown.
 type Options struct {
 	// Marker starts the transcript with its hidden marker (for PR comments).
 	Marker bool
