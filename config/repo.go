@@ -20,6 +20,9 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/agents"
+	"github.com/debatebot/debatebot/review/llm"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -46,9 +49,9 @@ const (
 // GitHubReviewEvent is the event of the pull request review API that review_event names.
 func (r *Repo) GitHubReviewEvent() string {
 	if r.ReviewEvent == ReviewEventRequestChanges {
-		return review.ReviewEventRequestChanges
+		return publish.ReviewEventRequestChanges
 	}
-	return review.ReviewEventComment
+	return publish.ReviewEventComment
 }
 
 // Duration is a time.Duration written as "90s", "10m" or "1h30m".
@@ -104,10 +107,10 @@ type Repo struct {
 	Thresholds            Thresholds      `yaml:"thresholds"`
 	Weights               *voting.Weights `yaml:"weights"`
 	// Stakeholders, when set, is the whole panel: it wins over the moderator.
-	Stakeholders []review.Perspective `yaml:"stakeholders"`
+	Stakeholders []agents.Perspective `yaml:"stakeholders"`
 	// Perspectives adds to (or, by a built-in name, changes) the catalog the moderator seats
 	// 2 to 4 stakeholders from (seed 002); it cannot be combined with stakeholders.
-	Perspectives []review.Perspective        `yaml:"perspectives"`
+	Perspectives []agents.Perspective        `yaml:"perspectives"`
 	Phases       map[toulmin.PhaseKind]Phase `yaml:"phases"`
 	// MaxRounds sets the rounds of rebuttal, clarification and response; with a depth, it caps
 	// them.
@@ -201,7 +204,7 @@ type LLM struct {
 	// retried like a 5xx.
 	RequestTimeout Duration `yaml:"request_timeout,omitempty"`
 	// Prices adds to or replaces entries of the built-in price table (US dollars per million tokens).
-	Prices review.PriceTable `yaml:"prices"`
+	Prices llm.PriceTable `yaml:"prices"`
 }
 
 // DefaultMaxAlertIssues is max_alert_issues when unset, and MaxMaxAlertIssues its bound.
@@ -218,8 +221,8 @@ const MaxCheckpointTimeout = 7 * 24 * time.Hour
 const DefaultConcurrency = 4
 
 // PriceTable is the built-in table with the file's entries applied.
-func (l LLM) PriceTable() review.PriceTable {
-	t := review.DefaultPrices()
+func (l LLM) PriceTable() llm.PriceTable {
+	t := llm.DefaultPrices()
 	for k, v := range l.Prices {
 		t[k] = v
 	}
@@ -497,13 +500,13 @@ func (r *Repo) fillLLM(bad func(format string, args ...any)) {
 		r.LLM.Concurrency = DefaultConcurrency
 	}
 	if r.LLM.ContextTokens == 0 {
-		r.LLM.ContextTokens = review.DefaultContextTokens
+		r.LLM.ContextTokens = agents.DefaultContextTokens
 	}
 	if r.LLM.MaxRetries == 0 {
-		r.LLM.MaxRetries = review.DefaultMaxRetries
+		r.LLM.MaxRetries = llm.DefaultMaxRetries
 	}
 	if r.LLM.RequestTimeout == 0 {
-		r.LLM.RequestTimeout = Duration(review.DefaultRequestTimeout)
+		r.LLM.RequestTimeout = Duration(llm.DefaultRequestTimeout)
 	}
 	if r.LLM.Concurrency < 0 || r.LLM.ContextTokens < 500 || r.LLM.MaxRetries < 0 || r.LLM.MaxRetries > 10 {
 		bad("llm: concurrency must be positive, context_tokens at least 500 and max_retries between 0 and 10 (got %d, %d, %d)", r.LLM.Concurrency, r.LLM.ContextTokens, r.LLM.MaxRetries)
@@ -525,8 +528,8 @@ func (r *Repo) fillStakeholders() []string {
 		r.configured = true
 		return fillPerspectives(r.Stakeholders, "stakeholders", nil)
 	}
-	var catalog, maintainers []review.Perspective
-	for _, p := range review.DefaultPerspectives() {
+	var catalog, maintainers []agents.Perspective
+	for _, p := range agents.DefaultPerspectives() {
 		if p.Role.IsMaintainer() {
 			maintainers = append(maintainers, p)
 		} else {
@@ -534,14 +537,14 @@ func (r *Repo) fillStakeholders() []string {
 		}
 	}
 	if len(r.Perspectives) == 0 {
-		r.Stakeholders = review.DefaultPerspectives()
+		r.Stakeholders = agents.DefaultPerspectives()
 		return nil
 	}
 	listed := map[string]bool{}
 	for _, p := range r.Perspectives {
 		listed[p.Name] = true
 	}
-	taken := append([]review.Perspective(nil), maintainers...)
+	taken := append([]agents.Perspective(nil), maintainers...)
 	for _, p := range catalog {
 		if !listed[p.Name] {
 			taken = append(taken, p)
@@ -585,10 +588,10 @@ func (r *Repo) fillStakeholders() []string {
 // fillPerspectives validates a list of perspectives (the key names where it is) and fills each
 // one's gaps: a built-in name inherits what it does not set. taken are perspectives the list
 // sits beside, whose abbreviations it must not reuse.
-func fillPerspectives(list []review.Perspective, key string, taken []review.Perspective) []string {
+func fillPerspectives(list []agents.Perspective, key string, taken []agents.Perspective) []string {
 	var problems []string
-	defaults := map[string]review.Perspective{}
-	for _, p := range review.DefaultPerspectives() {
+	defaults := map[string]agents.Perspective{}
+	for _, p := range agents.DefaultPerspectives() {
 		defaults[p.Name] = p
 	}
 	names, abbrevs := map[string]bool{}, map[string]string{}
@@ -627,7 +630,7 @@ func fillPerspectives(list []review.Perspective, key string, taken []review.Pers
 // fillPerspective fills a perspective's gaps: a built-in name (one of defaults) inherits
 // everything it does not set; then the title comes from the name, the abbreviation from the
 // title's initials, and the role is stakeholder.
-func fillPerspective(s *review.Perspective, defaults map[string]review.Perspective) {
+func fillPerspective(s *agents.Perspective, defaults map[string]agents.Perspective) {
 	if d, ok := defaults[s.Name]; ok {
 		if s.Title == "" {
 			s.Title = d.Title
@@ -667,7 +670,7 @@ func fillPerspective(s *review.Perspective, defaults map[string]review.Perspecti
 
 // perspectiveProblems validates what a filled perspective holds on its own (at names where it
 // is): its role, trust, path globs, languages and keywords.
-func perspectiveProblems(at string, s *review.Perspective) []string {
+func perspectiveProblems(at string, s *agents.Perspective) []string {
 	var problems []string
 	if !s.Role.Valid() || s.Role == voting.RoleSeniorStakeholder {
 		problems = append(problems, fmt.Sprintf("%s.role: %q is not a role (want stakeholder, subsystem_maintainer or core_maintainer; seniority comes from trust)", at, s.Role))
@@ -695,11 +698,11 @@ func perspectiveProblems(at string, s *review.Perspective) []string {
 
 // Panel says who seats the stakeholders: the file's stakeholders list when it has one, the
 // moderator otherwise.
-func (r *Repo) Panel() review.PanelChoice {
+func (r *Repo) Panel() agents.PanelChoice {
 	if r.configured {
-		return review.PanelConfigured
+		return agents.PanelConfigured
 	}
-	return review.PanelModerated
+	return agents.PanelModerated
 }
 
 // nameRune says whether c may appear in a stakeholder's name.

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/agents"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -187,7 +187,7 @@ convergence_threshold: 0.7
 	if strings.Join(perf.Keywords, ",") != "cache" || len(perf.Opposes) == 0 || perf.Title != "Performance Stakeholder" {
 		t.Errorf("a built-in named in perspectives keeps what it does not set: %+v", perf)
 	}
-	if r.Panel() != review.PanelModerated || Default().Panel() != review.PanelModerated {
+	if r.Panel() != agents.PanelModerated || Default().Panel() != agents.PanelModerated {
 		t.Error("without a stakeholders list the moderator seats the panel")
 	}
 	p, err := r.DebateProtocol("")
@@ -202,7 +202,7 @@ convergence_threshold: 0.7
 		t.Errorf("quick = %+v, %v", q.Loop, err)
 	}
 	listed, _ := Parse([]byte("stakeholders:\n  - name: security\n"), RepoPath)
-	if listed.Panel() != review.PanelConfigured {
+	if listed.Panel() != agents.PanelConfigured {
 		t.Error("a stakeholders list wins over the moderator")
 	}
 	if d := Default(); *d.ConvergenceThreshold != 0.8 || d.Depth != "" {

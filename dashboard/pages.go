@@ -19,6 +19,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -311,7 +312,7 @@ func (d *Dashboard) debateView(ctx context.Context, v *viewer, row *store.Debate
 	data.Live = !slices.Contains([]string{store.StatusDecided, store.StatusEscalated, store.StatusFailed, store.StatusSuperseded}, st.Status)
 	var t toulmin.Transcript
 	if len(row.Checkpoint) > 0 {
-		doc, err := review.RedactJSON(row.Checkpoint)
+		doc, err := publish.RedactJSON(row.Checkpoint)
 		if err != nil {
 			return nil, fmt.Errorf("failed to redact the transcript of debate %s: %w", row.ID, err)
 		}

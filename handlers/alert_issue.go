@@ -16,6 +16,8 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/publish"
+	"github.com/debatebot/debatebot/review/render"
 )
 
 // The alert issues of a repository are kept in the store's publications:
@@ -111,7 +113,7 @@ func (r *Runner) groupIssue(ctx context.Context, gh *github.Client, job *Job, li
 	}
 	body := fmt.Sprintf("<!-- debatebot:%s -->\nGitHub raised security alerts on the default branch; debatebot debates them here (`alerts: issue` in `%s`). Every alert of %s is listed below, and this issue is closed when all of them are fixed or dismissed.\n\n- severity: %s\n\n%s\n",
 		group, config.RepoPath, inlineCode(alertGroup(a), 200), inlineCode(a.Severity, 40), alertLine(a, ""))
-	issue, err := review.NewPublisher(gh, job.PR).CreateIssue(ctx, truncateUTF8("Security alerts: "+alertGroup(a), 200), body)
+	issue, err := publish.NewPublisher(gh, job.PR).CreateIssue(ctx, truncateUTF8("Security alerts: "+alertGroup(a), 200), body)
 	if err != nil {
 		release(group, key)
 		release(slot, alertSlotsKey(repo))
@@ -227,7 +229,7 @@ func (r *Runner) alertChecklist(ctx context.Context, gh *github.Client, pr revie
 	if next == body {
 		return nil
 	}
-	next = review.FitComment(next, review.MaxCommentChars, "")
+	next = render.FitComment(next, render.MaxCommentChars, "")
 	if _, _, err := gh.Issues.Edit(ctx, pr.Owner, pr.Repo, int(number), &github.IssueRequest{Body: github.String(next)}); err != nil {
 		return fmt.Errorf("failed to list alert %s in issue #%d of %s: %w", AlertMarker(a), number, pr.Repository(), err)
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-github/v62/github"
 	"github.com/rs/zerolog"
 
-	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/store"
 )
 
@@ -54,7 +54,7 @@ func (r *Runner) muted(ctx context.Context, job *Job) (bool, error) {
 
 // answer answers a command that starts nothing, as answerLimits allow: with the comment text
 // returns (asked for only then), with a reaction on the command's comment, or not at all.
-func (r *Runner) answer(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job, kind string, text func() (string, error)) error {
+func (r *Runner) answer(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job, kind string, text func() (string, error)) error {
 	how := store.AnsweredComment
 	if r.Store != nil && job.Requester != "" {
 		var err error
@@ -89,6 +89,6 @@ func (r *Runner) answer(ctx context.Context, gh *github.Client, pub *review.Publ
 
 // refuse answers a refused command (no permission, an unknown protocol, over a limit, nothing to
 // act on) with text, within answerLimits.
-func (r *Runner) refuse(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job, text string) error {
+func (r *Runner) refuse(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job, text string) error {
 	return r.answer(ctx, gh, pub, job, store.AnswerRefusal, func() (string, error) { return text, nil })
 }

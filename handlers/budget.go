@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/debatebot/debatebot/review/agents"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/pull"
 
 	"github.com/rs/zerolog"
@@ -36,7 +38,7 @@ const budgetWindow = time.Hour
 // startDebate counts a debate (key: its job's, so that a retried job counts once) against its
 // repository's hourly budget, whatever started it. Over the budget it reports false, after
 // saying so on the pull request or issue (head: the commit to conclude a neutral check run on).
-func (r *Runner) startDebate(ctx context.Context, pub *review.Publisher, repo *config.Repo, key, head string) (bool, error) {
+func (r *Runner) startDebate(ctx context.Context, pub *publish.Publisher, repo *config.Repo, key, head string) (bool, error) {
 	if r.Store == nil {
 		return true, nil
 	}
@@ -53,7 +55,7 @@ func (r *Runner) startDebate(ctx context.Context, pub *review.Publisher, repo *c
 
 // budgetSpent says why a debate was skipped and when one can run again: one comment, written
 // once until that time (not on every push), and a neutral check run on the skipped head.
-func (r *Runner) budgetSpent(ctx context.Context, pub *review.Publisher, head string, limit int, next time.Time) error {
+func (r *Runner) budgetSpent(ctx context.Context, pub *publish.Publisher, head string, limit int, next time.Time) error {
 	msg := fmt.Sprintf("debatebot skipped a debate here: this repository's budget of %d debates an hour, whatever starts them (pushes, labels, commands, CI failures, planning), is spent (`budget.debates_per_hour` in `%s`, or the server's default). The next debate can start after %s; push again or comment `/debate` then.",
 		limit, config.RepoPath, next.UTC().Format("15:04 MST, 2 January 2006"))
 	key := pub.PR().String()
@@ -98,7 +100,7 @@ func (r *Runner) budgetedAgents(ctx context.Context, job *Job, repo *config.Repo
 		return nil, "", err
 	}
 	if offline != "" {
-		return review.OfflinePanel(repo.Stakeholders), offline, nil
+		return agents.OfflinePanel(repo.Stakeholders), offline, nil
 	}
 	agents, err := r.Agents(repo)
 	return agents, "", err
@@ -149,7 +151,7 @@ func (r *Runner) withTrust(ctx context.Context, repo *config.Repo, repository st
 		return repo
 	}
 	c := *repo
-	c.Stakeholders = append([]review.Perspective(nil), repo.Stakeholders...)
+	c.Stakeholders = append([]agents.Perspective(nil), repo.Stakeholders...)
 	for i := range c.Stakeholders {
 		if c.Stakeholders[i].Trust != 0 {
 			continue

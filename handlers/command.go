@@ -10,14 +10,14 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/debatebot/debatebot/config"
-	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/pull"
 )
 
 // permitted checks a command's requester against the permission the command needs; a refusal is
 // answered with one comment naming what was needed, what the requester has and outcome ("Nothing
 // was changed."), and the command does nothing else.
-func (r *Runner) permitted(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job, need, command, outcome string) (bool, error) {
+func (r *Runner) permitted(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job, need, command, outcome string) (bool, error) {
 	have, err := pull.Permission(ctx, gh, job.PR, job.Requester)
 	if err != nil {
 		return false, err
@@ -32,7 +32,7 @@ func (r *Runner) permitted(ctx context.Context, gh *github.Client, pub *review.P
 // authorise checks a command's requester against command_permission and the per-PR hourly
 // bound (kept in the store, so that replicas and restarts share it); a refusal is answered with a
 // short comment and nothing is spent.
-func (r *Runner) authorise(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job, repo *config.Repo) (bool, error) {
+func (r *Runner) authorise(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job, repo *config.Repo) (bool, error) {
 	have, err := pull.Permission(ctx, gh, job.PR, job.Requester)
 	if err != nil {
 		return false, err

@@ -9,10 +9,11 @@ import (
 	"time"
 
 	"github.com/debatebot/debatebot/config"
-	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/llmtest"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/pull"
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/store"
 )
 
@@ -60,7 +61,7 @@ func TestHumanReviewByReadOnlyUserChangesNothing(t *testing.T) {
 	if n := a.commentsContaining("@mallory: /human-review needs write permission on this repository; you have read. Nothing was changed."); n != 1 {
 		t.Errorf("%d refusals, want 1", n)
 	}
-	dec := a.comments(review.DecisionMarker)
+	dec := a.comments(render.DecisionMarker)
 	if len(dec) != 1 || strings.Contains(dec[0].Body, "human_review") || strings.Contains(dec[0].Body, "stopped") {
 		t.Fatalf("the debate was stopped by a read-only user: %+v", dec)
 	}
@@ -97,7 +98,7 @@ func TestHumanDecisionIsFinal(t *testing.T) {
 			a.srv.Queue.Wait()
 			a.post("issue_comment", "d-h", commentFixture(t, "alice", "/human-review"), secret)
 			a.srv.Queue.Wait()
-			a.gh.Labels["acme/shop#7"] = append(a.gh.Labels["acme/shop#7"], review.EscalationLabel)
+			a.gh.Labels["acme/shop#7"] = append(a.gh.Labels["acme/shop#7"], publish.EscalationLabel)
 			own := "?"
 			if d, err := a.srv.Store.LatestDecided(context.Background(), "acme/shop", 7); err == nil {
 				own = d.Decision
@@ -109,7 +110,7 @@ func TestHumanDecisionIsFinal(t *testing.T) {
 			if len(runs) != 1 || runs[0].Conclusion != tc.conclusion || !strings.Contains(runs[0].Title, "Human decision") {
 				t.Errorf("check runs after the human decision = %+v, want one concluded %s", runs, tc.conclusion)
 			}
-			dec := a.comments(review.DecisionMarker)
+			dec := a.comments(render.DecisionMarker)
 			if len(dec) != 1 || !strings.Contains(dec[0].Body, "human_decision: "+tc.want) || !strings.Contains(dec[0].Body, "Human decision (final)") {
 				t.Fatalf("decision comment after the human decision:\n%+v", dec)
 			}
@@ -117,8 +118,8 @@ func TestHumanDecisionIsFinal(t *testing.T) {
 				t.Errorf("the debate's own decision (%s) is not kept beside the human's:\n%s", own, dec[0].Body)
 			}
 			for _, l := range a.gh.Labels["acme/shop#7"] {
-				if l == review.EscalationLabel {
-					t.Errorf("the %s label is still on the pull request", review.EscalationLabel)
+				if l == publish.EscalationLabel {
+					t.Errorf("the %s label is still on the pull request", publish.EscalationLabel)
 				}
 			}
 			d, err := a.srv.Store.LatestDecided(context.Background(), "acme/shop", 7)
@@ -148,7 +149,7 @@ func TestTriageUserPassesTriagePermission(t *testing.T) {
 	if n := a.commentsContaining("debatebot commands need"); n != 0 {
 		t.Fatal("a triage user was refused under command_permission: triage")
 	}
-	if len(a.comments(review.DecisionMarker)) != 1 {
+	if len(a.comments(render.DecisionMarker)) != 1 {
 		t.Error("the triage user's /debate was not debated")
 	}
 }
@@ -296,7 +297,7 @@ func TestPublishFailureDoesNotDebateAgain(t *testing.T) {
 	b, llm2 := slowModelApp(t, 0)
 	// Creating the decision comment fails three times: the whole first publication fails.
 	b.gh.FailIf(func(c githubtest.Call) bool {
-		return c.Method == "POST" && strings.Contains(c.Body, review.DecisionMarker)
+		return c.Method == "POST" && strings.Contains(c.Body, render.DecisionMarker)
 	}, 502, 3)
 	b.post("pull_request", "d-1", fixture(t, "pull_request.opened.json", nil), secret)
 	b.srv.Queue.Wait()
@@ -306,7 +307,7 @@ func TestPublishFailureDoesNotDebateAgain(t *testing.T) {
 	if n := len(llm2.Requests()); n != first {
 		t.Errorf("%d model calls when publishing failed once, %d when it did not: the debate was held again", n, first)
 	}
-	tr, dec := b.comments(review.TranscriptMarker), b.comments(review.DecisionMarker)
+	tr, dec := b.comments(render.TranscriptMarker), b.comments(render.DecisionMarker)
 	if len(tr) != 1 || len(dec) != 1 || !strings.Contains(tr[0].Body, "<summary>Decision Record</summary>") {
 		t.Errorf("%d transcript and %d decision comments, want 1 and 1, complete", len(tr), len(dec))
 	}
@@ -331,7 +332,7 @@ func TestHumanReviewStopsDesignDebate(t *testing.T) {
 	waitFor(t, "the design debate to ask the model", func() bool { return len(llm.Requests()) > 0 })
 	a.post("issue_comment", "d-h", commentFixture(t, "alice", "/human-review"), secret)
 	a.srv.Queue.Wait()
-	dec := a.comments(review.DecisionMarker)
+	dec := a.comments(render.DecisionMarker)
 	if len(dec) != 1 || !strings.Contains(dec[0].Body, "decision: escalate") || !strings.Contains(dec[0].Body, "human_review") {
 		t.Fatalf("design debate after /human-review: %+v", dec)
 	}
@@ -367,7 +368,7 @@ func TestRetriedPublicationConcludesTheCheckRunOnce(t *testing.T) {
 	if len(runs[0].Annotations) == 0 {
 		t.Error("no annotations: the test shows nothing")
 	}
-	if labels := a.gh.Labels["acme/shop#7"]; len(labels) != 1 || labels[0] != review.EscalationLabel {
+	if labels := a.gh.Labels["acme/shop#7"]; len(labels) != 1 || labels[0] != publish.EscalationLabel {
 		t.Errorf("labels = %v", labels)
 	}
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/dialectic"
-	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/publish"
 )
 
 // dialecticSpent counts a model-backed failure or planning debate's tokens in the metrics, and
@@ -36,7 +36,7 @@ func (r *Runner) dialecticAgents(repo *config.Repo) dialectic.Agents {
 // dialecticBudget counts a failure or planning debate (key) against its repository's budget,
 // and gives its agents: the rules when the day's model tokens are spent (with the reason). ok
 // false: skipped, and said so.
-func (r *Runner) dialecticBudget(ctx context.Context, pub *review.Publisher, repo *config.Repo, key, head string) (agents dialectic.Agents, offline string, ok bool, err error) {
+func (r *Runner) dialecticBudget(ctx context.Context, pub *publish.Publisher, repo *config.Repo, key, head string) (agents dialectic.Agents, offline string, ok bool, err error) {
 	if ok, err := r.startDebate(ctx, pub, repo, key, head); err != nil || !ok {
 		return nil, "", false, err
 	}

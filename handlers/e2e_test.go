@@ -27,9 +27,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/debatebot/debatebot/config"
-	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/llmtest"
+	"github.com/debatebot/debatebot/review/render"
 )
 
 const secret = "webhook-secret"
@@ -214,7 +214,7 @@ func TestPullRequestOpenedIsDebatedAndPublished(t *testing.T) {
 		t.Fatalf("delivery answered %d", code)
 	}
 	a.srv.Queue.Wait()
-	tr, dec := a.comments(review.TranscriptMarker), a.comments(review.DecisionMarker)
+	tr, dec := a.comments(render.TranscriptMarker), a.comments(render.DecisionMarker)
 	if len(tr) != 1 || len(dec) != 1 {
 		t.Fatalf("transcript comments %d, decision comments %d; want one each", len(tr), len(dec))
 	}
@@ -231,7 +231,7 @@ func TestPullRequestOpenedIsDebatedAndPublished(t *testing.T) {
 	sync := fixture(t, "pull_request.synchronize.json", func(p map[string]any) { p["pull_request"].(map[string]any)["head"].(map[string]any)["sha"] = "def456" })
 	a.post("pull_request", "d-2", sync, secret)
 	a.srv.Queue.Wait()
-	tr2, dec2 := a.comments(review.TranscriptMarker), a.comments(review.DecisionMarker)
+	tr2, dec2 := a.comments(render.TranscriptMarker), a.comments(render.DecisionMarker)
 	if len(tr2) != 1 || len(dec2) != 1 || tr2[0].ID != tr[0].ID || !strings.Contains(dec2[0].Body, "trigger: pull_request.synchronize") {
 		t.Errorf("after a push: %d transcript and %d decision comments; want the same two edited", len(tr2), len(dec2))
 	}
@@ -292,7 +292,7 @@ func TestCommandStartsDebateWithProtocol(t *testing.T) {
 	})
 	a.post("issue_comment", "d-cmd2", body, secret)
 	a.srv.Queue.Wait()
-	dec := a.comments(review.DecisionMarker)
+	dec := a.comments(render.DecisionMarker)
 	if len(dec) != 1 || !strings.Contains(dec[0].Body, "protocol: fast-track") || !strings.Contains(dec[0].Body, "trigger: issue_comment.created") {
 		t.Fatalf("decision = %+v", dec)
 	}
@@ -310,7 +310,7 @@ func TestBrokenConfigGetsOneComment(t *testing.T) {
 	if len(errs) != 1 || !strings.Contains(errs[0].Body, `line 2: unknown key "threshold"`) {
 		t.Fatalf("config error comments = %+v, want one naming the key and line", errs)
 	}
-	if len(a.comments(review.TranscriptMarker)) != 0 || len(a.gh.Checks("acme/shop")) != 0 {
+	if len(a.comments(render.TranscriptMarker)) != 0 || len(a.gh.Checks("acme/shop")) != 0 {
 		t.Error("a debate ran under a broken configuration")
 	}
 	a.checkCalls()
@@ -360,9 +360,9 @@ func TestGitHubFailuresAreRetried(t *testing.T) {
 	a.gh.Fail("PATCH", "/repos/acme/shop/issues/comments/", 502, 2)
 	a.post("pull_request", "d-f", fixture(t, "pull_request.opened.json", nil), secret)
 	a.srv.Queue.Wait()
-	if len(a.comments(review.TranscriptMarker)) != 1 || len(a.comments(review.DecisionMarker)) != 1 {
+	if len(a.comments(render.TranscriptMarker)) != 1 || len(a.comments(render.DecisionMarker)) != 1 {
 		t.Fatalf("after transient failures: %d transcript, %d decision comments; want one each",
-			len(a.comments(review.TranscriptMarker)), len(a.comments(review.DecisionMarker)))
+			len(a.comments(render.TranscriptMarker)), len(a.comments(render.DecisionMarker)))
 	}
 	if runs := a.gh.Checks("acme/shop"); len(runs) != 1 || runs[0].Conclusion == "" {
 		t.Errorf("check runs = %+v, want one concluded after the rate limit", runs)
@@ -375,7 +375,7 @@ func TestTranscriptShowsProgressOncePerPhase(t *testing.T) {
 	a.post("pull_request", "d-p", fixture(t, "pull_request.opened.json", nil), secret)
 	a.srv.Queue.Wait()
 	creates, edits := 0, 0
-	id := a.comments(review.TranscriptMarker)[0].ID
+	id := a.comments(render.TranscriptMarker)[0].ID
 	for _, c := range a.gh.Calls() {
 		switch {
 		case c.Method == "POST" && strings.HasSuffix(c.Path, "/issues/7/comments") && strings.Contains(c.Body, "debatebot:transcript"):
@@ -415,13 +415,13 @@ func TestIssueLabeledStartsDesignDebate(t *testing.T) {
 	})
 	a.post("issues", "d-i", body, secret)
 	a.srv.Queue.Wait()
-	dec := a.comments(review.DecisionMarker)
+	dec := a.comments(render.DecisionMarker)
 	// Seed 002: the question is answered by a synthesis document, not an escalation or a vote.
 	if len(dec) != 1 || strings.Contains(dec[0].Body, "decision: escalate") || !strings.Contains(dec[0].Body, "trigger: issues.labeled") ||
 		!strings.Contains(dec[0].Body, "## debatebot recommendation (confidence Medium)") || !strings.Contains(dec[0].Body, "synthesis:") {
 		t.Fatalf("design debate decision = %+v", dec)
 	}
-	tr := a.comments(review.TranscriptMarker)
+	tr := a.comments(render.TranscriptMarker)
 	if len(tr) != 1 || !strings.Contains(tr[0].Body, "<details><summary>Synthesis</summary>") || !strings.Contains(tr[0].Body, "### Dissenting view") ||
 		!strings.Contains(tr[0].Body, "**Question:** Cache sessions in Redis?") {
 		t.Fatalf("design debate transcript = %+v", tr)
@@ -453,7 +453,7 @@ func TestNewPushIsDebatedIncrementally(t *testing.T) {
 	a := newApp(t)
 	a.post("pull_request", "d-1", fixture(t, "pull_request.opened.json", nil), secret)
 	a.srv.Queue.Wait()
-	first := a.comments(review.DecisionMarker)[0].Body
+	first := a.comments(render.DecisionMarker)[0].Body
 	if !strings.Contains(first, "internal/export/users.go:30: use a parameterised query") {
 		t.Fatalf("first decision lacks the SQL finding:\n%s", first)
 	}
@@ -466,7 +466,7 @@ func TestNewPushIsDebatedIncrementally(t *testing.T) {
 	sync := fixture(t, "pull_request.synchronize.json", func(p map[string]any) { p["pull_request"].(map[string]any)["head"].(map[string]any)["sha"] = "def456" })
 	a.post("pull_request", "d-2", sync, secret)
 	a.srv.Queue.Wait()
-	tr, dec := a.comments(review.TranscriptMarker), a.comments(review.DecisionMarker)
+	tr, dec := a.comments(render.TranscriptMarker), a.comments(render.DecisionMarker)
 	if len(tr) != 1 || len(dec) != 1 {
 		t.Fatalf("%d transcript and %d decision comments, want the same two edited", len(tr), len(dec))
 	}
@@ -515,11 +515,11 @@ func TestHumanReviewStopsRunningDebate(t *testing.T) {
 	})
 	a.post("issue_comment", "d-h", body, secret)
 	a.srv.Queue.Wait()
-	dec := a.comments(review.DecisionMarker)
+	dec := a.comments(render.DecisionMarker)
 	if len(dec) != 1 || !strings.Contains(dec[0].Body, "decision: escalate") || !strings.Contains(dec[0].Body, "human_review") {
 		t.Fatalf("decision after /human-review = %+v", dec)
 	}
-	tr := a.comments(review.TranscriptMarker)
+	tr := a.comments(render.TranscriptMarker)
 	if len(tr) != 1 || !strings.Contains(tr[0].Body, "stopped") {
 		t.Errorf("the transcript does not show the debate stopped for human review")
 	}
@@ -554,8 +554,8 @@ func TestPublishIsRetriedLater(t *testing.T) {
 	a.gh.Fail("PATCH", "/repos/acme/shop/issues/comments/", 502, 30)
 	a.post("pull_request", "d-r", fixture(t, "pull_request.opened.json", nil), secret)
 	a.srv.Queue.Wait()
-	dec := a.comments(review.DecisionMarker)
-	tr := a.comments(review.TranscriptMarker)
+	dec := a.comments(render.DecisionMarker)
+	tr := a.comments(render.TranscriptMarker)
 	if len(dec) != 1 || len(tr) != 1 || !strings.Contains(tr[0].Body, "<summary>Decision Record</summary>") {
 		t.Fatalf("after GitHub recovered: %d decision and %d transcript comments (transcript complete: %v)", len(dec), len(tr), len(tr) == 1 && strings.Contains(tr[0].Body, "<summary>Decision Record</summary>"))
 	}
@@ -615,7 +615,7 @@ func TestHumanDecisionsTeachTrust(t *testing.T) {
 		p["pull_request"].(map[string]any)["head"].(map[string]any)["sha"] = "fff999"
 	}), secret)
 	a.srv.Queue.Wait()
-	dec := a.comments(review.DecisionMarker)[0].Body
+	dec := a.comments(render.DecisionMarker)[0].Body
 	if !strings.Contains(dec, "- agent: performance\n      role: senior_stakeholder\n      weight: 1.5") {
 		t.Errorf("the trusted stakeholder does not vote as senior:\n%s", dec)
 	}
@@ -652,8 +652,8 @@ func TestCommentIDsAreRemembered(t *testing.T) {
 	a := newApp(t)
 	a.post("pull_request", "d-1", fixture(t, "pull_request.opened.json", nil), secret)
 	a.srv.Queue.Wait()
-	id, err := a.srv.Store.Publication(context.Background(), "acme/shop#7", review.DecisionMarker)
-	if err != nil || id != a.comments(review.DecisionMarker)[0].ID {
+	id, err := a.srv.Store.Publication(context.Background(), "acme/shop#7", render.DecisionMarker)
+	if err != nil || id != a.comments(render.DecisionMarker)[0].ID {
 		t.Fatalf("stored decision comment id = %d (%v)", id, err)
 	}
 	// Someone deletes the decision comment; the next debate posts it again.
@@ -669,7 +669,7 @@ func TestCommentIDsAreRemembered(t *testing.T) {
 		p["pull_request"].(map[string]any)["head"].(map[string]any)["sha"] = "def456"
 	}), secret)
 	a.srv.Queue.Wait()
-	if n := len(a.comments(review.DecisionMarker)); n != 1 {
+	if n := len(a.comments(render.DecisionMarker)); n != 1 {
 		t.Errorf("decision comments after the deletion = %d, want 1", n)
 	}
 	a.checkCalls()

@@ -8,7 +8,7 @@ import (
 
 	"github.com/palantir/go-githubapp/githubapp"
 
-	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/evidence"
 )
 
 // codeScanningAlertPayload is what the handler reads of a code_scanning_alert delivery: the fields
@@ -103,7 +103,7 @@ func (e *codeScanningAlertPayload) alert() *Alert {
 	if msg == "" {
 		msg = a.Rule.Description
 	}
-	return &Alert{Alert: review.Alert{Kind: "code_scanning", Number: a.Number, Tool: a.Tool.Name, Rule: a.Rule.ID, Severity: sev,
+	return &Alert{Alert: evidence.Alert{Kind: "code_scanning", Number: a.Number, Tool: a.Tool.Name, Rule: a.Rule.ID, Severity: sev,
 		Message: truncate(msg, 2000), Path: a.MostRecentInstance.Location.Path, Line: a.MostRecentInstance.Location.StartLine, URL: a.HTMLURL},
 		Visibility: e.Repository.visibility(), Group: strings.TrimSpace(a.Tool.Name + " " + a.Rule.ID)}
 }

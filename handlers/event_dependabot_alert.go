@@ -7,7 +7,7 @@ import (
 
 	"github.com/palantir/go-githubapp/githubapp"
 
-	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/evidence"
 )
 
 // dependabotAlertPayload is what the handler reads of a dependabot_alert delivery: the fields it
@@ -80,7 +80,7 @@ func (e *dependabotAlertPayload) alert() *Alert {
 	if p := a.SecurityVulnerability.FirstPatchedVersion; p != nil && p.Identifier != "" {
 		msg += "; first patched version " + p.Identifier
 	}
-	return &Alert{DefaultBranch: true, Alert: review.Alert{Kind: "dependabot", Number: a.Number, Tool: "Dependabot", Rule: id, Severity: a.SecurityAdvisory.Severity,
+	return &Alert{DefaultBranch: true, Alert: evidence.Alert{Kind: "dependabot", Number: a.Number, Tool: "Dependabot", Rule: id, Severity: a.SecurityAdvisory.Severity,
 		Message: truncate(msg, 2000), Path: a.Dependency.ManifestPath, URL: a.HTMLURL},
 		Visibility: e.Repository.visibility(), Group: strings.TrimSpace("Dependabot " + a.Dependency.Package.Ecosystem + " " + a.Dependency.Package.Name)}
 }

@@ -12,7 +12,9 @@ import (
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/dialectic"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/pull"
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/store"
 )
 
@@ -21,7 +23,7 @@ func FailureMarker(taskID string) string { return "<!-- debatebot:failure-" + ta
 
 // failureDebate holds seed 000's failure debate over the task's last two attempts and publishes
 // it as the task's one comment; an ESCALATE labels the pull request.
-func (r *Runner) failureDebate(ctx context.Context, gh *github.Client, pub *review.Publisher, repo *config.Repo, pr review.PullRequest, t *store.FailureTask, f *store.Failure, lines []string) error {
+func (r *Runner) failureDebate(ctx context.Context, gh *github.Client, pub *publish.Publisher, repo *config.Repo, pr review.PullRequest, t *store.FailureTask, f *store.Failure, lines []string) error {
 	fails, err := r.Store.LastFailures(ctx, pr.String(), t.TaskID, 2)
 	if err != nil {
 		return err
@@ -58,13 +60,13 @@ func (r *Runner) failureDebate(ctx context.Context, gh *github.Client, pub *revi
 
 // escalateFailure escalates a task whose one attempt after its failure debate failed again
 // with the same error (seed 000: then auto-escalate), without another debate.
-func (r *Runner) escalateFailure(ctx context.Context, pub *review.Publisher, t *store.FailureTask, f *store.Failure) error {
+func (r *Runner) escalateFailure(ctx context.Context, pub *publish.Publisher, t *store.FailureTask, f *store.Failure) error {
 	prior, err := r.latestFailureRecord(ctx, f.PR, t.TaskID)
 	if err != nil {
 		return err
 	}
 	note := fmt.Sprintf("\n\n**Escalated to a human** after attempt %d on %s failed again with the same error (`%s`): seed 000 allows %d more attempt after a failure debate, and it was spent. No further debate is held; comment `/debate fresh` to start counting again.",
-		t.Streak, review.ShortSHA(f.HeadSHA), strings.ReplaceAll(f.Fingerprint, "`", "'"), dialectic.MaxAttemptsAfterDebate)
+		t.Streak, render.ShortSHA(f.HeadSHA), strings.ReplaceAll(f.Fingerprint, "`", "'"), dialectic.MaxAttemptsAfterDebate)
 	d := &store.DialecticDebate{ID: "escalation/" + f.RunKey, Type: "escalation", PR: f.PR, TaskID: t.TaskID, HeadSHA: f.HeadSHA,
 		Resolution: string(dialectic.Escalate), Agents: "rules", At: r.now(), Record: []byte(prior + note)}
 	if err := r.Store.SaveDialecticDebate(ctx, d); err != nil {
@@ -76,10 +78,10 @@ func (r *Runner) escalateFailure(ctx context.Context, pub *review.Publisher, t *
 
 // publishFailure writes a failure debate (or escalation) as the task's comment, and labels the
 // pull request when it escalates; each write is tried three times.
-func (r *Runner) publishFailure(ctx context.Context, pub *review.Publisher, d *store.DialecticDebate) error {
+func (r *Runner) publishFailure(ctx context.Context, pub *publish.Publisher, d *store.DialecticDebate) error {
 	steps := []func() error{func() error { return pub.Upsert(ctx, FailureMarker(d.TaskID), string(d.Record)) }}
 	if d.Resolution == string(dialectic.Escalate) {
-		steps = append(steps, func() error { return pub.Label(ctx, review.EscalationLabel) })
+		steps = append(steps, func() error { return pub.Label(ctx, publish.EscalationLabel) })
 	}
 	for _, step := range steps {
 		if err := pull.Retry(ctx, 3, step); err != nil {
@@ -91,7 +93,7 @@ func (r *Runner) publishFailure(ctx context.Context, pub *review.Publisher, d *s
 
 // republishFailure publishes again what was decided for a failure already recorded, and
 // reports whether there was anything.
-func (r *Runner) republishFailure(ctx context.Context, pub *review.Publisher, runKey string) (bool, error) {
+func (r *Runner) republishFailure(ctx context.Context, pub *publish.Publisher, runKey string) (bool, error) {
 	for _, prefix := range []string{"escalation/", "failure/"} {
 		d, err := r.Store.DialecticDebateByID(ctx, prefix+runKey)
 		if errors.Is(err, store.ErrNotFound) {
@@ -118,7 +120,7 @@ func (r *Runner) latestFailureRecord(ctx context.Context, pr, taskID string) (st
 }
 
 // noteOnDebate appends a note to the task's debate comment, when it has one.
-func (r *Runner) noteOnDebate(ctx context.Context, pub *review.Publisher, pr review.PullRequest, taskID, note string) error {
+func (r *Runner) noteOnDebate(ctx context.Context, pub *publish.Publisher, pr review.PullRequest, taskID, note string) error {
 	prior, err := r.latestFailureRecord(ctx, pr.String(), taskID)
 	if err != nil || prior == "" {
 		return err

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/store"
 )
 
@@ -24,7 +24,7 @@ func TestForcePushIsDebatedWhole(t *testing.T) {
 			a := newApp(t)
 			a.post("pull_request", "d-1", fixture(t, "pull_request.opened.json", nil), secret)
 			a.srv.Queue.Wait()
-			if n := len(a.comments(review.DecisionMarker)); n != 1 {
+			if n := len(a.comments(render.DecisionMarker)); n != 1 {
 				t.Fatalf("%d decision comments after the first debate, want 1", n)
 			}
 			// The force push rewrites the branch: the old head is gone, or (rebased onto an
@@ -60,7 +60,7 @@ func TestForcePushIsDebatedWhole(t *testing.T) {
 			if compares != 1 || diffsAfter == 0 {
 				t.Errorf("compare calls = %d, whole-diff reads after it = %d; want one compare and the whole change read again", compares, diffsAfter)
 			}
-			tr, dec := a.comments(review.TranscriptMarker), a.comments(review.DecisionMarker)
+			tr, dec := a.comments(render.TranscriptMarker), a.comments(render.DecisionMarker)
 			if len(tr) != 1 || len(dec) != 1 {
 				t.Fatalf("%d transcript and %d decision comments, want the same two edited", len(tr), len(dec))
 			}

@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-github/v62/github"
 	"github.com/rs/zerolog"
 
-	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/pull"
 )
 
@@ -20,7 +20,7 @@ func jobCheckKey(id int64) string { return fmt.Sprintf("job/%d", id) }
 
 // rememberJobCheck keeps the debate's check run under its job, so that a job that fails for good
 // concludes that check run rather than leaving it in progress.
-func (r *Runner) rememberJobCheck(ctx context.Context, job *Job, pub *review.Publisher) {
+func (r *Runner) rememberJobCheck(ctx context.Context, job *Job, pub *publish.Publisher) {
 	if r.Store == nil || job.StoreID == 0 || pub.CheckRunID() == 0 {
 		return
 	}

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/githubtest"
+	"github.com/debatebot/debatebot/review/render"
 )
 
 // threads are the review comments that open a thread on acme/shop#7, by "path:line".
@@ -39,7 +39,7 @@ func TestInlineReviewAcrossPushes(t *testing.T) {
 		t.Fatalf("comments on lines = %v, want the SQL injection at :30 and two findings at :47", first)
 	}
 	// The summary links the required changes to their lines at the head.
-	tr := a.comments(review.TranscriptMarker)
+	tr := a.comments(render.TranscriptMarker)
 	if len(tr) != 1 || !strings.Contains(tr[0].Body, "- [ ] [`internal/export/users.go:30`](https://github.com/acme/shop/blob/abc123/internal/export/users.go#L30) use a parameterised query") {
 		t.Errorf("summary lacks the linked required change:\n%s", tr[0].Body[:min(len(tr[0].Body), 1500)])
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/pull"
 	"github.com/debatebot/debatebot/store"
 )
@@ -19,7 +21,7 @@ import (
 // runs again with it as evidence), or on the default branch (an issue is opened for it when
 // debatebot.yml says alerts: issue, and debated).
 type Alert struct {
-	review.Alert
+	evidence.Alert
 	DefaultBranch bool `json:",omitempty"`
 	// Closed is how a default-branch alert ended ("fixed", "dismissed", ...): the issue opened
 	// for it is closed once every alert of its group ended.
@@ -209,7 +211,7 @@ func (r *Runner) tickAlert(ctx context.Context, gh *github.Client, job *Job, num
 // and group.
 func (r *Runner) closeAlertIssue(ctx context.Context, gh *github.Client, job *Job, number int64, members int, reason string) error {
 	a := job.Alert
-	pub := review.NewPublisher(gh, review.PullRequest{Owner: job.PR.Owner, Repo: job.PR.Repo, Number: int(number)})
+	pub := publish.NewPublisher(gh, review.PullRequest{Owner: job.PR.Owner, Repo: job.PR.Repo, Number: int(number)})
 	note := fmt.Sprintf("GitHub reports the alert %s (`%s`), so this issue is closed as %s.", strings.ReplaceAll(a.Closed, "_", " "), job.Trigger, strings.ReplaceAll(reason, "_", " "))
 	if members > 1 {
 		note = fmt.Sprintf("GitHub reports %s alert #%d %s (`%s`), the last of this issue's alerts still open, so this issue is closed as %s.", a.Tool, a.Number, strings.ReplaceAll(a.Closed, "_", " "), job.Trigger, strings.ReplaceAll(reason, "_", " "))

@@ -12,7 +12,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/debatebot/debatebot/config"
-	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/publish"
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -26,13 +27,13 @@ var ErrPaused = errors.New("the debate is paused at a checkpoint until a human a
 // engine asks only when no answer is recorded (a resumed debate reuses the recorded one), so
 // being asked means pausing: the debate is marked paused after the round (its last checkpoint
 // is where it resumes), and the progress comment says how to answer.
-func (r *Runner) pauseAt(pub *review.Publisher, repo *config.Repo, wait time.Duration) toulmin.RoundCheckpoint {
+func (r *Runner) pauseAt(pub *publish.Publisher, repo *config.Repo, wait time.Duration) toulmin.RoundCheckpoint {
 	return func(ctx context.Context, p toulmin.Pause) (toulmin.CheckpointAnswer, error) {
 		at := r.now()
 		if err := r.Store.PauseDebate(ctx, p.DebateID, p.Round, at, at.Add(wait)); err != nil {
 			return toulmin.CheckpointAnswer{}, err
 		}
-		if err := pub.Upsert(ctx, review.TranscriptMarker, PausedComment(p.Transcript, p.Round, repo.CommandPermission, wait)); err != nil {
+		if err := pub.Upsert(ctx, render.TranscriptMarker, PausedComment(p.Transcript, p.Round, repo.CommandPermission, wait)); err != nil {
 			// The pause holds all the same; the answer commands work without the comment.
 			zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not show that the debate is paused.")
 		}
@@ -48,7 +49,7 @@ func (r *Runner) pauseAt(pub *review.Publisher, repo *config.Repo, wait time.Dur
 // and the commands that resume it.
 func PausedComment(t *toulmin.Transcript, round int, permission string, wait time.Duration) string {
 	var b strings.Builder
-	b.WriteString(review.ProgressComment(t, ""))
+	b.WriteString(render.ProgressComment(t, ""))
 	fmt.Fprintf(&b, "\n**The debate is paused after round %d** for a human checkpoint. Comment, with %s permission or more:\n\n", round, permission)
 	b.WriteString("- `/debate continue` to run the next round;\n")
 	b.WriteString("- `/debate guide TEXT` to run it with your guidance to every agent;\n")
@@ -61,7 +62,7 @@ func PausedComment(t *toulmin.Transcript, round int, permission string, wait tim
 // answers the pull request's paused debate. The answer is written into the debate's stored
 // checkpoint, where the resumed engine finds it instead of asking again, and the paused job is
 // enqueued again to resume.
-func (r *Runner) answerCheckpoint(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job) error {
+func (r *Runner) answerCheckpoint(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job) error {
 	repo, err := r.commandConfig(ctx, gh, job)
 	if err != nil {
 		return err
@@ -88,7 +89,7 @@ func (r *Runner) answerCheckpoint(ctx context.Context, gh *github.Client, pub *r
 		}
 		if head := meta.GetHead().GetSHA(); head != resume.HeadSHA {
 			// Resuming would debate a head the pull request left; its newer head is debated anew.
-			return r.refuse(ctx, gh, pub, job, fmt.Sprintf("@%s: the paused debate was of commit %s, and the pull request has moved on to %s; it is not resumed.", job.Requester, review.ShortSHA(resume.HeadSHA), review.ShortSHA(head)))
+			return r.refuse(ctx, gh, pub, job, fmt.Sprintf("@%s: the paused debate was of commit %s, and the pull request has moved on to %s; it is not resumed.", job.Requester, render.ShortSHA(resume.HeadSHA), render.ShortSHA(head)))
 		}
 	}
 	c := toulmin.Checkpoint{AfterRound: p.AfterRound, Action: action, By: job.Requester, Waited: r.now().Sub(p.At).Round(time.Millisecond)}
@@ -122,7 +123,7 @@ func (r *Runner) pausedJob(ctx context.Context, p *store.Paused) (*Job, *toulmin
 
 // resume records the checkpoint's answer in the paused debate and enqueues its job again. Only
 // the first answer counts: a later one finds the debate no longer paused after that round.
-func (r *Runner) resume(ctx context.Context, pub *review.Publisher, p *store.Paused, job *Job, t *toulmin.Transcript, c toulmin.Checkpoint, delivery string) error {
+func (r *Runner) resume(ctx context.Context, pub *publish.Publisher, p *store.Paused, job *Job, t *toulmin.Transcript, c toulmin.Checkpoint, delivery string) error {
 	t.RecordCheckpoint(c)
 	cp, err := json.Marshal(t)
 	if err != nil {

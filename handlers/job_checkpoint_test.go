@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -41,10 +41,10 @@ func TestDebatePausesAtCheckpoint(t *testing.T) {
 	if counts, _ := a.srv.Store.Counts(context.Background()); counts[store.Failed] != 0 || counts[store.Done] != 1 {
 		t.Errorf("jobs %v, want the one job done", counts)
 	}
-	if dec := a.comments(review.DecisionMarker); len(dec) != 0 {
+	if dec := a.comments(render.DecisionMarker); len(dec) != 0 {
 		t.Errorf("a paused debate published a decision: %+v", dec)
 	}
-	tr := a.comments(review.TranscriptMarker)
+	tr := a.comments(render.TranscriptMarker)
 	if len(tr) != 1 || !strings.Contains(tr[0].Body, "paused after round 1") ||
 		!strings.Contains(tr[0].Body, "`/debate continue`") || !strings.Contains(tr[0].Body, "`/debate guide TEXT`") || !strings.Contains(tr[0].Body, "`/debate end`") {
 		t.Fatalf("transcript comment = %+v, want it to say the debate is paused and how to resume it", tr)
@@ -105,10 +105,10 @@ func TestGuideResumesPausedDebate(t *testing.T) {
 	if !guided {
 		t.Error("the second round did not carry the guidance")
 	}
-	if dec := a.comments(review.DecisionMarker); len(dec) != 1 {
+	if dec := a.comments(render.DecisionMarker); len(dec) != 1 {
 		t.Errorf("decision comments = %d, want 1", len(dec))
 	}
-	if tc := a.comments(review.TranscriptMarker); len(tc) != 1 || !strings.Contains(tc[0].Body, "Checkpoint after round 1: **guide** by alice") {
+	if tc := a.comments(render.TranscriptMarker); len(tc) != 1 || !strings.Contains(tc[0].Body, "Checkpoint after round 1: **guide** by alice") {
 		t.Errorf("the published transcript does not show the checkpoint: %+v", tc)
 	}
 	a.post("issue_comment", "d-late", commentFixture(t, "alice", "/debate end"), secret)
@@ -175,7 +175,7 @@ func TestSweepEndsPausedDebateAfterTimeout(t *testing.T) {
 		!strings.Contains(tr.Checkpoints[0].Note, "no answer within the checkpoint timeout (30m0s)") || tr.Checkpoints[0].Waited < 31*time.Minute {
 		t.Errorf("rounds %d checkpoints %+v, want the rounds ended by the timeout after round 1", tr.Rounds, tr.Checkpoints)
 	}
-	if dec := a.comments(review.DecisionMarker); len(dec) != 1 {
+	if dec := a.comments(render.DecisionMarker); len(dec) != 1 {
 		t.Errorf("decision comments = %d, want 1", len(dec))
 	}
 }
@@ -244,7 +244,7 @@ func TestHumanReviewStopsPausedDebate(t *testing.T) {
 	if a.commentsContaining("asked for human review: the debate stops") != 1 {
 		t.Errorf("no single confirmation of /human-review: %+v", a.gh.CommentsOn("acme/shop#7"))
 	}
-	if len(a.comments(review.DecisionMarker)) != 1 {
+	if len(a.comments(render.DecisionMarker)) != 1 {
 		t.Errorf("what was said was not published for the human: %+v", a.gh.CommentsOn("acme/shop#7"))
 	}
 }

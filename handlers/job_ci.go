@@ -15,7 +15,9 @@ import (
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/dialectic"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/pull"
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/store"
 )
 
@@ -107,7 +109,7 @@ func (r *Runner) headPullRequests(ctx context.Context, gh *github.Client, job *J
 			if errors.As(err, &er) && er.Response != nil && (er.Response.StatusCode == http.StatusNotFound || er.Response.StatusCode == http.StatusUnprocessableEntity) {
 				return nil, nil // a commit GitHub no longer has: nothing to record
 			}
-			return nil, fmt.Errorf("failed to list the pull requests of %s@%s: %w", job.PR.Repository(), review.ShortSHA(job.HeadSHA), err)
+			return nil, fmt.Errorf("failed to list the pull requests of %s@%s: %w", job.PR.Repository(), render.ShortSHA(job.HeadSHA), err)
 		}
 		for _, p := range list {
 			// Only this repository's pull requests (GitHub names the base repository of each).
@@ -184,7 +186,7 @@ func failureConfig(ctx context.Context, gh *github.Client, pr review.PullRequest
 
 // ciPassed records a run that passed: its task's last debate learns the outcome, and a task that
 // was counting failures is reset, which its debate's comment says.
-func (r *Runner) ciPassed(ctx context.Context, pub *review.Publisher, job *Job, pr review.PullRequest) error {
+func (r *Runner) ciPassed(ctx context.Context, pub *publish.Publisher, job *Job, pr review.PullRequest) error {
 	_, taskID := ciTask(job.CI, pr)
 	if err := r.Store.DebateOutcome(ctx, pr.String(), taskID, job.HeadSHA, true); err != nil {
 		return err
@@ -194,7 +196,7 @@ func (r *Runner) ciPassed(ctx context.Context, pub *review.Publisher, job *Job, 
 		return err
 	}
 	zerolog.Ctx(ctx).Info().Msg("The task passed; its failure count is reset.")
-	return r.noteOnDebate(ctx, pub, pr, taskID, fmt.Sprintf("**Passed** on %s: the failure count of this task is reset.", review.ShortSHA(job.HeadSHA)))
+	return r.noteOnDebate(ctx, pub, pr, taskID, fmt.Sprintf("**Passed** on %s: the failure count of this task is reset.", render.ShortSHA(job.HeadSHA)))
 }
 
 // failureOf is the failure a failed run records on one pull request (runKey): fingerprinted by
@@ -233,7 +235,7 @@ func (r *Runner) recordFailure(ctx context.Context, job *Job, pr review.PullRequ
 // the job after the debate or its publication failed. What was decided and stored is published
 // again; a debate decided in the store but never held (the job stopped in between) is held now,
 // as long as the failure is still in the task's current streak.
-func (r *Runner) resumeFailure(ctx context.Context, gh *github.Client, pub *review.Publisher, repo *config.Repo, pr review.PullRequest, f *store.Failure, read func(context.Context) failureDetail) error {
+func (r *Runner) resumeFailure(ctx context.Context, gh *github.Client, pub *publish.Publisher, repo *config.Repo, pr review.PullRequest, f *store.Failure, read func(context.Context) failureDetail) error {
 	if done, err := r.republishFailure(ctx, pub, f.RunKey); err != nil || done {
 		return err
 	}

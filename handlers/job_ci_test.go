@@ -17,6 +17,8 @@ import (
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/llmtest"
+	"github.com/debatebot/debatebot/review/publish"
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/store"
 )
 
@@ -178,7 +180,7 @@ func TestFailureDebateEndToEnd(t *testing.T) {
 	if strings.Contains(body, "\x1b") || strings.Contains(body, "2026-01-29T14:30:0") {
 		t.Error("the log lines keep their colour codes or timestamps")
 	}
-	if slices.Contains(a.labels(), review.EscalationLabel) {
+	if slices.Contains(a.labels(), publish.EscalationLabel) {
 		t.Error("a PIVOT must not escalate")
 	}
 	for job, count := range map[int64]int{1101: 1, 1102: 1} {
@@ -199,8 +201,8 @@ func TestFailureDebateEndToEnd(t *testing.T) {
 	if !strings.Contains(c2[0].Body, "**Escalated to a human** after attempt 3") || strings.Count(c2[0].Body, "## Failure debate") != 1 {
 		t.Errorf("the escalation is not on the comment, or a second debate was held:\n%s", c2[0].Body)
 	}
-	if !slices.Contains(a.labels(), review.EscalationLabel) {
-		t.Errorf("labels %v, want %s", a.labels(), review.EscalationLabel)
+	if !slices.Contains(a.labels(), publish.EscalationLabel) {
+		t.Errorf("labels %v, want %s", a.labels(), publish.EscalationLabel)
 	}
 	// A fourth failure changes nothing more.
 	failingRun(gh, 104, 16)
@@ -401,7 +403,7 @@ func TestInfrastructureFailureEscalates(t *testing.T) {
 		a.deliver("workflow_run", fmt.Sprintf("i-%d", i), ciFixture(t, "workflow_run.completed.json", "workflow_run", id, sha('1'), "failure", t0.Add(time.Duration(i)*time.Minute), i+1))
 	}
 	c := a.failureComments()
-	if len(c) != 1 || !strings.Contains(c[0].Body, "→ **ESCALATE**") || !strings.Contains(c[0].Body, "`npm err code enospc`") || !slices.Contains(a.labels(), review.EscalationLabel) {
+	if len(c) != 1 || !strings.Contains(c[0].Body, "→ **ESCALATE**") || !strings.Contains(c[0].Body, "`npm err code enospc`") || !slices.Contains(a.labels(), publish.EscalationLabel) {
 		t.Fatalf("an infrastructure failure must escalate: %v labels %v", c, a.labels())
 	}
 }
@@ -438,7 +440,7 @@ func TestCodeScanningAlertOnPullRequestRerunsItsDebate(t *testing.T) {
 	a := newApp(t)
 	body := ciAlertFixture(t, "code_scanning_alert.created.json", func(p map[string]any) { p["ref"] = "refs/pull/7/merge" })
 	a.deliver("code_scanning_alert", "alert-1", body)
-	tr, dec := a.comments(review.TranscriptMarker), a.comments(review.DecisionMarker)
+	tr, dec := a.comments(render.TranscriptMarker), a.comments(render.DecisionMarker)
 	if len(tr) != 1 || len(dec) != 1 {
 		t.Fatalf("transcript %d, decision %d comments", len(tr), len(dec))
 	}
@@ -482,7 +484,7 @@ func TestDependabotAlertOpensAnIssueWhenConfigured(t *testing.T) {
 	}
 	var debated bool
 	for _, c := range a.gh.CommentsOn(key) {
-		if strings.Contains(c.Body, "lodash") && strings.HasPrefix(c.Body, review.TranscriptMarker) {
+		if strings.Contains(c.Body, "lodash") && strings.HasPrefix(c.Body, render.TranscriptMarker) {
 			debated = true
 		}
 	}

@@ -10,7 +10,8 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/debatebot/debatebot/config"
-	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/agents"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/pull"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/voting"
@@ -19,7 +20,7 @@ import (
 // help answers /help and /debate help with one comment: the commands, who may use each (the
 // repository's configuration), and the protocol and panel that configuration gives. Anyone may
 // ask: the answer costs no debate and says nothing the configuration file does not.
-func (r *Runner) help(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job) error {
+func (r *Runner) help(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job) error {
 	// The answer is within answerLimits: the configuration is read only for a comment.
 	return r.answer(ctx, gh, pub, job, store.AnswerHelp, func() (string, error) { return r.helpText(ctx, gh, job) })
 }
@@ -109,13 +110,13 @@ func HelpText(repo *config.Repo, isPR bool, ref, broken string) string {
 	var seated, catalog []string
 	for _, s := range repo.Stakeholders {
 		name := fmt.Sprintf("%s (%s)", s.Name, strings.ReplaceAll(string(s.Role), "_", " "))
-		if repo.Panel() == review.PanelConfigured || s.Role != voting.RoleStakeholder && s.Role != voting.RoleSeniorStakeholder {
+		if repo.Panel() == agents.PanelConfigured || s.Role != voting.RoleStakeholder && s.Role != voting.RoleSeniorStakeholder {
 			seated = append(seated, name)
 		} else {
 			catalog = append(catalog, s.Name)
 		}
 	}
-	if repo.Panel() == review.PanelConfigured {
+	if repo.Panel() == agents.PanelConfigured {
 		w("- Panel: the `stakeholders:` list, %s\n", strings.Join(seated, ", "))
 	} else {
 		w("- Panel: the moderator seats 2 to 4 of %s for each change; always seated: %s\n", strings.Join(catalog, ", "), strings.Join(seated, ", "))

@@ -10,8 +10,9 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/debatebot/debatebot/config"
-	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/pull"
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -25,7 +26,7 @@ const TrustRate = 0.3
 // the escalation label; each agent's trust in the repository moves toward its agreement with the
 // human. A merge or close of a pull request whose debate was not escalated counts for the
 // reversal rate.
-func (r *Runner) humanDecision(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job) error {
+func (r *Runner) humanDecision(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job) error {
 	if ok, err := r.mayDecide(ctx, gh, pub, job); !ok {
 		return err
 	}
@@ -52,7 +53,7 @@ func (r *Runner) humanDecision(ctx context.Context, gh *github.Client, pub *revi
 
 // mayDecide checks that the requester of a decision command is a maintainer (a merge or close,
 // with no requester, always may); a refusal is answered and nothing is recorded.
-func (r *Runner) mayDecide(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job) (bool, error) {
+func (r *Runner) mayDecide(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job) (bool, error) {
 	if job.Requester == "" {
 		return true, nil
 	}
@@ -69,7 +70,7 @@ func (r *Runner) mayDecide(ctx context.Context, gh *github.Client, pub *review.P
 
 // noPendingDecision handles a decision no debate waits for: a command is refused; a merge or
 // close is recorded on the latest decided debate no human decided, for the reversal rate.
-func (r *Runner) noPendingDecision(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job) error {
+func (r *Runner) noPendingDecision(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job) error {
 	if job.Requester != "" {
 		return r.refuse(ctx, gh, pub, job, "No debate on this pull request waits for a human decision; comment `/human-review` first.")
 	}
@@ -104,7 +105,7 @@ func (r *Runner) learnTrust(ctx context.Context, repository, votes, human string
 // finalise makes a human decision the debate's final word where users look: the record and the
 // stored transcript carry it, the decision comment shows it, the check run concludes with it and
 // the escalation label goes.
-func (r *Runner) finalise(ctx context.Context, pub *review.Publisher, id, human, by string) error {
+func (r *Runner) finalise(ctx context.Context, pub *publish.Publisher, id, human, by string) error {
 	full, err := r.Store.Debate(ctx, id)
 	if err != nil {
 		return err
@@ -126,7 +127,7 @@ func (r *Runner) finalise(ctx context.Context, pub *review.Publisher, id, human,
 	if err := r.Store.RecordHumanDecision(ctx, id, human, rec, cp); err != nil {
 		return err
 	}
-	dc, err := review.DecisionComment(&t)
+	dc, err := render.DecisionComment(&t)
 	if err != nil {
 		return err
 	}
@@ -134,8 +135,8 @@ func (r *Runner) finalise(ctx context.Context, pub *review.Publisher, id, human,
 		pub.UseCheckRun(cid)
 	}
 	steps := []func() error{
-		func() error { return pub.Upsert(ctx, review.DecisionMarker, dc) },
-		func() error { return pub.Unlabel(ctx, review.EscalationLabel) },
+		func() error { return pub.Upsert(ctx, render.DecisionMarker, dc) },
+		func() error { return pub.Unlabel(ctx, publish.EscalationLabel) },
 	}
 	if t.Record.HeadSHA != "" {
 		steps = append(steps, func() error { return pub.ConcludeHuman(ctx, t.Record.HeadSHA, human, by, &t) })

@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-github/v62/github"
 	"github.com/rs/zerolog"
 
-	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -17,7 +17,7 @@ import (
 // humanReview holds /human-review: the commenter must have human_review_permission; then the
 // pull request's debates are stopped through the store (the one running on any replica, and any
 // still queued), or, when none runs, the last debate waits for a human decision.
-func (r *Runner) humanReview(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job) error {
+func (r *Runner) humanReview(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job) error {
 	repo, err := r.commandConfig(ctx, gh, job)
 	if err != nil {
 		return err
@@ -48,7 +48,7 @@ func (r *Runner) humanReview(ctx context.Context, gh *github.Client, pub *review
 // checkpoint, if there is one. Such a debate has no job running to stop: its job is enqueued
 // again with the rounds ended, and flagged by stopDebates like a running one, so that it resumes
 // already stopped and publishes what was said for the human to decide.
-func (r *Runner) endPausedRounds(ctx context.Context, pub *review.Publisher, job *Job) error {
+func (r *Runner) endPausedRounds(ctx context.Context, pub *publish.Publisher, job *Job) error {
 	p, err := r.Store.PausedDebate(ctx, job.PR.Repository(), job.PR.Number)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil

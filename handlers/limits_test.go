@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/debatebot/debatebot/config"
-	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/llmtest"
+	"github.com/debatebot/debatebot/review/render"
 )
 
 // reactions counts the reactions of each content on the comments of the test's commands.
@@ -207,7 +207,7 @@ func TestDebateRunsOfflineWhenTheTokensAreSpent(t *testing.T) {
 	if n := len(llm.Requests()); n != asked {
 		t.Errorf("the model was asked %d more times after the day's tokens were spent, want none", n-asked)
 	}
-	tr, dec := a.comments(review.TranscriptMarker), a.comments(review.DecisionMarker)
+	tr, dec := a.comments(render.TranscriptMarker), a.comments(render.DecisionMarker)
 	if len(tr) != 1 || len(dec) != 1 {
 		t.Fatalf("%d transcript and %d decision comments", len(tr), len(dec))
 	}

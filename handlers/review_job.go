@@ -12,6 +12,7 @@ import (
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/pipeline"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/pull"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
@@ -23,7 +24,7 @@ import (
 // reviewJob holds a review debate (a pull request event, /debate, a design question, an alert)
 // and publishes it: the job is admitted, its debate configured, and the review pipeline runs
 // with the job's pull request as its source and destination and the store as its keeper.
-func (r *Runner) reviewJob(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job) error {
+func (r *Runner) reviewJob(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job) error {
 	meta, err := reviewedPR(ctx, gh, job)
 	if err != nil {
 		return err
@@ -72,7 +73,7 @@ func reviewedPR(ctx context.Context, gh *github.Client, job *Job) (*github.PullR
 // is debated: a broken configuration is explained in one comment, a command's requester must be
 // authorised, and an event the configuration does not debate (a draft, an action it leaves out)
 // is skipped. A command admitted is acknowledged with a reaction.
-func (r *Runner) admit(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job, meta *github.PullRequest) (*config.Repo, bool, error) {
+func (r *Runner) admit(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job, meta *github.PullRequest) (*config.Repo, bool, error) {
 	log := zerolog.Ctx(ctx)
 	repo, err := pull.LoadRepoConfig(ctx, gh, job.PR, meta.GetBase().GetRef())
 	if err != nil {
@@ -111,7 +112,7 @@ func (r *Runner) admit(ctx context.Context, gh *github.Client, pub *review.Publi
 // (a /debate argument it does not know is refused), its budget (every debate counts against its
 // repository's, whatever started it), its agents (offline says why they are offline, if the
 // budget made them so), its checkpoints and, for an alert, the alert as evidence.
-func (r *Runner) reviewDebate(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job, repo *config.Repo, meta *github.PullRequest) (d *review.Debate, offline string, ok bool, err error) {
+func (r *Runner) reviewDebate(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job, repo *config.Repo, meta *github.PullRequest) (d *review.Debate, offline string, ok bool, err error) {
 	protocol, err := repo.DebateProtocol(job.Protocol)
 	if err != nil {
 		return nil, "", false, r.refuse(ctx, gh, pub, job, fmt.Sprintf("debatebot: %v", err))
@@ -165,7 +166,7 @@ func settled(ctx context.Context, d *review.Debate, err error) error {
 type jobSource struct {
 	r    *Runner
 	gh   *github.Client
-	pub  *review.Publisher
+	pub  *publish.Publisher
 	job  *Job
 	meta *github.PullRequest
 	repo *config.Repo
@@ -212,7 +213,7 @@ func (s *jobSource) close() {
 // publication's memory.
 type jobPublisher struct {
 	r     *Runner
-	pub   *review.Publisher
+	pub   *publish.Publisher
 	job   *Job
 	meta  *github.PullRequest
 	event string
@@ -348,8 +349,8 @@ func (k *jobKeeper) Finish(ctx context.Context, d *review.Debate, t *toulmin.Tra
 
 // publisher returns the publisher of a job's pull request; with a store, it remembers the ids of
 // the bot's comments there, so that it need not list the comments to find them.
-func (r *Runner) publisher(ctx context.Context, gh *github.Client, job *Job) *review.Publisher {
-	pub := review.NewPublisher(gh, job.PR)
+func (r *Runner) publisher(ctx context.Context, gh *github.Client, job *Job) *publish.Publisher {
+	pub := publish.NewPublisher(gh, job.PR)
 	pub.Bot = r.Bot
 	if r.Store != nil {
 		key := job.PR.String()
@@ -368,7 +369,7 @@ func (r *Runner) publisher(ctx context.Context, gh *github.Client, job *Job) *re
 }
 
 // startCheck creates the debate's check run, or reuses the one a resumed debate created.
-func (r *Runner) startCheck(ctx context.Context, pub *review.Publisher, d *review.Debate) {
+func (r *Runner) startCheck(ctx context.Context, pub *publish.Publisher, d *review.Debate) {
 	log := zerolog.Ctx(ctx)
 	if r.Store != nil {
 		if id, err := r.Store.CheckRun(ctx, d.ID()); err == nil {
@@ -413,7 +414,7 @@ func decided(prior *store.Debate, job *Job) (*toulmin.Transcript, error) {
 // since returns what a push changed since the last debated head of the pull request, and that
 // debate's record, when a new push follows a debate: users should not pay for, nor read again,
 // a debate of code that was already debated. nil means debate the whole change.
-func (r *Runner) since(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job, meta *github.PullRequest, repo *config.Repo) (*voting.Record, *review.Change, error) {
+func (r *Runner) since(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job, meta *github.PullRequest, repo *config.Repo) (*voting.Record, *review.Change, error) {
 	if job.Trigger != "pull_request.synchronize" {
 		return nil, nil, nil
 	}
@@ -432,7 +433,7 @@ func (r *Runner) since(ctx context.Context, gh *github.Client, pub *review.Publi
 // dashboard's link. When GitHub keeps failing, the error fails the job, which the queue retries
 // with backoff from the store: the retry publishes the stored transcript (Runner.decided), it
 // does not debate again, and a restart loses nothing.
-func (r *Runner) publish(ctx context.Context, pub *review.Publisher, t *toulmin.Transcript, how *pull.ReviewScope) error {
+func (r *Runner) publish(ctx context.Context, pub *publish.Publisher, t *toulmin.Transcript, how *pull.ReviewScope) error {
 	opts := pull.PublishOptions{Review: how}
 	if r.Store != nil {
 		opts.Memo = r.Store
@@ -445,7 +446,7 @@ func (r *Runner) publish(ctx context.Context, pub *review.Publisher, t *toulmin.
 
 // cannotDebate says once, edited in place, why the change cannot be debated (binary-only, empty,
 // every file ignored), and concludes a neutral check run on its head.
-func (r *Runner) cannotDebate(ctx context.Context, pub *review.Publisher, job *Job, ie *review.InputError) error {
+func (r *Runner) cannotDebate(ctx context.Context, pub *publish.Publisher, job *Job, ie *review.InputError) error {
 	msg := fmt.Sprintf("debatebot cannot debate this pull request: %v", ie.Problem)
 	if err := pull.Retry(ctx, 3, func() error { return pub.Upsert(ctx, pull.CannotDebateMarker, msg) }); err != nil {
 		return err

@@ -18,6 +18,8 @@ import (
 	"github.com/debatebot/debatebot/dashboard"
 	"github.com/debatebot/debatebot/dialectic"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/agents"
+	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/review/pull"
 	"github.com/debatebot/debatebot/review/repocache"
 	"github.com/debatebot/debatebot/store"
@@ -192,9 +194,9 @@ func (s *Server) Close() error { return s.Store.Close() }
 func agentFactory(cfg *config.Server) AgentFactory {
 	return func(repo *config.Repo) ([]toulmin.Agent, error) {
 		if cfg.OpenAIKey == "" {
-			return review.OfflinePanel(repo.Stakeholders), nil
+			return agents.OfflinePanel(repo.Stakeholders), nil
 		}
-		return review.LLMPanel(repo.Stakeholders, review.LLMOptions{
+		return agents.LLMPanel(repo.Stakeholders, llm.Options{
 			APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.Model, MaxRetries: repo.LLM.MaxRetries,
 			RequestTimeout: time.Duration(repo.LLM.RequestTimeout),
 			ContextTokens:  repo.LLM.ContextTokens, Prices: repo.LLM.PriceTable(),
@@ -209,7 +211,7 @@ func dialecticFactory(cfg *config.Server) func(*config.Repo) dialectic.Agents {
 		if cfg.OpenAIKey == "" {
 			return nil
 		}
-		return review.NewDialecticLLM(review.LLMOptions{
+		return agents.NewDialecticLLM(llm.Options{
 			APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.Model, MaxRetries: repo.LLM.MaxRetries,
 			RequestTimeout: time.Duration(repo.LLM.RequestTimeout), Prices: repo.LLM.PriceTable(),
 		})

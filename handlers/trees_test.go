@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/debatebot/debatebot/config"
-	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/gittest"
+	"github.com/debatebot/debatebot/review/render"
 )
 
 // nilDeref is what the type-checked analysis (nilness) finds at head: the change removed the
@@ -75,7 +75,7 @@ func (a *app) debate(event, delivery string) (transcript, decision string) {
 		a.t.Fatalf("delivery answered %d", code)
 	}
 	a.srv.Queue.Wait()
-	tr, dec := a.comments(review.TranscriptMarker), a.comments(review.DecisionMarker)
+	tr, dec := a.comments(render.TranscriptMarker), a.comments(render.DecisionMarker)
 	if len(tr) != 1 || len(dec) != 1 {
 		a.t.Fatalf("%d transcript and %d decision comments, want one each", len(tr), len(dec))
 	}

@@ -7,9 +7,10 @@ import (
 	"testing"
 
 	"github.com/debatebot/debatebot/config"
-	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/llmtest"
+	"github.com/debatebot/debatebot/review/publish"
+	"github.com/debatebot/debatebot/review/render"
 )
 
 // Credentials that look real to the detector (and are not).
@@ -101,7 +102,7 @@ func TestInjectionIsEscalatedNotApproved(t *testing.T) {
 				if llm != nil && len(llm.Requests()) == 0 {
 					t.Fatal("the model agents were never asked")
 				}
-				dec, tr := a.comments(review.DecisionMarker), a.comments(review.TranscriptMarker)
+				dec, tr := a.comments(render.DecisionMarker), a.comments(render.TranscriptMarker)
 				if len(dec) != 1 || len(tr) != 1 {
 					t.Fatalf("decision comments %d, transcript comments %d", len(dec), len(tr))
 				}
@@ -119,10 +120,10 @@ func TestInjectionIsEscalatedNotApproved(t *testing.T) {
 				}
 				labelled := false
 				for _, l := range a.gh.Labels["acme/shop#7"] {
-					labelled = labelled || l == review.EscalationLabel
+					labelled = labelled || l == publish.EscalationLabel
 				}
 				if !labelled {
-					t.Errorf("labels %v lack %s", a.gh.Labels["acme/shop#7"], review.EscalationLabel)
+					t.Errorf("labels %v lack %s", a.gh.Labels["acme/shop#7"], publish.EscalationLabel)
 				}
 			})
 		}
@@ -137,7 +138,7 @@ func TestCleanChangeWithAgreeingModelsIsApproved(t *testing.T) {
 	injectedPR(a, "Document how to stop the server", "Small docs fix.", docsDiff)
 	a.post("pull_request", "d-clean", fixture(t, "pull_request.opened.json", nil), secret)
 	a.srv.Queue.Wait()
-	dec := a.comments(review.DecisionMarker)
+	dec := a.comments(render.DecisionMarker)
 	if len(dec) != 1 || !strings.Contains(dec[0].Body, "decision: approve\n") || strings.Contains(dec[0].Body, "prompt_injection") {
 		t.Fatalf("decision = %+v", dec)
 	}
@@ -167,7 +168,7 @@ func TestSecretsQuotedByModelsAreNeverPosted(t *testing.T) {
 			t.Errorf("%s %s posted a link or image from the model's text", c.Method, c.Path)
 		}
 	}
-	tr, dec := a.comments(review.TranscriptMarker), a.comments(review.DecisionMarker)
+	tr, dec := a.comments(render.TranscriptMarker), a.comments(render.DecisionMarker)
 	if len(tr) != 1 || len(dec) != 1 || writes == 0 {
 		t.Fatalf("transcript %d, decision %d comments, %d writes", len(tr), len(dec), writes)
 	}

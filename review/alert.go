@@ -4,18 +4,16 @@ import (
 	"context"
 	"slices"
 
+	"github.com/debatebot/debatebot/review/agents"
 	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
 
-// Alert is a code scanning or Dependabot alert (see evidence.Alert).
-type Alert = evidence.Alert
-
 // WithAlerts makes the debate take the alerts as evidence, besides what its analyzers find, and
 // seat the security stakeholder whatever the moderator would choose: a security alert is the
 // security stakeholder's to answer.
-func (d *Debate) WithAlerts(alerts ...Alert) {
+func (d *Debate) WithAlerts(alerts ...evidence.Alert) {
 	if len(alerts) == 0 {
 		return
 	}
@@ -23,10 +21,10 @@ func (d *Debate) WithAlerts(alerts ...Alert) {
 		d.Analyzers = DefaultAnalyzers()
 	}
 	d.Analyzers = append(slices.Clip(d.Analyzers), evidence.AlertAnalyzer{Alerts: alerts})
-	if d.Panel == PanelModerated {
+	if d.Panel == agents.PanelModerated {
 		inner := d.Moderator
 		if inner == nil {
-			inner = NewModerator(d.Agents)
+			inner = agents.NewModerator(d.Agents)
 		}
 		d.Moderator = requireSeat{inner: inner, agent: evidence.Security, reason: "required: a security alert concerns this change"}
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/debatebot/debatebot/review/agents"
+	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -24,11 +26,11 @@ func (s seatOnly) Seat(_ context.Context, req *toulmin.SeatRequest) (*toulmin.Pa
 }
 
 func TestWithAlertsRequiresTheSecurityStakeholder(t *testing.T) {
-	agents := OfflinePanel(DefaultPerspectives())
-	d := &Debate{Panel: PanelModerated, Agents: agents, Moderator: seatOnly("performance")}
-	d.WithAlerts(Alert{Kind: "code_scanning", Number: 3, Tool: "CodeQL", Rule: "go/sql-injection", Severity: "high", Message: "tainted", Path: "a.go", Line: 3})
+	panel := agents.OfflinePanel(agents.DefaultPerspectives())
+	d := &Debate{Panel: agents.PanelModerated, Agents: panel, Moderator: seatOnly("performance")}
+	d.WithAlerts(evidence.Alert{Kind: "code_scanning", Number: 3, Tool: "CodeQL", Rule: "go/sql-injection", Severity: "high", Message: "tainted", Path: "a.go", Line: 3})
 	var cands []toulmin.Participant
-	for _, a := range agents {
+	for _, a := range panel {
 		if !a.Participant().Role.IsMaintainer() {
 			cands = append(cands, a.Participant())
 		}
@@ -53,8 +55,8 @@ func TestWithAlertsRequiresTheSecurityStakeholder(t *testing.T) {
 		t.Errorf("analyzers %d, want the defaults and the alerts", n)
 	}
 	// Seated already: nothing changes.
-	d2 := &Debate{Panel: PanelModerated, Agents: agents, Moderator: seatOnly("security")}
-	d2.WithAlerts(Alert{Kind: "dependabot", Number: 1, Message: "x"})
+	d2 := &Debate{Panel: agents.PanelModerated, Agents: panel, Moderator: seatOnly("security")}
+	d2.WithAlerts(evidence.Alert{Kind: "dependabot", Number: 1, Message: "x"})
 	if p, _ := d2.Moderator.Seat(context.Background(), &toulmin.SeatRequest{Candidates: cands}); len(p.Seated) != 1 {
 		t.Errorf("seated %v", p.Seated)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -55,7 +56,7 @@ func BenchmarkGatherAndDebate5000Lines(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := Markdown(t, RenderOptions{}); err != nil {
+		if _, err := render.Markdown(t, render.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/debatebot/debatebot/review/agents"
 	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
@@ -30,7 +31,7 @@ type Debate struct {
 	Agents   []toulmin.Agent
 	// Panel says who seats the stakeholders: every agent given (the default), the moderator
 	// choosing 2 to 4 of them (seed 002), or debatebot.yml's list, which wins over the moderator.
-	Panel PanelChoice
+	Panel agents.PanelChoice
 	// Moderator, when set, replaces the moderator NewModerator would make for a moderated panel.
 	Moderator  toulmin.Moderator
 	Analyzers  []Analyzer
@@ -58,6 +59,40 @@ type Debate struct {
 // Run is the one path every debate takes, from the command line or the App: drop ignored paths,
 // gather evidence, run the engine over the agents, and return the transcript with its record.
 func (d *Debate) Run(ctx context.Context) (*toulmin.Transcript, error) {
+	c, err := d.change()
+	if err != nil {
+		return nil, err
+	}
+	panel := d.Agents
+	if panel == nil {
+		panel = agents.OfflinePanel(agents.DefaultPerspectives())
+	}
+	engine, err := toulmin.NewEngine(d.Protocol, panel, d.options(panel)...)
+	if err != nil {
+		return nil, fmt.Errorf("failed to set up the debate: %w", err)
+	}
+	subject := d.subject(c)
+	if d.Prior != nil {
+		// A resumed debate does not gather again: the whole-tree findings it already has keep
+		// their lines in scope.
+		scopeEvidence(c, d.Prior.Evidence)
+	}
+	t, err := engine.Resume(ctx, subject, d.Prior)
+	if err != nil {
+		return nil, err
+	}
+	if d.Carry != nil {
+		d.Carry(t)
+	}
+	if d.Question == "" {
+		t.Files = changedFiles(c)
+	}
+	return t, nil
+}
+
+// change is what the debate is about: the change without its ignored paths, or a question as a
+// change with no files.
+func (d *Debate) change() (*Change, error) {
 	c := d.Change
 	if c == nil {
 		if strings.TrimSpace(d.Question) == "" {
@@ -71,14 +106,12 @@ func (d *Debate) Run(ctx context.Context) (*toulmin.Transcript, error) {
 	if len(c.Files) == 0 && d.Change != nil && d.Question == "" {
 		return nil, &InputError{c.Source, "every file of the change matches an ignored path; nothing is left to debate"}
 	}
-	analyzers := d.Analyzers
-	if analyzers == nil {
-		analyzers = DefaultAnalyzers()
-	}
-	agents := d.Agents
-	if agents == nil {
-		agents = OfflinePanel(DefaultPerspectives())
-	}
+	return c, nil
+}
+
+// options are the engine's options the debate sets: weights and thresholds (the defaults when
+// unset), clock, observer, concurrency, checkpoints, and who seats the panel.
+func (d *Debate) options(panel []toulmin.Agent) []toulmin.Option {
 	weights, thresholds := d.Weights, d.Thresholds
 	if weights == (voting.Weights{}) {
 		weights = voting.DefaultWeights()
@@ -103,16 +136,22 @@ func (d *Debate) Run(ctx context.Context) (*toulmin.Transcript, error) {
 		opts = append(opts, toulmin.WithRoundCheckpoint(d.Pause))
 	}
 	switch {
-	case d.Panel == PanelModerated && d.Moderator != nil:
+	case d.Panel == agents.PanelModerated && d.Moderator != nil:
 		opts = append(opts, toulmin.WithModerator(d.Moderator))
-	case d.Panel == PanelModerated:
-		opts = append(opts, toulmin.WithModerator(NewModerator(agents)))
-	case d.Panel == PanelConfigured:
-		opts = append(opts, toulmin.WithModerator(configuredPanel{}))
+	case d.Panel == agents.PanelModerated:
+		opts = append(opts, toulmin.WithModerator(agents.NewModerator(panel)))
+	case d.Panel == agents.PanelConfigured:
+		opts = append(opts, toulmin.WithModerator(agents.ConfiguredPanel{}))
 	}
-	engine, err := toulmin.NewEngine(d.Protocol, agents, opts...)
-	if err != nil {
-		return nil, fmt.Errorf("failed to set up the debate: %w", err)
+	return opts
+}
+
+// subject is the debate's subject: the change, its identity, and how its evidence is gathered
+// (by the debate's analyzers, the defaults when unset, with their notes).
+func (d *Debate) subject(c *Change) *toulmin.Subject {
+	analyzers := d.Analyzers
+	if analyzers == nil {
+		analyzers = DefaultAnalyzers()
 	}
 	title := c.Title
 	if title == "" {
@@ -130,22 +169,7 @@ func (d *Debate) Run(ctx context.Context) (*toulmin.Transcript, error) {
 		return ev, err
 	}
 	subject.GatherNotes = func() []string { return notes }
-	if d.Prior != nil {
-		// A resumed debate does not gather again: the whole-tree findings it already has keep
-		// their lines in scope.
-		scopeEvidence(c, d.Prior.Evidence)
-	}
-	t, err := engine.Resume(ctx, subject, d.Prior)
-	if err != nil {
-		return nil, err
-	}
-	if d.Carry != nil {
-		d.Carry(t)
-	}
-	if d.Question == "" {
-		t.Files = changedFiles(c)
-	}
-	return t, nil
+	return subject
 }
 
 // ID is the debate's stable id (see DebateID).

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -56,7 +57,7 @@ func TestExampleTranscriptIsDeterministic(t *testing.T) {
 	example := filepath.Join("..", "examples", "admin-export.diff")
 	var outs []string
 	for i := 0; i < 2; i++ {
-		md, err := Markdown(runDebate(t, readChange(t, example), toulmin.ProtocolStandard), RenderOptions{})
+		md, err := render.Markdown(runDebate(t, readChange(t, example), toulmin.ProtocolStandard), render.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,7 +175,7 @@ func TestQuestionDebateSynthesises(t *testing.T) {
 	if len(syn.Agreement) == 0 {
 		t.Error("no point of agreement although every stakeholder agreed")
 	}
-	md, err := Markdown(tr, RenderOptions{})
+	md, err := render.Markdown(tr, render.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

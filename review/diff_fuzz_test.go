@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review/agents"
 	"github.com/debatebot/debatebot/review/evidence"
 )
 
@@ -69,7 +70,7 @@ func FuzzReadDiff(f *testing.F) {
 				t.Fatalf("%s: counts +%d -%d, lines +%d -%d", fl.Path, fl.Added, fl.Deleted, nAdded, nDeleted)
 			}
 			for _, h := range fl.Hunks {
-				_ = hunkText(h)
+				_ = agents.HunkText(h)
 				for _, l := range h.Lines {
 					switch l.Kind {
 					case Added:

@@ -14,6 +14,8 @@ import (
 	"sync"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/debatebot/debatebot/review/render"
 )
 
 // Bounds of DirTrees, per tree: what reading a repository too large to fetch may cost in API
@@ -83,12 +85,29 @@ type dirReader struct {
 // read writes the Go files of dirs and their modules' go.mod, and returns how many Go files it
 // wrote and those it left out for their size.
 func (r *dirReader) read(ctx context.Context, dirs []string) (int, []string, error) {
-	var files []*github.RepositoryContent
-	var left []string
+	files, left, err := r.listFiles(ctx, dirs)
+	if err != nil {
+		return 0, nil, err
+	}
+	if files, err = r.addModules(ctx, dirs, files); err != nil {
+		return 0, nil, err
+	}
+	if len(files) > maxDirTreeFiles {
+		return 0, nil, fmt.Errorf("the changed packages' directories hold %d files at %s, more than the %d read without whole trees", len(files), render.ShortSHA(r.ref), maxDirTreeFiles)
+	}
+	n, err := r.fetch(ctx, files)
+	if err != nil {
+		return 0, nil, err
+	}
+	return n, left, nil
+}
+
+// listFiles lists the Go files of dirs, and those left out for their size.
+func (r *dirReader) listFiles(ctx context.Context, dirs []string) (files []*github.RepositoryContent, left []string, err error) {
 	for _, d := range dirs {
 		entries, err := r.list(ctx, d)
 		if err != nil {
-			return 0, nil, err
+			return nil, nil, err
 		}
 		for _, e := range entries {
 			if e.GetSize() > DefaultMaxFileBytes {
@@ -98,7 +117,12 @@ func (r *dirReader) read(ctx context.Context, dirs []string) (int, []string, err
 			files = append(files, e)
 		}
 	}
-	// The go.mod of each directory's module: in the directory, or the nearest above it.
+	return files, left, nil
+}
+
+// addModules adds to files the go.mod of each directory's module: in the directory, or the
+// nearest above it.
+func (r *dirReader) addModules(ctx context.Context, dirs []string, files []*github.RepositoryContent) ([]*github.RepositoryContent, error) {
 	mods := map[string]bool{}
 	hasMod := func(d string) (bool, error) {
 		if has, ok := r.listed[d]; ok {
@@ -121,16 +145,19 @@ func (r *dirReader) read(ctx context.Context, dirs []string) (int, []string, err
 		for anc := d; ; anc = path.Dir(anc) {
 			has, err := hasMod(anc)
 			if err != nil {
-				return 0, nil, err
+				return nil, err
 			}
 			if has || anc == "." {
 				break
 			}
 		}
 	}
-	if len(files) > maxDirTreeFiles {
-		return 0, nil, fmt.Errorf("the changed packages' directories hold %d files at %s, more than the %d read without whole trees", len(files), ShortSHA(r.ref), maxDirTreeFiles)
-	}
+	return files, nil
+}
+
+// fetch reads the files' content with dirTreeWorkers at once, within maxDirTreeBytes in all, and
+// writes them; it returns how many Go files it wrote.
+func (r *dirReader) fetch(ctx context.Context, files []*github.RepositoryContent) (int, error) {
 	var (
 		mu    sync.Mutex
 		total int
@@ -147,7 +174,7 @@ func (r *dirReader) read(ctx context.Context, dirs []string) (int, []string, err
 				content, err := r.content(ctx, e)
 				mu.Lock()
 				if err == nil && total+len(content) > maxDirTreeBytes {
-					err = fmt.Errorf("the changed packages' directories hold more than %d MiB at %s, more than read without whole trees", maxDirTreeBytes>>20, ShortSHA(r.ref))
+					err = fmt.Errorf("the changed packages' directories hold more than %d MiB at %s, more than read without whole trees", maxDirTreeBytes>>20, render.ShortSHA(r.ref))
 				}
 				total += len(content)
 				mu.Unlock()
@@ -173,12 +200,12 @@ func (r *dirReader) read(ctx context.Context, dirs []string) (int, []string, err
 	close(work)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return 0, nil, fmt.Errorf("reading the directories of %s at %s stopped: %w", r.pr, ShortSHA(r.ref), err)
+		return 0, fmt.Errorf("reading the directories of %s at %s stopped: %w", r.pr, render.ShortSHA(r.ref), err)
 	}
 	if len(errs) > 0 {
-		return 0, nil, errs[0]
+		return 0, errs[0]
 	}
-	return n, left, nil
+	return n, nil
 }
 
 // list returns the Go files and go.mod of directory d at the reader's commit; a directory the
@@ -194,7 +221,7 @@ func (r *dirReader) list(ctx context.Context, d string) ([]*github.RepositoryCon
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("failed to list %s of %s at %s: %w", d, r.pr, ShortSHA(r.ref), err)
+		return nil, fmt.Errorf("failed to list %s of %s at %s: %w", d, r.pr, render.ShortSHA(r.ref), err)
 	}
 	var out []*github.RepositoryContent
 	for _, e := range entries {
@@ -215,7 +242,7 @@ func (r *dirReader) get(ctx context.Context, p string) (*github.RepositoryConten
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("failed to read %s of %s at %s: %w", p, r.pr, ShortSHA(r.ref), err)
+		return nil, fmt.Errorf("failed to read %s of %s at %s: %w", p, r.pr, render.ShortSHA(r.ref), err)
 	}
 	return fc, nil
 }
@@ -228,13 +255,13 @@ func (r *dirReader) content(ctx context.Context, e *github.RepositoryContent) ([
 			return nil, err
 		}
 		if fc == nil {
-			return nil, fmt.Errorf("%s of %s at %s was listed, then not found", e.GetPath(), r.pr, ShortSHA(r.ref))
+			return nil, fmt.Errorf("%s of %s at %s was listed, then not found", e.GetPath(), r.pr, render.ShortSHA(r.ref))
 		}
 		e = fc
 	}
 	s, err := e.GetContent()
 	if err != nil {
-		return nil, fmt.Errorf("failed to decode %s of %s at %s: %w", e.GetPath(), r.pr, ShortSHA(r.ref), err)
+		return nil, fmt.Errorf("failed to decode %s of %s at %s: %w", e.GetPath(), r.pr, render.ShortSHA(r.ref), err)
 	}
 	return []byte(s), nil
 }

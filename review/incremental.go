@@ -5,37 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/google/go-github/v62/github"
 	"github.com/rs/zerolog"
 
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
-
-// PreviousRecord returns the decision record the bot last posted on the pull request, or nil.
-func (p *Publisher) PreviousRecord(ctx context.Context) (*voting.Record, error) {
-	if err := p.find(ctx); err != nil {
-		return nil, err
-	}
-	body, ok := p.bodies[DecisionMarker]
-	if !ok {
-		return nil, nil
-	}
-	start := strings.Index(body, "```yaml\n")
-	end := strings.LastIndex(body, "```")
-	if start < 0 || end <= start+8 {
-		return nil, nil
-	}
-	rec, err := voting.ParseRecord([]byte(body[start+8 : end]))
-	if err != nil {
-		return nil, nil // an unreadable old record is no reason to fail: debate the whole change
-	}
-	return rec, nil
-}
 
 // ReadSince reads what changed on the pull request between an earlier debated head and the new
 // one (the compare API). ok is false when the new head does not descend from the old one (a
@@ -50,28 +29,18 @@ func ReadSince(ctx context.Context, gh *github.Client, pr PullRequest, oldHead, 
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("failed to compare %s...%s on %s: %w", ShortSHA(oldHead), ShortSHA(newHead), pr, err)
+		return nil, false, fmt.Errorf("failed to compare %s...%s on %s: %w", render.ShortSHA(oldHead), render.ShortSHA(newHead), pr, err)
 	}
 	if cmp.GetStatus() != "ahead" {
 		return nil, false, nil
 	}
-	c, err = filesChange(cmp.Files, fmt.Sprintf("%s %s...%s", pr, ShortSHA(oldHead), ShortSHA(newHead)))
+	c, err = filesChange(cmp.Files, fmt.Sprintf("%s %s...%s", pr, render.ShortSHA(oldHead), render.ShortSHA(newHead)))
 	if err != nil {
 		return nil, false, err
 	}
 	c.HeadSHA = newHead
 	return c, len(c.Files) > 0, nil
 }
-
-// ShortSHA is a commit's short form, as GitHub shows it (7 characters).
-func ShortSHA(sha string) string {
-	if len(sha) > 7 {
-		return sha[:7]
-	}
-	return sha
-}
-
-var citation = regexp.MustCompile(`^([^\s:]+):(\d+): `)
 
 // CarryForward marks each required change of the earlier decision resolved or still open by
 // what changed since: a change tied to path:line is resolved when that line was changed or
@@ -81,7 +50,7 @@ func CarryForward(prev *voting.Record, since *Change) []toulmin.Carried {
 	for _, rc := range prev.RequiredChanges {
 		text := strings.TrimSuffix(rc, " (still open)")
 		item := toulmin.Carried{Text: text, From: prev.HeadSHA, Status: toulmin.StillOpen}
-		if m := citation.FindStringSubmatch(text); m != nil {
+		if m := render.Citation.FindStringSubmatch(text); m != nil {
 			line, _ := strconv.Atoi(m[2])
 			if f := since.File(m[1]); f != nil {
 				if f.Status == StatusDeleted || f.IsRemoved(line) {

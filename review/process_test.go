@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -311,7 +312,7 @@ func TestNothingToSayIsOneLine(t *testing.T) {
 	if len(tr.Arguments) != 0 {
 		t.Errorf("%d arguments, want none: every agent had nothing to say\n%+v", len(tr.Arguments), tr.Arguments[0])
 	}
-	md, err := Markdown(tr, RenderOptions{})
+	md, err := render.Markdown(tr, render.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

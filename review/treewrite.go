@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/render"
 )
 
 // TreeLimits bounds what writing the base and head trees of one change from git may put on disk:
@@ -132,10 +133,10 @@ func listTree(ctx context.Context, repo, rev string, env []string, lim TreeLimit
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, fmt.Errorf("failed to list the tree of %s: %w", ShortSHA(rev), err)
+		return nil, fmt.Errorf("failed to list the tree of %s: %w", render.ShortSHA(rev), err)
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("failed to list the tree of %s: %w", ShortSHA(rev), err)
+		return nil, fmt.Errorf("failed to list the tree of %s: %w", render.ShortSHA(rev), err)
 	}
 	l, readErr := readListing(stdout, lim, places)
 	if readErr != nil {
@@ -143,10 +144,10 @@ func listTree(ctx context.Context, repo, rev string, env []string, lim TreeLimit
 	}
 	_, _ = io.Copy(io.Discard, stdout)
 	if err := cmd.Wait(); err != nil && readErr == nil {
-		return nil, fmt.Errorf("failed to list the tree of %s: %w: %s", ShortSHA(rev), err, clipString(strings.TrimSpace(stderr.String()), maxStderr))
+		return nil, fmt.Errorf("failed to list the tree of %s: %w: %s", render.ShortSHA(rev), err, clipString(strings.TrimSpace(stderr.String()), maxStderr))
 	}
 	if readErr != nil {
-		return nil, fmt.Errorf("failed to list the tree of %s: %w", ShortSHA(rev), readErr)
+		return nil, fmt.Errorf("failed to list the tree of %s: %w", render.ShortSHA(rev), readErr)
 	}
 	return l, nil
 }

@@ -14,9 +14,9 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/debatebot/debatebot/config"
-	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/gittest"
+	"github.com/debatebot/debatebot/review/render"
 )
 
 // actionToken is a workflow token as GitHub issues them (the format of its documentation's
@@ -194,7 +194,7 @@ func TestActionDebatesPullRequestFromCheckout(t *testing.T) {
 		}
 	}
 	got := bodies(t, gh)
-	transcript, decision := got[review.TranscriptMarker], got[review.DecisionMarker]
+	transcript, decision := got[render.TranscriptMarker], got[render.DecisionMarker]
 	if len(transcript) != 1 || len(decision) != 1 {
 		t.Fatalf("%d transcript and %d decision comments, want one each: %v", len(transcript), len(decision), got)
 	}
@@ -217,10 +217,10 @@ func TestActionDebatesPullRequestFromCheckout(t *testing.T) {
 	if !annotated {
 		t.Errorf("the check run's annotations %+v lack the nil dereference at api/user.go:19", runs[0].Annotations)
 	}
-	if !strings.Contains(res.stdout, "::notice title=debatebot::acme/shop#7: ") || !strings.Contains(res.stdout, review.DecisionMarker+"\n## debatebot decision: ") {
+	if !strings.Contains(res.stdout, "::notice title=debatebot::acme/shop#7: ") || !strings.Contains(res.stdout, render.DecisionMarker+"\n## debatebot decision: ") {
 		t.Errorf("stdout lacks the notice or the decision:\n%s", res.stdout)
 	}
-	if !strings.HasPrefix(res.summary, review.DecisionMarker+"\n## debatebot decision: ") || !strings.Contains(res.summary, "<details><summary>The whole debate</summary>") ||
+	if !strings.HasPrefix(res.summary, render.DecisionMarker+"\n## debatebot decision: ") || !strings.Contains(res.summary, "<details><summary>The whole debate</summary>") ||
 		!strings.Contains(res.summary, "| `api/user.go:19` | nilness |") {
 		t.Errorf("the job summary lacks the decision or the transcript:\n%s", res.summary)
 	}
@@ -232,7 +232,7 @@ func TestActionDebatesPullRequestFromCheckout(t *testing.T) {
 		t.Fatalf("second run: exit %d\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
 	}
 	got = bodies(t, gh)
-	if len(got[review.TranscriptMarker]) != 1 || len(got[review.DecisionMarker]) != 1 || !strings.Contains(got[review.DecisionMarker][0], "trigger: pull_request.synchronize") {
+	if len(got[render.TranscriptMarker]) != 1 || len(got[render.DecisionMarker]) != 1 || !strings.Contains(got[render.DecisionMarker][0], "trigger: pull_request.synchronize") {
 		t.Errorf("after the push: comments %v, want the one transcript and the one decision edited", got)
 	}
 	var second []string
@@ -275,7 +275,7 @@ func TestActionWithoutChecksPermissionStillComments(t *testing.T) {
 		t.Errorf("%d check-run requests, want the one GitHub refused (requests: %v)", n, ops)
 	}
 	got := bodies(t, gh)
-	if len(got[review.TranscriptMarker]) != 1 || len(got[review.DecisionMarker]) != 1 || !strings.Contains(got[review.DecisionMarker][0], "trigger: pull_request_target.opened") {
+	if len(got[render.TranscriptMarker]) != 1 || len(got[render.DecisionMarker]) != 1 || !strings.Contains(got[render.DecisionMarker][0], "trigger: pull_request_target.opened") {
 		t.Errorf("comments %v, want the transcript and the decision", got)
 	}
 	if !strings.Contains(res.stdout, "::notice title=debatebot::The token cannot create check runs here") {
@@ -332,7 +332,7 @@ func TestActionShallowCheckoutFallsBackToTheAPI(t *testing.T) {
 	if diffs != 1 {
 		t.Errorf("%d diff requests, want the change read through the API once", diffs)
 	}
-	transcript := bodies(t, gh)[review.TranscriptMarker]
+	transcript := bodies(t, gh)[render.TranscriptMarker]
 	want := fmt.Sprintf("whole trees unavailable (commit %s is not in the checkout at GITHUB_WORKSPACE (check out with fetch-depth: 0))", gh.PRs["acme/shop#7"].BaseSHA)
 	if len(transcript) != 1 || !strings.Contains(transcript[0], want) || !strings.Contains(transcript[0], "| `api/user.go:19` | nilness |") {
 		t.Errorf("the transcript lacks %q or the finding the directories give:\n%v", want, transcript)
@@ -493,7 +493,7 @@ func TestActionDebatesOnlyWhatAPushChanged(t *testing.T) {
 	if res := runAction(t, bin, gh, "pull_request", actionEventFile(t, "pull_request.opened.json", pr, nil), dir); res.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
-	if dec := bodies(t, gh)[review.DecisionMarker]; len(dec) != 1 || !strings.Contains(dec[0], "api/user.go:19") {
+	if dec := bodies(t, gh)[render.DecisionMarker]; len(dec) != 1 || !strings.Contains(dec[0], "api/user.go:19") {
 		t.Fatalf("the first debate did not require the change at api/user.go:19: %v", dec)
 	}
 
@@ -527,7 +527,7 @@ func TestActionDebatesOnlyWhatAPushChanged(t *testing.T) {
 		}
 	}
 	got := bodies(t, gh)
-	transcript, decision := got[review.TranscriptMarker], got[review.DecisionMarker]
+	transcript, decision := got[render.TranscriptMarker], got[render.DecisionMarker]
 	if len(transcript) != 1 || len(decision) != 1 {
 		t.Fatalf("comments %v, want the one transcript and decision edited", got)
 	}
@@ -556,7 +556,7 @@ func TestActionPushReadFromGitHubLeavesIgnoredFilesUnread(t *testing.T) {
 	gone := strings.Repeat("e", 40)
 	edited := 0
 	for _, c := range gh.Comments["acme/shop#7"] {
-		if strings.HasPrefix(c.Body, review.DecisionMarker) {
+		if strings.HasPrefix(c.Body, render.DecisionMarker) {
 			c.Body = strings.ReplaceAll(c.Body, "head_sha: "+pr.HeadSHA, "head_sha: "+gone)
 			edited++
 		}
@@ -584,7 +584,7 @@ func TestActionPushReadFromGitHubLeavesIgnoredFilesUnread(t *testing.T) {
 	if !compared {
 		t.Error("the push's change was not read from GitHub's comparison")
 	}
-	if dec := bodies(t, gh)[review.DecisionMarker]; len(dec) != 1 || !strings.Contains(dec[0], "head_sha: "+pr.HeadSHA) {
+	if dec := bodies(t, gh)[render.DecisionMarker]; len(dec) != 1 || !strings.Contains(dec[0], "head_sha: "+pr.HeadSHA) {
 		t.Errorf("the push's decision: %v", dec)
 	}
 }

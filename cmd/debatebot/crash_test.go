@@ -20,9 +20,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/llmtest"
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/store"
 )
 
@@ -310,9 +310,9 @@ func TestBurstWithKillAndRestart(t *testing.T) {
 		var tr, dec int
 		for _, c := range gh.CommentsOn(fmt.Sprintf("acme/shop#%d", n)) {
 			switch {
-			case strings.HasPrefix(c.Body, review.TranscriptMarker):
+			case strings.HasPrefix(c.Body, render.TranscriptMarker):
 				tr++
-			case strings.HasPrefix(c.Body, review.DecisionMarker):
+			case strings.HasPrefix(c.Body, render.DecisionMarker):
 				dec++
 			}
 		}

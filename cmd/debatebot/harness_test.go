@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/gittest"
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/voting"
 )
 
@@ -70,9 +70,9 @@ func checkPublishedOnce(t *testing.T, gh *githubtest.Server, after string) {
 	var transcripts, decisions int
 	for _, c := range gh.CommentsOn("acme/shop#7") {
 		switch {
-		case strings.HasPrefix(c.Body, review.TranscriptMarker):
+		case strings.HasPrefix(c.Body, render.TranscriptMarker):
 			transcripts++
-		case strings.HasPrefix(c.Body, review.DecisionMarker):
+		case strings.HasPrefix(c.Body, render.DecisionMarker):
 			decisions++
 		}
 	}

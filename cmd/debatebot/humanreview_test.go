@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/llmtest"
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -131,7 +131,7 @@ func TestHumanReviewAcrossReplicas(t *testing.T) {
 	}
 	dec := 0
 	for _, c := range gh.CommentsOn("acme/shop#7") {
-		if strings.HasPrefix(c.Body, review.DecisionMarker) {
+		if strings.HasPrefix(c.Body, render.DecisionMarker) {
 			dec++
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/review/llmtest"
 )
 
@@ -271,7 +271,7 @@ func TestDebateRecordCountsEveryBilledToken(t *testing.T) {
 	if got.Prompt != billed.Prompt || got.Completion != billed.Completion || got.CachedPrompt != billed.CachedPrompt {
 		t.Errorf("record tokens %+v, server billed %+v", got, billed)
 	}
-	price, _ := review.DefaultPrices().Lookup("gpt-4o-mini")
+	price, _ := llm.DefaultPrices().Lookup("gpt-4o-mini")
 	cost := (float64(billed.Prompt-billed.CachedPrompt)*price.Input + float64(billed.CachedPrompt)*price.CachedInput + float64(billed.Completion)*price.Output) / 1e6
 	if math.Abs(got.CostUSD-cost) > 2e-6 {
 		t.Errorf("record cost_usd %.6f, the billed tokens cost %.6f", got.CostUSD, cost)
@@ -284,7 +284,7 @@ func TestDebateRecordCountsEveryBilledToken(t *testing.T) {
 // A change with a 1 MB single line: the line is sized only up to the prompt's budget (tiktoken
 // took minutes to count it whole), left out of the prompts as over budget, and the debate
 // completes. Under the race detector the line is 128 KB (the analyzers' regexps over 1 MB take a
-// minute there). BenchmarkLLMDebateLongLine in package review times the 1 MB debate.
+// minute there). BenchmarkLLMDebateLongLine in package review/agents times the 1 MB debate.
 func TestDebateLongLine(t *testing.T) {
 	size := 1 << 20
 	if raceDetector {

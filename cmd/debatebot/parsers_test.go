@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/gittest"
+	"github.com/debatebot/debatebot/review/render"
 )
 
 // deepJSDiff is a pull request that adds a JavaScript file of 300,000 nested brackets (600 KB):
@@ -49,7 +49,7 @@ func TestServeSurvivesDeeplyNestedJavaScript(t *testing.T) {
 	}
 	decided := func(pr string) string {
 		for _, c := range gh.CommentsOn(pr) {
-			if strings.HasPrefix(c.Body, review.DecisionMarker) {
+			if strings.HasPrefix(c.Body, render.DecisionMarker) {
 				return c.Body
 			}
 		}
@@ -83,7 +83,7 @@ func TestServeSurvivesDeeplyNestedJavaScript(t *testing.T) {
 	t.Logf("serve (pid %d) up %s across both reviews", pid, time.Since(started).Round(time.Millisecond))
 	transcript := ""
 	for _, c := range gh.CommentsOn("acme/shop#7") {
-		if strings.HasPrefix(c.Body, review.TranscriptMarker) {
+		if strings.HasPrefix(c.Body, render.TranscriptMarker) {
 			transcript = c.Body
 		}
 	}

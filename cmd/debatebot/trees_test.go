@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/githubtest"
+	"github.com/debatebot/debatebot/review/render"
 )
 
 // `debatebot serve` debates a pull request over its whole trees, fetched from the fake GitHub
@@ -72,9 +72,9 @@ func TestServeDebatesWholeTreesFetchedOverGit(t *testing.T) {
 	var transcript, decision string
 	for _, c := range gh.CommentsOn("acme/shop#7") {
 		switch {
-		case strings.HasPrefix(c.Body, review.TranscriptMarker):
+		case strings.HasPrefix(c.Body, render.TranscriptMarker):
 			transcript = c.Body
-		case strings.HasPrefix(c.Body, review.DecisionMarker):
+		case strings.HasPrefix(c.Body, render.DecisionMarker):
 			decision = c.Body
 		}
 	}
@@ -111,7 +111,7 @@ func TestServeDebatesWholeTreesFetchedOverGit(t *testing.T) {
 		t.Errorf("the warm cache went to git again: %d ref advertisements and %d upload-pack POSTs more", r2-refs, p2-packs)
 	}
 	for _, c := range gh.CommentsOn("acme/shop#7") {
-		if strings.HasPrefix(c.Body, review.TranscriptMarker) && !strings.Contains(c.Body, "| `api/user.go:19` | nilness |") {
+		if strings.HasPrefix(c.Body, render.TranscriptMarker) && !strings.Contains(c.Body, "| `api/user.go:19` | nilness |") {
 			t.Errorf("the second debate lost the whole-tree finding")
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/agents"
 	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
@@ -272,7 +273,7 @@ func debateCase(t testing.TB, dir string) *toulmin.Transcript {
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	var ticks atomic.Int64
 	d := &review.Debate{
-		Change: c, Trigger: "cli", Protocol: protocol, Agents: review.OfflinePanel(repo.Stakeholders), Panel: repo.Panel(),
+		Change: c, Trigger: "cli", Protocol: protocol, Agents: agents.OfflinePanel(repo.Stakeholders), Panel: repo.Panel(),
 		Ignore: repo.Ignore, Weights: *repo.Weights, Thresholds: repo.VotingThresholds(), Concurrency: repo.LLM.Concurrency,
 		Clock: func() time.Time { return t0.Add(time.Duration(ticks.Add(1)) * 100 * time.Millisecond) },
 	}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/pipeline"
+	"github.com/debatebot/debatebot/review/publish"
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -47,11 +49,11 @@ func printTranscript(t *toulmin.Transcript, change *review.Change, format, versi
 	// What is printed leaves the process like a comment does (into CI logs, pastes, issues):
 	// a secret a model quoted is redacted here too.
 	if format == "sarif" {
-		log, err := review.SARIF(t, change, review.SARIFOptions{Version: version})
+		log, err := render.SARIF(t, change, render.SARIFOptions{Version: version})
 		if err != nil {
 			return err
 		}
-		redacted, err := review.RedactJSON(log)
+		redacted, err := publish.RedactJSON(log)
 		if err != nil {
 			return err
 		}
@@ -63,7 +65,7 @@ func printTranscript(t *toulmin.Transcript, change *review.Change, format, versi
 		if err != nil {
 			return err
 		}
-		redacted, err := review.RedactJSON(b)
+		redacted, err := publish.RedactJSON(b)
 		if err != nil {
 			return err
 		}
@@ -75,7 +77,7 @@ func printTranscript(t *toulmin.Transcript, change *review.Change, format, versi
 		_, err = stdout.Write(out.Bytes())
 		return err
 	}
-	md, err := review.Markdown(t, review.RenderOptions{})
+	md, err := render.Markdown(t, render.Options{})
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,8 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/agents"
+	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -13,9 +15,9 @@ import (
 func Agents(repo *config.Repo, getenv func(string) string, offline bool) ([]toulmin.Agent, error) {
 	key := getenv("OPENAI_API_KEY")
 	if key == "" || offline {
-		return review.OfflinePanel(repo.Stakeholders), nil
+		return agents.OfflinePanel(repo.Stakeholders), nil
 	}
-	return review.LLMPanel(repo.Stakeholders, review.LLMOptions{
+	return agents.LLMPanel(repo.Stakeholders, llm.Options{
 		APIKey: key, BaseURL: getenv("OPENAI_BASE_URL"), Model: getenv("DEBATEBOT_MODEL"),
 		MaxRetries: repo.LLM.MaxRetries, RequestTimeout: time.Duration(repo.LLM.RequestTimeout),
 		ContextTokens: repo.LLM.ContextTokens, Prices: repo.LLM.PriceTable(),

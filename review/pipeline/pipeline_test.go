@@ -8,6 +8,7 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/agents"
 	"github.com/debatebot/debatebot/review/pipeline"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -82,7 +83,7 @@ func question(t *testing.T) (*review.Debate, *source) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := pipeline.NewDebate(repo, protocol, review.OfflinePanel(repo.Stakeholders), "test")
+	d := pipeline.NewDebate(repo, protocol, agents.OfflinePanel(repo.Stakeholders), "test")
 	return d, &source{subject: &pipeline.Subject{Question: "Should the cache be shared between replicas?"}}
 }
 

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/publish"
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 	"github.com/google/go-github/v62/github"
@@ -30,22 +32,22 @@ type PublishOptions struct {
 // Publish writes a finished debate where the App and the Action publish it: the summary with the
 // transcript, the decision, the check run, the inline review and the escalation label; each write
 // is tried three times with backoff. pub.Link, when set, is the debate's dashboard page.
-func Publish(ctx context.Context, pub *review.Publisher, t *toulmin.Transcript, opts PublishOptions) error {
+func Publish(ctx context.Context, pub *publish.Publisher, t *toulmin.Transcript, opts PublishOptions) error {
 	how := opts.Review
 	if how == nil {
 		how = &ReviewScope{}
 	}
-	md, err := review.SummaryComment(t, review.SummaryOptions{BlobURL: blobURL(pub.DetailsURL, t.Record.HeadSHA), Link: pub.Link})
+	md, err := render.SummaryComment(t, render.SummaryOptions{BlobURL: blobURL(pub.DetailsURL, t.Record.HeadSHA), Link: pub.Link})
 	if err != nil {
 		return err
 	}
-	dc, err := review.DecisionComment(t)
+	dc, err := render.DecisionComment(t)
 	if err != nil {
 		return err
 	}
 	steps := []func() error{
-		func() error { return pub.Upsert(ctx, review.TranscriptMarker, md) },
-		func() error { return pub.Upsert(ctx, review.DecisionMarker, dc) },
+		func() error { return pub.Upsert(ctx, render.TranscriptMarker, md) },
+		func() error { return pub.Upsert(ctx, render.DecisionMarker, dc) },
 		func() error {
 			if opts.NoCheck {
 				return nil
@@ -82,7 +84,7 @@ func Publish(ctx context.Context, pub *review.Publisher, t *toulmin.Transcript, 
 		steps = append(steps, func() error { return reviewOnce(ctx, pub, t, how, opts.Memo) })
 	}
 	if t.Record.Decision == voting.Escalate {
-		steps = append(steps, func() error { return pub.Label(ctx, review.EscalationLabel) })
+		steps = append(steps, func() error { return pub.Label(ctx, publish.EscalationLabel) })
 	}
 	for _, step := range steps {
 		if err := Retry(ctx, 3, step); err != nil {
@@ -131,12 +133,12 @@ func refused(err error) bool {
 
 // ShowProgress is the debate's observer on the pull request: the transcript comment shows which
 // phase runs, edited at most once per phase; failed hears of an edit GitHub refused.
-func ShowProgress(ctx context.Context, pub *review.Publisher, failed func(error)) func(toulmin.Event) {
+func ShowProgress(ctx context.Context, pub *publish.Publisher, failed func(error)) func(toulmin.Event) {
 	return func(e toulmin.Event) {
 		if e.Kind != toulmin.EventPhaseStarted || e.Phase.Phase == toulmin.PhaseDecision {
 			return
 		}
-		if err := pub.Upsert(ctx, review.TranscriptMarker, review.ProgressComment(e.Transcript, e.Phase.Phase)); err != nil {
+		if err := pub.Upsert(ctx, render.TranscriptMarker, render.ProgressComment(e.Transcript, e.Phase.Phase)); err != nil {
 			failed(err)
 		}
 	}
@@ -153,14 +155,14 @@ type ReviewScope struct {
 
 // reviewOnce posts the debate's inline review once: a retry of the publication (a later step
 // failed) finds it remembered in memo and does not post it again.
-func reviewOnce(ctx context.Context, pub *review.Publisher, t *toulmin.Transcript, how *ReviewScope, memo PublishMemo) error {
+func reviewOnce(ctx context.Context, pub *publish.Publisher, t *toulmin.Transcript, how *ReviewScope, memo PublishMemo) error {
 	key := fmt.Sprintf("reviewed:%s@%d", t.DebateID, t.EndedAt.UnixNano())
 	if memo != nil {
 		if id, err := memo.Publication(ctx, pub.PR().String(), key); err == nil && id != 0 {
 			return nil
 		}
 	}
-	res, err := pub.Review(ctx, t, review.ReviewOptions{Event: how.Event, Change: how.Change, Since: how.Since, Link: pub.Link})
+	res, err := pub.Review(ctx, t, publish.ReviewOptions{Event: how.Event, Change: how.Change, Since: how.Since, Link: pub.Link})
 	if err != nil {
 		return err
 	}

@@ -6,13 +6,14 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/voting"
 )
 
 // LastDebated is the record of the head the bot last debated on the pull request (its decision
 // comment's), when a push follows it: users should not pay for, nor read again, a debate of code
 // that was already debated. nil: no earlier debate, or one of this head.
-func LastDebated(ctx context.Context, pub *review.Publisher, head string) (*voting.Record, error) {
+func LastDebated(ctx context.Context, pub *publish.Publisher, head string) (*voting.Record, error) {
 	prev, err := pub.PreviousRecord(ctx)
 	if err != nil || prev == nil || prev.HeadSHA == "" || prev.HeadSHA == head {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/agents"
 	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/review/local"
 	"github.com/debatebot/debatebot/review/pipeline"
@@ -42,7 +43,7 @@ func debateCase(ctx context.Context, dir string, diff bool) (*toulmin.Transcript
 	if err != nil {
 		return nil, err
 	}
-	d := pipeline.NewDebate(repo, protocol, review.OfflinePanel(repo.Stakeholders), "cli")
+	d := pipeline.NewDebate(repo, protocol, agents.OfflinePanel(repo.Stakeholders), "cli")
 	d.Change = change
 	return d.Run(ctx)
 }

@@ -8,7 +8,9 @@ import (
 	"strings"
 
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/pull"
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/voting"
 	"github.com/google/go-github/v62/github"
 )
@@ -73,7 +75,7 @@ func (a *Action) change(ctx context.Context, meta *github.PullRequest, head stri
 // head's whole trees; without the earlier head in the checkout, GitHub's comparison does. nil:
 // debate the whole change (not a push, no earlier debate, a force push, nothing left after the
 // ignored paths).
-func (a *Action) since(ctx context.Context, pub *review.Publisher, meta *github.PullRequest, head string, ignore []string) (*voting.Record, *review.Change, error) {
+func (a *Action) since(ctx context.Context, pub *publish.Publisher, meta *github.PullRequest, head string, ignore []string) (*voting.Record, *review.Change, error) {
 	if a.ev.trigger != "pull_request.synchronize" && a.ev.trigger != "pull_request_target.synchronize" {
 		return nil, nil, nil
 	}
@@ -107,7 +109,7 @@ func (a *Action) sinceInCheckout(ctx context.Context, meta *github.PullRequest, 
 	if err != nil {
 		return nil, err
 	}
-	c.Source = fmt.Sprintf("%s %s...%s", a.pr, review.ShortSHA(since), review.ShortSHA(head))
+	c.Source = fmt.Sprintf("%s %s...%s", a.pr, render.ShortSHA(since), render.ShortSHA(head))
 	c.Commits = commitMessages(ctx, a.env.workspace, since+".."+head)
 	if err := review.DropIgnored(c, ignore); err != nil || len(c.Files) == 0 {
 		return nil, err

@@ -12,7 +12,9 @@ import (
 
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/pipeline"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/pull"
+	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/google/go-github/v62/github"
 )
@@ -52,7 +54,7 @@ func retryDenied(ctx context.Context, f func() error) error {
 
 // comment writes a comment unless the token may not; a refusal is a warning, not a failure of
 // the run, which says the rest.
-func (a *Action) comment(ctx context.Context, pub *review.Publisher, write func() error) error {
+func (a *Action) comment(ctx context.Context, pub *publish.Publisher, write func() error) error {
 	if err := write(); err != nil {
 		if denied(err) {
 			a.noComments = true
@@ -75,12 +77,12 @@ func (a *Action) summary(t *toulmin.Transcript, published bool) {
 	if a.env.summary == "" {
 		return
 	}
-	dc, err := review.DecisionComment(t)
+	dc, err := render.DecisionComment(t)
 	if err != nil {
 		a.notice("warning", "Could not write the job summary: %v", err)
 		return
 	}
-	md, err := review.Markdown(t, review.RenderOptions{})
+	md, err := render.Markdown(t, render.Options{})
 	if err != nil {
 		a.notice("warning", "Could not write the job summary: %v", err)
 		return
@@ -92,7 +94,7 @@ func (a *Action) summary(t *toulmin.Transcript, published bool) {
 	}
 	fmt.Fprintf(&b, "\n<details><summary>The whole debate</summary>\n\n%s\n</details>\n", md)
 	// GitHub takes at most 1 MiB of summary per step.
-	text := review.FitComment(a.redact(b.String()), 1<<20-1024, "")
+	text := render.FitComment(a.redact(b.String()), 1<<20-1024, "")
 	f, err := os.OpenFile(a.env.summary, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err == nil {
 		_, err = io.WriteString(f, text)
@@ -111,7 +113,7 @@ func (a *Action) summary(t *toulmin.Transcript, published bool) {
 // decision on stdout.
 type publisher struct {
 	a     *Action
-	pub   *review.Publisher
+	pub   *publish.Publisher
 	head  string
 	event string
 	// noCheck is set when the token may not create check runs (a pull request from a fork).
@@ -168,8 +170,8 @@ func (p *publisher) Publish(ctx context.Context, res *pipeline.Result) error {
 		}
 	}
 	a.summary(t, published)
-	a.notice("notice", "%s: %s", a.pr, review.Summary(t))
-	dc, err := review.DecisionComment(t)
+	a.notice("notice", "%s: %s", a.pr, render.Summary(t))
+	dc, err := render.DecisionComment(t)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/pipeline"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/pull"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -76,7 +77,7 @@ func (a *Action) Review(ctx context.Context) (*pipeline.Review, error) {
 	if head == "" {
 		head = meta.GetHead().GetSHA()
 	}
-	pub := review.NewPublisher(a.gh, a.pr)
+	pub := publish.NewPublisher(a.gh, a.pr)
 	pub.Bot, pub.DetailsURL, pub.Link = a.env.bot, meta.GetHTMLURL(), a.env.runURL
 	repo, ok, err := a.admit(ctx, pub, meta)
 	if err != nil || !ok {
@@ -97,7 +98,7 @@ func (a *Action) Review(ctx context.Context) (*pipeline.Review, error) {
 // rules that judge it (a broken file is explained in one comment), and decides whether the event
 // is debated: a command's requester needs command_permission (a command admitted is acknowledged
 // with a reaction), and a pull_request event must be one the configuration debates.
-func (a *Action) admit(ctx context.Context, pub *review.Publisher, meta *github.PullRequest) (*config.Repo, bool, error) {
+func (a *Action) admit(ctx context.Context, pub *publish.Publisher, meta *github.PullRequest) (*config.Repo, bool, error) {
 	repo, err := pull.LoadRepoConfigAt(ctx, a.gh, a.pr, meta.GetBase().GetRef(), a.env.configPath)
 	if err != nil {
 		var ce *config.Error
@@ -138,7 +139,7 @@ func (a *Action) admit(ctx context.Context, pub *review.Publisher, meta *github.
 
 // debate configures the pull request's debate: the protocol (a /debate argument the
 // configuration does not know is answered in a comment) and the agents.
-func (a *Action) debate(ctx context.Context, pub *review.Publisher, repo *config.Repo) (*review.Debate, error) {
+func (a *Action) debate(ctx context.Context, pub *publish.Publisher, repo *config.Repo) (*review.Debate, error) {
 	protocol, err := repo.DebateProtocol(a.ev.protocol)
 	if err != nil {
 		a.comment(ctx, pub, func() error { return pub.Comment(ctx, fmt.Sprintf("debatebot: %v", err)) })
@@ -157,7 +158,7 @@ func (a *Action) debate(ctx context.Context, pub *review.Publisher, repo *config
 // the whole change.
 type source struct {
 	a      *Action
-	pub    *review.Publisher
+	pub    *publish.Publisher
 	meta   *github.PullRequest
 	head   string
 	ignore []string

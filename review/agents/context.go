@@ -1,0 +1,199 @@
+package agents
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/llm"
+	"github.com/debatebot/debatebot/toulmin"
+)
+
+// DefaultContextTokens is the budget for the change in a prompt.
+const DefaultContextTokens = 6000
+
+// ChangeContext is the part of a change that fits a prompt, with what was left out.
+type ChangeContext struct {
+	// Text is the selected hunks as a unified diff, file by file.
+	Text string
+	// Tokens counts Text.
+	Tokens int
+	// Omitted lists what was left out and why, one entry per file or group.
+	Omitted []string
+}
+
+type fileRank struct {
+	f        *evidence.File
+	score    int
+	evidence map[int]bool
+}
+
+// BuildContext selects the parts of the change that fit in budget tokens the way a careful
+// reviewer reads a large change: files with evidence first (the most serious first), then source
+// before tests before everything else; hunks are kept whole; generated, vendored and lock files
+// and deletion-only hunks are the first to go; whatever does not fit is listed by name with its
+// stats so that every agent knows what it did not see. A hunk is counted only up to what is left
+// of the budget, so a huge hunk (one 1 MB line) costs the budget's worth of work; counting stops
+// with the context's error when ctx ends.
+func BuildContext(ctx context.Context, c *evidence.Change, ev []toulmin.Evidence, budget int, tok *llm.Tokenizer) (ChangeContext, error) {
+	if budget <= 0 {
+		budget = DefaultContextTokens
+	}
+	ranks, generated := rankFiles(c, ev)
+	var b strings.Builder
+	used := 0
+	var omitted, deletionOnly []string
+	for _, r := range ranks {
+		f := r.f
+		header := fmt.Sprintf("--- %s (%s, +%d -%d)\n", f.Path, f.Status, f.Added, f.Deleted)
+		hunks := r.orderedHunks()
+		kept, left, err := fitHunks(ctx, tok, f, hunks, header, budget, &used)
+		if err != nil {
+			return ChangeContext{}, err
+		}
+		for _, h := range hunks {
+			if hunkDeletionOnly(h) && f.Status != evidence.StatusDeleted {
+				deletionOnly = append(deletionOnly, fmt.Sprintf("%s @@ -%d,%d (%d lines removed)", f.Path, h.OldStart, h.OldLines, h.OldLines))
+			}
+		}
+		if len(kept) == 0 {
+			if len(hunks) > 0 {
+				omitted = append(omitted, fmt.Sprintf("%s (+%d -%d, over budget)", f.Path, f.Added, f.Deleted))
+			}
+			continue
+		}
+		b.WriteString(header)
+		for _, k := range kept {
+			b.WriteString(k)
+		}
+		if over := left - countDeletionOnly(hunks, f); over > 0 {
+			omitted = append(omitted, fmt.Sprintf("%s: %d of %d hunks (over budget)", f.Path, over, len(hunks)))
+		}
+	}
+	omitted = append(omitted, deletionOnly...)
+	omitted = append(omitted, generated...)
+	omitted = append(omitted, c.Notes...)
+	return ChangeContext{Text: b.String(), Tokens: used, Omitted: omitted}, nil
+}
+
+// rankFiles orders the change's files as BuildContext reads them: evidence first (the most
+// serious first), then source before tests before everything else, then by path. Generated,
+// vendored and lock files are left out, listed with their stats.
+func rankFiles(c *evidence.Change, ev []toulmin.Evidence) (ranks []*fileRank, generated []string) {
+	for _, f := range c.Files {
+		if f.IsGenerated() {
+			generated = append(generated, fmt.Sprintf("%s (+%d -%d, generated, vendored or lock file)", f.Path, f.Added, f.Deleted))
+			continue
+		}
+		r := &fileRank{f: f, evidence: map[int]bool{}}
+		for _, e := range ev {
+			if e.Path == f.Path {
+				r.score += 10 * (1 + e.Severity.Rank())
+				r.evidence[e.Line] = true
+			}
+		}
+		switch {
+		case f.Language() != "" && !f.IsTest():
+			r.score += 3
+		case f.IsTest():
+			r.score += 2
+		}
+		ranks = append(ranks, r)
+	}
+	sort.SliceStable(ranks, func(i, j int) bool {
+		if ranks[i].score != ranks[j].score {
+			return ranks[i].score > ranks[j].score
+		}
+		return ranks[i].f.Path < ranks[j].f.Path
+	})
+	return ranks, generated
+}
+
+// fitHunks keeps the hunks of f, whole, that fit what is left of the budget (*used is what is
+// spent, the file's header counted with its first hunk kept), and counts those left out;
+// deletion-only hunks of a file still there are left out.
+func fitHunks(ctx context.Context, tok *llm.Tokenizer, f *evidence.File, hunks []evidence.Hunk, header string, budget int, used *int) (kept []string, left int, err error) {
+	for _, h := range hunks {
+		if hunkDeletionOnly(h) && f.Status != evidence.StatusDeleted {
+			left++
+			continue
+		}
+		text := HunkText(h)
+		cost := 0
+		if len(kept) == 0 {
+			cost = tok.Count(header)
+		}
+		room := budget - *used - cost
+		if room < 0 {
+			left++
+			continue
+		}
+		n, err := tok.CountUpTo(ctx, text, room)
+		if err != nil {
+			return nil, 0, fmt.Errorf("failed to size %s for the prompt: %w", f.Path, err)
+		}
+		cost += n
+		if *used+cost > budget {
+			left++
+			continue
+		}
+		*used += cost
+		kept = append(kept, text)
+	}
+	return kept, left, nil
+}
+
+// orderedHunks puts hunks with evidence first, keeping file order otherwise, so that a file cut
+// by the budget keeps its most relevant hunks.
+func (r *fileRank) orderedHunks() []evidence.Hunk {
+	hs := append([]evidence.Hunk(nil), r.f.Hunks...)
+	has := func(h evidence.Hunk) bool {
+		for _, l := range h.Lines {
+			if l.Kind != evidence.Deleted && r.evidence[l.New] {
+				return true
+			}
+		}
+		return false
+	}
+	sort.SliceStable(hs, func(i, j int) bool { return has(hs[i]) && !has(hs[j]) })
+	return hs
+}
+
+func countDeletionOnly(hs []evidence.Hunk, f *evidence.File) int {
+	if f.Status == evidence.StatusDeleted {
+		return 0
+	}
+	n := 0
+	for _, h := range hs {
+		if hunkDeletionOnly(h) {
+			n++
+		}
+	}
+	return n
+}
+
+func hunkDeletionOnly(h evidence.Hunk) bool {
+	for _, l := range h.Lines {
+		if l.Kind == evidence.Added {
+			return false
+		}
+	}
+	return true
+}
+
+// hunkText renders a hunk with new-side line numbers, so that agents can cite path:line.
+func HunkText(h evidence.Hunk) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "@@ -%d,%d +%d,%d @@ %s\n", h.OldStart, h.OldLines, h.NewStart, h.NewLines, h.Section)
+	for _, l := range h.Lines {
+		switch l.Kind {
+		case evidence.Deleted:
+			fmt.Fprintf(&b, "     -%s\n", l.Text)
+		default:
+			fmt.Fprintf(&b, "%4d %c%s\n", l.New, l.Kind, l.Text)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,170 @@
+package review
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/debatebot/debatebot/review/evidence"
+)
+
+// PullRequest names a pull request (or an issue, for design debates).
+type PullRequest struct {
+	Owner  string
+	Repo   string
+	Number int
+}
+
+func (p PullRequest) String() string { return fmt.Sprintf("%s/%s#%d", p.Owner, p.Repo, p.Number) }
+
+// Repository is "owner/name".
+func (p PullRequest) Repository() string { return p.Owner + "/" + p.Repo }
+
+// ReadPullRequest reads a pull request through the API: its metadata, its diff (the diff media
+// type, falling back to the paginated files API when GitHub refuses a very large diff), and the
+// head content of the changed files the AST analyzers need. Each resource is read once; ignored
+// paths are dropped before any content is fetched.
+// meta is the pull request when the caller already read it, nil otherwise.
+func ReadPullRequest(ctx context.Context, gh *github.Client, pr PullRequest, meta *github.PullRequest, ignore []string, maxDiff int64) (*Change, error) {
+	if meta == nil {
+		var err error
+		if meta, _, err = gh.PullRequests.Get(ctx, pr.Owner, pr.Repo, pr.Number); err != nil {
+			return nil, fmt.Errorf("failed to get pull request %s: %w", pr, err)
+		}
+	}
+	source := pr.String()
+	var c *Change
+	raw, _, err := gh.PullRequests.GetRaw(ctx, pr.Owner, pr.Repo, pr.Number, github.RawOptions{Type: github.Diff})
+	switch {
+	case err == nil && int64(len(raw)) <= maxDiff:
+		c, err = ParseDiff([]byte(raw), source)
+		if err != nil {
+			return nil, err
+		}
+	case err == nil || tooLarge(err):
+		if c, err = ReadFiles(ctx, gh, pr, source); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("failed to get the diff of %s: %w", pr, err)
+	}
+	c.Title, c.Body = meta.GetTitle(), meta.GetBody()
+	c.BaseRef, c.HeadRef, c.HeadSHA = meta.GetBase().GetRef(), meta.GetHead().GetRef(), meta.GetHead().GetSHA()
+	if err := DropIgnored(c, ignore); err != nil {
+		return nil, err
+	}
+	ReadCommitMessages(ctx, gh, pr, c)
+	FillContents(ctx, gh, pr, c)
+	return c, nil
+}
+
+// maxCommitMessages is how many commits of a pull request GitHub lists (250).
+const maxCommitMessages = 250
+
+// ReadCommitMessages reads the messages of the pull request's commits into the change, so that
+// text addressed to the reviewer there is found too; when they cannot be read, a note says so.
+func ReadCommitMessages(ctx context.Context, gh *github.Client, pr PullRequest, c *Change) {
+	opts := &github.ListOptions{PerPage: 100}
+	for len(c.Commits) < maxCommitMessages {
+		commits, resp, err := gh.PullRequests.ListCommits(ctx, pr.Owner, pr.Repo, pr.Number, opts)
+		if err != nil {
+			c.Notes = append(c.Notes, "commit messages unavailable: "+clip(err.Error(), 200))
+			return
+		}
+		for _, rc := range commits {
+			c.Commits = append(c.Commits, rc.GetCommit().GetMessage())
+		}
+		if resp.NextPage == 0 {
+			return
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+// FillContents reads the head content of the changed files the analyzers need, whose content the
+// diff does not hold, once each: Go, Python and JavaScript files (the AST analyzers and the
+// base/head comparison read whole files) and the files of the external tools' languages (shell,
+// C/C++, TypeScript). A file that cannot be read is analysed from its diff, with a note.
+func FillContents(ctx context.Context, gh *github.Client, pr PullRequest, c *Change) {
+	tools := evidence.DefaultTools()
+	for _, f := range c.Files {
+		if f.HasContent || f.Status == StatusDeleted || (!evidence.NeedsContent(f.Language()) && !evidence.Handled(tools, f.Path)) || f.IsGenerated() {
+			continue
+		}
+		fc, _, _, err := gh.Repositories.GetContents(ctx, pr.Owner, pr.Repo, f.Path, &github.RepositoryContentGetOptions{Ref: c.HeadSHA})
+		if err != nil || fc == nil {
+			c.Notes = append(c.Notes, fmt.Sprintf("%s: head content unavailable, analysed from its diff only", f.Path))
+			continue
+		}
+		content, err := fc.GetContent()
+		if err != nil {
+			c.Notes = append(c.Notes, fmt.Sprintf("%s: head content undecodable, analysed from its diff only", f.Path))
+			continue
+		}
+		f.Content, f.HasContent = []byte(content), true
+	}
+}
+
+// tooLarge recognises GitHub's refusal to render a diff (406 "diff too large" or 422).
+func tooLarge(err error) bool {
+	var er *github.ErrorResponse
+	return errors.As(err, &er) && er.Response != nil &&
+		(er.Response.StatusCode == http.StatusNotAcceptable || er.Response.StatusCode == http.StatusUnprocessableEntity)
+}
+
+// readFiles rebuilds the diff from the paginated files API.
+func ReadFiles(ctx context.Context, gh *github.Client, pr PullRequest, source string) (*Change, error) {
+	var all []*github.CommitFile
+	opts := &github.ListOptions{PerPage: 100}
+	for {
+		files, resp, err := gh.PullRequests.ListFiles(ctx, pr.Owner, pr.Repo, pr.Number, opts)
+		if err != nil {
+			return nil, fmt.Errorf("failed to list the files of %s: %w", pr, err)
+		}
+		all = append(all, files...)
+		if resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	return filesChange(all, source)
+}
+
+// filesChange turns the files of the files or compare API (each with its patch) into a Change.
+func filesChange(files []*github.CommitFile, source string) (*Change, error) {
+	var b strings.Builder
+	var notes []string
+	for _, f := range files {
+		if f.GetPatch() == "" {
+			notes = append(notes, fmt.Sprintf("%s: no patch (binary or too large), left out", f.GetFilename()))
+			continue
+		}
+		oldName, newName := "a/"+f.GetFilename(), "b/"+f.GetFilename()
+		if f.GetPreviousFilename() != "" {
+			oldName = "a/" + f.GetPreviousFilename()
+		}
+		header := fmt.Sprintf("diff --git %s %s\n", oldName, newName)
+		switch f.GetStatus() {
+		case "added":
+			header += "new file mode 100644\n"
+			oldName = "/dev/null"
+		case "removed":
+			header += "deleted file mode 100644\n"
+			newName = "/dev/null"
+		}
+		fmt.Fprintf(&b, "%s--- %s\n+++ %s\n%s\n", header, oldName, newName, strings.TrimSuffix(f.GetPatch(), "\n"))
+	}
+	if b.Len() == 0 {
+		return &Change{Source: source, Notes: notes}, nil
+	}
+	c, err := ParseDiff([]byte(b.String()), source)
+	if err != nil {
+		return nil, err
+	}
+	c.Notes = append(c.Notes, notes...)
+	return c, nil
+}
