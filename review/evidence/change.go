@@ -130,6 +130,10 @@ func (f *File) Shows(n int) bool {
 	return f.shown[n]
 }
 
+// Reindex drops the line indexes built on first use, for a caller that changed the file's hunks
+// after its lines were read.
+func (f *File) Reindex() { f.added, f.shown, f.removed = nil, nil, nil }
+
 func (f *File) index() {
 	if f.added != nil {
 		return

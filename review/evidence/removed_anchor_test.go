@@ -52,7 +52,7 @@ func TestRemovedCheckCitedInTheDiff(t *testing.T) {
 			if tc.narrow {
 				f := c.Files[0]
 				f.Hunks = narrowHunks(f.Hunks[0].Lines, 3)
-				f.added, f.shown, f.removed = nil, nil, nil
+				f.Reindex()
 			}
 			ev, _, err := GatherWithNotes(t.Context(), c, []Analyzer{removedAnalyzer{}})
 			if err != nil {

@@ -37,7 +37,7 @@ func BenchmarkRemovedLargeChange(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, f := range c.Files {
-			f.added, f.shown, f.removed = nil, nil, nil
+			f.Reindex()
 		}
 		if _, _, err := GatherWithNotes(context.Background(), c, []Analyzer{removedAnalyzer{}}); err != nil {
 			b.Fatal(err)

@@ -18,7 +18,7 @@ func hunksOnly(c *Change, ctx int) *Change {
 		}
 		f.Content, f.HasContent = nil, false
 		f.Hunks = narrowHunks(f.Hunks[0].Lines, ctx)
-		f.added, f.shown, f.removed = nil, nil, nil
+		f.Reindex()
 	}
 	return c
 }
