@@ -20,6 +20,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -633,8 +634,8 @@ func fillPerspectives(list []review.Perspective, key string, taken []review.Pers
 			}
 		}
 		for j, l := range s.Languages {
-			if !review.IsLanguage(l) {
-				problems = append(problems, fmt.Sprintf("%s.languages[%d]: %q is not a language (want one of %s)", at, j, l, strings.Join(review.Languages(), ", ")))
+			if !change.IsLanguage(l) {
+				problems = append(problems, fmt.Sprintf("%s.languages[%d]: %q is not a language (want one of %s)", at, j, l, strings.Join(change.Languages(), ", ")))
 			}
 		}
 		for j, k := range s.Keywords {

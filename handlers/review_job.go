@@ -13,6 +13,7 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
@@ -304,7 +305,7 @@ func decided(prior *store.Debate, job *Job) (*toulmin.Transcript, error) {
 // since returns what changed since the last debated head of the pull request, with the earlier
 // required changes carried forward, when a new push follows a debate: users should not pay for,
 // nor read again, a debate of code that was already debated. nil means debate the whole change.
-func (r *Runner) since(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job, meta *github.PullRequest, repo *config.Repo) (*voting.Record, []toulmin.Carried, *review.Change, error) {
+func (r *Runner) since(ctx context.Context, gh *github.Client, pub *review.Publisher, job *Job, meta *github.PullRequest, repo *config.Repo) (*voting.Record, []toulmin.Carried, *change.Change, error) {
 	if job.Trigger != "pull_request.synchronize" {
 		return nil, nil, nil, nil
 	}
@@ -575,7 +576,7 @@ func DecidedRow(t *toulmin.Transcript, jobID int64, repository string, pr int, t
 // the debate saw and the head that change was compared with (empty for the whole pull request);
 // no change for a debate published from the store; and the review event of debatebot.yml.
 type ReviewScope struct {
-	Change *review.Change
+	Change *change.Change
 	Since  string
 	Event  string
 }

@@ -20,7 +20,7 @@ func (d *Debate) WithAlerts(alerts ...Alert) {
 		return
 	}
 	if d.Analyzers == nil {
-		d.Analyzers = DefaultAnalyzers()
+		d.Analyzers = evidence.DefaultAnalyzers()
 	}
 	d.Analyzers = append(slices.Clip(d.Analyzers), evidence.AlertAnalyzer{Alerts: alerts})
 	if d.Panel == PanelModerated {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -49,7 +50,7 @@ func TestWithAlertsRequiresTheSecurityStakeholder(t *testing.T) {
 			t.Error("security is both seated and left")
 		}
 	}
-	if n := len(d.Analyzers); n != len(DefaultAnalyzers())+1 {
+	if n := len(d.Analyzers); n != len(evidence.DefaultAnalyzers())+1 {
 		t.Errorf("analyzers %d, want the defaults and the alerts", n)
 	}
 	// Seated already: nothing changes.

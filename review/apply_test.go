@@ -3,6 +3,7 @@ package review
 import (
 	"context"
 	"errors"
+	"github.com/debatebot/debatebot/review/evidence"
 	"os"
 	"path/filepath"
 	"strings"
@@ -209,7 +210,7 @@ func TestHunksOnlyNote(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.NoTrees = HunksOnlyNote
-	_, notes, err := GatherWithNotes(context.Background(), c, DefaultAnalyzers())
+	_, notes, err := evidence.GatherWithNotes(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}

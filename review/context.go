@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -23,7 +24,7 @@ type ChangeContext struct {
 }
 
 type fileRank struct {
-	f        *File
+	f        *change.File
 	score    int
 	evidence map[int]bool
 }
@@ -35,7 +36,7 @@ type fileRank struct {
 // stats so that every agent knows what it did not see. A hunk is counted only up to what is left
 // of the budget, so a huge hunk (one 1 MB line) costs the budget's worth of work; counting stops
 // with the context's error when ctx ends.
-func BuildContext(ctx context.Context, c *Change, ev []toulmin.Evidence, budget int, tok *Tokenizer) (ChangeContext, error) {
+func BuildContext(ctx context.Context, c *change.Change, ev []toulmin.Evidence, budget int, tok *Tokenizer) (ChangeContext, error) {
 	if budget <= 0 {
 		budget = DefaultContextTokens
 	}
@@ -78,7 +79,7 @@ func BuildContext(ctx context.Context, c *Change, ev []toulmin.Evidence, budget 
 		var kept []string
 		left := 0
 		for _, h := range hunks {
-			if hunkDeletionOnly(h) && f.Status != StatusDeleted {
+			if hunkDeletionOnly(h) && f.Status != change.StatusDeleted {
 				left++
 				continue
 			}
@@ -105,7 +106,7 @@ func BuildContext(ctx context.Context, c *Change, ev []toulmin.Evidence, budget 
 			kept = append(kept, text)
 		}
 		for _, h := range hunks {
-			if hunkDeletionOnly(h) && f.Status != StatusDeleted {
+			if hunkDeletionOnly(h) && f.Status != change.StatusDeleted {
 				deletionOnly = append(deletionOnly, fmt.Sprintf("%s @@ -%d,%d (%d lines removed)", f.Path, h.OldStart, h.OldLines, h.OldLines))
 			}
 		}
@@ -131,11 +132,11 @@ func BuildContext(ctx context.Context, c *Change, ev []toulmin.Evidence, budget 
 
 // orderedHunks puts hunks with evidence first, keeping file order otherwise, so that a file cut
 // by the budget keeps its most relevant hunks.
-func (r *fileRank) orderedHunks() []Hunk {
-	hs := append([]Hunk(nil), r.f.Hunks...)
-	has := func(h Hunk) bool {
+func (r *fileRank) orderedHunks() []change.Hunk {
+	hs := append([]change.Hunk(nil), r.f.Hunks...)
+	has := func(h change.Hunk) bool {
 		for _, l := range h.Lines {
-			if l.Kind != Deleted && r.evidence[l.New] {
+			if l.Kind != change.Deleted && r.evidence[l.New] {
 				return true
 			}
 		}
@@ -145,8 +146,8 @@ func (r *fileRank) orderedHunks() []Hunk {
 	return hs
 }
 
-func countDeletionOnly(hs []Hunk, f *File) int {
-	if f.Status == StatusDeleted {
+func countDeletionOnly(hs []change.Hunk, f *change.File) int {
+	if f.Status == change.StatusDeleted {
 		return 0
 	}
 	n := 0
@@ -158,9 +159,9 @@ func countDeletionOnly(hs []Hunk, f *File) int {
 	return n
 }
 
-func hunkDeletionOnly(h Hunk) bool {
+func hunkDeletionOnly(h change.Hunk) bool {
 	for _, l := range h.Lines {
-		if l.Kind == Added {
+		if l.Kind == change.Added {
 			return false
 		}
 	}
@@ -168,12 +169,12 @@ func hunkDeletionOnly(h Hunk) bool {
 }
 
 // hunkText renders a hunk with new-side line numbers, so that agents can cite path:line.
-func hunkText(h Hunk) string {
+func hunkText(h change.Hunk) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "@@ -%d,%d +%d,%d @@ %s\n", h.OldStart, h.OldLines, h.NewStart, h.NewLines, h.Section)
 	for _, l := range h.Lines {
 		switch l.Kind {
-		case Deleted:
+		case change.Deleted:
 			fmt.Fprintf(&b, "     -%s\n", l.Text)
 		default:
 			fmt.Fprintf(&b, "%4d %c%s\n", l.New, l.Kind, l.Text)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
@@ -18,7 +19,7 @@ import (
 
 // Debate is one debate to hold: the change or question, and how to debate it.
 type Debate struct {
-	Change *Change
+	Change *change.Change
 	// Question is set for a design debate with no code.
 	Question string
 	// Repository, PRNumber and Trigger identify the debate on GitHub (empty for local ones).
@@ -33,7 +34,7 @@ type Debate struct {
 	Panel PanelChoice
 	// Moderator, when set, replaces the moderator NewModerator would make for a moderated panel.
 	Moderator  toulmin.Moderator
-	Analyzers  []Analyzer
+	Analyzers  []evidence.Analyzer
 	Weights    voting.Weights
 	Thresholds voting.Thresholds
 	// Ignore lists globs of paths dropped before anything else.
@@ -63,7 +64,7 @@ func (d *Debate) Run(ctx context.Context) (*toulmin.Transcript, error) {
 		if strings.TrimSpace(d.Question) == "" {
 			return nil, fmt.Errorf("a debate needs a change or a question")
 		}
-		c = &Change{Source: "question", Title: clip(strings.TrimSpace(d.Question), 120), Body: d.Question}
+		c = &change.Change{Source: "question", Title: evidence.Clip(strings.TrimSpace(d.Question), 120), Body: d.Question}
 	}
 	if err := DropIgnored(c, d.Ignore); err != nil {
 		return nil, err
@@ -73,7 +74,7 @@ func (d *Debate) Run(ctx context.Context) (*toulmin.Transcript, error) {
 	}
 	analyzers := d.Analyzers
 	if analyzers == nil {
-		analyzers = DefaultAnalyzers()
+		analyzers = evidence.DefaultAnalyzers()
 	}
 	agents := d.Agents
 	if agents == nil {
@@ -125,7 +126,7 @@ func (d *Debate) Run(ctx context.Context) (*toulmin.Transcript, error) {
 	}
 	var notes []string
 	subject.Gather = func(ctx context.Context) ([]toulmin.Evidence, error) {
-		ev, n, err := GatherWithNotes(ctx, c, analyzers)
+		ev, n, err := evidence.GatherWithNotes(ctx, c, analyzers)
 		notes = n
 		return ev, err
 	}
@@ -152,7 +153,7 @@ func (d *Debate) Run(ctx context.Context) (*toulmin.Transcript, error) {
 func (d *Debate) ID() string {
 	c := d.Change
 	if c == nil {
-		c = &Change{}
+		c = &change.Change{}
 	}
 	return DebateID(c, d.Question, d.Repository, d.PRNumber, d.trigger(), d.Protocol.Name)
 }
@@ -166,7 +167,7 @@ func (d *Debate) trigger() string {
 }
 
 // DropIgnored removes files whose path matches any of the globs, noting what was dropped.
-func DropIgnored(c *Change, globs []string) error {
+func DropIgnored(c *change.Change, globs []string) error {
 	if len(globs) == 0 {
 		return nil
 	}
@@ -200,7 +201,7 @@ func DropIgnored(c *Change, globs []string) error {
 
 // DebateID is stable for the same debate: the same change (or question) under the same protocol
 // and trigger gets the same id, so that a repeated run is recognisable.
-func DebateID(c *Change, question, repo string, pr int, trigger, protocol string) string {
+func DebateID(c *change.Change, question, repo string, pr int, trigger, protocol string) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%d\x00%s\x00%s\x00%s\x00%s\x00", repo, pr, c.HeadSHA, trigger, protocol, question)
 	if c.HeadSHA == "" {
@@ -209,7 +210,7 @@ func DebateID(c *Change, question, repo string, pr int, trigger, protocol string
 	return "deb-" + hex.EncodeToString(h.Sum(nil))[:12]
 }
 
-func writeChange(w io.Writer, c *Change) {
+func writeChange(w io.Writer, c *change.Change) {
 	for _, f := range c.Files {
 		fmt.Fprintf(w, "%s\x00%s\x00", f.Path, f.Status)
 		for _, h := range f.Hunks {
@@ -222,7 +223,7 @@ func writeChange(w io.Writer, c *Change) {
 
 // scopeEvidence brings the lines of an earlier debate's whole-tree findings into the change's
 // scope, so that its arguments citing them stay within the change.
-func scopeEvidence(c *Change, ev []toulmin.Evidence) {
+func scopeEvidence(c *change.Change, ev []toulmin.Evidence) {
 	for _, e := range ev {
 		if evidence.IsWholeTree(e.Analyzer) && e.Path != "" {
 			c.Reach(e.Path, e.Line)
@@ -231,7 +232,7 @@ func scopeEvidence(c *Change, ev []toulmin.Evidence) {
 }
 
 // changedFiles lists the change's files for the transcript.
-func changedFiles(c *Change) []toulmin.ChangedFile {
+func changedFiles(c *change.Change) []toulmin.ChangedFile {
 	out := make([]toulmin.ChangedFile, 0, len(c.Files))
 	for _, f := range c.Files {
 		out = append(out, toulmin.ChangedFile{Path: f.Path, Status: string(f.Status), Added: f.Added, Deleted: f.Deleted})

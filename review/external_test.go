@@ -79,7 +79,7 @@ func TestGitRangeGathersExternalFindings(t *testing.T) {
 	if err != nil {
 		t.Fatalf("FromGit: %v", err)
 	}
-	ev, notes, err := GatherWithNotes(ctx, c, DefaultAnalyzers())
+	ev, notes, err := evidence.GatherWithNotes(ctx, c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,12 +90,12 @@ func TestGitRangeGathersExternalFindings(t *testing.T) {
 		severity    toulmin.Severity
 		in          string
 	}{
-		{"bandit:B506", "app/run.py", 17, Security, toulmin.SeverityHigh, "(in load_config)"},
-		{"bandit:B602", "app/run.py", 22, Security, toulmin.SeverityHigh, "(in Archiver.archive)"},
-		{"eslint:security/detect-child-process", "web/server.js", 9, Security, toulmin.SeverityHigh, "(in thumbnail)"},
-		{"eslint:no-dupe-keys", "web/limits.ts", 11, Maintainability, toulmin.SeverityMedium, "(in merged)"},
-		{"shellcheck:SC2115", "scripts/deploy.sh", 12, Security, toulmin.SeverityHigh, "(in publish)"},
-		{"cppcheck:bufferAccessOutOfBounds", "native/buf.c", 16, Maintainability, toulmin.SeverityHigh, "(in copy_name)"},
+		{"bandit:B506", "app/run.py", 17, evidence.Security, toulmin.SeverityHigh, "(in load_config)"},
+		{"bandit:B602", "app/run.py", 22, evidence.Security, toulmin.SeverityHigh, "(in Archiver.archive)"},
+		{"eslint:security/detect-child-process", "web/server.js", 9, evidence.Security, toulmin.SeverityHigh, "(in thumbnail)"},
+		{"eslint:no-dupe-keys", "web/limits.ts", 11, evidence.Maintainability, toulmin.SeverityMedium, "(in merged)"},
+		{"shellcheck:SC2115", "scripts/deploy.sh", 12, evidence.Security, toulmin.SeverityHigh, "(in publish)"},
+		{"cppcheck:bufferAccessOutOfBounds", "native/buf.c", 16, evidence.Maintainability, toulmin.SeverityHigh, "(in copy_name)"},
 	}
 	for _, w := range want {
 		e := evidenceAt(ev, w.rule, w.path, w.line)
@@ -196,7 +196,7 @@ func TestDiffWithoutTreesRunsExternalOnContent(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := changeOf(t, map[string]string{"app/run.py": string(head)})
-	ev, notes, err := GatherWithNotes(context.Background(), c, DefaultAnalyzers())
+	ev, notes, err := evidence.GatherWithNotes(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func TestPullRequestExternalFindingsOnAddedLines(t *testing.T) {
 	if f := c.File("scripts/deploy.sh"); f == nil || !f.HasContent || string(f.Content) != string(head) {
 		t.Fatalf("the head content of the modified script was not read")
 	}
-	ev, notes, err := GatherWithNotes(ctx, c, DefaultAnalyzers())
+	ev, notes, err := evidence.GatherWithNotes(ctx, c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +256,7 @@ func TestExternalToolMissingIsNoted(t *testing.T) {
 		"app/run.py":  "import os\n\n\ndef run(cmd):\n    os.system(\"ls \" + cmd)\n",
 		"app/util.py": "def f():\n    return 1\n",
 	})
-	ev, notes, err := GatherWithNotes(context.Background(), c, DefaultAnalyzers())
+	ev, notes, err := evidence.GatherWithNotes(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +285,7 @@ func TestExternalToolGarbageIsNoted(t *testing.T) {
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	c := changeOf(t, map[string]string{"app/run.py": "print(1)\n"})
-	ev, notes, err := GatherWithNotes(context.Background(), c, DefaultAnalyzers())
+	ev, notes, err := evidence.GatherWithNotes(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,17 +303,17 @@ func TestExternalToolGarbageIsNoted(t *testing.T) {
 // catch-all rules too.
 func TestExternalRulesAreRules(t *testing.T) {
 	for _, c := range evidence.ExternalChecks() {
-		r, ok := Rules[c.Rule]
+		r, ok := evidence.Rules[c.Rule]
 		if !ok {
 			t.Errorf("%s is not a rule", c.Rule)
 			continue
 		}
-		if r.Stakeholder != Security && r.Stakeholder != Maintainability && r.Stakeholder != Performance || !r.Severity.Valid() ||
+		if r.Stakeholder != evidence.Security && r.Stakeholder != evidence.Maintainability && r.Stakeholder != evidence.Performance || !r.Severity.Valid() ||
 			r.Warrant == "" || r.Fix == "" || r.Title == "" || !strings.HasPrefix(r.Reference, c.Source+" ") {
 			t.Errorf("rule %s = %+v", c.Rule, r)
 		}
 	}
-	if Rules["bandit:B602"].Stakeholder != Security || Rules["cppcheck:memleak"].Stakeholder != Performance || Rules["shellcheck:other"].Stakeholder != Maintainability {
-		t.Errorf("stakeholders: B602 %s, memleak %s, shellcheck:other %s", Rules["bandit:B602"].Stakeholder, Rules["cppcheck:memleak"].Stakeholder, Rules["shellcheck:other"].Stakeholder)
+	if evidence.Rules["bandit:B602"].Stakeholder != evidence.Security || evidence.Rules["cppcheck:memleak"].Stakeholder != evidence.Performance || evidence.Rules["shellcheck:other"].Stakeholder != evidence.Maintainability {
+		t.Errorf("stakeholders: B602 %s, memleak %s, shellcheck:other %s", evidence.Rules["bandit:B602"].Stakeholder, evidence.Rules["cppcheck:memleak"].Stakeholder, evidence.Rules["shellcheck:other"].Stakeholder)
 	}
 }

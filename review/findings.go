@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -89,12 +90,12 @@ func RuleTags(rule, stakeholder string) []string {
 		return []string{TagCorrectness}
 	}
 	if stakeholder == "" {
-		stakeholder = Rules[rule].Stakeholder
+		stakeholder = evidence.Rules[rule].Stakeholder
 	}
 	switch stakeholder {
-	case Security:
+	case evidence.Security:
 		return []string{TagSecurity}
-	case Performance:
+	case evidence.Performance:
 		return []string{TagPerformance}
 	}
 	return []string{TagCorrectness}
@@ -146,7 +147,7 @@ func sarifLevel(s toulmin.Severity) string {
 // when it is found again in another run; identical findings are told apart by their order, as
 // GitHub's own primaryLocationLineHash does (":1", ":2", ...).
 type fingerprinter struct {
-	c     *Change
+	c     *change.Change
 	funcs map[string][]goFunc
 	seen  map[string]int
 }
@@ -156,7 +157,7 @@ type goFunc struct {
 	start, end int
 }
 
-func newFingerprinter(c *Change) *fingerprinter {
+func newFingerprinter(c *change.Change) *fingerprinter {
 	return &fingerprinter{c: c, funcs: map[string][]goFunc{}, seen: map[string]int{}}
 }
 
@@ -176,7 +177,7 @@ func (fp *fingerprinter) fingerprint(e toulmin.Evidence) string {
 	} else if fp.c != nil {
 		if f := fp.c.File(e.Path); f != nil && e.Line > 0 {
 			if l, ok := f.Line(e.Line); ok {
-				text = strings.TrimSpace(spaceRe.ReplaceAllString(Redact(l), " "))
+				text = strings.TrimSpace(spaceRe.ReplaceAllString(evidence.Redact(l), " "))
 			}
 			fn = fp.function(f, e.Line)
 		}
@@ -192,7 +193,7 @@ func (fp *fingerprinter) fingerprint(e toulmin.Evidence) string {
 }
 
 // function names the Go function or method around line n of f, or "".
-func (fp *fingerprinter) function(f *File, n int) string {
+func (fp *fingerprinter) function(f *change.File, n int) string {
 	if f.Language() != "go" || !f.HasContent {
 		return ""
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
@@ -32,7 +33,7 @@ func (p PullRequest) Repository() string { return p.Owner + "/" + p.Repo }
 // head content of the changed files the AST analyzers need. Each resource is read once; ignored
 // paths are dropped before any content is fetched.
 // meta is the pull request when the caller already read it, nil otherwise.
-func ReadPullRequest(ctx context.Context, gh *github.Client, pr PullRequest, meta *github.PullRequest, ignore []string, maxDiff int64) (*Change, error) {
+func ReadPullRequest(ctx context.Context, gh *github.Client, pr PullRequest, meta *github.PullRequest, ignore []string, maxDiff int64) (*change.Change, error) {
 	if meta == nil {
 		var err error
 		if meta, _, err = gh.PullRequests.Get(ctx, pr.Owner, pr.Repo, pr.Number); err != nil {
@@ -40,7 +41,7 @@ func ReadPullRequest(ctx context.Context, gh *github.Client, pr PullRequest, met
 		}
 	}
 	source := pr.String()
-	var c *Change
+	var c *change.Change
 	raw, _, err := gh.PullRequests.GetRaw(ctx, pr.Owner, pr.Repo, pr.Number, github.RawOptions{Type: github.Diff})
 	switch {
 	case err == nil && int64(len(raw)) <= maxDiff:
@@ -70,12 +71,12 @@ const maxCommitMessages = 250
 
 // ReadCommitMessages reads the messages of the pull request's commits into the change, so that
 // text addressed to the reviewer there is found too; when they cannot be read, a note says so.
-func ReadCommitMessages(ctx context.Context, gh *github.Client, pr PullRequest, c *Change) {
+func ReadCommitMessages(ctx context.Context, gh *github.Client, pr PullRequest, c *change.Change) {
 	opts := &github.ListOptions{PerPage: 100}
 	for len(c.Commits) < maxCommitMessages {
 		commits, resp, err := gh.PullRequests.ListCommits(ctx, pr.Owner, pr.Repo, pr.Number, opts)
 		if err != nil {
-			c.Notes = append(c.Notes, "commit messages unavailable: "+clip(err.Error(), 200))
+			c.Notes = append(c.Notes, "commit messages unavailable: "+evidence.Clip(err.Error(), 200))
 			return
 		}
 		for _, rc := range commits {
@@ -92,10 +93,10 @@ func ReadCommitMessages(ctx context.Context, gh *github.Client, pr PullRequest, 
 // diff does not hold, once each: Go, Python and JavaScript files (the AST analyzers and the
 // base/head comparison read whole files) and the files of the external tools' languages (shell,
 // C/C++, TypeScript). A file that cannot be read is analysed from its diff, with a note.
-func FillContents(ctx context.Context, gh *github.Client, pr PullRequest, c *Change) {
+func FillContents(ctx context.Context, gh *github.Client, pr PullRequest, c *change.Change) {
 	tools := evidence.DefaultTools()
 	for _, f := range c.Files {
-		if f.HasContent || f.Status == StatusDeleted || (!evidence.NeedsContent(f.Language()) && !evidence.Handled(tools, f.Path)) || f.IsGenerated() {
+		if f.HasContent || f.Status == change.StatusDeleted || (!evidence.NeedsContent(f.Language()) && !evidence.Handled(tools, f.Path)) || f.IsGenerated() {
 			continue
 		}
 		fc, _, _, err := gh.Repositories.GetContents(ctx, pr.Owner, pr.Repo, f.Path, &github.RepositoryContentGetOptions{Ref: c.HeadSHA})
@@ -120,7 +121,7 @@ func tooLarge(err error) bool {
 }
 
 // readFiles rebuilds the diff from the paginated files API.
-func readFiles(ctx context.Context, gh *github.Client, pr PullRequest, source string) (*Change, error) {
+func readFiles(ctx context.Context, gh *github.Client, pr PullRequest, source string) (*change.Change, error) {
 	var all []*github.CommitFile
 	opts := &github.ListOptions{PerPage: 100}
 	for {
@@ -138,7 +139,7 @@ func readFiles(ctx context.Context, gh *github.Client, pr PullRequest, source st
 }
 
 // filesChange turns the files of the files or compare API (each with its patch) into a Change.
-func filesChange(files []*github.CommitFile, source string) (*Change, error) {
+func filesChange(files []*github.CommitFile, source string) (*change.Change, error) {
 	var b strings.Builder
 	var notes []string
 	for _, f := range files {
@@ -162,7 +163,7 @@ func filesChange(files []*github.CommitFile, source string) (*Change, error) {
 		fmt.Fprintf(&b, "%s--- %s\n+++ %s\n%s\n", header, oldName, newName, strings.TrimSuffix(f.GetPatch(), "\n"))
 	}
 	if b.Len() == 0 {
-		return &Change{Source: source, Notes: notes}, nil
+		return &change.Change{Source: source, Notes: notes}, nil
 	}
 	c, err := ParseDiff([]byte(b.String()), source)
 	if err != nil {
@@ -324,7 +325,7 @@ func (p *Publisher) UseCheckRun(id int64) { p.checkRunID = id }
 func (p *Publisher) FailCheck(ctx context.Context, headSHA string, cause error) error {
 	opts := github.CreateCheckRunOptions{
 		Name: CheckRunName, HeadSHA: headSHA, Status: github.String("completed"), Conclusion: github.String("failure"),
-		Output: &github.CheckRunOutput{Title: github.String("The debate could not be held"), Summary: github.String(clip(cause.Error(), 1000) + "\n\nComment `/debate` to try again.")},
+		Output: &github.CheckRunOutput{Title: github.String("The debate could not be held"), Summary: github.String(evidence.Clip(cause.Error(), 1000) + "\n\nComment `/debate` to try again.")},
 	}
 	if p.checkRunID != 0 {
 		if _, _, err := p.gh.Checks.UpdateCheckRun(ctx, p.pr.Owner, p.pr.Repo, p.checkRunID, github.UpdateCheckRunOptions{
@@ -360,7 +361,7 @@ func (p *Publisher) PausedCheck(ctx context.Context, round int, summary string) 
 	}
 	if _, _, err := p.gh.Checks.UpdateCheckRun(ctx, p.pr.Owner, p.pr.Repo, p.checkRunID, github.UpdateCheckRunOptions{
 		Name: CheckRunName, Status: github.String("in_progress"),
-		Output: &github.CheckRunOutput{Title: github.String(fmt.Sprintf("Paused after round %d: waiting for a human", round)), Summary: github.String(clip(Redact(summary), 60000))},
+		Output: &github.CheckRunOutput{Title: github.String(fmt.Sprintf("Paused after round %d: waiting for a human", round)), Summary: github.String(evidence.Clip(evidence.Redact(summary), 60000))},
 	}); err != nil {
 		return fmt.Errorf("failed to show the pause on the check run of %s: %w", p.pr, err)
 	}
@@ -447,7 +448,7 @@ func Annotations(findings []toulmin.Evidence) []*github.CheckRunAnnotation {
 			continue
 		}
 		line := max(e.Line, 1)
-		rule := Rules[e.Rule]
+		rule := evidence.Rules[e.Rule]
 		title := e.Rule
 		if rule.Title != "" {
 			title = rule.Title + " (" + e.Rule + ")"
@@ -459,7 +460,7 @@ func Annotations(findings []toulmin.Evidence) []*github.CheckRunAnnotation {
 		out = append(out, &github.CheckRunAnnotation{
 			Path: github.String(e.Path), StartLine: github.Int(line), EndLine: github.Int(line),
 			AnnotationLevel: github.String(AnnotationLevel(e.Severity)),
-			Message:         github.String(clip(msg, 4000)), Title: github.String(clip(title, 255)),
+			Message:         github.String(evidence.Clip(msg, 4000)), Title: github.String(evidence.Clip(title, 255)),
 		})
 	}
 	return out
@@ -552,7 +553,7 @@ func (p *Publisher) ConcludeHuman(ctx context.Context, headSHA, decision, by str
 }
 
 func (p *Publisher) concludeCheck(ctx context.Context, headSHA, conclusion, title, summary string) error {
-	out := &github.CheckRunOutput{Title: github.String(title), Summary: github.String(clip(summary, 60000))}
+	out := &github.CheckRunOutput{Title: github.String(title), Summary: github.String(evidence.Clip(summary, 60000))}
 	if p.checkRunID != 0 {
 		if _, _, err := p.gh.Checks.UpdateCheckRun(ctx, p.pr.Owner, p.pr.Repo, p.checkRunID, github.UpdateCheckRunOptions{
 			Name: CheckRunName, Status: github.String("completed"), Conclusion: github.String(conclusion), Output: out}); err != nil {

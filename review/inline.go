@@ -15,6 +15,8 @@ import (
 	"github.com/google/go-github/v62/github"
 	"github.com/rs/zerolog"
 
+	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -132,7 +134,7 @@ func (f InlineFinding) CommentBody() string {
 	head := "Required change"
 	if f.Rule != "" {
 		head = f.Rule
-		if r := Rules[f.Rule]; r.Title != "" {
+		if r := evidence.Rules[f.Rule]; r.Title != "" {
 			head = r.Title + " (`" + f.Rule + "`)"
 		}
 	}
@@ -146,14 +148,14 @@ func (f InlineFinding) CommentBody() string {
 	for _, r := range f.Required {
 		fmt.Fprintf(&b, "\n**Required change:** %s\n", inline(r))
 	}
-	if fix := Rules[f.Rule].Fix; fix != "" && len(f.Required) == 0 {
+	if fix := evidence.Rules[f.Rule].Fix; fix != "" && len(f.Required) == 0 {
 		fmt.Fprintf(&b, "\n**Fix:** %s\n", inline(fix))
 	}
 	if s := f.Replacement; s != "" && !strings.Contains(s, "```") && !strings.Contains(s, "<!--") && !strings.ContainsAny(s, "\r\n") {
 		fmt.Fprintf(&b, "\n```suggestion\n%s\n```\n", s)
 	}
 	fmt.Fprintf(&b, "\n<!-- debatebot:finding %s -->", f.Key)
-	return Redact(b.String())
+	return evidence.Redact(b.String())
 }
 
 // ReviewOptions say how the inline review is posted.
@@ -164,7 +166,7 @@ type ReviewOptions struct {
 	// Change is the change the debate covered and Since the head it was compared with (empty
 	// when it covered the whole pull request): a thread of the bot's whose finding the change
 	// resolved is answered. Without a change (a debate published from the store) no thread is.
-	Change *Change
+	Change *change.Change
 	Since  string
 	// Link is the summary's link in the review's body.
 	Link string
@@ -322,7 +324,7 @@ func reviewBody(t *toulmin.Transcript, onLines, noLine []InlineFinding, link str
 			fmt.Fprintf(&b, " <!-- debatebot:finding %s -->\n", f.Key)
 		}
 	}
-	return Redact(FitComment(b.String(), MaxCommentChars, link))
+	return evidence.Redact(FitComment(b.String(), MaxCommentChars, link))
 }
 
 // reviewThreads lists the review comments of the pull request, page by page: the bot's threads by
@@ -375,13 +377,13 @@ func (p *Publisher) answerResolved(ctx context.Context, t *toulmin.Transcript, o
 		}
 		if opts.Since != "" {
 			f := opts.Change.File(th.path)
-			if f == nil || th.commitID != opts.Since || !(f.Status == StatusDeleted || f.IsRemoved(th.line)) {
+			if f == nil || th.commitID != opts.Since || !(f.Status == change.StatusDeleted || f.IsRemoved(th.line)) {
 				continue
 			}
 		}
 		body := fmt.Sprintf("Resolved in `%s`: the finding is no longer there.\n\n<!-- debatebot:resolved %s -->", ShortSHA(t.Record.HeadSHA), key)
 		u := fmt.Sprintf("repos/%s/%s/pulls/%d/comments/%d/replies", url.PathEscape(p.pr.Owner), url.PathEscape(p.pr.Repo), p.pr.Number, th.id)
-		req, err := p.gh.NewRequest(http.MethodPost, u, map[string]string{"body": Redact(body)})
+		req, err := p.gh.NewRequest(http.MethodPost, u, map[string]string{"body": evidence.Redact(body)})
 		if err != nil {
 			return n, fmt.Errorf("failed to answer review comment %d on %s: %w", th.id, p.pr, err)
 		}
@@ -400,7 +402,7 @@ func (p *Publisher) answerResolved(ctx context.Context, t *toulmin.Transcript, o
 
 // inHunks reports whether line of path is on the right side of one of the change's hunks: a line
 // GitHub accepts a review comment on.
-func inHunks(c *Change, path string, line int) bool {
+func inHunks(c *change.Change, path string, line int) bool {
 	f := c.File(path)
 	return f != nil && f.Shows(line)
 }

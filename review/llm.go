@@ -19,6 +19,8 @@ import (
 	"github.com/openai/openai-go/option"
 	"github.com/rs/zerolog"
 
+	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -196,9 +198,9 @@ func (s *sharedContext) get(ctx context.Context, req *toulmin.Request) (system, 
 // render renders the change: its files, evidence and what was left out (ctxText), and the diff
 // fitted to the budget (diffText, "" when nothing fits).
 func (s *sharedContext) render(ctx context.Context, req *toulmin.Request) (ctxText, diffText string, err error) {
-	c, _ := req.Subject.Data.(*Change)
+	c, _ := req.Subject.Data.(*change.Change)
 	if c == nil {
-		c = &Change{}
+		c = &change.Change{}
 	}
 	cc, err := BuildContext(ctx, c, req.Evidence, s.budget, s.tok)
 	if err != nil {
@@ -280,22 +282,22 @@ func (a *LLMAgent) Take(ctx context.Context, req *toulmin.Request) (*toulmin.Tur
 				return spent, fmt.Errorf("the reply was still unusable on the second call: %w", perr)
 			}
 			for _, p := range problems {
-				spent.Notes = append(spent.Notes, "dropped from the reply after one repair: "+clip(p, 300))
+				spent.Notes = append(spent.Notes, "dropped from the reply after one repair: "+evidence.Clip(p, 300))
 			}
 			turn.Usage, turn.Notes = spent.Usage, spent.Notes
 			return turn, nil
 		}
 		switch {
 		case perr != nil && !errors.Is(perr, ErrTruncated):
-			spent.Notes = append(spent.Notes, "the first reply was unusable and was asked again: "+clip(perr.Error(), 300))
+			spent.Notes = append(spent.Notes, "the first reply was unusable and was asked again: "+evidence.Clip(perr.Error(), 300))
 			msgs = base
 		case perr != nil:
-			spent.Notes = append(spent.Notes, "the first reply needed a repair: "+clip(perr.Error(), 300))
+			spent.Notes = append(spent.Notes, "the first reply needed a repair: "+evidence.Clip(perr.Error(), 300))
 			msgs = append(slices.Clip(base), openai.UserMessage(fmt.Sprintf(
 				"Your previous reply was cut off at the limit of %d tokens. Reply again with one JSON object that matches the response schema, shorter: fewer arguments, shorter texts.",
 				req.Phase.TokenLimit)))
 		default:
-			spent.Notes = append(spent.Notes, "the first reply needed a repair: "+clip(strings.Join(problems, "; "), 300))
+			spent.Notes = append(spent.Notes, "the first reply needed a repair: "+evidence.Clip(strings.Join(problems, "; "), 300))
 			msgs = append(slices.Clip(base), openai.UserMessage(fmt.Sprintf(
 				"Your previous reply could not be used as it was:\n%s\n%sReply again with your whole turn as one JSON object that matches the response schema, fixing exactly these problems.",
 				strings.Join(problems, "\n"), a.targetsHint(req))))
@@ -438,7 +440,7 @@ func (a *LLMAgent) once(ctx context.Context, params openai.ChatCompletionNewPara
 	case errors.Is(context.Cause(rctx), errRequestTimeout):
 		return nil, nil, fmt.Errorf("model %s did not answer within %s: %w", a.model, a.requestTimeout, errRequestTimeout)
 	case errors.As(err, &apiErr):
-		return nil, apiErr.Response, fmt.Errorf("model %s answered %d: %s", a.model, apiErr.StatusCode, clip(apiErr.Message, 200))
+		return nil, apiErr.Response, fmt.Errorf("model %s answered %d: %s", a.model, apiErr.StatusCode, evidence.Clip(apiErr.Message, 200))
 	}
 	return nil, httpResp, fmt.Errorf("model %s call failed: %w", a.model, err)
 }
@@ -679,7 +681,7 @@ func answerOf(a toulmin.Argument) string {
 // SingleCallPromptTokens is the size of one review prompt of the change built within the same
 // budget, as single-call review bots send it (the rules, the change with its evidence and diff,
 // one instruction): the yardstick a debate's prompt tokens are measured against.
-func SingleCallPromptTokens(c *Change, ev []toulmin.Evidence, budget int) (int, error) {
+func SingleCallPromptTokens(c *change.Change, ev []toulmin.Evidence, budget int) (int, error) {
 	prompts, err := LoadPrompts()
 	if err != nil {
 		return 0, err

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/review/llmtest"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -57,7 +59,7 @@ type debateCost struct {
 
 // measureDebate holds one debate of c over the llmtest fake (answering with respond, after
 // latency per call) and measures it. The record's cached tokens must be what the fake billed.
-func measureDebate(tb testing.TB, c *Change, p toulmin.Protocol, respond llmtest.Responder, latency time.Duration) debateCost {
+func measureDebate(tb testing.TB, c *change.Change, p toulmin.Protocol, respond llmtest.Responder, latency time.Duration) debateCost {
 	tb.Helper()
 	srv := llmtest.New(tb, respond)
 	srv.SetLatency(latency)
@@ -187,7 +189,7 @@ func BenchmarkLLMPromptTokens2000(b *testing.B) {
 
 func TestSingleCallPromptTokens(t *testing.T) {
 	c := readChange(t, filepath.Join("..", "examples", "admin-export.diff"))
-	ev, err := Gather(context.Background(), c, DefaultAnalyzers())
+	ev, err := evidence.Gather(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/review/llmtest"
 	"github.com/debatebot/debatebot/toulmin"
@@ -16,7 +17,7 @@ import (
 )
 
 // llmDebate runs the example change through model-backed agents against the fake server.
-func llmDebate(t testing.TB, srv *llmtest.Server, p toulmin.Protocol, c *Change) *toulmin.Transcript {
+func llmDebate(t testing.TB, srv *llmtest.Server, p toulmin.Protocol, c *change.Change) *toulmin.Transcript {
 	t.Helper()
 	agents, err := LLMPanel(DefaultPerspectives(), LLMOptions{APIKey: "test-key", BaseURL: srv.BaseURL(), Model: "gpt-4o-mini", MaxRetries: 3})
 	if err != nil {
@@ -118,7 +119,7 @@ func TestLLMPromptPrefixIsShared(t *testing.T) {
 				}
 			}
 			if !strings.HasPrefix(r.Last(), "# Your turn\nYou are the ") {
-				t.Errorf("%s: the last message is not the agent's turn: %q", phase, clip(r.Last(), 80))
+				t.Errorf("%s: the last message is not the agent's turn: %q", phase, evidence.Clip(r.Last(), 80))
 			}
 		}
 		// Each later phase starts with everything an earlier phase's calls shared, byte for byte:
@@ -309,7 +310,7 @@ func TestLLMRepairDoesNotEchoTheReply(t *testing.T) {
 	}
 	for _, m := range repair.Messages {
 		if m.Role == "assistant" || strings.Contains(m.Content, marker) {
-			t.Fatalf("the repair sends the rejected reply back: %s: %s", m.Role, clip(m.Content, 200))
+			t.Fatalf("the repair sends the rejected reply back: %s: %s", m.Role, evidence.Clip(m.Content, 200))
 		}
 	}
 	last := repair.Last()

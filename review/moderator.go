@@ -10,6 +10,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
@@ -110,9 +111,9 @@ func (m *RuleModerator) Seat(_ context.Context, req *toulmin.SeatRequest) (*toul
 
 // rank scores every candidate, the highest first (the catalog's order among equals).
 func (m *RuleModerator) rank(req *toulmin.SeatRequest) []*candidate {
-	c, _ := req.Subject.Data.(*Change)
+	c, _ := req.Subject.Data.(*change.Change)
 	if c == nil {
-		c = &Change{}
+		c = &change.Change{}
 	}
 	words := textWords(req.Subject.Title, req.Subject.Question, c.Title, c.Body, filePaths(c))
 	var out []*candidate
@@ -173,7 +174,7 @@ func (c *candidate) weighEvidence(ev []toulmin.Evidence) {
 	}
 }
 
-func (c *candidate) weighChange(ch *Change, words wordSet) {
+func (c *candidate) weighChange(ch *change.Change, words wordSet) {
 	if len(c.p.Paths) > 0 {
 		for _, f := range ch.Files {
 			if matchesAny(c.p.Paths, f.Path) {
@@ -186,7 +187,7 @@ func (c *candidate) weighChange(ch *Change, words wordSet) {
 	if len(c.p.Languages) > 0 {
 		var langs []string
 		for _, f := range ch.Files {
-			if l := LanguageOf(f.Path); l != "" && containsName(c.p.Languages, l) && !containsName(langs, l) {
+			if l := change.LanguageOf(f.Path); l != "" && containsName(c.p.Languages, l) && !containsName(langs, l) {
 				langs = append(langs, l)
 			}
 		}
@@ -335,7 +336,7 @@ func matchesAny(globs []string, path string) bool {
 	return false
 }
 
-func filePaths(c *Change) string {
+func filePaths(c *change.Change) string {
 	var b strings.Builder
 	for _, f := range c.Files {
 		b.WriteString(f.Path)

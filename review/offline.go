@@ -9,6 +9,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
@@ -177,7 +178,7 @@ func (a *OfflineAgent) groups(ev []toulmin.Evidence) [][]toulmin.Evidence {
 
 // concern turns one rule's evidence into an argument.
 func concern(items []toulmin.Evidence) toulmin.Argument {
-	rule := Rules[items[0].Rule]
+	rule := evidence.Rules[items[0].Rule]
 	first := items[0]
 	claim := strings.ToUpper(first.Message[:1]) + first.Message[1:]
 	if first.Path != "" && first.Line > 0 {
@@ -226,9 +227,9 @@ func evidenceIDs(items []toulmin.Evidence) string {
 // examined; when they could read none of the changed code, it names nothing, and the agreement
 // counts as partial (seed 001's skepticism: an approval of code nobody read is not agreement).
 func (a *OfflineAgent) nothing(req *toulmin.Request) *toulmin.Position {
-	c, _ := req.Subject.Data.(*Change)
+	c, _ := req.Subject.Data.(*change.Change)
 	if c == nil {
-		c = &Change{}
+		c = &change.Change{}
 	}
 	files, added, _ := c.Stats()
 	pos := &toulmin.Position{Vote: voting.Approve, Confidence: 0.6,
@@ -250,23 +251,23 @@ func (a *OfflineAgent) nothing(req *toulmin.Request) *toulmin.Position {
 
 // readsAll are the stakeholders whose rules read every file: secrets are searched in every text
 // file, dependencies and sizes in any, TODOs and missing tests in any source file.
-var readsAll = map[string]bool{Security: true, Architecture: true, Maintainability: true}
+var readsAll = map[string]bool{evidence.Security: true, evidence.Architecture: true, evidence.Maintainability: true}
 
 // loopLanguages are the languages whose loops and calls the performance rules read.
 var loopLanguages = map[string]bool{"go": true, "python": true, "javascript": true, "typescript": true, "java": true, "kotlin": true}
 
 // examined splits the changed source files into those the agent's rules read and those they
 // cannot; files that are not code are in neither.
-func (a *OfflineAgent) examined(c *Change) (read, unread []string) {
+func (a *OfflineAgent) examined(c *change.Change) (read, unread []string) {
 	scope := a.evidence
 	for _, f := range c.Files {
-		if f.Status == StatusDeleted || !matchesAny(a.paths, f.Path) {
+		if f.Status == change.StatusDeleted || !matchesAny(a.paths, f.Path) {
 			continue
 		}
-		lang := LanguageOf(f.Path)
+		lang := change.LanguageOf(f.Path)
 		reads := false
 		for s := range scope {
-			reads = reads || readsAll[s] || (s == Performance && loopLanguages[lang])
+			reads = reads || readsAll[s] || (s == evidence.Performance && loopLanguages[lang])
 		}
 		switch {
 		case reads:
@@ -316,9 +317,9 @@ func (a *OfflineAgent) position(standing []toulmin.Argument, when string) *toulm
 		}
 		if arg.Rule != "" {
 			priorities = append(priorities, fmt.Sprintf("[%s] %s", arg.Severity, arg.Claim))
-			if t := Rules[arg.Rule].TradeOff; t != "" && !seenTrade[t] {
+			if t := evidence.Rules[arg.Rule].TradeOff; t != "" && !seenTrade[t] {
 				seenTrade[t] = true
-				tradeOffs = append(tradeOffs, Rules[arg.Rule].Title+": "+t)
+				tradeOffs = append(tradeOffs, evidence.Rules[arg.Rule].Title+": "+t)
 			}
 		}
 	}
@@ -403,8 +404,8 @@ func (a *OfflineAgent) rebut(target toulmin.Argument, ev []toulmin.Evidence) (to
 	}
 	base := toulmin.Argument{Target: target.ID, Qualifier: toulmin.Qualifier{Confidence: 0.8}, Steelman: steelman(target)}
 	switch a.p.Name {
-	case Maintainability:
-		if all(IsTestPath) {
+	case evidence.Maintainability:
+		if all(change.IsTestPath) {
 			r := base
 			r.Rule = rebutTestOnly
 			r.Claim = fmt.Sprintf("%s concerns test-only code, not production behaviour", target.ID)
@@ -414,8 +415,8 @@ func (a *OfflineAgent) rebut(target toulmin.Argument, ev []toulmin.Evidence) (to
 			r.Actions = []toulmin.Action{{Text: "treat " + target.ID + " as a follow-up rather than a merge blocker"}}
 			return r, true
 		}
-	case Architecture:
-		if all(IsGeneratedPath) {
+	case evidence.Architecture:
+		if all(change.IsGeneratedPath) {
 			r := base
 			r.Rule = rebutGenerated
 			r.Claim = fmt.Sprintf("%s concerns generated or vendored code that the change does not author", target.ID)
@@ -431,7 +432,7 @@ func (a *OfflineAgent) rebut(target toulmin.Argument, ev []toulmin.Evidence) (to
 			r.Claim = fmt.Sprintf("%s is already mitigated in the same change at %s", target.ID, m.Location())
 			r.Grounds = []toulmin.Ground{{Path: m.Path, Line: m.Line, Text: m.Message + ": `" + m.Snippet + "`"}}
 			r.Warrant = "A check that neutralises the input before use removes the attack the claim describes"
-			r.Backing = []toulmin.Backing{{Reference: Rules[target.Rule].Reference}, {Evidence: "mitigation evidence " + m.ID}}
+			r.Backing = []toulmin.Backing{{Reference: evidence.Rules[target.Rule].Reference}, {Evidence: "mitigation evidence " + m.ID}}
 			r.Actions = []toulmin.Action{{Text: "keep the check at " + m.Location() + " covered by a test"}}
 			return r, true
 		}
@@ -488,9 +489,9 @@ func groundsWith(cited []toulmin.Ground, what string) []toulmin.Ground {
 // rule of the same weakness (a path check mitigates gosec's path traversal as it does the line
 // rule's).
 func mitigation(target toulmin.Argument, ev []toulmin.Evidence) (toulmin.Evidence, bool) {
-	cwe := Rules[target.Rule].CWE
+	cwe := evidence.Rules[target.Rule].CWE
 	for _, e := range ev {
-		if e.Rule != evidence.RuleMitigation || e.Mitigates != target.Rule && (cwe == "" || Rules[e.Mitigates].CWE != cwe) {
+		if e.Rule != evidence.RuleMitigation || e.Mitigates != target.Rule && (cwe == "" || evidence.Rules[e.Mitigates].CWE != cwe) {
 			continue
 		}
 		for _, g := range target.Grounds {
@@ -686,7 +687,7 @@ func (a *OfflineAgent) maintainerVote(concerns []toulmin.Argument) voting.Option
 	vote := voteFor(worstOf(concerns))
 	if a.p.Name == ArchitectureMaintainer && vote == voting.Approve {
 		for _, c := range concerns {
-			if Rules[c.Rule].Stakeholder == Architecture {
+			if evidence.Rules[c.Rule].Stakeholder == evidence.Architecture {
 				return voting.ApproveWithChanges
 			}
 		}
@@ -732,7 +733,7 @@ func (a *OfflineAgent) synthesis(req *toulmin.Request) *toulmin.Turn {
 		if t.Conceded(reb.Target) {
 			state = "conceded"
 		}
-		syn.Conflicts = append(syn.Conflicts, fmt.Sprintf("%s (%s) rebutted by %s: %s", reb.Target, clip(target.Claim, 90), reb.ID, state))
+		syn.Conflicts = append(syn.Conflicts, fmt.Sprintf("%s (%s) rebutted by %s: %s", reb.Target, evidence.Clip(target.Claim, 90), reb.ID, state))
 	}
 	if len(byVote) > 1 {
 		syn.Conflicts = append(syn.Conflicts, fmt.Sprintf("stakeholders split %d ways on the vote", len(byVote)))
@@ -781,7 +782,7 @@ func countRequired(acts []toulmin.Action) int {
 func (a *OfflineAgent) designReview(req *toulmin.Request) *toulmin.Turn {
 	var design []toulmin.Evidence
 	for _, e := range req.Evidence {
-		if e.Stakeholder == Architecture && e.Rule != evidence.RuleMitigation {
+		if e.Stakeholder == evidence.Architecture && e.Rule != evidence.RuleMitigation {
 			design = append(design, e)
 		}
 	}
@@ -806,7 +807,7 @@ func (a *OfflineAgent) question(req *toulmin.Request) *toulmin.Turn {
 			injected = append(injected, e)
 		}
 	}
-	if a.p.Name == Security && len(injected) > 0 && req.Phase.Kind == toulmin.PhaseOpening {
+	if a.p.Name == evidence.Security && len(injected) > 0 && req.Phase.Kind == toulmin.PhaseOpening {
 		arg := concern(injected)
 		return &toulmin.Turn{Arguments: []toulmin.Argument{arg}, Position: &toulmin.Position{Vote: voting.Escalate, Confidence: 0.9, Reason: "the question contains text addressed to AI reviewers"}}
 	}
@@ -830,7 +831,7 @@ func (a *OfflineAgent) questionOpening(req *toulmin.Request) *toulmin.Turn {
 	}
 	priority := firstOr(a.persp.Priorities, a.p.Perspective)
 	tradeOff := firstOr(a.persp.TradeOffs, "no trade-off stated")
-	grounds := []toulmin.Ground{{Text: "question: " + clip(req.Subject.Question, 200)}}
+	grounds := []toulmin.Ground{{Text: "question: " + evidence.Clip(req.Subject.Question, 200)}}
 	if len(raised) > 0 {
 		grounds = append(grounds, toulmin.Ground{Text: "the question raises " + strings.Join(raised, ", ") + ", which this perspective weighs"})
 	}
@@ -885,7 +886,7 @@ func (a *OfflineAgent) questionSynthesis(req *toulmin.Request) *toulmin.Turn {
 	syn.Resolution = lead
 	arg := toulmin.Argument{
 		Claim:     fmt.Sprintf("%s: the stakeholders' priorities decide the question", a.p.Title),
-		Grounds:   []toulmin.Ground{{Text: "question: " + clip(req.Subject.Question, 200)}},
+		Grounds:   []toulmin.Ground{{Text: "question: " + evidence.Clip(req.Subject.Question, 200)}},
 		Warrant:   a.p.Perspective,
 		Qualifier: toulmin.Qualifier{Confidence: 0.5, Text: "argued offline, without a model"},
 		Synthesis: syn,

@@ -37,7 +37,7 @@ func TestName(t *testing.T) {
 	for _, cl := range tr.ArgumentsIn(toulmin.PhaseClarification) {
 		outcome[cl.Agent] = cl.Resolution
 	}
-	if outcome[Security] != toulmin.Maintained || outcome[Performance] != toulmin.Conceded {
+	if outcome[evidence.Security] != toulmin.Maintained || outcome[evidence.Performance] != toulmin.Conceded {
 		t.Errorf("clarifications = %v, want security maintained and performance conceded", outcome)
 	}
 	if tr.Record.Decision != voting.Escalate {
@@ -134,7 +134,7 @@ func Compress(tool, path string) error {
 	tr := runDebate(t, c, toulmin.ProtocolStandard)
 	conceded := 0
 	for _, a := range tr.ArgumentsIn(toulmin.PhaseClarification) {
-		if a.Agent == Security && a.Resolution == toulmin.Conceded {
+		if a.Agent == evidence.Security && a.Resolution == toulmin.Conceded {
 			conceded++
 		}
 	}

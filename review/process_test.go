@@ -273,7 +273,7 @@ func TestProcessNotesNeverDecide(t *testing.T) {
 			if r.Decision == voting.ApproveWithChanges {
 				var follow bool
 				for _, f := range r.FollowUp {
-					follow = follow || strings.Contains(f, Rules[tc.rule].Fix)
+					follow = follow || strings.Contains(f, evidence.Rules[tc.rule].Fix)
 				}
 				if !follow {
 					t.Errorf("decision %s, follow-ups %v: want the %s note among them", r.Decision, r.FollowUp, tc.rule)
@@ -286,7 +286,7 @@ func TestProcessNotesNeverDecide(t *testing.T) {
 // A process note reported with a higher severity is kept at medium, so that it can neither make
 // a stakeholder request changes nor stand as a critical finding that escalates.
 func TestProcessNotesAreAtMostMedium(t *testing.T) {
-	s := NewScan(mustParse(t, deletedPingTest))
+	s := evidence.NewScan(mustParse(t, deletedPingTest))
 	s.ReportSeverity(evidence.RuleTestDeleted, toulmin.SeverityCritical, "api/ping_test.go", 1, "test file deleted")
 	s.ReportSeverity(evidence.RuleSQLInjection, toulmin.SeverityCritical, "api/ping_test.go", 5, "not a process note")
 	ev := s.Evidence()

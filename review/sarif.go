@@ -8,6 +8,8 @@ import (
 
 	"github.com/owenrumney/go-sarif/v2/sarif"
 
+	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -31,7 +33,7 @@ const FingerprintKey = "primaryLocationLineHash"
 // the enclosing functions the fingerprints are made of. Findings that name no file (the change's
 // title, description or commit messages) cannot be located: they are listed as notifications of
 // the run's invocation.
-func SARIF(t *toulmin.Transcript, c *Change, opts SARIFOptions) ([]byte, error) {
+func SARIF(t *toulmin.Transcript, c *change.Change, opts SARIFOptions) ([]byte, error) {
 	report, err := sarif.New(sarif.Version210)
 	if err != nil {
 		return nil, fmt.Errorf("failed to start a SARIF log: %w", err)
@@ -76,7 +78,7 @@ func SARIF(t *toulmin.Transcript, c *Change, opts SARIFOptions) ([]byte, error) 
 	for _, e := range findings {
 		msg := e.Message
 		if msg == "" {
-			msg = Rules[e.Rule].Title
+			msg = evidence.Rules[e.Rule].Title
 		}
 		if e.Path == "" {
 			notes = append(notes, sarif.NewNotification().WithLevel(sarifLevel(e.Severity)).
@@ -113,7 +115,7 @@ func SARIF(t *toulmin.Transcript, c *Change, opts SARIFOptions) ([]byte, error) 
 // addRule describes a rule: its title, warrant and fix from the catalog, its tags, and for
 // security rules the severity code scanning ranks alerts by.
 func addRule(run *sarif.Run, id, stakeholder string, worst toulmin.Severity) {
-	r, known := Rules[id]
+	r, known := evidence.Rules[id]
 	sev := worst
 	if known && r.Severity.Valid() && r.Severity.Rank() > sev.Rank() {
 		sev = r.Severity

@@ -374,8 +374,8 @@ func TestFakeGitHubRefusesMoreThanFiftyAnnotations(t *testing.T) {
 // code scanning accepts: it is a notification of the run's invocation instead, not lost.
 func TestSARIFFindingWithoutAFile(t *testing.T) {
 	tr := &toulmin.Transcript{Evidence: []toulmin.Evidence{
-		{ID: "E1", Rule: evidence.RulePromptInjection, Stakeholder: Security, Severity: toulmin.SeverityHigh, Message: "the title tells AI reviewers to approve"},
-		{ID: "E2", Rule: evidence.RuleLargeFile, Stakeholder: Architecture, Severity: toulmin.SeverityLow, Path: "gen/big.go", Message: "a file of 900 lines added"},
+		{ID: "E1", Rule: evidence.RulePromptInjection, Stakeholder: evidence.Security, Severity: toulmin.SeverityHigh, Message: "the title tells AI reviewers to approve"},
+		{ID: "E2", Rule: evidence.RuleLargeFile, Stakeholder: evidence.Architecture, Severity: toulmin.SeverityLow, Path: "gen/big.go", Message: "a file of 900 lines added"},
 	}}
 	data, err := SARIF(tr, nil, SARIFOptions{})
 	if err != nil {

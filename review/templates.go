@@ -62,12 +62,12 @@ var architectureByRule = map[string]architectureFacts{
 // entry and the facts above; nil for rules outside the three templates (maintainability, process
 // notes of maintainability, mitigations).
 func templateFor(ruleID string) *toulmin.Template {
-	rule, ok := Rules[ruleID]
+	rule, ok := evidence.Rules[ruleID]
 	if !ok || ruleID == evidence.RuleMitigation {
 		return nil
 	}
 	switch rule.Stakeholder {
-	case Security:
+	case evidence.Security:
 		f, ok := securityByRule[ruleID]
 		if !ok {
 			f, ok = securityByCWE[rule.CWE]
@@ -80,13 +80,13 @@ func templateFor(ruleID string) *toulmin.Template {
 			typ += " (" + rule.CWE + ")"
 		}
 		return &toulmin.Template{Kind: toulmin.TemplateSecurity, Type: typ, AttackVector: f.vector, Impact: f.impact, Mitigation: rule.Fix}
-	case Performance:
+	case evidence.Performance:
 		f, ok := performanceByRule[ruleID]
 		if !ok {
 			f = performanceFacts{"latency and resource use", rule.Warrant, "not measured by the analyzer"}
 		}
 		return &toulmin.Template{Kind: toulmin.TemplatePerformance, Metric: f.metric, ExpectedChange: f.change, Complexity: f.complexity}
-	case Architecture:
+	case evidence.Architecture:
 		f, ok := architectureByRule[ruleID]
 		if !ok {
 			f = architectureFacts{rule.Title, rule.Warrant, rule.Fix}
@@ -106,7 +106,7 @@ func templateOfArgument(a *toulmin.Argument, agent string, ev []toulmin.Evidence
 		return nil // the templates are for concerns, not for rebuttals, answers or summaries
 	}
 	kind := templateKind(agent)
-	if agent == Maintainability {
+	if agent == evidence.Maintainability {
 		return nil // seed 004 has no template for maintainability
 	}
 	for _, g := range a.Grounds {
@@ -131,25 +131,25 @@ func templateOfArgument(a *toulmin.Argument, agent string, ev []toulmin.Evidence
 	for _, act := range a.Actions {
 		actions = append(actions, act.Text)
 	}
-	gs, as := clip(strings.Join(grounds, "; "), 240), clip(strings.Join(actions, "; "), 240)
+	gs, as := evidence.Clip(strings.Join(grounds, "; "), 240), evidence.Clip(strings.Join(actions, "; "), 240)
 	switch kind {
 	case toulmin.TemplateSecurity:
-		return &toulmin.Template{Kind: kind, Type: clip(a.Claim, 120), AttackVector: gs, Impact: a.Warrant, Mitigation: as}
+		return &toulmin.Template{Kind: kind, Type: evidence.Clip(a.Claim, 120), AttackVector: gs, Impact: a.Warrant, Mitigation: as}
 	case toulmin.TemplatePerformance:
-		return &toulmin.Template{Kind: kind, ExpectedChange: gs, Complexity: clip(a.Warrant, 200)}
+		return &toulmin.Template{Kind: kind, ExpectedChange: gs, Complexity: evidence.Clip(a.Warrant, 200)}
 	default:
-		return &toulmin.Template{Kind: kind, Principle: clip(a.Warrant, 200), PatternImpact: gs, Refactoring: as}
+		return &toulmin.Template{Kind: kind, Principle: evidence.Clip(a.Warrant, 200), PatternImpact: gs, Refactoring: as}
 	}
 }
 
 // templateKind is the template a built-in stakeholder's concerns take.
 func templateKind(agent string) string {
 	switch agent {
-	case Security:
+	case evidence.Security:
 		return toulmin.TemplateSecurity
-	case Performance:
+	case evidence.Performance:
 		return toulmin.TemplatePerformance
-	case Architecture:
+	case evidence.Architecture:
 		return toulmin.TemplateArchitecture
 	}
 	return ""

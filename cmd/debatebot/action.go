@@ -21,6 +21,8 @@ import (
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/handlers"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -177,7 +179,7 @@ func isBot(u actionUser) bool { return u.Type == "Bot" || strings.HasSuffix(u.Lo
 // workflowCommand writes a GitHub Actions workflow command (::notice::, ::warning::, ::error::),
 // its message redacted and escaped as the runner reads it (one line).
 func workflowCommand(w io.Writer, kind, msg string) {
-	msg = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(review.Redact(msg))
+	msg = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(evidence.Redact(msg))
 	fmt.Fprintf(w, "::%s title=debatebot::%s\n", kind, msg)
 }
 
@@ -471,7 +473,7 @@ func (a *actionRun) cannotDebate(ctx context.Context, pub *review.Publisher, hea
 }
 
 func (a *actionRun) redact(s string) string {
-	return strings.ReplaceAll(review.Redact(s), a.env.token, "***")
+	return strings.ReplaceAll(evidence.Redact(s), a.env.token, "***")
 }
 
 // summary appends the decision comment to the job summary (GITHUB_STEP_SUMMARY), with the whole
@@ -516,7 +518,7 @@ func (a *actionRun) summary(t *toulmin.Transcript, published bool) {
 // checkout lacks either commit (a shallow checkout), it reads the change through the API as the
 // App does, and the trees of the changed packages' directories through the contents API, which
 // the transcript says.
-func (a *actionRun) change(ctx context.Context, meta *github.PullRequest, head string, ignore []string) (*review.Change, error) {
+func (a *actionRun) change(ctx context.Context, meta *github.PullRequest, head string, ignore []string) (*change.Change, error) {
 	base := meta.GetBase().GetSHA()
 	missing := ""
 	for _, sha := range []string{base, head} {
@@ -571,7 +573,7 @@ func (a *actionRun) change(ctx context.Context, meta *github.PullRequest, head s
 // head's whole trees; without the earlier head in the checkout, GitHub's comparison does. nil:
 // debate the whole change (not a push, no earlier debate, a force push, nothing left after the
 // ignored paths).
-func (a *actionRun) since(ctx context.Context, pub *review.Publisher, meta *github.PullRequest, head string, ignore []string) (*voting.Record, *review.Change, error) {
+func (a *actionRun) since(ctx context.Context, pub *review.Publisher, meta *github.PullRequest, head string, ignore []string) (*voting.Record, *change.Change, error) {
 	if a.ev.trigger != "pull_request.synchronize" && a.ev.trigger != "pull_request_target.synchronize" {
 		return nil, nil, nil
 	}
@@ -579,7 +581,7 @@ func (a *actionRun) since(ctx context.Context, pub *review.Publisher, meta *gith
 	if err != nil || prev == nil || prev.HeadSHA == "" || prev.HeadSHA == head {
 		return nil, nil, err
 	}
-	var c *review.Change
+	var c *change.Change
 	fromGitHub := false
 	inCheckout := exec.CommandContext(ctx, "git", "-C", a.env.workspace, "cat-file", "-e", head+"^{commit}").Run() == nil &&
 		exec.CommandContext(ctx, "git", "-C", a.env.workspace, "cat-file", "-e", prev.HeadSHA+"^{commit}").Run() == nil

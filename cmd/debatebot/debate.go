@@ -17,6 +17,8 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -210,7 +212,7 @@ func debate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 }
 
 // newDebate is the CLI's debate of change under repo's configuration and protocol, by agents.
-func newDebate(repo *config.Repo, protocol toulmin.Protocol, change *review.Change, agents []toulmin.Agent) *review.Debate {
+func newDebate(repo *config.Repo, protocol toulmin.Protocol, change *change.Change, agents []toulmin.Agent) *review.Debate {
 	return &review.Debate{
 		Change: change, Trigger: "cli", Protocol: protocol, Agents: agents, Panel: repo.Panel(), Ignore: repo.Ignore,
 		Weights: *repo.Weights, Thresholds: repo.VotingThresholds(), Concurrency: repo.LLM.Concurrency,
@@ -218,7 +220,7 @@ func newDebate(repo *config.Repo, protocol toulmin.Protocol, change *review.Chan
 }
 
 // printTranscript writes the debate in the format asked for.
-func printTranscript(t *toulmin.Transcript, change *review.Change, format string, stdout io.Writer) error {
+func printTranscript(t *toulmin.Transcript, change *change.Change, format string, stdout io.Writer) error {
 	// What is printed leaves the process like a comment does (into CI logs, pastes, issues):
 	// a secret a model quoted is redacted here too.
 	if format == "sarif" {
@@ -254,7 +256,7 @@ func printTranscript(t *toulmin.Transcript, change *review.Change, format string
 	if err != nil {
 		return err
 	}
-	_, err = io.WriteString(stdout, review.Redact(md))
+	_, err = io.WriteString(stdout, evidence.Redact(md))
 	return err
 }
 

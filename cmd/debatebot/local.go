@@ -16,6 +16,7 @@ import (
 
 	"github.com/debatebot/debatebot/handlers"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
@@ -111,7 +112,7 @@ func newSource(ctx context.Context, f *debateFlags, stdin io.Reader) (*localSour
 }
 
 // change rebuilds the change the source names (nil for a question).
-func (src *localSource) change(ctx context.Context, max int64) (*review.Change, error) {
+func (src *localSource) change(ctx context.Context, max int64) (*change.Change, error) {
 	switch src.Kind {
 	case "diff":
 		r := strings.NewReader(src.Diff)
@@ -347,7 +348,7 @@ func subject(ctx context.Context, st *store.Store, d store.Debate) string {
 	}
 	switch src.Kind {
 	case "question":
-		return review.Redact(evidence.Clip(strings.Join(strings.Fields(src.Question), " "), 60))
+		return evidence.Redact(evidence.Clip(strings.Join(strings.Fields(src.Question), " "), 60))
 	case "git":
 		return "git " + src.Name
 	}

@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"fmt"
+	"github.com/debatebot/debatebot/review/change"
 	"go/scanner"
 	"go/token"
 	"path"
@@ -35,7 +36,7 @@ var nameSeparators = strings.NewReplacer("/", " ", "-", " ", "_", " ", ".", " ",
 
 func (PromptInjectionAnalyzer) Analyze(s *Scan) {
 	for _, f := range s.Change.Files {
-		if f.Status == StatusDeleted || f.IsGenerated() {
+		if f.Status == change.StatusDeleted || f.IsGenerated() {
 			continue
 		}
 		for _, l := range f.AddedLines() {
@@ -119,9 +120,9 @@ var (
 )
 
 func (changeAnalyzer) Analyze(s *Scan) {
-	var code, tests []*File
+	var code, tests []*change.File
 	removed := removedDecls(s.Change)
-	lines := map[*File]int{} // substantive added lines of each code file
+	lines := map[*change.File]int{} // substantive added lines of each code file
 	for _, f := range s.Change.Files {
 		switch {
 		case f.IsTest():
@@ -132,7 +133,7 @@ func (changeAnalyzer) Analyze(s *Scan) {
 				code, lines[f] = append(code, f), n
 			}
 		}
-		if f.Status == StatusDeleted {
+		if f.Status == change.StatusDeleted {
 			if !f.IsTest() {
 				exportedRemoved(s, f)
 			}
@@ -149,7 +150,7 @@ func (changeAnalyzer) Analyze(s *Scan) {
 				}
 			}
 		}
-		if f.Status == StatusAdded && f.Added > DefaultMaxFileLines && !f.IsGenerated() && f.Language() != "" {
+		if f.Status == change.StatusAdded && f.Added > DefaultMaxFileLines && !f.IsGenerated() && f.Language() != "" {
 			s.Report(RuleLargeFile, f.Path, 1, fmt.Sprintf("a new file of %d lines", f.Added))
 		}
 	}
@@ -170,13 +171,13 @@ func (changeAnalyzer) Analyze(s *Scan) {
 
 // substantive returns the added lines of f that carry code: not blank, not only a comment. A
 // change that only edits comments or documentation changes no behaviour a test could check.
-func substantive(f *File) []Line {
+func substantive(f *change.File) []change.Line {
 	added := f.AddedLines()
 	if len(added) == 0 {
 		return nil
 	}
 	if code, ok := goCodeLines(f); ok {
-		var out []Line
+		var out []change.Line
 		for _, l := range added {
 			if code[l.New] {
 				out = append(out, l)
@@ -189,12 +190,12 @@ func substantive(f *File) []Line {
 	case "python", "ruby", "shell":
 		hash = true
 	}
-	var out []Line
+	var out []change.Line
 	block, doc := false, ""
 	for _, h := range f.Hunks {
 		block, doc = false, ""
 		for _, l := range h.Lines {
-			if l.Kind == Deleted {
+			if l.Kind == change.Deleted {
 				continue
 			}
 			t := strings.TrimSpace(l.Text)
@@ -224,7 +225,7 @@ func substantive(f *File) []Line {
 				comment = true
 				block = !strings.Contains(t[2:], "*/")
 			}
-			if !comment && l.Kind == Added {
+			if !comment && l.Kind == change.Added {
 				out = append(out, l)
 			}
 		}
@@ -234,7 +235,7 @@ func substantive(f *File) []Line {
 
 // goCodeLines returns, for a Go file whose head content is known, the lines that hold a token
 // other than a comment.
-func goCodeLines(f *File) (map[int]bool, bool) {
+func goCodeLines(f *change.File) (map[int]bool, bool) {
 	if f.Language() != "go" || !f.HasContent {
 		return nil, false
 	}
@@ -267,7 +268,7 @@ func limitNames(s []string, n int) []string {
 }
 
 // dependencies reports modules and packages the change adds to a manifest.
-func dependencies(s *Scan, f *File) {
+func dependencies(s *Scan, f *change.File) {
 	base := path.Base(f.Path)
 	removed := map[string]bool{}
 	for _, l := range f.DeletedLines() {
@@ -327,7 +328,7 @@ func dependencies(s *Scan, f *File) {
 }
 
 // exportedRemoved reports public declarations the change deletes and does not add back.
-func exportedRemoved(s *Scan, f *File) {
+func exportedRemoved(s *Scan, f *change.File) {
 	if strings.Contains("/"+f.Path, "/internal/") || strings.HasPrefix(f.Path, "cmd/") || strings.Contains(f.Path, "/cmd/") {
 		return
 	}
@@ -378,7 +379,7 @@ func exportedRemoved(s *Scan, f *File) {
 		// Cite the file where the declaration stood: the deleted file's removed line, or the
 		// nearest new-side line of a modified file.
 		line := l.Old
-		if f.Status != StatusDeleted {
+		if f.Status != change.StatusDeleted {
 			line = nearestNew(f, l.Old)
 		}
 		s.Report(RuleExportedRemoved, f.Path, line, fmt.Sprintf("public %s is removed from %s", n, f.Path))
@@ -386,18 +387,18 @@ func exportedRemoved(s *Scan, f *File) {
 }
 
 // nearestNew maps an old-side line to the new-side line where the hunk continues.
-func nearestNew(f *File, old int) int {
+func nearestNew(f *change.File, old int) int {
 	for _, h := range f.Hunks {
 		last := 0
 		for _, l := range h.Lines {
-			if l.Kind != Deleted {
+			if l.Kind != change.Deleted {
 				last = l.New
 			}
-			if l.Kind == Deleted && l.Old == old {
+			if l.Kind == change.Deleted && l.Old == old {
 				if last == 0 {
 					// Removed at the top of the hunk: the first surviving line follows.
 					for _, n := range h.Lines {
-						if n.Kind != Deleted {
+						if n.Kind != change.Deleted {
 							return n.New
 						}
 					}
@@ -414,7 +415,7 @@ func nearestNew(f *File, old int) int {
 // added back in any test file of the change (renamed file, moved test) is not removed; a test
 // whose subject the change removes too (its source file, or a declaration it names or calls) went
 // with its code and is not reported.
-func testDeleted(s *Scan, f *File, removed map[string]bool) {
+func testDeleted(s *Scan, f *change.File, removed map[string]bool) {
 	re := testDecl[loopLang(f.Language())]
 	readded := map[string]int{}
 	if re != nil {
@@ -430,7 +431,7 @@ func testDeleted(s *Scan, f *File, removed map[string]bool) {
 		}
 	}
 	deleted := f.DeletedLines()
-	if f.Status == StatusDeleted {
+	if f.Status == change.StatusDeleted {
 		if subjectDeleted(s.Change, f) {
 			return
 		}
@@ -447,8 +448,8 @@ func testDeleted(s *Scan, f *File, removed map[string]bool) {
 	// The removed lines split into tests: each runs from its declaration to the next one.
 	type test struct {
 		name string
-		at   Line
-		body []Line
+		at   change.Line
+		body []change.Line
 	}
 	var removedTests []*test
 	var cur *test
@@ -472,7 +473,7 @@ func testDeleted(s *Scan, f *File, removed map[string]bool) {
 		}
 		kept = append(kept, t)
 	}
-	if f.Status == StatusDeleted {
+	if f.Status == change.StatusDeleted {
 		// A deleted file with no test in it (a helper, fixtures) deletes no test.
 		if len(kept) > 0 {
 			names := make([]string, 0, len(kept))
@@ -503,7 +504,7 @@ var testPrefix = regexp.MustCompile(`^(?:Test|Benchmark|Fuzz|Example|test_?)_?`)
 
 // testsRemovedCode reports whether a removed test's subject is removed by the change too: its
 // name is that of a removed declaration, or its body names one.
-func testsRemovedCode(name string, body []Line, removed map[string]bool) bool {
+func testsRemovedCode(name string, body []change.Line, removed map[string]bool) bool {
 	if subject := testPrefix.ReplaceAllString(strings.Trim(name, "\"'`"), ""); subject != "" {
 		for part := range strings.SplitSeq(subject, "_") {
 			for r := range removed {
@@ -518,7 +519,7 @@ func testsRemovedCode(name string, body []Line, removed map[string]bool) bool {
 
 var word = regexp.MustCompile(`[A-Za-z_$][\w$]*`)
 
-func mentionsAny(lines []Line, names map[string]bool) bool {
+func mentionsAny(lines []change.Line, names map[string]bool) bool {
 	for _, l := range lines {
 		for _, w := range word.FindAllString(l.Text, -1) {
 			if names[w] {
@@ -532,7 +533,7 @@ func mentionsAny(lines []Line, names map[string]bool) bool {
 // subjectDeleted reports whether the change deletes the source file a deleted test file tests,
 // by the naming conventions of its language (x_test.go tests x.go, test_x.py x.py, x.test.ts
 // x.ts, XTest.java X.java).
-func subjectDeleted(c *Change, f *File) bool {
+func subjectDeleted(c *change.Change, f *change.File) bool {
 	dir, base := path.Split(f.OldPath)
 	if f.OldPath == "" {
 		dir, base = path.Split(f.Path)
@@ -556,7 +557,7 @@ func subjectDeleted(c *Change, f *File) bool {
 		return false
 	}
 	for _, o := range c.Files {
-		if o.Status != StatusDeleted || o.IsTest() {
+		if o.Status != change.StatusDeleted || o.IsTest() {
 			continue
 		}
 		p := o.Path
@@ -581,7 +582,7 @@ var declared = map[string]*regexp.Regexp{
 
 // removedDecls returns the names that non-test code of the change declares on removed lines and
 // declares again on no added line: code the change takes away.
-func removedDecls(c *Change) map[string]bool {
+func removedDecls(c *change.Change) map[string]bool {
 	gone, back := map[string]bool{}, map[string]bool{}
 	for _, f := range c.Files {
 		re := declared[loopLang(f.Language())]

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -71,11 +72,11 @@ func (a externalAnalyzer) Analyze(s *Scan) {
 	c := s.Change
 	var files []ChangedFile
 	for _, f := range c.Files {
-		if f.Status == StatusDeleted || f.Binary || f.IsGenerated() || !handled(tools, f.Path) {
+		if f.Status == change.StatusDeleted || f.Binary || f.IsGenerated() || !handled(tools, f.Path) {
 			continue
 		}
 		cf := ChangedFile{Path: f.Path}
-		if f.Status == StatusRenamed {
+		if f.Status == change.StatusRenamed {
 			cf.OldPath = f.OldPath
 		}
 		files = append(files, cf)

@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"fmt"
+	"github.com/debatebot/debatebot/review/change"
 	"go/ast"
 	"go/token"
 	"go/types"
@@ -44,7 +45,7 @@ func (goAnalyzer) Analyze(s *Scan) {
 
 type goCheck struct {
 	s       *Scan
-	f       *File
+	f       *change.File
 	fset    *token.FileSet
 	file    *ast.File
 	imports map[string]string // local name -> import path

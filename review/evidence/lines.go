@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"github.com/debatebot/debatebot/review/change"
 	"regexp"
 	"strings"
 )
@@ -122,7 +123,7 @@ type viewLine struct {
 	start bool
 }
 
-func view(f *File) []viewLine {
+func view(f *change.File) []viewLine {
 	var out []viewLine
 	if f.HasContent {
 		for i, t := range strings.Split(string(f.Content), "\n") {
@@ -133,10 +134,10 @@ func view(f *File) []viewLine {
 	for _, h := range f.Hunks {
 		first := true
 		for _, l := range h.Lines {
-			if l.Kind == Deleted {
+			if l.Kind == change.Deleted {
 				continue
 			}
-			out = append(out, viewLine{n: l.New, text: l.Text, added: l.Kind == Added, start: first})
+			out = append(out, viewLine{n: l.New, text: l.Text, added: l.Kind == change.Added, start: first})
 			first = false
 		}
 	}

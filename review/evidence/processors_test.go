@@ -3,6 +3,7 @@ package evidence
 import (
 	"errors"
 	"fmt"
+	"github.com/debatebot/debatebot/review/change"
 	"strings"
 	"testing"
 )
@@ -258,7 +259,7 @@ func TestComparisonChainKeepsWhatIsNewInHead(t *testing.T) {
 
 func TestScanEvidenceRunsTheChain(t *testing.T) {
 	src := "package a\n\nfunc f() {\n\tos.Chdir(\"/\")\n}\n"
-	c := &Change{Files: []*File{{Path: "a.go", Status: StatusAdded, HasContent: true, Content: []byte(src)}}}
+	c := &change.Change{Files: []*change.File{{Path: "a.go", Status: change.StatusAdded, HasContent: true, Content: []byte(src)}}}
 	s := NewScan(c)
 	s.analyzer = "go-ast"
 	s.Report(RuleIgnoredError, "a.go", 4, "the error returned by os.Chdir is not checked")

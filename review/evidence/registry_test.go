@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"github.com/debatebot/debatebot/review/change"
 	"strings"
 	"testing"
 )
@@ -34,7 +35,7 @@ func TestRegistryHasEachAnalyzerOnceAndEachExternalToolAsItsOwn(t *testing.T) {
 }
 
 func TestToolAnalyzerOfAnUnknownToolReportsNothing(t *testing.T) {
-	c := &Change{Files: []*File{{Path: "a.py", Status: StatusAdded, HasContent: true, Content: []byte("import pickle\npickle.loads(x)\n")}}}
+	c := &change.Change{Files: []*change.File{{Path: "a.py", Status: change.StatusAdded, HasContent: true, Content: []byte("import pickle\npickle.loads(x)\n")}}}
 	s := NewScan(c)
 	s.analyzer = "nosuchtool"
 	toolAnalyzer{tool: "nosuchtool"}.Analyze(s)

@@ -247,7 +247,7 @@ func citing(ev []toulmin.Evidence, path string, line int) []string {
 // substantive reports whether e is a finding of substance: neither a process note nor a
 // mitigation.
 func substantive(e toulmin.Evidence) bool {
-	return e.Mitigates == "" && e.Rule != evidence.RuleMitigation && !review.IsProcess(e.Rule)
+	return e.Mitigates == "" && e.Rule != evidence.RuleMitigation && !evidence.IsProcess(e.Rule)
 }
 
 // debateCase holds the offline debate of dir/change.diff on dir/base as `debatebot debate --diff

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -43,7 +44,7 @@ func NeedsContent(lang string) bool { return removedLanguages[lang] }
 
 // sideFile is one changed file's base and head forms.
 type sideFile struct {
-	f          *File
+	f          *change.File
 	base, head *irFile
 	lines      lineMap
 	// fragment: base and head are the hunks' two sides, not whole files.
@@ -64,14 +65,14 @@ func (removedAnalyzer) Analyze(s *Scan) {
 		if !removedLanguages[lang] || f.IsTest() || f.IsGenerated() || f.Binary {
 			continue
 		}
-		headSrc, headOK := f.Content, f.HasContent && f.Status != StatusDeleted
+		headSrc, headOK := f.Content, f.HasContent && f.Status != change.StatusDeleted
 		baseSrc, baseOK := baseText(f)
-		if f.Status == StatusAdded {
+		if f.Status == change.StatusAdded {
 			// An added file has no base to compare with, but functions of it that head now
 			// calls may hold a guard that moved there.
 			baseOK = false
 		}
-		if !headOK && !baseOK && f.Status != StatusAdded && len(f.Hunks) > 0 && lang != "typescript" {
+		if !headOK && !baseOK && f.Status != change.StatusAdded && len(f.Hunks) > 0 && lang != "typescript" {
 			// Hunks only: the file is read from its hunks' two sides (removed_hunks.go);
 			// TypeScript's hunks are not (its front end needs whole files to transform).
 			sf := &sideFile{f: f, lines: lineMap{f}, fragment: true}
@@ -199,10 +200,10 @@ func reportBlindedFiles(s *Scan, files []*sideFile) {
 }
 
 // firstWritten is the head line of the first line f's change adds, else 1.
-func firstWritten(f *File) int {
+func firstWritten(f *change.File) int {
 	for _, h := range f.Hunks {
 		for _, l := range h.Lines {
-			if l.Kind == Added && l.New > 0 {
+			if l.Kind == change.Added && l.New > 0 {
 				return l.New
 			}
 		}
@@ -223,7 +224,7 @@ func (c *sideComparison) runSafely() (err error) {
 }
 
 // lineMap maps base lines to head lines through a file's hunks.
-type lineMap struct{ f *File }
+type lineMap struct{ f *change.File }
 
 // head returns the head line of base line old: the same line when the change kept it, the
 // line the deletion sits before when the change removed it.
@@ -245,14 +246,14 @@ func (m lineMap) head(old int) int {
 			continue
 		}
 		for i, l := range h.Lines {
-			if l.Kind == Added || l.Old != old {
+			if l.Kind == change.Added || l.Old != old {
 				continue
 			}
-			if l.Kind == Context {
+			if l.Kind == change.Context {
 				return l.New
 			}
 			for _, k := range h.Lines[i+1:] {
-				if k.Kind != Deleted {
+				if k.Kind != change.Deleted {
 					return k.New
 				}
 			}
@@ -263,11 +264,11 @@ func (m lineMap) head(old int) int {
 }
 
 // baseText rebuilds a file's base from its head content and its hunks.
-func baseText(f *File) ([]byte, bool) {
-	if f.Status == StatusAdded {
+func baseText(f *change.File) ([]byte, bool) {
+	if f.Status == change.StatusAdded {
 		return nil, false
 	}
-	if f.Status == StatusDeleted {
+	if f.Status == change.StatusDeleted {
 		var out []string
 		for _, l := range f.DeletedLines() {
 			out = append(out, l.Text)
@@ -291,12 +292,12 @@ func baseText(f *File) ([]byte, bool) {
 		}
 		for _, l := range h.Lines {
 			switch l.Kind {
-			case Context:
+			case change.Context:
 				out = append(out, l.Text)
 				next++
-			case Added:
+			case change.Added:
 				next++
-			case Deleted:
+			case change.Deleted:
 				out = append(out, l.Text)
 			}
 		}
@@ -363,7 +364,7 @@ func (x *index) find(callee string, from *irFunc) *irFunc {
 		if from != nil && fn.file == from.file {
 			return fn
 		}
-		if best == nil && (from == nil || LanguageOf(fn.file.Path) == LanguageOf(from.file.Path)) {
+		if best == nil && (from == nil || change.LanguageOf(fn.file.Path) == change.LanguageOf(from.file.Path)) {
 			best = fn
 		}
 	}
@@ -499,12 +500,12 @@ func (c *sideComparison) run() {
 		}
 		for _, h := range sf.head.Funcs {
 			for i, n := range h.Nodes {
-				if n.Cond != nil && sf.f.Status != StatusDeleted && c.nodeChanged(sf, h, i, true) {
+				if n.Cond != nil && sf.f.Status != change.StatusDeleted && c.nodeChanged(sf, h, i, true) {
 					c.addedConds = append(c.addedConds, n.Cond)
 				}
 			}
 		}
-		if sf.base == nil || sf.f.Status == StatusAdded {
+		if sf.base == nil || sf.f.Status == change.StatusAdded {
 			continue
 		}
 		c.fileRegexps(sf)
@@ -699,23 +700,23 @@ func (c *sideComparison) pair(sf *sideFile, b, h *irFunc) *fnPair {
 // an added line of one run replace one another.
 type blockIndex struct{ old, new map[int]int }
 
-func changeBlocks(f *File) blockIndex {
+func changeBlocks(f *change.File) blockIndex {
 	x := blockIndex{old: map[int]int{}, new: map[int]int{}}
 	id := 0
 	for _, h := range f.Hunks {
 		inRun := false
 		for _, l := range h.Lines {
 			switch l.Kind {
-			case Context:
+			case change.Context:
 				inRun = false
 				continue
-			case Deleted:
+			case change.Deleted:
 				if !inRun {
 					id++
 					inRun = true
 				}
 				x.old[l.Old] = id
-			case Added:
+			case change.Added:
 				if !inRun {
 					id++
 					inRun = true

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -551,7 +552,7 @@ func inDiffLine(p *fnPair, pos, guarded int) int {
 }
 
 // inHunks reports whether the new-side line n is on a hunk of the file's diff.
-func inHunks(f *File, n int) bool {
+func inHunks(f *change.File, n int) bool {
 	for _, h := range f.Hunks {
 		if n >= h.NewStart && n < h.NewStart+h.NewLines {
 			return true

@@ -3,6 +3,7 @@ package evidence
 import (
 	"context"
 	"fmt"
+	"github.com/debatebot/debatebot/review/change"
 	"go/ast"
 	"go/parser"
 	"go/scanner"
@@ -43,12 +44,12 @@ type fragLine struct {
 }
 
 // hunkSides returns the base (context and removed lines) and head (context and added lines) of h.
-func hunkSides(h Hunk) (base, head []fragLine) {
+func hunkSides(h change.Hunk) (base, head []fragLine) {
 	for _, l := range h.Lines {
-		if l.Kind != Added {
+		if l.Kind != change.Added {
 			base = append(base, fragLine{l.Old, l.Text})
 		}
-		if l.Kind != Deleted {
+		if l.Kind != change.Deleted {
 			head = append(head, fragLine{l.New, l.Text})
 		}
 	}
@@ -56,9 +57,9 @@ func hunkSides(h Hunk) (base, head []fragLine) {
 }
 
 // edgeContext counts the context lines that open and close a hunk.
-func edgeContext(h Hunk) (lead, trail int) {
+func edgeContext(h change.Hunk) (lead, trail int) {
 	for _, l := range h.Lines {
-		if l.Kind != Context {
+		if l.Kind != change.Context {
 			break
 		}
 		lead++
@@ -66,7 +67,7 @@ func edgeContext(h Hunk) (lead, trail int) {
 	if lead == len(h.Lines) {
 		return lead, 0
 	}
-	for i := len(h.Lines) - 1; i >= 0 && h.Lines[i].Kind == Context; i-- {
+	for i := len(h.Lines) - 1; i >= 0 && h.Lines[i].Kind == change.Context; i-- {
 		trail++
 	}
 	return lead, trail
@@ -108,7 +109,7 @@ type fragVariant struct {
 }
 
 // hunkVariants lists the ways of reading h's two sides, the least trimmed first.
-func hunkVariants(h Hunk, wraps []fragWrap, limit int) []fragVariant {
+func hunkVariants(h change.Hunk, wraps []fragWrap, limit int) []fragVariant {
 	base, head := hunkSides(h)
 	lead, trail := edgeContext(h)
 	if len(base) == 0 && len(head) == 0 {
@@ -646,7 +647,7 @@ func pyScanLine(l string, depth int, inString string) (int, string) {
 // added lines when the diff brings no content: each hunk wrapped as the comparison wraps it, after
 // a //line directive, so that positions are the file's lines. The package clause is the one a
 // hunk shows, else main for a main.go or a file under cmd/, else the folder's name.
-func goFragmentFile(f *File) (*token.FileSet, *ast.File, bool) {
+func goFragmentFile(f *change.File) (*token.FileSet, *ast.File, bool) {
 	var b strings.Builder
 	pkg := goFragmentPackage(f)
 	for _, h := range f.Hunks {
@@ -667,7 +668,7 @@ func goFragmentFile(f *File) (*token.FileSet, *ast.File, bool) {
 }
 
 // goHeadSegment is one hunk's head side, wrapped so that it parses, without its package clause.
-func goHeadSegment(p string, h Hunk) (string, bool) {
+func goHeadSegment(p string, h change.Hunk) (string, bool) {
 	_, head := hunkSides(h)
 	lead, trail := edgeContext(h)
 	wraps := goFragWraps(h.Section)
@@ -700,10 +701,10 @@ func goHeadSegment(p string, h Hunk) (string, bool) {
 
 var goPackageClause = regexp.MustCompile(`^package\s+([\p{L}_][\p{L}\p{N}_]*)`)
 
-func goFragmentPackage(f *File) string {
+func goFragmentPackage(f *change.File) string {
 	for _, h := range f.Hunks {
 		for _, l := range h.Lines {
-			if m := goPackageClause.FindStringSubmatch(l.Text); m != nil && l.Kind != Deleted {
+			if m := goPackageClause.FindStringSubmatch(l.Text); m != nil && l.Kind != change.Deleted {
 				return m[1]
 			}
 		}

@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"fmt"
+	"github.com/debatebot/debatebot/review/change"
 	"os/exec"
 	"strings"
 	"testing"
@@ -11,9 +12,9 @@ import (
 // hunksOnly turns a change made by changeOf into what a bare diff gives: hunks with ctx lines
 // of context, each with the section git writes (the last line above it that starts with a
 // letter, _ or $), and no file contents.
-func hunksOnly(c *Change, ctx int) *Change {
+func hunksOnly(c *change.Change, ctx int) *change.Change {
 	for _, f := range c.Files {
-		if f.Status != StatusModified {
+		if f.Status != change.StatusModified {
 			continue
 		}
 		f.Content, f.HasContent = nil, false
@@ -24,45 +25,45 @@ func hunksOnly(c *Change, ctx int) *Change {
 }
 
 // narrowHunks splits one whole-file hunk into hunks of ctx lines of context, as git does.
-func narrowHunks(all []Line, ctx int) []Hunk {
+func narrowHunks(all []change.Line, ctx int) []change.Hunk {
 	keep := make([]bool, len(all))
 	for i, l := range all {
-		if l.Kind == Context {
+		if l.Kind == change.Context {
 			continue
 		}
 		for k := max(0, i-ctx); k <= min(len(all)-1, i+ctx); k++ {
 			keep[k] = true
 		}
 	}
-	var out []Hunk
+	var out []change.Hunk
 	var baseSoFar []string
 	for i := 0; i < len(all); {
 		if !keep[i] {
-			if all[i].Kind != Added {
+			if all[i].Kind != change.Added {
 				baseSoFar = append(baseSoFar, all[i].Text)
 			}
 			i++
 			continue
 		}
-		h := Hunk{Section: gitSection(baseSoFar)}
+		h := change.Hunk{Section: gitSection(baseSoFar)}
 		for ; i < len(all) && keep[i]; i++ {
 			l := all[i]
 			h.Lines = append(h.Lines, l)
-			if l.Kind != Added {
+			if l.Kind != change.Added {
 				baseSoFar = append(baseSoFar, l.Text)
 			}
 		}
 		for _, l := range h.Lines {
-			if l.Kind != Added && h.OldStart == 0 {
+			if l.Kind != change.Added && h.OldStart == 0 {
 				h.OldStart = l.Old
 			}
-			if l.Kind != Deleted && h.NewStart == 0 {
+			if l.Kind != change.Deleted && h.NewStart == 0 {
 				h.NewStart = l.New
 			}
-			if l.Kind != Added {
+			if l.Kind != change.Added {
 				h.OldLines++
 			}
-			if l.Kind != Deleted {
+			if l.Kind != change.Deleted {
 				h.NewLines++
 			}
 		}
@@ -169,7 +170,7 @@ func TestRemovedOnHunksOnly(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if LanguageOf(tc.path) == "python" {
+			if change.LanguageOf(tc.path) == "python" {
 				if _, err := exec.LookPath("python3"); err != nil {
 					t.Skip("python3 is not installed: the Python front end needs it (.ci/run installs it)")
 				}

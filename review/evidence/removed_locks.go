@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -310,7 +311,7 @@ func (c *sideComparison) lockStillTaken(p *fnPair, regions []lockRegion, lock st
 
 // lockDeclRemoved reports whether the change deletes a line that declares the lock field name
 // (mu sync.Mutex, self.mu = threading.Lock(), this.mu = new Mutex()).
-func lockDeclRemoved(ch *Change, name string) bool {
+func lockDeclRemoved(ch *change.Change, name string) bool {
 	for _, f := range ch.Files {
 		for _, l := range f.DeletedLines() {
 			t := strings.TrimSpace(l.Text)

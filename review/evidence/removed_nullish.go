@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -61,7 +62,7 @@ func usesValue(text, name string) bool {
 
 func (nullishAnalyzer) Analyze(s *Scan) {
 	for _, f := range s.Change.Files {
-		if !timerLanguages[f.Language()] || f.IsTest() || f.IsGenerated() || f.Binary || f.Status != StatusModified && f.Status != StatusRenamed {
+		if !timerLanguages[f.Language()] || f.IsTest() || f.IsGenerated() || f.Binary || f.Status != change.StatusModified && f.Status != change.StatusRenamed {
 			continue
 		}
 		var t *timerSource
@@ -78,7 +79,7 @@ func (nullishAnalyzer) Analyze(s *Scan) {
 		}
 		for _, h := range f.Hunks {
 			for _, d := range h.Lines {
-				if d.Kind != Deleted {
+				if d.Kind != change.Deleted {
 					continue
 				}
 				text := jsStripComments(d.Text)
@@ -104,7 +105,7 @@ func (nullishAnalyzer) Analyze(s *Scan) {
 // that the deleted line d of hunk h held, when an added line of the hunk that is made of d's
 // words still uses the value with no test of it there or earlier in its function (t, the head
 // file; nil on a bare diff, where earlier is what the hunk shows).
-func nullishDropped(t *timerSource, h Hunk, d Line, text, test, name, alias string) (string, int) {
+func nullishDropped(t *timerSource, h change.Hunk, d change.Line, text, test, name, alias string) (string, int) {
 	names := []string{name}
 	if alias != "" {
 		names = append(names, alias)
@@ -114,7 +115,7 @@ func nullishDropped(t *timerSource, h Hunk, d Line, text, test, name, alias stri
 		words[w] = true
 	}
 	for _, a := range h.Lines {
-		if a.Kind != Added {
+		if a.Kind != change.Added {
 			continue
 		}
 		added := jsStripComments(a.Text)
@@ -134,14 +135,14 @@ func nullishDropped(t *timerSource, h Hunk, d Line, text, test, name, alias stri
 
 // textBefore is the head text of added line a's function up to a's end: from the file when t
 // holds it, else (hunks only) the head side of hunk h up to a, what the diff shows of it.
-func textBefore(t *timerSource, h Hunk, a Line) string {
+func textBefore(t *timerSource, h change.Hunk, a change.Line) string {
 	if t != nil {
 		fn := t.function(t.lineEnd(a.New - 1))
 		return t.src[max(fn.Open, 0):min(t.lineEnd(a.New), len(t.src))]
 	}
 	var b strings.Builder
 	for _, l := range h.Lines {
-		if l.Kind == Deleted {
+		if l.Kind == change.Deleted {
 			continue
 		}
 		b.WriteString(jsStripComments(l.Text) + "\n")

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -419,7 +420,7 @@ func seqPassable(seq []reItem, set charSet) bool {
 // regexps reports regular expressions head makes catastrophic where base's counterpart was
 // not (or where base had none at that place).
 func (c *sideComparison) regexps(p *fnPair) {
-	if LanguageOf(p.h.file.Path) == "go" {
+	if change.LanguageOf(p.h.file.Path) == "go" {
 		return // RE2: linear
 	}
 	bases := map[int]int{}

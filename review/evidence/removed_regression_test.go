@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence"
 )
 
@@ -30,7 +31,7 @@ func TestBaseTextRebuildsRegressionBases(t *testing.T) {
 			t.Fatalf("%s: %v", p, err)
 		}
 		for _, file := range c.Files {
-			if file.Status != evidence.StatusModified && file.Status != evidence.StatusRenamed {
+			if file.Status != change.StatusModified && file.Status != change.StatusRenamed {
 				continue
 			}
 			want, err := os.ReadFile(filepath.Join(dir, "base", filepath.FromSlash(file.OldPath)))

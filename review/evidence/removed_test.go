@@ -3,6 +3,7 @@ package evidence
 import (
 	"context"
 	"fmt"
+	"github.com/debatebot/debatebot/review/change"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -13,17 +14,17 @@ import (
 // changeOf builds a change from the base and head contents of files, with one hunk per file
 // that shows the whole file (a line diff by longest common subsequence), as a diff with
 // unlimited context would. A file absent on a side has "" there.
-func changeOf(t testing.TB, files ...[3]string) *Change {
+func changeOf(t testing.TB, files ...[3]string) *change.Change {
 	t.Helper()
-	c := &Change{Source: "test"}
+	c := &change.Change{Source: "test"}
 	for _, f := range files {
 		p, base, head := f[0], f[1], f[2]
-		file := &File{Path: p, OldPath: p, Status: StatusModified}
+		file := &change.File{Path: p, OldPath: p, Status: change.StatusModified}
 		switch {
 		case base == "":
-			file.Status, file.OldPath = StatusAdded, ""
+			file.Status, file.OldPath = change.StatusAdded, ""
 		case head == "":
-			file.Status = StatusDeleted
+			file.Status = change.StatusDeleted
 		}
 		a, b := splitLines(base), splitLines(head)
 		// lcs[i][j] is the length of the longest common subsequence of a[i:] and b[j:].
@@ -40,7 +41,7 @@ func changeOf(t testing.TB, files ...[3]string) *Change {
 				}
 			}
 		}
-		h := Hunk{OldStart: 1, OldLines: len(a), NewStart: 1, NewLines: len(b)}
+		h := change.Hunk{OldStart: 1, OldLines: len(a), NewStart: 1, NewLines: len(b)}
 		if len(a) == 0 {
 			h.OldStart = 0
 		}
@@ -51,20 +52,20 @@ func changeOf(t testing.TB, files ...[3]string) *Change {
 		for i < len(a) || j < len(b) {
 			switch {
 			case i < len(a) && j < len(b) && a[i] == b[j]:
-				h.Lines = append(h.Lines, Line{Kind: Context, Old: i + 1, New: j + 1, Text: a[i]})
+				h.Lines = append(h.Lines, change.Line{Kind: change.Context, Old: i + 1, New: j + 1, Text: a[i]})
 				i, j = i+1, j+1
 			case i < len(a) && (j == len(b) || lcs[i+1][j] >= lcs[i][j+1]):
 				// deletions before additions, as git writes them
-				h.Lines = append(h.Lines, Line{Kind: Deleted, Old: i + 1, Text: a[i]})
+				h.Lines = append(h.Lines, change.Line{Kind: change.Deleted, Old: i + 1, Text: a[i]})
 				file.Deleted++
 				i++
 			default:
-				h.Lines = append(h.Lines, Line{Kind: Added, New: j + 1, Text: b[j]})
+				h.Lines = append(h.Lines, change.Line{Kind: change.Added, New: j + 1, Text: b[j]})
 				file.Added++
 				j++
 			}
 		}
-		file.Hunks = []Hunk{h}
+		file.Hunks = []change.Hunk{h}
 		if head != "" {
 			file.Content, file.HasContent = []byte(head), true
 		}
@@ -82,14 +83,14 @@ func splitLines(s string) []string {
 
 // removedFindings runs the comparison over a change and returns its findings as
 // "rule@path:line", sorted.
-func removedFindings(t testing.TB, c *Change) ([]string, []string) {
+func removedFindings(t testing.TB, c *change.Change) ([]string, []string) {
 	t.Helper()
 	return analyzerFindings(t, removedAnalyzer{}, c)
 }
 
 // analyzerFindings gathers a's evidence on c and returns its findings as "rule@path:line",
 // sorted, and the gathering's notes.
-func analyzerFindings(t testing.TB, a Analyzer, c *Change) ([]string, []string) {
+func analyzerFindings(t testing.TB, a Analyzer, c *change.Change) ([]string, []string) {
 	t.Helper()
 	ev, notes, err := GatherWithNotes(context.Background(), c, []Analyzer{a})
 	if err != nil {
@@ -118,7 +119,7 @@ func runRemovedCases(t *testing.T, cases []removedCase) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, f := range tc.files {
-				if LanguageOf(f[0]) == "python" {
+				if change.LanguageOf(f[0]) == "python" {
 					if _, err := exec.LookPath("python3"); err != nil {
 						t.Skip("python3 is not installed: the Python front end needs it (.ci/run installs it)")
 					}
@@ -783,7 +784,7 @@ func TestBaseTextAndLineMap(t *testing.T) {
 
 // withTrees gives a change base and head trees holding its files and the unchanged files
 // others (path → content, the same on both sides).
-func withTrees(t *testing.T, c *Change, files [][3]string, others map[string]string) {
+func withTrees(t *testing.T, c *change.Change, files [][3]string, others map[string]string) {
 	t.Helper()
 	root := t.TempDir()
 	base, head := filepath.Join(root, "base"), filepath.Join(root, "head")

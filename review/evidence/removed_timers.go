@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -61,13 +62,13 @@ func clearsTimer(src, key string) bool {
 
 // timerSource is one JavaScript or TypeScript file of the change at head.
 type timerSource struct {
-	f      *File
+	f      *change.File
 	src    string
 	lines  []int // offsets of the line starts
 	blocks []jsBlock
 }
 
-func newTimerSource(f *File) *timerSource {
+func newTimerSource(f *change.File) *timerSource {
 	t := &timerSource{f: f, src: string(f.Content), lines: []int{0}}
 	for i := 0; i < len(t.src); i++ {
 		if t.src[i] == '\n' {
@@ -163,7 +164,7 @@ func (timerAnalyzer) Analyze(s *Scan) {
 	var sources []*timerSource
 	moved := map[string]bool{} // timers the change clears on an added line
 	for _, f := range s.Change.Files {
-		if !timerLanguages[f.Language()] || f.IsTest() || f.IsGenerated() || f.Binary || !f.HasContent || f.Status == StatusDeleted {
+		if !timerLanguages[f.Language()] || f.IsTest() || f.IsGenerated() || f.Binary || !f.HasContent || f.Status == change.StatusDeleted {
 			continue
 		}
 		sources = append(sources, newTimerSource(f))
@@ -174,7 +175,7 @@ func (timerAnalyzer) Analyze(s *Scan) {
 		}
 	}
 	for _, t := range sources {
-		if t.f.Status == StatusAdded {
+		if t.f.Status == change.StatusAdded {
 			continue
 		}
 		reported := map[string]bool{}

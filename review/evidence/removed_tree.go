@@ -3,6 +3,7 @@ package evidence
 import (
 	"bufio"
 	"bytes"
+	"github.com/debatebot/debatebot/review/change"
 	"os"
 	"path"
 	"path/filepath"
@@ -81,7 +82,7 @@ func (l *treeLoader) load(callee string, from *irFunc) bool {
 			continue
 		}
 		l.loaded++
-		switch LanguageOf(rel) {
+		switch change.LanguageOf(rel) {
 		case "go":
 			x.add(goIR(rel, src))
 			added = true
@@ -115,7 +116,7 @@ func (l *treeLoader) candidates(callee string, from *irFunc) []string {
 	root := dottedRoot(callee)
 	mod, imported := from.file.Imports[root]
 	here := path.Dir(from.file.Path)
-	switch LanguageOf(from.file.Path) {
+	switch change.LanguageOf(from.file.Path) {
 	case "go":
 		if !imported {
 			return l.goFiles(here)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -24,7 +25,7 @@ type Analyzer interface {
 // Scan is one evidence-gathering pass over a change: analyzers share its parsed files and report
 // into it.
 type Scan struct {
-	Change *Change
+	Change *change.Change
 	// ctx is the gathering's context (analyzers that run tools honour it).
 	ctx context.Context
 	// notes say what analyzers did beyond their findings, for the transcript.
@@ -87,7 +88,7 @@ type goFile struct {
 }
 
 // NewScan prepares a scan of c.
-func NewScan(c *Change) *Scan {
+func NewScan(c *change.Change) *Scan {
 	return &Scan{Change: c, goFiles: map[string]*goFile{}}
 }
 
@@ -161,7 +162,7 @@ func (s *Scan) record(f Finding) {
 }
 
 // Go returns the parsed Go file at head, when its content is known and parses.
-func (s *Scan) Go(f *File) (*token.FileSet, *ast.File, bool) {
+func (s *Scan) Go(f *change.File) (*token.FileSet, *ast.File, bool) {
 	if f.Language() != "go" || !f.HasContent {
 		return nil, nil, false
 	}
@@ -189,14 +190,14 @@ func (s *Scan) Evidence() []toulmin.Evidence {
 }
 
 // Gather runs the analyzers over the change once and returns the evidence.
-func Gather(ctx context.Context, c *Change, analyzers []Analyzer) ([]toulmin.Evidence, error) {
+func Gather(ctx context.Context, c *change.Change, analyzers []Analyzer) ([]toulmin.Evidence, error) {
 	ev, _, err := GatherWithNotes(ctx, c, analyzers)
 	return ev, err
 }
 
 // GatherWithNotes is Gather that also returns what the analyzers said about their work (which
 // packages were analysed, which degraded, how many pre-existing findings were left out).
-func GatherWithNotes(ctx context.Context, c *Change, analyzers []Analyzer) ([]toulmin.Evidence, []string, error) {
+func GatherWithNotes(ctx context.Context, c *change.Change, analyzers []Analyzer) ([]toulmin.Evidence, []string, error) {
 	s := NewScan(c)
 	s.ctx = ctx
 	defer s.closeTrees()
@@ -241,10 +242,10 @@ func clip(s string, n int) string {
 
 // codeFiles are the files analyzers look at: text files of a known language that the change adds
 // lines to, neither generated nor vendored.
-func (s *Scan) codeFiles() []*File {
-	var out []*File
+func (s *Scan) codeFiles() []*change.File {
+	var out []*change.File
 	for _, f := range s.Change.Files {
-		if f.Status == StatusDeleted || f.Language() == "" || f.IsGenerated() {
+		if f.Status == change.StatusDeleted || f.Language() == "" || f.IsGenerated() {
 			continue
 		}
 		out = append(out, f)

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	ahocorasick "github.com/BobuSumisu/aho-corasick"
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/rs/zerolog"
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/logging"
@@ -61,7 +62,7 @@ func isPlaceholder(v string) bool {
 func (secretsAnalyzer) Analyze(s *Scan) {
 	d, err := secretDetector()
 	for _, f := range s.Change.Files {
-		if f.Status == StatusDeleted {
+		if f.Status == change.StatusDeleted {
 			continue
 		}
 		added := f.AddedLines()

@@ -58,10 +58,10 @@ func TestWrittenCases(t *testing.T) {
 				if !ok {
 					t.Fatalf("no expected rule for %s", name)
 				}
-				fix := review.Rules[rule].Fix
+				fix := evidence.Rules[rule].Fix
 				held := r.Decision != voting.Approve && len(r.RequiredChanges) > 0
 				actions := r.RequiredChanges
-				if review.IsProcess(rule) {
+				if evidence.IsProcess(rule) {
 					// A process note never decides: the change is approved with the note as a
 					// follow-up, never held back by it.
 					held = r.Decision == voting.ApproveWithChanges

@@ -1,4 +1,4 @@
-package evidence
+package change
 
 import (
 	"context"
