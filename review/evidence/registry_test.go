@@ -36,10 +36,8 @@ func TestRegistryHasEachAnalyzerOnceAndEachExternalToolAsItsOwn(t *testing.T) {
 
 func TestToolAnalyzerOfAnUnknownToolReportsNothing(t *testing.T) {
 	c := &change.Change{Files: []*change.File{{Path: "a.py", Status: change.StatusAdded, HasContent: true, Content: []byte("import pickle\npickle.loads(x)\n")}}}
-	s := NewScan(c)
-	s.analyzer = "nosuchtool"
-	toolAnalyzer{tool: "nosuchtool"}.Analyze(s)
-	if len(s.found) != 0 || len(s.notes) != 0 {
-		t.Errorf("found %v, notes %v", s.found, s.notes)
+	found, notes, err := GatherWithNotes(t.Context(), c, []Analyzer{toolAnalyzer{tool: "nosuchtool"}})
+	if err != nil || len(found) != 0 || len(notes) != 0 {
+		t.Errorf("found %v, notes %v, err %v", found, notes, err)
 	}
 }
