@@ -15,11 +15,6 @@ import (
 	"github.com/debatebot/debatebot/toulmin"
 )
 
-// RuleAnalysisBlinded is a change that takes a package out of the type-checked analysis: the
-// base's was analysed, the head's is not, though its Go files are still there (a build
-// constraint added, a go.mod broken, the files excluded some other way).
-const RuleAnalysisBlinded = "analysis-blinded"
-
 func init() {
 	Rules[RuleAnalysisBlinded] = Rule{ID: RuleAnalysisBlinded, Stakeholder: Security, Severity: toulmin.SeverityHigh, Title: "Change hides a package from the analysis",
 		Warrant:   "The base's package was type-checked and analysed; the change makes the analysis unable to load it, so nothing the change does there was checked: a change that blinds its own review must be looked at by a person before it is approved",

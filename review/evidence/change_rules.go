@@ -2,13 +2,14 @@ package evidence
 
 import (
 	"fmt"
-	"github.com/debatebot/debatebot/review/change"
 	"go/scanner"
 	"go/token"
 	"path"
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/debatebot/debatebot/review/change"
 )
 
 // PromptInjectionAnalyzer finds text that addresses AI reviewers, in added lines of any text file,
@@ -259,13 +260,6 @@ func goCodeLines(f *change.File) (map[int]bool, bool) {
 
 // LimitNames keeps the first n of the names s, and says how many more there are.
 func LimitNames(s []string, n int) []string { return limitNames(s, n) }
-
-func limitNames(s []string, n int) []string {
-	if len(s) <= n {
-		return s
-	}
-	return append(s[:n:n], fmt.Sprintf("%d more", len(s)-n))
-}
 
 // dependencies reports modules and packages the change adds to a manifest.
 func dependencies(s *Scan, f *change.File) {

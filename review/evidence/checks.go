@@ -36,43 +36,6 @@ import (
 	"honnef.co/go/tools/staticcheck"
 )
 
-// Severities of checks, named as the debate names them.
-const (
-	// SeverityCritical is gosec's severity of command and template injection.
-	SeverityCritical = "critical"
-	SeverityHigh     = "high"
-	SeverityMedium   = "medium"
-	SeverityLow      = "low"
-)
-
-// Topics say what kind of defect a check finds; the caller maps them to a stakeholder.
-const (
-	TopicCorrectness = "correctness"
-	TopicConcurrency = "concurrency"
-	TopicResource    = "resource"
-	TopicPerformance = "performance"
-)
-
-// Check describes one analyzer the runner runs: its rule id (the analyzer's name, e.g. "nilness"
-// or "SA5011"), where it comes from, what it finds and how serious its findings are.
-type Check struct {
-	Rule     string
-	Source   string // "go vet" (golang.org/x/tools passes), "staticcheck", "go linter" (maintained.go), "gosec" or "debatebot"
-	Title    string
-	URL      string
-	Severity string
-	Topic    string
-	// CWE is the weakness a gosec or debatebot rule finds ("CWE-89"); Fix says in a line what to
-	// do about its finding. Both are empty for the vet and staticcheck checks.
-	CWE, Fix string
-	// Warrant says why a finding of the check matters, Rebuttal when it would not, TradeOff what
-	// the fix costs; set for the project's own checks (SourceDebatebot), whose reasons are their
-	// own rather than their topic's.
-	Warrant, Rebuttal, TradeOff string
-	// analyzer is nil for gosec's rules, which run together through gosec's own analyzer.
-	analyzer *analysis.Analyzer
-}
-
 // vetPasses are the golang.org/x/tools passes that find bugs, with their severity and topic.
 // Passes that only judge style (or need the build system: asmdecl, cgocall, buildtag) are not run.
 var vetPasses = []struct {

@@ -2,15 +2,7 @@ package evidence
 
 import (
 	"regexp"
-	"strings"
 )
-
-// Key identifies a finding independently of line numbers, as golangci-lint's new-from-rev
-// matches issues: the rule, the file, the enclosing function and the message with quoted text
-// and numbers normalised (a renamed variable or a shifted line does not make a finding new).
-func (f Finding) Key() string {
-	return strings.Join([]string{f.Rule, f.Path, f.Func, normalise(f.Message)}, "\x00")
-}
 
 var (
 	quoted  = regexp.MustCompile("\"(?:[^\"\\\\]|\\\\.)*\"|`[^`]*`|'(?:[^'\\\\]|\\\\.)*'")

@@ -10,11 +10,6 @@ import (
 	"golang.org/x/tools/go/analysis"
 )
 
-// SourceDebatebot names the project's own analyses as the source of a check: the go/analysis
-// analyzers of this package (lock order, queries per loop iteration) and the
-// comparison of base and head that finds protections the change removed or weakened.
-const SourceDebatebot = "debatebot"
-
 // Rule ids of the project's own analyses.
 const (
 	RuleLockAfterRead = "lock-after-read"

@@ -1,7 +1,8 @@
 package evidence
 
 import (
-	"fmt"
+	"regexp"
+	"strings"
 
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -44,16 +45,37 @@ type Finding struct {
 // severity is the finding's severity as the debate ranks it.
 func (f Finding) severity() toulmin.Severity { return toulmin.Severity(f.Severity) }
 
-// toEvidence is the package's boundary: the processed findings, in their order, become the
-// debate's evidence, numbered E1, E2, ... in that order.
-func toEvidence(found []Finding) []toulmin.Evidence {
-	out := make([]toulmin.Evidence, 0, len(found))
-	for i, f := range found {
-		out = append(out, toulmin.Evidence{
-			ID: fmt.Sprintf("E%d", i+1), Analyzer: f.Source, Rule: f.Rule, Stakeholder: Rules[f.Rule].Stakeholder,
-			Severity: f.severity(), Path: f.Path, Line: f.Line, Message: f.Message, Snippet: f.snippet,
-			Mitigates: f.Mitigates, Replacement: f.replacement,
-		})
+// lineFixes are the findings whose fix the analyzers know exactly: the line with one constant
+// turned back (verification switched off by a literal is switched on again by the opposite
+// literal, and nothing else on the line changes).
+var lineFixes = []struct {
+	rule, langs string
+	re          *regexp.Regexp
+	repl        string
+}{
+	{RuleTLSVerifyOff, "go", regexp.MustCompile(`\b(InsecureSkipVerify\s*[:=]\s*)true\b`), "${1}false"},
+	{RuleTLSVerifyOff, "python", regexp.MustCompile(`\b(verify\s*=\s*)False\b`), "${1}True"},
+	{RuleTLSVerifyOff, "javascript typescript", regexp.MustCompile(`\b(rejectUnauthorized\s*:\s*)false\b`), "${1}true"},
+}
+
+// lineFix returns the line of a finding of rule as it reads fixed, or "" when no fix is known: a
+// line that holds the pattern more than once (or not at all) is left to a human.
+func lineFix(rule, lang, line string) string {
+	for _, f := range lineFixes {
+		if f.rule != rule || !strings.Contains(" "+f.langs+" ", " "+lang+" ") {
+			continue
+		}
+		if len(f.re.FindAllStringIndex(line, -1)) != 1 {
+			return ""
+		}
+		return f.re.ReplaceAllString(line, f.repl)
 	}
-	return out
+	return ""
+}
+
+// Key identifies a finding independently of line numbers, as golangci-lint's new-from-rev
+// matches issues: the rule, the file, the enclosing function and the message with quoted text
+// and numbers normalised (a renamed variable or a shifted line does not make a finding new).
+func (f Finding) Key() string {
+	return strings.Join([]string{f.Rule, f.Path, f.Func, normalise(f.Message)}, "\x00")
 }

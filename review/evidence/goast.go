@@ -2,14 +2,14 @@ package evidence
 
 import (
 	"fmt"
-	"github.com/debatebot/debatebot/review/change"
 	"go/ast"
 	"go/token"
 	"go/types"
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode"
+
+	"github.com/debatebot/debatebot/review/change"
 )
 
 // goAnalyzer runs the AST-based checks on Go files whose head content is known and parses; the
@@ -139,23 +139,6 @@ func importNames(file *ast.File) map[string]string {
 		out[name] = p
 	}
 	return out
-}
-
-// assumedName is the name a package is imported under without an alias, as goimports assumes it
-// without loading the package: the last element that is not a major version ("math/rand/v2" ->
-// rand), without a "go-" prefix, up to its first character that cannot be in an identifier
-// ("github.com/dgrijalva/jwt-go" -> jwt, "gopkg.in/yaml.v3" -> yaml).
-func assumedName(p string) string {
-	parts := strings.Split(p, "/")
-	name := parts[len(parts)-1]
-	if len(parts) > 1 && len(name) > 1 && name[0] == 'v' && strings.Trim(name[1:], "0123456789") == "" {
-		name = parts[len(parts)-2]
-	}
-	name = strings.TrimPrefix(name, "go-")
-	if i := strings.IndexFunc(name, func(r rune) bool { return !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)) }); i > 0 {
-		name = name[:i]
-	}
-	return name
 }
 
 func isTrue(e ast.Expr) bool {
@@ -717,15 +700,4 @@ func isShell(p string) bool {
 		return true
 	}
 	return false
-}
-
-func identsOf(e ast.Expr) []string {
-	var out []string
-	ast.Inspect(e, func(n ast.Node) bool {
-		if id, ok := n.(*ast.Ident); ok {
-			out = append(out, id.Name)
-		}
-		return true
-	})
-	return out
 }

@@ -20,12 +20,6 @@ import (
 	"golang.org/x/tools/go/analysis/passes/buildssa"
 )
 
-// TopicSecurity is the topic of gosec's findings: the security stakeholder argues them.
-const TopicSecurity = "security"
-
-// SourceGosec names gosec (github.com/securego/gosec/v2) as the source of a check.
-const SourceGosec = "gosec"
-
 // gosecLeftOut are gosec rules the runner does not run: audits that flag every use rather than
 // a defect (G103 every unsafe block, G104 every unchecked error, which staticcheck and the vet
 // passes judge with more precision), and G601, which Go 1.22's per-iteration loop variables made

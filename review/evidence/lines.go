@@ -1,9 +1,10 @@
 package evidence
 
 import (
-	"github.com/debatebot/debatebot/review/change"
 	"regexp"
 	"strings"
+
+	"github.com/debatebot/debatebot/review/change"
 )
 
 // lineAnalyzer runs line-level checks over added lines of Python, JavaScript/TypeScript and Java
@@ -273,32 +274,4 @@ func stripComment(s, lang string) string {
 		}
 	}
 	return s
-}
-
-// lineFixes are the findings whose fix the analyzers know exactly: the line with one constant
-// turned back (verification switched off by a literal is switched on again by the opposite
-// literal, and nothing else on the line changes).
-var lineFixes = []struct {
-	rule, langs string
-	re          *regexp.Regexp
-	repl        string
-}{
-	{RuleTLSVerifyOff, "go", regexp.MustCompile(`\b(InsecureSkipVerify\s*[:=]\s*)true\b`), "${1}false"},
-	{RuleTLSVerifyOff, "python", regexp.MustCompile(`\b(verify\s*=\s*)False\b`), "${1}True"},
-	{RuleTLSVerifyOff, "javascript typescript", regexp.MustCompile(`\b(rejectUnauthorized\s*:\s*)false\b`), "${1}true"},
-}
-
-// lineFix returns the line of a finding of rule as it reads fixed, or "" when no fix is known: a
-// line that holds the pattern more than once (or not at all) is left to a human.
-func lineFix(rule, lang, line string) string {
-	for _, f := range lineFixes {
-		if f.rule != rule || !strings.Contains(" "+f.langs+" ", " "+lang+" ") {
-			continue
-		}
-		if len(f.re.FindAllStringIndex(line, -1)) != 1 {
-			return ""
-		}
-		return f.re.ReplaceAllString(line, f.repl)
-	}
-	return ""
 }

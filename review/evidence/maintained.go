@@ -18,10 +18,6 @@ import (
 	"golang.org/x/tools/go/analysis"
 )
 
-// AnalyzerGoLinter names the maintained go/analysis linters beyond vet and staticcheck that the
-// runner runs as they are (bodyclose, sqlclosecheck, rowserrcheck, noctx, errcheck, nilaway).
-const AnalyzerGoLinter = "go linter"
-
 // linter is one maintained analyzer: the rule it reports under, its severity and topic, and how
 // its diagnostics read in the review (say, given the diagnostic and the call or expression at
 // its position; nil drops the diagnostic).

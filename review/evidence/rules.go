@@ -1,6 +1,9 @@
 package evidence
 
-import "github.com/debatebot/debatebot/toulmin"
+import (
+	"github.com/debatebot/debatebot/toulmin"
+	"golang.org/x/tools/go/analysis"
+)
 
 // Stakeholder names of the built-in perspectives.
 const (
@@ -218,3 +221,74 @@ var Rules = map[string]Rule{
 	RuleMitigation: {ID: RuleMitigation, Stakeholder: Architecture, Severity: toulmin.SeverityInfo, Title: "Mitigation in the same change",
 		Warrant: "A check added in the same change can neutralise a finding", Reference: "Defence in depth"},
 }
+
+// Severities of checks, named as the debate names them.
+const (
+	// SeverityCritical is gosec's severity of command and template injection.
+	SeverityCritical = "critical"
+	SeverityHigh     = "high"
+	SeverityMedium   = "medium"
+	SeverityLow      = "low"
+)
+
+// Topics say what kind of defect a check finds; the caller maps them to a stakeholder.
+const (
+	TopicCorrectness = "correctness"
+	TopicConcurrency = "concurrency"
+	TopicResource    = "resource"
+	TopicPerformance = "performance"
+)
+
+// Check describes one analyzer the runner runs: its rule id (the analyzer's name, e.g. "nilness"
+// or "SA5011"), where it comes from, what it finds and how serious its findings are.
+type Check struct {
+	Rule     string
+	Source   string // "go vet" (golang.org/x/tools passes), "staticcheck", "go linter" (maintained.go), "gosec" or "debatebot"
+	Title    string
+	URL      string
+	Severity string
+	Topic    string
+	// CWE is the weakness a gosec or debatebot rule finds ("CWE-89"); Fix says in a line what to
+	// do about its finding. Both are empty for the vet and staticcheck checks.
+	CWE, Fix string
+	// Warrant says why a finding of the check matters, Rebuttal when it would not, TradeOff what
+	// the fix costs; set for the project's own checks (SourceDebatebot), whose reasons are their
+	// own rather than their topic's.
+	Warrant, Rebuttal, TradeOff string
+	// analyzer is nil for gosec's rules, which run together through gosec's own analyzer.
+	analyzer *analysis.Analyzer
+}
+
+// TopicSecurity is the topic of gosec's findings: the security stakeholder argues them.
+const TopicSecurity = "security"
+
+// RuleAnalysisBlinded is a change that takes a package out of the type-checked analysis: the
+// base's was analysed, the head's is not, though its Go files are still there (a build
+// constraint added, a go.mod broken, the files excluded some other way).
+const RuleAnalysisBlinded = "analysis-blinded"
+
+// Analyzer names of the type-checked Go checks (review/evidence): the x/tools passes run as go
+// vet runs them, staticcheck's SA checks, gosec's AST and SSA taint rules, and the project's own
+// analyzers with the comparison of protections in base and head.
+const (
+	AnalyzerGoVet       = "go vet"
+	AnalyzerStaticcheck = "staticcheck"
+	AnalyzerGosec       = SourceGosec
+	AnalyzerDebatebot   = SourceDebatebot
+)
+
+func isTypedGo(analyzer string) bool {
+	return analyzer == AnalyzerGoVet || analyzer == AnalyzerStaticcheck || analyzer == AnalyzerGoLinter || analyzer == AnalyzerGosec || analyzer == AnalyzerDebatebot
+}
+
+// SourceDebatebot names the project's own analyses as the source of a check: the go/analysis
+// analyzers of this package (lock order, queries per loop iteration) and the
+// comparison of base and head that finds protections the change removed or weakened.
+const SourceDebatebot = "debatebot"
+
+// SourceGosec names gosec (github.com/securego/gosec/v2) as the source of a check.
+const SourceGosec = "gosec"
+
+// AnalyzerGoLinter names the maintained go/analysis linters beyond vet and staticcheck that the
+// runner runs as they are (bodyclose, sqlclosecheck, rowserrcheck, noctx, errcheck, nilaway).
+const AnalyzerGoLinter = "go linter"

@@ -178,54 +178,6 @@ func (s *Scan) Go(f *change.File) (*token.FileSet, *ast.File, bool) {
 	return fset, file, file != nil
 }
 
-// Evidence returns what was found, through the processors (processors.go): once per rule and
-// place, merged where analyzers found the same defect, ordered by severity, then place, with
-// stable IDs.
-func (s *Scan) Evidence() []toulmin.Evidence {
-	found, errs := runChain(scanChain(), s.found)
-	for _, err := range errs {
-		s.Note(clip(err.Error(), 400))
-	}
-	return toEvidence(found)
-}
-
-// Gather runs the analyzers over the change once and returns the evidence.
-func Gather(ctx context.Context, c *change.Change, analyzers []Analyzer) ([]toulmin.Evidence, error) {
-	ev, _, err := GatherWithNotes(ctx, c, analyzers)
-	return ev, err
-}
-
-// GatherWithNotes is Gather that also returns what the analyzers said about their work (which
-// packages were analysed, which degraded, how many pre-existing findings were left out).
-func GatherWithNotes(ctx context.Context, c *change.Change, analyzers []Analyzer) ([]toulmin.Evidence, []string, error) {
-	s := NewScan(c)
-	s.ctx = ctx
-	defer s.closeTrees()
-	if c.Trees == nil && c.NoTrees != "" {
-		s.Note(c.NoTrees)
-	}
-	times := timingsOf(ctx)
-	defer times.since("evidence (all analyzers)", time.Now())
-	for _, a := range analyzers {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, fmt.Errorf("evidence gathering stopped before %s: %w", a.Name(), err)
-		}
-		s.analyzer = a.Name()
-		start := time.Now()
-		a.Analyze(s)
-		times.since("analyzer "+a.Name(), start)
-	}
-	ev := s.Evidence() // before the notes are read: a processor that fails says so in one
-	return ev, s.notes, nil
-}
-
-func abs(n int) int {
-	if n < 0 {
-		return -n
-	}
-	return n
-}
-
 // Clip cuts s to at most n bytes, at a character boundary, marking the cut with an ellipsis.
 func Clip(s string, n int) string { return clip(s, n) }
 
@@ -251,4 +203,11 @@ func (s *Scan) codeFiles() []*change.File {
 		out = append(out, f)
 	}
 	return out
+}
+
+func limitNames(s []string, n int) []string {
+	if len(s) <= n {
+		return s
+	}
+	return append(s[:n:n], fmt.Sprintf("%d more", len(s)-n))
 }

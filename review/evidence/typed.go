@@ -11,23 +11,9 @@ import (
 	"github.com/debatebot/debatebot/toulmin"
 )
 
-// Analyzer names of the type-checked Go checks (review/evidence): the x/tools passes run as go
-// vet runs them, staticcheck's SA checks, gosec's AST and SSA taint rules, and the project's own
-// analyzers with the comparison of protections in base and head.
-const (
-	AnalyzerGoVet       = "go vet"
-	AnalyzerStaticcheck = "staticcheck"
-	AnalyzerGosec       = SourceGosec
-	AnalyzerDebatebot   = SourceDebatebot
-)
-
 // IsWholeTree reports whether findings of analyzer come from the analysis of whole trees, so that
 // they may sit on lines the diff does not show (a guard removed elsewhere made them new).
 func IsWholeTree(analyzer string) bool { return isTypedGo(analyzer) || isExternal(analyzer) }
-
-func isTypedGo(analyzer string) bool {
-	return analyzer == AnalyzerGoVet || analyzer == AnalyzerStaticcheck || analyzer == AnalyzerGoLinter || analyzer == AnalyzerGosec || analyzer == AnalyzerDebatebot
-}
 
 // topicWarrants say why a type-checked finding of each kind matters.
 var topicWarrants = map[string]struct{ stakeholder, warrant, tradeOff string }{
