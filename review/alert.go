@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -28,7 +29,7 @@ func (d *Debate) WithAlerts(alerts ...Alert) {
 		if inner == nil {
 			inner = NewModerator(d.Agents)
 		}
-		d.Moderator = requireSeat{inner: inner, agent: evidence.Security, reason: "required: a security alert concerns this change"}
+		d.Moderator = requireSeat{inner: inner, agent: rules.Security, reason: "required: a security alert concerns this change"}
 	}
 }
 

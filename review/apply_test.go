@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"os"
 	"path/filepath"
 	"strings"
@@ -210,7 +211,7 @@ func TestHunksOnlyNote(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.NoTrees = HunksOnlyNote
-	_, notes, err := evidence.GatherWithNotes(context.Background(), c, evidence.DefaultAnalyzers())
+	_, notes, err := scan.GatherWithNotes(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -34,7 +35,7 @@ type Debate struct {
 	Panel PanelChoice
 	// Moderator, when set, replaces the moderator NewModerator would make for a moderated panel.
 	Moderator  toulmin.Moderator
-	Analyzers  []evidence.Analyzer
+	Analyzers  []scan.Analyzer
 	Weights    voting.Weights
 	Thresholds voting.Thresholds
 	// Ignore lists globs of paths dropped before anything else.
@@ -64,7 +65,7 @@ func (d *Debate) Run(ctx context.Context) (*toulmin.Transcript, error) {
 		if strings.TrimSpace(d.Question) == "" {
 			return nil, fmt.Errorf("a debate needs a change or a question")
 		}
-		c = &change.Change{Source: "question", Title: evidence.Clip(strings.TrimSpace(d.Question), 120), Body: d.Question}
+		c = &change.Change{Source: "question", Title: scan.Clip(strings.TrimSpace(d.Question), 120), Body: d.Question}
 	}
 	if err := DropIgnored(c, d.Ignore); err != nil {
 		return nil, err
@@ -126,7 +127,7 @@ func (d *Debate) Run(ctx context.Context) (*toulmin.Transcript, error) {
 	}
 	var notes []string
 	subject.Gather = func(ctx context.Context) ([]toulmin.Evidence, error) {
-		ev, n, err := evidence.GatherWithNotes(ctx, c, analyzers)
+		ev, n, err := scan.GatherWithNotes(ctx, c, analyzers)
 		notes = n
 		return ev, err
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/debatebot/debatebot/review/change"
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -106,7 +106,7 @@ func TestExampleDebate(t *testing.T) {
 	}
 	var conceded bool
 	for _, a := range tr.ArgumentsIn(toulmin.PhaseClarification) {
-		if a.Agent == evidence.Security && a.Resolution == toulmin.Conceded {
+		if a.Agent == rules.Security && a.Resolution == toulmin.Conceded {
 			conceded = true
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
 // FuzzReadDiff feeds arbitrary bytes to the reader behind `debatebot debate --diff`: it must
@@ -89,7 +90,7 @@ func FuzzReadDiff(f *testing.F) {
 			_, _ = fl.Line(1)
 		}
 		// What the reader accepted goes through the untrusted-text checks of every debate.
-		s := evidence.NewScan(c)
+		s := scan.NewScan(c)
 		evidence.PromptInjectionAnalyzer{}.Analyze(s)
 		_ = s.Evidence()
 	})

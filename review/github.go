@@ -11,7 +11,11 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/debatebot/debatebot/review/change"
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/compare"
+	"github.com/debatebot/debatebot/review/evidence/external"
+	"github.com/debatebot/debatebot/review/evidence/redact"
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -76,7 +80,7 @@ func ReadCommitMessages(ctx context.Context, gh *github.Client, pr PullRequest, 
 	for len(c.Commits) < maxCommitMessages {
 		commits, resp, err := gh.PullRequests.ListCommits(ctx, pr.Owner, pr.Repo, pr.Number, opts)
 		if err != nil {
-			c.Notes = append(c.Notes, "commit messages unavailable: "+evidence.Clip(err.Error(), 200))
+			c.Notes = append(c.Notes, "commit messages unavailable: "+scan.Clip(err.Error(), 200))
 			return
 		}
 		for _, rc := range commits {
@@ -94,9 +98,9 @@ func ReadCommitMessages(ctx context.Context, gh *github.Client, pr PullRequest, 
 // base/head comparison read whole files) and the files of the external tools' languages (shell,
 // C/C++, TypeScript). A file that cannot be read is analysed from its diff, with a note.
 func FillContents(ctx context.Context, gh *github.Client, pr PullRequest, c *change.Change) {
-	tools := evidence.DefaultTools()
+	tools := external.DefaultTools()
 	for _, f := range c.Files {
-		if f.HasContent || f.Status == change.StatusDeleted || (!evidence.NeedsContent(f.Language()) && !evidence.Handled(tools, f.Path)) || f.IsGenerated() {
+		if f.HasContent || f.Status == change.StatusDeleted || (!compare.NeedsContent(f.Language()) && !external.Handled(tools, f.Path)) || f.IsGenerated() {
 			continue
 		}
 		fc, _, _, err := gh.Repositories.GetContents(ctx, pr.Owner, pr.Repo, f.Path, &github.RepositoryContentGetOptions{Ref: c.HeadSHA})
@@ -325,7 +329,7 @@ func (p *Publisher) UseCheckRun(id int64) { p.checkRunID = id }
 func (p *Publisher) FailCheck(ctx context.Context, headSHA string, cause error) error {
 	opts := github.CreateCheckRunOptions{
 		Name: CheckRunName, HeadSHA: headSHA, Status: github.String("completed"), Conclusion: github.String("failure"),
-		Output: &github.CheckRunOutput{Title: github.String("The debate could not be held"), Summary: github.String(evidence.Clip(cause.Error(), 1000) + "\n\nComment `/debate` to try again.")},
+		Output: &github.CheckRunOutput{Title: github.String("The debate could not be held"), Summary: github.String(scan.Clip(cause.Error(), 1000) + "\n\nComment `/debate` to try again.")},
 	}
 	if p.checkRunID != 0 {
 		if _, _, err := p.gh.Checks.UpdateCheckRun(ctx, p.pr.Owner, p.pr.Repo, p.checkRunID, github.UpdateCheckRunOptions{
@@ -361,7 +365,7 @@ func (p *Publisher) PausedCheck(ctx context.Context, round int, summary string) 
 	}
 	if _, _, err := p.gh.Checks.UpdateCheckRun(ctx, p.pr.Owner, p.pr.Repo, p.checkRunID, github.UpdateCheckRunOptions{
 		Name: CheckRunName, Status: github.String("in_progress"),
-		Output: &github.CheckRunOutput{Title: github.String(fmt.Sprintf("Paused after round %d: waiting for a human", round)), Summary: github.String(evidence.Clip(evidence.Redact(summary), 60000))},
+		Output: &github.CheckRunOutput{Title: github.String(fmt.Sprintf("Paused after round %d: waiting for a human", round)), Summary: github.String(scan.Clip(redact.Redact(summary), 60000))},
 	}); err != nil {
 		return fmt.Errorf("failed to show the pause on the check run of %s: %w", p.pr, err)
 	}
@@ -448,7 +452,7 @@ func Annotations(findings []toulmin.Evidence) []*github.CheckRunAnnotation {
 			continue
 		}
 		line := max(e.Line, 1)
-		rule := evidence.Rules[e.Rule]
+		rule := rules.Rules[e.Rule]
 		title := e.Rule
 		if rule.Title != "" {
 			title = rule.Title + " (" + e.Rule + ")"
@@ -460,7 +464,7 @@ func Annotations(findings []toulmin.Evidence) []*github.CheckRunAnnotation {
 		out = append(out, &github.CheckRunAnnotation{
 			Path: github.String(e.Path), StartLine: github.Int(line), EndLine: github.Int(line),
 			AnnotationLevel: github.String(AnnotationLevel(e.Severity)),
-			Message:         github.String(evidence.Clip(msg, 4000)), Title: github.String(evidence.Clip(title, 255)),
+			Message:         github.String(scan.Clip(msg, 4000)), Title: github.String(scan.Clip(title, 255)),
 		})
 	}
 	return out
@@ -553,7 +557,7 @@ func (p *Publisher) ConcludeHuman(ctx context.Context, headSHA, decision, by str
 }
 
 func (p *Publisher) concludeCheck(ctx context.Context, headSHA, conclusion, title, summary string) error {
-	out := &github.CheckRunOutput{Title: github.String(title), Summary: github.String(evidence.Clip(summary, 60000))}
+	out := &github.CheckRunOutput{Title: github.String(title), Summary: github.String(scan.Clip(summary, 60000))}
 	if p.checkRunID != 0 {
 		if _, _, err := p.gh.Checks.UpdateCheckRun(ctx, p.pr.Owner, p.pr.Repo, p.checkRunID, github.UpdateCheckRunOptions{
 			Name: CheckRunName, Status: github.String("completed"), Conclusion: github.String(conclusion), Output: out}); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -54,7 +55,7 @@ func mustParse(t testing.TB, diff string) *change.Change {
 
 func gather(t testing.TB, c *change.Change) []toulmin.Evidence {
 	t.Helper()
-	ev, err := evidence.Gather(context.Background(), c, evidence.DefaultAnalyzers())
+	ev, err := scan.Gather(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatalf("Gather: %v", err)
 	}

@@ -16,7 +16,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/debatebot/debatebot/review/change"
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/redact"
+	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -134,7 +135,7 @@ func (f InlineFinding) CommentBody() string {
 	head := "Required change"
 	if f.Rule != "" {
 		head = f.Rule
-		if r := evidence.Rules[f.Rule]; r.Title != "" {
+		if r := rules.Rules[f.Rule]; r.Title != "" {
 			head = r.Title + " (`" + f.Rule + "`)"
 		}
 	}
@@ -148,14 +149,14 @@ func (f InlineFinding) CommentBody() string {
 	for _, r := range f.Required {
 		fmt.Fprintf(&b, "\n**Required change:** %s\n", inline(r))
 	}
-	if fix := evidence.Rules[f.Rule].Fix; fix != "" && len(f.Required) == 0 {
+	if fix := rules.Rules[f.Rule].Fix; fix != "" && len(f.Required) == 0 {
 		fmt.Fprintf(&b, "\n**Fix:** %s\n", inline(fix))
 	}
 	if s := f.Replacement; s != "" && !strings.Contains(s, "```") && !strings.Contains(s, "<!--") && !strings.ContainsAny(s, "\r\n") {
 		fmt.Fprintf(&b, "\n```suggestion\n%s\n```\n", s)
 	}
 	fmt.Fprintf(&b, "\n<!-- debatebot:finding %s -->", f.Key)
-	return evidence.Redact(b.String())
+	return redact.Redact(b.String())
 }
 
 // ReviewOptions say how the inline review is posted.
@@ -324,7 +325,7 @@ func reviewBody(t *toulmin.Transcript, onLines, noLine []InlineFinding, link str
 			fmt.Fprintf(&b, " <!-- debatebot:finding %s -->\n", f.Key)
 		}
 	}
-	return evidence.Redact(FitComment(b.String(), MaxCommentChars, link))
+	return redact.Redact(FitComment(b.String(), MaxCommentChars, link))
 }
 
 // reviewThreads lists the review comments of the pull request, page by page: the bot's threads by
@@ -383,7 +384,7 @@ func (p *Publisher) answerResolved(ctx context.Context, t *toulmin.Transcript, o
 		}
 		body := fmt.Sprintf("Resolved in `%s`: the finding is no longer there.\n\n<!-- debatebot:resolved %s -->", ShortSHA(t.Record.HeadSHA), key)
 		u := fmt.Sprintf("repos/%s/%s/pulls/%d/comments/%d/replies", url.PathEscape(p.pr.Owner), url.PathEscape(p.pr.Repo), p.pr.Number, th.id)
-		req, err := p.gh.NewRequest(http.MethodPost, u, map[string]string{"body": evidence.Redact(body)})
+		req, err := p.gh.NewRequest(http.MethodPost, u, map[string]string{"body": redact.Redact(body)})
 		if err != nil {
 			return n, fmt.Errorf("failed to answer review comment %d on %s: %w", th.id, p.pr, err)
 		}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
@@ -204,7 +204,7 @@ func TestReviewSuggestsKnownFix(t *testing.T) {
 	ev := gather(t, c)
 	var e *toulmin.Evidence
 	for i := range ev {
-		if ev[i].Rule == evidence.RuleTLSVerifyOff {
+		if ev[i].Rule == rules.RuleTLSVerifyOff {
 			e = &ev[i]
 		}
 	}

@@ -20,7 +20,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/debatebot/debatebot/review/change"
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -282,22 +282,22 @@ func (a *LLMAgent) Take(ctx context.Context, req *toulmin.Request) (*toulmin.Tur
 				return spent, fmt.Errorf("the reply was still unusable on the second call: %w", perr)
 			}
 			for _, p := range problems {
-				spent.Notes = append(spent.Notes, "dropped from the reply after one repair: "+evidence.Clip(p, 300))
+				spent.Notes = append(spent.Notes, "dropped from the reply after one repair: "+scan.Clip(p, 300))
 			}
 			turn.Usage, turn.Notes = spent.Usage, spent.Notes
 			return turn, nil
 		}
 		switch {
 		case perr != nil && !errors.Is(perr, ErrTruncated):
-			spent.Notes = append(spent.Notes, "the first reply was unusable and was asked again: "+evidence.Clip(perr.Error(), 300))
+			spent.Notes = append(spent.Notes, "the first reply was unusable and was asked again: "+scan.Clip(perr.Error(), 300))
 			msgs = base
 		case perr != nil:
-			spent.Notes = append(spent.Notes, "the first reply needed a repair: "+evidence.Clip(perr.Error(), 300))
+			spent.Notes = append(spent.Notes, "the first reply needed a repair: "+scan.Clip(perr.Error(), 300))
 			msgs = append(slices.Clip(base), openai.UserMessage(fmt.Sprintf(
 				"Your previous reply was cut off at the limit of %d tokens. Reply again with one JSON object that matches the response schema, shorter: fewer arguments, shorter texts.",
 				req.Phase.TokenLimit)))
 		default:
-			spent.Notes = append(spent.Notes, "the first reply needed a repair: "+evidence.Clip(strings.Join(problems, "; "), 300))
+			spent.Notes = append(spent.Notes, "the first reply needed a repair: "+scan.Clip(strings.Join(problems, "; "), 300))
 			msgs = append(slices.Clip(base), openai.UserMessage(fmt.Sprintf(
 				"Your previous reply could not be used as it was:\n%s\n%sReply again with your whole turn as one JSON object that matches the response schema, fixing exactly these problems.",
 				strings.Join(problems, "\n"), a.targetsHint(req))))
@@ -440,7 +440,7 @@ func (a *LLMAgent) once(ctx context.Context, params openai.ChatCompletionNewPara
 	case errors.Is(context.Cause(rctx), errRequestTimeout):
 		return nil, nil, fmt.Errorf("model %s did not answer within %s: %w", a.model, a.requestTimeout, errRequestTimeout)
 	case errors.As(err, &apiErr):
-		return nil, apiErr.Response, fmt.Errorf("model %s answered %d: %s", a.model, apiErr.StatusCode, evidence.Clip(apiErr.Message, 200))
+		return nil, apiErr.Response, fmt.Errorf("model %s answered %d: %s", a.model, apiErr.StatusCode, scan.Clip(apiErr.Message, 200))
 	}
 	return nil, httpResp, fmt.Errorf("model %s call failed: %w", a.model, err)
 }

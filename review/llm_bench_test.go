@@ -10,6 +10,7 @@ import (
 
 	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/review/llmtest"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -189,7 +190,7 @@ func BenchmarkLLMPromptTokens2000(b *testing.B) {
 
 func TestSingleCallPromptTokens(t *testing.T) {
 	c := readChange(t, filepath.Join("..", "examples", "admin-export.diff"))
-	ev, err := evidence.Gather(context.Background(), c, evidence.DefaultAnalyzers())
+	ev, err := scan.Gather(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}

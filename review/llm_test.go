@@ -10,7 +10,8 @@ import (
 	"time"
 
 	"github.com/debatebot/debatebot/review/change"
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/review/llmtest"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
@@ -119,7 +120,7 @@ func TestLLMPromptPrefixIsShared(t *testing.T) {
 				}
 			}
 			if !strings.HasPrefix(r.Last(), "# Your turn\nYou are the ") {
-				t.Errorf("%s: the last message is not the agent's turn: %q", phase, evidence.Clip(r.Last(), 80))
+				t.Errorf("%s: the last message is not the agent's turn: %q", phase, scan.Clip(r.Last(), 80))
 			}
 		}
 		// Each later phase starts with everything an earlier phase's calls shared, byte for byte:
@@ -310,7 +311,7 @@ func TestLLMRepairDoesNotEchoTheReply(t *testing.T) {
 	}
 	for _, m := range repair.Messages {
 		if m.Role == "assistant" || strings.Contains(m.Content, marker) {
-			t.Fatalf("the repair sends the rejected reply back: %s: %s", m.Role, evidence.Clip(m.Content, 200))
+			t.Fatalf("the repair sends the rejected reply back: %s: %s", m.Role, scan.Clip(m.Content, 200))
 		}
 	}
 	last := repair.Last()
@@ -456,7 +457,7 @@ func TestLLMUntrustedTextStaysData(t *testing.T) {
 			t.Fatalf("the title is not fenced as untrusted data, or escaped its fence:\n%s", ctx[:min(len(ctx), 400)])
 		}
 	}
-	if got := found(tr.Evidence, evidence.RulePromptInjection); len(got) != 1 {
+	if got := found(tr.Evidence, rules.RulePromptInjection); len(got) != 1 {
 		t.Errorf("the injection attempt is not evidence for the security stakeholder: %v", got)
 	}
 	if tr.Record.Decision == voting.Approve {

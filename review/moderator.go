@@ -12,6 +12,7 @@ import (
 
 	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -148,7 +149,7 @@ func (c *candidate) weighEvidence(ev []toulmin.Evidence) {
 		if !containsName(scope, e.Stakeholder) || !matchesAny(c.p.Paths, e.Path) {
 			continue
 		}
-		if e.Rule == evidence.RuleMitigation {
+		if e.Rule == rules.RuleMitigation {
 			// A check the change adds is what this perspective rebuts another's finding with.
 			if check == nil {
 				check = e

@@ -22,7 +22,7 @@ import (
 	"github.com/debatebot/debatebot/handlers"
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/change"
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/redact"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -179,7 +179,7 @@ func isBot(u actionUser) bool { return u.Type == "Bot" || strings.HasSuffix(u.Lo
 // workflowCommand writes a GitHub Actions workflow command (::notice::, ::warning::, ::error::),
 // its message redacted and escaped as the runner reads it (one line).
 func workflowCommand(w io.Writer, kind, msg string) {
-	msg = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(evidence.Redact(msg))
+	msg = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(redact.Redact(msg))
 	fmt.Fprintf(w, "::%s title=debatebot::%s\n", kind, msg)
 }
 
@@ -473,7 +473,7 @@ func (a *actionRun) cannotDebate(ctx context.Context, pub *review.Publisher, hea
 }
 
 func (a *actionRun) redact(s string) string {
-	return strings.ReplaceAll(evidence.Redact(s), a.env.token, "***")
+	return strings.ReplaceAll(redact.Redact(s), a.env.token, "***")
 }
 
 // summary appends the decision comment to the job summary (GITHUB_STEP_SUMMARY), with the whole

@@ -15,6 +15,7 @@ import (
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/review/realcases"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -103,11 +104,11 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 			continue
 		}
 		var cov evidence.Coverage
-		var times evidence.Timings
-		start, cpu := time.Now(), evidence.ProcessCPU()
-		tr, err := benchCase(evidence.WithTimings(evidence.WithCoverage(ctx, &cov), &times), filepath.Join(f.trees, c.ID), f.diff)
+		var times scan.Timings
+		start, cpu := time.Now(), scan.ProcessCPU()
+		tr, err := benchCase(scan.WithTimings(evidence.WithCoverage(ctx, &cov), &times), filepath.Join(f.trees, c.ID), f.diff)
 		r := realcases.Judge(c, tr, err)
-		r.Wall, r.CPU, r.TypesFull, r.TypesChanged = time.Since(start), evidence.ProcessCPU()-cpu, cov.Full, cov.Changed
+		r.Wall, r.CPU, r.TypesFull, r.TypesChanged = time.Since(start), scan.ProcessCPU()-cpu, cov.Full, cov.Changed
 		results = append(results, r)
 		if _, err := fmt.Fprintln(stdout, r.Line()); err != nil {
 			return err

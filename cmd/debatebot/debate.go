@@ -18,7 +18,7 @@ import (
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/change"
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/redact"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -256,7 +256,7 @@ func printTranscript(t *toulmin.Transcript, change *change.Change, format string
 	if err != nil {
 		return err
 	}
-	_, err = io.WriteString(stdout, evidence.Redact(md))
+	_, err = io.WriteString(stdout, redact.Redact(md))
 	return err
 }
 

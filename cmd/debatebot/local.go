@@ -17,7 +17,8 @@ import (
 	"github.com/debatebot/debatebot/handlers"
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/change"
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/redact"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -348,7 +349,7 @@ func subject(ctx context.Context, st *store.Store, d store.Debate) string {
 	}
 	switch src.Kind {
 	case "question":
-		return evidence.Redact(evidence.Clip(strings.Join(strings.Fields(src.Question), " "), 60))
+		return redact.Redact(scan.Clip(strings.Join(strings.Fields(src.Question), " "), 60))
 	case "git":
 		return "git " + src.Name
 	}

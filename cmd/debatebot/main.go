@@ -17,7 +17,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/redact"
 )
 
 func main() {
@@ -89,7 +89,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		// so not 0, but no error to print either.
 		return exitError
 	}
-	fmt.Fprintf(stderr, "debatebot: %v\n", evidence.Redact(err.Error()))
+	fmt.Fprintf(stderr, "debatebot: %v\n", redact.Redact(err.Error()))
 	var ue *usageError
 	if errors.As(err, &ue) || isInputError(err) {
 		return exitUsage

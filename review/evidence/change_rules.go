@@ -10,6 +10,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review/evidence/redact"
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
 // PromptInjectionAnalyzer finds text that addresses AI reviewers, in added lines of any text file,
@@ -35,14 +38,14 @@ var injection = regexp.MustCompile(`(?i)` + strings.Join([]string{
 // as the sentence it hides.
 var nameSeparators = strings.NewReplacer("/", " ", "-", " ", "_", " ", ".", " ", "+", " ", "~", " ")
 
-func (PromptInjectionAnalyzer) Analyze(s *Scan) {
+func (PromptInjectionAnalyzer) Analyze(s *scan.Scan) {
 	for _, f := range s.Change.Files {
 		if f.Status == change.StatusDeleted || f.IsGenerated() {
 			continue
 		}
 		for _, l := range f.AddedLines() {
 			if m := injection.FindStringIndex(l.Text); m != nil {
-				s.Report(RulePromptInjection, f.Path, l.New, fmt.Sprintf("text addresses an AI reviewer: %q", quoteAround(l.Text, m)))
+				s.Report(rules.RulePromptInjection, f.Path, l.New, fmt.Sprintf("text addresses an AI reviewer: %q", quoteAround(l.Text, m)))
 			}
 		}
 	}
@@ -56,7 +59,7 @@ func (PromptInjectionAnalyzer) Analyze(s *Scan) {
 		for _, name := range names {
 			words := nameSeparators.Replace(name)
 			if injection.MatchString(name) || injection.MatchString(words) {
-				s.Report(RulePromptInjection, "", 0, fmt.Sprintf("the file name %q addresses an AI reviewer", clip(Redact(name), 160)))
+				s.Report(rules.RulePromptInjection, "", 0, fmt.Sprintf("the file name %q addresses an AI reviewer", scan.Clip(redact.Redact(name), 160)))
 			}
 		}
 	}
@@ -66,7 +69,7 @@ func (PromptInjectionAnalyzer) Analyze(s *Scan) {
 	}
 	for _, part := range parts {
 		if m := injection.FindStringIndex(part.text); m != nil {
-			s.Report(RulePromptInjection, "", 0, fmt.Sprintf("%s addresses an AI reviewer: %q", part.name, quoteAround(part.text, m)))
+			s.Report(rules.RulePromptInjection, "", 0, fmt.Sprintf("%s addresses an AI reviewer: %q", part.name, quoteAround(part.text, m)))
 		}
 	}
 }
@@ -88,7 +91,7 @@ func quoteAround(text string, m []int) string {
 	}
 	q := strings.TrimSpace(text[start:end])
 	// Redacted before it is cut, so that the cut cannot hide a secret from the detector.
-	return clip(Redact(clip(q, 400)), 160)
+	return scan.Clip(redact.Redact(scan.Clip(q, 400)), 160)
 }
 
 // changeAnalyzer looks at the change as a whole: dependencies, removed API, unfinished-work
@@ -120,7 +123,7 @@ var (
 	}
 )
 
-func (changeAnalyzer) Analyze(s *Scan) {
+func (changeAnalyzer) Analyze(s *scan.Scan) {
 	var code, tests []*change.File
 	removed := removedDecls(s.Change)
 	lines := map[*change.File]int{} // substantive added lines of each code file
@@ -147,12 +150,12 @@ func (changeAnalyzer) Analyze(s *Scan) {
 			}
 			for _, l := range f.AddedLines() {
 				if m := todo.FindStringSubmatch(l.Text); m != nil {
-					s.Report(RuleTodo, f.Path, l.New, fmt.Sprintf("%s added: %s", m[1], clip(strings.TrimSpace(l.Text), 100)))
+					s.Report(rules.RuleTodo, f.Path, l.New, fmt.Sprintf("%s added: %s", m[1], scan.Clip(strings.TrimSpace(l.Text), 100)))
 				}
 			}
 		}
 		if f.Status == change.StatusAdded && f.Added > DefaultMaxFileLines && !f.IsGenerated() && f.Language() != "" {
-			s.Report(RuleLargeFile, f.Path, 1, fmt.Sprintf("a new file of %d lines", f.Added))
+			s.Report(rules.RuleLargeFile, f.Path, 1, fmt.Sprintf("a new file of %d lines", f.Added))
 		}
 	}
 	if len(code) > 0 && len(tests) == 0 {
@@ -166,7 +169,7 @@ func (changeAnalyzer) Analyze(s *Scan) {
 				biggest, most = f, n
 			}
 		}
-		s.Report(RuleUntestedChange, biggest.Path, 0, fmt.Sprintf("%d source file(s) changed (%s) and no test file was added or changed", len(code), strings.Join(limitNames(names, 4), ", ")))
+		s.Report(rules.RuleUntestedChange, biggest.Path, 0, fmt.Sprintf("%d source file(s) changed (%s) and no test file was added or changed", len(code), strings.Join(scan.LimitNames(names, 4), ", ")))
 	}
 }
 
@@ -259,10 +262,10 @@ func goCodeLines(f *change.File) (map[int]bool, bool) {
 }
 
 // LimitNames keeps the first n of the names s, and says how many more there are.
-func LimitNames(s []string, n int) []string { return limitNames(s, n) }
+func LimitNames(s []string, n int) []string { return scan.LimitNames(s, n) }
 
 // dependencies reports modules and packages the change adds to a manifest.
-func dependencies(s *Scan, f *change.File) {
+func dependencies(s *scan.Scan, f *change.File) {
 	base := path.Base(f.Path)
 	removed := map[string]bool{}
 	for _, l := range f.DeletedLines() {
@@ -276,7 +279,7 @@ func dependencies(s *Scan, f *change.File) {
 		if removed[name] {
 			return // a version change of an existing dependency
 		}
-		s.Report(RuleNewDependency, f.Path, line, fmt.Sprintf("new %s dependency %s", what, name))
+		s.Report(rules.RuleNewDependency, f.Path, line, fmt.Sprintf("new %s dependency %s", what, name))
 	}
 	switch {
 	case base == "go.mod":
@@ -322,7 +325,7 @@ func dependencies(s *Scan, f *change.File) {
 }
 
 // exportedRemoved reports public declarations the change deletes and does not add back.
-func exportedRemoved(s *Scan, f *change.File) {
+func exportedRemoved(s *scan.Scan, f *change.File) {
 	if strings.Contains("/"+f.Path, "/internal/") || strings.HasPrefix(f.Path, "cmd/") || strings.Contains(f.Path, "/cmd/") {
 		return
 	}
@@ -376,7 +379,7 @@ func exportedRemoved(s *Scan, f *change.File) {
 		if f.Status != change.StatusDeleted {
 			line = nearestNew(f, l.Old)
 		}
-		s.Report(RuleExportedRemoved, f.Path, line, fmt.Sprintf("public %s is removed from %s", n, f.Path))
+		s.Report(rules.RuleExportedRemoved, f.Path, line, fmt.Sprintf("public %s is removed from %s", n, f.Path))
 	}
 }
 
@@ -409,7 +412,7 @@ func nearestNew(f *change.File, old int) int {
 // added back in any test file of the change (renamed file, moved test) is not removed; a test
 // whose subject the change removes too (its source file, or a declaration it names or calls) went
 // with its code and is not reported.
-func testDeleted(s *Scan, f *change.File, removed map[string]bool) {
+func testDeleted(s *scan.Scan, f *change.File, removed map[string]bool) {
 	re := testDecl[loopLang(f.Language())]
 	readded := map[string]int{}
 	if re != nil {
@@ -431,7 +434,7 @@ func testDeleted(s *Scan, f *change.File, removed map[string]bool) {
 		}
 		if re == nil {
 			if !mentionsAny(deleted, removed) {
-				s.Report(RuleTestDeleted, f.Path, 1, fmt.Sprintf("test file %s is deleted (%d lines)", f.Path, f.Deleted))
+				s.Report(rules.RuleTestDeleted, f.Path, 1, fmt.Sprintf("test file %s is deleted (%d lines)", f.Path, f.Deleted))
 			}
 			return
 		}
@@ -478,9 +481,9 @@ func testDeleted(s *Scan, f *change.File, removed map[string]bool) {
 			}
 			what := ""
 			if len(names) > 0 {
-				what = " (" + strings.Join(limitNames(names, 4), ", ") + ")"
+				what = " (" + strings.Join(scan.LimitNames(names, 4), ", ") + ")"
 			}
-			s.Report(RuleTestDeleted, f.Path, kept[0].at.Old, fmt.Sprintf("test file %s is deleted with %d test(s)%s while the code they tested remains", f.Path, len(kept), what))
+			s.Report(rules.RuleTestDeleted, f.Path, kept[0].at.Old, fmt.Sprintf("test file %s is deleted with %d test(s)%s while the code they tested remains", f.Path, len(kept), what))
 		}
 		return
 	}
@@ -489,7 +492,7 @@ func testDeleted(s *Scan, f *change.File, removed map[string]bool) {
 		if what == "" {
 			what = "a @Test method"
 		}
-		s.Report(RuleTestDeleted, f.Path, nearestNew(f, t.at.Old), fmt.Sprintf("test %s is removed while the code it tested remains", what))
+		s.Report(rules.RuleTestDeleted, f.Path, nearestNew(f, t.at.Old), fmt.Sprintf("test %s is removed while the code it tested remains", what))
 	}
 }
 

@@ -2,6 +2,8 @@ package evidence
 
 import (
 	"fmt"
+	"github.com/debatebot/debatebot/review/evidence/compare"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"strings"
 	"testing"
 )
@@ -43,14 +45,14 @@ func TestGoChecksOnHunksOnly(t *testing.T) {
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			c := hunksOnly(changeOf(t, [3]string{tc.path, tc.b, tc.h}), 3)
-			ev, _, err := GatherWithNotes(t.Context(), c, []Analyzer{goAnalyzer{}})
+			ev, _, err := scan.GatherWithNotes(t.Context(), c, []scan.Analyzer{goAnalyzer{}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			var got []string
 			for _, e := range ev {
 				got = append(got, fmt.Sprintf("%s@%s:%d", e.Rule, e.Path, e.Line))
-				if !strings.HasSuffix(e.Message, fragmentNote) {
+				if !strings.HasSuffix(e.Message, compare.FragmentNote) {
 					t.Errorf("finding %q does not say it saw the hunks only", e.Message)
 				}
 			}

@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"github.com/debatebot/debatebot/review/evidence/rules"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -122,7 +123,7 @@ func (h *hunkFlow) safe(rule, code string) bool {
 	}
 	g := h.g
 	switch rule {
-	case RuleCommandInjection:
+	case rules.RuleCommandInjection:
 		progs, text := g.fixedProgs(h.c), g.safeText(h.c)
 		found, safe := false, true
 		ast.Inspect(e, func(n ast.Node) bool {
@@ -145,7 +146,7 @@ func (h *hunkFlow) safe(rule, code string) bool {
 			return false
 		})
 		return found && safe
-	case RuleSQLInjection:
+	case rules.RuleSQLInjection:
 		text := g.safeText(h.c)
 		found, safe := false, true
 		ast.Inspect(e, func(n ast.Node) bool {

@@ -1,5 +1,7 @@
 package evidence
 
+import "github.com/debatebot/debatebot/review/evidence/scan"
+
 // Processors turn what the analyzers found into what the debate sees, as golangci-lint's
 // pkg/result/processors do: each takes the findings and returns those it keeps, changed or
 // merged, and the chains below run them in order, top to bottom. There are two chains:
@@ -20,8 +22,8 @@ package evidence
 // order: new by key (Compare), taken back when the callers check what moved to them, protections
 // the change removed or weakened (superseding the findings they restate at the same line), then
 // packages the change hid from the analysis.
-func comparisonChain(c *treeComparison) []Processor {
-	return []Processor{
+func comparisonChain(c *treeComparison) []scan.Processor {
+	return []scan.Processor{
 		processorFunc{"new in head", c.newInHead},
 		processorFunc{"checked by callers", c.checkedByCallers},
 		processorFunc{"weakened protections", c.weakened},
@@ -32,11 +34,11 @@ func comparisonChain(c *treeComparison) []Processor {
 // processorFunc is a processor made of a function.
 type processorFunc struct {
 	name string
-	fn   func([]Finding) ([]Finding, error)
+	fn   func([]scan.Finding) ([]scan.Finding, error)
 }
 
-func (p processorFunc) Name() string                               { return p.name }
-func (p processorFunc) Process(found []Finding) ([]Finding, error) { return p.fn(found) }
+func (p processorFunc) Name() string                                         { return p.name }
+func (p processorFunc) Process(found []scan.Finding) ([]scan.Finding, error) { return p.fn(found) }
 
 // treeComparison is what the comparison chain knows of the run: both trees' reports, the run's
 // options and environment, and how many head findings the base already had.
@@ -48,14 +50,14 @@ type treeComparison struct {
 }
 
 // newInHead keeps head's findings that the base does not have (Compare).
-func (c *treeComparison) newInHead(head []Finding) ([]Finding, error) {
+func (c *treeComparison) newInHead(head []scan.Finding) ([]scan.Finding, error) {
 	fresh, pre := Compare(c.base.Findings, head)
 	c.preexisting += pre
 	return fresh, nil
 }
 
 // checkedByCallers takes back what Compare made new for more paths when the callers check.
-func (c *treeComparison) checkedByCallers(fresh []Finding) ([]Finding, error) {
+func (c *treeComparison) checkedByCallers(fresh []scan.Finding) ([]scan.Finding, error) {
 	out, pre := checkedByCallers(fresh, 0, c.head.summary)
 	c.preexisting += pre
 	return out, nil
@@ -63,12 +65,12 @@ func (c *treeComparison) checkedByCallers(fresh []Finding) ([]Finding, error) {
 
 // weakened adds the protections the change removed or weakened, new by construction; they
 // supersede the new findings of other rules they restate at the same line.
-func (c *treeComparison) weakened(fresh []Finding) ([]Finding, error) {
+func (c *treeComparison) weakened(fresh []scan.Finding) ([]scan.Finding, error) {
 	weak, twins := weakened(c.base.summary, c.head.summary)
 	return mergeWeakened(fresh, weak, twins), nil
 }
 
 // blinded adds the packages the change hid from the analysis, new by construction too.
-func (c *treeComparison) blinded(fresh []Finding) ([]Finding, error) {
+func (c *treeComparison) blinded(fresh []scan.Finding) ([]scan.Finding, error) {
 	return append(fresh, blinded(c.opts, c.base, c.head, c.env)...), nil
 }

@@ -1,18 +1,20 @@
 package evidence
 
 import (
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"strings"
 	"testing"
 )
 
 func TestComparisonChainKeepsWhatIsNewInHead(t *testing.T) {
-	at := func(f Finding, line int) Finding { f.Line = line; return f }
-	nilDeref := Finding{Severity: SeverityHigh, Rule: "nilness", Source: AnalyzerGoVet, Path: "a.go", Func: "F", Message: "nil dereference of p"}
-	printf := Finding{Severity: SeverityMedium, Rule: "printf", Source: AnalyzerGoVet, Path: "a.go", Func: "G", Message: "bad verb %d"}
-	base := &TreeReport{Findings: []Finding{at(nilDeref, 3)}}
-	head := &TreeReport{Findings: []Finding{at(nilDeref, 5), at(nilDeref, 8), at(printf, 12)}}
+	at := func(f scan.Finding, line int) scan.Finding { f.Line = line; return f }
+	nilDeref := scan.Finding{Severity: rules.SeverityHigh, Rule: "nilness", Source: rules.AnalyzerGoVet, Path: "a.go", Func: "F", Message: "nil dereference of p"}
+	printf := scan.Finding{Severity: rules.SeverityMedium, Rule: "printf", Source: rules.AnalyzerGoVet, Path: "a.go", Func: "G", Message: "bad verb %d"}
+	base := &TreeReport{Findings: []scan.Finding{at(nilDeref, 3)}}
+	head := &TreeReport{Findings: []scan.Finding{at(nilDeref, 5), at(nilDeref, 8), at(printf, 12)}}
 	c := &treeComparison{opts: Options{BaseDir: t.TempDir(), HeadDir: t.TempDir()}, base: base, head: head}
-	got, errs := runChain(comparisonChain(c), head.Findings)
+	got, errs := scan.RunChain(comparisonChain(c), head.Findings)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

@@ -2,6 +2,8 @@ package evidence
 
 import (
 	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review/evidence/external"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"strings"
 	"testing"
 )
@@ -18,7 +20,7 @@ func TestRegistryHasEachAnalyzerOnceAndEachExternalToolAsItsOwn(t *testing.T) {
 			t.Errorf("analyzer %s is registered %d times", n, k)
 		}
 	}
-	for _, tool := range DefaultTools() {
+	for _, tool := range external.DefaultTools() {
 		if seen[tool.Name()] != 1 {
 			t.Errorf("external tool %s is not registered as an analyzer of its own: %s", tool.Name(), strings.Join(names, ", "))
 		}
@@ -36,7 +38,7 @@ func TestRegistryHasEachAnalyzerOnceAndEachExternalToolAsItsOwn(t *testing.T) {
 
 func TestToolAnalyzerOfAnUnknownToolReportsNothing(t *testing.T) {
 	c := &change.Change{Files: []*change.File{{Path: "a.py", Status: change.StatusAdded, HasContent: true, Content: []byte("import pickle\npickle.loads(x)\n")}}}
-	found, notes, err := GatherWithNotes(t.Context(), c, []Analyzer{toolAnalyzer{tool: "nosuchtool"}})
+	found, notes, err := scan.GatherWithNotes(t.Context(), c, []scan.Analyzer{toolAnalyzer{tool: "nosuchtool"}})
 	if err != nil || len(found) != 0 || len(notes) != 0 {
 		t.Errorf("found %v, notes %v, err %v", found, notes, err)
 	}

@@ -3,6 +3,8 @@ package evidence
 import (
 	"context"
 	"fmt"
+	"github.com/debatebot/debatebot/review/evidence/compare"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"os"
 	"path/filepath"
 	"testing"
@@ -39,7 +41,7 @@ func BenchmarkRemovedLargeChange(b *testing.B) {
 		for _, f := range c.Files {
 			f.Reindex()
 		}
-		if _, _, err := GatherWithNotes(context.Background(), c, []Analyzer{removedAnalyzer{}}); err != nil {
+		if _, _, err := scan.GatherWithNotes(context.Background(), c, []scan.Analyzer{compare.RemovedAnalyzer{}}); err != nil {
 			b.Fatal(err)
 		}
 	}

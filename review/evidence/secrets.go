@@ -6,6 +6,9 @@ import (
 	"strings"
 
 	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review/evidence/redact"
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/zricethezav/gitleaks/v8/detect"
 )
 
@@ -15,8 +18,8 @@ type secretsAnalyzer struct{}
 
 func (secretsAnalyzer) Name() string { return "secrets" }
 
-func (secretsAnalyzer) Analyze(s *Scan) {
-	d, err := secretDetector()
+func (secretsAnalyzer) Analyze(s *scan.Scan) {
+	d, err := redact.SecretDetector()
 	for _, f := range s.Change.Files {
 		if f.Status == change.StatusDeleted {
 			continue
@@ -32,30 +35,30 @@ func (secretsAnalyzer) Analyze(s *Scan) {
 		}
 		found := map[int]bool{}
 		if err == nil {
-			detectorMu.Lock()
+			redact.DetectorMu.Lock()
 			// The path lets gitleaks apply its path allowlists (lock files, vendored code).
 			//lint:ignore SA1019 gitleaks v8 takes a file path only through this Fragment; v9 replaces it.
 			findings := d.Detect(detect.Fragment{Raw: b.String(), FilePath: f.Path})
-			detectorMu.Unlock()
+			redact.DetectorMu.Unlock()
 			for _, fd := range findings {
 				if fd.StartLine < 0 || fd.StartLine >= len(added) {
 					continue
 				}
 				line := added[fd.StartLine].New
 				found[line] = true
-				s.Report(RuleSecret, f.Path, line, fmt.Sprintf("%s (gitleaks rule %s): %s", redact(fd.Secret), fd.RuleID, firstSentence(fd.Description)))
+				s.Report(rules.RuleSecret, f.Path, line, fmt.Sprintf("%s (gitleaks rule %s): %s", redact.Mask(fd.Secret), fd.RuleID, firstSentence(fd.Description)))
 			}
 		}
 		for _, l := range added {
 			if found[l.New] {
 				continue
 			}
-			for _, re := range []*regexp.Regexp{literalKey, literalPwd} {
+			for _, re := range []*regexp.Regexp{redact.LiteralKey, redact.LiteralPwd} {
 				m := re.FindStringSubmatch(l.Text)
-				if m == nil || isPlaceholder(m[1]) {
+				if m == nil || redact.IsPlaceholder(m[1]) {
 					continue
 				}
-				s.Report(RuleSecret, f.Path, l.New, fmt.Sprintf("%s: a literal credential assigned in code", redact(m[1])))
+				s.Report(rules.RuleSecret, f.Path, l.New, fmt.Sprintf("%s: a literal credential assigned in code", redact.Mask(m[1])))
 				break
 			}
 		}
