@@ -3,12 +3,13 @@ package review
 import (
 	"context"
 	"errors"
-	"github.com/debatebot/debatebot/review/evidence"
-	"github.com/debatebot/debatebot/review/evidence/scan"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
 // writeTree writes files (slash paths) under a new temporary directory.

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/debatebot/debatebot/review/change"
 	"os/exec"
 	"strings"
+
+	"github.com/debatebot/debatebot/review/change"
 )
 
 // DefaultMaxFileBytes bounds the content read for one file; larger files are analysed from

@@ -3,10 +3,11 @@ package review
 import (
 	"context"
 	"fmt"
-	"github.com/debatebot/debatebot/review/change"
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/debatebot/debatebot/review/change"
 )
 
 // gitTrees returns a Change.Trees that writes the commits base and head of the repository at dir

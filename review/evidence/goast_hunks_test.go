@@ -2,10 +2,11 @@ package evidence
 
 import (
 	"fmt"
-	"github.com/debatebot/debatebot/review/evidence/compare"
-	"github.com/debatebot/debatebot/review/evidence/scan"
 	"strings"
 	"testing"
+
+	"github.com/debatebot/debatebot/review/evidence/compare"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
 // goLib is a library function long enough that a hunk in its middle shows neither end.

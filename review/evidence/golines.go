@@ -1,12 +1,13 @@
 package evidence
 
 import (
-	"github.com/debatebot/debatebot/review/evidence/rules"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"regexp"
 	"strings"
+
+	"github.com/debatebot/debatebot/review/evidence/rules"
 )
 
 // hunkFlow is goflow.go's analysis over the lines a diff shows of a Go file whose content is not

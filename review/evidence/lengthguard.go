@@ -2,10 +2,11 @@ package evidence
 
 import (
 	"fmt"
-	"github.com/debatebot/debatebot/review/evidence/rules"
 	"go/ast"
 	"go/token"
 	"strings"
+
+	"github.com/debatebot/debatebot/review/evidence/rules"
 )
 
 // This file holds the analysis of indexes and their length guards (RuleIndexUnguarded,

@@ -2,12 +2,13 @@ package evidence
 
 import (
 	"fmt"
-	"github.com/debatebot/debatebot/review/evidence/rules"
-	"github.com/debatebot/debatebot/review/evidence/scan"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
 // lengthGuardFindings runs the Go AST checks on a testdata file of testdata/lengthguard, added

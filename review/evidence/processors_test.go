@@ -1,10 +1,11 @@
 package evidence
 
 import (
-	"github.com/debatebot/debatebot/review/evidence/rules"
-	"github.com/debatebot/debatebot/review/evidence/scan"
 	"strings"
 	"testing"
+
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
 func TestComparisonChainKeepsWhatIsNewInHead(t *testing.T) {

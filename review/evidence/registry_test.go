@@ -1,11 +1,12 @@
 package evidence
 
 import (
+	"strings"
+	"testing"
+
 	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence/external"
 	"github.com/debatebot/debatebot/review/evidence/scan"
-	"strings"
-	"testing"
 )
 
 func TestRegistryHasEachAnalyzerOnceAndEachExternalToolAsItsOwn(t *testing.T) {

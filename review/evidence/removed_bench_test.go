@@ -3,11 +3,12 @@ package evidence
 import (
 	"context"
 	"fmt"
-	"github.com/debatebot/debatebot/review/evidence/compare"
-	"github.com/debatebot/debatebot/review/evidence/scan"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/debatebot/debatebot/review/evidence/compare"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
 // BenchmarkRemovedLargeChange runs the base/head comparison over the change of

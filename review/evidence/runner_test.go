@@ -3,10 +3,11 @@ package evidence
 import (
 	"context"
 	"fmt"
-	"github.com/debatebot/debatebot/review/evidence/rules"
-	"github.com/debatebot/debatebot/review/evidence/scan"
 	"strings"
 	"testing"
+
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
 var basicFiles = []string{"app/app.go", "broken/broken.go"}

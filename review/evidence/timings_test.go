@@ -2,9 +2,10 @@ package evidence
 
 import (
 	"context"
-	"github.com/debatebot/debatebot/review/evidence/scan"
 	"strings"
 	"testing"
+
+	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
 // The stages of a type-checked analysis are timed under WithTimings: the go command's load with

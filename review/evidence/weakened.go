@@ -2,15 +2,16 @@ package evidence
 
 import (
 	"fmt"
-	"github.com/debatebot/debatebot/review/evidence/external"
-	"github.com/debatebot/debatebot/review/evidence/rules"
-	"github.com/debatebot/debatebot/review/evidence/scan"
 	"go/token"
 	"maps"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/debatebot/debatebot/review/evidence/external"
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
 // This file compares base and head for protections the change removed or weakened: a check

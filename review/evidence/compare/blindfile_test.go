@@ -1,9 +1,10 @@
 package compare
 
 import (
-	"github.com/debatebot/debatebot/review/evidence/rules"
 	"strings"
 	"testing"
+
+	"github.com/debatebot/debatebot/review/evidence/rules"
 )
 
 // A change that pushes a file beyond the comparison's limits (here JavaScript nested deeper

@@ -2,9 +2,10 @@ package compare
 
 import (
 	"fmt"
-	"github.com/debatebot/debatebot/review/evidence/scan"
 	"strings"
 	"testing"
+
+	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
 // goRounds derives a key with a cost from the message, bounded on both sides; head drops the

@@ -2,13 +2,14 @@ package compare
 
 import (
 	"fmt"
-	"github.com/debatebot/debatebot/review/evidence/scan"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
 // goIR parses one Go file into the comparison's form (see removed_ir.go).

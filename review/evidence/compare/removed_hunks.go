@@ -3,8 +3,6 @@ package compare
 import (
 	"context"
 	"fmt"
-	"github.com/debatebot/debatebot/review/change"
-	"github.com/debatebot/debatebot/review/evidence/scan"
 	"go/ast"
 	"go/parser"
 	"go/scanner"
@@ -13,6 +11,9 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
 // Hunks only: a bare diff brings no trees and no file contents, so the base/head comparison

@@ -2,9 +2,10 @@ package compare
 
 import (
 	"context"
-	"github.com/debatebot/debatebot/review/evidence/scan"
 	"strings"
 	"testing"
+
+	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
 const handshakeBase = `function handshake(req, socket) {

@@ -3,14 +3,15 @@ package compare
 import (
 	"context"
 	"fmt"
-	"github.com/debatebot/debatebot/review/change"
-	"github.com/debatebot/debatebot/review/evidence/rules"
-	"github.com/debatebot/debatebot/review/evidence/scan"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
 // changeOf builds a change from the base and head contents of files, with one hunk per file

@@ -3,12 +3,13 @@ package compare
 import (
 	"bufio"
 	"bytes"
-	"github.com/debatebot/debatebot/review/change"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/debatebot/debatebot/review/change"
 )
 
 // treeLoader finds, in the change's materialised base or head tree, the files that may define a

@@ -3,10 +3,11 @@ package external
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/debatebot/debatebot/review/evidence/rules"
-	"github.com/debatebot/debatebot/review/evidence/scan"
 	"path"
 	"strings"
+
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
 // SourceBandit names bandit (PyCQA's security linter for Python) as the source of findings.

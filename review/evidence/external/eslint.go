@@ -3,12 +3,13 @@ package external
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/debatebot/debatebot/review/evidence/rules"
-	"github.com/debatebot/debatebot/review/evidence/scan"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
 // SourceESLint names ESLint as the source of findings.

@@ -4,12 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"github.com/debatebot/debatebot/review/evidence/rules"
-	"github.com/debatebot/debatebot/review/evidence/scan"
 	"path"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
 // SourcePyflakes names pyflakes (PyCQA's checker of Python's names and literals) as the source of

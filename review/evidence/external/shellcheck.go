@@ -3,10 +3,11 @@ package external
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/debatebot/debatebot/review/evidence/rules"
-	"github.com/debatebot/debatebot/review/evidence/scan"
 	"path"
 	"strings"
+
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
 // SourceShellCheck names ShellCheck as the source of findings.
