@@ -2,14 +2,12 @@ package evidence
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence/redact"
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
-	"github.com/zricethezav/gitleaks/v8/detect"
 )
 
 // secretsAnalyzer finds credentials in added lines with gitleaks' detector and its default rules,
@@ -19,7 +17,6 @@ type secretsAnalyzer struct{}
 func (secretsAnalyzer) Name() string { return "secrets" }
 
 func (secretsAnalyzer) Analyze(s *scan.Scan) {
-	d, err := redact.SecretDetector()
 	for _, f := range s.Change.Files {
 		if f.Status == change.StatusDeleted {
 			continue
@@ -34,12 +31,7 @@ func (secretsAnalyzer) Analyze(s *scan.Scan) {
 			b.WriteByte('\n')
 		}
 		found := map[int]bool{}
-		if err == nil {
-			redact.DetectorMu.Lock()
-			// The path lets gitleaks apply its path allowlists (lock files, vendored code).
-			//lint:ignore SA1019 gitleaks v8 takes a file path only through this Fragment; v9 replaces it.
-			findings := d.Detect(detect.Fragment{Raw: b.String(), FilePath: f.Path})
-			redact.DetectorMu.Unlock()
+		if findings, err := redact.Detect(f.Path, b.String()); err == nil {
 			for _, fd := range findings {
 				if fd.StartLine < 0 || fd.StartLine >= len(added) {
 					continue
@@ -53,13 +45,8 @@ func (secretsAnalyzer) Analyze(s *scan.Scan) {
 			if found[l.New] {
 				continue
 			}
-			for _, re := range []*regexp.Regexp{redact.LiteralKey, redact.LiteralPwd} {
-				m := re.FindStringSubmatch(l.Text)
-				if m == nil || redact.IsPlaceholder(m[1]) {
-					continue
-				}
-				s.Report(rules.RuleSecret, f.Path, l.New, fmt.Sprintf("%s: a literal credential assigned in code", redact.Mask(m[1])))
-				break
+			if v, ok := redact.LiteralCredential(l.Text); ok {
+				s.Report(rules.RuleSecret, f.Path, l.New, fmt.Sprintf("%s: a literal credential assigned in code", redact.Mask(v)))
 			}
 		}
 	}

@@ -12,16 +12,44 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/logging"
+	"github.com/zricethezav/gitleaks/v8/report"
 )
 
 var (
 	detectorOnce sync.Once
 	detector     *detect.Detector
 	detectorErr  error
-	DetectorMu   sync.Mutex
+	detectorMu   sync.Mutex
 )
 
-func SecretDetector() (*detect.Detector, error) {
+// Detect runs gitleaks' detector, with its default rules, over text: lines of the file at path,
+// which lets gitleaks apply its path allowlists (lock files, vendored code). The detector is
+// built once and shared; its runs are serialised.
+func Detect(path, text string) ([]report.Finding, error) {
+	d, err := secretDetector()
+	if err != nil {
+		return nil, err
+	}
+	detectorMu.Lock()
+	defer detectorMu.Unlock()
+	//lint:ignore SA1019 gitleaks v8 takes a file path only through this Fragment; v9 replaces it.
+	return d.Detect(detect.Fragment{Raw: text, FilePath: path}), nil
+}
+
+// LiteralCredential returns the signing key or password that line assigns as a literal (short
+// ones, which gitleaks' entropy thresholds let through), unless the value is a placeholder.
+func LiteralCredential(line string) (string, bool) {
+	for _, re := range []*regexp.Regexp{literalKey, literalPwd} {
+		m := re.FindStringSubmatch(line)
+		if m == nil || isPlaceholder(m[1]) {
+			continue
+		}
+		return m[1], true
+	}
+	return "", false
+}
+
+func secretDetector() (*detect.Detector, error) {
 	detectorOnce.Do(func() {
 		// gitleaks logs to stderr through its own global logger; findings come back to us instead.
 		logging.Logger = logging.Logger.Level(zerolog.ErrorLevel)
@@ -31,8 +59,8 @@ func SecretDetector() (*detect.Detector, error) {
 }
 
 var (
-	LiteralKey = regexp.MustCompile(`(?i)\b\w*(?:jwt|signing|hmac|session|cookie|api|client|app)[_\-]?(?:key|secret|token)\w*["']?\s*(?::=|=|:)\s*(?:\[\]byte\()?["']([^"'\s]{6,})["']`)
-	LiteralPwd = regexp.MustCompile(`(?i)\b\w*(?:password|passwd|pwd)\w*["']?\s*(?::=|=|:)\s*["']([^"'\s]{4,})["']`)
+	literalKey = regexp.MustCompile(`(?i)\b\w*(?:jwt|signing|hmac|session|cookie|api|client|app)[_\-]?(?:key|secret|token)\w*["']?\s*(?::=|=|:)\s*(?:\[\]byte\()?["']([^"'\s]{6,})["']`)
+	literalPwd = regexp.MustCompile(`(?i)\b\w*(?:password|passwd|pwd)\w*["']?\s*(?::=|=|:)\s*["']([^"'\s]{4,})["']`)
 	// Values that name a secret rather than hold one: an environment variable's name (upper case
 	// with an underscore, matched case-sensitively: `sk_live_abc123` or `hunter2hunter2` are
 	// values, not names), a template or shell reference, and the usual stand-ins.
@@ -40,7 +68,7 @@ var (
 )
 
 // isPlaceholder reports whether a literal value stands in for a secret rather than holds one.
-func IsPlaceholder(v string) bool {
+func isPlaceholder(v string) bool {
 	if v == "" {
 		return true
 	}
@@ -51,7 +79,7 @@ func IsPlaceholder(v string) bool {
 	return strings.Count(v, v[:1]) == len(v)
 }
 
-// redact masks a secret for display: the first four characters of a long one (enough to
+// Mask masks a secret for display: the first four characters of a long one (enough to
 // recognise the kind of credential, never enough to use it) and stars, never longer than the
 // secret. Quotes and backslashes are
 // not kept, so that a masked secret cannot break the JSON or Markdown it sits in.
@@ -99,7 +127,7 @@ func secretsIn(s string) []string {
 		return nil
 	}
 	var out []string
-	if d, err := SecretDetector(); err == nil && mayHoldKeyword(d, s) {
+	if d, err := secretDetector(); err == nil && mayHoldKeyword(d, s) {
 		for _, fd := range d.DetectString(s) {
 			if sec := strings.TrimSpace(fd.Secret); len(sec) >= 4 {
 				out = append(out, sec)
@@ -107,9 +135,9 @@ func secretsIn(s string) []string {
 		}
 	}
 	if mayHoldLiteral(s) {
-		for _, re := range []*regexp.Regexp{LiteralKey, LiteralPwd} {
+		for _, re := range []*regexp.Regexp{literalKey, literalPwd} {
 			for _, m := range re.FindAllStringSubmatch(s, -1) {
-				if !IsPlaceholder(m[1]) {
+				if !isPlaceholder(m[1]) {
 					out = append(out, m[1])
 				}
 			}

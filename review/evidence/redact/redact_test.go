@@ -115,7 +115,7 @@ func FuzzRedactPrefilter(f *testing.F) {
 	for _, s := range []string{testAWSKey, "token: " + testGitHubToken, "plain log line", "to\u212Aen = \"" + testGitHubToken + "\"", `{"delivery":"` + testGitHubToken + `"}`} {
 		f.Add(s)
 	}
-	d, err := SecretDetector()
+	d, err := secretDetector()
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -132,12 +132,12 @@ func FuzzRedactPrefilter(f *testing.F) {
 // alphanumeric value threw real keys away); stand-ins are.
 func TestPlaceholders(t *testing.T) {
 	for _, v := range []string{"sk_live_abc123", "hunter2hunter2", "s3cr3t-k3y", "abcdef12"} {
-		if IsPlaceholder(v) {
+		if isPlaceholder(v) {
 			t.Errorf("isPlaceholder(%q) = true; a real-looking value", v)
 		}
 	}
 	for _, v := range []string{"changeme", "<token>", "${API_KEY}", "xxx", "example", "your-key-here", "aaaaaa", "DB_PASSWORD", "$SECRET", "{password}", ":password", "%(password)s"} {
-		if !IsPlaceholder(v) {
+		if !isPlaceholder(v) {
 			t.Errorf("isPlaceholder(%q) = false; a stand-in", v)
 		}
 	}
