@@ -90,7 +90,7 @@ func FuzzReadDiff(f *testing.F) {
 			_, _ = fl.Line(1)
 		}
 		// What the reader accepted goes through the untrusted-text checks of every debate.
-		s := scan.NewScan(c)
+		s := scan.New(c)
 		evidence.PromptInjectionAnalyzer{}.Analyze(s)
 		_ = s.Evidence()
 	})

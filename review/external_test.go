@@ -305,7 +305,7 @@ func TestExternalToolGarbageIsNoted(t *testing.T) {
 // Every external rule is a rule of the catalog with a stakeholder of the default panel, and the
 // catch-all rules too.
 func TestExternalRulesAreRules(t *testing.T) {
-	for _, c := range external.ExternalChecks() {
+	for _, c := range external.Checks() {
 		r, ok := rules.Rules[c.Rule]
 		if !ok {
 			t.Errorf("%s is not a rule", c.Rule)

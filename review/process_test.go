@@ -288,7 +288,7 @@ func TestProcessNotesNeverDecide(t *testing.T) {
 // A process note reported with a higher severity is kept at medium, so that it can neither make
 // a stakeholder request changes nor stand as a critical finding that escalates.
 func TestProcessNotesAreAtMostMedium(t *testing.T) {
-	s := scan.NewScan(mustParse(t, deletedPingTest))
+	s := scan.New(mustParse(t, deletedPingTest))
 	s.ReportSeverity(rules.RuleTestDeleted, toulmin.SeverityCritical, "api/ping_test.go", 1, "test file deleted")
 	s.ReportSeverity(rules.RuleSQLInjection, toulmin.SeverityCritical, "api/ping_test.go", 5, "not a process note")
 	ev := s.Evidence()

@@ -20,7 +20,7 @@ import (
 //     it to its list in checks.go (vetPasses), maintained.go or debatebot.go; the type-checked Go
 //     analysis (typedGoAnalyzer) runs every Check over base and head and reports what is new in
 //     head (comparisonChain);
-//   - an external tool of another language: implement ExternalTool in a file of its own and add
+//   - an external tool of another language: implement external.Tool in a file of its own and add
 //     it to DefaultTools (external.go); it runs here as its own analyzer (toolAnalyzer), over the
 //     changed files of its language in base and head;
 //   - a line rule: add it to lineRules (lines.go), which lineAnalyzer runs over added lines.
@@ -57,7 +57,7 @@ func (a toolAnalyzer) Name() string { return a.tool }
 func (a toolAnalyzer) Analyze(s *scan.Scan) {
 	for _, t := range external.DefaultTools() {
 		if t.Name() == a.tool {
-			external.ExternalAnalyzer{Tools: []external.ExternalTool{t}}.Analyze(s)
+			external.Analyzer{Tools: []external.Tool{t}}.Analyze(s)
 		}
 	}
 }

@@ -17,13 +17,13 @@ const SourceBandit = "bandit"
 // over Python files. It parses the files with Python's ast module and never imports them.
 type Bandit struct{}
 
-// Name implements ExternalTool.
+// Name implements Tool.
 func (Bandit) Name() string { return SourceBandit }
 
-// Language implements ExternalTool.
+// Language implements Tool.
 func (Bandit) Language() string { return "Python" }
 
-// Handles implements ExternalTool.
+// Handles implements Tool.
 func (Bandit) Handles(p string) bool { return strings.EqualFold(path.Ext(p), ".py") }
 
 // banditLeftOut are bandit's audits that flag every use rather than a defect, as gosec's G103
@@ -32,7 +32,7 @@ func (Bandit) Handles(p string) bool { return strings.EqualFold(path.Ext(p), ".p
 // shell or by a program's bare name (B603, B606, B607: every call).
 var banditLeftOut = []string{"B101", "B401", "B402", "B403", "B404", "B405", "B406", "B407", "B408", "B409", "B410", "B411", "B412", "B413", "B603", "B606", "B607"}
 
-// Command implements ExternalTool. The files are given one by one, not a directory: bandit looks
+// Command implements Tool. The files are given one by one, not a directory: bandit looks
 // for a .bandit configuration in the directories it is given, which a change could add to switch
 // tests off. --ignore-nosec makes "# nosec" comments count for nothing, for the same reason.
 func (Bandit) Command(files []string) (string, []string, error) {
@@ -60,7 +60,7 @@ type banditReport struct {
 	} `json:"results"`
 }
 
-// Parse implements ExternalTool: bandit exits 0 when it found nothing and 1 when it found
+// Parse implements Tool: bandit exits 0 when it found nothing and 1 when it found
 // something, with its JSON report on standard output either way.
 func (Bandit) Parse(out *ToolOutput) ([]scan.Finding, []Problem, error) {
 	var rep banditReport

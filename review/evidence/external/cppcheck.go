@@ -20,13 +20,13 @@ const SourceCppcheck = "cppcheck"
 // them, system headers are not.
 type Cppcheck struct{}
 
-// Name implements ExternalTool.
+// Name implements Tool.
 func (Cppcheck) Name() string { return SourceCppcheck }
 
-// Language implements ExternalTool.
+// Language implements Tool.
 func (Cppcheck) Language() string { return "C/C++" }
 
-// Handles implements ExternalTool.
+// Handles implements Tool.
 func (Cppcheck) Handles(p string) bool {
 	switch strings.ToLower(path.Ext(p)) {
 	case ".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp", ".hxx":
@@ -35,7 +35,7 @@ func (Cppcheck) Handles(p string) bool {
 	return false
 }
 
-// Command implements ExternalTool: errors and warnings (--enable=warning), the XML report on
+// Command implements Tool: errors and warnings (--enable=warning), the XML report on
 // standard error, progress lines off (--quiet).
 func (Cppcheck) Command(files []string) (string, []string, error) {
 	p, err := lookPath("cppcheck")
@@ -73,7 +73,7 @@ var cppcheckNotDefects = map[string]bool{
 	"syntaxErrorAsOtherSeverity": true, "instantiationError": true, "internalCheck": true,
 }
 
-// Parse implements ExternalTool: Cppcheck exits 0 whatever it found (no --error-exitcode) and
+// Parse implements Tool: Cppcheck exits 0 whatever it found (no --error-exitcode) and
 // writes its XML report on standard error.
 func (Cppcheck) Parse(out *ToolOutput) ([]scan.Finding, []Problem, error) {
 	var rep cppcheckReport

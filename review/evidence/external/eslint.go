@@ -41,13 +41,13 @@ func ESLintDir() string {
 // silence the rules for itself.
 type ESLint struct{ Dir string }
 
-// Name implements ExternalTool.
+// Name implements Tool.
 func (ESLint) Name() string { return SourceESLint }
 
-// Language implements ExternalTool.
+// Language implements Tool.
 func (ESLint) Language() string { return "JavaScript/TypeScript" }
 
-// Handles implements ExternalTool.
+// Handles implements Tool.
 func (ESLint) Handles(p string) bool {
 	switch strings.ToLower(path.Ext(p)) {
 	case ".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx":
@@ -56,7 +56,7 @@ func (ESLint) Handles(p string) bool {
 	return false
 }
 
-// Command implements ExternalTool.
+// Command implements Tool.
 func (e ESLint) Command(files []string) (string, []string, error) {
 	node, err := lookPath("node")
 	if err != nil {
@@ -91,7 +91,7 @@ type eslintFile struct {
 	} `json:"messages"`
 }
 
-// Parse implements ExternalTool: ESLint exits 0 with no problem, 1 with problems, and 2 when its
+// Parse implements Tool: ESLint exits 0 with no problem, 1 with problems, and 2 when its
 // configuration or a rule failed (then its report is not to be trusted).
 func (ESLint) Parse(out *ToolOutput) ([]scan.Finding, []Problem, error) {
 	var files []eslintFile

@@ -20,11 +20,11 @@ import (
 	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
-// ExternalTool is an analyzer of another language run as a program (bandit, pyflakes, pylint,
+// Tool is an analyzer of another language run as a program (bandit, pyflakes, pylint,
 // ESLint, ShellCheck, Cppcheck): the runner gives it the changed files of its language in a tree, runs it there and
 // reads its machine-readable report. Tools only read the files; none of them executes the
 // repository's code or reads its configuration (see each tool's Command).
-type ExternalTool interface {
+type Tool interface {
 	// Name names the tool in findings (Source) and notes ("bandit").
 	Name() string
 	// Language names the files it analyses, for notes ("Python").
@@ -68,8 +68,8 @@ type ToolOutput struct {
 }
 
 // DefaultTools returns the external tools debatebot runs when they are installed.
-func DefaultTools() []ExternalTool {
-	return []ExternalTool{Bandit{}, Pyflakes{}, Pylint{}, ESLint{Dir: ESLintDir()}, ShellCheck{}, Cppcheck{}}
+func DefaultTools() []Tool {
+	return []Tool{Bandit{}, Pyflakes{}, Pylint{}, ESLint{Dir: ESLintDir()}, ShellCheck{}, Cppcheck{}}
 }
 
 // Limits of one tool run.
@@ -91,15 +91,15 @@ type ChangedFile struct {
 	OldPath string
 }
 
-// ExternalOptions of RunExternal.
-type ExternalOptions struct {
+// Options of Run.
+type Options struct {
 	// BaseDir and HeadDir are the trees of the change. With BaseDir empty only the head is
 	// analysed and every finding counts as new (the caller keeps those on added lines).
 	BaseDir, HeadDir string
 	// Files are the changed files, slash-separated and relative to the trees' roots.
 	Files []ChangedFile
 	// Tools are the tools to run (DefaultTools when nil).
-	Tools []ExternalTool
+	Tools []Tool
 	// Timeout bounds each run of a tool over one tree (DefaultToolTimeout when 0).
 	Timeout time.Duration
 }
@@ -124,12 +124,12 @@ type ToolResult struct {
 	Elapsed time.Duration
 }
 
-// RunExternal runs each tool that handles some changed file over those files in the base and
+// Run runs each tool that handles some changed file over those files in the base and
 // head trees and keeps the findings new in head (see compareExternal). Tools run one after the
 // other, each over base and head at once. A tool that is missing, fails or prints something other
 // than its report is described in its result; it never fails the run. Only the context's end
 // does, with an error.
-func RunExternal(ctx context.Context, opts ExternalOptions) ([]ToolResult, error) {
+func Run(ctx context.Context, opts Options) ([]ToolResult, error) {
 	tools := opts.Tools
 	if tools == nil {
 		tools = DefaultTools()
@@ -178,7 +178,7 @@ func isFile(root, p string) bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
-func runOne(ctx context.Context, tool ExternalTool, baseDir, headDir string, base, head []string, rename map[string]string, timeout time.Duration, res *ToolResult) error {
+func runOne(ctx context.Context, tool Tool, baseDir, headDir string, base, head []string, rename map[string]string, timeout time.Duration, res *ToolResult) error {
 	if _, _, err := tool.Command(head); err != nil {
 		if !errors.Is(err, ErrNotInstalled) {
 			res.Failed = scan.Clip(err.Error(), 300)
@@ -243,7 +243,7 @@ type toolReport struct {
 
 // analyzeWith runs tool over files in dir and reads its report; findings are made relative to
 // dir, limited to the files given, and given the scope that holds them.
-func analyzeWith(ctx context.Context, tool ExternalTool, dir string, files []string, timeout time.Duration) (*toolReport, error) {
+func analyzeWith(ctx context.Context, tool Tool, dir string, files []string, timeout time.Duration) (*toolReport, error) {
 	args := make([]string, len(files))
 	for i, f := range files {
 		args[i] = "./" + f
@@ -605,11 +605,11 @@ var _ = func() bool {
 	return true
 }()
 
-// ExternalChecks lists the rules the external tools may report, ordered by rule: for each tool the
+// Checks lists the rules the external tools may report, ordered by rule: for each tool the
 // rules of its catalog ("bandit:B602", "eslint:no-eval", "shellcheck:SC2115",
 // "cppcheck:nullPointer"), and its catch-all rule ("bandit:other") under which a finding of a
 // rule the catalog does not know is reported with the tool's rule id in its message.
-func ExternalChecks() []rules.Check {
+func Checks() []rules.Check {
 	var out []rules.Check
 	for tool, cat := range externalCatalogs {
 		for id, r := range cat {

@@ -13,7 +13,7 @@ import (
 )
 
 // isExternal reports whether analyzer is one of the external tools (review/evidence's
-// ExternalTool: bandit, pyflakes, pylint, eslint, shellcheck, cppcheck), whose findings are stamped with the tool's
+// Tool: bandit, pyflakes, pylint, eslint, shellcheck, cppcheck), whose findings are stamped with the tool's
 // name.
 func IsExternal(analyzer string) bool {
 	switch analyzer {
@@ -36,7 +36,7 @@ var externalWarrants = map[string]struct{ stakeholder, warrant, rebuttal, tradeO
 // The external tools' rules join the rule catalog under their own names ("bandit:B602",
 // "eslint:no-eval", "shellcheck:SC2115", "cppcheck:nullPointer", and a catch-all per tool).
 func init() {
-	for _, c := range ExternalChecks() {
+	for _, c := range Checks() {
 		if _, taken := rules.Rules[c.Rule]; taken {
 			panic(fmt.Sprintf("review: external rule %s collides with another rule", c.Rule))
 		}
@@ -59,14 +59,14 @@ func init() {
 // over the head content the change knows (files a diff adds whole, files read from a pull request)
 // and reports only findings on added lines. A tool that is not installed or fails is named in a
 // note and changes nothing else.
-type ExternalAnalyzer struct {
+type Analyzer struct {
 	// tools are the tools to run; nil means DefaultTools().
-	Tools []ExternalTool
+	Tools []Tool
 }
 
-func (ExternalAnalyzer) Name() string { return "external" }
+func (Analyzer) Name() string { return "external" }
 
-func (a ExternalAnalyzer) Analyze(s *scan.Scan) {
+func (a Analyzer) Analyze(s *scan.Scan) {
 	tools := a.Tools
 	if tools == nil {
 		tools = DefaultTools()
@@ -94,9 +94,9 @@ func (a ExternalAnalyzer) Analyze(s *scan.Scan) {
 }
 
 // Handled reports whether one of tools analyses the file at p.
-func Handled(tools []ExternalTool, p string) bool { return handled(tools, p) }
+func Handled(tools []Tool, p string) bool { return handled(tools, p) }
 
-func handled(tools []ExternalTool, p string) bool {
+func handled(tools []Tool, p string) bool {
 	for _, t := range tools {
 		if t.Handles(p) {
 			return true
@@ -105,13 +105,13 @@ func handled(tools []ExternalTool, p string) bool {
 	return false
 }
 
-func (a ExternalAnalyzer) onTrees(s *scan.Scan, tools []ExternalTool, files []ChangedFile) {
+func (a Analyzer) onTrees(s *scan.Scan, tools []Tool, files []ChangedFile) {
 	base, head, err := s.Trees()
 	if err != nil {
 		s.Note("external analyzers skipped: " + scan.Clip(err.Error(), 300))
 		return
 	}
-	results, err := RunExternal(s.Context(), ExternalOptions{BaseDir: base, HeadDir: head, Files: files, Tools: tools})
+	results, err := Run(s.Context(), Options{BaseDir: base, HeadDir: head, Files: files, Tools: tools})
 	if err != nil {
 		s.Note("external analyzers stopped: " + scan.Clip(err.Error(), 300))
 	}
@@ -131,7 +131,7 @@ func (a ExternalAnalyzer) onTrees(s *scan.Scan, tools []ExternalTool, files []Ch
 
 // onContent runs the tools over the head content the change holds, written to a temporary
 // directory; with no base to compare with, only findings on added lines count.
-func (a ExternalAnalyzer) onContent(s *scan.Scan, tools []ExternalTool, files []ChangedFile) {
+func (a Analyzer) onContent(s *scan.Scan, tools []Tool, files []ChangedFile) {
 	c := s.Change
 	dir, err := os.MkdirTemp("", "debatebot-content-")
 	if err != nil {
@@ -160,7 +160,7 @@ func (a ExternalAnalyzer) onContent(s *scan.Scan, tools []ExternalTool, files []
 	if len(written) == 0 {
 		return // no whole file is known: HunksOnlyNote already says what whole trees would give
 	}
-	results, err := RunExternal(s.Context(), ExternalOptions{HeadDir: dir, Files: written, Tools: tools})
+	results, err := Run(s.Context(), Options{HeadDir: dir, Files: written, Tools: tools})
 	if err != nil {
 		s.Note("external analyzers stopped: " + scan.Clip(err.Error(), 300))
 	}

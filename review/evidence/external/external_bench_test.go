@@ -12,9 +12,9 @@ func BenchmarkExternal(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			tool := c.tool(b)
 			for b.Loop() {
-				res, err := RunExternal(context.Background(), ExternalOptions{
+				res, err := Run(context.Background(), Options{
 					BaseDir: "testdata/external/base", HeadDir: "testdata/external/head",
-					Files: []ChangedFile{{Path: c.file}}, Tools: []ExternalTool{tool},
+					Files: []ChangedFile{{Path: c.file}}, Tools: []Tool{tool},
 				})
 				if err != nil || len(res) != 1 || res[0].Failed != "" || len(res[0].New) == 0 {
 					b.Fatalf("results %+v, err %v", res, err)

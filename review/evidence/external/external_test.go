@@ -42,7 +42,7 @@ func eslintForTest(t testing.TB) ESLint {
 // externalCase is one tool over one file of testdata/external (a real defect added in head, the
 // same defect already in the base on a line that moved) and of testdata/external-benign.
 type externalCase struct {
-	tool   func(t testing.TB) ExternalTool
+	tool   func(t testing.TB) Tool
 	file   string
 	want   []string // "rule func line severity" of every new finding
 	benign string
@@ -50,7 +50,7 @@ type externalCase struct {
 
 var externalCases = map[string]externalCase{
 	"bandit": {
-		tool: func(t testing.TB) ExternalTool { needProgram(t, "bandit", "apt-get install bandit"); return Bandit{} },
+		tool: func(t testing.TB) Tool { needProgram(t, "bandit", "apt-get install bandit"); return Bandit{} },
 		file: "app/run.py",
 		want: []string{
 			"bandit:B506 load_config 17 high",      // yaml.load
@@ -59,7 +59,7 @@ var externalCases = map[string]externalCase{
 		benign: "app/cache.py",
 	},
 	"pyflakes": {
-		tool: func(t testing.TB) ExternalTool {
+		tool: func(t testing.TB) Tool {
 			needProgram(t, "pyflakes3", "apt-get install pyflakes3")
 			return Pyflakes{}
 		},
@@ -70,7 +70,7 @@ var externalCases = map[string]externalCase{
 		benign: "app/jobs.py",
 	},
 	"pylint": {
-		tool: func(t testing.TB) ExternalTool { needProgram(t, "pylint", "apt-get install pylint"); return Pylint{} },
+		tool: func(t testing.TB) Tool { needProgram(t, "pylint", "apt-get install pylint"); return Pylint{} },
 		file: "app/tasks.py",
 		want: []string{
 			"pylint:useless-with-lock count 14 medium",        // a lock made for the with guards nothing
@@ -80,7 +80,7 @@ var externalCases = map[string]externalCase{
 		benign: "app/jobs.py",
 	},
 	"eslint": {
-		tool: func(t testing.TB) ExternalTool { return eslintForTest(t) },
+		tool: func(t testing.TB) Tool { return eslintForTest(t) },
 		file: "web/server.js",
 		want: []string{
 			"eslint:security/detect-child-process thumbnail 9 high",
@@ -88,7 +88,7 @@ var externalCases = map[string]externalCase{
 		benign: "web/format.js",
 	},
 	"eslint-typescript": {
-		tool: func(t testing.TB) ExternalTool { return eslintForTest(t) },
+		tool: func(t testing.TB) Tool { return eslintForTest(t) },
 		file: "web/limits.ts",
 		want: []string{
 			"eslint:no-dupe-keys merged 11 medium",
@@ -96,7 +96,7 @@ var externalCases = map[string]externalCase{
 		benign: "web/types.ts",
 	},
 	"eslint-promises": {
-		tool: func(t testing.TB) ExternalTool { return eslintForTest(t) },
+		tool: func(t testing.TB) Tool { return eslintForTest(t) },
 		file: "web/jobs.js",
 		want: []string{
 			"eslint:@typescript-eslint/no-floating-promises record 10 medium", // typed through the TypeScript program
@@ -104,7 +104,7 @@ var externalCases = map[string]externalCase{
 		benign: "web/queue.js",
 	},
 	"shellcheck": {
-		tool: func(t testing.TB) ExternalTool {
+		tool: func(t testing.TB) Tool {
 			needProgram(t, "shellcheck", "apt-get install shellcheck")
 			return ShellCheck{}
 		},
@@ -115,7 +115,7 @@ var externalCases = map[string]externalCase{
 		benign: "scripts/build.sh",
 	},
 	"cppcheck": {
-		tool: func(t testing.TB) ExternalTool {
+		tool: func(t testing.TB) Tool {
 			needProgram(t, "cppcheck", "apt-get install cppcheck")
 			return Cppcheck{}
 		},
@@ -136,14 +136,14 @@ func describe(fs []scan.Finding) []string {
 	return out
 }
 
-func runCase(t *testing.T, tool ExternalTool, tree, file string) ToolResult {
+func runCase(t *testing.T, tool Tool, tree, file string) ToolResult {
 	t.Helper()
-	res, err := RunExternal(context.Background(), ExternalOptions{
+	res, err := Run(context.Background(), Options{
 		BaseDir: filepath.Join("testdata", tree, "base"), HeadDir: filepath.Join("testdata", tree, "head"),
-		Files: []ChangedFile{{Path: file}}, Tools: []ExternalTool{tool},
+		Files: []ChangedFile{{Path: file}}, Tools: []Tool{tool},
 	})
 	if err != nil {
-		t.Fatalf("RunExternal: %v", err)
+		t.Fatalf("Run: %v", err)
 	}
 	if len(res) != 1 {
 		t.Fatalf("%d results, want 1: %+v", len(res), res)
@@ -213,8 +213,8 @@ func TestBanditSeverityPolicy(t *testing.T) {
 // Without a base tree every head finding is new (the caller keeps those on added lines).
 func TestExternalWithoutBase(t *testing.T) {
 	needProgram(t, "shellcheck", "apt-get install shellcheck")
-	res, err := RunExternal(context.Background(), ExternalOptions{HeadDir: "testdata/external/head",
-		Files: []ChangedFile{{Path: "scripts/deploy.sh"}}, Tools: []ExternalTool{ShellCheck{}}})
+	res, err := Run(context.Background(), Options{HeadDir: "testdata/external/head",
+		Files: []ChangedFile{{Path: "scripts/deploy.sh"}}, Tools: []Tool{ShellCheck{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,8 +230,8 @@ func TestExternalRenamedFile(t *testing.T) {
 	script := "#!/bin/sh\nclean() {\n  rm -rf \"$DIR/\"\n}\n"
 	write(t, filepath.Join(base, "old.sh"), script)
 	write(t, filepath.Join(head, "bin", "new.sh"), "#!/bin/sh\n# moved\n"+script[len("#!/bin/sh\n"):])
-	res, err := RunExternal(context.Background(), ExternalOptions{BaseDir: base, HeadDir: head,
-		Files: []ChangedFile{{Path: "bin/new.sh", OldPath: "old.sh"}}, Tools: []ExternalTool{ShellCheck{}}})
+	res, err := Run(context.Background(), Options{BaseDir: base, HeadDir: head,
+		Files: []ChangedFile{{Path: "bin/new.sh", OldPath: "old.sh"}}, Tools: []Tool{ShellCheck{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +244,7 @@ func TestExternalRenamedFile(t *testing.T) {
 func TestExternalSkipsOtherLanguages(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "main.go"), "package main\n")
-	res, err := RunExternal(context.Background(), ExternalOptions{BaseDir: dir, HeadDir: dir,
+	res, err := Run(context.Background(), Options{BaseDir: dir, HeadDir: dir,
 		Files: []ChangedFile{{Path: "main.go"}, {Path: "gone.py"}}, Tools: DefaultTools()})
 	if err != nil || len(res) != 0 {
 		t.Errorf("results %+v, err %v", res, err)
@@ -258,8 +258,8 @@ func TestExternalToolMissing(t *testing.T) {
 	for _, f := range []string{"a.py", "a.js", "a.sh", "a.c"} {
 		write(t, filepath.Join(dir, f), "\n")
 	}
-	tools := []ExternalTool{Bandit{}, Pyflakes{}, Pylint{}, ESLint{Dir: filepath.Join(dir, "no-eslint")}, ShellCheck{}, Cppcheck{}}
-	res, err := RunExternal(context.Background(), ExternalOptions{BaseDir: dir, HeadDir: dir,
+	tools := []Tool{Bandit{}, Pyflakes{}, Pylint{}, ESLint{Dir: filepath.Join(dir, "no-eslint")}, ShellCheck{}, Cppcheck{}}
+	res, err := Run(context.Background(), Options{BaseDir: dir, HeadDir: dir,
 		Files: []ChangedFile{{Path: "a.py"}, {Path: "a.js"}, {Path: "a.sh"}, {Path: "a.c"}}, Tools: tools})
 	if err != nil {
 		t.Fatal(err)
@@ -295,14 +295,14 @@ func fakeTool(t *testing.T, name, script string) {
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 }
 
-func runFake(t *testing.T, tool ExternalTool, file string, timeout time.Duration) ToolResult {
+func runFake(t *testing.T, tool Tool, file string, timeout time.Duration) ToolResult {
 	t.Helper()
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, file), "x\n")
-	res, err := RunExternal(context.Background(), ExternalOptions{BaseDir: dir, HeadDir: dir,
-		Files: []ChangedFile{{Path: file}}, Tools: []ExternalTool{tool}, Timeout: timeout})
+	res, err := Run(context.Background(), Options{BaseDir: dir, HeadDir: dir,
+		Files: []ChangedFile{{Path: file}}, Tools: []Tool{tool}, Timeout: timeout})
 	if err != nil {
-		t.Fatalf("RunExternal: %v", err)
+		t.Fatalf("Run: %v", err)
 	}
 	return res[0]
 }
@@ -311,7 +311,7 @@ func runFake(t *testing.T, tool ExternalTool, file string, timeout time.Duration
 // nothing else fails.
 func TestExternalToolGarbage(t *testing.T) {
 	cases := map[string]struct {
-		tool   ExternalTool
+		tool   Tool
 		file   string
 		script string
 		want   string
@@ -389,7 +389,7 @@ func TestExternalContextEnd(t *testing.T) {
 	write(t, filepath.Join(dir, "a.sh"), "x\n")
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	_, err := RunExternal(ctx, ExternalOptions{BaseDir: dir, HeadDir: dir, Files: []ChangedFile{{Path: "a.sh"}}, Tools: []ExternalTool{ShellCheck{}}})
+	_, err := Run(ctx, Options{BaseDir: dir, HeadDir: dir, Files: []ChangedFile{{Path: "a.sh"}}, Tools: []Tool{ShellCheck{}}})
 	if err == nil || !strings.Contains(err.Error(), "shellcheck stopped") {
 		t.Errorf("err = %v", err)
 	}
@@ -407,7 +407,7 @@ func TestExternalToolEnvironment(t *testing.T) {
 	fakeTool(t, "shellcheck", `printf '{"comments":[{"file":"./a.sh","line":1,"column":1,"level":"error","code":9999,"message":"%s"}]}' "$(pwd) $(env | sort | tr '\n' ' ' | tr -d '"\\')"; exit 1`+"\n")
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "a.sh"), "x\n")
-	res, err := RunExternal(context.Background(), ExternalOptions{HeadDir: dir, Files: []ChangedFile{{Path: "a.sh"}}, Tools: []ExternalTool{ShellCheck{}}})
+	res, err := Run(context.Background(), Options{HeadDir: dir, Files: []ChangedFile{{Path: "a.sh"}}, Tools: []Tool{ShellCheck{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -468,7 +468,7 @@ func TestExternalParsers(t *testing.T) {
 {"type": "error", "module": "m1", "obj": "", "line": 2, "column": 1, "path": "./b.py", "symbol": "syntax-error", "message": "Parsing failed: 'invalid syntax (m1, line 2)'", "message-id": "E0001"},
 {"type": "error", "module": "m0", "obj": "", "line": 20, "column": 0, "path": "./a.py", "symbol": "some-new-check", "message": "A new check in m0.f", "message-id": "E9999"}]}`
 	cases := []struct {
-		tool     ExternalTool
+		tool     Tool
 		out      ToolOutput
 		want     []string
 		problems []string
@@ -576,7 +576,7 @@ func TestEnclosingScope(t *testing.T) {
 // Every rule of the catalogs is a check with what the review's rule catalog needs.
 func TestExternalChecks(t *testing.T) {
 	seen := map[string]bool{}
-	for _, c := range ExternalChecks() {
+	for _, c := range Checks() {
 		if seen[c.Rule] {
 			t.Errorf("rule %s listed twice", c.Rule)
 		}
@@ -603,8 +603,8 @@ func TestExternalProblems(t *testing.T) {
 	write(t, filepath.Join(root, "outside", "evil.h"), "int secret_value = ( ;\n")
 	write(t, filepath.Join(tree, "src", "a.c"), "#include \"../../outside/evil.h\"\nint f(void) { return 0; }\n")
 	write(t, filepath.Join(tree, "app", "bad.py"), "def broken(:\n    pass\n")
-	res, err := RunExternal(context.Background(), ExternalOptions{HeadDir: tree,
-		Files: []ChangedFile{{Path: "src/a.c"}, {Path: "app/bad.py"}}, Tools: []ExternalTool{Bandit{}, Cppcheck{}}})
+	res, err := Run(context.Background(), Options{HeadDir: tree,
+		Files: []ChangedFile{{Path: "src/a.c"}, {Path: "app/bad.py"}}, Tools: []Tool{Bandit{}, Cppcheck{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -637,7 +637,7 @@ func TestExternalFilesBound(t *testing.T) {
 		}
 		files = append(files, ChangedFile{Path: name})
 	}
-	res, err := RunExternal(context.Background(), ExternalOptions{BaseDir: base, HeadDir: head, Files: files, Tools: []ExternalTool{ShellCheck{}}})
+	res, err := Run(context.Background(), Options{BaseDir: base, HeadDir: head, Files: files, Tools: []Tool{ShellCheck{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -662,7 +662,7 @@ func TestPylintIgnoresTheTreesConfiguration(t *testing.T) {
 	}
 	write(t, filepath.Join(dir, "setup.cfg"), "[pylint.MAIN]\ninit-hook="+hook+"\nload-plugins=evil_plugin\n")
 	write(t, filepath.Join(dir, "pyproject.toml"), "[tool.pylint.main]\ninit-hook = \""+strings.ReplaceAll(hook, `"`, `\"`)+"\"\nload-plugins = [\"evil_plugin\"]\n")
-	res, err := RunExternal(context.Background(), ExternalOptions{HeadDir: dir, Files: []ChangedFile{{Path: "pkg/mod.py"}}, Tools: []ExternalTool{Pylint{}}})
+	res, err := Run(context.Background(), Options{HeadDir: dir, Files: []ChangedFile{{Path: "pkg/mod.py"}}, Tools: []Tool{Pylint{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -681,7 +681,7 @@ func TestPylintLeavesOutLargeFiles(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "small.py"), "def f():\n    return totl\n")
 	write(t, filepath.Join(dir, "large.py"), "def f():\n    return totl\n"+strings.Repeat("# padding\n", pylintMaxBytes/10+1))
-	res, err := RunExternal(context.Background(), ExternalOptions{HeadDir: dir, Files: []ChangedFile{{Path: "small.py"}, {Path: "large.py"}}, Tools: []ExternalTool{Pylint{}}})
+	res, err := Run(context.Background(), Options{HeadDir: dir, Files: []ChangedFile{{Path: "small.py"}, {Path: "large.py"}}, Tools: []Tool{Pylint{}}})
 	if err != nil {
 		t.Fatal(err)
 	}

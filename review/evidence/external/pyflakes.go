@@ -22,16 +22,16 @@ const SourcePyflakes = "pyflakes"
 // program's own directory, not the tree, is on its sys.path.
 type Pyflakes struct{}
 
-// Name implements ExternalTool.
+// Name implements Tool.
 func (Pyflakes) Name() string { return SourcePyflakes }
 
-// Language implements ExternalTool.
+// Language implements Tool.
 func (Pyflakes) Language() string { return "Python" }
 
-// Handles implements ExternalTool.
+// Handles implements Tool.
 func (Pyflakes) Handles(p string) bool { return strings.EqualFold(path.Ext(p), ".py") }
 
-// Command implements ExternalTool: Debian names the program pyflakes3; pip's is pyflakes.
+// Command implements Tool: Debian names the program pyflakes3; pip's is pyflakes.
 func (Pyflakes) Command(files []string) (string, []string, error) {
 	p, err := lookPath("pyflakes3")
 	if err != nil {
@@ -86,7 +86,7 @@ var pyflakesRules = map[string]externalRule{
 // pyflakesLine is one line of pyflakes' report: path:line:column: message (2.2 and later).
 var pyflakesLine = regexp.MustCompile(`^(.+?):(\d+):(\d+):? (.+)$`)
 
-// Parse implements ExternalTool: pyflakes prints its findings on standard output, exits 1 when it
+// Parse implements Tool: pyflakes prints its findings on standard output, exits 1 when it
 // found something and 0 otherwise; a file it cannot parse is reported on standard error (the
 // line, then the source line and a caret).
 func (Pyflakes) Parse(out *ToolOutput) ([]scan.Finding, []Problem, error) {

@@ -30,13 +30,13 @@ const SourcePylint = "pylint"
 // (import-error, no-member) are not run.
 type Pylint struct{}
 
-// Name implements ExternalTool.
+// Name implements Tool.
 func (Pylint) Name() string { return SourcePylint }
 
-// Language implements ExternalTool.
+// Language implements Tool.
 func (Pylint) Language() string { return "Python" }
 
-// Handles implements ExternalTool.
+// Handles implements Tool.
 func (Pylint) Handles(p string) bool { return strings.EqualFold(path.Ext(p), ".py") }
 
 // pylintMaxBytes bounds the files pylint analyses: its inference takes seconds per 50 KiB, and a
@@ -47,7 +47,7 @@ const pylintMaxBytes = 128 << 10
 //go:embed pylint_driver.py
 var pylintDriver string
 
-// Command implements ExternalTool: the interpreter is the one the pylint program names on its
+// Command implements Tool: the interpreter is the one the pylint program names on its
 // "#!" line (the one pylint is installed for).
 func (Pylint) Command(files []string) (string, []string, error) {
 	p, err := lookPath("pylint")
@@ -101,7 +101,7 @@ type pylintReport struct {
 	} `json:"results"`
 }
 
-// Parse implements ExternalTool: the driver prints {"results": [...]} and exits 0; anything
+// Parse implements Tool: the driver prints {"results": [...]} and exits 0; anything
 // else (a traceback, an exit status) means pylint did not run.
 func (Pylint) Parse(out *ToolOutput) ([]scan.Finding, []Problem, error) {
 	var rep pylintReport

@@ -19,13 +19,13 @@ const SourceShellCheck = "shellcheck"
 // ("# shellcheck disable=...") are honoured: ShellCheck 0.9 has no switch to ignore them.
 type ShellCheck struct{}
 
-// Name implements ExternalTool.
+// Name implements Tool.
 func (ShellCheck) Name() string { return SourceShellCheck }
 
-// Language implements ExternalTool.
+// Language implements Tool.
 func (ShellCheck) Language() string { return "shell" }
 
-// Handles implements ExternalTool.
+// Handles implements Tool.
 func (ShellCheck) Handles(p string) bool {
 	switch strings.ToLower(path.Ext(p)) {
 	case ".sh", ".bash":
@@ -34,7 +34,7 @@ func (ShellCheck) Handles(p string) bool {
 	return false
 }
 
-// Command implements ExternalTool. Style-level remarks are left out (-S info).
+// Command implements Tool. Style-level remarks are left out (-S info).
 func (ShellCheck) Command(files []string) (string, []string, error) {
 	p, err := lookPath("shellcheck")
 	if err != nil {
@@ -54,7 +54,7 @@ type shellcheckReport struct {
 	} `json:"comments"`
 }
 
-// Parse implements ExternalTool: ShellCheck exits 0 when it has nothing to say, 1 when it has,
+// Parse implements Tool: ShellCheck exits 0 when it has nothing to say, 1 when it has,
 // and 2 or more when a file could not be read or its options were wrong.
 func (ShellCheck) Parse(out *ToolOutput) ([]scan.Finding, []Problem, error) {
 	var rep shellcheckReport

@@ -239,7 +239,7 @@ func TestToEvidenceNumbersInOrderAndCarriesTheScansFields(t *testing.T) {
 func TestScanEvidenceRunsTheChain(t *testing.T) {
 	src := "package a\n\nfunc f() {\n\tos.Chdir(\"/\")\n}\n"
 	c := &change.Change{Files: []*change.File{{Path: "a.go", Status: change.StatusAdded, HasContent: true, Content: []byte(src)}}}
-	s := NewScan(c)
+	s := New(c)
 	s.analyzer = "go-ast"
 	s.Report(rules.RuleIgnoredError, "a.go", 4, "the error returned by os.Chdir is not checked")
 	s.Report(rules.RuleIgnoredError, "a.go", 4, "said twice")

@@ -30,7 +30,7 @@ func Gather(ctx context.Context, c *change.Change, analyzers []Analyzer) ([]toul
 // GatherWithNotes is Gather that also returns what the analyzers said about their work (which
 // packages were analysed, which degraded, how many pre-existing findings were left out).
 func GatherWithNotes(ctx context.Context, c *change.Change, analyzers []Analyzer) ([]toulmin.Evidence, []string, error) {
-	s := NewScan(c)
+	s := New(c)
 	s.ctx = ctx
 	defer s.closeTrees()
 	if c.Trees == nil && c.NoTrees != "" {

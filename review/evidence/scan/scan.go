@@ -89,8 +89,8 @@ type goFile struct {
 	file *ast.File
 }
 
-// NewScan prepares a scan of c.
-func NewScan(c *change.Change) *Scan {
+// New prepares a scan of c.
+func New(c *change.Change) *Scan {
 	return &Scan{Change: c, goFiles: map[string]*goFile{}}
 }
 
