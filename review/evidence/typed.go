@@ -175,7 +175,7 @@ func typedGoNote(res *Result) string {
 		fmt.Fprintf(&b, "; degraded: %s", strings.Join(scan.LimitNames(d, 5), "; "))
 	}
 	if len(res.Notes) > 0 {
-		fmt.Fprintf(&b, "; %s", strings.Join(scan.LimitNames(external.ClipAll(res.Notes, 300), 6), "; "))
+		fmt.Fprintf(&b, "; %s", strings.Join(scan.LimitNames(scan.ClipAll(res.Notes, 300), 6), "; "))
 	}
 	return b.String()
 }

@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/debatebot/debatebot/review/evidence/external"
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
 )
@@ -665,7 +664,7 @@ func mergeWeakened(fresh, weak []scan.Finding, twins map[loc][]string) []scan.Fi
 	for _, f := range fresh {
 		l := loc{f.Path, f.Line}
 		if slices.Contains(twins[l], f.Rule) {
-			if i, ok := at[l]; ok && external.SeverityRank[f.Severity] > external.SeverityRank[weak[i].Severity] {
+			if i, ok := at[l]; ok && rules.SeverityRank[f.Severity] > rules.SeverityRank[weak[i].Severity] {
 				weak[i].Severity = f.Severity
 			}
 			continue

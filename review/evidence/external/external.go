@@ -576,13 +576,11 @@ func reportError(tool string, out *ToolOutput, err error) error {
 
 // capSeverity lowers sev to limit when it is more serious.
 func capSeverity(sev, limit string) string {
-	if limit != "" && SeverityRank[sev] > SeverityRank[limit] {
+	if limit != "" && rules.SeverityRank[sev] > rules.SeverityRank[limit] {
 		return limit
 	}
 	return sev
 }
-
-var SeverityRank = map[string]int{rules.SeverityLow: 1, rules.SeverityMedium: 2, rules.SeverityHigh: 3, rules.SeverityCritical: 4}
 
 // externalRule is what the catalog says about one rule of an external tool: its title, the most
 // serious severity its findings may have, its topic, what to do and where it is documented.

@@ -201,15 +201,7 @@ func externalNote(r ToolResult, ran string) string {
 		fmt.Fprintf(&b, "; %d more file(s) left out", r.LeftOut)
 	}
 	if len(r.Problems) > 0 {
-		fmt.Fprintf(&b, "; could not analyse: %s", strings.Join(scan.LimitNames(ClipAll(r.Problems, 160), 3), "; "))
+		fmt.Fprintf(&b, "; could not analyse: %s", strings.Join(scan.LimitNames(scan.ClipAll(r.Problems, 160), 3), "; "))
 	}
 	return b.String()
-}
-
-func ClipAll(ss []string, n int) []string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = scan.Clip(s, n)
-	}
-	return out
 }

@@ -189,7 +189,7 @@ func TestExternalToolsBenignChange(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			r := runCase(t, c.tool(t), "external-benign", c.benign)
 			for _, f := range r.New {
-				if SeverityRank[f.Severity] > SeverityRank[rules.SeverityLow] {
+				if rules.SeverityRank[f.Severity] > rules.SeverityRank[rules.SeverityLow] {
 					t.Errorf("benign change: %s %s:%d is %s: %s", f.Rule, f.Path, f.Line, f.Severity, f.Message)
 				}
 			}
@@ -581,7 +581,7 @@ func TestExternalChecks(t *testing.T) {
 			t.Errorf("rule %s listed twice", c.Rule)
 		}
 		seen[c.Rule] = true
-		if c.Title == "" || c.Fix == "" || c.URL == "" || SeverityRank[c.Severity] == 0 || c.Topic == "" || !strings.HasPrefix(c.Rule, c.Source+":") {
+		if c.Title == "" || c.Fix == "" || c.URL == "" || rules.SeverityRank[c.Severity] == 0 || c.Topic == "" || !strings.HasPrefix(c.Rule, c.Source+":") {
 			t.Errorf("check %+v", c)
 		}
 	}

@@ -292,3 +292,7 @@ const SourceGosec = "gosec"
 // AnalyzerGoLinter names the maintained go/analysis linters beyond vet and staticcheck that the
 // runner runs as they are (bodyclose, sqlclosecheck, rowserrcheck, noctx, errcheck, nilaway).
 const AnalyzerGoLinter = "go linter"
+
+// SeverityRank orders the severities of checks and tools, the least severe first (an unknown
+// severity ranks 0).
+var SeverityRank = map[string]int{SeverityLow: 1, SeverityMedium: 2, SeverityHigh: 3, SeverityCritical: 4}

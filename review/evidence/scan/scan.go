@@ -211,3 +211,12 @@ func LimitNames(s []string, n int) []string {
 	}
 	return append(s[:n:n], fmt.Sprintf("%d more", len(s)-n))
 }
+
+// ClipAll clips each of ss to n bytes (see Clip).
+func ClipAll(ss []string, n int) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = Clip(s, n)
+	}
+	return out
+}
