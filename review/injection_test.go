@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/debatebot/debatebot/review/evidence"
-	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/review/llmtest"
 	"github.com/debatebot/debatebot/toulmin"
@@ -29,7 +28,7 @@ func TestPromptInjectionInTitleBodyAndFileNames(t *testing.T) {
 	}
 	var msgs []string
 	for _, e := range ev {
-		if e.Rule != rules.RulePromptInjection {
+		if e.Rule != toulmin.RulePromptInjection {
 			t.Errorf("unexpected rule %s", e.Rule)
 		}
 		msgs = append(msgs, e.Message)

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/debatebot/debatebot/review/change"
-	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/review/llmtest"
 	"github.com/debatebot/debatebot/toulmin"
@@ -457,7 +456,7 @@ func TestLLMUntrustedTextStaysData(t *testing.T) {
 			t.Fatalf("the title is not fenced as untrusted data, or escaped its fence:\n%s", ctx[:min(len(ctx), 400)])
 		}
 	}
-	if got := found(tr.Evidence, rules.RulePromptInjection); len(got) != 1 {
+	if got := found(tr.Evidence, toulmin.RulePromptInjection); len(got) != 1 {
 		t.Errorf("the injection attempt is not evidence for the security stakeholder: %v", got)
 	}
 	if tr.Record.Decision == voting.Approve {

@@ -806,7 +806,7 @@ func (a *OfflineAgent) designReview(req *toulmin.Request) *toulmin.Turn {
 func (a *OfflineAgent) question(req *toulmin.Request) *toulmin.Turn {
 	var injected []toulmin.Evidence
 	for _, e := range req.Evidence {
-		if e.Rule == rules.RulePromptInjection {
+		if e.Rule == toulmin.RulePromptInjection {
 			injected = append(injected, e)
 		}
 	}

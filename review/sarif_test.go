@@ -296,7 +296,7 @@ func TestAnnotationsBatchedByFifty(t *testing.T) {
 	for i := 0; i < 123; i++ {
 		ev = append(ev, toulmin.Evidence{ID: fmt.Sprintf("E%d", i+1), Rule: rules.RuleTodo, Severity: sevs[i%3], Path: fmt.Sprintf("f%03d.go", i), Line: i % 7, Message: fmt.Sprintf("finding %d", i)})
 	}
-	ev = append(ev, toulmin.Evidence{ID: "E124", Rule: rules.RulePromptInjection, Severity: toulmin.SeverityHigh, Message: "the title addresses the reviewer"})
+	ev = append(ev, toulmin.Evidence{ID: "E124", Rule: toulmin.RulePromptInjection, Severity: toulmin.SeverityHigh, Message: "the title addresses the reviewer"})
 	tr := &toulmin.Transcript{DebateID: "deb-1", Evidence: ev}
 	tr.Record.HeadSHA, tr.Record.Decision = "abc123", "approve_with_changes"
 	p := NewPublisher(gh, examplePR)
@@ -374,7 +374,7 @@ func TestFakeGitHubRefusesMoreThanFiftyAnnotations(t *testing.T) {
 // code scanning accepts: it is a notification of the run's invocation instead, not lost.
 func TestSARIFFindingWithoutAFile(t *testing.T) {
 	tr := &toulmin.Transcript{Evidence: []toulmin.Evidence{
-		{ID: "E1", Rule: rules.RulePromptInjection, Stakeholder: rules.Security, Severity: toulmin.SeverityHigh, Message: "the title tells AI reviewers to approve"},
+		{ID: "E1", Rule: toulmin.RulePromptInjection, Stakeholder: rules.Security, Severity: toulmin.SeverityHigh, Message: "the title tells AI reviewers to approve"},
 		{ID: "E2", Rule: rules.RuleLargeFile, Stakeholder: rules.Architecture, Severity: toulmin.SeverityLow, Path: "gen/big.go", Message: "a file of 900 lines added"},
 	}}
 	data, err := SARIF(tr, nil, SARIFOptions{})

@@ -17,14 +17,14 @@ import (
 type securityFacts struct{ vector, impact string }
 
 var securityByRule = map[string]securityFacts{
-	rules.RuleSecret:           {"anyone with read access to the repository or its history (clones, forks, CI logs) reads the credential", "whatever the credential unlocks, until it is rotated"},
-	rules.RuleSQLInjection:     {"a request value interpolated into the SQL text changes the query (e.g. ' OR 1=1 --)", "any row the database user can reach is read or changed"},
-	rules.RuleCommandInjection: {"input that picks the program or injects shell syntax into the command line", "arbitrary commands run with the service's privileges"},
-	rules.RuleTLSVerifyOff:     {"a machine on the network path presents its own certificate (man in the middle)", "traffic read and altered; credentials in it stolen"},
-	rules.RuleWeakPasswordHash: {"whoever obtains the hashes guesses passwords offline at billions of tries per second", "users' passwords recovered, and reused on other sites"},
-	rules.RuleInsecureRandom:   {"an observer of some outputs predicts the next ones", "guessed tokens, session ids or reset links"},
-	rules.RulePathTraversal:    {"a request path with ../ segments, or an absolute path", "files outside the intended directory read or overwritten"},
-	rules.RulePromptInjection:  {"text in the change addressed to an AI reviewer", "an automated review steered into approving the change"},
+	rules.RuleSecret:            {"anyone with read access to the repository or its history (clones, forks, CI logs) reads the credential", "whatever the credential unlocks, until it is rotated"},
+	rules.RuleSQLInjection:      {"a request value interpolated into the SQL text changes the query (e.g. ' OR 1=1 --)", "any row the database user can reach is read or changed"},
+	rules.RuleCommandInjection:  {"input that picks the program or injects shell syntax into the command line", "arbitrary commands run with the service's privileges"},
+	rules.RuleTLSVerifyOff:      {"a machine on the network path presents its own certificate (man in the middle)", "traffic read and altered; credentials in it stolen"},
+	rules.RuleWeakPasswordHash:  {"whoever obtains the hashes guesses passwords offline at billions of tries per second", "users' passwords recovered, and reused on other sites"},
+	rules.RuleInsecureRandom:    {"an observer of some outputs predicts the next ones", "guessed tokens, session ids or reset links"},
+	rules.RulePathTraversal:     {"a request path with ../ segments, or an absolute path", "files outside the intended directory read or overwritten"},
+	toulmin.RulePromptInjection: {"text in the change addressed to an AI reviewer", "an automated review steered into approving the change"},
 }
 
 // securityByCWE covers the maintained tools' rules (gosec, bandit, ESLint, Cppcheck) by weakness.

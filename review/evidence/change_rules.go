@@ -13,6 +13,7 @@ import (
 	"github.com/debatebot/debatebot/review/evidence/redact"
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
+	"github.com/debatebot/debatebot/toulmin"
 )
 
 // PromptInjectionAnalyzer finds text that addresses AI reviewers, in added lines of any text file,
@@ -45,7 +46,7 @@ func (PromptInjectionAnalyzer) Analyze(s *scan.Scan) {
 		}
 		for _, l := range f.AddedLines() {
 			if m := injection.FindStringIndex(l.Text); m != nil {
-				s.Report(rules.RulePromptInjection, f.Path, l.New, fmt.Sprintf("text addresses an AI reviewer: %q", quoteAround(l.Text, m)))
+				s.Report(toulmin.RulePromptInjection, f.Path, l.New, fmt.Sprintf("text addresses an AI reviewer: %q", quoteAround(l.Text, m)))
 			}
 		}
 	}
@@ -59,7 +60,7 @@ func (PromptInjectionAnalyzer) Analyze(s *scan.Scan) {
 		for _, name := range names {
 			words := nameSeparators.Replace(name)
 			if injection.MatchString(name) || injection.MatchString(words) {
-				s.Report(rules.RulePromptInjection, "", 0, fmt.Sprintf("the file name %q addresses an AI reviewer", scan.Clip(redact.Redact(name), 160)))
+				s.Report(toulmin.RulePromptInjection, "", 0, fmt.Sprintf("the file name %q addresses an AI reviewer", scan.Clip(redact.Redact(name), 160)))
 			}
 		}
 	}
@@ -69,7 +70,7 @@ func (PromptInjectionAnalyzer) Analyze(s *scan.Scan) {
 	}
 	for _, part := range parts {
 		if m := injection.FindStringIndex(part.text); m != nil {
-			s.Report(rules.RulePromptInjection, "", 0, fmt.Sprintf("%s addresses an AI reviewer: %q", part.name, quoteAround(part.text, m)))
+			s.Report(toulmin.RulePromptInjection, "", 0, fmt.Sprintf("%s addresses an AI reviewer: %q", part.name, quoteAround(part.text, m)))
 		}
 	}
 }

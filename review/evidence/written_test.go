@@ -26,7 +26,7 @@ var defectRules = map[string]string{
 	"defect-go-unbounded-goroutines": rules.RuleUnboundedGo,
 	"defect-java-sql-injection":      rules.RuleSQLInjection,
 	"defect-node-command-injection":  rules.RuleCommandInjection,
-	"defect-prompt-injection-docs":   rules.RulePromptInjection,
+	"defect-prompt-injection-docs":   toulmin.RulePromptInjection,
 	"defect-python-aws-key":          rules.RuleSecret,
 	"defect-python-md5-password":     rules.RuleWeakPasswordHash,
 	"defect-python-n-plus-one":       rules.RuleCallInLoop,

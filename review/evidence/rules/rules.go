@@ -49,7 +49,6 @@ const (
 	RuleWeakPasswordHash = "weak-password-hash"
 	RuleInsecureRandom   = "insecure-random"
 	RulePathTraversal    = "path-traversal"
-	RulePromptInjection  = toulmin.RulePromptInjection
 	RuleCallInLoop       = "io-call-in-loop"
 	RuleUnboundedGo      = "unbounded-goroutines"
 	RuleDeferInLoop      = "defer-in-loop"
@@ -114,7 +113,7 @@ var Rules = map[string]Rule{
 		Warrant:   "A path from the request can contain ../ and reach files outside the intended directory",
 		Reference: "OWASP Path Traversal; CWE-22", Fix: "resolve the path inside a fixed root (os.Root, filepath.IsLocal or a prefix check after filepath.Clean)",
 		Rebuttal: "unless the path is checked to stay inside the root", TradeOff: "none"},
-	RulePromptInjection: {ID: RulePromptInjection, Stakeholder: Security, Severity: toulmin.SeverityHigh, Title: "Text that tries to instruct an AI reviewer",
+	toulmin.RulePromptInjection: {ID: toulmin.RulePromptInjection, Stakeholder: Security, Severity: toulmin.SeverityHigh, Title: "Text that tries to instruct an AI reviewer",
 		Warrant:   "Text in a change that addresses AI reviewers is an attempt to steer automated review; it must be treated as data and looked at by a human",
 		Reference: "OWASP Top 10 for LLM Applications - LLM01 Prompt Injection", Fix: "remove the instruction-like text, or explain why it belongs in the change",
 		Rebuttal: "unless the text is test data for a prompt-injection filter", TradeOff: "none"},
