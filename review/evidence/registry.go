@@ -7,13 +7,13 @@ import (
 )
 
 // The registry: every built-in analyzer, in the order it runs. Everything that produces findings
-// is an Analyzer (scan.go: Name, and Analyze, which reports into the Scan with s.Report,
+// is an Analyzer (review/evidence/scan: Name, and Analyze, which reports into the Scan with s.Report,
 // s.ReportSeverity, s.Mitigation and says what it did with s.Note); what they report goes
-// through the scan's processors (processors.go) before the debate sees it.
+// through the scan's processors (scan/chain.go) before the debate sees it.
 //
 // To add an analyzer:
 //   - of its own kind: write a type with Name and Analyze in a file of its own, declare its rules
-//     in the rule catalog (rules.go, or an init of its file as checks.go and external_adapter.go
+//     in the rule catalog (rules/rules.go, or an init of its file as checks.go and external/external_adapter.go
 //     do), add it to DefaultAnalyzers below, and test it on code you write (testdata/) both
 //     firing and not firing on the correct variant;
 //   - a go/analysis pass (a maintained Go linter, a vet pass, a check of the project's own): add
@@ -21,7 +21,7 @@ import (
 //     analysis (typedGoAnalyzer) runs every Check over base and head and reports what is new in
 //     head (comparisonChain);
 //   - an external tool of another language: implement external.Tool in a file of its own and add
-//     it to DefaultTools (external.go); it runs here as its own analyzer (toolAnalyzer), over the
+//     it to DefaultTools (external/external.go); it runs here as its own analyzer (toolAnalyzer), over the
 //     changed files of its language in base and head;
 //   - a line rule: add it to lineRules (lines.go), which lineAnalyzer runs over added lines.
 
@@ -38,7 +38,7 @@ func DefaultAnalyzers() []scan.Analyzer {
 	}
 	return append(out,
 		lineAnalyzer{},            // line rules over files no AST check reads (lines.go: lineRules)
-		compare.RemovedAnalyzer{}, // checks, guards and releases the change removes (removed.go)
+		compare.RemovedAnalyzer{}, // checks, guards and releases the change removes (compare/removed.go)
 		compare.TimerAnalyzer{},   // JavaScript timers whose clearing the change removed (removed_timers.go)
 		compare.NullishAnalyzer{}, // JavaScript tests for undefined or null the change dropped (removed_nullish.go)
 		PromptInjectionAnalyzer{}, // text of the change aimed at an AI reviewer (change_rules.go)

@@ -67,7 +67,7 @@ const (
 	RulePrefixMatch      = "prefix-as-match"
 )
 
-// Rule IDs of the comparison of base and head (removed.go). They are hand-written: linters and
+// Rule IDs of the comparison of base and head (review/evidence/compare). They are hand-written: linters and
 // type-checked analyzers look at one tree, and no maintained analyzer compares what a function
 // did in base with what it does in head, which is where a removed or weakened protection shows.
 const (

@@ -10,7 +10,7 @@ import (
 
 // Finding is the one record of what an analyzer found, inside this package: a diagnostic of a
 // type-checked check or of an external tool in one tree, and what an analyzer reports into a
-// Scan (Report, ReportSeverity, Mitigation). The scan's processors (processors.go) work on
+// Scan (Report, ReportSeverity, Mitigation). The scan's processors (chain.go) work on
 // Findings; toEvidence turns them into the debate's evidence once, at the package's boundary.
 type Finding struct {
 	Rule string `json:"rule"`

@@ -10,7 +10,7 @@ import (
 	"github.com/debatebot/debatebot/toulmin"
 )
 
-// Evidence returns what was found, through the processors (processors.go): once per rule and
+// Evidence returns what was found, through the processors (chain.go): once per rule and
 // place, merged where analyzers found the same defect, ordered by severity, then place, with
 // stable IDs.
 func (s *Scan) Evidence() []toulmin.Evidence {

@@ -34,7 +34,7 @@ type Scan struct {
 	notes []string
 	// analyzer is the name of the analyzer running now, stamped on what it reports.
 	analyzer string
-	// found are the findings in the order they were reported; the processors (processors.go)
+	// found are the findings in the order they were reported; the processors (chain.go)
 	// make the evidence of them.
 	found   []Finding
 	goFiles map[string]*goFile
