@@ -108,7 +108,7 @@ var (
 // ctxSuffixes are the name endings of the variants of a call that take a context.
 var ctxSuffixes = []string{"WithContext", "Context", "Ctx"}
 
-// assumedName is the name a package is imported under without an alias, as goimports assumes it
+// AssumedName is the name a package is imported under without an alias, as goimports assumes it
 // without loading the package: the last element that is not a major version ("math/rand/v2" ->
 // rand), without a "go-" prefix, up to its first character that cannot be in an identifier
 // ("github.com/dgrijalva/jwt-go" -> jwt, "gopkg.in/yaml.v3" -> yaml).

@@ -14,7 +14,7 @@ import (
 	"github.com/debatebot/debatebot/toulmin"
 )
 
-// removedAnalyzer compares what each changed function did in base with what it does in head,
+// RemovedAnalyzer compares what each changed function did in base with what it does in head,
 // in Go, Python and JavaScript alike, and reports the protections the change removed or
 // weakened: a guard (an early exit, an assertion, a nil check around a call, a bound) with no
 // equivalent left, a sanitiser or validator no longer called on a value head still uses, a

@@ -26,7 +26,7 @@ import (
 // as on whole files, with their lines mapped back to the file's. What a fragment cannot show (the
 // rest of the function and file, other files, types) is said in each finding.
 
-// fragmentNote ends every finding the comparison makes on fragments.
+// FragmentNote ends every finding the comparison makes on fragments.
 const FragmentNote = " (seen in the diff's hunks only: the rest of the file, other files and types were not read)"
 
 // fragMaxVariants bounds the ways one hunk is tried: trimmed edges times wrappings. Python's
@@ -645,7 +645,7 @@ func pyScanLine(l string, depth int, inString string) (int, string) {
 	return depth, inString
 }
 
-// goFragmentFile parses the head sides of a Go file's hunks as one file, for the AST checks of
+// GoFragmentFile parses the head sides of a Go file's hunks as one file, for the AST checks of
 // added lines when the diff brings no content: each hunk wrapped as the comparison wraps it, after
 // a //line directive, so that positions are the file's lines. The package clause is the one a
 // hunk shows, else main for a main.go or a file under cmd/, else the folder's name.

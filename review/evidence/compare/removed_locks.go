@@ -190,7 +190,7 @@ func readsIn(fn *irFunc, r lockRegion) []string {
 // _locked_update): dropping the lock from its body moved it to the callers.
 var lockedSuffixes = []string{"Locked", "locked", "_locked", "_unlocked", "NoLock", "_nolock"}
 
-// calledLocked reports whether a function's name says its callers hold the lock.
+// CalledLocked reports whether a function's name says its callers hold the lock.
 func CalledLocked(name string) bool {
 	if i := strings.LastIndexAny(name, ".:"); i >= 0 {
 		name = name[i+1:]

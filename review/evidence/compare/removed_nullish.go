@@ -22,7 +22,7 @@ import (
 // On a bare diff (hunks only) a file has no content: what comes before the rewritten line in its
 // function is then the hunk's head side above it, and the finding says it saw the hunks only.
 
-// nullishAnalyzer is the analysis described above.
+// NullishAnalyzer is the analysis described above.
 type NullishAnalyzer struct{}
 
 func (NullishAnalyzer) Name() string { return "nullish-check" }

@@ -18,7 +18,7 @@ import (
 // reset). It reads the sources as text with jsScan, which knows strings, comments, templates and
 // regular expressions, so TypeScript, which goja does not parse, is read too.
 
-// timerAnalyzer is the analysis described above. Hand-written: ESLint and typescript-eslint
+// TimerAnalyzer is the analysis described above. Hand-written: ESLint and typescript-eslint
 // compare nothing between base and head.
 type TimerAnalyzer struct{}
 

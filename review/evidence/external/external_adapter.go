@@ -12,7 +12,7 @@ import (
 	"github.com/debatebot/debatebot/toulmin"
 )
 
-// isExternal reports whether analyzer is one of the external tools (review/evidence's
+// IsExternal reports whether analyzer is one of the external tools (review/evidence's
 // Tool: bandit, pyflakes, pylint, eslint, shellcheck, cppcheck), whose findings are stamped with the tool's
 // name.
 func IsExternal(analyzer string) bool {
@@ -53,14 +53,14 @@ func init() {
 	}
 }
 
-// externalAnalyzer runs the external tools (bandit, pyflakes, pylint, ESLint, ShellCheck, Cppcheck) that handle the
+// Analyzer runs the external tools (bandit, pyflakes, pylint, ESLint, ShellCheck, Cppcheck) that handle the
 // change's files. With whole trees (a git range, a diff applied to --dir) it runs them over the
 // changed files in base and head and reports the findings new in head. Without them it runs them
 // over the head content the change knows (files a diff adds whole, files read from a pull request)
 // and reports only findings on added lines. A tool that is not installed or fails is named in a
 // note and changes nothing else.
 type Analyzer struct {
-	// tools are the tools to run; nil means DefaultTools().
+	// Tools are the tools to run; nil means DefaultTools().
 	Tools []Tool
 }
 

@@ -254,7 +254,7 @@ type Check struct {
 	// the fix costs; set for the project's own checks (SourceDebatebot), whose reasons are their
 	// own rather than their topic's.
 	Warrant, Rebuttal, TradeOff string
-	// analyzer is nil for gosec's rules, which run together through gosec's own analyzer.
+	// Analyzer is nil for gosec's rules, which run together through gosec's own analyzer.
 	Analyzer *analysis.Analyzer
 }
 

@@ -26,7 +26,7 @@ func scanChain() []Processor {
 	}
 }
 
-// runChain runs found through chain; a processor that fails is left out, and what it said is
+// RunChain runs found through chain; a processor that fails is left out, and what it said is
 // returned with the findings the others made.
 func RunChain(chain []Processor, found []Finding) ([]Finding, []error) {
 	var errs []error

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// childCPU is the processor time (user and system) of the process's children that have ended
+// ChildCPU is the processor time (user and system) of the process's children that have ended
 // and been waited for (the go command counts its compilers in its own).
 func ChildCPU() time.Duration { return rusage(syscall.RUSAGE_CHILDREN) }
 

@@ -29,14 +29,14 @@ type Finding struct {
 	// Mitigates, on a finding of RuleMitigation, names the rule whose findings the check at the
 	// finding's place weakens.
 	Mitigates string `json:"mitigates,omitempty"`
-	// conds are the conditions under which the line runs in its function (see pathConds).
-	Conds string
-	// moreReachable marks a finding Compare made new because head runs it on more paths.
-	MoreReachable bool
-	// cwe is the weakness of this finding when it is not its rule's (a removed check is a path
+	// Conds are the conditions under which the line runs in its function (see pathConds).
+	Conds string `json:"-"`
+	// MoreReachable marks a finding Compare made new because head runs it on more paths.
+	MoreReachable bool `json:"-"`
+	// CWE is the weakness of this finding when it is not its rule's (a removed check is a path
 	// traversal at a file call, an SSRF at a fetch): findings of that weakness by other
 	// analyzers at the same place are the same defect (see absorbWeakness).
-	CWE string
+	CWE string `json:"-"`
 	// snippet is the cited line of head as posted (redacted, clipped), and replacement the
 	// line's fix when the rule has a mechanical one; the scan fills both when it records the
 	// finding.

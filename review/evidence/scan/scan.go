@@ -108,7 +108,7 @@ func (s *Scan) ReportSeverity(rule string, sev toulmin.Severity, path string, li
 // Note adds a line to what the transcript says about evidence gathering.
 func (s *Scan) Note(msg string) { s.notes = append(s.notes, s.hidden.Clean(msg)) }
 
-// hide makes dir, a directory of the host that holds a tree (or files written for a tool), read
+// Hide makes dir, a directory of the host that holds a tree (or files written for a tool), read
 // as the tree's root in every note and message from now on.
 func (s *Scan) Hide(dir string) {
 	if abs, err := filepath.Abs(dir); err == nil {
@@ -141,13 +141,13 @@ func (s *Scan) add(rule string, sev toulmin.Severity, path string, line int, msg
 	s.AddFrom(s.analyzer, rule, sev, path, line, msg, mitigates)
 }
 
-// addFrom records a finding of an analyzer other than the running one (a tool the running
+// AddFrom records a finding of an analyzer other than the running one (a tool the running
 // analyzer drives, e.g. staticcheck under the type-checked Go analysis).
 func (s *Scan) AddFrom(analyzer, rule string, sev toulmin.Severity, path string, line int, msg, mitigates string) {
 	s.Record(Finding{Source: analyzer, Rule: rule, Severity: string(sev), Path: path, Line: line, Message: msg, Mitigates: mitigates})
 }
 
-// record keeps f as found, its message read with tree-relative paths and its cited line of head
+// Record keeps f as found, its message read with tree-relative paths and its cited line of head
 // (snippet, replacement) filled in. Nothing is dropped or merged here: the processors do that.
 func (s *Scan) Record(f Finding) {
 	f.Message = s.hidden.Clean(f.Message)
@@ -192,7 +192,7 @@ func Clip(s string, n int) string {
 	return s[:cut] + "…"
 }
 
-// codeFiles are the files analyzers look at: text files of a known language that the change adds
+// CodeFiles are the files analyzers look at: text files of a known language that the change adds
 // lines to, neither generated nor vendored.
 func (s *Scan) CodeFiles() []*change.File {
 	var out []*change.File

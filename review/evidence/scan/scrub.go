@@ -17,7 +17,7 @@ var tempPaths = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(regexp.QuoteMeta(tmp) + `/+debatebot-[\w.-]*(?:/+(?:base|head)\b)?/*`)
 })
 
-// pathScrubber rewrites the host's directories in text that is posted (notes, finding messages,
+// PathScrubber rewrites the host's directories in text that is posted (notes, finding messages,
 // error text of the go command, the type checker and external tools) to what they stand for in
 // the tree: a tree's root becomes nothing, so "/tmp/debatebot-trees-1/head/api/user.go:19" reads
 // "api/user.go:19". Both the path as given and the one symbolic links resolve to are rewritten.
@@ -26,7 +26,7 @@ type PathScrubber struct {
 	sorted bool
 }
 
-// add rewrites dir (absolute) to to: "" for a tree's root, or a tree-relative directory
+// Add rewrites dir (absolute) to to: "" for a tree's root, or a tree-relative directory
 // ("sub/mod") for the analysis copy of that module's go.mod.
 func (p *PathScrubber) Add(dir, to string) {
 	if dir == "" || dir == string(filepath.Separator) {
@@ -42,7 +42,7 @@ func (p *PathScrubber) Add(dir, to string) {
 	p.sorted = false
 }
 
-// clean rewrites every directory added in s, the longest first (a module's analysis copy is
+// Clean rewrites every directory added in s, the longest first (a module's analysis copy is
 // rewritten as the module's), where it is a whole path or a path's beginning, and then what is
 // left of the App's temporary directories.
 func (p *PathScrubber) Clean(s string) string {

@@ -25,13 +25,13 @@ func WithTimings(ctx context.Context, t *Timings) context.Context {
 	return context.WithValue(ctx, timingsKey{}, t)
 }
 
-// timingsOf is the Timings of ctx, nil when it has none (nil Timings record nothing).
+// TimingsOf is the Timings of ctx, nil when it has none (nil Timings record nothing).
 func TimingsOf(ctx context.Context) *Timings {
 	t, _ := ctx.Value(timingsKey{}).(*Timings)
 	return t
 }
 
-// add adds wall to the stage's wall time and cpu to its processor time.
+// Add adds wall to the stage's wall time and cpu to its processor time.
 func (t *Timings) Add(stage string, wall, cpu time.Duration) {
 	if t == nil {
 		return
@@ -50,10 +50,10 @@ func (t *Timings) Add(stage string, wall, cpu time.Duration) {
 	s.CPU += cpu
 }
 
-// since adds the time since start to the stage's wall time.
+// Since adds the time since start to the stage's wall time.
 func (t *Timings) Since(stage string, start time.Time) { t.Add(stage, time.Since(start), 0) }
 
-// childrenSince adds the time since start to the stage's wall time, and the processor time the
+// ChildrenSince adds the time since start to the stage's wall time, and the processor time the
 // process's children that ended since cpu0 (childCPU's earlier answer) used to its processor time.
 func (t *Timings) ChildrenSince(stage string, start time.Time, cpu0 time.Duration) {
 	if t != nil {
