@@ -19,8 +19,8 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"gopkg.in/yaml.v3"
 
-	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/agents"
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/toulmin"
@@ -684,8 +684,8 @@ func perspectiveProblems(at string, s *agents.Perspective) []string {
 		}
 	}
 	for j, l := range s.Languages {
-		if !review.IsLanguage(l) {
-			problems = append(problems, fmt.Sprintf("%s.languages[%d]: %q is not a language (want one of %s)", at, j, l, strings.Join(review.Languages(), ", ")))
+		if !change.IsLanguage(l) {
+			problems = append(problems, fmt.Sprintf("%s.languages[%d]: %q is not a language (want one of %s)", at, j, l, strings.Join(change.Languages(), ", ")))
 		}
 	}
 	for j, k := range s.Keywords {

@@ -18,7 +18,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/evidence/redact"
 	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
@@ -103,7 +103,7 @@ type errorData struct {
 }
 
 func (d *Dashboard) errorPage(w http.ResponseWriter, status int, title, msg string) {
-	d.render(w, status, "error.html", errorData{Title: title, Message: review.Redact(msg)})
+	d.render(w, status, "error.html", errorData{Title: title, Message: redact.Redact(msg)})
 }
 
 // notFound is what a user sees of a debate that does not exist or that the user may not read:
@@ -192,8 +192,8 @@ func (d *Dashboard) list(w http.ResponseWriter, r *http.Request, v *viewer) {
 func toRow(l store.Listed) listRow {
 	subject := fmt.Sprintf("#%d", l.PRNumber)
 	row := listRow{
-		ID: l.ID, Repository: review.Redact(l.Repository), Subject: subject, Trigger: review.Redact(l.Trigger), Protocol: review.Redact(l.Protocol),
-		Status: l.Status, Decision: review.Redact(l.Decision), Consensus: review.Redact(l.ConsensusLevel),
+		ID: l.ID, Repository: redact.Redact(l.Repository), Subject: subject, Trigger: redact.Redact(l.Trigger), Protocol: redact.Redact(l.Protocol),
+		Status: l.Status, Decision: redact.Redact(l.Decision), Consensus: redact.Redact(l.ConsensusLevel),
 		Tokens: l.Prompt + l.Completion, CostUSD: l.CostUSD, Started: l.StartedAt, Pending: l.Pending,
 	}
 	if l.Status == store.StatusPaused {
@@ -308,7 +308,7 @@ func (d *Dashboard) unreadable(w http.ResponseWriter, err error) {
 // transcript so far, or the whole transcript once decided), redacted before anything is read
 // from it.
 func (d *Dashboard) debateView(ctx context.Context, v *viewer, row *store.Debate, st *store.Listed) (*debateData, error) {
-	data := &debateData{Viewer: v, ID: row.ID, Repo: review.Redact(row.Repository), PR: row.PRNumber, GitHub: d.githubURL(row.Repository, row.PRNumber), Status: st.Status, Phases: st.Phases, Paused: st.PausedAfter}
+	data := &debateData{Viewer: v, ID: row.ID, Repo: redact.Redact(row.Repository), PR: row.PRNumber, GitHub: d.githubURL(row.Repository, row.PRNumber), Status: st.Status, Phases: st.Phases, Paused: st.PausedAfter}
 	data.Live = !slices.Contains([]string{store.StatusDecided, store.StatusEscalated, store.StatusFailed, store.StatusSuperseded}, st.Status)
 	var t toulmin.Transcript
 	if len(row.Checkpoint) > 0 {
@@ -327,7 +327,7 @@ func (d *Dashboard) debateView(ctx context.Context, v *viewer, row *store.Debate
 	}
 	data.Decided = t.Record.Decision != ""
 	if len(row.Record) > 0 {
-		data.RecordYAML = review.Redact(string(row.Record))
+		data.RecordYAML = redact.Redact(string(row.Record))
 	}
 	data.Checkpoints = t.Checkpoints
 	answers := map[string][]string{}
@@ -428,7 +428,7 @@ func (d *Dashboard) events(w http.ResponseWriter, r *http.Request, v *viewer) {
 			http.Error(w, "Not found", http.StatusNotFound)
 			return
 		}
-		http.Error(w, "Could not read the debate: "+review.Redact(err.Error()), http.StatusServiceUnavailable)
+		http.Error(w, "Could not read the debate: "+redact.Redact(err.Error()), http.StatusServiceUnavailable)
 		return
 	}
 	rc := http.NewResponseController(w)
@@ -609,7 +609,7 @@ func (d *Dashboard) metrics(w http.ResponseWriter, r *http.Request, v *viewer) {
 		for _, sec := range s.MeanSecondsByProtocol {
 			maxSeconds = math.Max(maxSeconds, sec)
 		}
-		data.Repos = append(data.Repos, repoMetrics{Repository: review.Redact(repo), Stats: s})
+		data.Repos = append(data.Repos, repoMetrics{Repository: redact.Redact(repo), Stats: s})
 	}
 	scale := func(v, max float64) float64 {
 		if max <= 0 {
@@ -632,7 +632,7 @@ func (d *Dashboard) metrics(w http.ResponseWriter, r *http.Request, v *viewer) {
 		slices.Sort(protocols)
 		for _, p := range protocols {
 			sec := s.MeanSecondsByProtocol[p]
-			m.Durations = append(m.Durations, bar{review.Redact(p), humanDuration(time.Duration(sec * float64(time.Second))), scale(sec, maxSeconds)})
+			m.Durations = append(m.Durations, bar{redact.Redact(p), humanDuration(time.Duration(sec * float64(time.Second))), scale(sec, maxSeconds)})
 		}
 		m.Tokens = bar{"tokens per debate", humanInt(int64(s.TokensPerDebate)), scale(s.TokensPerDebate, maxTokens)}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/pipeline"
 	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/pull"
@@ -414,7 +415,7 @@ func decided(prior *store.Debate, job *Job) (*toulmin.Transcript, error) {
 // since returns what a push changed since the last debated head of the pull request, and that
 // debate's record, when a new push follows a debate: users should not pay for, nor read again,
 // a debate of code that was already debated. nil means debate the whole change.
-func (r *Runner) since(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job, meta *github.PullRequest, repo *config.Repo) (*voting.Record, *review.Change, error) {
+func (r *Runner) since(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job, meta *github.PullRequest, repo *config.Repo) (*voting.Record, *change.Change, error) {
 	if job.Trigger != "pull_request.synchronize" {
 		return nil, nil, nil
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/pull"
 	"github.com/debatebot/debatebot/review/repocache"
 )
@@ -71,7 +72,7 @@ func (e *tooLargeError) Error() string {
 // attach sets c.Trees, for the job's change of the pull request from base to head; an empty base
 // is the pull request's merge base (its diff's base), found when the trees are first asked for.
 // done removes whatever trees are left once the debate is over.
-func (t *Trees) attach(ctx context.Context, gh *github.Client, job *Job, c *review.Change, meta *github.PullRequest, base string) (done func()) {
+func (t *Trees) attach(ctx context.Context, gh *github.Client, job *Job, c *change.Change, meta *github.PullRequest, base string) (done func()) {
 	var (
 		mu       sync.Mutex
 		cleanups []func()
@@ -128,7 +129,7 @@ func (t *Trees) attach(ctx context.Context, gh *github.Client, job *Job, c *revi
 
 // whole fetches the commits into the cache (the size limit and the token checked only when a
 // commit must be fetched) and writes their trees within t.Limits.
-func (t *Trees) whole(ctx context.Context, gh *github.Client, job *Job, c *review.Change, base, head string) (*review.WrittenTrees, error) {
+func (t *Trees) whole(ctx context.Context, gh *github.Client, job *Job, c *change.Change, base, head string) (*review.WrittenTrees, error) {
 	pr := job.PR
 	remote := repocache.Remote{URL: repocache.URL(t.WebURL, pr.Owner, pr.Repo), Token: func(ctx context.Context) (string, error) {
 		if err := t.checkSize(ctx, gh, pr); err != nil {

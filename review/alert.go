@@ -6,6 +6,7 @@ import (
 
 	"github.com/debatebot/debatebot/review/agents"
 	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -18,7 +19,7 @@ func (d *Debate) WithAlerts(alerts ...evidence.Alert) {
 		return
 	}
 	if d.Analyzers == nil {
-		d.Analyzers = DefaultAnalyzers()
+		d.Analyzers = evidence.DefaultAnalyzers()
 	}
 	d.Analyzers = append(slices.Clip(d.Analyzers), evidence.AlertAnalyzer{Alerts: alerts})
 	if d.Panel == agents.PanelModerated {
@@ -26,7 +27,7 @@ func (d *Debate) WithAlerts(alerts ...evidence.Alert) {
 		if inner == nil {
 			inner = agents.NewModerator(d.Agents)
 		}
-		d.Moderator = requireSeat{inner: inner, agent: evidence.Security, reason: "required: a security alert concerns this change"}
+		d.Moderator = requireSeat{inner: inner, agent: rules.Security, reason: "required: a security alert concerns this change"}
 	}
 }
 

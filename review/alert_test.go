@@ -51,7 +51,7 @@ func TestWithAlertsRequiresTheSecurityStakeholder(t *testing.T) {
 			t.Error("security is both seated and left")
 		}
 	}
-	if n := len(d.Analyzers); n != len(DefaultAnalyzers())+1 {
+	if n := len(d.Analyzers); n != len(evidence.DefaultAnalyzers())+1 {
 		t.Errorf("analyzers %d, want the defaults and the alerts", n)
 	}
 	// Seated already: nothing changes.

@@ -3,7 +3,7 @@ package review
 import (
 	"testing"
 
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/rules"
 )
 
 func TestPerformanceAnalyzers(t *testing.T) {
@@ -23,7 +23,7 @@ func Totals(db *sql.DB, ids []int) (map[int]float64, error) {
 	}
 	return out, nil
 }
-`}, rule: evidence.RuleCallInLoop, want: []string{"orders/report.go:9"}},
+`}, rule: rules.RuleCallInLoop, want: []string{"orders/report.go:9"}},
 		"safe: go one query": {files: map[string]string{"orders/report.go": `package orders
 
 import (
@@ -35,7 +35,7 @@ import (
 func Totals(db *sql.DB, ids []int64) (*sql.Rows, error) {
 	return db.Query("SELECT user_id, SUM(amount) FROM orders WHERE user_id = ANY($1) GROUP BY user_id", pq.Array(ids))
 }
-`}, rule: evidence.RuleCallInLoop},
+`}, rule: rules.RuleCallInLoop},
 		"go http per item": {files: map[string]string{"sync/push.go": `package sync
 
 import "net/http"
@@ -50,13 +50,13 @@ func Push(client *http.Client, reqs []*http.Request) error {
 	}
 	return nil
 }
-`}, rule: evidence.RuleCallInLoop, want: []string{"sync/push.go:7"}},
+`}, rule: rules.RuleCallInLoop, want: []string{"sync/push.go:7"}},
 		"python query per item": {files: map[string]string{"app/report.py": "def totals(cur, ids):\n    out = {}\n    for i in ids:\n        cur.execute(\"SELECT SUM(amount) FROM orders WHERE user_id = %s\", (i,))\n        out[i] = cur.fetchone()[0]\n    return out\n"},
-			rule: evidence.RuleCallInLoop, want: []string{"app/report.py:4", "app/report.py:5"}},
+			rule: rules.RuleCallInLoop, want: []string{"app/report.py:4", "app/report.py:5"}},
 		"js fetch per item": {files: map[string]string{"src/load.js": "async function load(ids) {\n  const out = [];\n  for (const id of ids) {\n    out.push(await fetch(`/api/items/${id}`));\n  }\n  return out;\n}\n"},
-			rule: evidence.RuleCallInLoop, want: []string{"src/load.js:4"}},
+			rule: rules.RuleCallInLoop, want: []string{"src/load.js:4"}},
 		"safe: js fetch once": {files: map[string]string{"src/load.js": "async function load(ids) {\n  const res = await fetch('/api/items?ids=' + ids.join(','));\n  return res.json();\n}\n"},
-			rule: evidence.RuleCallInLoop},
+			rule: rules.RuleCallInLoop},
 
 		"go goroutine per item": {files: map[string]string{"fetch/all.go": `package fetch
 
@@ -73,7 +73,7 @@ func All(urls []string, get func(string)) {
 	}
 	wg.Wait()
 }
-`}, rule: evidence.RuleUnboundedGo, want: []string{"fetch/all.go:9"}},
+`}, rule: rules.RuleUnboundedGo, want: []string{"fetch/all.go:9"}},
 		"safe: go bounded by errgroup": {files: map[string]string{"fetch/all.go": `package fetch
 
 import "golang.org/x/sync/errgroup"
@@ -86,7 +86,7 @@ func All(urls []string, get func(string) error) error {
 	}
 	return g.Wait()
 }
-`}, rule: evidence.RuleUnboundedGo},
+`}, rule: rules.RuleUnboundedGo},
 
 		"go defer in loop": {files: map[string]string{"files/sum.go": `package files
 
@@ -108,7 +108,7 @@ func Sizes(paths []string) (int64, error) {
 	}
 	return n, nil
 }
-`}, rule: evidence.RuleDeferInLoop, want: []string{"files/sum.go:12"}},
+`}, rule: rules.RuleDeferInLoop, want: []string{"files/sum.go:12"}},
 		"safe: go defer inside a closure per iteration": {files: map[string]string{"files/sum.go": `package files
 
 import "os"
@@ -134,7 +134,7 @@ func Sizes(paths []string) (n int64, err error) {
 	}
 	return n, nil
 }
-`}, rule: evidence.RuleDeferInLoop},
+`}, rule: rules.RuleDeferInLoop},
 
 		"go string += in loop": {files: map[string]string{"csv/row.go": `package csv
 
@@ -145,7 +145,7 @@ func Join(cells []string) string {
 	}
 	return s
 }
-`}, rule: evidence.RuleStringConcatLoop, want: []string{"csv/row.go:6"}},
+`}, rule: rules.RuleStringConcatLoop, want: []string{"csv/row.go:6"}},
 		"safe: go integer += in loop": {files: map[string]string{"stats/sum.go": `package stats
 
 func Sum(xs []int) int {
@@ -155,9 +155,9 @@ func Sum(xs []int) int {
 	}
 	return total
 }
-`}, rule: evidence.RuleStringConcatLoop},
+`}, rule: rules.RuleStringConcatLoop},
 		"java String += in loop": {files: map[string]string{"src/main/java/Csv.java": "class Csv {\n  String join(List<String> cells) {\n    String s = \"\";\n    for (String c : cells) {\n      s += \",\" + c;\n    }\n    return s;\n  }\n}\n"},
-			rule: evidence.RuleStringConcatLoop, want: []string{"src/main/java/Csv.java:5"}},
+			rule: rules.RuleStringConcatLoop, want: []string{"src/main/java/Csv.java:5"}},
 	})
 }
 
@@ -171,7 +171,7 @@ func Port(s string) int {
 	p, _ := strconv.Atoi(s)
 	return p
 }
-`}, rule: evidence.RuleIgnoredError, want: []string{"cfg/load.go:6"}},
+`}, rule: rules.RuleIgnoredError, want: []string{"cfg/load.go:6"}},
 		"go empty error branch and dropped Unmarshal": {files: map[string]string{"cfg/load.go": `package cfg
 
 import (
@@ -185,7 +185,7 @@ func Load(p string, v any) {
 	}
 	json.Unmarshal(b, v)
 }
-`}, rule: evidence.RuleIgnoredError, want: []string{"cfg/load.go:10", "cfg/load.go:12"}},
+`}, rule: rules.RuleIgnoredError, want: []string{"cfg/load.go:10", "cfg/load.go:12"}},
 		"safe: go handled errors and map lookups": {files: map[string]string{"cfg/load.go": `package cfg
 
 import (
@@ -206,11 +206,11 @@ func Port(s string, m map[string]int) (int, error) {
 	}
 	return p, nil
 }
-`}, rule: evidence.RuleIgnoredError},
+`}, rule: rules.RuleIgnoredError},
 		"python bare except pass": {files: map[string]string{"jobs.py": "def run(job):\n    try:\n        job()\n    except Exception:\n        pass\n"},
-			rule: evidence.RuleIgnoredError, want: []string{"jobs.py:4"}},
+			rule: rules.RuleIgnoredError, want: []string{"jobs.py:4"}},
 		"js empty catch": {files: map[string]string{"src/save.js": "function save(x) {\n  try { store.put(x); } catch (e) {}\n}\n"},
-			rule: evidence.RuleIgnoredError, want: []string{"src/save.js:2"}},
+			rule: rules.RuleIgnoredError, want: []string{"src/save.js:2"}},
 
 		"go panic in library": {files: map[string]string{"parse/parse.go": `package parse
 
@@ -223,7 +223,7 @@ func Level(s string) int {
 	}
 	panic("unknown level " + s)
 }
-`}, rule: evidence.RulePanicInLibrary, want: []string{"parse/parse.go:10"}},
+`}, rule: rules.RulePanicInLibrary, want: []string{"parse/parse.go:10"}},
 		"safe: go panic in Must and main": {files: map[string]string{"parse/parse.go": `package parse
 
 func MustLevel(s string) int {
@@ -237,16 +237,16 @@ func MustLevel(s string) int {
 func main() {
 	panic("not implemented")
 }
-`}, rule: evidence.RulePanicInLibrary},
+`}, rule: rules.RulePanicInLibrary},
 
 		"todo and fixme": {files: map[string]string{"a.py": "# TODO: handle retries\nx = 1  # FIXME(bob) wrong unit\n", "b.go": "package b\n\n// HACK: works around a driver bug\nvar y = \"TODO is just a word here\"\n"},
-			rule: evidence.RuleTodo, want: []string{"a.py:1", "a.py:2", "b.go:3"}},
+			rule: rules.RuleTodo, want: []string{"a.py:1", "a.py:2", "b.go:3"}},
 
 		"untested change": {files: map[string]string{"pkg/a.go": "package pkg\n\nfunc A() int { return 1 }\n"},
-			rule: evidence.RuleUntestedChange, want: []string{"pkg/a.go"}},
+			rule: rules.RuleUntestedChange, want: []string{"pkg/a.go"}},
 		"safe: change with its test": {files: map[string]string{"pkg/a.go": "package pkg\n\nfunc A() int { return 1 }\n", "pkg/a_test.go": "package pkg\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) {\n\tif A() != 1 {\n\t\tt.Fatal(A())\n\t}\n}\n"},
-			rule: evidence.RuleUntestedChange},
-		"safe: docs only": {files: map[string]string{"docs/guide.md": "# Guide\n"}, rule: evidence.RuleUntestedChange},
+			rule: rules.RuleUntestedChange},
+		"safe: docs only": {files: map[string]string{"docs/guide.md": "# Guide\n"}, rule: rules.RuleUntestedChange},
 	})
 }
 
@@ -257,11 +257,11 @@ func TestLargeFunctionAndFile(t *testing.T) {
 	}
 	body += "\treturn x\n}\n"
 	ev := gather(t, changeOf(t, map[string]string{"big/big.go": body}))
-	if got := found(ev, evidence.RuleLargeFunction); len(got) != 1 || got[0] != "big/big.go:3" {
+	if got := found(ev, rules.RuleLargeFunction); len(got) != 1 || got[0] != "big/big.go:3" {
 		t.Errorf("large-function = %v, want [big/big.go:3]", got)
 	}
 	small := gather(t, changeOf(t, map[string]string{"big/small.go": "package big\n\nfunc Small() int { return 1 }\n"}))
-	if got := found(small, evidence.RuleLargeFunction); len(got) != 0 {
+	if got := found(small, rules.RuleLargeFunction); len(got) != 0 {
 		t.Errorf("large-function on a small function = %v", got)
 	}
 }
@@ -282,7 +282,7 @@ diff --git a/go.mod b/go.mod
 +	github.com/xuri/excelize/v2 v2.8.1
 +	golang.org/x/text v0.14.0 // indirect
  )
-`, rule: evidence.RuleNewDependency, want: []string{"go.mod:5"}},
+`, rule: rules.RuleNewDependency, want: []string{"go.mod:5"}},
 		"safe: go module version bump": {diff: `
 diff --git a/go.mod b/go.mod
 --- a/go.mod
@@ -292,7 +292,7 @@ diff --git a/go.mod b/go.mod
 -	github.com/rs/zerolog v1.33.0
 +	github.com/rs/zerolog v1.34.0
  )
-`, rule: evidence.RuleNewDependency},
+`, rule: rules.RuleNewDependency},
 		"new npm dependency, not the version field": {diff: `
 diff --git a/package.json b/package.json
 --- a/package.json
@@ -307,7 +307,7 @@ diff --git a/package.json b/package.json
      "express": "^4.19.2"
    }
  }
-`, rule: evidence.RuleNewDependency, want: []string{"package.json:5"}},
+`, rule: rules.RuleNewDependency, want: []string{"package.json:5"}},
 		"new python requirement": {diff: `
 diff --git a/requirements.txt b/requirements.txt
 --- a/requirements.txt
@@ -317,7 +317,7 @@ diff --git a/requirements.txt b/requirements.txt
 +# HTTP client
 +requests>=2.31
  gunicorn==21.2.0
-`, rule: evidence.RuleNewDependency, want: []string{"requirements.txt:3"}},
+`, rule: rules.RuleNewDependency, want: []string{"requirements.txt:3"}},
 		"exported go function removed": {diff: `
 diff --git a/api/client.go b/api/client.go
 --- a/api/client.go
@@ -332,7 +332,7 @@ diff --git a/api/client.go b/api/client.go
 -}
 -
  func (c *Client) Close() error { return nil }
-`, rule: evidence.RuleExportedRemoved, want: []string{"api/client.go:12"}},
+`, rule: rules.RuleExportedRemoved, want: []string{"api/client.go:12"}},
 		"safe: exported go function renamed in place": {diff: `
 diff --git a/api/client.go b/api/client.go
 --- a/api/client.go
@@ -345,7 +345,7 @@ diff --git a/api/client.go b/api/client.go
 +func (c *Client) Ping() error { // now documented
  	return nil
  }
-`, rule: evidence.RuleExportedRemoved},
+`, rule: rules.RuleExportedRemoved},
 		"safe: unexported function removed": {diff: `
 diff --git a/api/client.go b/api/client.go
 --- a/api/client.go
@@ -356,7 +356,7 @@ diff --git a/api/client.go b/api/client.go
 -func helper() {}
 -
 -func other() {}
-`, rule: evidence.RuleExportedRemoved},
+`, rule: rules.RuleExportedRemoved},
 		"test function deleted": {diff: `
 diff --git a/api/client_test.go b/api/client_test.go
 --- a/api/client_test.go
@@ -371,7 +371,7 @@ diff --git a/api/client_test.go b/api/client_test.go
 -		t.Fatal(err)
 -	}
 -}
-`, rule: evidence.RuleTestDeleted, want: []string{"api/client_test.go:7"}},
+`, rule: rules.RuleTestDeleted, want: []string{"api/client_test.go:7"}},
 		"test file deleted": {diff: `
 diff --git a/tests/test_api.py b/tests/test_api.py
 deleted file mode 100644
@@ -380,7 +380,7 @@ deleted file mode 100644
 @@ -1,2 +0,0 @@
 -def test_ping():
 -    assert ping()
-`, rule: evidence.RuleTestDeleted, want: []string{"tests/test_api.py:1"}},
+`, rule: rules.RuleTestDeleted, want: []string{"tests/test_api.py:1"}},
 		"safe: test renamed": {diff: `
 diff --git a/api/client_test.go b/api/client_test.go
 --- a/api/client_test.go
@@ -390,7 +390,7 @@ diff --git a/api/client_test.go b/api/client_test.go
 +func TestPing(t *testing.T) { // table-driven below
  	_ = New()
  }
-`, rule: evidence.RuleTestDeleted},
+`, rule: rules.RuleTestDeleted},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/change"
 )
 
 // DefaultMaxTreeBytes bounds the base tree copied for whole-tree analysis of a diff applied to a
@@ -29,7 +29,7 @@ const HunksOnlyNote = "the analysis saw only the diff's hunks, not whole trees: 
 // change gets both trees for whole-tree analysis (copies of baseDir, the head one with the diff
 // applied, in a temporary directory removed after the analysis). A diff that does not apply to
 // baseDir is an InputError naming the file and the hunk.
-func ReadDiffOnBase(r io.Reader, source string, max int64, baseDir string) (*Change, error) {
+func ReadDiffOnBase(r io.Reader, source string, max int64, baseDir string) (*change.Change, error) {
 	st, err := os.Stat(baseDir)
 	if err != nil {
 		return nil, &InputError{baseDir, "cannot read the base directory: " + unwrapPathError(err).Error()}
@@ -58,7 +58,7 @@ func ReadDiffOnBase(r io.Reader, source string, max int64, baseDir string) (*Cha
 		for _, f := range c.Files {
 			f.Path, f.OldPath = stripFirst(f.Path), stripFirst(f.OldPath)
 		}
-		evidence.SortFiles(c.Files)
+		change.SortFiles(c.Files)
 		c.Notes = append(c.Notes, "the diff's paths were read without their first component (the directories diff -r compared)")
 	}
 	head, err := applyDiff(baseDir, files, source)
@@ -67,7 +67,7 @@ func ReadDiffOnBase(r io.Reader, source string, max int64, baseDir string) (*Cha
 	}
 	c.Notes = append(c.Notes, head.notes...)
 	for _, f := range c.Files {
-		if f.Status == StatusDeleted {
+		if f.Status == change.StatusDeleted {
 			continue
 		}
 		content, ok := head.files[f.Path]

@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
 // writeTree writes files (slash paths) under a new temporary directory.
@@ -209,7 +212,7 @@ func TestHunksOnlyNote(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.NoTrees = HunksOnlyNote
-	_, notes, err := GatherWithNotes(context.Background(), c, DefaultAnalyzers())
+	_, notes, err := scan.GatherWithNotes(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}

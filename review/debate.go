@@ -12,14 +12,16 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/debatebot/debatebot/review/agents"
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
 
 // Debate is one debate to hold: the change or question, and how to debate it.
 type Debate struct {
-	Change *Change
+	Change *change.Change
 	// Question is set for a design debate with no code.
 	Question string
 	// Repository, PRNumber and Trigger identify the debate on GitHub (empty for local ones).
@@ -34,7 +36,7 @@ type Debate struct {
 	Panel agents.PanelChoice
 	// Moderator, when set, replaces the moderator NewModerator would make for a moderated panel.
 	Moderator  toulmin.Moderator
-	Analyzers  []Analyzer
+	Analyzers  []scan.Analyzer
 	Weights    voting.Weights
 	Thresholds voting.Thresholds
 	// Ignore lists globs of paths dropped before anything else.
@@ -92,13 +94,13 @@ func (d *Debate) Run(ctx context.Context) (*toulmin.Transcript, error) {
 
 // change is what the debate is about: the change without its ignored paths, or a question as a
 // change with no files.
-func (d *Debate) change() (*Change, error) {
+func (d *Debate) change() (*change.Change, error) {
 	c := d.Change
 	if c == nil {
 		if strings.TrimSpace(d.Question) == "" {
 			return nil, fmt.Errorf("a debate needs a change or a question")
 		}
-		c = &Change{Source: "question", Title: clip(strings.TrimSpace(d.Question), 120), Body: d.Question}
+		c = &change.Change{Source: "question", Title: scan.Clip(strings.TrimSpace(d.Question), 120), Body: d.Question}
 	}
 	if err := DropIgnored(c, d.Ignore); err != nil {
 		return nil, err
@@ -148,10 +150,10 @@ func (d *Debate) options(panel []toulmin.Agent) []toulmin.Option {
 
 // subject is the debate's subject: the change, its identity, and how its evidence is gathered
 // (by the debate's analyzers, the defaults when unset, with their notes).
-func (d *Debate) subject(c *Change) *toulmin.Subject {
+func (d *Debate) subject(c *change.Change) *toulmin.Subject {
 	analyzers := d.Analyzers
 	if analyzers == nil {
-		analyzers = DefaultAnalyzers()
+		analyzers = evidence.DefaultAnalyzers()
 	}
 	title := c.Title
 	if title == "" {
@@ -164,7 +166,7 @@ func (d *Debate) subject(c *Change) *toulmin.Subject {
 	}
 	var notes []string
 	subject.Gather = func(ctx context.Context) ([]toulmin.Evidence, error) {
-		ev, n, err := GatherWithNotes(ctx, c, analyzers)
+		ev, n, err := scan.GatherWithNotes(ctx, c, analyzers)
 		notes = n
 		return ev, err
 	}
@@ -176,7 +178,7 @@ func (d *Debate) subject(c *Change) *toulmin.Subject {
 func (d *Debate) ID() string {
 	c := d.Change
 	if c == nil {
-		c = &Change{}
+		c = &change.Change{}
 	}
 	return DebateID(c, d.Question, d.Repository, d.PRNumber, d.trigger(), d.Protocol.Name)
 }
@@ -190,7 +192,7 @@ func (d *Debate) trigger() string {
 }
 
 // DropIgnored removes files whose path matches any of the globs, noting what was dropped.
-func DropIgnored(c *Change, globs []string) error {
+func DropIgnored(c *change.Change, globs []string) error {
 	if len(globs) == 0 {
 		return nil
 	}
@@ -224,7 +226,7 @@ func DropIgnored(c *Change, globs []string) error {
 
 // DebateID is stable for the same debate: the same change (or question) under the same protocol
 // and trigger gets the same id, so that a repeated run is recognisable.
-func DebateID(c *Change, question, repo string, pr int, trigger, protocol string) string {
+func DebateID(c *change.Change, question, repo string, pr int, trigger, protocol string) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%d\x00%s\x00%s\x00%s\x00%s\x00", repo, pr, c.HeadSHA, trigger, protocol, question)
 	if c.HeadSHA == "" {
@@ -233,7 +235,7 @@ func DebateID(c *Change, question, repo string, pr int, trigger, protocol string
 	return "deb-" + hex.EncodeToString(h.Sum(nil))[:12]
 }
 
-func writeChange(w io.Writer, c *Change) {
+func writeChange(w io.Writer, c *change.Change) {
 	for _, f := range c.Files {
 		fmt.Fprintf(w, "%s\x00%s\x00", f.Path, f.Status)
 		for _, h := range f.Hunks {
@@ -246,7 +248,7 @@ func writeChange(w io.Writer, c *Change) {
 
 // scopeEvidence brings the lines of an earlier debate's whole-tree findings into the change's
 // scope, so that its arguments citing them stay within the change.
-func scopeEvidence(c *Change, ev []toulmin.Evidence) {
+func scopeEvidence(c *change.Change, ev []toulmin.Evidence) {
 	for _, e := range ev {
 		if evidence.IsWholeTree(e.Analyzer) && e.Path != "" {
 			c.Reach(e.Path, e.Line)
@@ -255,7 +257,7 @@ func scopeEvidence(c *Change, ev []toulmin.Evidence) {
 }
 
 // changedFiles lists the change's files for the transcript.
-func changedFiles(c *Change) []toulmin.ChangedFile {
+func changedFiles(c *change.Change) []toulmin.ChangedFile {
 	out := make([]toulmin.ChangedFile, 0, len(c.Files))
 	for _, f := range c.Files {
 		out = append(out, toulmin.ChangedFile{Path: f.Path, Status: string(f.Status), Added: f.Added, Deleted: f.Deleted})

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
@@ -23,7 +25,7 @@ func fixedClock() func() time.Time {
 	return func() time.Time { return t0.Add(time.Duration(n.Add(1)) * 100 * time.Millisecond) }
 }
 
-func readChange(t testing.TB, path string) *Change {
+func readChange(t testing.TB, path string) *change.Change {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -37,7 +39,7 @@ func readChange(t testing.TB, path string) *Change {
 	return c
 }
 
-func runDebate(t testing.TB, c *Change, protocol string) *toulmin.Transcript {
+func runDebate(t testing.TB, c *change.Change, protocol string) *toulmin.Transcript {
 	t.Helper()
 	p, err := toulmin.Named(protocol)
 	if err != nil {
@@ -105,7 +107,7 @@ func TestExampleDebate(t *testing.T) {
 	}
 	var conceded bool
 	for _, a := range tr.ArgumentsIn(toulmin.PhaseClarification) {
-		if a.Agent == Security && a.Resolution == toulmin.Conceded {
+		if a.Agent == rules.Security && a.Resolution == toulmin.Conceded {
 			conceded = true
 		}
 	}
@@ -121,7 +123,7 @@ func TestExampleDebate(t *testing.T) {
 }
 
 func TestProtocols(t *testing.T) {
-	c := func() *Change { return readChange(t, filepath.Join("..", "examples", "admin-export.diff")) }
+	c := func() *change.Change { return readChange(t, filepath.Join("..", "examples", "admin-export.diff")) }
 	fast := runDebate(t, c(), toulmin.ProtocolFastTrack)
 	if len(fast.Participants) != 2 || len(fast.Timeline) != 3 {
 		t.Errorf("fast-track: %d participants, %d phases; want security and core maintainer over 3 phases", len(fast.Participants), len(fast.Timeline))

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/change"
 )
 
 // DefaultMaxDiffBytes bounds the size of a diff read from a file or stdin.
@@ -22,7 +22,7 @@ type InputError struct {
 func (e *InputError) Error() string { return e.Source + ": " + e.Problem }
 
 // ReadDiff reads a unified diff of at most max bytes from r, naming it source in errors.
-func ReadDiff(r io.Reader, source string, max int64) (*Change, error) {
+func ReadDiff(r io.Reader, source string, max int64) (*change.Change, error) {
 	data, err := readDiffData(r, source, max)
 	if err != nil {
 		return nil, err
@@ -45,7 +45,7 @@ func readDiffData(r io.Reader, source string, max int64) ([]byte, error) {
 }
 
 // ParseDiff parses a unified diff (git's or diff -u's) into a Change.
-func ParseDiff(data []byte, source string) (*Change, error) {
+func ParseDiff(data []byte, source string) (*change.Change, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, &InputError{source, "empty diff: there is no change to debate"}
 	}
@@ -63,7 +63,7 @@ func ParseDiff(data []byte, source string) (*Change, error) {
 	if len(files) == 0 {
 		return nil, &InputError{source, "no file changes found: not a unified diff (expected '--- a/FILE', '+++ b/FILE' and '@@' hunks)"}
 	}
-	c := &Change{Source: source}
+	c := &change.Change{Source: source}
 	seen := map[string]bool{}
 	for _, gf := range files {
 		f, note := convert(gf)
@@ -79,7 +79,7 @@ func ParseDiff(data []byte, source string) (*Change, error) {
 		// A file changed twice would hide the second change behind the first wherever the
 		// change is looked up by path (citations, evidence, the prompt). A deletion and an
 		// addition of one path is git's type change (a symlink become a file) and is kept.
-		if f.Status != StatusDeleted {
+		if f.Status != change.StatusDeleted {
 			if seen[f.Path] {
 				return nil, &InputError{source, fmt.Sprintf("the diff changes %q twice: not a diff git or diff -u would write", f.Path)}
 			}
@@ -90,19 +90,19 @@ func ParseDiff(data []byte, source string) (*Change, error) {
 	if len(c.Files) == 0 {
 		return nil, &InputError{source, "the diff changes no text file: " + strings.Join(c.Notes, "; ")}
 	}
-	evidence.SortFiles(c.Files)
+	change.SortFiles(c.Files)
 	return c, nil
 }
 
-func convert(gf *gitdiff.File) (*File, string) {
-	f := &File{Path: gf.NewName, OldPath: gf.OldName, Status: StatusModified}
+func convert(gf *gitdiff.File) (*change.File, string) {
+	f := &change.File{Path: gf.NewName, OldPath: gf.OldName, Status: change.StatusModified}
 	switch {
 	case gf.IsNew:
-		f.Status, f.OldPath = StatusAdded, ""
+		f.Status, f.OldPath = change.StatusAdded, ""
 	case gf.IsDelete:
-		f.Status, f.Path = StatusDeleted, gf.OldName
+		f.Status, f.Path = change.StatusDeleted, gf.OldName
 	case gf.IsRename || (gf.OldName != "" && gf.NewName != "" && gf.OldName != gf.NewName):
-		f.Status = StatusRenamed
+		f.Status = change.StatusRenamed
 	}
 	if f.Path == "" {
 		f.Path = gf.OldName
@@ -111,7 +111,7 @@ func convert(gf *gitdiff.File) (*File, string) {
 		return nil, fmt.Sprintf("%s: binary file left out", f.Path)
 	}
 	for _, tf := range gf.TextFragments {
-		h := Hunk{
+		h := change.Hunk{
 			OldStart: int(tf.OldPosition), OldLines: int(tf.OldLines),
 			NewStart: int(tf.NewPosition), NewLines: int(tf.NewLines),
 			Section: strings.TrimSpace(tf.Comment),
@@ -121,15 +121,15 @@ func convert(gf *gitdiff.File) (*File, string) {
 			text := strings.TrimSuffix(strings.TrimSuffix(l.Line, "\n"), "\r")
 			switch l.Op {
 			case gitdiff.OpAdd:
-				h.Lines = append(h.Lines, Line{Kind: Added, New: nw, Text: text})
+				h.Lines = append(h.Lines, change.Line{Kind: change.Added, New: nw, Text: text})
 				nw++
 				f.Added++
 			case gitdiff.OpDelete:
-				h.Lines = append(h.Lines, Line{Kind: Deleted, Old: old, Text: text})
+				h.Lines = append(h.Lines, change.Line{Kind: change.Deleted, Old: old, Text: text})
 				old++
 				f.Deleted++
 			default:
-				h.Lines = append(h.Lines, Line{Kind: Context, Old: old, New: nw, Text: text})
+				h.Lines = append(h.Lines, change.Line{Kind: change.Context, Old: old, New: nw, Text: text})
 				old++
 				nw++
 			}
@@ -137,7 +137,7 @@ func convert(gf *gitdiff.File) (*File, string) {
 		f.Hunks = append(f.Hunks, h)
 	}
 	// A new file's one hunk is the whole file: analyzers that need whole files can use it.
-	if f.Status == StatusAdded && len(f.Hunks) == 1 && f.Hunks[0].NewStart <= 1 {
+	if f.Status == change.StatusAdded && len(f.Hunks) == 1 && f.Hunks[0].NewStart <= 1 {
 		var b strings.Builder
 		for _, l := range f.Hunks[0].Lines {
 			b.WriteString(l.Text)
@@ -150,7 +150,7 @@ func convert(gf *gitdiff.File) (*File, string) {
 
 // badHunks reports hunk headers no diff tool writes: a side that starts at line 0 yet has lines.
 // Their lines would be numbered 0, which no citation can name.
-func badHunks(f *File) string {
+func badHunks(f *change.File) string {
 	for _, h := range f.Hunks {
 		if (h.OldStart == 0 && h.OldLines > 0) || (h.NewStart == 0 && h.NewLines > 0) {
 			return fmt.Sprintf("%s: hunk @@ -%d,%d +%d,%d @@ starts at line 0 but has lines", f.Path, h.OldStart, h.OldLines, h.NewStart, h.NewLines)

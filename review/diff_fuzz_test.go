@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/debatebot/debatebot/review/agents"
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
 // FuzzReadDiff feeds arbitrary bytes to the reader behind `debatebot debate --diff`: it must
@@ -73,11 +75,11 @@ func FuzzReadDiff(f *testing.F) {
 				_ = agents.HunkText(h)
 				for _, l := range h.Lines {
 					switch l.Kind {
-					case Added:
-						if !fl.IsAdded(l.New) || (fl.Status != StatusDeleted && !c.HasLine(fl.Path, l.New)) {
+					case change.Added:
+						if !fl.IsAdded(l.New) || (fl.Status != change.StatusDeleted && !c.HasLine(fl.Path, l.New)) {
 							t.Fatalf("%s: added line %d is not in the change", fl.Path, l.New)
 						}
-					case Deleted, Context:
+					case change.Deleted, change.Context:
 					default:
 						t.Fatalf("%s: line of unknown kind %q", fl.Path, l.Kind)
 					}
@@ -89,7 +91,7 @@ func FuzzReadDiff(f *testing.F) {
 			_, _ = fl.Line(1)
 		}
 		// What the reader accepted goes through the untrusted-text checks of every debate.
-		s := NewScan(c)
+		s := scan.New(c)
 		evidence.PromptInjectionAnalyzer{}.Analyze(s)
 		_ = s.Evidence()
 	})

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/google/go-github/v62/github"
 
 	"github.com/debatebot/debatebot/review/render"
@@ -37,7 +38,7 @@ const (
 // (maxDirTree*): base and head must be read alike, or the comparison of their findings would call
 // old findings new. Go files over DefaultMaxFileBytes are left out at both sides and returned, to
 // be said in the transcript.
-func DirTrees(ctx context.Context, gh *github.Client, pr PullRequest, c *Change, base, head, baseDir, headDir string) ([]string, error) {
+func DirTrees(ctx context.Context, gh *github.Client, pr PullRequest, c *change.Change, base, head, baseDir, headDir string) ([]string, error) {
 	dirs := map[string]bool{}
 	for _, f := range c.Files {
 		for _, p := range []string{f.Path, f.OldPath} {

@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/external"
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/gittest"
 	"github.com/debatebot/debatebot/toulmin"
@@ -16,10 +19,10 @@ import (
 )
 
 const (
-	externalBase       = "evidence/testdata/external/base"
-	externalHead       = "evidence/testdata/external/head"
-	externalBenignBase = "evidence/testdata/external-benign/base"
-	externalBenignHead = "evidence/testdata/external-benign/head"
+	externalBase       = "evidence/external/testdata/external/base"
+	externalHead       = "evidence/external/testdata/external/head"
+	externalBenignBase = "evidence/external/testdata/external-benign/base"
+	externalBenignHead = "evidence/external/testdata/external-benign/head"
 )
 
 // needExternalTools skips the test unless every external tool is installed (.ci/run installs them)
@@ -79,7 +82,7 @@ func TestGitRangeGathersExternalFindings(t *testing.T) {
 	if err != nil {
 		t.Fatalf("FromGit: %v", err)
 	}
-	ev, notes, err := GatherWithNotes(ctx, c, DefaultAnalyzers())
+	ev, notes, err := scan.GatherWithNotes(ctx, c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,12 +93,12 @@ func TestGitRangeGathersExternalFindings(t *testing.T) {
 		severity    toulmin.Severity
 		in          string
 	}{
-		{"bandit:B506", "app/run.py", 17, Security, toulmin.SeverityHigh, "(in load_config)"},
-		{"bandit:B602", "app/run.py", 22, Security, toulmin.SeverityHigh, "(in Archiver.archive)"},
-		{"eslint:security/detect-child-process", "web/server.js", 9, Security, toulmin.SeverityHigh, "(in thumbnail)"},
-		{"eslint:no-dupe-keys", "web/limits.ts", 11, Maintainability, toulmin.SeverityMedium, "(in merged)"},
-		{"shellcheck:SC2115", "scripts/deploy.sh", 12, Security, toulmin.SeverityHigh, "(in publish)"},
-		{"cppcheck:bufferAccessOutOfBounds", "native/buf.c", 16, Maintainability, toulmin.SeverityHigh, "(in copy_name)"},
+		{"bandit:B506", "app/run.py", 17, rules.Security, toulmin.SeverityHigh, "(in load_config)"},
+		{"bandit:B602", "app/run.py", 22, rules.Security, toulmin.SeverityHigh, "(in Archiver.archive)"},
+		{"eslint:security/detect-child-process", "web/server.js", 9, rules.Security, toulmin.SeverityHigh, "(in thumbnail)"},
+		{"eslint:no-dupe-keys", "web/limits.ts", 11, rules.Maintainability, toulmin.SeverityMedium, "(in merged)"},
+		{"shellcheck:SC2115", "scripts/deploy.sh", 12, rules.Security, toulmin.SeverityHigh, "(in publish)"},
+		{"cppcheck:bufferAccessOutOfBounds", "native/buf.c", 16, rules.Maintainability, toulmin.SeverityHigh, "(in copy_name)"},
 	}
 	for _, w := range want {
 		e := evidenceAt(ev, w.rule, w.path, w.line)
@@ -196,7 +199,7 @@ func TestDiffWithoutTreesRunsExternalOnContent(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := changeOf(t, map[string]string{"app/run.py": string(head)})
-	ev, notes, err := GatherWithNotes(context.Background(), c, DefaultAnalyzers())
+	ev, notes, err := scan.GatherWithNotes(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +237,7 @@ func TestPullRequestExternalFindingsOnAddedLines(t *testing.T) {
 	if f := c.File("scripts/deploy.sh"); f == nil || !f.HasContent || string(f.Content) != string(head) {
 		t.Fatalf("the head content of the modified script was not read")
 	}
-	ev, notes, err := GatherWithNotes(ctx, c, DefaultAnalyzers())
+	ev, notes, err := scan.GatherWithNotes(ctx, c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +259,7 @@ func TestExternalToolMissingIsNoted(t *testing.T) {
 		"app/run.py":  "import os\n\n\ndef run(cmd):\n    os.system(\"ls \" + cmd)\n",
 		"app/util.py": "def f():\n    return 1\n",
 	})
-	ev, notes, err := GatherWithNotes(context.Background(), c, DefaultAnalyzers())
+	ev, notes, err := scan.GatherWithNotes(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +275,7 @@ func TestExternalToolMissingIsNoted(t *testing.T) {
 	if n != 1 {
 		t.Errorf("bandit named %d times in %q", n, notes)
 	}
-	if len(found(ev, evidence.RuleCommandInjection)) == 0 {
+	if len(found(ev, rules.RuleCommandInjection)) == 0 {
 		t.Errorf("the line analyzer did not run on:\n%s", dump(ev))
 	}
 }
@@ -285,7 +288,7 @@ func TestExternalToolGarbageIsNoted(t *testing.T) {
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	c := changeOf(t, map[string]string{"app/run.py": "print(1)\n"})
-	ev, notes, err := GatherWithNotes(context.Background(), c, DefaultAnalyzers())
+	ev, notes, err := scan.GatherWithNotes(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,18 +305,18 @@ func TestExternalToolGarbageIsNoted(t *testing.T) {
 // Every external rule is a rule of the catalog with a stakeholder of the default panel, and the
 // catch-all rules too.
 func TestExternalRulesAreRules(t *testing.T) {
-	for _, c := range evidence.ExternalChecks() {
-		r, ok := Rules[c.Rule]
+	for _, c := range external.Checks() {
+		r, ok := rules.Rules[c.Rule]
 		if !ok {
 			t.Errorf("%s is not a rule", c.Rule)
 			continue
 		}
-		if r.Stakeholder != Security && r.Stakeholder != Maintainability && r.Stakeholder != Performance || !r.Severity.Valid() ||
+		if r.Stakeholder != rules.Security && r.Stakeholder != rules.Maintainability && r.Stakeholder != rules.Performance || !r.Severity.Valid() ||
 			r.Warrant == "" || r.Fix == "" || r.Title == "" || !strings.HasPrefix(r.Reference, c.Source+" ") {
 			t.Errorf("rule %s = %+v", c.Rule, r)
 		}
 	}
-	if Rules["bandit:B602"].Stakeholder != Security || Rules["cppcheck:memleak"].Stakeholder != Performance || Rules["shellcheck:other"].Stakeholder != Maintainability {
-		t.Errorf("stakeholders: B602 %s, memleak %s, shellcheck:other %s", Rules["bandit:B602"].Stakeholder, Rules["cppcheck:memleak"].Stakeholder, Rules["shellcheck:other"].Stakeholder)
+	if rules.Rules["bandit:B602"].Stakeholder != rules.Security || rules.Rules["cppcheck:memleak"].Stakeholder != rules.Performance || rules.Rules["shellcheck:other"].Stakeholder != rules.Maintainability {
+		t.Errorf("stakeholders: B602 %s, memleak %s, shellcheck:other %s", rules.Rules["bandit:B602"].Stakeholder, rules.Rules["cppcheck:memleak"].Stakeholder, rules.Rules["shellcheck:other"].Stakeholder)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
+
+	"github.com/debatebot/debatebot/review/change"
 )
 
 // DefaultMaxFileBytes bounds the content read for one file; larger files are analysed from
@@ -15,7 +17,7 @@ const DefaultMaxFileBytes = 1 << 20
 // FromGit reads the change BASE..HEAD (or BASE...HEAD) of the repository at dir with the git
 // command, with the head content of every changed text file, and the commit messages of the range
 // as the change's body.
-func FromGit(ctx context.Context, dir, spec string) (*Change, error) {
+func FromGit(ctx context.Context, dir, spec string) (*change.Change, error) {
 	source := "git " + spec
 	base, head, ok := strings.Cut(spec, "..")
 	head = strings.TrimPrefix(head, ".")
@@ -67,7 +69,7 @@ func FromGit(ctx context.Context, dir, spec string) (*Change, error) {
 		c.Body = strings.TrimSpace(string(body))
 	}
 	for _, f := range c.Files {
-		if f.Status == StatusDeleted {
+		if f.Status == change.StatusDeleted {
 			continue
 		}
 		size, err := git(ctx, dir, "cat-file", "-s", head+":"+f.Path)

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/rules"
 )
 
 // TestWhatReachesTheSink: SQL made only of constants and generated placeholders, with the values
@@ -23,7 +23,7 @@ func Users(db *sql.DB, ids []any) (*sql.Rows, error) {
 	marks := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")
 	return db.Query("SELECT id, email FROM users WHERE id IN (" + marks + ")", ids...)
 }
-`}, rule: evidence.RuleSQLInjection},
+`}, rule: rules.RuleSQLInjection},
 		"safe: IN list from placeholders appended in a loop": {files: map[string]string{"store/users.go": `package store
 
 import (
@@ -42,7 +42,7 @@ func Users(db *sql.DB, ids []int64) (*sql.Rows, error) {
 	query := fmt.Sprintf("SELECT id, email FROM users WHERE id IN (%s)", strings.Join(marks, ", "))
 	return db.Query(query, args...)
 }
-`}, rule: evidence.RuleSQLInjection},
+`}, rule: rules.RuleSQLInjection},
 		"safe: numbered postgres placeholders": {files: map[string]string{"store/users.go": `package store
 
 import (
@@ -63,7 +63,7 @@ func Users(db *sql.DB, ids []int64) (*sql.Rows, error) {
 	query += fmt.Sprintf(" LIMIT $%d", len(ids)+1)
 	return db.Query(query, append(args, 100)...)
 }
-`}, rule: evidence.RuleSQLInjection},
+`}, rule: rules.RuleSQLInjection},
 		"IN list built from the values themselves": {files: map[string]string{"store/users.go": `package store
 
 import (
@@ -78,7 +78,7 @@ func Users(db *sql.DB, names []string) (*sql.Rows, error) {
 	}
 	return db.Query("SELECT id FROM users WHERE name IN (" + strings.Join(quoted, ",") + ")")
 }
-`}, rule: evidence.RuleSQLInjection, want: []string{"store/users.go:13"}},
+`}, rule: rules.RuleSQLInjection, want: []string{"store/users.go:13"}},
 		"Sprintf of a parameter into SQL": {files: map[string]string{"store/users.go": `package store
 
 import (
@@ -90,7 +90,7 @@ func User(db *sql.DB, email string) *sql.Row {
 	q := fmt.Sprintf("SELECT id FROM users WHERE email = '%s'", email)
 	return db.QueryRow(q)
 }
-`}, rule: evidence.RuleSQLInjection, want: []string{"store/users.go:10"}},
+`}, rule: rules.RuleSQLInjection, want: []string{"store/users.go:10"}},
 		"SQL text extended with input": {files: map[string]string{"store/users.go": `package store
 
 import "database/sql"
@@ -102,7 +102,7 @@ func Users(db *sql.DB, country string) (*sql.Rows, error) {
 	}
 	return db.Query(q)
 }
-`}, rule: evidence.RuleSQLInjection, want: []string{"store/users.go:10"}},
+`}, rule: rules.RuleSQLInjection, want: []string{"store/users.go:10"}},
 		"placeholder variable also given input": {files: map[string]string{"store/users.go": `package store
 
 import (
@@ -115,7 +115,7 @@ func Users(db *sql.DB, ids []any, extra string) (*sql.Rows, error) {
 	marks += extra
 	return db.Query("SELECT id FROM users WHERE id IN (" + marks + "0)", ids...)
 }
-`}, rule: evidence.RuleSQLInjection, want: []string{"store/users.go:11"}},
+`}, rule: rules.RuleSQLInjection, want: []string{"store/users.go:11"}},
 
 		"safe: program found by LookPath": {files: map[string]string{"tools/fmt.go": `package tools
 
@@ -131,7 +131,7 @@ func Format(file string) error {
 	}
 	return exec.Command(gofmt, "-w", file).Run()
 }
-`}, rule: evidence.RuleCommandInjection},
+`}, rule: rules.RuleCommandInjection},
 		"safe: program chosen between constants": {files: map[string]string{"tools/fmt.go": `package tools
 
 import "os/exec"
@@ -145,7 +145,7 @@ func Format(file string, imports bool) error {
 	}
 	return exec.Command(prog, "-w", file).Run()
 }
-`}, rule: evidence.RuleCommandInjection},
+`}, rule: rules.RuleCommandInjection},
 		"LookPath of a name from input": {files: map[string]string{"tools/run.go": `package tools
 
 import "os/exec"
@@ -157,7 +157,7 @@ func Run(tool string) error {
 	}
 	return exec.Command(p).Run()
 }
-`}, rule: evidence.RuleCommandInjection, want: []string{"tools/run.go:10"}},
+`}, rule: rules.RuleCommandInjection, want: []string{"tools/run.go:10"}},
 		"program from a parameter": {files: map[string]string{"tools/run.go": `package tools
 
 import "os/exec"
@@ -166,7 +166,7 @@ func Run(tool string) error {
 	prog := tool
 	return exec.Command(prog, "--version").Run()
 }
-`}, rule: evidence.RuleCommandInjection, want: []string{"tools/run.go:7"}},
+`}, rule: rules.RuleCommandInjection, want: []string{"tools/run.go:7"}},
 	})
 }
 
@@ -177,7 +177,7 @@ func TestWhatReachesTheSinkInHunks(t *testing.T) {
 		diff, rule string
 		want       []string
 	}{
-		"safe: command from LookPath": {rule: evidence.RuleCommandInjection, diff: `diff --git a/tools/fmt.go b/tools/fmt.go
+		"safe: command from LookPath": {rule: rules.RuleCommandInjection, diff: `diff --git a/tools/fmt.go b/tools/fmt.go
 --- a/tools/fmt.go
 +++ b/tools/fmt.go
 @@ -8,4 +8,8 @@ import (
@@ -191,7 +191,7 @@ func TestWhatReachesTheSinkInHunks(t *testing.T) {
 +	return exec.Command(gofmt, "-w", file).Run()
  }
 `},
-		"safe: IN list of placeholders": {rule: evidence.RuleSQLInjection, diff: `diff --git a/store/users.go b/store/users.go
+		"safe: IN list of placeholders": {rule: rules.RuleSQLInjection, diff: `diff --git a/store/users.go b/store/users.go
 --- a/store/users.go
 +++ b/store/users.go
 @@ -5,3 +5,10 @@ import (
@@ -207,7 +207,7 @@ func TestWhatReachesTheSinkInHunks(t *testing.T) {
 +	return db.Query(query+" ORDER BY id", args...)
  }
 `},
-		"Sprintf of a parameter": {rule: evidence.RuleSQLInjection, want: []string{"store/users.go:7"}, diff: `diff --git a/store/users.go b/store/users.go
+		"Sprintf of a parameter": {rule: rules.RuleSQLInjection, want: []string{"store/users.go:7"}, diff: `diff --git a/store/users.go b/store/users.go
 --- a/store/users.go
 +++ b/store/users.go
 @@ -5,3 +5,4 @@ import (
@@ -217,7 +217,7 @@ func TestWhatReachesTheSinkInHunks(t *testing.T) {
 +	return db.QueryRow(q)
  }
 `},
-		"LookPath of a parameter": {rule: evidence.RuleCommandInjection, want: []string{"tools/run.go:7"}, diff: `diff --git a/tools/run.go b/tools/run.go
+		"LookPath of a parameter": {rule: rules.RuleCommandInjection, want: []string{"tools/run.go:7"}, diff: `diff --git a/tools/run.go b/tools/run.go
 --- a/tools/run.go
 +++ b/tools/run.go
 @@ -5,3 +5,4 @@ import (
@@ -227,7 +227,7 @@ func TestWhatReachesTheSinkInHunks(t *testing.T) {
 +	return exec.Command(p).Run()
  }
 `},
-		"program assigned out of sight": {rule: evidence.RuleCommandInjection, want: []string{"tools/run.go:9"}, diff: `diff --git a/tools/run.go b/tools/run.go
+		"program assigned out of sight": {rule: rules.RuleCommandInjection, want: []string{"tools/run.go:9"}, diff: `diff --git a/tools/run.go b/tools/run.go
 --- a/tools/run.go
 +++ b/tools/run.go
 @@ -8,3 +8,3 @@ func Run() error {

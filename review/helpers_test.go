@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -23,7 +26,7 @@ func newFileDiff(path, content string) string {
 }
 
 // changeOf parses diffs of new files given as path -> content.
-func changeOf(t testing.TB, files map[string]string) *Change {
+func changeOf(t testing.TB, files map[string]string) *change.Change {
 	t.Helper()
 	paths := make([]string, 0, len(files))
 	for p := range files {
@@ -41,7 +44,7 @@ func changeOf(t testing.TB, files map[string]string) *Change {
 	return c
 }
 
-func mustParse(t testing.TB, diff string) *Change {
+func mustParse(t testing.TB, diff string) *change.Change {
 	t.Helper()
 	c, err := ParseDiff([]byte(strings.TrimPrefix(diff, "\n")), "test.diff")
 	if err != nil {
@@ -50,9 +53,9 @@ func mustParse(t testing.TB, diff string) *Change {
 	return c
 }
 
-func gather(t testing.TB, c *Change) []toulmin.Evidence {
+func gather(t testing.TB, c *change.Change) []toulmin.Evidence {
 	t.Helper()
-	ev, err := Gather(context.Background(), c, DefaultAnalyzers())
+	ev, err := scan.Gather(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatalf("Gather: %v", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-github/v62/github"
 	"github.com/rs/zerolog"
 
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
@@ -21,7 +22,7 @@ import (
 // force push): the whole change must be debated again. After a force push GitHub may no longer
 // know the old head, or find no common ancestor; it answers 404 then ("Not Found", "No common
 // ancestor between ..."), which means the same: debate the whole change, not fail the job.
-func ReadSince(ctx context.Context, gh *github.Client, pr PullRequest, oldHead, newHead string) (c *Change, ok bool, err error) {
+func ReadSince(ctx context.Context, gh *github.Client, pr PullRequest, oldHead, newHead string) (c *change.Change, ok bool, err error) {
 	cmp, _, err := gh.Repositories.CompareCommits(ctx, pr.Owner, pr.Repo, oldHead, newHead, &github.ListOptions{PerPage: 100})
 	if er := (*github.ErrorResponse)(nil); errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound {
 		zerolog.Ctx(ctx).Info().Str("old_head", oldHead).Str("new_head", newHead).Str("github_message", er.Message).
@@ -45,7 +46,7 @@ func ReadSince(ctx context.Context, gh *github.Client, pr PullRequest, oldHead, 
 // CarryForward marks each required change of the earlier decision resolved or still open by
 // what changed since: a change tied to path:line is resolved when that line was changed or
 // removed since; one whose file was deleted is resolved; everything else is still open.
-func CarryForward(prev *voting.Record, since *Change) []toulmin.Carried {
+func CarryForward(prev *voting.Record, since *change.Change) []toulmin.Carried {
 	var out []toulmin.Carried
 	for _, rc := range prev.RequiredChanges {
 		text := strings.TrimSuffix(rc, " (still open)")
@@ -53,7 +54,7 @@ func CarryForward(prev *voting.Record, since *Change) []toulmin.Carried {
 		if m := render.Citation.FindStringSubmatch(text); m != nil {
 			line, _ := strconv.Atoi(m[2])
 			if f := since.File(m[1]); f != nil {
-				if f.Status == StatusDeleted || f.IsRemoved(line) {
+				if f.Status == change.StatusDeleted || f.IsRemoved(line) {
 					item.Status = toulmin.Resolved
 				}
 			}

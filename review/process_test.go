@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
@@ -145,7 +147,7 @@ deleted file mode 100644
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			ev := gather(t, mustParse(t, tc.diff))
-			if got := found(ev, evidence.RuleTestDeleted); strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			if got := found(ev, rules.RuleTestDeleted); strings.Join(got, " ") != strings.Join(tc.want, " ") {
 				t.Errorf("test-deleted = %v, want %v\n%s", got, tc.want, dump(ev))
 			}
 		})
@@ -206,7 +208,7 @@ func TestUntestedChangeIsOneNoteWithoutALine(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			ev := gather(t, mustParse(t, tc.diff))
-			if got := found(ev, evidence.RuleUntestedChange); strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			if got := found(ev, rules.RuleUntestedChange); strings.Join(got, " ") != strings.Join(tc.want, " ") {
 				t.Errorf("untested-change = %v, want %v\n%s", got, tc.want, dump(ev))
 			}
 		})
@@ -225,8 +227,8 @@ func TestProcessNotesNeverDecide(t *testing.T) {
 		diff string
 		rule string
 	}{
-		"untested code": {diff: newFileDiff("pkg/a.go", "package pkg\n\n// A returns one.\nfunc A() int { return 1 }\n"), rule: evidence.RuleUntestedChange},
-		"todo":          {diff: newFileDiff("pkg/a.py", "# TODO: cache this\nx = 1\n") + newFileDiff("tests/test_a.py", "def test_x():\n    assert True\n"), rule: evidence.RuleTodo},
+		"untested code": {diff: newFileDiff("pkg/a.go", "package pkg\n\n// A returns one.\nfunc A() int { return 1 }\n"), rule: rules.RuleUntestedChange},
+		"todo":          {diff: newFileDiff("pkg/a.py", "# TODO: cache this\nx = 1\n") + newFileDiff("tests/test_a.py", "def test_x():\n    assert True\n"), rule: rules.RuleTodo},
 		"new dependency": {diff: `diff --git a/go.mod b/go.mod
 --- a/go.mod
 +++ b/go.mod
@@ -235,7 +237,7 @@ func TestProcessNotesNeverDecide(t *testing.T) {
  	github.com/rs/zerolog v1.33.0
 +	github.com/xuri/excelize/v2 v2.8.1
  )
-`, rule: evidence.RuleNewDependency},
+`, rule: rules.RuleNewDependency},
 		"exported API removed": {diff: `diff --git a/api/client.go b/api/client.go
 --- a/api/client.go
 +++ b/api/client.go
@@ -248,9 +250,9 @@ func TestProcessNotesNeverDecide(t *testing.T) {
 -
  // Close releases the client.
  func (c *Client) Close() error { return nil }
-`, rule: evidence.RuleExportedRemoved},
-		"test deleted while its code remains": {diff: deletedPingTest, rule: evidence.RuleTestDeleted},
-		"very large file":                     {diff: newFileDiff("big/table.go", big) + newFileDiff("big/table_test.go", "package big\n\nimport \"testing\"\n\nfunc TestTable(t *testing.T) { _ = table }\n"), rule: evidence.RuleLargeFile},
+`, rule: rules.RuleExportedRemoved},
+		"test deleted while its code remains": {diff: deletedPingTest, rule: rules.RuleTestDeleted},
+		"very large file":                     {diff: newFileDiff("big/table.go", big) + newFileDiff("big/table_test.go", "package big\n\nimport \"testing\"\n\nfunc TestTable(t *testing.T) { _ = table }\n"), rule: rules.RuleLargeFile},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -274,7 +276,7 @@ func TestProcessNotesNeverDecide(t *testing.T) {
 			if r.Decision == voting.ApproveWithChanges {
 				var follow bool
 				for _, f := range r.FollowUp {
-					follow = follow || strings.Contains(f, Rules[tc.rule].Fix)
+					follow = follow || strings.Contains(f, rules.Rules[tc.rule].Fix)
 				}
 				if !follow {
 					t.Errorf("decision %s, follow-ups %v: want the %s note among them", r.Decision, r.FollowUp, tc.rule)
@@ -287,13 +289,13 @@ func TestProcessNotesNeverDecide(t *testing.T) {
 // A process note reported with a higher severity is kept at medium, so that it can neither make
 // a stakeholder request changes nor stand as a critical finding that escalates.
 func TestProcessNotesAreAtMostMedium(t *testing.T) {
-	s := NewScan(mustParse(t, deletedPingTest))
-	s.ReportSeverity(evidence.RuleTestDeleted, toulmin.SeverityCritical, "api/ping_test.go", 1, "test file deleted")
-	s.ReportSeverity(evidence.RuleSQLInjection, toulmin.SeverityCritical, "api/ping_test.go", 5, "not a process note")
+	s := scan.New(mustParse(t, deletedPingTest))
+	s.ReportSeverity(rules.RuleTestDeleted, toulmin.SeverityCritical, "api/ping_test.go", 1, "test file deleted")
+	s.ReportSeverity(rules.RuleSQLInjection, toulmin.SeverityCritical, "api/ping_test.go", 5, "not a process note")
 	ev := s.Evidence()
 	for _, e := range ev {
 		want := toulmin.SeverityCritical
-		if e.Rule == evidence.RuleTestDeleted {
+		if e.Rule == rules.RuleTestDeleted {
 			want = toulmin.SeverityMedium
 		}
 		if e.Severity != want {

@@ -9,7 +9,10 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review/evidence/compare"
+	"github.com/debatebot/debatebot/review/evidence/external"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
 // PullRequest names a pull request (or an issue, for design debates).
@@ -29,7 +32,7 @@ func (p PullRequest) Repository() string { return p.Owner + "/" + p.Repo }
 // head content of the changed files the AST analyzers need. Each resource is read once; ignored
 // paths are dropped before any content is fetched.
 // meta is the pull request when the caller already read it, nil otherwise.
-func ReadPullRequest(ctx context.Context, gh *github.Client, pr PullRequest, meta *github.PullRequest, ignore []string, maxDiff int64) (*Change, error) {
+func ReadPullRequest(ctx context.Context, gh *github.Client, pr PullRequest, meta *github.PullRequest, ignore []string, maxDiff int64) (*change.Change, error) {
 	if meta == nil {
 		var err error
 		if meta, _, err = gh.PullRequests.Get(ctx, pr.Owner, pr.Repo, pr.Number); err != nil {
@@ -37,7 +40,7 @@ func ReadPullRequest(ctx context.Context, gh *github.Client, pr PullRequest, met
 		}
 	}
 	source := pr.String()
-	var c *Change
+	var c *change.Change
 	raw, _, err := gh.PullRequests.GetRaw(ctx, pr.Owner, pr.Repo, pr.Number, github.RawOptions{Type: github.Diff})
 	switch {
 	case err == nil && int64(len(raw)) <= maxDiff:
@@ -67,12 +70,12 @@ const maxCommitMessages = 250
 
 // ReadCommitMessages reads the messages of the pull request's commits into the change, so that
 // text addressed to the reviewer there is found too; when they cannot be read, a note says so.
-func ReadCommitMessages(ctx context.Context, gh *github.Client, pr PullRequest, c *Change) {
+func ReadCommitMessages(ctx context.Context, gh *github.Client, pr PullRequest, c *change.Change) {
 	opts := &github.ListOptions{PerPage: 100}
 	for len(c.Commits) < maxCommitMessages {
 		commits, resp, err := gh.PullRequests.ListCommits(ctx, pr.Owner, pr.Repo, pr.Number, opts)
 		if err != nil {
-			c.Notes = append(c.Notes, "commit messages unavailable: "+clip(err.Error(), 200))
+			c.Notes = append(c.Notes, "commit messages unavailable: "+scan.Clip(err.Error(), 200))
 			return
 		}
 		for _, rc := range commits {
@@ -89,10 +92,10 @@ func ReadCommitMessages(ctx context.Context, gh *github.Client, pr PullRequest, 
 // diff does not hold, once each: Go, Python and JavaScript files (the AST analyzers and the
 // base/head comparison read whole files) and the files of the external tools' languages (shell,
 // C/C++, TypeScript). A file that cannot be read is analysed from its diff, with a note.
-func FillContents(ctx context.Context, gh *github.Client, pr PullRequest, c *Change) {
-	tools := evidence.DefaultTools()
+func FillContents(ctx context.Context, gh *github.Client, pr PullRequest, c *change.Change) {
+	tools := external.DefaultTools()
 	for _, f := range c.Files {
-		if f.HasContent || f.Status == StatusDeleted || (!evidence.NeedsContent(f.Language()) && !evidence.Handled(tools, f.Path)) || f.IsGenerated() {
+		if f.HasContent || f.Status == change.StatusDeleted || (!compare.NeedsContent(f.Language()) && !external.Handled(tools, f.Path)) || f.IsGenerated() {
 			continue
 		}
 		fc, _, _, err := gh.Repositories.GetContents(ctx, pr.Owner, pr.Repo, f.Path, &github.RepositoryContentGetOptions{Ref: c.HeadSHA})
@@ -117,7 +120,7 @@ func tooLarge(err error) bool {
 }
 
 // readFiles rebuilds the diff from the paginated files API.
-func ReadFiles(ctx context.Context, gh *github.Client, pr PullRequest, source string) (*Change, error) {
+func ReadFiles(ctx context.Context, gh *github.Client, pr PullRequest, source string) (*change.Change, error) {
 	var all []*github.CommitFile
 	opts := &github.ListOptions{PerPage: 100}
 	for {
@@ -135,7 +138,7 @@ func ReadFiles(ctx context.Context, gh *github.Client, pr PullRequest, source st
 }
 
 // filesChange turns the files of the files or compare API (each with its patch) into a Change.
-func filesChange(files []*github.CommitFile, source string) (*Change, error) {
+func filesChange(files []*github.CommitFile, source string) (*change.Change, error) {
 	var b strings.Builder
 	var notes []string
 	for _, f := range files {
@@ -159,7 +162,7 @@ func filesChange(files []*github.CommitFile, source string) (*Change, error) {
 		fmt.Fprintf(&b, "%s--- %s\n+++ %s\n%s\n", header, oldName, newName, strings.TrimSuffix(f.GetPatch(), "\n"))
 	}
 	if b.Len() == 0 {
-		return &Change{Source: source, Notes: notes}, nil
+		return &change.Change{Source: source, Notes: notes}, nil
 	}
 	c, err := ParseDiff([]byte(b.String()), source)
 	if err != nil {

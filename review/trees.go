@@ -6,12 +6,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/debatebot/debatebot/review/change"
 )
 
 // gitTrees returns a Change.Trees that writes the commits base and head of the repository at dir
 // into a temporary directory (WriteGitTrees, within lim; what it left out goes to c.TreesNotes),
 // removed by cleanup.
-func gitTrees(c *Change, dir, base, head string, lim TreeLimits) func(ctx context.Context) (string, string, func(), error) {
+func gitTrees(c *change.Change, dir, base, head string, lim TreeLimits) func(ctx context.Context) (string, string, func(), error) {
 	changed := ChangedPaths(c)
 	return func(ctx context.Context) (string, string, func(), error) {
 		w, err := WriteGitTrees(ctx, GitTrees{Repo: dir, Base: base, Head: head, Changed: changed, Limits: lim})
@@ -24,7 +26,7 @@ func gitTrees(c *Change, dir, base, head string, lim TreeLimits) func(ctx contex
 }
 
 // ChangedPaths are the paths of the change's files, new and old.
-func ChangedPaths(c *Change) []string {
+func ChangedPaths(c *change.Change) []string {
 	var paths []string
 	for _, f := range c.Files {
 		paths = append(paths, f.Path)

@@ -15,7 +15,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/render"
 )
 
@@ -454,7 +454,7 @@ func fitChanged(base, head *treeListing, places changedPlaces, lim TreeLimits) (
 		paths = append(paths, p)
 	}
 	// Source the analyzers read first, then the rest; the smallest first within each.
-	code := func(p string) bool { return evidence.LanguageOf(p) != "" }
+	code := func(p string) bool { return change.LanguageOf(p) != "" }
 	sort.Slice(paths, func(i, j int) bool {
 		if ci, cj := code(paths[i]), code(paths[j]); ci != cj {
 			return ci

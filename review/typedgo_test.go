@@ -8,7 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/review/gittest"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
@@ -23,7 +26,7 @@ func TestGitRangeGathersTypeCheckedFindings(t *testing.T) {
 	if err != nil {
 		t.Fatalf("FromGit: %v", err)
 	}
-	ev, notes, err := GatherWithNotes(ctx, c, DefaultAnalyzers())
+	ev, notes, err := scan.GatherWithNotes(ctx, c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatalf("GatherWithNotes: %v", err)
 	}
@@ -39,7 +42,7 @@ func TestGitRangeGathersTypeCheckedFindings(t *testing.T) {
 	if nil64 == nil {
 		t.Fatalf("no nilness evidence at app/app.go:64:\n%s", dump(ev))
 	}
-	if nil64.Analyzer != evidence.AnalyzerGoVet || nil64.Stakeholder != Maintainability || nil64.Severity != toulmin.SeverityHigh ||
+	if nil64.Analyzer != rules.AnalyzerGoVet || nil64.Stakeholder != rules.Maintainability || nil64.Severity != toulmin.SeverityHigh ||
 		nil64.Snippet != `log.Printf("using %s", cfg.Name)` || !strings.Contains(nil64.Message, "the change made it reachable") {
 		t.Errorf("nilness evidence = %+v", *nil64)
 	}
@@ -70,7 +73,7 @@ func TestGitRangeGathersTypeCheckedFindings(t *testing.T) {
 
 func TestDiffWithoutTreesRunsNoTypedAnalysis(t *testing.T) {
 	c := changeOf(t, map[string]string{"app/app.go": "package app\n\nfunc F(p *int) int {\n\tif p == nil {\n\t\treturn *p\n\t}\n\treturn 0\n}\n"})
-	ev, notes, err := GatherWithNotes(context.Background(), c, DefaultAnalyzers())
+	ev, notes, err := scan.GatherWithNotes(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,10 +88,10 @@ func TestDiffWithoutTreesRunsNoTypedAnalysis(t *testing.T) {
 }
 
 func TestResumedDebateKeepsWholeTreeFindingsInScope(t *testing.T) {
-	c := &Change{}
+	c := &change.Change{}
 	scopeEvidence(c, []toulmin.Evidence{
-		{Analyzer: evidence.AnalyzerStaticcheck, Rule: "SA5007", Path: "a/a.go", Line: 9},
-		{Analyzer: "go-ast", Rule: evidence.RuleSQLInjection, Path: "b/b.go", Line: 3},
+		{Analyzer: rules.AnalyzerStaticcheck, Rule: "SA5007", Path: "a/a.go", Line: 9},
+		{Analyzer: "go-ast", Rule: rules.RuleSQLInjection, Path: "b/b.go", Line: 3},
 	})
 	if !c.HasPath("a/a.go") || !c.HasLine("a/a.go", 9) || c.HasLine("a/a.go", 10) {
 		t.Errorf("a staticcheck finding's line is not in scope alone")
@@ -101,12 +104,12 @@ func TestResumedDebateKeepsWholeTreeFindingsInScope(t *testing.T) {
 // Every type-checked check is a rule of the catalog with a stakeholder of the default panel.
 func TestTypedChecksAreRules(t *testing.T) {
 	for _, name := range []string{"nilness", "lostcancel", "copylocks", "httpresponse", "SA5007", "SA6000"} {
-		r, ok := Rules[name]
+		r, ok := rules.Rules[name]
 		if !ok {
 			t.Errorf("%s is not a rule", name)
 			continue
 		}
-		if r.Stakeholder != Maintainability && r.Stakeholder != Performance || !r.Severity.Valid() || r.Warrant == "" || r.Fix == "" || r.Title == "" {
+		if r.Stakeholder != rules.Maintainability && r.Stakeholder != rules.Performance || !r.Severity.Valid() || r.Warrant == "" || r.Fix == "" || r.Title == "" {
 			t.Errorf("rule %s = %+v", name, r)
 		}
 	}
@@ -128,17 +131,17 @@ func TestOneDefectIsOneFinding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev, err := Gather(context.Background(), c, DefaultAnalyzers())
+	ev, err := scan.Gather(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}
 	var sql []toulmin.Evidence
 	for _, e := range ev {
-		if Rules[e.Rule].CWE == "CWE-89" {
+		if rules.Rules[e.Rule].CWE == "CWE-89" {
 			sql = append(sql, e)
 		}
 	}
-	if len(sql) != 1 || sql[0].Rule != evidence.RuleSQLInjection || sql[0].Line != 12 || !strings.Contains(sql[0].Message, "also found by gosec (gosec:G201 at line 11)") {
+	if len(sql) != 1 || sql[0].Rule != rules.RuleSQLInjection || sql[0].Line != 12 || !strings.Contains(sql[0].Message, "also found by gosec (gosec:G201 at line 11)") {
 		t.Fatalf("SQL injection evidence:\n%s", dump(sql))
 	}
 }
@@ -188,8 +191,8 @@ func TestOfflineDebateRequiresRestoringProtections(t *testing.T) {
 		t.Errorf("decision %s with protections removed", rec.Decision)
 	}
 	for _, want := range []string{
-		"guards/guards.go:26: " + Rules[evidence.RuleGuardRemoved].Fix,
-		"conc/conc.go:61: " + Rules[evidence.RuleLockMovedAfterRead].Fix,
+		"guards/guards.go:26: " + rules.Rules[evidence.RuleGuardRemoved].Fix,
+		"conc/conc.go:61: " + rules.Rules[evidence.RuleLockMovedAfterRead].Fix,
 	} {
 		if !requiredAt(rec.RequiredChanges, want) {
 			t.Errorf("no required change %q in %q", want, rec.RequiredChanges)
@@ -206,19 +209,19 @@ func TestOfflineDebateRequiresRestoringProtections(t *testing.T) {
 	if len(at26) != 1 || at26[0].Rule != evidence.RuleGuardRemoved || !strings.Contains(at26[0].Message, "also found by go-ast (path-traversal at line 26)") {
 		t.Errorf("evidence at guards/guards.go:26:\n%s", dump(at26))
 	}
-	r := Rules[evidence.RuleGuardRemoved]
-	if r.Stakeholder != Security || r.Severity != toulmin.SeverityHigh || !strings.HasPrefix(r.Reference, "debatebot guard-removed, CWE-693: https://cwe.mitre.org/") ||
+	r := rules.Rules[evidence.RuleGuardRemoved]
+	if r.Stakeholder != rules.Security || r.Severity != toulmin.SeverityHigh || !strings.HasPrefix(r.Reference, "debatebot guard-removed, CWE-693: https://cwe.mitre.org/") ||
 		!strings.Contains(r.Warrant, "no longer checks") || r.Rebuttal == "" || r.TradeOff == "" {
 		t.Errorf("rule guard-removed = %+v", r)
 	}
 	for _, id := range []string{evidence.RuleLockAfterRead, evidence.RuleLockMovedAfterRead} {
-		if Rules[id].Stakeholder != Maintainability {
-			t.Errorf("%s argued by %s", id, Rules[id].Stakeholder)
+		if rules.Rules[id].Stakeholder != rules.Maintainability {
+			t.Errorf("%s argued by %s", id, rules.Rules[id].Stakeholder)
 		}
 	}
 	for _, id := range []string{evidence.RuleQueryInLoop} {
-		if Rules[id].Stakeholder != Performance {
-			t.Errorf("%s argued by %s", id, Rules[id].Stakeholder)
+		if rules.Rules[id].Stakeholder != rules.Performance {
+			t.Errorf("%s argued by %s", id, rules.Rules[id].Stakeholder)
 		}
 	}
 }
@@ -241,7 +244,7 @@ func TestOfflineDebateQueryInLoopIsARequiredChange(t *testing.T) {
 	}
 	writeTestFile(t, head+"/store/store_test.go", "package store\n\nimport \"testing\"\n\nfunc TestNames(t *testing.T) {\n\tif len((&Store{}).Names(nil, []int64{})) != 0 {\n\t\tt.Fatal(\"names of no ids\")\n\t}\n}\n")
 	rec := debateGit(t, base, head).Record
-	want := "store/store.go:22: " + Rules[evidence.RuleQueryInLoop].Fix
+	want := "store/store.go:22: " + rules.Rules[evidence.RuleQueryInLoop].Fix
 	if !requiredAt(rec.RequiredChanges, want) {
 		t.Errorf("no required change %q in %q", want, rec.RequiredChanges)
 	}

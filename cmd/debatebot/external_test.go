@@ -12,8 +12,8 @@ import (
 )
 
 const (
-	externalBase = "../../review/evidence/testdata/external/base"
-	externalHead = "../../review/evidence/testdata/external/head"
+	externalBase = "../../review/evidence/external/testdata/external/base"
+	externalHead = "../../review/evidence/external/testdata/external/head"
 )
 
 // The external analyzers are reached from the command line: a diff applied to a checkout of its

@@ -17,7 +17,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/evidence/redact"
 	"github.com/debatebot/debatebot/review/local"
 	"github.com/debatebot/debatebot/review/pipeline"
 )
@@ -86,7 +86,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		// so not 0, but no error to print either.
 		return exitError
 	}
-	fmt.Fprintf(stderr, "debatebot: %v\n", review.Redact(err.Error()))
+	fmt.Fprintf(stderr, "debatebot: %v\n", redact.Redact(err.Error()))
 	var ue *pipeline.UsageError
 	if errors.As(err, &ue) || isInputError(err) {
 		return exitUsage

@@ -14,7 +14,7 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/handlers"
-	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/evidence/redact"
 	"github.com/debatebot/debatebot/review/pipeline"
 )
 
@@ -31,7 +31,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer, getenv func(str
 	if err != nil {
 		return &pipeline.UsageError{Msg: fmt.Sprintf("DEBATEBOT_LOG_LEVEL: %v", err)}
 	}
-	log := zerolog.New(review.RedactingWriter(stderr)).Level(level).With().Timestamp().Logger()
+	log := zerolog.New(redact.RedactingWriter(stderr)).Level(level).With().Timestamp().Logger()
 	srv, err := handlers.New(ctx, cfg, log, nil)
 	if err != nil {
 		return err

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -25,7 +25,7 @@ type ChangeContext struct {
 }
 
 type fileRank struct {
-	f        *evidence.File
+	f        *change.File
 	score    int
 	evidence map[int]bool
 }
@@ -37,7 +37,7 @@ type fileRank struct {
 // stats so that every agent knows what it did not see. A hunk is counted only up to what is left
 // of the budget, so a huge hunk (one 1 MB line) costs the budget's worth of work; counting stops
 // with the context's error when ctx ends.
-func BuildContext(ctx context.Context, c *evidence.Change, ev []toulmin.Evidence, budget int, tok *llm.Tokenizer) (ChangeContext, error) {
+func BuildContext(ctx context.Context, c *change.Change, ev []toulmin.Evidence, budget int, tok *llm.Tokenizer) (ChangeContext, error) {
 	if budget <= 0 {
 		budget = DefaultContextTokens
 	}
@@ -54,7 +54,7 @@ func BuildContext(ctx context.Context, c *evidence.Change, ev []toulmin.Evidence
 			return ChangeContext{}, err
 		}
 		for _, h := range hunks {
-			if hunkDeletionOnly(h) && f.Status != evidence.StatusDeleted {
+			if hunkDeletionOnly(h) && f.Status != change.StatusDeleted {
 				deletionOnly = append(deletionOnly, fmt.Sprintf("%s @@ -%d,%d (%d lines removed)", f.Path, h.OldStart, h.OldLines, h.OldLines))
 			}
 		}
@@ -81,7 +81,7 @@ func BuildContext(ctx context.Context, c *evidence.Change, ev []toulmin.Evidence
 // rankFiles orders the change's files as BuildContext reads them: evidence first (the most
 // serious first), then source before tests before everything else, then by path. Generated,
 // vendored and lock files are left out, listed with their stats.
-func rankFiles(c *evidence.Change, ev []toulmin.Evidence) (ranks []*fileRank, generated []string) {
+func rankFiles(c *change.Change, ev []toulmin.Evidence) (ranks []*fileRank, generated []string) {
 	for _, f := range c.Files {
 		if f.IsGenerated() {
 			generated = append(generated, fmt.Sprintf("%s (+%d -%d, generated, vendored or lock file)", f.Path, f.Added, f.Deleted))
@@ -114,9 +114,9 @@ func rankFiles(c *evidence.Change, ev []toulmin.Evidence) (ranks []*fileRank, ge
 // fitHunks keeps the hunks of f, whole, that fit what is left of the budget (*used is what is
 // spent, the file's header counted with its first hunk kept), and counts those left out;
 // deletion-only hunks of a file still there are left out.
-func fitHunks(ctx context.Context, tok *llm.Tokenizer, f *evidence.File, hunks []evidence.Hunk, header string, budget int, used *int) (kept []string, left int, err error) {
+func fitHunks(ctx context.Context, tok *llm.Tokenizer, f *change.File, hunks []change.Hunk, header string, budget int, used *int) (kept []string, left int, err error) {
 	for _, h := range hunks {
-		if hunkDeletionOnly(h) && f.Status != evidence.StatusDeleted {
+		if hunkDeletionOnly(h) && f.Status != change.StatusDeleted {
 			left++
 			continue
 		}
@@ -147,11 +147,11 @@ func fitHunks(ctx context.Context, tok *llm.Tokenizer, f *evidence.File, hunks [
 
 // orderedHunks puts hunks with evidence first, keeping file order otherwise, so that a file cut
 // by the budget keeps its most relevant hunks.
-func (r *fileRank) orderedHunks() []evidence.Hunk {
-	hs := append([]evidence.Hunk(nil), r.f.Hunks...)
-	has := func(h evidence.Hunk) bool {
+func (r *fileRank) orderedHunks() []change.Hunk {
+	hs := append([]change.Hunk(nil), r.f.Hunks...)
+	has := func(h change.Hunk) bool {
 		for _, l := range h.Lines {
-			if l.Kind != evidence.Deleted && r.evidence[l.New] {
+			if l.Kind != change.Deleted && r.evidence[l.New] {
 				return true
 			}
 		}
@@ -161,8 +161,8 @@ func (r *fileRank) orderedHunks() []evidence.Hunk {
 	return hs
 }
 
-func countDeletionOnly(hs []evidence.Hunk, f *evidence.File) int {
-	if f.Status == evidence.StatusDeleted {
+func countDeletionOnly(hs []change.Hunk, f *change.File) int {
+	if f.Status == change.StatusDeleted {
 		return 0
 	}
 	n := 0
@@ -174,9 +174,9 @@ func countDeletionOnly(hs []evidence.Hunk, f *evidence.File) int {
 	return n
 }
 
-func hunkDeletionOnly(h evidence.Hunk) bool {
+func hunkDeletionOnly(h change.Hunk) bool {
 	for _, l := range h.Lines {
-		if l.Kind == evidence.Added {
+		if l.Kind == change.Added {
 			return false
 		}
 	}
@@ -184,12 +184,12 @@ func hunkDeletionOnly(h evidence.Hunk) bool {
 }
 
 // hunkText renders a hunk with new-side line numbers, so that agents can cite path:line.
-func HunkText(h evidence.Hunk) string {
+func HunkText(h change.Hunk) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "@@ -%d,%d +%d,%d @@ %s\n", h.OldStart, h.OldLines, h.NewStart, h.NewLines, h.Section)
 	for _, l := range h.Lines {
 		switch l.Kind {
-		case evidence.Deleted:
+		case change.Deleted:
 			fmt.Fprintf(&b, "     -%s\n", l.Text)
 		default:
 			fmt.Fprintf(&b, "%4d %c%s\n", l.New, l.Kind, l.Text)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/debatebot/debatebot/review/agents"
 	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/review/llm"
 )
 
@@ -29,7 +30,7 @@ func TestBuildContextBudget(t *testing.T) {
 	b.WriteString(newFileDiff("package-lock.json", "{\n  \"lockfileVersion\": 3\n}\n"))
 	b.WriteString("diff --git a/old/legacy.go b/old/legacy.go\n--- a/old/legacy.go\n+++ b/old/legacy.go\n@@ -1,4 +1,2 @@\n package old\n-\n-func Legacy() {}\n \n")
 	c := mustParse(t, b.String())
-	ev, err := evidence.Gather(context.Background(), c, evidence.DefaultAnalyzers())
+	ev, err := scan.Gather(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -63,7 +63,7 @@ func untrustedEvidence(ev []toulmin.Evidence) []toulmin.Evidence {
 // oneLine is text for one line of a prompt: whitespace runs (newlines included) become one
 // space, at most n bytes are kept, and it cannot close its fence.
 func oneLine(s string, n int) string {
-	return untrusted(evidence.Clip(strings.Join(strings.Fields(s), " "), n))
+	return untrusted(scan.Clip(strings.Join(strings.Fields(s), " "), n))
 }
 
 // untrustedArguments returns the arguments as a prompt shows them in full: every text a model

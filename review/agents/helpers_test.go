@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -24,7 +26,7 @@ func fixedClock() func() time.Time {
 	return func() time.Time { return t0.Add(time.Duration(n.Add(1)) * 100 * time.Millisecond) }
 }
 
-func readChange(t testing.TB, path string) *evidence.Change {
+func readChange(t testing.TB, path string) *change.Change {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -38,7 +40,7 @@ func readChange(t testing.TB, path string) *evidence.Change {
 	return c
 }
 
-func runDebate(t testing.TB, c *evidence.Change, protocol string) *toulmin.Transcript {
+func runDebate(t testing.TB, c *change.Change, protocol string) *toulmin.Transcript {
 	t.Helper()
 	p, err := toulmin.Named(protocol)
 	if err != nil {
@@ -65,7 +67,7 @@ func newFileDiff(path, content string) string {
 }
 
 // changeOf parses diffs of new files given as path -> content.
-func changeOf(t testing.TB, files map[string]string) *evidence.Change {
+func changeOf(t testing.TB, files map[string]string) *change.Change {
 	t.Helper()
 	paths := make([]string, 0, len(files))
 	for p := range files {
@@ -83,7 +85,7 @@ func changeOf(t testing.TB, files map[string]string) *evidence.Change {
 	return c
 }
 
-func mustParse(t testing.TB, diff string) *evidence.Change {
+func mustParse(t testing.TB, diff string) *change.Change {
 	t.Helper()
 	c, err := review.ParseDiff([]byte(strings.TrimPrefix(diff, "\n")), "test.diff")
 	if err != nil {
@@ -92,9 +94,9 @@ func mustParse(t testing.TB, diff string) *evidence.Change {
 	return c
 }
 
-func gather(t testing.TB, c *evidence.Change) []toulmin.Evidence {
+func gather(t testing.TB, c *change.Change) []toulmin.Evidence {
 	t.Helper()
-	ev, err := evidence.Gather(context.Background(), c, evidence.DefaultAnalyzers())
+	ev, err := scan.Gather(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatalf("Gather: %v", err)
 	}

@@ -12,7 +12,8 @@ import (
 
 	"github.com/openai/openai-go"
 
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -163,9 +164,9 @@ func (s *sharedContext) get(ctx context.Context, req *toulmin.Request) (system, 
 // render renders the change: its files, evidence and what was left out (ctxText), and the diff
 // fitted to the budget (diffText, "" when nothing fits).
 func (s *sharedContext) render(ctx context.Context, req *toulmin.Request) (ctxText, diffText string, err error) {
-	c, _ := req.Subject.Data.(*evidence.Change)
+	c, _ := req.Subject.Data.(*change.Change)
 	if c == nil {
-		c = &evidence.Change{}
+		c = &change.Change{}
 	}
 	cc, err := BuildContext(ctx, c, req.Evidence, s.budget, s.tok)
 	if err != nil {
@@ -242,22 +243,22 @@ func (a *LLMAgent) Take(ctx context.Context, req *toulmin.Request) (*toulmin.Tur
 				return spent, fmt.Errorf("the reply was still unusable on the second call: %w", perr)
 			}
 			for _, p := range problems {
-				spent.Notes = append(spent.Notes, "dropped from the reply after one repair: "+evidence.Clip(p, 300))
+				spent.Notes = append(spent.Notes, "dropped from the reply after one repair: "+scan.Clip(p, 300))
 			}
 			turn.Usage, turn.Notes = spent.Usage, spent.Notes
 			return turn, nil
 		}
 		switch {
 		case perr != nil && !errors.Is(perr, llm.ErrTruncated):
-			spent.Notes = append(spent.Notes, "the first reply was unusable and was asked again: "+evidence.Clip(perr.Error(), 300))
+			spent.Notes = append(spent.Notes, "the first reply was unusable and was asked again: "+scan.Clip(perr.Error(), 300))
 			msgs = base
 		case perr != nil:
-			spent.Notes = append(spent.Notes, "the first reply needed a repair: "+evidence.Clip(perr.Error(), 300))
+			spent.Notes = append(spent.Notes, "the first reply needed a repair: "+scan.Clip(perr.Error(), 300))
 			msgs = append(slices.Clip(base), openai.UserMessage(fmt.Sprintf(
 				"Your previous reply was cut off at the limit of %d tokens. Reply again with one JSON object that matches the response schema, shorter: fewer arguments, shorter texts.",
 				req.Phase.TokenLimit)))
 		default:
-			spent.Notes = append(spent.Notes, "the first reply needed a repair: "+evidence.Clip(strings.Join(problems, "; "), 300))
+			spent.Notes = append(spent.Notes, "the first reply needed a repair: "+scan.Clip(strings.Join(problems, "; "), 300))
 			msgs = append(slices.Clip(base), openai.UserMessage(fmt.Sprintf(
 				"Your previous reply could not be used as it was:\n%s\n%sReply again with your whole turn as one JSON object that matches the response schema, fixing exactly these problems.",
 				strings.Join(problems, "\n"), a.targetsHint(req))))
@@ -498,7 +499,7 @@ func answerOf(a toulmin.Argument) string {
 // SingleCallPromptTokens is the size of one review prompt of the change built within the same
 // budget, as single-call review bots send it (the rules, the change with its evidence and diff,
 // one instruction): the yardstick a debate's prompt tokens are measured against.
-func SingleCallPromptTokens(c *evidence.Change, ev []toulmin.Evidence, budget int) (int, error) {
+func SingleCallPromptTokens(c *change.Change, ev []toulmin.Evidence, budget int) (int, error) {
 	prompts, err := LoadPrompts()
 	if err != nil {
 		return 0, err

@@ -10,7 +10,9 @@ import (
 
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/agents"
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/review/llmtest"
 	"github.com/debatebot/debatebot/toulmin"
@@ -61,7 +63,7 @@ type debateCost struct {
 
 // measureDebate holds one debate of c over the llmtest fake (answering with respond, after
 // latency per call) and measures it. The record's cached tokens must be what the fake billed.
-func measureDebate(tb testing.TB, c *evidence.Change, p toulmin.Protocol, respond llmtest.Responder, latency time.Duration) debateCost {
+func measureDebate(tb testing.TB, c *change.Change, p toulmin.Protocol, respond llmtest.Responder, latency time.Duration) debateCost {
 	tb.Helper()
 	srv := llmtest.New(tb, respond)
 	srv.SetLatency(latency)
@@ -191,7 +193,7 @@ func BenchmarkLLMPromptTokens2000(b *testing.B) {
 
 func TestSingleCallPromptTokens(t *testing.T) {
 	c := readChange(t, filepath.Join("..", "..", "examples", "admin-export.diff"))
-	ev, err := evidence.Gather(context.Background(), c, evidence.DefaultAnalyzers())
+	ev, err := scan.Gather(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,8 @@ import (
 
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/agents"
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/review/llmtest"
 	"github.com/debatebot/debatebot/toulmin"
@@ -19,7 +20,7 @@ import (
 )
 
 // llmDebate runs the example change through model-backed agents against the fake server.
-func llmDebate(t testing.TB, srv *llmtest.Server, p toulmin.Protocol, c *evidence.Change) *toulmin.Transcript {
+func llmDebate(t testing.TB, srv *llmtest.Server, p toulmin.Protocol, c *change.Change) *toulmin.Transcript {
 	t.Helper()
 	panel, err := agents.LLMPanel(agents.DefaultPerspectives(), llm.Options{APIKey: "test-key", BaseURL: srv.BaseURL(), Model: "gpt-4o-mini", MaxRetries: 3})
 	if err != nil {
@@ -121,7 +122,7 @@ func TestLLMPromptPrefixIsShared(t *testing.T) {
 				}
 			}
 			if !strings.HasPrefix(r.Last(), "# Your turn\nYou are the ") {
-				t.Errorf("%s: the last message is not the agent's turn: %q", phase, evidence.Clip(r.Last(), 80))
+				t.Errorf("%s: the last message is not the agent's turn: %q", phase, scan.Clip(r.Last(), 80))
 			}
 		}
 		// Each later phase starts with everything an earlier phase's calls shared, byte for byte:
@@ -312,7 +313,7 @@ func TestLLMRepairDoesNotEchoTheReply(t *testing.T) {
 	}
 	for _, m := range repair.Messages {
 		if m.Role == "assistant" || strings.Contains(m.Content, marker) {
-			t.Fatalf("the repair sends the rejected reply back: %s: %s", m.Role, evidence.Clip(m.Content, 200))
+			t.Fatalf("the repair sends the rejected reply back: %s: %s", m.Role, scan.Clip(m.Content, 200))
 		}
 	}
 	last := repair.Last()

@@ -10,7 +10,9 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -110,9 +112,9 @@ func (m *RuleModerator) Seat(_ context.Context, req *toulmin.SeatRequest) (*toul
 
 // rank scores every candidate, the highest first (the catalog's order among equals).
 func (m *RuleModerator) rank(req *toulmin.SeatRequest) []*candidate {
-	c, _ := req.Subject.Data.(*evidence.Change)
+	c, _ := req.Subject.Data.(*change.Change)
 	if c == nil {
-		c = &evidence.Change{}
+		c = &change.Change{}
 	}
 	words := textWords(req.Subject.Title, req.Subject.Question, c.Title, c.Body, filePaths(c))
 	var out []*candidate
@@ -147,7 +149,7 @@ func (c *candidate) weighEvidence(ev []toulmin.Evidence) {
 		if !containsName(scope, e.Stakeholder) || !matchesAny(c.p.Paths, e.Path) {
 			continue
 		}
-		if e.Rule == evidence.RuleMitigation {
+		if e.Rule == rules.RuleMitigation {
 			// A check the change adds is what this perspective rebuts another's finding with.
 			if check == nil {
 				check = e
@@ -173,7 +175,7 @@ func (c *candidate) weighEvidence(ev []toulmin.Evidence) {
 	}
 }
 
-func (c *candidate) weighChange(ch *evidence.Change, words wordSet) {
+func (c *candidate) weighChange(ch *change.Change, words wordSet) {
 	if len(c.p.Paths) > 0 {
 		for _, f := range ch.Files {
 			if matchesAny(c.p.Paths, f.Path) {
@@ -186,7 +188,7 @@ func (c *candidate) weighChange(ch *evidence.Change, words wordSet) {
 	if len(c.p.Languages) > 0 {
 		var langs []string
 		for _, f := range ch.Files {
-			if l := evidence.LanguageOf(f.Path); l != "" && containsName(c.p.Languages, l) && !containsName(langs, l) {
+			if l := change.LanguageOf(f.Path); l != "" && containsName(c.p.Languages, l) && !containsName(langs, l) {
 				langs = append(langs, l)
 			}
 		}
@@ -335,7 +337,7 @@ func matchesAny(globs []string, path string) bool {
 	return false
 }
 
-func filePaths(c *evidence.Change) string {
+func filePaths(c *change.Change) string {
 	var b strings.Builder
 	for _, f := range c.Files {
 		b.WriteString(f.Path)

@@ -10,7 +10,8 @@ import (
 	"github.com/invopop/jsonschema"
 	"github.com/openai/openai-go"
 
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -75,7 +76,7 @@ func (m *llmModerator) Seat(ctx context.Context, req *toulmin.SeatRequest) (*tou
 	res := m.a.client.Call(ctx, params)
 	fail := func(why string) (*toulmin.Panel, error) {
 		fallback.Usage = res.Usage
-		fallback.Notes = append(fallback.Notes, "the model's choice could not be used ("+evidence.Clip(why, 200)+"); the rules chose")
+		fallback.Notes = append(fallback.Notes, "the model's choice could not be used ("+scan.Clip(why, 200)+"); the rules chose")
 		return fallback, nil
 	}
 	if res.Err != nil {
@@ -100,7 +101,7 @@ func (m *llmModerator) Seat(ctx context.Context, req *toulmin.SeatRequest) (*tou
 		c, ok := byName[strings.TrimSpace(st.Name)]
 		switch {
 		case !ok:
-			panel.Notes = append(panel.Notes, fmt.Sprintf("the model named %q, which is not in the catalog", evidence.Clip(st.Name, 40)))
+			panel.Notes = append(panel.Notes, fmt.Sprintf("the model named %q, which is not in the catalog", scan.Clip(st.Name, 40)))
 			continue
 		case slices.Contains(seated, c):
 			continue
@@ -109,7 +110,7 @@ func (m *llmModerator) Seat(ctx context.Context, req *toulmin.SeatRequest) (*tou
 			continue
 		}
 		// The model's reason comes from a reply that read the change: it is kept as data.
-		c.reasons = []string{"the model: " + evidence.Clip(strings.TrimSpace(st.Reason), 300)}
+		c.reasons = []string{"the model: " + scan.Clip(strings.TrimSpace(st.Reason), 300)}
 		seated = append(seated, c)
 	}
 	if len(seated) == 0 {
@@ -150,15 +151,15 @@ func (m *llmModerator) prompt(req *toulmin.SeatRequest) string {
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "Seat %d to %d of them.\n\n# The change\n", req.Min, req.Max)
-	c, _ := req.Subject.Data.(*evidence.Change)
+	c, _ := req.Subject.Data.(*change.Change)
 	if c == nil {
-		c = &evidence.Change{}
+		c = &change.Change{}
 	}
 	title := req.Subject.Title
 	if req.Subject.Question != "" {
 		title = req.Subject.Question
 	}
-	fmt.Fprintf(&b, "<<<UNTRUSTED TITLE\n%s\nUNTRUSTED TITLE>>>\n", untrusted(evidence.Clip(title, 300)))
+	fmt.Fprintf(&b, "<<<UNTRUSTED TITLE\n%s\nUNTRUSTED TITLE>>>\n", untrusted(scan.Clip(title, 300)))
 	if len(c.Files) > 0 {
 		b.WriteString("<<<UNTRUSTED FILES\n")
 		for i, f := range c.Files {

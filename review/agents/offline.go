@@ -9,7 +9,11 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/external"
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
@@ -69,7 +73,7 @@ func (a *OfflineAgent) maintainer() bool { return a.p.Role.IsMaintainer() }
 
 // mine reports whether the agent argues from the evidence item.
 func (a *OfflineAgent) mine(e toulmin.Evidence) bool {
-	if e.Rule == evidence.RuleMitigation {
+	if e.Rule == rules.RuleMitigation {
 		return false
 	}
 	if !a.maintainer() || len(a.evidence) > 0 {
@@ -142,11 +146,11 @@ func confidence(items []toulmin.Evidence) float64 {
 	switch items[0].Analyzer {
 	case "go-ast", "secrets":
 		c = 0.9
-	case evidence.AnalyzerGoVet, evidence.AnalyzerStaticcheck:
+	case rules.AnalyzerGoVet, rules.AnalyzerStaticcheck:
 		c = 0.95 // type-checked, over the whole tree
-	case evidence.SourceBandit, evidence.SourceESLint, evidence.SourceShellCheck, evidence.SourceCppcheck:
+	case external.SourceBandit, external.SourceESLint, external.SourceShellCheck, external.SourceCppcheck:
 		c = 0.85 // a maintained analyzer of the language, parsing the whole file
-	case evidence.AnalyzerDebatebot, evidence.AnalyzerGoLinter:
+	case rules.AnalyzerDebatebot, rules.AnalyzerGoLinter:
 		// type-checked, over both trees, but heuristic in what counts as a check or a query (the
 		// project's own) or in what it assumes of code it cannot see (the maintained linters)
 		c = 0.9
@@ -178,7 +182,7 @@ func (a *OfflineAgent) groups(ev []toulmin.Evidence) [][]toulmin.Evidence {
 
 // concern turns one rule's evidence into an argument.
 func concern(items []toulmin.Evidence) toulmin.Argument {
-	rule := evidence.Rules[items[0].Rule]
+	rule := rules.Rules[items[0].Rule]
 	first := items[0]
 	claim := strings.ToUpper(first.Message[:1]) + first.Message[1:]
 	if first.Path != "" && first.Line > 0 {
@@ -227,9 +231,9 @@ func evidenceIDs(items []toulmin.Evidence) string {
 // examined; when they could read none of the changed code, it names nothing, and the agreement
 // counts as partial (seed 001's skepticism: an approval of code nobody read is not agreement).
 func (a *OfflineAgent) nothing(req *toulmin.Request) *toulmin.Position {
-	c, _ := req.Subject.Data.(*evidence.Change)
+	c, _ := req.Subject.Data.(*change.Change)
 	if c == nil {
-		c = &evidence.Change{}
+		c = &change.Change{}
 	}
 	files, added, _ := c.Stats()
 	pos := &toulmin.Position{Vote: voting.Approve, Confidence: 0.6,
@@ -251,23 +255,23 @@ func (a *OfflineAgent) nothing(req *toulmin.Request) *toulmin.Position {
 
 // readsAll are the stakeholders whose rules read every file: secrets are searched in every text
 // file, dependencies and sizes in any, TODOs and missing tests in any source file.
-var readsAll = map[string]bool{evidence.Security: true, evidence.Architecture: true, evidence.Maintainability: true}
+var readsAll = map[string]bool{rules.Security: true, rules.Architecture: true, rules.Maintainability: true}
 
 // loopLanguages are the languages whose loops and calls the performance rules read.
 var loopLanguages = map[string]bool{"go": true, "python": true, "javascript": true, "typescript": true, "java": true, "kotlin": true}
 
 // examined splits the changed source files into those the agent's rules read and those they
 // cannot; files that are not code are in neither.
-func (a *OfflineAgent) examined(c *evidence.Change) (read, unread []string) {
+func (a *OfflineAgent) examined(c *change.Change) (read, unread []string) {
 	scope := a.evidence
 	for _, f := range c.Files {
-		if f.Status == evidence.StatusDeleted || !matchesAny(a.paths, f.Path) {
+		if f.Status == change.StatusDeleted || !matchesAny(a.paths, f.Path) {
 			continue
 		}
-		lang := evidence.LanguageOf(f.Path)
+		lang := change.LanguageOf(f.Path)
 		reads := false
 		for s := range scope {
-			reads = reads || readsAll[s] || (s == evidence.Performance && loopLanguages[lang])
+			reads = reads || readsAll[s] || (s == rules.Performance && loopLanguages[lang])
 		}
 		switch {
 		case reads:
@@ -317,9 +321,9 @@ func (a *OfflineAgent) position(standing []toulmin.Argument, when string) *toulm
 		}
 		if arg.Rule != "" {
 			priorities = append(priorities, fmt.Sprintf("[%s] %s", arg.Severity, arg.Claim))
-			if t := evidence.Rules[arg.Rule].TradeOff; t != "" && !seenTrade[t] {
+			if t := rules.Rules[arg.Rule].TradeOff; t != "" && !seenTrade[t] {
 				seenTrade[t] = true
-				tradeOffs = append(tradeOffs, evidence.Rules[arg.Rule].Title+": "+t)
+				tradeOffs = append(tradeOffs, rules.Rules[arg.Rule].Title+": "+t)
 			}
 		}
 	}
@@ -404,8 +408,8 @@ func (a *OfflineAgent) rebut(target toulmin.Argument, ev []toulmin.Evidence) (to
 	}
 	base := toulmin.Argument{Target: target.ID, Qualifier: toulmin.Qualifier{Confidence: 0.8}, Steelman: steelman(target)}
 	switch a.p.Name {
-	case evidence.Maintainability:
-		if all(evidence.IsTestPath) {
+	case rules.Maintainability:
+		if all(change.IsTestPath) {
 			r := base
 			r.Rule = rebutTestOnly
 			r.Claim = fmt.Sprintf("%s concerns test-only code, not production behaviour", target.ID)
@@ -415,8 +419,8 @@ func (a *OfflineAgent) rebut(target toulmin.Argument, ev []toulmin.Evidence) (to
 			r.Actions = []toulmin.Action{{Text: "treat " + target.ID + " as a follow-up rather than a merge blocker"}}
 			return r, true
 		}
-	case evidence.Architecture:
-		if all(evidence.IsGeneratedPath) {
+	case rules.Architecture:
+		if all(change.IsGeneratedPath) {
 			r := base
 			r.Rule = rebutGenerated
 			r.Claim = fmt.Sprintf("%s concerns generated or vendored code that the change does not author", target.ID)
@@ -432,7 +436,7 @@ func (a *OfflineAgent) rebut(target toulmin.Argument, ev []toulmin.Evidence) (to
 			r.Claim = fmt.Sprintf("%s is already mitigated in the same change at %s", target.ID, m.Location())
 			r.Grounds = []toulmin.Ground{{Path: m.Path, Line: m.Line, Text: m.Message + ": `" + m.Snippet + "`"}}
 			r.Warrant = "A check that neutralises the input before use removes the attack the claim describes"
-			r.Backing = []toulmin.Backing{{Reference: evidence.Rules[target.Rule].Reference}, {Evidence: "mitigation evidence " + m.ID}}
+			r.Backing = []toulmin.Backing{{Reference: rules.Rules[target.Rule].Reference}, {Evidence: "mitigation evidence " + m.ID}}
 			r.Actions = []toulmin.Action{{Text: "keep the check at " + m.Location() + " covered by a test"}}
 			return r, true
 		}
@@ -489,9 +493,9 @@ func groundsWith(cited []toulmin.Ground, what string) []toulmin.Ground {
 // rule of the same weakness (a path check mitigates gosec's path traversal as it does the line
 // rule's).
 func mitigation(target toulmin.Argument, ev []toulmin.Evidence) (toulmin.Evidence, bool) {
-	cwe := evidence.Rules[target.Rule].CWE
+	cwe := rules.Rules[target.Rule].CWE
 	for _, e := range ev {
-		if e.Rule != evidence.RuleMitigation || e.Mitigates != target.Rule && (cwe == "" || evidence.Rules[e.Mitigates].CWE != cwe) {
+		if e.Rule != rules.RuleMitigation || e.Mitigates != target.Rule && (cwe == "" || rules.Rules[e.Mitigates].CWE != cwe) {
 			continue
 		}
 		for _, g := range target.Grounds {
@@ -560,7 +564,7 @@ func (a *OfflineAgent) clarify(req *toulmin.Request) *toulmin.Turn {
 func (a *OfflineAgent) answers(reb toulmin.Argument, target *toulmin.Argument) (answer toulmin.Answer, why, limit string) {
 	switch reb.Rule {
 	case rebutTestOnly:
-		if target.Rule == evidence.RuleSecret {
+		if target.Rule == rules.RuleSecret {
 			return toulmin.AnswerPartial, "the code is test-only and does not run in production",
 				"a credential in a test file is published with the repository all the same; it must be rotated and removed"
 		}
@@ -687,7 +691,7 @@ func (a *OfflineAgent) maintainerVote(concerns []toulmin.Argument) voting.Option
 	vote := voteFor(worstOf(concerns))
 	if a.p.Name == ArchitectureMaintainer && vote == voting.Approve {
 		for _, c := range concerns {
-			if evidence.Rules[c.Rule].Stakeholder == evidence.Architecture {
+			if rules.Rules[c.Rule].Stakeholder == rules.Architecture {
 				return voting.ApproveWithChanges
 			}
 		}
@@ -733,7 +737,7 @@ func (a *OfflineAgent) synthesis(req *toulmin.Request) *toulmin.Turn {
 		if t.Conceded(reb.Target) {
 			state = "conceded"
 		}
-		syn.Conflicts = append(syn.Conflicts, fmt.Sprintf("%s (%s) rebutted by %s: %s", reb.Target, evidence.Clip(target.Claim, 90), reb.ID, state))
+		syn.Conflicts = append(syn.Conflicts, fmt.Sprintf("%s (%s) rebutted by %s: %s", reb.Target, scan.Clip(target.Claim, 90), reb.ID, state))
 	}
 	if len(byVote) > 1 {
 		syn.Conflicts = append(syn.Conflicts, fmt.Sprintf("stakeholders split %d ways on the vote", len(byVote)))
@@ -782,7 +786,7 @@ func countRequired(acts []toulmin.Action) int {
 func (a *OfflineAgent) designReview(req *toulmin.Request) *toulmin.Turn {
 	var design []toulmin.Evidence
 	for _, e := range req.Evidence {
-		if e.Stakeholder == evidence.Architecture && e.Rule != evidence.RuleMitigation {
+		if e.Stakeholder == rules.Architecture && e.Rule != rules.RuleMitigation {
 			design = append(design, e)
 		}
 	}
@@ -807,7 +811,7 @@ func (a *OfflineAgent) question(req *toulmin.Request) *toulmin.Turn {
 			injected = append(injected, e)
 		}
 	}
-	if a.p.Name == evidence.Security && len(injected) > 0 && req.Phase.Kind == toulmin.PhaseOpening {
+	if a.p.Name == rules.Security && len(injected) > 0 && req.Phase.Kind == toulmin.PhaseOpening {
 		arg := concern(injected)
 		return &toulmin.Turn{Arguments: []toulmin.Argument{arg}, Position: &toulmin.Position{Vote: voting.Escalate, Confidence: 0.9, Reason: "the question contains text addressed to AI reviewers"}}
 	}
@@ -831,7 +835,7 @@ func (a *OfflineAgent) questionOpening(req *toulmin.Request) *toulmin.Turn {
 	}
 	priority := firstOr(a.persp.Priorities, a.p.Perspective)
 	tradeOff := firstOr(a.persp.TradeOffs, "no trade-off stated")
-	grounds := []toulmin.Ground{{Text: "question: " + evidence.Clip(req.Subject.Question, 200)}}
+	grounds := []toulmin.Ground{{Text: "question: " + scan.Clip(req.Subject.Question, 200)}}
 	if len(raised) > 0 {
 		grounds = append(grounds, toulmin.Ground{Text: "the question raises " + strings.Join(raised, ", ") + ", which this perspective weighs"})
 	}
@@ -886,7 +890,7 @@ func (a *OfflineAgent) questionSynthesis(req *toulmin.Request) *toulmin.Turn {
 	syn.Resolution = lead
 	arg := toulmin.Argument{
 		Claim:     fmt.Sprintf("%s: the stakeholders' priorities decide the question", a.p.Title),
-		Grounds:   []toulmin.Ground{{Text: "question: " + evidence.Clip(req.Subject.Question, 200)}},
+		Grounds:   []toulmin.Ground{{Text: "question: " + scan.Clip(req.Subject.Question, 200)}},
 		Warrant:   a.p.Perspective,
 		Qualifier: toulmin.Qualifier{Confidence: 0.5, Text: "argued offline, without a model"},
 		Synthesis: syn,

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
@@ -38,7 +38,7 @@ func TestName(t *testing.T) {
 	for _, cl := range tr.ArgumentsIn(toulmin.PhaseClarification) {
 		outcome[cl.Agent] = cl.Resolution
 	}
-	if outcome[evidence.Security] != toulmin.Maintained || outcome[evidence.Performance] != toulmin.Conceded {
+	if outcome[rules.Security] != toulmin.Maintained || outcome[rules.Performance] != toulmin.Conceded {
 		t.Errorf("clarifications = %v, want security maintained and performance conceded", outcome)
 	}
 	if tr.Record.Decision != voting.Escalate {
@@ -68,7 +68,7 @@ import "os/exec"
 func Run(tool string) error { return exec.Command(tool).Run() }
 `})
 	ev := gather(t, c)
-	if got := found(ev, evidence.RuleCommandInjection); len(got) != 0 {
+	if got := found(ev, rules.RuleCommandInjection); len(got) != 0 {
 		t.Fatalf("vendored code was analysed: %v", got)
 	}
 }
@@ -129,13 +129,13 @@ func Compress(tool, path string) error {
 		"store/orders_test.go": "package store\n",
 	})
 	ev := gather(t, c)
-	if got := found(ev, evidence.RuleMitigation); strings.Join(got, " ") != "store/orders.go:13 store/orders.go:21" {
+	if got := found(ev, rules.RuleMitigation); strings.Join(got, " ") != "store/orders.go:13 store/orders.go:21" {
 		t.Fatalf("mitigations = %v, want the Atoi at :13 and the allowlist check at :21\n%s", got, dump(ev))
 	}
 	tr := runDebate(t, c, toulmin.ProtocolStandard)
 	conceded := 0
 	for _, a := range tr.ArgumentsIn(toulmin.PhaseClarification) {
-		if a.Agent == evidence.Security && a.Resolution == toulmin.Conceded {
+		if a.Agent == rules.Security && a.Resolution == toulmin.Conceded {
 			conceded++
 		}
 	}

@@ -1,7 +1,7 @@
 package agents
 
 import (
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/voting"
 )
 
@@ -60,29 +60,29 @@ const (
 // catalog) and two maintainers.
 func DefaultPerspectives() []Perspective {
 	return []Perspective{
-		{Name: evidence.Security, Title: "Security Stakeholder", Abbrev: "SS", Role: voting.RoleStakeholder,
+		{Name: rules.Security, Title: "Security Stakeholder", Abbrev: "SS", Role: voting.RoleStakeholder,
 			Summary:    "Adversary: looks for ways the change can be abused, and for trust boundaries it crosses",
 			Priorities: []string{"no injection, secret leak or broken authentication reaches production", "untrusted input is validated at the boundary", "defaults are safe"},
 			TradeOffs:  []string{"accepts extra latency or code for a real risk reduction", "accepts follow-ups for findings in test-only code"},
-			Opposes:    []string{evidence.Performance},
+			Opposes:    []string{rules.Performance},
 			Keywords:   []string{"auth", "authentication", "authorization", "login", "password", "token", "secret", "crypto", "session", "permission", "sql", "injection", "csrf", "xss", "tls", "oauth", "jwt", "sanitize", "admin", "security"}},
-		{Name: evidence.Performance, Title: "Performance Stakeholder", Abbrev: "PS", Role: voting.RoleStakeholder,
+		{Name: rules.Performance, Title: "Performance Stakeholder", Abbrev: "PS", Role: voting.RoleStakeholder,
 			Summary:    "Operator: looks at cost per request, scaling with data, and resource use under load",
 			Priorities: []string{"no per-item round trips on request paths", "bounded concurrency and memory", "work done once, not per call"},
 			TradeOffs:  []string{"accepts a little complexity for an order-of-magnitude gain", "accepts simple code where the data stays small"},
-			Opposes:    []string{evidence.Security, evidence.Maintainability},
+			Opposes:    []string{rules.Security, rules.Maintainability},
 			Keywords:   []string{"cache", "caching", "latency", "throughput", "performance", "perf", "slow", "fast", "query", "queries", "index", "batch", "pool", "memory", "allocation", "concurrency", "goroutine", "benchmark", "export"}},
-		{Name: evidence.Architecture, Title: "Architecture Stakeholder", Abbrev: "AS", Role: voting.RoleStakeholder,
+		{Name: rules.Architecture, Title: "Architecture Stakeholder", Abbrev: "AS", Role: voting.RoleStakeholder,
 			Summary:    "Architect: looks at boundaries, dependencies and compatibility",
 			Priorities: []string{"public API stays compatible", "dependencies are few and justified", "each module has one responsibility"},
 			TradeOffs:  []string{"accepts a dependency that replaces hand-written code for a solved problem", "accepts a breaking change released as a new major version"},
-			Opposes:    []string{evidence.Maintainability},
+			Opposes:    []string{rules.Maintainability},
 			Keywords:   []string{"api", "interface", "dependency", "dependencies", "module", "package", "schema", "migration", "design", "architecture", "plugin", "layer", "service", "breaking", "deprecate"}},
-		{Name: evidence.Maintainability, Title: "Maintainability Stakeholder", Abbrev: "MS", Role: voting.RoleStakeholder,
+		{Name: rules.Maintainability, Title: "Maintainability Stakeholder", Abbrev: "MS", Role: voting.RoleStakeholder,
 			Summary:    "Maintainer of tomorrow: looks at tests, error handling and readability",
 			Priorities: []string{"changed behaviour is tested", "errors are handled, not dropped", "functions stay small and unfinished work is tracked"},
 			TradeOffs:  []string{"accepts a missing test for a trivial change", "accepts a TODO that links an issue"},
-			Opposes:    []string{evidence.Performance, evidence.Architecture},
+			Opposes:    []string{rules.Performance, rules.Architecture},
 			Keywords:   []string{"test", "tests", "refactor", "cleanup", "docs", "readability", "lint", "rename", "error", "errors", "todo", "logging"}},
 		{Name: ArchitectureMaintainer, Title: "Architecture Maintainer", Abbrev: "AM", Role: voting.RoleSubsystemMaintainer,
 			Summary:    "Owns the design: resolves design conflicts between stakeholders",

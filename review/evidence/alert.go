@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -12,7 +14,7 @@ import (
 const RuleSecurityAlert = "security-alert"
 
 func init() {
-	Rules[RuleSecurityAlert] = Rule{ID: RuleSecurityAlert, Stakeholder: Security, Severity: toulmin.SeverityHigh, Title: "Security alert raised by GitHub",
+	rules.Rules[RuleSecurityAlert] = rules.Rule{ID: RuleSecurityAlert, Stakeholder: rules.Security, Severity: toulmin.SeverityHigh, Title: "Security alert raised by GitHub",
 		Warrant:   "A code scanning or Dependabot alert on the code under review is a known weakness that ships with it unless it is fixed or dismissed with a reason",
 		Reference: "GitHub code scanning and Dependabot alerts", Fix: "fix what the alert names (or upgrade the dependency to its first patched version), or dismiss the alert with a reason",
 		Rebuttal: "unless the alert is a false positive, dismissed with a reason", TradeOff: "the fix or the upgrade and its testing"}
@@ -66,8 +68,8 @@ type AlertAnalyzer struct{ Alerts []Alert }
 func (AlertAnalyzer) Name() string { return "github-alerts" }
 
 // Analyze implements Analyzer.
-func (a AlertAnalyzer) Analyze(s *Scan) {
+func (a AlertAnalyzer) Analyze(s *scan.Scan) {
 	for _, al := range a.Alerts {
-		s.ReportSeverity(RuleSecurityAlert, al.severity(), al.Path, al.Line, clip(al.Summary(), 400))
+		s.ReportSeverity(RuleSecurityAlert, al.severity(), al.Path, al.Line, scan.Clip(al.Summary(), 400))
 	}
 }

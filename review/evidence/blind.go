@@ -12,16 +12,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
-// RuleAnalysisBlinded is a change that takes a package out of the type-checked analysis: the
-// base's was analysed, the head's is not, though its Go files are still there (a build
-// constraint added, a go.mod broken, the files excluded some other way).
-const RuleAnalysisBlinded = "analysis-blinded"
-
 func init() {
-	Rules[RuleAnalysisBlinded] = Rule{ID: RuleAnalysisBlinded, Stakeholder: Security, Severity: toulmin.SeverityHigh, Title: "Change hides a package from the analysis",
+	rules.Rules[rules.RuleAnalysisBlinded] = rules.Rule{ID: rules.RuleAnalysisBlinded, Stakeholder: rules.Security, Severity: toulmin.SeverityHigh, Title: "Change hides a package from the analysis",
 		Warrant:   "The base's package was type-checked and analysed; the change makes the analysis unable to load it, so nothing the change does there was checked: a change that blinds its own review must be looked at by a person before it is approved",
 		Reference: "CWE-693: Protection Mechanism Failure", Fix: "undo what stops the package from loading (the build constraint, the go.mod line), or say why the package is no longer built",
 		Rebuttal: "unless the package is no longer built on purpose", TradeOff: "none"}
@@ -34,7 +31,7 @@ var goModLine = regexp.MustCompile(`((?:[\w.-]+/)*go\.mod):(\d+)`)
 // files in but did not analyse, at the place that most likely made it so: the go.mod line the
 // go command complained of, else a file of the directory that head's build excludes (at its
 // build constraint), else the module's go.mod.
-func blinded(opts Options, base, head *TreeReport, env []string) []Finding {
+func blinded(opts Options, base, head *TreeReport, env []string) []scan.Finding {
 	headDirs := map[string]bool{}
 	for _, d := range head.dirs {
 		headDirs[d] = true
@@ -44,7 +41,7 @@ func blinded(opts Options, base, head *TreeReport, env []string) []Finding {
 	if err != nil {
 		return nil
 	}
-	var out []Finding
+	var out []scan.Finding
 	for _, pkg := range base.Packages {
 		dir, ok := base.dirs[pkg]
 		if !ok || headDirs[dir] {
@@ -58,10 +55,10 @@ func blinded(opts Options, base, head *TreeReport, env []string) []Finding {
 		p, line := blindSpot(headAbs, opts.Files, dir, files, why, bctx)
 		msg := fmt.Sprintf("the change stops the type-checked analysis of %s (%s), which the base analysed", pkg, dirName(dir))
 		if why != "" {
-			msg += ": " + clip(why, 300)
+			msg += ": " + scan.Clip(why, 300)
 		}
 		msg += "; nothing the change does in that package was analysed"
-		out = append(out, Finding{Rule: RuleAnalysisBlinded, Source: SourceDebatebot, Severity: SeverityHigh, Topic: TopicCorrectness, Path: p, Line: line, Message: msg})
+		out = append(out, scan.Finding{Rule: rules.RuleAnalysisBlinded, Source: rules.SourceDebatebot, Severity: rules.SeverityHigh, Topic: rules.TopicCorrectness, Path: p, Line: line, Message: msg})
 	}
 	return append(out, blindedFiles(headAbs, base, head, headDirs)...)
 }
@@ -69,7 +66,7 @@ func blinded(opts Options, base, head *TreeReport, env []string) []Finding {
 // blindedFiles returns a finding for each file of a package both trees analysed that the base
 // built and the head, though it still has the file, does not (a build constraint added, an
 // import "C" that could not be put back), at its build constraint.
-func blindedFiles(headAbs string, base, head *TreeReport, headDirs map[string]bool) []Finding {
+func blindedFiles(headAbs string, base, head *TreeReport, headDirs map[string]bool) []scan.Finding {
 	var files []string
 	for f := range base.files {
 		if !head.files[f] && headDirs[path.Dir(f)] {
@@ -79,10 +76,10 @@ func blindedFiles(headAbs string, base, head *TreeReport, headDirs map[string]bo
 		}
 	}
 	slices.Sort(files)
-	var out []Finding
+	var out []scan.Finding
 	for _, f := range files {
 		msg := fmt.Sprintf("the change takes %s out of the type-checked analysis of its package, which built it in the base; nothing the change does in that file was analysed", f)
-		out = append(out, Finding{Rule: RuleAnalysisBlinded, Source: SourceDebatebot, Severity: SeverityHigh, Topic: TopicCorrectness,
+		out = append(out, scan.Finding{Rule: rules.RuleAnalysisBlinded, Source: rules.SourceDebatebot, Severity: rules.SeverityHigh, Topic: rules.TopicCorrectness,
 			Path: f, Line: constraintLine(filepath.Join(headAbs, filepath.FromSlash(f))), Message: msg})
 	}
 	return out

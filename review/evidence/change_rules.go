@@ -9,6 +9,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review/evidence/redact"
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -35,9 +39,9 @@ var injection = regexp.MustCompile(`(?i)` + strings.Join([]string{
 // as the sentence it hides.
 var nameSeparators = strings.NewReplacer("/", " ", "-", " ", "_", " ", ".", " ", "+", " ", "~", " ")
 
-func (PromptInjectionAnalyzer) Analyze(s *Scan) {
+func (PromptInjectionAnalyzer) Analyze(s *scan.Scan) {
 	for _, f := range s.Change.Files {
-		if f.Status == StatusDeleted || f.IsGenerated() {
+		if f.Status == change.StatusDeleted || f.IsGenerated() {
 			continue
 		}
 		for _, l := range f.AddedLines() {
@@ -56,7 +60,7 @@ func (PromptInjectionAnalyzer) Analyze(s *Scan) {
 		for _, name := range names {
 			words := nameSeparators.Replace(name)
 			if injection.MatchString(name) || injection.MatchString(words) {
-				s.Report(toulmin.RulePromptInjection, "", 0, fmt.Sprintf("the file name %q addresses an AI reviewer", clip(Redact(name), 160)))
+				s.Report(toulmin.RulePromptInjection, "", 0, fmt.Sprintf("the file name %q addresses an AI reviewer", scan.Clip(redact.Redact(name), 160)))
 			}
 		}
 	}
@@ -88,7 +92,7 @@ func quoteAround(text string, m []int) string {
 	}
 	q := strings.TrimSpace(text[start:end])
 	// Redacted before it is cut, so that the cut cannot hide a secret from the detector.
-	return clip(Redact(clip(q, 400)), 160)
+	return scan.Clip(redact.Redact(scan.Clip(q, 400)), 160)
 }
 
 // changeAnalyzer looks at the change as a whole: dependencies, removed API, unfinished-work
@@ -120,10 +124,10 @@ var (
 	}
 )
 
-func (changeAnalyzer) Analyze(s *Scan) {
-	var code, tests []*File
+func (changeAnalyzer) Analyze(s *scan.Scan) {
+	var code, tests []*change.File
 	removed := removedDecls(s.Change)
-	lines := map[*File]int{} // substantive added lines of each code file
+	lines := map[*change.File]int{} // substantive added lines of each code file
 	for _, f := range s.Change.Files {
 		switch {
 		case f.IsTest():
@@ -134,7 +138,7 @@ func (changeAnalyzer) Analyze(s *Scan) {
 				code, lines[f] = append(code, f), n
 			}
 		}
-		if f.Status == StatusDeleted {
+		if f.Status == change.StatusDeleted {
 			if !f.IsTest() {
 				exportedRemoved(s, f)
 			}
@@ -147,12 +151,12 @@ func (changeAnalyzer) Analyze(s *Scan) {
 			}
 			for _, l := range f.AddedLines() {
 				if m := todo.FindStringSubmatch(l.Text); m != nil {
-					s.Report(RuleTodo, f.Path, l.New, fmt.Sprintf("%s added: %s", m[1], clip(strings.TrimSpace(l.Text), 100)))
+					s.Report(rules.RuleTodo, f.Path, l.New, fmt.Sprintf("%s added: %s", m[1], scan.Clip(strings.TrimSpace(l.Text), 100)))
 				}
 			}
 		}
-		if f.Status == StatusAdded && f.Added > DefaultMaxFileLines && !f.IsGenerated() && f.Language() != "" {
-			s.Report(RuleLargeFile, f.Path, 1, fmt.Sprintf("a new file of %d lines", f.Added))
+		if f.Status == change.StatusAdded && f.Added > DefaultMaxFileLines && !f.IsGenerated() && f.Language() != "" {
+			s.Report(rules.RuleLargeFile, f.Path, 1, fmt.Sprintf("a new file of %d lines", f.Added))
 		}
 	}
 	if len(code) > 0 && len(tests) == 0 {
@@ -166,19 +170,19 @@ func (changeAnalyzer) Analyze(s *Scan) {
 				biggest, most = f, n
 			}
 		}
-		s.Report(RuleUntestedChange, biggest.Path, 0, fmt.Sprintf("%d source file(s) changed (%s) and no test file was added or changed", len(code), strings.Join(limitNames(names, 4), ", ")))
+		s.Report(rules.RuleUntestedChange, biggest.Path, 0, fmt.Sprintf("%d source file(s) changed (%s) and no test file was added or changed", len(code), strings.Join(scan.LimitNames(names, 4), ", ")))
 	}
 }
 
 // substantive returns the added lines of f that carry code: not blank, not only a comment. A
 // change that only edits comments or documentation changes no behaviour a test could check.
-func substantive(f *File) []Line {
+func substantive(f *change.File) []change.Line {
 	added := f.AddedLines()
 	if len(added) == 0 {
 		return nil
 	}
 	if code, ok := goCodeLines(f); ok {
-		var out []Line
+		var out []change.Line
 		for _, l := range added {
 			if code[l.New] {
 				out = append(out, l)
@@ -191,12 +195,12 @@ func substantive(f *File) []Line {
 	case "python", "ruby", "shell":
 		hash = true
 	}
-	var out []Line
+	var out []change.Line
 	block, doc := false, ""
 	for _, h := range f.Hunks {
 		block, doc = false, ""
 		for _, l := range h.Lines {
-			if l.Kind == Deleted {
+			if l.Kind == change.Deleted {
 				continue
 			}
 			t := strings.TrimSpace(l.Text)
@@ -226,7 +230,7 @@ func substantive(f *File) []Line {
 				comment = true
 				block = !strings.Contains(t[2:], "*/")
 			}
-			if !comment && l.Kind == Added {
+			if !comment && l.Kind == change.Added {
 				out = append(out, l)
 			}
 		}
@@ -236,7 +240,7 @@ func substantive(f *File) []Line {
 
 // goCodeLines returns, for a Go file whose head content is known, the lines that hold a token
 // other than a comment.
-func goCodeLines(f *File) (map[int]bool, bool) {
+func goCodeLines(f *change.File) (map[int]bool, bool) {
 	if f.Language() != "go" || !f.HasContent {
 		return nil, false
 	}
@@ -259,17 +263,10 @@ func goCodeLines(f *File) (map[int]bool, bool) {
 }
 
 // LimitNames keeps the first n of the names s, and says how many more there are.
-func LimitNames(s []string, n int) []string { return limitNames(s, n) }
-
-func limitNames(s []string, n int) []string {
-	if len(s) <= n {
-		return s
-	}
-	return append(s[:n:n], fmt.Sprintf("%d more", len(s)-n))
-}
+func LimitNames(s []string, n int) []string { return scan.LimitNames(s, n) }
 
 // dependencies reports modules and packages the change adds to a manifest.
-func dependencies(s *Scan, f *File) {
+func dependencies(s *scan.Scan, f *change.File) {
 	base := path.Base(f.Path)
 	removed := map[string]bool{}
 	for _, l := range f.DeletedLines() {
@@ -283,7 +280,7 @@ func dependencies(s *Scan, f *File) {
 		if removed[name] {
 			return // a version change of an existing dependency
 		}
-		s.Report(RuleNewDependency, f.Path, line, fmt.Sprintf("new %s dependency %s", what, name))
+		s.Report(rules.RuleNewDependency, f.Path, line, fmt.Sprintf("new %s dependency %s", what, name))
 	}
 	switch {
 	case base == "go.mod":
@@ -329,7 +326,7 @@ func dependencies(s *Scan, f *File) {
 }
 
 // exportedRemoved reports public declarations the change deletes and does not add back.
-func exportedRemoved(s *Scan, f *File) {
+func exportedRemoved(s *scan.Scan, f *change.File) {
 	if strings.Contains("/"+f.Path, "/internal/") || strings.HasPrefix(f.Path, "cmd/") || strings.Contains(f.Path, "/cmd/") {
 		return
 	}
@@ -380,26 +377,26 @@ func exportedRemoved(s *Scan, f *File) {
 		// Cite the file where the declaration stood: the deleted file's removed line, or the
 		// nearest new-side line of a modified file.
 		line := l.Old
-		if f.Status != StatusDeleted {
+		if f.Status != change.StatusDeleted {
 			line = nearestNew(f, l.Old)
 		}
-		s.Report(RuleExportedRemoved, f.Path, line, fmt.Sprintf("public %s is removed from %s", n, f.Path))
+		s.Report(rules.RuleExportedRemoved, f.Path, line, fmt.Sprintf("public %s is removed from %s", n, f.Path))
 	}
 }
 
 // nearestNew maps an old-side line to the new-side line where the hunk continues.
-func nearestNew(f *File, old int) int {
+func nearestNew(f *change.File, old int) int {
 	for _, h := range f.Hunks {
 		last := 0
 		for _, l := range h.Lines {
-			if l.Kind != Deleted {
+			if l.Kind != change.Deleted {
 				last = l.New
 			}
-			if l.Kind == Deleted && l.Old == old {
+			if l.Kind == change.Deleted && l.Old == old {
 				if last == 0 {
 					// Removed at the top of the hunk: the first surviving line follows.
 					for _, n := range h.Lines {
-						if n.Kind != Deleted {
+						if n.Kind != change.Deleted {
 							return n.New
 						}
 					}
@@ -416,17 +413,17 @@ func nearestNew(f *File, old int) int {
 // added back in any test file of the change (renamed file, moved test) is not removed; a test
 // whose subject the change removes too (its source file, or a declaration it names or calls) went
 // with its code and is not reported.
-func testDeleted(s *Scan, f *File, removed map[string]bool) {
+func testDeleted(s *scan.Scan, f *change.File, removed map[string]bool) {
 	re := testDecl[loopLang(f.Language())]
 	readded := readdedTests(s, f, re)
 	deleted := f.DeletedLines()
-	if f.Status == StatusDeleted {
+	if f.Status == change.StatusDeleted {
 		if subjectDeleted(s.Change, f) {
 			return
 		}
 		if re == nil {
 			if !mentionsAny(deleted, removed) {
-				s.Report(RuleTestDeleted, f.Path, 1, fmt.Sprintf("test file %s is deleted (%d lines)", f.Path, f.Deleted))
+				s.Report(rules.RuleTestDeleted, f.Path, 1, fmt.Sprintf("test file %s is deleted (%d lines)", f.Path, f.Deleted))
 			}
 			return
 		}
@@ -445,7 +442,7 @@ func testDeleted(s *Scan, f *File, removed map[string]bool) {
 		}
 		kept = append(kept, t)
 	}
-	if f.Status == StatusDeleted {
+	if f.Status == change.StatusDeleted {
 		// A deleted file with no test in it (a helper, fixtures) deletes no test.
 		if len(kept) > 0 {
 			names := make([]string, 0, len(kept))
@@ -456,9 +453,9 @@ func testDeleted(s *Scan, f *File, removed map[string]bool) {
 			}
 			what := ""
 			if len(names) > 0 {
-				what = " (" + strings.Join(limitNames(names, 4), ", ") + ")"
+				what = " (" + strings.Join(scan.LimitNames(names, 4), ", ") + ")"
 			}
-			s.Report(RuleTestDeleted, f.Path, kept[0].at.Old, fmt.Sprintf("test file %s is deleted with %d test(s)%s while the code they tested remains", f.Path, len(kept), what))
+			s.Report(rules.RuleTestDeleted, f.Path, kept[0].at.Old, fmt.Sprintf("test file %s is deleted with %d test(s)%s while the code they tested remains", f.Path, len(kept), what))
 		}
 		return
 	}
@@ -467,13 +464,13 @@ func testDeleted(s *Scan, f *File, removed map[string]bool) {
 		if what == "" {
 			what = "a @Test method"
 		}
-		s.Report(RuleTestDeleted, f.Path, nearestNew(f, t.at.Old), fmt.Sprintf("test %s is removed while the code it tested remains", what))
+		s.Report(rules.RuleTestDeleted, f.Path, nearestNew(f, t.at.Old), fmt.Sprintf("test %s is removed while the code it tested remains", what))
 	}
 }
 
 // readdedTests counts, by name, the tests that the change's test files of f's language add
 // (re finds a test's declaration; nil finds none).
-func readdedTests(s *Scan, f *File, re *regexp.Regexp) map[string]int {
+func readdedTests(s *scan.Scan, f *change.File, re *regexp.Regexp) map[string]int {
 	readded := map[string]int{}
 	if re == nil {
 		return readded
@@ -495,13 +492,13 @@ func readdedTests(s *Scan, f *File, re *regexp.Regexp) map[string]int {
 // @Test method), its declaration line and its lines.
 type removedTest struct {
 	name string
-	at   Line
-	body []Line
+	at   change.Line
+	body []change.Line
 }
 
 // splitRemovedTests splits the removed lines into tests: each runs from its declaration (found
 // by re) to the next one; lines before the first declaration belong to none.
-func splitRemovedTests(deleted []Line, re *regexp.Regexp) []*removedTest {
+func splitRemovedTests(deleted []change.Line, re *regexp.Regexp) []*removedTest {
 	var tests []*removedTest
 	var cur *removedTest
 	for _, l := range deleted {
@@ -521,7 +518,7 @@ var testPrefix = regexp.MustCompile(`^(?:Test|Benchmark|Fuzz|Example|test_?)_?`)
 
 // testsRemovedCode reports whether a removed test's subject is removed by the change too: its
 // name is that of a removed declaration, or its body names one.
-func testsRemovedCode(name string, body []Line, removed map[string]bool) bool {
+func testsRemovedCode(name string, body []change.Line, removed map[string]bool) bool {
 	if subject := testPrefix.ReplaceAllString(strings.Trim(name, "\"'`"), ""); subject != "" {
 		for part := range strings.SplitSeq(subject, "_") {
 			for r := range removed {
@@ -536,7 +533,7 @@ func testsRemovedCode(name string, body []Line, removed map[string]bool) bool {
 
 var word = regexp.MustCompile(`[A-Za-z_$][\w$]*`)
 
-func mentionsAny(lines []Line, names map[string]bool) bool {
+func mentionsAny(lines []change.Line, names map[string]bool) bool {
 	for _, l := range lines {
 		for _, w := range word.FindAllString(l.Text, -1) {
 			if names[w] {
@@ -550,7 +547,7 @@ func mentionsAny(lines []Line, names map[string]bool) bool {
 // subjectDeleted reports whether the change deletes the source file a deleted test file tests,
 // by the naming conventions of its language (x_test.go tests x.go, test_x.py x.py, x.test.ts
 // x.ts, XTest.java X.java).
-func subjectDeleted(c *Change, f *File) bool {
+func subjectDeleted(c *change.Change, f *change.File) bool {
 	dir, base := path.Split(f.OldPath)
 	if f.OldPath == "" {
 		dir, base = path.Split(f.Path)
@@ -574,7 +571,7 @@ func subjectDeleted(c *Change, f *File) bool {
 		return false
 	}
 	for _, o := range c.Files {
-		if o.Status != StatusDeleted || o.IsTest() {
+		if o.Status != change.StatusDeleted || o.IsTest() {
 			continue
 		}
 		p := o.Path
@@ -599,7 +596,7 @@ var declared = map[string]*regexp.Regexp{
 
 // removedDecls returns the names that non-test code of the change declares on removed lines and
 // declares again on no added line: code the change takes away.
-func removedDecls(c *Change) map[string]bool {
+func removedDecls(c *change.Change) map[string]bool {
 	gone, back := map[string]bool{}, map[string]bool{}
 	for _, f := range c.Files {
 		re := declared[loopLang(f.Language())]

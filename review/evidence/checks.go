@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/debatebot/debatebot/review/evidence/rules"
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/appends"
 	"golang.org/x/tools/go/analysis/passes/assign"
@@ -36,43 +37,6 @@ import (
 	"honnef.co/go/tools/staticcheck"
 )
 
-// Severities of checks, named as the debate names them.
-const (
-	// SeverityCritical is gosec's severity of command and template injection.
-	SeverityCritical = "critical"
-	SeverityHigh     = "high"
-	SeverityMedium   = "medium"
-	SeverityLow      = "low"
-)
-
-// Topics say what kind of defect a check finds; the caller maps them to a stakeholder.
-const (
-	TopicCorrectness = "correctness"
-	TopicConcurrency = "concurrency"
-	TopicResource    = "resource"
-	TopicPerformance = "performance"
-)
-
-// Check describes one analyzer the runner runs: its rule id (the analyzer's name, e.g. "nilness"
-// or "SA5011"), where it comes from, what it finds and how serious its findings are.
-type Check struct {
-	Rule     string
-	Source   string // "go vet" (golang.org/x/tools passes), "staticcheck", "go linter" (maintained.go), "gosec" or "debatebot"
-	Title    string
-	URL      string
-	Severity string
-	Topic    string
-	// CWE is the weakness a gosec or debatebot rule finds ("CWE-89"); Fix says in a line what to
-	// do about its finding. Both are empty for the vet and staticcheck checks.
-	CWE, Fix string
-	// Warrant says why a finding of the check matters, Rebuttal when it would not, TradeOff what
-	// the fix costs; set for the project's own checks (SourceDebatebot), whose reasons are their
-	// own rather than their topic's.
-	Warrant, Rebuttal, TradeOff string
-	// analyzer is nil for gosec's rules, which run together through gosec's own analyzer.
-	analyzer *analysis.Analyzer
-}
-
 // vetPasses are the golang.org/x/tools passes that find bugs, with their severity and topic.
 // Passes that only judge style (or need the build system: asmdecl, cgocall, buildtag) are not run.
 var vetPasses = []struct {
@@ -80,65 +44,65 @@ var vetPasses = []struct {
 	severity string
 	topic    string
 }{
-	{nilness.Analyzer, SeverityHigh, TopicCorrectness},
-	{lostcancel.Analyzer, SeverityHigh, TopicResource},
-	{copylock.Analyzer, SeverityHigh, TopicConcurrency},
-	{httpresponse.Analyzer, SeverityHigh, TopicResource},
-	{atomic.Analyzer, SeverityHigh, TopicConcurrency},
-	{loopclosure.Analyzer, SeverityHigh, TopicConcurrency},
-	{waitgroup.Analyzer, SeverityHigh, TopicConcurrency},
-	{testinggoroutine.Analyzer, SeverityMedium, TopicConcurrency},
-	{unusedresult.Analyzer, SeverityMedium, TopicCorrectness},
-	{printf.Analyzer, SeverityMedium, TopicCorrectness},
-	{shift.Analyzer, SeverityMedium, TopicCorrectness},
-	{stringintconv.Analyzer, SeverityMedium, TopicCorrectness},
-	{unmarshal.Analyzer, SeverityHigh, TopicCorrectness},
-	{errorsas.Analyzer, SeverityHigh, TopicCorrectness},
-	{nilfunc.Analyzer, SeverityMedium, TopicCorrectness},
-	{bools.Analyzer, SeverityMedium, TopicCorrectness},
-	{assign.Analyzer, SeverityMedium, TopicCorrectness},
-	{appends.Analyzer, SeverityMedium, TopicCorrectness},
-	{deepequalerrors.Analyzer, SeverityMedium, TopicCorrectness},
-	{defers.Analyzer, SeverityMedium, TopicCorrectness},
-	{ifaceassert.Analyzer, SeverityMedium, TopicCorrectness},
-	{sigchanyzer.Analyzer, SeverityMedium, TopicConcurrency},
-	{slog.Analyzer, SeverityMedium, TopicCorrectness},
-	{stdmethods.Analyzer, SeverityMedium, TopicCorrectness},
-	{structtag.Analyzer, SeverityMedium, TopicCorrectness},
-	{timeformat.Analyzer, SeverityMedium, TopicCorrectness},
-	{unsafeptr.Analyzer, SeverityMedium, TopicCorrectness},
+	{nilness.Analyzer, rules.SeverityHigh, rules.TopicCorrectness},
+	{lostcancel.Analyzer, rules.SeverityHigh, rules.TopicResource},
+	{copylock.Analyzer, rules.SeverityHigh, rules.TopicConcurrency},
+	{httpresponse.Analyzer, rules.SeverityHigh, rules.TopicResource},
+	{atomic.Analyzer, rules.SeverityHigh, rules.TopicConcurrency},
+	{loopclosure.Analyzer, rules.SeverityHigh, rules.TopicConcurrency},
+	{waitgroup.Analyzer, rules.SeverityHigh, rules.TopicConcurrency},
+	{testinggoroutine.Analyzer, rules.SeverityMedium, rules.TopicConcurrency},
+	{unusedresult.Analyzer, rules.SeverityMedium, rules.TopicCorrectness},
+	{printf.Analyzer, rules.SeverityMedium, rules.TopicCorrectness},
+	{shift.Analyzer, rules.SeverityMedium, rules.TopicCorrectness},
+	{stringintconv.Analyzer, rules.SeverityMedium, rules.TopicCorrectness},
+	{unmarshal.Analyzer, rules.SeverityHigh, rules.TopicCorrectness},
+	{errorsas.Analyzer, rules.SeverityHigh, rules.TopicCorrectness},
+	{nilfunc.Analyzer, rules.SeverityMedium, rules.TopicCorrectness},
+	{bools.Analyzer, rules.SeverityMedium, rules.TopicCorrectness},
+	{assign.Analyzer, rules.SeverityMedium, rules.TopicCorrectness},
+	{appends.Analyzer, rules.SeverityMedium, rules.TopicCorrectness},
+	{deepequalerrors.Analyzer, rules.SeverityMedium, rules.TopicCorrectness},
+	{defers.Analyzer, rules.SeverityMedium, rules.TopicCorrectness},
+	{ifaceassert.Analyzer, rules.SeverityMedium, rules.TopicCorrectness},
+	{sigchanyzer.Analyzer, rules.SeverityMedium, rules.TopicConcurrency},
+	{slog.Analyzer, rules.SeverityMedium, rules.TopicCorrectness},
+	{stdmethods.Analyzer, rules.SeverityMedium, rules.TopicCorrectness},
+	{structtag.Analyzer, rules.SeverityMedium, rules.TopicCorrectness},
+	{timeformat.Analyzer, rules.SeverityMedium, rules.TopicCorrectness},
+	{unsafeptr.Analyzer, rules.SeverityMedium, rules.TopicCorrectness},
 }
 
 var checks = buildChecks()
 
-func buildChecks() []Check {
-	var out []Check
+func buildChecks() []rules.Check {
+	var out []rules.Check
 	for _, p := range vetPasses {
-		out = append(out, Check{Rule: p.a.Name, Source: "go vet", Title: firstLine(p.a.Doc), URL: p.a.URL,
-			Severity: p.severity, Topic: p.topic, analyzer: p.a})
+		out = append(out, rules.Check{Rule: p.a.Name, Source: "go vet", Title: firstLine(p.a.Doc), URL: p.a.URL,
+			Severity: p.severity, Topic: p.topic, Analyzer: p.a})
 	}
 	for _, a := range staticcheck.Analyzers {
 		if a.Doc.NonDefault {
 			continue // staticcheck itself does not run these unless asked
 		}
 		doc := a.Doc.Compile()
-		sev := SeverityMedium
+		sev := rules.SeverityMedium
 		if doc.Severity == lint.SeverityError {
-			sev = SeverityHigh
+			sev = rules.SeverityHigh
 		}
-		topic := TopicCorrectness
+		topic := rules.TopicCorrectness
 		switch {
 		case strings.HasPrefix(a.Analyzer.Name, "SA2"):
-			topic = TopicConcurrency
+			topic = rules.TopicConcurrency
 		case strings.HasPrefix(a.Analyzer.Name, "SA6"):
-			topic, sev = TopicPerformance, SeverityMedium
+			topic, sev = rules.TopicPerformance, rules.SeverityMedium
 		case strings.HasPrefix(a.Analyzer.Name, "SA4"), strings.HasPrefix(a.Analyzer.Name, "SA9"):
-			if sev != SeverityHigh {
-				sev = SeverityLow // useless or dubious code: worth a follow-up, not a block
+			if sev != rules.SeverityHigh {
+				sev = rules.SeverityLow // useless or dubious code: worth a follow-up, not a block
 			}
 		}
-		out = append(out, Check{Rule: a.Analyzer.Name, Source: "staticcheck", Title: doc.Title,
-			URL: "https://staticcheck.dev/docs/checks/#" + a.Analyzer.Name, Severity: sev, Topic: topic, analyzer: a.Analyzer})
+		out = append(out, rules.Check{Rule: a.Analyzer.Name, Source: "staticcheck", Title: doc.Title,
+			URL: "https://staticcheck.dev/docs/checks/#" + a.Analyzer.Name, Severity: sev, Topic: topic, Analyzer: a.Analyzer})
 	}
 	out = append(out, linterChecks()...)
 	out = append(out, debatebotChecks()...)
@@ -149,8 +113,8 @@ func buildChecks() []Check {
 // Checks lists every check the runner runs, ordered by rule: the go/analysis checks (the
 // project's own among them), then gosec's rules ("gosec:G201", ...), then the rules of the
 // base/head comparison of protections (weakened.go).
-func Checks() []Check {
-	return append(append(append([]Check(nil), checks...), gosecCatalog...), weakenedChecks()...)
+func Checks() []rules.Check {
+	return append(append(append([]rules.Check(nil), checks...), gosecCatalog...), weakenedChecks()...)
 }
 
 var gosecCatalog = gosecChecks()

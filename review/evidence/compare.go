@@ -1,29 +1,6 @@
 package evidence
 
-import (
-	"regexp"
-	"strings"
-)
-
-// Key identifies a finding independently of line numbers, as golangci-lint's new-from-rev
-// matches issues: the rule, the file, the enclosing function and the message with quoted text
-// and numbers normalised (a renamed variable or a shifted line does not make a finding new).
-func (f Finding) Key() string {
-	return strings.Join([]string{f.Rule, f.Path, f.Func, normalise(f.Message)}, "\x00")
-}
-
-var (
-	quoted  = regexp.MustCompile("\"(?:[^\"\\\\]|\\\\.)*\"|`[^`]*`|'(?:[^'\\\\]|\\\\.)*'")
-	numbers = regexp.MustCompile(`\b(?:0[xX][0-9a-fA-F]+|\d+(?:\.\d+)?)\b`)
-	// positions such as "at line 12" or "file.go:12:3" that some analyzers put in messages.
-	positions = regexp.MustCompile(`[\w./-]+\.go:\d+(?::\d+)?`)
-)
-
-func normalise(msg string) string {
-	msg = positions.ReplaceAllString(msg, "POS")
-	msg = quoted.ReplaceAllString(msg, "Q")
-	return numbers.ReplaceAllString(msg, "N")
-}
+import "github.com/debatebot/debatebot/review/evidence/scan"
 
 // Compare returns the head findings that are new, and how many head findings the base already
 // had. A key with more occurrences in head than in base is new; its occurrences beyond the base's
@@ -31,8 +8,8 @@ func normalise(msg string) string {
 // which cannot be told apart without line numbers). An occurrence whose base twin ran only under
 // conditions head dropped (see pathConds) is new too: the change made it reachable on more
 // paths. Findings keep their head lines.
-func Compare(base, head []Finding) (fresh []Finding, preexisting int) {
-	inBase := map[string][]Finding{}
+func Compare(base, head []scan.Finding) (fresh []scan.Finding, preexisting int) {
+	inBase := map[string][]scan.Finding{}
 	for _, f := range base {
 		inBase[f.Key()] = append(inBase[f.Key()], f)
 	}
@@ -45,9 +22,9 @@ func Compare(base, head []Finding) (fresh []Finding, preexisting int) {
 			fresh = append(fresh, f)
 			continue
 		}
-		if dropped := droppedConds(inBase[k][i].conds, f.conds); len(dropped) > 0 {
+		if dropped := droppedConds(inBase[k][i].Conds, f.Conds); len(dropped) > 0 {
 			f.Message += "; the change made it reachable on more paths: the base ran it only when " + describeConds(dropped)
-			f.moreReachable = true
+			f.MoreReachable = true
 			fresh = append(fresh, f)
 			continue
 		}
@@ -59,13 +36,13 @@ func Compare(base, head []Finding) (fresh []Finding, preexisting int) {
 // checkedByCallers takes back the findings Compare made new for being reachable on more paths
 // when the function's callers (in the loaded packages) all check what they pass it before the
 // call: the condition moved to the callers, the paths did not grow.
-func checkedByCallers(fresh []Finding, preexisting int, head *treeSummary) ([]Finding, int) {
+func checkedByCallers(fresh []scan.Finding, preexisting int, head *treeSummary) ([]scan.Finding, int) {
 	if head == nil {
 		return fresh, preexisting
 	}
 	out := fresh[:0:0]
 	for _, f := range fresh {
-		if f.moreReachable {
+		if f.MoreReachable {
 			if fn := head.funcAt(f.Path, f.Func); fn != nil && head.callersCheck(fn) {
 				preexisting++
 				continue

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
 // BenchmarkDebateWholeTree debates testdata/speed offline as `debatebot debate --diff
@@ -18,7 +18,7 @@ func BenchmarkDebateWholeTree(b *testing.B) {
 	const dir = "testdata/speed"
 	debateCase(b, dir) // the build cache warm, as the target assumes
 	var n int
-	cpu := evidence.ProcessCPU()
+	cpu := scan.ProcessCPU()
 	for b.Loop() {
 		n++
 		tr := debateCase(b, dir)
@@ -27,7 +27,7 @@ func BenchmarkDebateWholeTree(b *testing.B) {
 		}
 	}
 	// Processor time per debate: on a shared machine, wall time measures the others' load too.
-	if used := evidence.ProcessCPU() - cpu; used > 0 && n > 0 {
+	if used := scan.ProcessCPU() - cpu; used > 0 && n > 0 {
 		b.ReportMetric((used / time.Duration(n)).Seconds(), "cpu-s/op")
 	}
 }

@@ -7,13 +7,9 @@ import (
 	"go/types"
 	"strings"
 
+	"github.com/debatebot/debatebot/review/evidence/rules"
 	"golang.org/x/tools/go/analysis"
 )
-
-// SourceDebatebot names the project's own analyses as the source of a check: the go/analysis
-// analyzers of this package (lock order, queries per loop iteration) and the
-// comparison of base and head that finds protections the change removed or weakened.
-const SourceDebatebot = "debatebot"
 
 // Rule ids of the project's own analyses.
 const (
@@ -27,61 +23,61 @@ const (
 func cweURL(n string) string { return "https://cwe.mitre.org/data/definitions/" + n + ".html" }
 
 // debatebotAnalyzers are the checks of this package run by the driver like the vet passes.
-var debatebotAnalyzers = []Check{
-	{Rule: RuleUnclosedResource, Title: "Resource opened and not closed on every path", Severity: SeverityMedium, Topic: TopicResource,
+var debatebotAnalyzers = []rules.Check{
+	{Rule: RuleUnclosedResource, Title: "Resource opened and not closed on every path", Severity: rules.SeverityMedium, Topic: rules.TopicResource,
 		CWE: "CWE-775", URL: cweURL("775"),
 		Fix:      "close the resource on every path once it is open: defer x.Close() right after the error check (or return it to a caller who closes it)",
 		Warrant:  "The function opens a file, connection or decompressor and can return without closing it, returning it or handing it to anything that could; the descriptor and its buffers stay held until the process exhausts its limit",
 		Rebuttal: "unless the process exits right after, or a finalizer closes it", TradeOff: "none: a deferred Close costs nothing",
-		analyzer: unclosedAnalyzer},
-	{Rule: RuleLockAfterRead, Title: "Field read before (or without) locking the mutex that guards it", Severity: SeverityHigh, Topic: TopicConcurrency,
+		Analyzer: unclosedAnalyzer},
+	{Rule: RuleLockAfterRead, Title: "Field read before (or without) locking the mutex that guards it", Severity: rules.SeverityHigh, Topic: rules.TopicConcurrency,
 		CWE: "CWE-362", URL: cweURL("362"),
 		Fix:      "lock the mutex before the first read of the fields it guards (or read them after Lock)",
 		Warrant:  "The field is written under the mutex elsewhere in the package; reading it before Lock, or without it, races with those writes, which the race detector reports and which can return torn or stale values",
 		Rebuttal: "unless the value read cannot change while the method runs", TradeOff: "none: the lock is taken a few statements earlier",
-		analyzer: lockAnalyzer},
-	{Rule: RuleQueryInLoop, Title: "Database query or remote call per loop iteration", Severity: SeverityMedium, Topic: TopicPerformance,
+		Analyzer: lockAnalyzer},
+	{Rule: RuleQueryInLoop, Title: "Database query or remote call per loop iteration", Severity: rules.SeverityMedium, Topic: rules.TopicPerformance,
 		CWE: "CWE-1050", URL: cweURL("1050"),
 		Fix:      "fetch what the loop needs in one batched query or request before the loop (WHERE id IN (...) / = ANY($1), a batch endpoint), then look results up in a map",
 		Warrant:  "One round trip per element makes latency and database load grow with the collection (the N+1 query pattern), even when the call is hidden in a helper",
 		Rebuttal: "unless the collection is known to stay small", TradeOff: "batched code is a little more complex",
-		analyzer: queryLoopAnalyzer},
+		Analyzer: queryLoopAnalyzer},
 }
 
 // weakenedCatalog are the rules of the base/head comparison (weakened.go); they run no analyzer.
-var weakenedCatalog = []Check{
-	{Rule: RuleGuardRemoved, Title: "Check removed from the path to a sensitive call", Severity: SeverityHigh, Topic: TopicSecurity,
+var weakenedCatalog = []rules.Check{
+	{Rule: RuleGuardRemoved, Title: "Check removed from the path to a sensitive call", Severity: rules.SeverityHigh, Topic: rules.TopicSecurity,
 		CWE: "CWE-693", URL: cweURL("693"),
 		Fix:      "restore the check before the call (or move it to every caller), and add a test that feeds the rejected input",
 		Warrant:  "The base checked the value before it reached the call (a file, a URL, a query, a command); the head still makes the call but no longer checks, so input the check rejected now gets through",
 		Rebuttal: "unless every caller now checks the value, or the value can no longer come from outside", TradeOff: "none: the check existed"},
-	{Rule: RuleLockMovedAfterRead, Title: "Lock moved after the read it protected", Severity: SeverityHigh, Topic: TopicConcurrency,
+	{Rule: RuleLockMovedAfterRead, Title: "Lock moved after the read it protected", Severity: rules.SeverityHigh, Topic: rules.TopicConcurrency,
 		CWE: "CWE-362", URL: cweURL("362"), // the race the read out of its lock makes: one weakness with lock-after-read, which merges with it
 		Fix:      "take the lock before the read again, as the base did",
 		Warrant:  "The base read the field with the mutex held; the head reads it before locking, so the read races with writers holding the mutex",
 		Rebuttal: "unless the field can no longer change concurrently", TradeOff: "none: the base's order worked"},
 }
 
-func debatebotChecks() []Check {
-	out := make([]Check, len(debatebotAnalyzers))
+func debatebotChecks() []rules.Check {
+	out := make([]rules.Check, len(debatebotAnalyzers))
 	for i, c := range debatebotAnalyzers {
-		c.Source = SourceDebatebot
+		c.Source = rules.SourceDebatebot
 		out[i] = c
 	}
 	return out
 }
 
-func weakenedChecks() []Check {
-	out := make([]Check, len(weakenedCatalog))
+func weakenedChecks() []rules.Check {
+	out := make([]rules.Check, len(weakenedCatalog))
 	for i, c := range weakenedCatalog {
-		c.Source = SourceDebatebot
+		c.Source = rules.SourceDebatebot
 		out[i] = c
 	}
 	return out
 }
 
-var weakenedByRule = func() map[string]Check {
-	m := map[string]Check{}
+var weakenedByRule = func() map[string]rules.Check {
+	m := map[string]rules.Check{}
 	for _, c := range weakenedChecks() {
 		m[c.Rule] = c
 	}

@@ -9,6 +9,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
 // wantMarkers reads the `// want: rule[, rule]` comments of the Go files under dir: the project's
@@ -47,11 +50,11 @@ func wantMarkers(t testing.TB, dir string) []string {
 
 // own lists the project's findings (SourceDebatebot) as "rule path:line", with the findings by
 // that key.
-func own(fs []Finding) ([]string, map[string]Finding) {
+func own(fs []scan.Finding) ([]string, map[string]scan.Finding) {
 	var out []string
-	by := map[string]Finding{}
+	by := map[string]scan.Finding{}
 	for _, f := range fs {
-		if f.Source != SourceDebatebot {
+		if f.Source != rules.SourceDebatebot {
 			continue
 		}
 		k := fmt.Sprintf("%s %s:%d", f.Rule, f.Path, f.Line)
@@ -69,7 +72,7 @@ func sameFindings(t *testing.T, got, want []string) {
 	}
 }
 
-func analyzeOwn(t *testing.T, dir string, files ...string) ([]string, map[string]Finding) {
+func analyzeOwn(t *testing.T, dir string, files ...string) ([]string, map[string]scan.Finding) {
 	t.Helper()
 	rep, err := AnalyzeTree(context.Background(), dir, files, nil)
 	if err != nil {
@@ -94,7 +97,7 @@ func TestLockAfterRead(t *testing.T) {
 	got, by := analyzeOwn(t, "testdata/lock", "cache/cache.go", "guard/guard.go")
 	sameFindings(t, got, wantMarkers(t, "testdata/lock"))
 	f := by[RuleLockAfterRead+" cache/cache.go:44"]
-	if f.Func != "Cache.Len" || f.Severity != SeverityHigh || f.Topic != TopicConcurrency ||
+	if f.Func != "Cache.Len" || f.Severity != rules.SeverityHigh || f.Topic != rules.TopicConcurrency ||
 		f.Message != "`Cache.Len` reads `c.items` before `c.mu.Lock()` at line 45; `c.items` is written with `c.mu` held (in `Cache.Put`), so this read races with that write" {
 		t.Errorf("Len finding = %+v", f)
 	}
@@ -111,7 +114,7 @@ func TestLockAfterRead(t *testing.T) {
 func TestWorkPerIteration(t *testing.T) {
 	got, by := analyzeOwn(t, "testdata/loops", "store/store.go", "app/app.go")
 	sameFindings(t, got, wantMarkers(t, "testdata/loops"))
-	if f := by[RuleQueryInLoop+" app/app.go:18"]; f.Severity != SeverityMedium || f.Topic != TopicPerformance ||
+	if f := by[RuleQueryInLoop+" app/app.go:18"]; f.Severity != rules.SeverityMedium || f.Topic != rules.TopicPerformance ||
 		f.Message != "`st.UserName` runs a database query (`store.Store.UserName → sql.DB.QueryRowContext`) on every iteration over `ids`: one round trip per element" {
 		t.Errorf("Names finding = %+v", f)
 	}
@@ -152,14 +155,14 @@ func TestWeakenedProtections(t *testing.T) {
 	got, by := own(res.New)
 	sameFindings(t, got, wantMarkers(t, "testdata/weakened/head"))
 	checks := []struct{ key, fn, severity, msg string }{
-		{RuleGuardRemoved + " guards/guards.go:26", "ServeFile", SeverityHigh,
+		{RuleGuardRemoved + " guards/guards.go:26", "ServeFile", rules.SeverityHigh,
 			"the change removed the check `!filepath.IsLocal(name)` from the path to os.Open (path traversal, CWE-22): the base checked the value before this call, the head passes it unchecked"},
-		{RuleGuardRemoved + " guards/guards.go:38", "Proxy", SeverityHigh,
+		{RuleGuardRemoved + " guards/guards.go:38", "Proxy", rules.SeverityHigh,
 			"the change removed url.Parse, the check `err != nil` and the check `!allowedHosts[u.Hostname()]` from the path to http.Get (server-side request forgery, CWE-918): the base checked the value before this call, the head passes it unchecked"},
-		{RuleGuardRemoved + " guards/guards.go:49", "Greet", SeverityHigh, "the change removed html.EscapeString from the path to fmt.Fprintf (cross-site scripting, CWE-79)"},
-		{RuleGuardRemoved + " guards/guards.go:57", "Run", SeverityHigh, "the change removed the check `!validTool(tool)` from the path to exec.Command (command injection, CWE-78)"},
-		{RuleGuardRemoved + " guards/guards.go:71", "serve", SeverityHigh, "the change removed the check `strings.Contains(name, \"..\")` in Show from the path to serve → os.ReadFile (path traversal, CWE-22)"},
-		{RuleLockMovedAfterRead + " conc/conc.go:61", "Counter.Snapshot", SeverityHigh, "the change moves the read of count before mu.Lock(): the base read it with mu held"},
+		{RuleGuardRemoved + " guards/guards.go:49", "Greet", rules.SeverityHigh, "the change removed html.EscapeString from the path to fmt.Fprintf (cross-site scripting, CWE-79)"},
+		{RuleGuardRemoved + " guards/guards.go:57", "Run", rules.SeverityHigh, "the change removed the check `!validTool(tool)` from the path to exec.Command (command injection, CWE-78)"},
+		{RuleGuardRemoved + " guards/guards.go:71", "serve", rules.SeverityHigh, "the change removed the check `strings.Contains(name, \"..\")` in Show from the path to serve → os.ReadFile (path traversal, CWE-22)"},
+		{RuleLockMovedAfterRead + " conc/conc.go:61", "Counter.Snapshot", rules.SeverityHigh, "the change moves the read of count before mu.Lock(): the base read it with mu held"},
 	}
 	for _, c := range checks {
 		f, ok := by[c.key]
@@ -167,7 +170,7 @@ func TestWeakenedProtections(t *testing.T) {
 			t.Errorf("no finding %s", c.key)
 			continue
 		}
-		if f.Func != c.fn || f.Severity != c.severity || !strings.Contains(f.Message, c.msg) || f.Source != SourceDebatebot {
+		if f.Func != c.fn || f.Severity != c.severity || !strings.Contains(f.Message, c.msg) || f.Source != rules.SourceDebatebot {
 			t.Errorf("%s = %+v\nwant func %q severity %s message containing %q", c.key, f, c.fn, c.severity, c.msg)
 		}
 	}
@@ -229,7 +232,7 @@ func TestFindingReachableOnMorePaths(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var fresh []Finding
+			var fresh []scan.Finding
 			for _, f := range res.New {
 				if f.Rule == RuleQueryInLoop {
 					fresh = append(fresh, f)

@@ -8,7 +8,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode"
+
+	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review/evidence/compare"
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
 // goAnalyzer runs the AST-based checks on Go files whose head content is known and parses; the
@@ -25,13 +29,13 @@ func (goAnalyzer) Name() string { return "go-ast" }
 // DefaultMaxFunctionLines is how many added lines make a function "very large".
 const DefaultMaxFunctionLines = 80
 
-func (goAnalyzer) Analyze(s *Scan) {
-	for _, f := range s.codeFiles() {
+func (goAnalyzer) Analyze(s *scan.Scan) {
+	for _, f := range s.CodeFiles() {
 		fset, file, ok := s.Go(f)
 		fragment := false
 		if !ok && !f.HasContent && f.Language() == "go" && !f.IsTest() && s.Change.Trees == nil {
 			// Hunks only: the added lines' AST checks run on the hunks' head sides.
-			fset, file, ok = goFragmentFile(f)
+			fset, file, ok = compare.GoFragmentFile(f)
 			fragment = true
 		}
 		if !ok {
@@ -43,8 +47,8 @@ func (goAnalyzer) Analyze(s *Scan) {
 }
 
 type goCheck struct {
-	s       *Scan
-	f       *File
+	s       *scan.Scan
+	f       *change.File
 	fset    *token.FileSet
 	file    *ast.File
 	imports map[string]string // local name -> import path
@@ -75,7 +79,7 @@ func (g *goCheck) line(n ast.Node) int { return g.fset.Position(n.Pos()).Line }
 func (g *goCheck) report(rule string, n ast.Node, msg string) {
 	if l := g.line(n); g.f.IsAdded(l) {
 		if g.fragment {
-			msg += fragmentNote
+			msg += compare.FragmentNote
 		}
 		g.s.Report(rule, g.f.Path, l, msg)
 	}
@@ -104,11 +108,11 @@ func (g *goCheck) run() {
 		switch n := n.(type) {
 		case *ast.KeyValueExpr:
 			if k, ok := n.Key.(*ast.Ident); ok && k.Name == "InsecureSkipVerify" && isTrue(n.Value) {
-				g.report(RuleTLSVerifyOff, n, "tls.Config sets InsecureSkipVerify: true")
+				g.report(rules.RuleTLSVerifyOff, n, "tls.Config sets InsecureSkipVerify: true")
 			}
 		case *ast.AssignStmt:
 			if sel, ok := n.Lhs[0].(*ast.SelectorExpr); ok && sel.Sel.Name == "InsecureSkipVerify" && len(n.Rhs) == 1 && isTrue(n.Rhs[0]) {
-				g.report(RuleTLSVerifyOff, n, "InsecureSkipVerify is set to true")
+				g.report(rules.RuleTLSVerifyOff, n, "InsecureSkipVerify is set to true")
 			}
 		}
 		return true
@@ -131,30 +135,13 @@ func importNames(file *ast.File) map[string]string {
 	out := map[string]string{}
 	for _, imp := range file.Imports {
 		p, _ := strconv.Unquote(imp.Path.Value)
-		name := assumedName(p)
+		name := compare.AssumedName(p)
 		if imp.Name != nil {
 			name = imp.Name.Name
 		}
 		out[name] = p
 	}
 	return out
-}
-
-// assumedName is the name a package is imported under without an alias, as goimports assumes it
-// without loading the package: the last element that is not a major version ("math/rand/v2" ->
-// rand), without a "go-" prefix, up to its first character that cannot be in an identifier
-// ("github.com/dgrijalva/jwt-go" -> jwt, "gopkg.in/yaml.v3" -> yaml).
-func assumedName(p string) string {
-	parts := strings.Split(p, "/")
-	name := parts[len(parts)-1]
-	if len(parts) > 1 && len(name) > 1 && name[0] == 'v' && strings.Trim(name[1:], "0123456789") == "" {
-		name = parts[len(parts)-2]
-	}
-	name = strings.TrimPrefix(name, "go-")
-	if i := strings.IndexFunc(name, func(r rune) bool { return !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)) }); i > 0 {
-		name = name[:i]
-	}
-	return name
 }
 
 func isTrue(e ast.Expr) bool {
@@ -174,7 +161,7 @@ func (g *goCheck) largeFunction(fd *ast.FuncDecl) {
 		}
 	}
 	if added > DefaultMaxFunctionLines {
-		g.s.Report(RuleLargeFunction, g.f.Path, first, fmt.Sprintf("function %s gains %d lines (%d in all); more than %d added lines in one function", fd.Name.Name, added, end-start+1, DefaultMaxFunctionLines))
+		g.s.Report(rules.RuleLargeFunction, g.f.Path, first, fmt.Sprintf("function %s gains %d lines (%d in all); more than %d added lines in one function", fd.Name.Name, added, end-start+1, DefaultMaxFunctionLines))
 	}
 }
 
@@ -413,10 +400,10 @@ func (g *goCheck) concatSQL(e *ast.BinaryExpr, c *fn) (bool, []string) {
 				return // digits, or placeholders built from constants: nothing to inject
 			}
 			dynamic = true
-			idents = append(idents, identsOf(x)...)
+			idents = append(idents, compare.IdentsOf(x)...)
 		default:
 			dynamic = true
-			idents = append(idents, identsOf(x)...)
+			idents = append(idents, compare.IdentsOf(x)...)
 		}
 	}
 	walk(e)
@@ -443,7 +430,7 @@ func (g *goCheck) sprintfSQL(e *ast.CallExpr, c *fn) (bool, []string) {
 			continue
 		}
 		dynamic = true
-		idents = append(idents, identsOf(a)...)
+		idents = append(idents, compare.IdentsOf(a)...)
 	}
 	return dynamic, idents
 }
@@ -477,21 +464,21 @@ func (g *goCheck) visit(n ast.Node, stack []ast.Node, c *fn) {
 		g.call(n, stack, c)
 	case *ast.DeferStmt:
 		if len(loops(stack, true)) > 0 {
-			g.report(RuleDeferInLoop, n, fmt.Sprintf("defer %s runs when %s returns, not at the end of each iteration", text(n.Call.Fun), c.name))
+			g.report(rules.RuleDeferInLoop, n, fmt.Sprintf("defer %s runs when %s returns, not at the end of each iteration", text(n.Call.Fun), c.name))
 		}
 	case *ast.GoStmt:
 		if len(loops(stack, true)) > 0 && !c.limiter {
-			g.report(RuleUnboundedGo, n, "a goroutine is started per iteration with no bound on how many run at once")
+			g.report(rules.RuleUnboundedGo, n, "a goroutine is started per iteration with no bound on how many run at once")
 		}
 	case *ast.AssignStmt:
 		g.assign(n, stack, c)
 	case *ast.IfStmt:
 		if b, ok := n.Cond.(*ast.BinaryExpr); ok && b.Op == token.NEQ && text(b.X) == "err" && text(b.Y) == "nil" && len(n.Body.List) == 0 {
-			g.report(RuleIgnoredError, n, "if err != nil has an empty body: the error is dropped")
+			g.report(rules.RuleIgnoredError, n, "if err != nil has an empty body: the error is dropped")
 		}
 	case *ast.ExprStmt:
 		if call, ok := n.X.(*ast.CallExpr); ok && g.dropsError(call) {
-			g.report(RuleIgnoredError, n, fmt.Sprintf("the error returned by %s is not checked", clip(text(call.Fun), 60)))
+			g.report(rules.RuleIgnoredError, n, fmt.Sprintf("the error returned by %s is not checked", scan.Clip(text(call.Fun), 60)))
 		}
 	}
 }
@@ -516,7 +503,7 @@ func (g *goCheck) dropsError(call *ast.CallExpr) bool {
 func (g *goCheck) assign(n *ast.AssignStmt, stack []ast.Node, c *fn) {
 	if n.Tok == token.ADD_ASSIGN && len(n.Lhs) == 1 && len(loops(stack, false)) > 0 {
 		if id, ok := n.Lhs[0].(*ast.Ident); ok && (c.strVars[id.Name] || isStringy(n.Rhs[0])) && !c.sqlVars[id.Name] {
-			g.report(RuleStringConcatLoop, n, fmt.Sprintf("%s += copies the whole string on every iteration", id.Name))
+			g.report(rules.RuleStringConcatLoop, n, fmt.Sprintf("%s += copies the whole string on every iteration", id.Name))
 		}
 	}
 	if len(n.Rhs) != 1 {
@@ -530,7 +517,7 @@ func (g *goCheck) assign(n *ast.AssignStmt, stack []ast.Node, c *fn) {
 	if !ok || last.Name != "_" || g.harmlessIgnore(call) {
 		return
 	}
-	g.report(RuleIgnoredError, n, fmt.Sprintf("the error returned by %s is assigned to _", clip(text(call.Fun), 60)))
+	g.report(rules.RuleIgnoredError, n, fmt.Sprintf("the error returned by %s is assigned to _", scan.Clip(text(call.Fun), 60)))
 }
 
 // harmlessIgnore: writes to in-memory builders and fmt printing whose errors are conventionally
@@ -578,8 +565,8 @@ func (g *goCheck) call(call *ast.CallExpr, stack []ast.Node, c *fn) {
 	if isSel {
 		if pos, ok := sqlMethods[sel.Sel.Name]; ok && len(call.Args) > pos {
 			if dyn, idents := g.dynamicSQL(call.Args[pos], c); dyn {
-				g.report(RuleSQLInjection, call, fmt.Sprintf("%s receives SQL built from strings (%s)", text(call.Fun), clip(text(call.Args[pos]), 80)))
-				g.mitigations(RuleSQLInjection, call, idents, c, "converted to a number")
+				g.report(rules.RuleSQLInjection, call, fmt.Sprintf("%s receives SQL built from strings (%s)", text(call.Fun), scan.Clip(text(call.Args[pos]), 80)))
+				g.mitigations(rules.RuleSQLInjection, call, idents, c, "converted to a number")
 			}
 		}
 	}
@@ -588,10 +575,10 @@ func (g *goCheck) call(call *ast.CallExpr, stack []ast.Node, c *fn) {
 		recv := text(sel.X)
 		switch {
 		case ioMethods[sel.Sel.Name] && !g.isImport(sel.X):
-			g.report(RuleCallInLoop, call, fmt.Sprintf("%s runs a database round trip on every iteration", text(call.Fun)))
+			g.report(rules.RuleCallInLoop, call, fmt.Sprintf("%s runs a database round trip on every iteration", text(call.Fun)))
 		case g.pkgCall(call, "net/http", "Get", "Post", "Head", "PostForm"),
 			sel.Sel.Name == "Do" && strings.Contains(strings.ToLower(recv), "client"):
-			g.report(RuleCallInLoop, call, fmt.Sprintf("%s makes an HTTP request on every iteration", text(call.Fun)))
+			g.report(rules.RuleCallInLoop, call, fmt.Sprintf("%s makes an HTTP request on every iteration", text(call.Fun)))
 		}
 	}
 	g.commandCall(call, c)
@@ -600,21 +587,21 @@ func (g *goCheck) call(call *ast.CallExpr, stack []ast.Node, c *fn) {
 	if g.pkgCall(call, "crypto/md5", "Sum", "New") || g.pkgCall(call, "crypto/sha1", "Sum", "New") ||
 		g.pkgCall(call, "crypto/sha256", "Sum256", "New") || g.pkgCall(call, "crypto/sha512", "Sum512", "New") {
 		if passwordish.MatchString(c.name) || passwordish.MatchString(text(call)) || g.assignedTo(stack, passwordish) {
-			g.report(RuleWeakPasswordHash, call, fmt.Sprintf("%s hashes a password with a fast, unsalted hash", text(call.Fun)))
+			g.report(rules.RuleWeakPasswordHash, call, fmt.Sprintf("%s hashes a password with a fast, unsalted hash", text(call.Fun)))
 		}
 	}
 	// math/rand for secrets.
 	if isSel {
 		if id, ok := sel.X.(*ast.Ident); ok && strings.HasPrefix(g.imports[id.Name], "math/rand") {
 			if secretish.MatchString(c.name) || g.assignedTo(stack, secretish) {
-				g.report(RuleInsecureRandom, call, fmt.Sprintf("%s (math/rand) generates a secret value in %s", text(call.Fun), c.name))
+				g.report(rules.RuleInsecureRandom, call, fmt.Sprintf("%s (math/rand) generates a secret value in %s", text(call.Fun), c.name))
 			}
 		}
 	}
 	// panic in library code.
 	if id, ok := call.Fun.(*ast.Ident); ok && id.Name == "panic" && g.file.Name.Name != "main" && !g.f.IsTest() &&
 		c.name != "init" && !strings.HasPrefix(c.name, "Must") && !strings.HasPrefix(c.name, "must") {
-		g.report(RulePanicInLibrary, call, fmt.Sprintf("%s panics in package %s instead of returning an error", c.name, g.file.Name.Name))
+		g.report(rules.RulePanicInLibrary, call, fmt.Sprintf("%s panics in package %s instead of returning an error", c.name, g.file.Name.Name))
 	}
 }
 
@@ -636,17 +623,17 @@ func (g *goCheck) commandCall(call *ast.CallExpr, c *fn) {
 	risky := false
 	switch {
 	case !progConst && !g.fixedProgram(args[0], g.fixedProgs(c)):
-		risky, idents = true, identsOf(args[0])
+		risky, idents = true, compare.IdentsOf(args[0])
 	case isShell(prog) && len(args) >= 3:
 		if flag, _ := constString(args[1]); flag == "-c" || flag == "/c" {
 			if !g.constText(args[2], g.safeText(c)) {
-				risky, idents = true, identsOf(args[2])
+				risky, idents = true, compare.IdentsOf(args[2])
 			}
 		}
 	}
 	if risky {
-		g.report(RuleCommandInjection, call, fmt.Sprintf("%s runs a command chosen or built at run time (%s)", text(call.Fun), clip(text(args[0]), 60)))
-		g.mitigations(RuleCommandInjection, call, idents, c, "checked against an allowlist")
+		g.report(rules.RuleCommandInjection, call, fmt.Sprintf("%s runs a command chosen or built at run time (%s)", text(call.Fun), scan.Clip(text(args[0]), 60)))
+		g.mitigations(rules.RuleCommandInjection, call, idents, c, "checked against an allowlist")
 	}
 }
 
@@ -662,10 +649,10 @@ func (g *goCheck) fileCall(call *ast.CallExpr, c *fn) {
 		args = args[2:]
 	}
 	if len(args) > 0 && (requestInput.MatchString(text(args[0])) || g.mentions(args[0], c.tainted)) {
-		g.report(RulePathTraversal, call, fmt.Sprintf("%s opens a path derived from request input (%s)", text(call.Fun), clip(text(args[0]), 60)))
+		g.report(rules.RulePathTraversal, call, fmt.Sprintf("%s opens a path derived from request input (%s)", text(call.Fun), scan.Clip(text(args[0]), 60)))
 		if g.f.IsAdded(g.line(call)) {
 			for _, l := range c.pathSafe {
-				g.s.Mitigation(RulePathTraversal, g.f.Path, l, "the path is checked to stay inside its root before use")
+				g.s.Mitigation(rules.RulePathTraversal, g.f.Path, l, "the path is checked to stay inside its root before use")
 			}
 		}
 	}
@@ -740,15 +727,4 @@ func isShell(p string) bool {
 		return true
 	}
 	return false
-}
-
-func identsOf(e ast.Expr) []string {
-	var out []string
-	ast.Inspect(e, func(n ast.Node) bool {
-		if id, ok := n.(*ast.Ident); ok {
-			out = append(out, id.Name)
-		}
-		return true
-	})
-	return out
 }

@@ -6,6 +6,8 @@ import (
 	"go/token"
 	"regexp"
 	"strings"
+
+	"github.com/debatebot/debatebot/review/evidence/rules"
 )
 
 // hunkFlow is goflow.go's analysis over the lines a diff shows of a Go file whose content is not
@@ -122,7 +124,7 @@ func (h *hunkFlow) safe(rule, code string) bool {
 	}
 	g := h.g
 	switch rule {
-	case RuleCommandInjection:
+	case rules.RuleCommandInjection:
 		progs, text := g.fixedProgs(h.c), g.safeText(h.c)
 		found, safe := false, true
 		ast.Inspect(e, func(n ast.Node) bool {
@@ -145,7 +147,7 @@ func (h *hunkFlow) safe(rule, code string) bool {
 			return false
 		})
 		return found && safe
-	case RuleSQLInjection:
+	case rules.RuleSQLInjection:
 		text := g.safeText(h.c)
 		found, safe := false, true
 		ast.Inspect(e, func(n ast.Node) bool {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"golang.org/x/tools/go/packages"
 )
 
@@ -102,9 +104,9 @@ func TestBrokenGoModIsABlindingFinding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var blind *Finding
+	var blind *scan.Finding
 	for i, f := range res.New {
-		if f.Rule == RuleAnalysisBlinded {
+		if f.Rule == rules.RuleAnalysisBlinded {
 			blind = &res.New[i]
 		}
 	}
@@ -129,16 +131,16 @@ func TestDeletedPackageIsNotBlinding(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range res.New {
-		if f.Rule == RuleAnalysisBlinded {
+		if f.Rule == rules.RuleAnalysisBlinded {
 			t.Errorf("a deleted package is reported as hidden: %+v", f)
 		}
 	}
 }
 
 func TestPathScrubber(t *testing.T) {
-	var p pathScrubber
-	p.add("/work/trees/head", "")
-	p.add("/work/trees/head/.scratch/0", "sub")
+	var p scan.PathScrubber
+	p.Add("/work/trees/head", "")
+	p.Add("/work/trees/head/.scratch/0", "sub")
 	tmp := filepath.Clean(os.TempDir())
 	for in, want := range map[string]string{
 		"/work/trees/head/api/user.go:3:1: x":                 "api/user.go:3:1: x",
@@ -148,13 +150,13 @@ func TestPathScrubber(t *testing.T) {
 		"cut " + tmp + "/debatebot-tre…":                      "cut …",
 		"/work/trees/header.go stays":                         "/work/trees/header.go stays",
 	} {
-		if got := p.clean(in); got != want {
+		if got := p.Clean(in); got != want {
 			t.Errorf("clean(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
 
-func hasFinding(fs []Finding, rule, path string, line int) bool {
+func hasFinding(fs []scan.Finding, rule, path string, line int) bool {
 	for _, f := range fs {
 		if f.Rule == rule && f.Path == path && f.Line == line {
 			return true
@@ -175,7 +177,7 @@ func TestExcludedFileIsABlindingFinding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !hasFinding(res.New, RuleAnalysisBlinded, "api/admin.go", 3) {
+	if !hasFinding(res.New, rules.RuleAnalysisBlinded, "api/admin.go", 3) {
 		t.Errorf("no blinding finding at api/admin.go:3: %+v", res.New)
 	}
 	if strings.Join(res.Packages, " ") != "example.com/shop/api" {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/module"
 	"golang.org/x/tools/go/packages"
@@ -254,7 +255,7 @@ func (r *resolution) explain(reason string, errs []packages.Error) string {
 	for mod, problem := range r.problems {
 		for _, e := range errs {
 			if strings.Contains(e.Msg, mod) {
-				return reason + " (the download of " + mod + " was refused: " + clip(problem, 200) + "; the module the proxy serves does not match the checksum the tree's go.sum or the checksum database records)"
+				return reason + " (the download of " + mod + " was refused: " + scan.Clip(problem, 200) + "; the module the proxy serves does not match the checksum the tree's go.sum or the checksum database records)"
 			}
 		}
 	}

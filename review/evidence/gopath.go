@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/module"
 )
@@ -180,7 +181,7 @@ func synthesizedPins(ctx context.Context, root, modPath string, m ModuleSettings
 	pins, file, err := readPins(root)
 	switch {
 	case err != nil:
-		return nil, latest + " (" + clip(err.Error(), 200) + ")"
+		return nil, latest + " (" + scan.Clip(err.Error(), 200) + ")"
 	case file == "":
 		return nil, latest
 	case len(pins) == 0:

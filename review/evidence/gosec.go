@@ -13,18 +13,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/securego/gosec/v2"
 	"github.com/securego/gosec/v2/analyzers"
 	"github.com/securego/gosec/v2/issue"
-	"github.com/securego/gosec/v2/rules"
+	gosecrules "github.com/securego/gosec/v2/rules"
 	"golang.org/x/tools/go/analysis/passes/buildssa"
 )
-
-// TopicSecurity is the topic of gosec's findings: the security stakeholder argues them.
-const TopicSecurity = "security"
-
-// SourceGosec names gosec (github.com/securego/gosec/v2) as the source of a check.
-const SourceGosec = "gosec"
 
 // gosecLeftOut are gosec rules the runner does not run: audits that flag every use rather than
 // a defect (G103 every unsafe block, G104 every unchecked error, which staticcheck and the vet
@@ -122,29 +118,29 @@ func taintSeverities() map[string]string {
 // gosecRuleID is the project's rule id of a gosec rule ("gosec:G201").
 func gosecRuleID(id string) string { return "gosec:" + id }
 
-// gosecChecks lists gosec's AST rules (rules.Generate) and SSA analyzers (analyzers.Generate),
+// gosecChecks lists gosec's AST rules (gosecrules.Generate) and SSA analyzers (analyzers.Generate),
 // taint rules included, as checks of the security topic; their default severity is the one a
 // finding of high confidence gets (see gosecSeverity).
-func gosecChecks() []Check {
-	var out []Check
+func gosecChecks() []rules.Check {
+	var out []rules.Check
 	add := func(id, desc string) {
 		if gosecLeftOut[id] {
 			return
 		}
-		sev := SeverityMedium
+		sev := rules.SeverityMedium
 		if s, ok := taintSeverity[id]; ok {
 			sev = s
 		} else if strings.HasPrefix(id, "G2") || strings.HasPrefix(id, "G3") || id == "G101" || id == "G107" || id == "G402" {
-			sev = SeverityHigh
+			sev = rules.SeverityHigh
 		}
-		c := Check{Rule: gosecRuleID(id), Source: SourceGosec, Title: desc, Severity: sev, Topic: TopicSecurity,
+		c := rules.Check{Rule: gosecRuleID(id), Source: rules.SourceGosec, Title: desc, Severity: sev, Topic: rules.TopicSecurity,
 			URL: "https://github.com/securego/gosec#available-rules", Fix: gosecFixes[id]}
 		if w := issue.GetCweByRule(id); w != nil {
 			c.CWE, c.URL = w.SprintID(), w.SprintURL()
 		}
 		out = append(out, c)
 	}
-	for id, def := range rules.Generate(false).Rules {
+	for id, def := range gosecrules.Generate(false).Rules {
 		add(id, def.Description)
 	}
 	for id, def := range analyzers.Generate(false).Analyzers {
@@ -167,11 +163,11 @@ func gosecSeverity(iss *issue.Issue) string {
 	}
 	switch issue.Score(rank) {
 	case issue.High:
-		return SeverityHigh
+		return rules.SeverityHigh
 	case issue.Medium:
-		return SeverityMedium
+		return rules.SeverityMedium
 	}
-	return SeverityLow
+	return rules.SeverityLow
 }
 
 // runGosec runs gosec's AST rules and SSA analyzers (its taint rules among them) over the
@@ -180,16 +176,16 @@ func gosecSeverity(iss *issue.Issue) string {
 // itself does (its buildSSA refuses ill-typed packages); its AST rules run on what type-checks.
 // #nosec comments are honoured as gosec honours them. Findings in test files are dropped, as
 // gosec drops them by default.
-func (d *driver) runGosec(treeRoot string) (found []Finding, err error) {
+func (d *driver) runGosec(treeRoot string) (found []scan.Finding, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			found, err = nil, fmt.Errorf("gosec panic: %v (%s)", r, firstFrame(debug.Stack()))
 		}
 	}()
 	start := time.Now()
-	defer func() { d.times.since("gosec (without SSA)", start) }()
+	defer func() { d.times.Since("gosec (without SSA)", start) }()
 	g := gosec.NewAnalyzer(gosec.NewConfig(), false, true, false, 1, log.New(io.Discard, "", 0))
-	ruleDefs, ruleOff := rules.Generate(false, rules.NewRuleFilter(true, leftOutIDs()...)).RulesInfo()
+	ruleDefs, ruleOff := gosecrules.Generate(false, gosecrules.NewRuleFilter(true, leftOutIDs()...)).RulesInfo()
 	g.LoadRules(ruleDefs, ruleOff)
 	g.CheckRules(d.pkg)
 	if !d.pkg.IllTyped {
@@ -259,19 +255,19 @@ func leftOutIDs() []string {
 	return ids
 }
 
-func gosecFinding(treeRoot string, d *driver, iss *issue.Issue) (Finding, bool) {
+func gosecFinding(treeRoot string, d *driver, iss *issue.Issue) (scan.Finding, bool) {
 	rel, err := filepath.Rel(treeRoot, iss.File)
 	if err != nil || !filepath.IsLocal(rel) {
-		return Finding{}, false
+		return scan.Finding{}, false
 	}
 	lineText, _, _ := strings.Cut(iss.Line, "-") // a range "28-34" starts at its first line
 	line, err := strconv.Atoi(lineText)
 	if err != nil || line < 1 {
-		return Finding{}, false
+		return scan.Finding{}, false
 	}
 	col, _ := strconv.Atoi(iss.Col)
-	f := Finding{
-		Rule: gosecRuleID(iss.RuleID), Source: SourceGosec, Severity: gosecSeverity(iss), Topic: TopicSecurity,
+	f := scan.Finding{
+		Rule: gosecRuleID(iss.RuleID), Source: rules.SourceGosec, Severity: gosecSeverity(iss), Topic: rules.TopicSecurity,
 		Path: filepath.ToSlash(rel), Line: line, Column: col, Message: iss.What,
 	}
 	var tf *token.File
@@ -288,7 +284,7 @@ func gosecFinding(treeRoot string, d *driver, iss *issue.Issue) (Finding, bool) 
 			pos += token.Pos(col - 1)
 		}
 		f.Func = enclosingFunc(d.pkg, pos)
-		f.conds = pathConds(d.pkg.Syntax, pos)
+		f.Conds = pathConds(d.pkg.Syntax, pos)
 	}
 	return f, true
 }

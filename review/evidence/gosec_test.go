@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/securego/gosec/v2/issue"
 )
 
@@ -20,7 +22,7 @@ func TestGosecReportsNewSecurityFindings(t *testing.T) {
 		t.Fatalf("Run: %v", err)
 	}
 	var got []string
-	byKey := map[string]Finding{}
+	byKey := map[string]scan.Finding{}
 	for _, f := range res.New {
 		k := fmt.Sprintf("%s %s:%d", f.Rule, f.Path, f.Line)
 		got = append(got, k)
@@ -41,18 +43,18 @@ func TestGosecReportsNewSecurityFindings(t *testing.T) {
 	checks := []struct {
 		key, fn, severity, msg string
 	}{
-		{"gosec:G701 web/web.go:30", "Server.Names", SeverityHigh, "SQL injection via taint analysis: (*database/sql.DB).Query"},
-		{"gosec:G702 web/web.go:68", "Server.Convert", SeverityCritical, "Command injection via taint analysis: os/exec.Command"},
-		{"gosec:G703 web/web.go:76", "Server.Download", SeverityHigh, "Path traversal via taint analysis: os.Open"},
-		{"gosec:G704 web/web.go:87", "Server.Proxy", SeverityHigh, "SSRF via taint analysis: net/http.Get"},
-		{"gosec:G201 web/web.go:29", "Server.Names", SeverityMedium, "SQL string formatting"},
+		{"gosec:G701 web/web.go:30", "Server.Names", rules.SeverityHigh, "SQL injection via taint analysis: (*database/sql.DB).Query"},
+		{"gosec:G702 web/web.go:68", "Server.Convert", rules.SeverityCritical, "Command injection via taint analysis: os/exec.Command"},
+		{"gosec:G703 web/web.go:76", "Server.Download", rules.SeverityHigh, "Path traversal via taint analysis: os.Open"},
+		{"gosec:G704 web/web.go:87", "Server.Proxy", rules.SeverityHigh, "SSRF via taint analysis: net/http.Get"},
+		{"gosec:G201 web/web.go:29", "Server.Names", rules.SeverityMedium, "SQL string formatting"},
 	}
 	for _, c := range checks {
 		f, ok := byKey[c.key]
 		if !ok {
 			continue // reported above
 		}
-		if f.Func != c.fn || f.Severity != c.severity || f.Message != c.msg || f.Source != SourceGosec || f.Topic != TopicSecurity {
+		if f.Func != c.fn || f.Severity != c.severity || f.Message != c.msg || f.Source != rules.SourceGosec || f.Topic != rules.TopicSecurity {
 			t.Errorf("%s = %+v, want func %s severity %s message %q", c.key, f, c.fn, c.severity, c.msg)
 		}
 	}
@@ -171,7 +173,7 @@ func fill(dst, src []string) { copy(dst, src) }
 	}
 	byFunc := map[string][]string{}
 	for _, f := range rep.Findings {
-		if f.Source == SourceGosec && sqlTextRules[strings.TrimPrefix(f.Rule, "gosec:")] {
+		if f.Source == rules.SourceGosec && sqlTextRules[strings.TrimPrefix(f.Rule, "gosec:")] {
 			byFunc[f.Func] = append(byFunc[f.Func], f.Rule)
 		}
 	}
@@ -198,7 +200,7 @@ func TestGosecHonoursNosec(t *testing.T) {
 	}
 	var got []string
 	for _, f := range rep.Findings {
-		if f.Source == SourceGosec {
+		if f.Source == rules.SourceGosec {
 			got = append(got, fmt.Sprintf("%s %s:%d", f.Rule, f.Path, f.Line))
 		}
 	}
@@ -208,9 +210,9 @@ func TestGosecHonoursNosec(t *testing.T) {
 }
 
 func TestGosecChecksCatalog(t *testing.T) {
-	byRule := map[string]Check{}
+	byRule := map[string]rules.Check{}
 	for _, c := range Checks() {
-		if c.Source == SourceGosec {
+		if c.Source == rules.SourceGosec {
 			byRule[c.Rule] = c
 		}
 	}
@@ -220,11 +222,11 @@ func TestGosecChecksCatalog(t *testing.T) {
 			t.Errorf("no check gosec:%s", id)
 			continue
 		}
-		if c.Topic != TopicSecurity || c.Fix == "" || c.Title == "" || c.CWE == "" || !strings.HasPrefix(c.URL, "https://cwe.mitre.org/") {
+		if c.Topic != rules.TopicSecurity || c.Fix == "" || c.Title == "" || c.CWE == "" || !strings.HasPrefix(c.URL, "https://cwe.mitre.org/") {
 			t.Errorf("check %+v lacks topic, fix, title or CWE", c)
 		}
 	}
-	if byRule["gosec:G702"].Severity != SeverityCritical || byRule["gosec:G701"].Severity != SeverityHigh || byRule["gosec:G201"].CWE != "CWE-89" {
+	if byRule["gosec:G702"].Severity != rules.SeverityCritical || byRule["gosec:G701"].Severity != rules.SeverityHigh || byRule["gosec:G201"].CWE != "CWE-89" {
 		t.Errorf("G702 %s, G701 %s, G201 %s", byRule["gosec:G702"].Severity, byRule["gosec:G701"].Severity, byRule["gosec:G201"].CWE)
 	}
 	for _, id := range []string{"G103", "G104", "G601"} {
@@ -246,13 +248,13 @@ func TestGosecSeverity(t *testing.T) {
 		sev, conf issue.Score
 		want      string
 	}{
-		{"G201", issue.Medium, issue.High, SeverityMedium},
-		{"G402", issue.High, issue.High, SeverityHigh},
-		{"G402", issue.High, issue.Low, SeverityMedium},
-		{"G404", issue.Medium, issue.Low, SeverityLow},
-		{"G115", issue.Low, issue.High, SeverityLow},
-		{"G702", issue.High, issue.High, SeverityCritical},
-		{"G706", issue.Low, issue.High, SeverityLow},
+		{"G201", issue.Medium, issue.High, rules.SeverityMedium},
+		{"G402", issue.High, issue.High, rules.SeverityHigh},
+		{"G402", issue.High, issue.Low, rules.SeverityMedium},
+		{"G404", issue.Medium, issue.Low, rules.SeverityLow},
+		{"G115", issue.Low, issue.High, rules.SeverityLow},
+		{"G702", issue.High, issue.High, rules.SeverityCritical},
+		{"G706", issue.Low, issue.High, rules.SeverityLow},
 	}
 	for _, c := range cases {
 		if got := gosecSeverity(&issue.Issue{RuleID: c.rule, Severity: c.sev, Confidence: c.conf}); got != c.want {

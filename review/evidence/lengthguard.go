@@ -5,6 +5,8 @@ import (
 	"go/ast"
 	"go/token"
 	"strings"
+
+	"github.com/debatebot/debatebot/review/evidence/rules"
 )
 
 // This file holds the analysis of indexes and their length guards (RuleIndexUnguarded,
@@ -138,7 +140,7 @@ func (g *goCheck) orGuard(n *ast.BinaryExpr, lens map[string][]token.Pos) {
 			continue
 		}
 		if ix := constIndexOf(n.Y, s); ix != nil {
-			g.report(RuleIndexUnguarded, ix, fmt.Sprintf("%s is indexed on the right of || while its length test %s is on the left, under &&: && binds tighter, so this index runs exactly when the length test failed", text(ix.(ast.Expr)), text(c)))
+			g.report(rules.RuleIndexUnguarded, ix, fmt.Sprintf("%s is indexed on the right of || while its length test %s is on the left, under &&: && binds tighter, so this index runs exactly when the length test failed", text(ix.(ast.Expr)), text(c)))
 			return
 		}
 	}
@@ -242,13 +244,13 @@ func (g *goCheck) loopsIn(fd *ast.FuncDecl, list []ast.Stmt, lens map[string][]t
 		}
 		if len(lens[other]) == 0 {
 			if !assignedIn(fd, other) && !arrayParam(fd, other) {
-				g.reportFirstAdded(RuleIndexUnguarded, []ast.Node{l.header, ix}, fmt.Sprintf("the loop runs over the length of %s but indexes %s at the same index, and nothing compares len(%s) with len(%s): a shorter %s is indexed past its end and the function panics", l.seq, other, other, l.seq, other))
+				g.reportFirstAdded(rules.RuleIndexUnguarded, []ast.Node{l.header, ix}, fmt.Sprintf("the loop runs over the length of %s but indexes %s at the same index, and nothing compares len(%s) with len(%s): a shorter %s is indexed past its end and the function panics", l.seq, other, other, l.seq, other))
 			}
 			continue
 		}
 		if i+1 < len(list) && returnsBool(list[i+1], "true") && returnsBool(l.body, "false") && onlyLongerRejected(fd.Body, l.seq, other) &&
 			!prefixMeant(fd.Name.Name, l.seq, other) {
-			g.report(RulePrefixMatch, list[i+1], fmt.Sprintf("the loop compares %s with %s element by element and rejects only a longer %s; returning true after it accepts every %s of which %s is a prefix (len(%s) == len(%s) is never checked)", l.seq, other, l.seq, other, l.seq, l.seq, other))
+			g.report(rules.RulePrefixMatch, list[i+1], fmt.Sprintf("the loop compares %s with %s element by element and rejects only a longer %s; returning true after it accepts every %s of which %s is a prefix (len(%s) == len(%s) is never checked)", l.seq, other, l.seq, other, l.seq, l.seq, other))
 		}
 	}
 }

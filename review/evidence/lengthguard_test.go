@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
 // lengthGuardFindings runs the Go AST checks on a testdata file of testdata/lengthguard, added
@@ -17,13 +20,13 @@ func lengthGuardFindings(t *testing.T, name string) []string {
 		t.Fatal(err)
 	}
 	c := changeOf(t, [3]string{"guard/" + strings.TrimSuffix(name, ".go") + ".go", "", string(src)})
-	ev, _, err := GatherWithNotes(t.Context(), c, []Analyzer{goAnalyzer{}})
+	ev, _, err := scan.GatherWithNotes(t.Context(), c, []scan.Analyzer{goAnalyzer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
 	for _, e := range ev {
-		if e.Rule == RuleIndexUnguarded || e.Rule == RulePrefixMatch {
+		if e.Rule == rules.RuleIndexUnguarded || e.Rule == rules.RulePrefixMatch {
 			got = append(got, fmt.Sprintf("%s@%d", e.Rule, e.Line))
 		}
 	}
@@ -35,7 +38,7 @@ func lengthGuardFindings(t *testing.T, name string) []string {
 // a prefix; the correct variants (parenthesised guard, both bounds, equal lengths, fixed-size
 // arrays, a copy made with the same length) raise nothing.
 func TestLengthGuards(t *testing.T) {
-	want := []string{RuleIndexUnguarded + "@6", RuleIndexUnguarded + "@16", RulePrefixMatch + "@38"}
+	want := []string{rules.RuleIndexUnguarded + "@6", rules.RuleIndexUnguarded + "@16", rules.RulePrefixMatch + "@38"}
 	if got := lengthGuardFindings(t, "defect.go"); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("defect.go: findings %v, want %v", got, want)
 	}

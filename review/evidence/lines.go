@@ -3,6 +3,10 @@ package evidence
 import (
 	"regexp"
 	"strings"
+
+	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
 // lineAnalyzer runs line-level checks over added lines of Python, JavaScript/TypeScript and Java
@@ -41,54 +45,54 @@ var (
 var lineRules = []lineRule{
 	// SQL built from strings, in any language: a SQL literal followed by concatenation,
 	// interpolation or formatting with a variable.
-	{rule: RuleSQLInjection, langs: "python javascript typescript java go kotlin ruby php", re: regexp.MustCompile(sqlConcat), msg: "SQL text is concatenated or formatted with a variable"},
-	{rule: RuleSQLInjection, langs: "python", re: regexp.MustCompile(`(?i)\bf(?:"(?:select|insert|update|delete)\b[^"]*\{[^}]+\}|'(?:select|insert|update|delete)\b[^']*\{[^}]+\})`), msg: "an f-string interpolates a value into SQL"},
-	{rule: RuleSQLInjection, langs: "javascript typescript", re: regexp.MustCompile(`(?i)\x60\s*(?:select|insert|update|delete)\b[^\x60]*\$\{[^}]+\}`), msg: "a template literal interpolates a value into SQL"},
-	{rule: RuleSQLInjection, langs: "go", re: regexp.MustCompile(`(?i)fmt\.Sprintf\(\s*"\s*(?:select|insert|update|delete)\b[^"]*%[sv][^"]*"\s*,`), msg: "fmt.Sprintf formats a value into SQL"},
+	{rule: rules.RuleSQLInjection, langs: "python javascript typescript java go kotlin ruby php", re: regexp.MustCompile(sqlConcat), msg: "SQL text is concatenated or formatted with a variable"},
+	{rule: rules.RuleSQLInjection, langs: "python", re: regexp.MustCompile(`(?i)\bf(?:"(?:select|insert|update|delete)\b[^"]*\{[^}]+\}|'(?:select|insert|update|delete)\b[^']*\{[^}]+\})`), msg: "an f-string interpolates a value into SQL"},
+	{rule: rules.RuleSQLInjection, langs: "javascript typescript", re: regexp.MustCompile(`(?i)\x60\s*(?:select|insert|update|delete)\b[^\x60]*\$\{[^}]+\}`), msg: "a template literal interpolates a value into SQL"},
+	{rule: rules.RuleSQLInjection, langs: "go", re: regexp.MustCompile(`(?i)fmt\.Sprintf\(\s*"\s*(?:select|insert|update|delete)\b[^"]*%[sv][^"]*"\s*,`), msg: "fmt.Sprintf formats a value into SQL"},
 
 	// Commands.
-	{rule: RuleCommandInjection, langs: "python", re: regexp.MustCompile(`\bos\.(?:system|popen)\(\s*(?:f["']|[A-Za-z_][\w.]*\s*[+%)]|["'][^"']*["']\s*[+%])`), msg: "os.system runs a shell command built from a variable"},
-	{rule: RuleCommandInjection, langs: "python", re: regexp.MustCompile(`\bsubprocess\.\w+\(.*shell\s*=\s*True`), safe: regexp.MustCompile(`subprocess\.\w+\(\s*["'][^"'{}]*["']\s*,`), msg: "subprocess runs with shell=True on a non-constant command"},
-	{rule: RuleCommandInjection, langs: "javascript typescript", re: regexp.MustCompile(`\bexec(?:Sync)?\(\s*(?:\x60[^\x60]*\$\{|[A-Za-z_$][\w.$]*\s*[+,)]|["'][^"']*["']\s*\+)`), fileNeeds: regexp.MustCompile(`child_process`), safe: regexp.MustCompile(`\.exec\(`), msg: "child_process.exec runs a shell command built from a variable"},
-	{rule: RuleCommandInjection, langs: "java kotlin", re: regexp.MustCompile(`\.exec\(\s*(?:[A-Za-z_][\w.]*\s*[+)]|"[^"]*"\s*\+)`), fileNeeds: regexp.MustCompile(`Runtime|ProcessBuilder`), msg: "Runtime.exec runs a command built from a variable"},
-	{rule: RuleCommandInjection, langs: "go", re: regexp.MustCompile(`exec\.Command(?:Context)?\((?:ctx,\s*)?(?:[a-z_][\w.]*\s*[,)]|"(?:ba)?sh",\s*"-c",\s*[a-z_])`), msg: "exec.Command runs a command chosen or built at run time"},
+	{rule: rules.RuleCommandInjection, langs: "python", re: regexp.MustCompile(`\bos\.(?:system|popen)\(\s*(?:f["']|[A-Za-z_][\w.]*\s*[+%)]|["'][^"']*["']\s*[+%])`), msg: "os.system runs a shell command built from a variable"},
+	{rule: rules.RuleCommandInjection, langs: "python", re: regexp.MustCompile(`\bsubprocess\.\w+\(.*shell\s*=\s*True`), safe: regexp.MustCompile(`subprocess\.\w+\(\s*["'][^"'{}]*["']\s*,`), msg: "subprocess runs with shell=True on a non-constant command"},
+	{rule: rules.RuleCommandInjection, langs: "javascript typescript", re: regexp.MustCompile(`\bexec(?:Sync)?\(\s*(?:\x60[^\x60]*\$\{|[A-Za-z_$][\w.$]*\s*[+,)]|["'][^"']*["']\s*\+)`), fileNeeds: regexp.MustCompile(`child_process`), safe: regexp.MustCompile(`\.exec\(`), msg: "child_process.exec runs a shell command built from a variable"},
+	{rule: rules.RuleCommandInjection, langs: "java kotlin", re: regexp.MustCompile(`\.exec\(\s*(?:[A-Za-z_][\w.]*\s*[+)]|"[^"]*"\s*\+)`), fileNeeds: regexp.MustCompile(`Runtime|ProcessBuilder`), msg: "Runtime.exec runs a command built from a variable"},
+	{rule: rules.RuleCommandInjection, langs: "go", re: regexp.MustCompile(`exec\.Command(?:Context)?\((?:ctx,\s*)?(?:[a-z_][\w.]*\s*[,)]|"(?:ba)?sh",\s*"-c",\s*[a-z_])`), msg: "exec.Command runs a command chosen or built at run time"},
 
 	// TLS.
-	{rule: RuleTLSVerifyOff, langs: "python", re: regexp.MustCompile(`\bverify\s*=\s*False\b`), msg: "requests are sent with verify=False"},
-	{rule: RuleTLSVerifyOff, langs: "javascript typescript", re: regexp.MustCompile(`rejectUnauthorized\s*:\s*false|NODE_TLS_REJECT_UNAUTHORIZED\s*=\s*['"]?0`), msg: "certificate verification is turned off"},
-	{rule: RuleTLSVerifyOff, langs: "java kotlin", re: regexp.MustCompile(`NoopHostnameVerifier|ALLOW_ALL_HOSTNAME_VERIFIER|setHostnameVerifier\(\s*\(\s*\w*\s*,\s*\w*\s*\)\s*->\s*true|TrustAllCerts|trustAll`), msg: "hostname or certificate verification is turned off"},
-	{rule: RuleTLSVerifyOff, langs: "go", re: regexp.MustCompile(`InsecureSkipVerify\s*[:=]\s*true`), msg: "InsecureSkipVerify is set to true"},
+	{rule: rules.RuleTLSVerifyOff, langs: "python", re: regexp.MustCompile(`\bverify\s*=\s*False\b`), msg: "requests are sent with verify=False"},
+	{rule: rules.RuleTLSVerifyOff, langs: "javascript typescript", re: regexp.MustCompile(`rejectUnauthorized\s*:\s*false|NODE_TLS_REJECT_UNAUTHORIZED\s*=\s*['"]?0`), msg: "certificate verification is turned off"},
+	{rule: rules.RuleTLSVerifyOff, langs: "java kotlin", re: regexp.MustCompile(`NoopHostnameVerifier|ALLOW_ALL_HOSTNAME_VERIFIER|setHostnameVerifier\(\s*\(\s*\w*\s*,\s*\w*\s*\)\s*->\s*true|TrustAllCerts|trustAll`), msg: "hostname or certificate verification is turned off"},
+	{rule: rules.RuleTLSVerifyOff, langs: "go", re: regexp.MustCompile(`InsecureSkipVerify\s*[:=]\s*true`), msg: "InsecureSkipVerify is set to true"},
 
 	// Weak hashes of passwords.
-	{rule: RuleWeakPasswordHash, langs: "python", re: regexp.MustCompile(`\bhashlib\.(?:md5|sha1|sha256|new\(\s*["'](?:md5|sha1)["'])`), near: password, msg: "a password is hashed with a fast hash"},
-	{rule: RuleWeakPasswordHash, langs: "javascript typescript", re: regexp.MustCompile(`createHash\(\s*["'](?:md5|sha1|sha256)["']`), near: password, msg: "a password is hashed with a fast hash"},
-	{rule: RuleWeakPasswordHash, langs: "java kotlin", re: regexp.MustCompile(`MessageDigest\.getInstance\(\s*"(?:MD5|SHA-1|SHA1|SHA-256)"`), near: password, msg: "a password is hashed with a fast hash"},
-	{rule: RuleWeakPasswordHash, langs: "go", re: regexp.MustCompile(`\b(?:md5|sha1|sha256)\.(?:Sum|Sum256|New)\(`), near: password, msg: "a password is hashed with a fast hash"},
+	{rule: rules.RuleWeakPasswordHash, langs: "python", re: regexp.MustCompile(`\bhashlib\.(?:md5|sha1|sha256|new\(\s*["'](?:md5|sha1)["'])`), near: password, msg: "a password is hashed with a fast hash"},
+	{rule: rules.RuleWeakPasswordHash, langs: "javascript typescript", re: regexp.MustCompile(`createHash\(\s*["'](?:md5|sha1|sha256)["']`), near: password, msg: "a password is hashed with a fast hash"},
+	{rule: rules.RuleWeakPasswordHash, langs: "java kotlin", re: regexp.MustCompile(`MessageDigest\.getInstance\(\s*"(?:MD5|SHA-1|SHA1|SHA-256)"`), near: password, msg: "a password is hashed with a fast hash"},
+	{rule: rules.RuleWeakPasswordHash, langs: "go", re: regexp.MustCompile(`\b(?:md5|sha1|sha256)\.(?:Sum|Sum256|New)\(`), near: password, msg: "a password is hashed with a fast hash"},
 
 	// Predictable randomness for secrets.
-	{rule: RuleInsecureRandom, langs: "python", re: regexp.MustCompile(`\brandom\.(?:random|randint|choice|choices|getrandbits|randrange|sample)\(`), near: secretName, msg: "random (not secrets) generates a secret value"},
-	{rule: RuleInsecureRandom, langs: "javascript typescript", re: regexp.MustCompile(`Math\.random\(\)`), near: secretName, msg: "Math.random generates a secret value"},
-	{rule: RuleInsecureRandom, langs: "java kotlin", re: regexp.MustCompile(`new Random\(|Math\.random\(\)`), near: secretName, msg: "java.util.Random generates a secret value"},
+	{rule: rules.RuleInsecureRandom, langs: "python", re: regexp.MustCompile(`\brandom\.(?:random|randint|choice|choices|getrandbits|randrange|sample)\(`), near: secretName, msg: "random (not secrets) generates a secret value"},
+	{rule: rules.RuleInsecureRandom, langs: "javascript typescript", re: regexp.MustCompile(`Math\.random\(\)`), near: secretName, msg: "Math.random generates a secret value"},
+	{rule: rules.RuleInsecureRandom, langs: "java kotlin", re: regexp.MustCompile(`new Random\(|Math\.random\(\)`), near: secretName, msg: "java.util.Random generates a secret value"},
 
 	// Paths from requests.
-	{rule: RulePathTraversal, langs: "python", re: regexp.MustCompile(`\b(?:open|send_file|send_from_directory|os\.path\.join|os\.remove|shutil\.\w+)\(.*\brequest\.(?:args|form|values|files|GET|POST|query_params|path_params)`), safe: regexp.MustCompile(`secure_filename\(|send_from_directory\([^,]+,\s*secure_filename`), msg: "a file path is taken from the request"},
-	{rule: RulePathTraversal, langs: "javascript typescript", re: regexp.MustCompile(`\b(?:readFile|readFileSync|createReadStream|writeFile|writeFileSync|unlink|sendFile|download|path\.join|path\.resolve)\(.*\breq\.(?:params|query|body)`), safe: regexp.MustCompile(`path\.basename\(\s*req\.`), msg: "a file path is taken from the request"},
-	{rule: RulePathTraversal, langs: "java kotlin", re: regexp.MustCompile(`(?:new File|Paths\.get|Path\.of|new FileInputStream)\(.*getParameter\(`), msg: "a file path is taken from the request"},
+	{rule: rules.RulePathTraversal, langs: "python", re: regexp.MustCompile(`\b(?:open|send_file|send_from_directory|os\.path\.join|os\.remove|shutil\.\w+)\(.*\brequest\.(?:args|form|values|files|GET|POST|query_params|path_params)`), safe: regexp.MustCompile(`secure_filename\(|send_from_directory\([^,]+,\s*secure_filename`), msg: "a file path is taken from the request"},
+	{rule: rules.RulePathTraversal, langs: "javascript typescript", re: regexp.MustCompile(`\b(?:readFile|readFileSync|createReadStream|writeFile|writeFileSync|unlink|sendFile|download|path\.join|path\.resolve)\(.*\breq\.(?:params|query|body)`), safe: regexp.MustCompile(`path\.basename\(\s*req\.`), msg: "a file path is taken from the request"},
+	{rule: rules.RulePathTraversal, langs: "java kotlin", re: regexp.MustCompile(`(?:new File|Paths\.get|Path\.of|new FileInputStream)\(.*getParameter\(`), msg: "a file path is taken from the request"},
 
 	// Per-iteration costs.
-	{rule: RuleCallInLoop, langs: "python", inLoop: true, re: regexp.MustCompile(`\.(?:execute|executemany|fetchone|fetchall)\(|\.objects\.(?:get|filter)\(|\bsession\.query\(|\brequests\.(?:get|post|put|delete|patch)\(|\burlopen\(|\bhttpx\.\w+\(`), msg: "a database query or HTTP request runs on every iteration"},
-	{rule: RuleCallInLoop, langs: "javascript typescript", inLoop: true, re: regexp.MustCompile(`\bfetch\(|\baxios\.\w+\(|\.query\(|\.findOne\(|\.findById\(|\.findUnique\(|\bhttps?\.get\(`), msg: "a database query or HTTP request runs on every iteration"},
-	{rule: RuleCallInLoop, langs: "java kotlin", inLoop: true, re: regexp.MustCompile(`\.(?:executeQuery|executeUpdate|execute)\(|Repository\.find\w*\(|repository\.find\w*\(|restTemplate\.\w+\(|httpClient\.send\(`), msg: "a database query or HTTP request runs on every iteration"},
-	{rule: RuleCallInLoop, langs: "go", inLoop: true, re: regexp.MustCompile(`\.(?:Query|QueryRow|Exec|QueryContext|QueryRowContext|ExecContext)\(|\bhttp\.(?:Get|Post|Head)\(|[cC]lient\.Do\(`), msg: "a database query or HTTP request runs on every iteration"},
-	{rule: RuleStringConcatLoop, langs: "python", inLoop: true, re: regexp.MustCompile(`^\s*\w+\s*\+=\s*(?:f?["']|str\()`), msg: "a string is built by += on every iteration"},
-	{rule: RuleStringConcatLoop, langs: "javascript typescript", inLoop: true, re: regexp.MustCompile(`^\s*\w+\s*\+=\s*(?:["'\x60]|String\()`), msg: "a string is built by += on every iteration"},
-	{rule: RuleStringConcatLoop, langs: "java kotlin", inLoop: true, re: regexp.MustCompile(`^\s*\w+\s*\+=\s*(?:"|String\.valueOf\()`), msg: "a String is built by += on every iteration"},
-	{rule: RuleDeferInLoop, langs: "go", inLoop: true, re: regexp.MustCompile(`^\s*defer\s`), msg: "defer runs at function return, not per iteration"},
-	{rule: RuleUnboundedGo, langs: "go", inLoop: true, re: regexp.MustCompile(`^\s*go\s+(?:func\b|\w+\()`), msg: "a goroutine is started per iteration with no bound"},
+	{rule: rules.RuleCallInLoop, langs: "python", inLoop: true, re: regexp.MustCompile(`\.(?:execute|executemany|fetchone|fetchall)\(|\.objects\.(?:get|filter)\(|\bsession\.query\(|\brequests\.(?:get|post|put|delete|patch)\(|\burlopen\(|\bhttpx\.\w+\(`), msg: "a database query or HTTP request runs on every iteration"},
+	{rule: rules.RuleCallInLoop, langs: "javascript typescript", inLoop: true, re: regexp.MustCompile(`\bfetch\(|\baxios\.\w+\(|\.query\(|\.findOne\(|\.findById\(|\.findUnique\(|\bhttps?\.get\(`), msg: "a database query or HTTP request runs on every iteration"},
+	{rule: rules.RuleCallInLoop, langs: "java kotlin", inLoop: true, re: regexp.MustCompile(`\.(?:executeQuery|executeUpdate|execute)\(|Repository\.find\w*\(|repository\.find\w*\(|restTemplate\.\w+\(|httpClient\.send\(`), msg: "a database query or HTTP request runs on every iteration"},
+	{rule: rules.RuleCallInLoop, langs: "go", inLoop: true, re: regexp.MustCompile(`\.(?:Query|QueryRow|Exec|QueryContext|QueryRowContext|ExecContext)\(|\bhttp\.(?:Get|Post|Head)\(|[cC]lient\.Do\(`), msg: "a database query or HTTP request runs on every iteration"},
+	{rule: rules.RuleStringConcatLoop, langs: "python", inLoop: true, re: regexp.MustCompile(`^\s*\w+\s*\+=\s*(?:f?["']|str\()`), msg: "a string is built by += on every iteration"},
+	{rule: rules.RuleStringConcatLoop, langs: "javascript typescript", inLoop: true, re: regexp.MustCompile(`^\s*\w+\s*\+=\s*(?:["'\x60]|String\()`), msg: "a string is built by += on every iteration"},
+	{rule: rules.RuleStringConcatLoop, langs: "java kotlin", inLoop: true, re: regexp.MustCompile(`^\s*\w+\s*\+=\s*(?:"|String\.valueOf\()`), msg: "a String is built by += on every iteration"},
+	{rule: rules.RuleDeferInLoop, langs: "go", inLoop: true, re: regexp.MustCompile(`^\s*defer\s`), msg: "defer runs at function return, not per iteration"},
+	{rule: rules.RuleUnboundedGo, langs: "go", inLoop: true, re: regexp.MustCompile(`^\s*go\s+(?:func\b|\w+\()`), msg: "a goroutine is started per iteration with no bound"},
 
 	// Swallowed errors.
-	{rule: RuleIgnoredError, langs: "javascript typescript java kotlin", re: regexp.MustCompile(`catch\s*(?:\([^)]*\))?\s*\{\s*\}`), msg: "an exception is caught and dropped"},
-	{rule: RuleIgnoredError, langs: "go", re: regexp.MustCompile(`^\s*(?:\w+,\s*)?_\s*(?::=|=)\s*(?:os|json|strconv|io|ioutil|yaml)\.\w+\(`), msg: "an error is assigned to _"},
+	{rule: rules.RuleIgnoredError, langs: "javascript typescript java kotlin", re: regexp.MustCompile(`catch\s*(?:\([^)]*\))?\s*\{\s*\}`), msg: "an exception is caught and dropped"},
+	{rule: rules.RuleIgnoredError, langs: "go", re: regexp.MustCompile(`^\s*(?:\w+,\s*)?_\s*(?::=|=)\s*(?:os|json|strconv|io|ioutil|yaml)\.\w+\(`), msg: "an error is assigned to _"},
 }
 
 var (
@@ -122,7 +126,7 @@ type viewLine struct {
 	start bool
 }
 
-func view(f *File) []viewLine {
+func view(f *change.File) []viewLine {
 	var out []viewLine
 	if f.HasContent {
 		for i, t := range strings.Split(string(f.Content), "\n") {
@@ -133,10 +137,10 @@ func view(f *File) []viewLine {
 	for _, h := range f.Hunks {
 		first := true
 		for _, l := range h.Lines {
-			if l.Kind == Deleted {
+			if l.Kind == change.Deleted {
 				continue
 			}
-			out = append(out, viewLine{n: l.New, text: l.Text, added: l.Kind == Added, start: first})
+			out = append(out, viewLine{n: l.New, text: l.Text, added: l.Kind == change.Added, start: first})
 			first = false
 		}
 	}
@@ -187,8 +191,8 @@ func indent(s string) int {
 	return n
 }
 
-func (lineAnalyzer) Analyze(s *Scan) {
-	for _, f := range s.codeFiles() {
+func (lineAnalyzer) Analyze(s *scan.Scan) {
+	for _, f := range s.CodeFiles() {
 		lang := f.Language()
 		if lang == "go" {
 			if _, _, ok := s.Go(f); ok {
@@ -214,7 +218,7 @@ func (lineAnalyzer) Analyze(s *Scan) {
 				if r.near != nil && !nearMatch(lines, i, r.near) {
 					continue
 				}
-				if lang == "go" && (r.rule == RuleSQLInjection || r.rule == RuleCommandInjection) {
+				if lang == "go" && (r.rule == rules.RuleSQLInjection || r.rule == rules.RuleCommandInjection) {
 					if flow == nil {
 						flow = newHunkFlow(lines)
 					}
@@ -233,7 +237,7 @@ func (lineAnalyzer) Analyze(s *Scan) {
 				s.Report(r.rule, f.Path, l.n, r.msg)
 			}
 			if lang == "python" && pyExcept.MatchString(l.text) && i+1 < len(lines) && pyPass.MatchString(lines[i+1].text) {
-				s.Report(RuleIgnoredError, f.Path, l.n, "an exception is caught and silenced with pass")
+				s.Report(rules.RuleIgnoredError, f.Path, l.n, "an exception is caught and silenced with pass")
 			}
 		}
 	}
@@ -272,32 +276,4 @@ func stripComment(s, lang string) string {
 		}
 	}
 	return s
-}
-
-// lineFixes are the findings whose fix the analyzers know exactly: the line with one constant
-// turned back (verification switched off by a literal is switched on again by the opposite
-// literal, and nothing else on the line changes).
-var lineFixes = []struct {
-	rule, langs string
-	re          *regexp.Regexp
-	repl        string
-}{
-	{RuleTLSVerifyOff, "go", regexp.MustCompile(`\b(InsecureSkipVerify\s*[:=]\s*)true\b`), "${1}false"},
-	{RuleTLSVerifyOff, "python", regexp.MustCompile(`\b(verify\s*=\s*)False\b`), "${1}True"},
-	{RuleTLSVerifyOff, "javascript typescript", regexp.MustCompile(`\b(rejectUnauthorized\s*:\s*)false\b`), "${1}true"},
-}
-
-// lineFix returns the line of a finding of rule as it reads fixed, or "" when no fix is known: a
-// line that holds the pattern more than once (or not at all) is left to a human.
-func lineFix(rule, lang, line string) string {
-	for _, f := range lineFixes {
-		if f.rule != rule || !strings.Contains(" "+f.langs+" ", " "+lang+" ") {
-			continue
-		}
-		if len(f.re.FindAllStringIndex(line, -1)) != 1 {
-			return ""
-		}
-		return f.re.ReplaceAllString(line, f.repl)
-	}
-	return ""
 }

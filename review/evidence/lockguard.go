@@ -6,6 +6,7 @@ import (
 	"go/types"
 	"strings"
 
+	"github.com/debatebot/debatebot/review/evidence/compare"
 	"golang.org/x/tools/go/analysis"
 )
 
@@ -180,7 +181,7 @@ func (g *guardScope) callersHold(fd *ast.FuncDecl, root *types.Var, path, m stri
 }
 
 func (g *guardScope) callersHoldUncached(fd *ast.FuncDecl, root *types.Var, path, m string, depth int) bool {
-	if calledLocked(fd.Name.Name) {
+	if compare.CalledLocked(fd.Name.Name) {
 		return true
 	}
 	arg := paramIndex(g.pass.TypesInfo, fd, root)

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/jingyugao/rowserrcheck/passes/rowserr"
 	"github.com/kisielk/errcheck/errcheck"
 	"github.com/ryanrolds/sqlclosecheck/pkg/analyzer"
@@ -17,10 +19,6 @@ import (
 	nilawayconfig "go.uber.org/nilaway/config"
 	"golang.org/x/tools/go/analysis"
 )
-
-// AnalyzerGoLinter names the maintained go/analysis linters beyond vet and staticcheck that the
-// runner runs as they are (bodyclose, sqlclosecheck, rowserrcheck, noctx, errcheck, nilaway).
-const AnalyzerGoLinter = "go linter"
 
 // linter is one maintained analyzer: the rule it reports under, its severity and topic, and how
 // its diagnostics read in the review (say, given the diagnostic and the call or expression at
@@ -39,18 +37,18 @@ type linter struct {
 // (errcheck with its default exclusions, nilaway without colours and on production code only).
 // Their findings in _test.go files are left out, as the project's own analyses leave them out.
 var linters = []linter{
-	{bodyclose.Analyzer, "HTTP response body not closed", "https://github.com/timakin/bodyclose", SeverityHigh, TopicResource, sayBodyClose,
+	{bodyclose.Analyzer, "HTTP response body not closed", "https://github.com/timakin/bodyclose", rules.SeverityHigh, rules.TopicResource, sayBodyClose,
 		"close the body on every path once the error is checked: defer resp.Body.Close()"},
-	{analyzer.NewAnalyzer(), "SQL rows or statement not closed", "https://github.com/ryanrolds/sqlclosecheck", SeverityHigh, TopicResource, saySQLClose,
+	{analyzer.NewAnalyzer(), "SQL rows or statement not closed", "https://github.com/ryanrolds/sqlclosecheck", rules.SeverityHigh, rules.TopicResource, saySQLClose,
 		"defer rows.Close() (or stmt.Close()) right after the error check"},
 	{rowserr.NewAnalyzer("github.com/jmoiron/sqlx", "github.com/jackc/pgx/v4", "github.com/jackc/pgx/v5"), "rows.Err() not checked after iterating",
-		"https://github.com/jingyugao/rowserrcheck", SeverityMedium, TopicCorrectness, sayRowsErr,
+		"https://github.com/jingyugao/rowserrcheck", rules.SeverityMedium, rules.TopicCorrectness, sayRowsErr,
 		"check rows.Err() after the loop and return its error"},
-	{noctx.Analyzer, "Network, database or process call without a context", "https://github.com/sonatard/noctx", SeverityLow, TopicResource, sayNoCtx,
+	{noctx.Analyzer, "Network, database or process call without a context", "https://github.com/sonatard/noctx", rules.SeverityLow, rules.TopicResource, sayNoCtx,
 		"use the context-taking form of the call and pass the caller's context"},
-	{errcheckReporter, "Error result not checked", "https://github.com/kisielk/errcheck", SeverityMedium, TopicCorrectness, keep,
+	{errcheckReporter, "Error result not checked", "https://github.com/kisielk/errcheck", rules.SeverityMedium, rules.TopicCorrectness, keep,
 		"handle the error: return it (wrapped with context), or log it where nothing can be returned"},
-	{nilaway.Analyzer, "Possible nil dereference (nil flow)", "https://github.com/uber-go/nilaway", SeverityMedium, TopicCorrectness, sayNilAway,
+	{nilaway.Analyzer, "Possible nil dereference (nil flow)", "https://github.com/uber-go/nilaway", rules.SeverityMedium, rules.TopicCorrectness, sayNilAway,
 		"check the value for nil before using it, or make the function that produces it never return nil"},
 }
 
@@ -88,11 +86,11 @@ func goLines(pass *analysis.Pass) int {
 	return n
 }
 
-func linterChecks() []Check {
-	out := make([]Check, 0, len(linters))
+func linterChecks() []rules.Check {
+	out := make([]rules.Check, 0, len(linters))
 	for _, l := range linters {
-		out = append(out, Check{Rule: l.a.Name, Source: AnalyzerGoLinter, Title: l.title, URL: l.url,
-			Severity: l.severity, Topic: l.topic, Fix: l.fix, analyzer: inWords(l)})
+		out = append(out, rules.Check{Rule: l.a.Name, Source: rules.AnalyzerGoLinter, Title: l.title, URL: l.url,
+			Severity: l.severity, Topic: l.topic, Fix: l.fix, Analyzer: inWords(l)})
 	}
 	return out
 }
@@ -143,7 +141,7 @@ func exprAt(pass *analysis.Pass, pos token.Pos) string {
 	if found == nil {
 		return ""
 	}
-	return clip(types.ExprString(found.Fun), 80) + "(…)"
+	return scan.Clip(types.ExprString(found.Fun), 80) + "(…)"
 }
 
 func keep(d analysis.Diagnostic, _ string) (string, bool) { return d.Message, true }
@@ -202,7 +200,7 @@ func sayNilAway(d analysis.Diagnostic, _ string) (string, bool) {
 		msg = flow
 	}
 	return "a value that can be nil reaches a dereference without a check, which panics at run time; the nil flows " +
-		clip(strings.Join(strings.Fields(msg), " "), 500), true
+		scan.Clip(strings.Join(strings.Fields(msg), " "), 500), true
 }
 
 // errcheckSkipped are the calls whose unchecked error golangci-lint's default exclusion (its

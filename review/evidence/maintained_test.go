@@ -6,6 +6,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
 // The maintained linters report each defect of testdata/linters at its line, in words, and
@@ -20,9 +23,9 @@ func TestMaintainedLintersFireOnDefectsOnly(t *testing.T) {
 		t.Fatalf("degraded: %+v", rep.Degraded)
 	}
 	var got []string
-	by := map[string]Finding{}
+	by := map[string]scan.Finding{}
 	for _, f := range rep.Findings {
-		if f.Source != AnalyzerGoLinter {
+		if f.Source != rules.AnalyzerGoLinter {
 			continue
 		}
 		k := fmt.Sprintf("%s %s:%d", f.Rule, f.Path, f.Line)
@@ -49,7 +52,7 @@ func TestMaintainedLintersFireOnDefectsOnly(t *testing.T) {
 // Every maintained linter is a check of its own, under its name, with a fix and a severity.
 func TestMaintainedLintersAreChecks(t *testing.T) {
 	for _, name := range []string{"bodyclose", "sqlclosecheck", "rowserrcheck", "noctx", "errcheck", "nilaway"} {
-		var c *Check
+		var c *rules.Check
 		for i := range checks {
 			if checks[i].Rule == name {
 				c = &checks[i]
@@ -59,8 +62,8 @@ func TestMaintainedLintersAreChecks(t *testing.T) {
 			t.Errorf("no check %s", name)
 			continue
 		}
-		if c.Source != AnalyzerGoLinter || c.Fix == "" || c.Severity == "" || c.URL == "" {
-			t.Errorf("check %s = %+v, want source %q with a fix, severity and URL", name, *c, AnalyzerGoLinter)
+		if c.Source != rules.AnalyzerGoLinter || c.Fix == "" || c.Severity == "" || c.URL == "" {
+			t.Errorf("check %s = %+v, want source %q with a fix, severity and URL", name, *c, rules.AnalyzerGoLinter)
 		}
 	}
 }
@@ -90,9 +93,9 @@ func TestUnclosedResource(t *testing.T) {
 func withoutLinters(t *testing.T) {
 	t.Helper()
 	all := checks
-	var rest []Check
+	var rest []rules.Check
 	for _, c := range all {
-		if c.Source != AnalyzerGoLinter {
+		if c.Source != rules.AnalyzerGoLinter {
 			rest = append(rest, c)
 		}
 	}
@@ -123,7 +126,7 @@ func TestSSALintersOnPartlyTypedPackage(t *testing.T) {
 	}
 	var got []string
 	for _, f := range rep.Findings {
-		if f.Source == AnalyzerGoLinter {
+		if f.Source == rules.AnalyzerGoLinter {
 			got = append(got, fmt.Sprintf("%s %s:%d", f.Rule, f.Path, f.Line))
 		}
 	}

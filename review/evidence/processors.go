@@ -1,40 +1,30 @@
 package evidence
 
+import "github.com/debatebot/debatebot/review/evidence/scan"
+
 // Processors turn what the analyzers found into what the debate sees, as golangci-lint's
 // pkg/result/processors do: each takes the findings and returns those it keeps, changed or
-// merged, and the chains below run them in order, top to bottom. There are two chains:
+// merged, and the chains run them in order, top to bottom. There are two chains:
 //
 //   - comparisonChain, over the type-checked Go analysis's head findings (Run): what is new in
-//     head. The external tools keep theirs by compareExternal (external.go: by key, then by the
+//     head. The external tools keep theirs by compareExternal (external/external.go: by key, then by the
 //     text of the line), when each tool's reports of base and head are read.
-//   - scanChain, over everything the scan's analyzers reported (Scan.Evidence): duplicates
-//     folded, process notes capped, the same defect found by several analyzers merged, then
-//     ordered. toEvidence (finding.go) makes the debate's evidence of the result.
+//   - scan's chain (scan/chain.go), over everything the scan's analyzers reported
+//     (Scan.Evidence): duplicates folded, process notes capped, the same defect found by
+//     several analyzers merged, then ordered. toEvidence (scan/gather.go) makes the debate's
+//     evidence of the result.
 //
 // To add a processor: write a type with Name and Process (or a processorFunc), give it a table
-// test on Findings of your own (processors_test.go), and put it in its chain where it belongs
+// test on Findings of your own (processors_test.go, scan/chain_test.go), and put it in its chain where it belongs
 // (a processor sees what the ones above it left). A processor never reaches the network or the
 // trees: what it needs to know is on the Findings.
-
-import (
-	"fmt"
-	"sort"
-
-	"github.com/debatebot/debatebot/toulmin"
-)
-
-// Processor is one step of a chain: it returns the findings it keeps, in order.
-type Processor interface {
-	Name() string
-	Process(found []Finding) ([]Finding, error)
-}
 
 // comparisonChain keeps the type-checked Go analysis's head findings that are new in head, in
 // order: new by key (Compare), taken back when the callers check what moved to them, protections
 // the change removed or weakened (superseding the findings they restate at the same line), then
 // packages the change hid from the analysis.
-func comparisonChain(c *treeComparison) []Processor {
-	return []Processor{
+func comparisonChain(c *treeComparison) []scan.Processor {
+	return []scan.Processor{
 		processorFunc{"new in head", c.newInHead},
 		processorFunc{"checked by callers", c.checkedByCallers},
 		processorFunc{"weakened protections", c.weakened},
@@ -42,41 +32,14 @@ func comparisonChain(c *treeComparison) []Processor {
 	}
 }
 
-// scanChain makes the evidence of what the scan's analyzers reported, in order.
-func scanChain() []Processor {
-	return []Processor{
-		uniquePlace{},    // the same rule at the same place once
-		processNotes{},   // process notes never decide: at most medium
-		absorbWeakness{}, // a type-checked finding of another weakness than its rule's takes in that weakness's earlier findings
-		restated{},       // a maintained linter restating a hand-written rule on one line: one finding
-		corroborated{},   // the same weakness (CWE) by several analyzers a few lines apart: one finding
-		bySeverity{},     // the most severe first, then by place
-	}
-}
-
-// runChain runs found through chain; a processor that fails is left out, and what it said is
-// returned with the findings the others made.
-func runChain(chain []Processor, found []Finding) ([]Finding, []error) {
-	var errs []error
-	for _, p := range chain {
-		out, err := p.Process(found)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("the %s processor failed, so the findings are as the processors before it left them: %w", p.Name(), err))
-			continue
-		}
-		found = out
-	}
-	return found, errs
-}
-
 // processorFunc is a processor made of a function.
 type processorFunc struct {
 	name string
-	fn   func([]Finding) ([]Finding, error)
+	fn   func([]scan.Finding) ([]scan.Finding, error)
 }
 
-func (p processorFunc) Name() string                               { return p.name }
-func (p processorFunc) Process(found []Finding) ([]Finding, error) { return p.fn(found) }
+func (p processorFunc) Name() string                                         { return p.name }
+func (p processorFunc) Process(found []scan.Finding) ([]scan.Finding, error) { return p.fn(found) }
 
 // treeComparison is what the comparison chain knows of the run: both trees' reports, the run's
 // options and environment, and how many head findings the base already had.
@@ -88,14 +51,14 @@ type treeComparison struct {
 }
 
 // newInHead keeps head's findings that the base does not have (Compare).
-func (c *treeComparison) newInHead(head []Finding) ([]Finding, error) {
+func (c *treeComparison) newInHead(head []scan.Finding) ([]scan.Finding, error) {
 	fresh, pre := Compare(c.base.Findings, head)
 	c.preexisting += pre
 	return fresh, nil
 }
 
 // checkedByCallers takes back what Compare made new for more paths when the callers check.
-func (c *treeComparison) checkedByCallers(fresh []Finding) ([]Finding, error) {
+func (c *treeComparison) checkedByCallers(fresh []scan.Finding) ([]scan.Finding, error) {
 	out, pre := checkedByCallers(fresh, 0, c.head.summary)
 	c.preexisting += pre
 	return out, nil
@@ -103,210 +66,12 @@ func (c *treeComparison) checkedByCallers(fresh []Finding) ([]Finding, error) {
 
 // weakened adds the protections the change removed or weakened, new by construction; they
 // supersede the new findings of other rules they restate at the same line.
-func (c *treeComparison) weakened(fresh []Finding) ([]Finding, error) {
+func (c *treeComparison) weakened(fresh []scan.Finding) ([]scan.Finding, error) {
 	weak, twins := weakened(c.base.summary, c.head.summary)
 	return mergeWeakened(fresh, weak, twins), nil
 }
 
 // blinded adds the packages the change hid from the analysis, new by construction too.
-func (c *treeComparison) blinded(fresh []Finding) ([]Finding, error) {
+func (c *treeComparison) blinded(fresh []scan.Finding) ([]scan.Finding, error) {
 	return append(fresh, blinded(c.opts, c.base, c.head, c.env)...), nil
-}
-
-// uniquePlace keeps the first finding of each rule at each place (and, for a mitigation, each
-// rule it weakens); findings about the change's text (no path: title, description, file names)
-// differ by what they quote.
-type uniquePlace struct{}
-
-func (uniquePlace) Name() string { return "unique place" }
-
-func (uniquePlace) Process(found []Finding) ([]Finding, error) {
-	seen := map[string]bool{}
-	out := make([]Finding, 0, len(found))
-	for _, f := range found {
-		key := fmt.Sprintf("%s|%s|%d|%s", f.Rule, f.Path, f.Line, f.Mitigates)
-		if f.Path == "" {
-			key += "|" + f.Message
-		}
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		out = append(out, f)
-	}
-	return out, nil
-}
-
-// processNotes caps the findings of process rules (see Rule.Process) at medium: they never
-// decide.
-type processNotes struct{}
-
-func (processNotes) Name() string { return "process notes" }
-
-func (processNotes) Process(found []Finding) ([]Finding, error) {
-	out := make([]Finding, 0, len(found))
-	for _, f := range found {
-		if Rules[f.Rule].Process && f.severity().Rank() > toulmin.SeverityMedium.Rank() {
-			f.Severity = string(toulmin.SeverityMedium)
-		}
-		out = append(out, f)
-	}
-	return out, nil
-}
-
-// absorbWeakness lets a finding whose weakness is not its rule's (Finding.cwe: a removed check
-// before a file call is a path traversal) take in the findings of that weakness reported before
-// it a few lines away in its file (the same defect, found by another analyzer), naming them in
-// its message as corroborated does, with the more severe severity of them all.
-type absorbWeakness struct{}
-
-func (absorbWeakness) Name() string { return "absorb weakness" }
-
-func (absorbWeakness) Process(found []Finding) ([]Finding, error) {
-	out := make([]Finding, 0, len(found))
-	for _, f := range found {
-		if f.cwe != "" {
-			kept := out[:0]
-			for _, e := range out {
-				if e.Mitigates == "" && e.Path == f.Path && Rules[e.Rule].CWE == f.cwe && abs(e.Line-f.Line) <= corroborateSpan {
-					f.Message += alsoFound(e)
-					if e.severity().Rank() > f.severity().Rank() {
-						f.Severity = e.Severity
-					}
-					continue
-				}
-				kept = append(kept, e)
-			}
-			out = kept
-		}
-		out = append(out, f)
-	}
-	return out, nil
-}
-
-// restatements are the hand-written rules a maintained linter's rule says again, by the linter's
-// rule: on one line, the two are one finding.
-var restatements = map[string]string{
-	"errcheck": RuleIgnoredError,
-}
-
-// restated folds a hand-written rule's finding into the maintained linter's finding that
-// restates it on the same line of the same file (errcheck and ignored-error on one dropped
-// error): the more severe stays, on a tie the maintained linter's, naming the other.
-type restated struct{}
-
-func (restated) Name() string { return "restated" }
-
-func (restated) Process(found []Finding) ([]Finding, error) {
-	out := make([]Finding, 0, len(found))
-	for _, f := range found {
-		merged := false
-		for i, k := range out {
-			lint, hand := k, f
-			if restates(f, k) {
-				lint, hand = f, k
-			} else if !restates(k, f) {
-				continue
-			}
-			keep, other := lint, hand
-			if hand.severity().Rank() > lint.severity().Rank() {
-				keep, other = hand, lint
-			}
-			keep.Message += alsoFound(other)
-			if keep.replacement == "" {
-				keep.replacement = other.replacement
-			}
-			out[i] = keep
-			merged = true
-			break
-		}
-		if !merged {
-			out = append(out, f)
-		}
-	}
-	return out, nil
-}
-
-// restates reports whether lint is a maintained linter's finding that says again what hand, a
-// hand-written rule's finding, says on the same line (neither being a mitigation).
-func restates(lint, hand Finding) bool {
-	return restatements[lint.Rule] != "" && restatements[lint.Rule] == hand.Rule && lint.Path != "" &&
-		lint.Path == hand.Path && lint.Line == hand.Line && lint.Mitigates == "" && hand.Mitigates == ""
-}
-
-// corroborateSpan is how far apart, in lines of one file, two analyzers' findings of the same
-// weakness may be and still be one defect: gosec reports SQL injection where the query is
-// formatted, the Go analyzer where it is run, usually on the next line or two.
-const corroborateSpan = 3
-
-// corroborated merges findings of the same weakness (the rules' CWE) in the same file, a few
-// lines apart, reported by different analyzers, or by different rules of one analyzer on one
-// line (gosec's AST rule and its taint rule on one query): the hand-written analyzers still run
-// where no library covers every case (hunks only, other languages), and where a library does,
-// the defect must be one required change, not one per analyzer. The more severe finding stays;
-// on a tie, the type-checked one, whose analysis knows more (a taint rule knows the value comes
-// from the request), else the earlier one. It names the others.
-type corroborated struct{}
-
-func (corroborated) Name() string { return "corroborated" }
-
-func (corroborated) Process(found []Finding) ([]Finding, error) { return corroborate(found), nil }
-
-func corroborate(found []Finding) []Finding {
-	out := make([]Finding, 0, len(found))
-	for _, f := range found {
-		cwe := Rules[f.Rule].CWE
-		merged := false
-		for i := range out {
-			k := &out[i]
-			if cwe == "" || k.Mitigates != "" || f.Mitigates != "" || Rules[k.Rule].CWE != cwe || k.Path != f.Path || f.Path == "" {
-				continue
-			}
-			if sameSource := k.Source == f.Source; sameSource && (k.Line != f.Line || k.Rule == f.Rule) || !sameSource && abs(k.Line-f.Line) > corroborateSpan {
-				continue
-			}
-			if r, kr := f.severity().Rank(), k.severity().Rank(); r > kr || r == kr && isTypedGo(f.Source) && !isTypedGo(k.Source) {
-				f, *k = *k, f
-			}
-			k.Message += alsoFound(f)
-			if k.replacement == "" && k.Line == f.Line {
-				k.replacement = f.replacement
-			}
-			merged = true
-			break
-		}
-		if !merged {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// alsoFound is what a merged finding says of one it took in.
-func alsoFound(f Finding) string {
-	return fmt.Sprintf("; also found by %s (%s at line %d)", f.Source, f.Rule, f.Line)
-}
-
-// bySeverity orders the findings by severity (the most severe first), then path, line and rule;
-// findings equal in all four keep their order.
-type bySeverity struct{}
-
-func (bySeverity) Name() string { return "by severity" }
-
-func (bySeverity) Process(found []Finding) ([]Finding, error) {
-	out := append([]Finding(nil), found...)
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.severity().Rank() != b.severity().Rank() {
-			return a.severity().Rank() > b.severity().Rank()
-		}
-		if a.Path != b.Path {
-			return a.Path < b.Path
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.Rule < b.Rule
-	})
-	return out, nil
 }

@@ -3,6 +3,10 @@ package evidence
 import (
 	"strings"
 	"testing"
+
+	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review/evidence/external"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
 func TestRegistryHasEachAnalyzerOnceAndEachExternalToolAsItsOwn(t *testing.T) {
@@ -17,7 +21,7 @@ func TestRegistryHasEachAnalyzerOnceAndEachExternalToolAsItsOwn(t *testing.T) {
 			t.Errorf("analyzer %s is registered %d times", n, k)
 		}
 	}
-	for _, tool := range DefaultTools() {
+	for _, tool := range external.DefaultTools() {
 		if seen[tool.Name()] != 1 {
 			t.Errorf("external tool %s is not registered as an analyzer of its own: %s", tool.Name(), strings.Join(names, ", "))
 		}
@@ -34,11 +38,9 @@ func TestRegistryHasEachAnalyzerOnceAndEachExternalToolAsItsOwn(t *testing.T) {
 }
 
 func TestToolAnalyzerOfAnUnknownToolReportsNothing(t *testing.T) {
-	c := &Change{Files: []*File{{Path: "a.py", Status: StatusAdded, HasContent: true, Content: []byte("import pickle\npickle.loads(x)\n")}}}
-	s := NewScan(c)
-	s.analyzer = "nosuchtool"
-	toolAnalyzer{tool: "nosuchtool"}.Analyze(s)
-	if len(s.found) != 0 || len(s.notes) != 0 {
-		t.Errorf("found %v, notes %v", s.found, s.notes)
+	c := &change.Change{Files: []*change.File{{Path: "a.py", Status: change.StatusAdded, HasContent: true, Content: []byte("import pickle\npickle.loads(x)\n")}}}
+	found, notes, err := scan.GatherWithNotes(t.Context(), c, []scan.Analyzer{toolAnalyzer{tool: "nosuchtool"}})
+	if err != nil || len(found) != 0 || len(notes) != 0 {
+		t.Errorf("found %v, notes %v, err %v", found, notes, err)
 	}
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/agents"
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -248,7 +248,7 @@ func citing(ev []toulmin.Evidence, path string, line int) []string {
 // substantive reports whether e is a finding of substance: neither a process note nor a
 // mitigation.
 func substantive(e toulmin.Evidence) bool {
-	return e.Mitigates == "" && e.Rule != evidence.RuleMitigation && !review.IsProcess(e.Rule)
+	return e.Mitigates == "" && e.Rule != rules.RuleMitigation && !rules.IsProcess(e.Rule)
 }
 
 // debateCase holds the offline debate of dir/change.diff on dir/base as `debatebot debate --diff

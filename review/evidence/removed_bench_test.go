@@ -6,6 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/debatebot/debatebot/review/evidence/compare"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
 // BenchmarkRemovedLargeChange runs the base/head comparison over the change of
@@ -37,9 +40,9 @@ func BenchmarkRemovedLargeChange(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, f := range c.Files {
-			f.added, f.shown, f.removed = nil, nil, nil
+			f.Reindex()
 		}
-		if _, _, err := GatherWithNotes(context.Background(), c, []Analyzer{removedAnalyzer{}}); err != nil {
+		if _, _, err := scan.GatherWithNotes(context.Background(), c, []scan.Analyzer{compare.RemovedAnalyzer{}}); err != nil {
 			b.Fatal(err)
 		}
 	}

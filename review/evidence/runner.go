@@ -21,6 +21,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/buildssa"
 	"golang.org/x/tools/go/packages"
@@ -37,7 +39,7 @@ type TreeReport struct {
 	// Packages are the import paths analysed.
 	Packages []string
 	Degraded []Degraded
-	Findings []Finding
+	Findings []scan.Finding
 	// Notes say what the analysis did to analyse the tree as far as it could (a go line lowered,
 	// a replacement refused, cgo files type-checked without C), with tree-relative paths.
 	Notes []string
@@ -54,7 +56,7 @@ type TreeReport struct {
 // Result is the comparison of base and head.
 type Result struct {
 	// New are the head's findings that the base does not have, at their head lines.
-	New []Finding
+	New []scan.Finding
 	// Preexisting counts head findings already present in the base.
 	Preexisting int
 	// Packages are the head packages analysed; Degraded those of either tree analysed in part.
@@ -115,7 +117,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	res := &Result{Packages: head.Packages, Base: base, Head: head}
 	// What is new in head: the comparison chain (processors.go).
 	cmp := &treeComparison{opts: opts, env: env, base: base, head: head}
-	fresh, errs := runChain(comparisonChain(cmp), head.Findings)
+	fresh, errs := scan.RunChain(comparisonChain(cmp), head.Findings)
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("comparing base and head: %w", err)
 	}
@@ -188,8 +190,8 @@ func analyzeTree(ctx context.Context, root string, files []string, env []string,
 		return nil, fmt.Errorf("failed to make a directory for the analysis copies of go.mod: %w", err)
 	}
 	defer os.RemoveAll(scratch)
-	t := &treeRun{ctx: ctx, root: abs, env: env, mods: m, loads: loads, scratch: scratch, rep: rep, bctx: cgoContext(env), scrub: &pathScrubber{}, times: timingsOf(ctx)}
-	t.scrub.add(abs, "")
+	t := &treeRun{ctx: ctx, root: abs, env: env, mods: m, loads: loads, scratch: scratch, rep: rep, bctx: cgoContext(env), scrub: &scan.PathScrubber{}, times: scan.TimingsOf(ctx)}
+	t.scrub.Add(abs, "")
 	if len(modules) > 0 {
 		// Without an answer there is no go command, and loading says so for every package.
 		t.goVersion, _ = goVersion(ctx, env, scratch)
@@ -272,10 +274,10 @@ type treeRun struct {
 	scratch string
 	// bctx is the go command's build context with cgo on (see cgoFiles).
 	bctx  *build.Context
-	scrub *pathScrubber
+	scrub *scan.PathScrubber
 	rep   *TreeReport
 	// times are the timings of the run's context (nil: none kept).
-	times *Timings
+	times *scan.Timings
 }
 
 // analyzeModule loads the packages patterns of the module at mod (the idx-th of the tree) and
@@ -288,14 +290,14 @@ func (t *treeRun) analyzeModule(mod string, idx int, patterns []string, tests bo
 		t.loads.Unlock()
 		return err
 	}
-	start, cpu0 := time.Now(), childCPU()
+	start, cpu0 := time.Now(), scan.ChildCPU()
 	pkgs, err := packages.Load(cfg, patterns...)
 	if _, synthesized := cfg.Overlay[filepath.Join(mod, "go.mod")]; err == nil && synthesized {
 		var notes []string
 		pkgs, notes = t.olderMajors(cfg, pkgs, patterns, filepath.Join(t.scratch, strconv.Itoa(idx), "go.mod"))
 		rep.Notes = append(rep.Notes, notes...)
 	}
-	t.times.childrenSince("go load", start, cpu0)
+	t.times.ChildrenSince("go load", start, cpu0)
 	t.loads.Unlock()
 	if err != nil {
 		if t.ctx.Err() != nil {
@@ -303,7 +305,7 @@ func (t *treeRun) analyzeModule(mod string, idx int, patterns []string, tests bo
 		}
 		// go list itself failed (no go command, a broken go.mod): every package is degraded.
 		for _, p := range patterns {
-			rep.Degraded = append(rep.Degraded, Degraded{Package: p, Reason: "not loaded: " + clip(t.scrub.clean(err.Error()), 300)})
+			rep.Degraded = append(rep.Degraded, Degraded{Package: p, Reason: "not loaded: " + scan.Clip(t.scrub.Clean(err.Error()), 300)})
 		}
 		return nil
 	}
@@ -313,7 +315,7 @@ func (t *treeRun) analyzeModule(mod string, idx int, patterns []string, tests bo
 	load := exportLoader(t.ctx, cfg)
 	// With tests, a package's files appear in it and in its test variant: a diagnostic is kept
 	// once, and a package is named once.
-	seenFinding := map[Finding]bool{}
+	seenFinding := map[scan.Finding]bool{}
 	seenPkg := map[string]bool{}
 	for _, pkg := range topo(pkgs) {
 		if err := t.ctx.Err(); err != nil {
@@ -350,7 +352,7 @@ func (t *treeRun) analyzeModule(mod string, idx int, patterns []string, tests bo
 func (t *treeRun) prepare(mod string, idx int, patterns []string, tests bool) (*packages.Config, *resolution, error) {
 	rep := t.rep
 	scratch := filepath.Join(t.scratch, strconv.Itoa(idx))
-	t.scrub.add(scratch, strings.TrimSuffix(path.Dir(relSlash(t.root, filepath.Join(mod, "go.mod"))), "."))
+	t.scrub.Add(scratch, strings.TrimSuffix(path.Dir(relSlash(t.root, filepath.Join(mod, "go.mod"))), "."))
 	goMod, readErr := os.ReadFile(filepath.Join(mod, "go.mod"))
 	var mc *modCopy
 	var err error
@@ -361,7 +363,7 @@ func (t *treeRun) prepare(mod string, idx int, patterns []string, tests bool) (*
 	}
 	if err != nil {
 		for _, p := range patterns {
-			rep.Degraded = append(rep.Degraded, Degraded{Package: p, Reason: "not loaded: " + clip(t.scrub.clean(err.Error()), 300)})
+			rep.Degraded = append(rep.Degraded, Degraded{Package: p, Reason: "not loaded: " + scan.Clip(t.scrub.Clean(err.Error()), 300)})
 		}
 		return nil, nil, nil
 	}
@@ -381,9 +383,9 @@ func (t *treeRun) prepare(mod string, idx int, patterns []string, tests bool) (*
 	if !t.mods.downloads() {
 		return cfg, nil, nil
 	}
-	start, cpu0 := time.Now(), childCPU()
+	start, cpu0 := time.Now(), scan.ChildCPU()
 	res, excluded, err := resolveExcluding(t.ctx, cfg, t.mods, patterns, filepath.Join(scratch, "go.mod"))
-	t.times.childrenSince("go resolve (downloads)", start, cpu0)
+	t.times.ChildrenSince("go resolve (downloads)", start, cpu0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", where, err)
 	}
@@ -407,7 +409,7 @@ func (t *treeRun) withCgo(pkg *packages.Package, load func([]string) (map[string
 		return
 	}
 	if err != nil {
-		t.rep.Degraded = append(t.rep.Degraded, Degraded{Package: pkg.PkgPath, Reason: fmt.Sprintf("%d file(s) importing \"C\" left out: %s", len(files), clip(t.scrub.clean(err.Error()), 200))})
+		t.rep.Degraded = append(t.rep.Degraded, Degraded{Package: pkg.PkgPath, Reason: fmt.Sprintf("%d file(s) importing \"C\" left out: %s", len(files), scan.Clip(t.scrub.Clean(err.Error()), 200))})
 		return
 	}
 	if res.files > 0 {
@@ -426,12 +428,12 @@ func (t *treeRun) pkgDir(pkg *packages.Package) string {
 }
 
 // analyzePackage runs every check, the summary of protections and gosec over the package of d.
-func (t *treeRun) analyzePackage(d *driver, seenFinding map[Finding]bool) {
+func (t *treeRun) analyzePackage(d *driver, seenFinding map[scan.Finding]bool) {
 	rep, pkg := t.rep, d.pkg
 	for _, c := range checks {
-		out := d.run(c.analyzer)
+		out := d.run(c.Analyzer)
 		if out.err != nil {
-			rep.Degraded = append(rep.Degraded, Degraded{Package: pkg.PkgPath, Reason: fmt.Sprintf("%s did not run: %s", c.Rule, clip(t.scrub.clean(out.err.Error()), 200))})
+			rep.Degraded = append(rep.Degraded, Degraded{Package: pkg.PkgPath, Reason: fmt.Sprintf("%s did not run: %s", c.Rule, scan.Clip(t.scrub.Clean(out.err.Error()), 200))})
 			continue
 		}
 		for _, diag := range out.diags {
@@ -443,13 +445,13 @@ func (t *treeRun) analyzePackage(d *driver, seenFinding map[Finding]bool) {
 		}
 	}
 	if out := d.run(summaryAnalyzer); out.err != nil {
-		rep.Degraded = append(rep.Degraded, Degraded{Package: pkg.PkgPath, Reason: "the comparison of protections did not run: " + clip(t.scrub.clean(out.err.Error()), 200)})
+		rep.Degraded = append(rep.Degraded, Degraded{Package: pkg.PkgPath, Reason: "the comparison of protections did not run: " + scan.Clip(t.scrub.Clean(out.err.Error()), 200)})
 	} else if s, ok := out.result.(*pkgSummary); ok {
 		rep.summary.add(s)
 	}
 	found, err := d.runGosec(t.root)
 	if err != nil {
-		rep.Degraded = append(rep.Degraded, Degraded{Package: pkg.PkgPath, Reason: "gosec did not run: " + clip(t.scrub.clean(err.Error()), 200)})
+		rep.Degraded = append(rep.Degraded, Degraded{Package: pkg.PkgPath, Reason: "gosec did not run: " + scan.Clip(t.scrub.Clean(err.Error()), 200)})
 	}
 	for _, f := range found {
 		if !seenFinding[f] {
@@ -463,21 +465,21 @@ func (t *treeRun) analyzePackage(d *driver, seenFinding map[Finding]bool) {
 func (t *treeRun) scrubReport() {
 	rep := t.rep
 	for i := range rep.Degraded {
-		rep.Degraded[i].Reason = t.scrub.clean(rep.Degraded[i].Reason)
+		rep.Degraded[i].Reason = t.scrub.Clean(rep.Degraded[i].Reason)
 	}
 	for i := range rep.Notes {
-		rep.Notes[i] = t.scrub.clean(rep.Notes[i])
+		rep.Notes[i] = t.scrub.Clean(rep.Notes[i])
 	}
 	for i := range rep.Findings {
-		rep.Findings[i].Message = t.scrub.clean(rep.Findings[i].Message)
+		rep.Findings[i].Message = t.scrub.Clean(rep.Findings[i].Message)
 	}
 }
 
-func degradeReason(pkg *packages.Package, scrub *pathScrubber) string {
+func degradeReason(pkg *packages.Package, scrub *scan.PathScrubber) string {
 	var msgs []string
 	seen := map[string]bool{}
 	for _, e := range pkg.Errors {
-		for _, m := range strings.Split(scrub.clean(e.Msg), "\n") {
+		for _, m := range strings.Split(scrub.Clean(e.Msg), "\n") {
 			m = strings.TrimSpace(m)
 			if m == "" || strings.HasPrefix(m, "# ") || seen[m] {
 				continue
@@ -489,7 +491,7 @@ func degradeReason(pkg *packages.Package, scrub *pathScrubber) string {
 	if len(msgs) > 3 {
 		msgs = append(msgs[:3], fmt.Sprintf("and %d more", len(msgs)-3))
 	}
-	return "type information incomplete, analysed what type-checks: " + clip(strings.Join(msgs, "; "), 400)
+	return "type information incomplete, analysed what type-checks: " + scan.Clip(strings.Join(msgs, "; "), 400)
 }
 
 // topo orders the loaded packages (roots and what they import, loaded or not) so that a package
@@ -537,7 +539,7 @@ type driver struct {
 	pkg     *packages.Package
 	facts   *factStore
 	results map[*analysis.Analyzer]*outcome
-	times   *Timings
+	times   *scan.Timings
 }
 
 func (d *driver) run(a *analysis.Analyzer) *outcome {
@@ -590,7 +592,7 @@ func (d *driver) run(a *analysis.Analyzer) *outcome {
 		if a == buildssa.Analyzer && pkg.IllTyped {
 			run = ssaOfTyped // the functions that type-check (typedssa.go)
 		}
-		defer d.times.since("go "+a.Name, time.Now())
+		defer d.times.Since("go "+a.Name, time.Now())
 		res, err := run(pass)
 		out.result = res
 		if err != nil {
@@ -622,19 +624,19 @@ func hostFree(frame string) string {
 	return filepath.Base(frame)
 }
 
-func (d *driver) finding(treeRoot string, c Check, diag analysis.Diagnostic) (Finding, bool) {
+func (d *driver) finding(treeRoot string, c rules.Check, diag analysis.Diagnostic) (scan.Finding, bool) {
 	pos := d.pkg.Fset.Position(diag.Pos)
 	if !pos.IsValid() {
-		return Finding{}, false
+		return scan.Finding{}, false
 	}
 	rel, err := filepath.Rel(treeRoot, pos.Filename)
 	if err != nil || !filepath.IsLocal(rel) {
-		return Finding{}, false // in the build cache (cgo, generated) or outside the tree
+		return scan.Finding{}, false // in the build cache (cgo, generated) or outside the tree
 	}
-	return Finding{
+	return scan.Finding{
 		Rule: c.Rule, Source: c.Source, Severity: c.Severity, Topic: c.Topic,
 		Path: filepath.ToSlash(rel), Line: pos.Line, Column: pos.Column,
-		Func: enclosingFunc(d.pkg, diag.Pos), Message: diag.Message, conds: pathConds(d.pkg.Syntax, diag.Pos),
+		Func: enclosingFunc(d.pkg, diag.Pos), Message: diag.Message, Conds: pathConds(d.pkg.Syntax, diag.Pos),
 	}, true
 }
 
@@ -751,7 +753,7 @@ func (s *factStore) allPackages(a *analysis.Analyzer) []analysis.PackageFact {
 	return out
 }
 
-func sortFindings(fs []Finding) {
+func sortFindings(fs []scan.Finding) {
 	sort.SliceStable(fs, func(i, j int) bool {
 		a, b := fs[i], fs[j]
 		if a.Path != b.Path {

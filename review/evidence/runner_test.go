@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
 var basicFiles = []string{"app/app.go", "broken/broken.go"}
@@ -20,7 +23,7 @@ func runBasic(t testing.TB) *Result {
 
 func TestRunReportsNewFindingsOnly(t *testing.T) {
 	res := runBasic(t)
-	got := map[string]Finding{}
+	got := map[string]scan.Finding{}
 	for _, f := range res.New {
 		got[fmt.Sprintf("%s %s:%d", f.Rule, f.Path, f.Line)] = f
 	}
@@ -55,7 +58,7 @@ func TestRunReportsNewFindingsOnly(t *testing.T) {
 	if res.Preexisting != 2 {
 		t.Errorf("Preexisting = %d, want 2 (the nil dereference in Old, noctx's http.Get in Fetch)", res.Preexisting)
 	}
-	if f := got["nilness app/app.go:64"]; f.Func != "Describe" || f.Source != "go vet" || f.Severity != SeverityHigh {
+	if f := got["nilness app/app.go:64"]; f.Func != "Describe" || f.Source != "go vet" || f.Severity != rules.SeverityHigh {
 		t.Errorf("nilness finding = %+v, want func Describe, source go vet, severity high", f)
 	}
 }
@@ -120,11 +123,11 @@ func TestRunAnalysesTestFilesWhenTheChangeHasThem(t *testing.T) {
 }
 
 func TestCompareIgnoresLineShiftsAndRenamedIdentifiers(t *testing.T) {
-	base := []Finding{
+	base := []scan.Finding{
 		{Rule: "printf", Path: "a.go", Line: 10, Func: "F", Message: `fmt.Sprintf format %d has arg "x" of wrong type string`},
 		{Rule: "nilness", Path: "a.go", Line: 20, Func: "G", Message: "nil dereference in field selection"},
 	}
-	head := []Finding{
+	head := []scan.Finding{
 		{Rule: "printf", Path: "a.go", Line: 14, Func: "F", Message: `fmt.Sprintf format %d has arg "y" of wrong type string`},
 		{Rule: "nilness", Path: "a.go", Line: 24, Func: "G", Message: "nil dereference in field selection"},
 		{Rule: "nilness", Path: "a.go", Line: 30, Func: "G", Message: "nil dereference in field selection"},
@@ -139,7 +142,7 @@ func TestCompareIgnoresLineShiftsAndRenamedIdentifiers(t *testing.T) {
 	}
 }
 
-func keys(m map[string]Finding) []string {
+func keys(m map[string]scan.Finding) []string {
 	var out []string
 	for k := range m {
 		out = append(out, k)

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"golang.org/x/tools/go/analysis"
 )
 
@@ -456,7 +457,7 @@ func exits(b *ast.BlockStmt) bool {
 }
 
 func (x *summariser) ifGuard(n *ast.IfStmt) {
-	g := guardUse{id: "if:" + types.ExprString(n.Cond), desc: "the check `" + clip(types.ExprString(n.Cond), 80) + "`",
+	g := guardUse{id: "if:" + types.ExprString(n.Cond), desc: "the check `" + scan.Clip(types.ExprString(n.Cond), 80) + "`",
 		vars: x.vars(n.Cond), pos: x.position(n.Cond.Pos())}
 	ast.Inspect(n.Cond, func(m ast.Node) bool {
 		if call, ok := m.(*ast.CallExpr); ok {

@@ -4,17 +4,19 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
 // The stages of a type-checked analysis are timed under WithTimings: the go command's load with
 // the processor time of its children, the Go analyzers and gosec; nothing is timed without it.
 func TestTimingsNameTheStages(t *testing.T) {
-	var tm Timings
-	ctx := WithTimings(context.Background(), &tm)
+	var tm scan.Timings
+	ctx := scan.WithTimings(context.Background(), &tm)
 	if _, err := Run(ctx, Options{BaseDir: "testdata/basic/base", HeadDir: "testdata/basic/head", Files: basicFiles}); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	got := map[string]Stage{}
+	got := map[string]scan.Stage{}
 	for _, s := range tm.Stages() {
 		got[s.Name] = s
 	}
@@ -29,9 +31,9 @@ func TestTimingsNameTheStages(t *testing.T) {
 	if !strings.Contains(tm.String(), "go load ") {
 		t.Errorf("String() = %q, want the go command's load named", tm.String())
 	}
-	var none *Timings
-	none.add("x", 1, 1)
-	if timingsOf(context.Background()) != nil || none.Stages() != nil {
+	var none *scan.Timings
+	none.Add("x", 1, 1)
+	if scan.TimingsOf(context.Background()) != nil || none.Stages() != nil {
 		t.Error("a context without timings times something")
 	}
 }

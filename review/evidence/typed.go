@@ -8,34 +8,25 @@ import (
 	"strings"
 	"time"
 
+	"github.com/debatebot/debatebot/review/evidence/external"
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/toulmin"
-)
-
-// Analyzer names of the type-checked Go checks (review/evidence): the x/tools passes run as go
-// vet runs them, staticcheck's SA checks, gosec's AST and SSA taint rules, and the project's own
-// analyzers with the comparison of protections in base and head.
-const (
-	AnalyzerGoVet       = "go vet"
-	AnalyzerStaticcheck = "staticcheck"
-	AnalyzerGosec       = SourceGosec
-	AnalyzerDebatebot   = SourceDebatebot
 )
 
 // IsWholeTree reports whether findings of analyzer come from the analysis of whole trees, so that
 // they may sit on lines the diff does not show (a guard removed elsewhere made them new).
-func IsWholeTree(analyzer string) bool { return isTypedGo(analyzer) || isExternal(analyzer) }
-
-func isTypedGo(analyzer string) bool {
-	return analyzer == AnalyzerGoVet || analyzer == AnalyzerStaticcheck || analyzer == AnalyzerGoLinter || analyzer == AnalyzerGosec || analyzer == AnalyzerDebatebot
+func IsWholeTree(analyzer string) bool {
+	return rules.IsTypedGo(analyzer) || external.IsExternal(analyzer)
 }
 
 // topicWarrants say why a type-checked finding of each kind matters.
 var topicWarrants = map[string]struct{ stakeholder, warrant, tradeOff string }{
-	TopicCorrectness: {Maintainability, "Type-checked analysis of the whole head tree shows a defect on a path the code can take; it is a bug, not a matter of style", "none: the fix is local"},
-	TopicConcurrency: {Maintainability, "Type-checked analysis shows a concurrency defect (a copied lock, a racy or misused primitive); such bugs corrupt state intermittently and are hard to reproduce", "none: the fix is local"},
-	TopicResource:    {Performance, "Type-checked analysis shows a resource that is never released (a context, a response body); under load the leak exhausts memory, connections or goroutines", "none: releasing the resource costs nothing"},
-	TopicPerformance: {Performance, "Type-checked analysis shows work repeated or wasted on every call", "a little more code"},
-	TopicSecurity:    {Security, "gosec's type-checked analysis of the whole head tree (its taint rules follow request data through SSA to the sink) shows a weakness an attacker can use", "little: the safe form of the call is as short"},
+	rules.TopicCorrectness: {rules.Maintainability, "Type-checked analysis of the whole head tree shows a defect on a path the code can take; it is a bug, not a matter of style", "none: the fix is local"},
+	rules.TopicConcurrency: {rules.Maintainability, "Type-checked analysis shows a concurrency defect (a copied lock, a racy or misused primitive); such bugs corrupt state intermittently and are hard to reproduce", "none: the fix is local"},
+	rules.TopicResource:    {rules.Performance, "Type-checked analysis shows a resource that is never released (a context, a response body); under load the leak exhausts memory, connections or goroutines", "none: releasing the resource costs nothing"},
+	rules.TopicPerformance: {rules.Performance, "Type-checked analysis shows work repeated or wasted on every call", "a little more code"},
+	rules.TopicSecurity:    {rules.Security, "gosec's type-checked analysis of the whole head tree (its taint rules follow request data through SSA to the sink) shows a weakness an attacker can use", "little: the safe form of the call is as short"},
 }
 
 // fixes say what to do about the findings of the go vet passes most likely to block a change;
@@ -57,7 +48,7 @@ var fixes = map[string]string{
 // The type-checked checks join the rule catalog under their own names (e.g. "nilness", "SA5011").
 func init() {
 	for _, c := range Checks() {
-		if _, taken := Rules[c.Rule]; taken {
+		if _, taken := rules.Rules[c.Rule]; taken {
 			panic(fmt.Sprintf("review: check %s collides with a hand-written rule", c.Rule))
 		}
 		w := topicWarrants[c.Topic]
@@ -65,12 +56,12 @@ func init() {
 		rebuttal := "unless the path cannot be taken at run time"
 		warrant, tradeOff := w.warrant, w.tradeOff
 		switch c.Source {
-		case SourceDebatebot:
+		case rules.SourceDebatebot:
 			// The project's own checks say why they matter themselves; the topic still picks
 			// the stakeholder who argues them.
 			ref = "debatebot " + c.Rule + ", " + c.CWE + ": " + c.URL
 			warrant, rebuttal, tradeOff = c.Warrant, c.Rebuttal, c.TradeOff
-		case SourceGosec:
+		case rules.SourceGosec:
 			ref = "gosec " + strings.TrimPrefix(c.Rule, "gosec:")
 			if c.CWE != "" {
 				ref += ", " + c.CWE
@@ -78,7 +69,7 @@ func init() {
 			ref += ": " + c.URL
 			rebuttal = "unless the value cannot come from an attacker, or is checked before it reaches the call"
 		}
-		Rules[c.Rule] = Rule{
+		rules.Rules[c.Rule] = rules.Rule{
 			ID: c.Rule, Stakeholder: w.stakeholder, Severity: toulmin.Severity(c.Severity),
 			Title: c.Title, Warrant: warrant, Reference: ref,
 			Fix:      fix(c),
@@ -94,7 +85,7 @@ type typedGoAnalyzer struct{}
 
 func (typedGoAnalyzer) Name() string { return "go-typed" }
 
-func (typedGoAnalyzer) Analyze(s *Scan) {
+func (typedGoAnalyzer) Analyze(s *scan.Scan) {
 	c := s.Change
 	if c.Trees == nil {
 		return
@@ -113,7 +104,7 @@ func (typedGoAnalyzer) Analyze(s *Scan) {
 	ctx := s.Context()
 	base, head, err := s.Trees()
 	if err != nil {
-		s.Note("type-checked Go analysis skipped: " + clip(err.Error(), 300))
+		s.Note("type-checked Go analysis skipped: " + scan.Clip(err.Error(), 300))
 		return
 	}
 	tctx, cancel, budget := typedBudget(ctx)
@@ -127,7 +118,7 @@ func (typedGoAnalyzer) Analyze(s *Scan) {
 		return
 	}
 	if err != nil {
-		s.Note("type-checked Go analysis failed: " + clip(err.Error(), 300))
+		s.Note("type-checked Go analysis failed: " + scan.Clip(err.Error(), 300))
 		return
 	}
 	addCoverage(ctx, res.Head)
@@ -141,7 +132,7 @@ func (typedGoAnalyzer) Analyze(s *Scan) {
 		}
 		c.Reach(f.Path, f.Line)
 		f.Message = msg
-		s.record(f) // with its weakness (f.cwe), which absorbWeakness reads
+		s.Record(f) // with its weakness (f.cwe), which absorbWeakness reads
 	}
 	s.Note(typedGoNote(res))
 }
@@ -162,7 +153,7 @@ func typedBudget(ctx context.Context) (context.Context, context.CancelFunc, time
 	return c, cancel, budget
 }
 
-func fix(c Check) string {
+func fix(c rules.Check) string {
 	if f, ok := fixes[c.Rule]; ok {
 		return f
 	}
@@ -175,16 +166,16 @@ func fix(c Check) string {
 func typedGoNote(res *Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "type-checked Go analysis (go vet passes, staticcheck, bodyclose, sqlclosecheck, rowserrcheck, noctx, errcheck, nilaway, gosec, debatebot's own analyzers and comparison of protections) of %d package(s) in base and head: %s; %d new finding(s), %d pre-existing finding(s) left out",
-		len(res.Packages), strings.Join(limitNames(res.Packages, 8), ", "), len(res.New), res.Preexisting)
+		len(res.Packages), strings.Join(scan.LimitNames(res.Packages, 8), ", "), len(res.New), res.Preexisting)
 	if len(res.Degraded) > 0 {
 		var d []string
 		for _, x := range res.Degraded {
-			d = append(d, x.Package+" ("+clip(x.Reason, 160)+")")
+			d = append(d, x.Package+" ("+scan.Clip(x.Reason, 160)+")")
 		}
-		fmt.Fprintf(&b, "; degraded: %s", strings.Join(limitNames(d, 5), "; "))
+		fmt.Fprintf(&b, "; degraded: %s", strings.Join(scan.LimitNames(d, 5), "; "))
 	}
 	if len(res.Notes) > 0 {
-		fmt.Fprintf(&b, "; %s", strings.Join(limitNames(clipAll(res.Notes, 300), 6), "; "))
+		fmt.Fprintf(&b, "; %s", strings.Join(scan.LimitNames(scan.ClipAll(res.Notes, 300), 6), "; "))
 	}
 	return b.String()
 }

@@ -8,6 +8,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
 // This file compares base and head for protections the change removed or weakened: a check
@@ -48,7 +51,7 @@ type loc struct {
 
 type comparison struct {
 	base, head *treeSummary
-	found      []Finding
+	found      []scan.Finding
 	// twins are findings of other rules the comparison's finding at the same place restates
 	// with what changed: they are dropped from the new findings, the severity kept.
 	twins map[loc][]string
@@ -57,7 +60,7 @@ type comparison struct {
 
 // weakened compares the base and head summaries. It returns the findings and, by place, the
 // rules of the findings they supersede.
-func weakened(base, head *treeSummary) ([]Finding, map[loc][]string) {
+func weakened(base, head *treeSummary) ([]scan.Finding, map[loc][]string) {
 	if base == nil || head == nil {
 		return nil, nil
 	}
@@ -102,8 +105,8 @@ func (c *comparison) reportCWE(rule, severity string, pos token.Position, fn, ms
 		return
 	}
 	c.twin(pos, twins...)
-	f := Finding{Rule: rule, Source: SourceDebatebot, Severity: severity, Topic: weakenedByRule[rule].Topic,
-		Path: filepath.ToSlash(rel), Line: pos.Line, Column: pos.Column, Func: fn, Message: msg, cwe: cwe}
+	f := scan.Finding{Rule: rule, Source: rules.SourceDebatebot, Severity: severity, Topic: weakenedByRule[rule].Topic,
+		Path: filepath.ToSlash(rel), Line: pos.Line, Column: pos.Column, Func: fn, Message: msg, CWE: cwe}
 	k := fmt.Sprintf("%s|%s|%d", rule, f.Path, f.Line)
 	if c.seen[k] {
 		return
@@ -395,9 +398,9 @@ func (c *comparison) guards(bf, hf *funcSummary) {
 		}
 		done[bs.kind] = true
 		strong := slices.ContainsFunc(lost, func(g guardUse) bool { return g.strong })
-		sev := SeverityMedium
+		sev := rules.SeverityMedium
 		if strong {
-			sev = SeverityHigh
+			sev = rules.SeverityHigh
 		}
 		at, fn, where := hs.pos, hf.name, ""
 		if hs.atFunc != "" {
@@ -625,7 +628,7 @@ func (c *comparison) redirects(bf, hf *funcSummary) {
 	}
 	b, h := aggregateClient(bf.client), aggregateClient(hf.client)
 	if b.checkRedirect && !h.checkRedirect && h.client {
-		c.reportCWE(RuleGuardRemoved, SeverityHigh, h.clientPos, hf.name,
+		c.reportCWE(RuleGuardRemoved, rules.SeverityHigh, h.clientPos, hf.name,
 			"the change removed the http.Client's CheckRedirect policy: the client now follows redirects wherever the server sends them, and the request (its body, its signature) goes along (server-side request forgery, CWE-918)", "CWE-918")
 	}
 }
@@ -637,7 +640,7 @@ func (c *comparison) locks(bf, hf *funcSummary) {
 		}
 		for _, b := range bf.locks {
 			if b.field == h.field && b.mutex == h.mutex && b.lockedRead && b.earlyRead.Line == 0 {
-				c.report(RuleLockMovedAfterRead, SeverityHigh, h.earlyRead, hf.name,
+				c.report(RuleLockMovedAfterRead, rules.SeverityHigh, h.earlyRead, hf.name,
 					fmt.Sprintf("the change moves the read of %s before %s.Lock(): the base read it with %s held", h.field, h.mutex, h.mutex), RuleLockAfterRead)
 				break
 			}
@@ -647,7 +650,7 @@ func (c *comparison) locks(bf, hf *funcSummary) {
 
 // mergeWeakened adds the comparison's findings to the new findings, dropping the findings of other
 // rules they restate at the same place (keeping the higher severity), and orders them.
-func mergeWeakened(fresh, weak []Finding, twins map[loc][]string) []Finding {
+func mergeWeakened(fresh, weak []scan.Finding, twins map[loc][]string) []scan.Finding {
 	if len(weak) == 0 {
 		return fresh
 	}
@@ -661,7 +664,7 @@ func mergeWeakened(fresh, weak []Finding, twins map[loc][]string) []Finding {
 	for _, f := range fresh {
 		l := loc{f.Path, f.Line}
 		if slices.Contains(twins[l], f.Rule) {
-			if i, ok := at[l]; ok && severityRank[f.Severity] > severityRank[weak[i].Severity] {
+			if i, ok := at[l]; ok && rules.SeverityRank[f.Severity] > rules.SeverityRank[weak[i].Severity] {
 				weak[i].Severity = f.Severity
 			}
 			continue

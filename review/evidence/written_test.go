@@ -10,27 +10,27 @@ import (
 	"time"
 
 	"github.com/debatebot/debatebot/review"
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
 
 // defectRules says which finding each defect case must be flagged for.
 var defectRules = map[string]string{
-	"defect-express-path-traversal":  evidence.RulePathTraversal,
-	"defect-go-defer-in-loop":        evidence.RuleDeferInLoop,
-	"defect-go-exported-api-removed": evidence.RuleExportedRemoved,
-	"defect-go-ignored-errors":       evidence.RuleIgnoredError,
-	"defect-go-sql-injection":        evidence.RuleSQLInjection,
-	"defect-go-tls-disabled":         evidence.RuleTLSVerifyOff,
-	"defect-go-unbounded-goroutines": evidence.RuleUnboundedGo,
-	"defect-java-sql-injection":      evidence.RuleSQLInjection,
-	"defect-node-command-injection":  evidence.RuleCommandInjection,
+	"defect-express-path-traversal":  rules.RulePathTraversal,
+	"defect-go-defer-in-loop":        rules.RuleDeferInLoop,
+	"defect-go-exported-api-removed": rules.RuleExportedRemoved,
+	"defect-go-ignored-errors":       rules.RuleIgnoredError,
+	"defect-go-sql-injection":        rules.RuleSQLInjection,
+	"defect-go-tls-disabled":         rules.RuleTLSVerifyOff,
+	"defect-go-unbounded-goroutines": rules.RuleUnboundedGo,
+	"defect-java-sql-injection":      rules.RuleSQLInjection,
+	"defect-node-command-injection":  rules.RuleCommandInjection,
 	"defect-prompt-injection-docs":   toulmin.RulePromptInjection,
-	"defect-python-aws-key":          evidence.RuleSecret,
-	"defect-python-md5-password":     evidence.RuleWeakPasswordHash,
-	"defect-python-n-plus-one":       evidence.RuleCallInLoop,
-	"defect-python-tests-deleted":    evidence.RuleTestDeleted,
+	"defect-python-aws-key":          rules.RuleSecret,
+	"defect-python-md5-password":     rules.RuleWeakPasswordHash,
+	"defect-python-n-plus-one":       rules.RuleCallInLoop,
+	"defect-python-tests-deleted":    rules.RuleTestDeleted,
 }
 
 // TestWrittenCases debates every hand-written diff under testdata/cases offline, from its hunks
@@ -58,10 +58,10 @@ func TestWrittenCases(t *testing.T) {
 				if !ok {
 					t.Fatalf("no expected rule for %s", name)
 				}
-				fix := review.Rules[rule].Fix
+				fix := rules.Rules[rule].Fix
 				held := r.Decision != voting.Approve && len(r.RequiredChanges) > 0
 				actions := r.RequiredChanges
-				if review.IsProcess(rule) {
+				if rules.IsProcess(rule) {
 					// A process note never decides: the change is approved with the note as a
 					// follow-up, never held back by it.
 					held = r.Decision == voting.ApproveWithChanges

@@ -17,7 +17,7 @@ import (
 	"github.com/openai/openai-go/option"
 	"github.com/rs/zerolog"
 
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -156,7 +156,7 @@ func (cl *Client) once(ctx context.Context, params openai.ChatCompletionNewParam
 	case errors.Is(context.Cause(rctx), errRequestTimeout):
 		return nil, nil, fmt.Errorf("model %s did not answer within %s: %w", cl.Model, cl.RequestTimeout, errRequestTimeout)
 	case errors.As(err, &apiErr):
-		return nil, apiErr.Response, fmt.Errorf("model %s answered %d: %s", cl.Model, apiErr.StatusCode, evidence.Clip(apiErr.Message, 200))
+		return nil, apiErr.Response, fmt.Errorf("model %s answered %d: %s", cl.Model, apiErr.StatusCode, scan.Clip(apiErr.Message, 200))
 	}
 	return nil, httpResp, fmt.Errorf("model %s call failed: %w", cl.Model, err)
 }

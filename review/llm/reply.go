@@ -8,7 +8,7 @@ import (
 
 	"github.com/invopop/jsonschema"
 
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -107,7 +107,7 @@ func ParseReply(content string) (*Reply, error) {
 	if i, j := strings.IndexByte(s, '{'), strings.LastIndexByte(s, '}'); i >= 0 && j > i {
 		s = s[i : j+1]
 	} else {
-		return nil, fmt.Errorf("the reply is not a JSON object: %q", evidence.Clip(s, 80))
+		return nil, fmt.Errorf("the reply is not a JSON object: %q", scan.Clip(s, 80))
 	}
 	var r Reply
 	if err := json.Unmarshal([]byte(s), &r); err != nil {
@@ -165,7 +165,7 @@ func (r *Reply) Turn(req *toulmin.Request) (turn *toulmin.Turn, problems []strin
 	vote := voting.Option(r.Position.Vote)
 	switch {
 	case !vote.Valid():
-		problems = append(problems, fmt.Sprintf("position.vote: %q is not one of approve, approve_with_changes, request_changes, escalate", evidence.Clip(r.Position.Vote, 40)))
+		problems = append(problems, fmt.Sprintf("position.vote: %q is not one of approve, approve_with_changes, request_changes, escalate", scan.Clip(r.Position.Vote, 40)))
 	case r.Position.Confidence < 0 || r.Position.Confidence > 1:
 		problems = append(problems, fmt.Sprintf("position.confidence: must be between 0 and 1, got %g", r.Position.Confidence))
 	case kind != toulmin.PhaseRebuttal && kind != toulmin.PhaseResponse:
@@ -201,7 +201,7 @@ func targetProblem(req *toulmin.Request, kind toulmin.PhaseKind, i int, id strin
 	}
 	switch {
 	case !ok:
-		return fmt.Sprintf("arguments[%d].target: no argument %q in the debate", i, evidence.Clip(id, 40))
+		return fmt.Sprintf("arguments[%d].target: no argument %q in the debate", i, scan.Clip(id, 40))
 	case kind == toulmin.PhaseRebuttal && target.Agent == req.Self.Name:
 		return fmt.Sprintf("arguments[%d].target: %s is your own argument; rebut other agents' arguments", i, id)
 	case kind == toulmin.PhaseClarification && target.Agent != req.Self.Name:

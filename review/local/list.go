@@ -10,8 +10,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/debatebot/debatebot/review"
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/redact"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/store"
 )
 
@@ -71,7 +71,7 @@ func subject(ctx context.Context, st *store.Store, d store.Debate) string {
 	}
 	switch src.Kind {
 	case "question":
-		return review.Redact(evidence.Clip(strings.Join(strings.Fields(src.Question), " "), 60))
+		return redact.Redact(scan.Clip(strings.Join(strings.Fields(src.Question), " "), 60))
 	case "git":
 		return "git " + src.Name
 	}

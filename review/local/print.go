@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review/evidence/redact"
 	"github.com/debatebot/debatebot/review/pipeline"
 	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/render"
@@ -45,7 +47,7 @@ func (p *Printer) Publish(_ context.Context, r *pipeline.Result) error {
 func (p *Printer) CannotDebate(_ context.Context, ie *review.InputError) error { return ie }
 
 // printTranscript writes the debate in the format asked for.
-func printTranscript(t *toulmin.Transcript, change *review.Change, format, version string, stdout io.Writer) error {
+func printTranscript(t *toulmin.Transcript, change *change.Change, format, version string, stdout io.Writer) error {
 	// What is printed leaves the process like a comment does (into CI logs, pastes, issues):
 	// a secret a model quoted is redacted here too.
 	if format == "sarif" {
@@ -81,7 +83,7 @@ func printTranscript(t *toulmin.Transcript, change *review.Change, format, versi
 	if err != nil {
 		return err
 	}
-	_, err = io.WriteString(stdout, review.Redact(md))
+	_, err = io.WriteString(stdout, redact.Redact(md))
 	return err
 }
 

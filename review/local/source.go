@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/pipeline"
 )
 
@@ -120,7 +121,7 @@ func (src *Source) Read(ctx context.Context) (*pipeline.Subject, error) {
 }
 
 // Change rebuilds the change the source names (nil for a question).
-func (src *Source) Change(ctx context.Context, max int64) (*review.Change, error) {
+func (src *Source) Change(ctx context.Context, max int64) (*change.Change, error) {
 	switch src.Kind {
 	case "diff":
 		r := strings.NewReader(src.Diff)

@@ -6,12 +6,13 @@ import (
 	"time"
 
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
 // Subject is what a review debates: a change, or a design question without one.
 type Subject struct {
-	Change   *review.Change
+	Change   *change.Change
 	Question string
 	// Since is the earlier head the change is compared with when it is what a push changed
 	// since an earlier debate ("": the whole change); Carry then applies what that debate

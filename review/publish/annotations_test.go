@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -22,7 +22,7 @@ func TestAnnotationsBatchedByFifty(t *testing.T) {
 	var ev []toulmin.Evidence
 	sevs := []toulmin.Severity{toulmin.SeverityCritical, toulmin.SeverityMedium, toulmin.SeverityLow}
 	for i := 0; i < 123; i++ {
-		ev = append(ev, toulmin.Evidence{ID: fmt.Sprintf("E%d", i+1), Rule: evidence.RuleTodo, Severity: sevs[i%3], Path: fmt.Sprintf("f%03d.go", i), Line: i % 7, Message: fmt.Sprintf("finding %d", i)})
+		ev = append(ev, toulmin.Evidence{ID: fmt.Sprintf("E%d", i+1), Rule: rules.RuleTodo, Severity: sevs[i%3], Path: fmt.Sprintf("f%03d.go", i), Line: i % 7, Message: fmt.Sprintf("finding %d", i)})
 	}
 	ev = append(ev, toulmin.Evidence{ID: "E124", Rule: toulmin.RulePromptInjection, Severity: toulmin.SeverityHigh, Message: "the title addresses the reviewer"})
 	tr := &toulmin.Transcript{DebateID: "deb-1", Evidence: ev}

@@ -11,7 +11,9 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/debatebot/debatebot/review"
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/redact"
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
@@ -146,7 +148,7 @@ func (p *Publisher) UseCheckRun(id int64) { p.checkRunID = id }
 func (p *Publisher) FailCheck(ctx context.Context, headSHA string, cause error) error {
 	opts := github.CreateCheckRunOptions{
 		Name: CheckRunName, HeadSHA: headSHA, Status: github.String("completed"), Conclusion: github.String("failure"),
-		Output: &github.CheckRunOutput{Title: github.String("The debate could not be held"), Summary: github.String(evidence.Clip(cause.Error(), 1000) + "\n\nComment `/debate` to try again.")},
+		Output: &github.CheckRunOutput{Title: github.String("The debate could not be held"), Summary: github.String(scan.Clip(cause.Error(), 1000) + "\n\nComment `/debate` to try again.")},
 	}
 	if p.checkRunID != 0 {
 		if _, _, err := p.gh.Checks.UpdateCheckRun(ctx, p.pr.Owner, p.pr.Repo, p.checkRunID, github.UpdateCheckRunOptions{
@@ -182,7 +184,7 @@ func (p *Publisher) PausedCheck(ctx context.Context, round int, summary string) 
 	}
 	if _, _, err := p.gh.Checks.UpdateCheckRun(ctx, p.pr.Owner, p.pr.Repo, p.checkRunID, github.UpdateCheckRunOptions{
 		Name: CheckRunName, Status: github.String("in_progress"),
-		Output: &github.CheckRunOutput{Title: github.String(fmt.Sprintf("Paused after round %d: waiting for a human", round)), Summary: github.String(evidence.Clip(evidence.Redact(summary), 60000))},
+		Output: &github.CheckRunOutput{Title: github.String(fmt.Sprintf("Paused after round %d: waiting for a human", round)), Summary: github.String(scan.Clip(redact.Redact(summary), 60000))},
 	}); err != nil {
 		return fmt.Errorf("failed to show the pause on the check run of %s: %w", p.pr, err)
 	}
@@ -269,7 +271,7 @@ func Annotations(findings []toulmin.Evidence) []*github.CheckRunAnnotation {
 			continue
 		}
 		line := max(e.Line, 1)
-		rule := evidence.Rules[e.Rule]
+		rule := rules.Rules[e.Rule]
 		title := e.Rule
 		if rule.Title != "" {
 			title = rule.Title + " (" + e.Rule + ")"
@@ -281,7 +283,7 @@ func Annotations(findings []toulmin.Evidence) []*github.CheckRunAnnotation {
 		out = append(out, &github.CheckRunAnnotation{
 			Path: github.String(e.Path), StartLine: github.Int(line), EndLine: github.Int(line),
 			AnnotationLevel: github.String(render.AnnotationLevel(e.Severity)),
-			Message:         github.String(evidence.Clip(msg, 4000)), Title: github.String(evidence.Clip(title, 255)),
+			Message:         github.String(scan.Clip(msg, 4000)), Title: github.String(scan.Clip(title, 255)),
 		})
 	}
 	return out
@@ -338,7 +340,7 @@ func (p *Publisher) ConcludeHuman(ctx context.Context, headSHA, decision, by str
 }
 
 func (p *Publisher) concludeCheck(ctx context.Context, headSHA, conclusion, title, summary string) error {
-	out := &github.CheckRunOutput{Title: github.String(title), Summary: github.String(evidence.Clip(summary, 60000))}
+	out := &github.CheckRunOutput{Title: github.String(title), Summary: github.String(scan.Clip(summary, 60000))}
 	if p.checkRunID != 0 {
 		if _, _, err := p.gh.Checks.UpdateCheckRun(ctx, p.pr.Owner, p.pr.Repo, p.checkRunID, github.UpdateCheckRunOptions{
 			Name: CheckRunName, Status: github.String("completed"), Conclusion: github.String(conclusion), Output: out}); err != nil {

@@ -13,7 +13,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/debatebot/debatebot/review"
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review/evidence/redact"
 	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
@@ -40,7 +41,7 @@ type ReviewOptions struct {
 	// Change is the change the debate covered and Since the head it was compared with (empty
 	// when it covered the whole pull request): a thread of the bot's whose finding the change
 	// resolved is answered. Without a change (a debate published from the store) no thread is.
-	Change *evidence.Change
+	Change *change.Change
 	Since  string
 	// Link is the summary's link in the review's body.
 	Link string
@@ -132,7 +133,7 @@ func newFindings(onLines, noLine []render.InlineFinding, threads map[string]thre
 }
 
 // byHunks keeps the findings on a line of c's hunks and moves the others to noLine.
-func byHunks(c *evidence.Change, fresh, noLine []render.InlineFinding) (keep, _ []render.InlineFinding) {
+func byHunks(c *change.Change, fresh, noLine []render.InlineFinding) (keep, _ []render.InlineFinding) {
 	keep = fresh[:0:0]
 	for _, f := range fresh {
 		if inHunks(c, f.Path, f.Line) {
@@ -229,13 +230,13 @@ func (p *Publisher) answerResolved(ctx context.Context, t *toulmin.Transcript, o
 		}
 		if opts.Since != "" {
 			f := opts.Change.File(th.path)
-			if f == nil || th.commitID != opts.Since || !(f.Status == evidence.StatusDeleted || f.IsRemoved(th.line)) {
+			if f == nil || th.commitID != opts.Since || !(f.Status == change.StatusDeleted || f.IsRemoved(th.line)) {
 				continue
 			}
 		}
 		body := fmt.Sprintf("Resolved in `%s`: the finding is no longer there.\n\n<!-- debatebot:resolved %s -->", render.ShortSHA(t.Record.HeadSHA), key)
 		u := fmt.Sprintf("repos/%s/%s/pulls/%d/comments/%d/replies", url.PathEscape(p.pr.Owner), url.PathEscape(p.pr.Repo), p.pr.Number, th.id)
-		req, err := p.gh.NewRequest(http.MethodPost, u, map[string]string{"body": evidence.Redact(body)})
+		req, err := p.gh.NewRequest(http.MethodPost, u, map[string]string{"body": redact.Redact(body)})
 		if err != nil {
 			return n, fmt.Errorf("failed to answer review comment %d on %s: %w", th.id, p.pr, err)
 		}
@@ -254,7 +255,7 @@ func (p *Publisher) answerResolved(ctx context.Context, t *toulmin.Transcript, o
 
 // inHunks reports whether line of path is on the right side of one of the change's hunks: a line
 // GitHub accepts a review comment on.
-func inHunks(c *evidence.Change, path string, line int) bool {
+func inHunks(c *change.Change, path string, line int) bool {
 	f := c.File(path)
 	return f != nil && f.Shows(line)
 }

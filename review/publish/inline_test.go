@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/debatebot/debatebot/review"
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/toulmin"
@@ -206,7 +206,7 @@ func TestReviewSuggestsKnownFix(t *testing.T) {
 	ev := gather(t, c)
 	var e *toulmin.Evidence
 	for i := range ev {
-		if ev[i].Rule == evidence.RuleTLSVerifyOff {
+		if ev[i].Rule == rules.RuleTLSVerifyOff {
 			e = &ev[i]
 		}
 	}

@@ -8,9 +8,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/debatebot/debatebot/review/evidence/redact"
 	"github.com/google/go-github/v62/github"
-
-	"github.com/debatebot/debatebot/review/evidence"
 )
 
 // redactingClient returns a client for the same GitHub API as gh whose every write (comments,
@@ -51,7 +50,7 @@ func (t redactingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	red, err := RedactJSON(body)
 	if err != nil {
 		// Not JSON after all: redact it as text.
-		red = []byte(evidence.Redact(string(body)))
+		red = []byte(redact.Redact(string(body)))
 	}
 	out := req.Clone(req.Context())
 	out.Body = io.NopCloser(bytes.NewReader(red))
@@ -90,7 +89,7 @@ var structural = map[string]bool{"head_sha": true, "sha": true, "commit_id": tru
 func redactValue(v any) (any, bool) {
 	switch x := v.(type) {
 	case string:
-		r := evidence.Redact(x)
+		r := redact.Redact(x)
 		return r, r != x
 	case []any:
 		changed := false

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/toulmin"
@@ -148,7 +148,7 @@ func ShowProgress(ctx context.Context, pub *publish.Publisher, failed func(error
 // the debate saw and the head that change was compared with (empty for the whole pull request);
 // no change for a debate published from the store; and the review event of debatebot.yml.
 type ReviewScope struct {
-	Change *review.Change
+	Change *change.Change
 	Since  string
 	Event  string
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -25,7 +26,7 @@ func LastDebated(ctx context.Context, pub *publish.Publisher, head string) (*vot
 // earlier head, without the ignored paths, with the pull request's title, body, refs, commit
 // messages and the contents of what is left. nil: nothing to debate since (a force push, nothing
 // left after the ignored paths), so debate the whole change.
-func ReadSince(ctx context.Context, gh *github.Client, pr review.PullRequest, meta *github.PullRequest, since, head string, ignore []string) (*review.Change, error) {
+func ReadSince(ctx context.Context, gh *github.Client, pr review.PullRequest, meta *github.PullRequest, since, head string, ignore []string) (*change.Change, error) {
 	c, ok, err := review.ReadSince(ctx, gh, pr, since, head)
 	if err != nil || !ok {
 		return nil, err
@@ -40,6 +41,6 @@ func ReadSince(ctx context.Context, gh *github.Client, pr review.PullRequest, me
 }
 
 // Describe gives a change the pull request's title, body and refs.
-func Describe(c *review.Change, meta *github.PullRequest) {
+func Describe(c *change.Change, meta *github.PullRequest) {
 	c.Title, c.Body, c.BaseRef, c.HeadRef = meta.GetTitle(), meta.GetBody(), meta.GetBase().GetRef(), meta.GetHead().GetRef()
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/agents"
 	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/review/local"
 	"github.com/debatebot/debatebot/review/pipeline"
 	"github.com/debatebot/debatebot/toulmin"
@@ -109,11 +110,11 @@ func Bench(ctx context.Context, cases []Case, o BenchOptions, stdout io.Writer) 
 // prints its line (and its stages and findings when asked for).
 func benchCase(ctx context.Context, c Case, o BenchOptions, stdout io.Writer) (Result, error) {
 	var cov evidence.Coverage
-	var times evidence.Timings
-	start, cpu := time.Now(), evidence.ProcessCPU()
-	tr, err := debateCase(evidence.WithTimings(evidence.WithCoverage(ctx, &cov), &times), filepath.Join(o.Trees, c.ID), o.Diff)
+	var times scan.Timings
+	start, cpu := time.Now(), scan.ProcessCPU()
+	tr, err := debateCase(scan.WithTimings(evidence.WithCoverage(ctx, &cov), &times), filepath.Join(o.Trees, c.ID), o.Diff)
 	r := Judge(c, tr, err)
-	r.Wall, r.CPU, r.TypesFull, r.TypesChanged = time.Since(start), evidence.ProcessCPU()-cpu, cov.Full, cov.Changed
+	r.Wall, r.CPU, r.TypesFull, r.TypesChanged = time.Since(start), scan.ProcessCPU()-cpu, cov.Full, cov.Changed
 	if _, err := fmt.Fprintln(stdout, r.Line()); err != nil {
 		return r, err
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -68,7 +68,7 @@ func Judge(c Case, tr *toulmin.Transcript, err error) Result {
 // substantive: an analyzer's finding, not a process note (tests, TODOs, dependencies, size,
 // removed API, docs) and not a mitigation.
 func substantive(e toulmin.Evidence) bool {
-	return e.Mitigates == "" && e.Rule != evidence.RuleMitigation && !evidence.IsProcess(e.Rule)
+	return e.Mitigates == "" && e.Rule != rules.RuleMitigation && !rules.IsProcess(e.Rule)
 }
 
 func cites(locs []Location, path string, line int) bool {

@@ -10,7 +10,10 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/redact"
+	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -32,7 +35,7 @@ func StandingFindings(t *toulmin.Transcript) []toulmin.Evidence {
 	}
 	var out []toulmin.Evidence
 	for _, e := range t.Evidence {
-		if e.Rule == evidence.RuleMitigation || (argued[e.Rule] && !standing[e.Rule]) {
+		if e.Rule == rules.RuleMitigation || (argued[e.Rule] && !standing[e.Rule]) {
 			continue
 		}
 		out = append(out, e)
@@ -51,20 +54,20 @@ const (
 
 // processRules are notes about how a change was made rather than defects in it.
 var processRules = map[string]bool{
-	evidence.RuleNewDependency: true, evidence.RuleLargeFunction: true, evidence.RuleLargeFile: true, evidence.RuleExportedRemoved: true,
-	evidence.RuleTodo: true, evidence.RuleUntestedChange: true, evidence.RuleTestDeleted: true,
+	rules.RuleNewDependency: true, rules.RuleLargeFunction: true, rules.RuleLargeFile: true, rules.RuleExportedRemoved: true,
+	rules.RuleTodo: true, rules.RuleUntestedChange: true, rules.RuleTestDeleted: true,
 }
 
 // topicTags map the topics of the type-checked checks to tags.
 var topicTags = map[string][]string{
-	evidence.TopicCorrectness: {TagCorrectness},
-	evidence.TopicConcurrency: {TagConcurrency, TagCorrectness},
-	evidence.TopicResource:    {TagCorrectness, TagPerformance},
-	evidence.TopicPerformance: {TagPerformance},
+	rules.TopicCorrectness: {TagCorrectness},
+	rules.TopicConcurrency: {TagConcurrency, TagCorrectness},
+	rules.TopicResource:    {TagCorrectness, TagPerformance},
+	rules.TopicPerformance: {TagPerformance},
 }
 
-var checksByRule = func() map[string]evidence.Check {
-	out := map[string]evidence.Check{}
+var checksByRule = func() map[string]rules.Check {
+	out := map[string]rules.Check{}
 	for _, c := range evidence.Checks() {
 		out[c.Rule] = c
 	}
@@ -83,18 +86,18 @@ func RuleTags(rule, stakeholder string) []string {
 		return []string{TagProcess}
 	}
 	switch rule {
-	case evidence.RuleUnboundedGo:
+	case rules.RuleUnboundedGo:
 		return []string{TagPerformance, TagConcurrency}
-	case evidence.RuleIgnoredError, evidence.RulePanicInLibrary:
+	case rules.RuleIgnoredError, rules.RulePanicInLibrary:
 		return []string{TagCorrectness}
 	}
 	if stakeholder == "" {
-		stakeholder = evidence.Rules[rule].Stakeholder
+		stakeholder = rules.Rules[rule].Stakeholder
 	}
 	switch stakeholder {
-	case evidence.Security:
+	case rules.Security:
 		return []string{TagSecurity}
-	case evidence.Performance:
+	case rules.Performance:
 		return []string{TagPerformance}
 	}
 	return []string{TagCorrectness}
@@ -146,7 +149,7 @@ func sarifLevel(s toulmin.Severity) string {
 // when it is found again in another run; identical findings are told apart by their order, as
 // GitHub's own primaryLocationLineHash does (":1", ":2", ...).
 type fingerprinter struct {
-	c     *evidence.Change
+	c     *change.Change
 	funcs map[string][]goFunc
 	seen  map[string]int
 }
@@ -156,7 +159,7 @@ type goFunc struct {
 	start, end int
 }
 
-func newFingerprinter(c *evidence.Change) *fingerprinter {
+func newFingerprinter(c *change.Change) *fingerprinter {
 	return &fingerprinter{c: c, funcs: map[string][]goFunc{}, seen: map[string]int{}}
 }
 
@@ -167,7 +170,7 @@ var (
 
 // wholeFileRules report on a file or the change as a whole, at a line that only shows where:
 // the line is left out of their fingerprints.
-var wholeFileRules = map[string]bool{evidence.RuleUntestedChange: true, evidence.RuleLargeFile: true}
+var wholeFileRules = map[string]bool{rules.RuleUntestedChange: true, rules.RuleLargeFile: true}
 
 func (fp *fingerprinter) fingerprint(e toulmin.Evidence) string {
 	text, fn := "", ""
@@ -176,7 +179,7 @@ func (fp *fingerprinter) fingerprint(e toulmin.Evidence) string {
 	} else if fp.c != nil {
 		if f := fp.c.File(e.Path); f != nil && e.Line > 0 {
 			if l, ok := f.Line(e.Line); ok {
-				text = strings.TrimSpace(spaceRe.ReplaceAllString(evidence.Redact(l), " "))
+				text = strings.TrimSpace(spaceRe.ReplaceAllString(redact.Redact(l), " "))
 			}
 			fn = fp.function(f, e.Line)
 		}
@@ -192,7 +195,7 @@ func (fp *fingerprinter) fingerprint(e toulmin.Evidence) string {
 }
 
 // function names the Go function or method around line n of f, or "".
-func (fp *fingerprinter) function(f *evidence.File, n int) string {
+func (fp *fingerprinter) function(f *change.File, n int) string {
 	if f.Language() != "go" || !f.HasContent {
 		return ""
 	}

@@ -4,14 +4,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
 // newFileChange is a change that adds one file with its content, as a diff of the new file reads.
-func newFileChange(path, content string) *evidence.Change {
-	f := &evidence.File{Path: path, Status: evidence.StatusAdded, Content: []byte(content), HasContent: true}
-	return &evidence.Change{Source: "test.diff", Files: []*evidence.File{f}}
+func newFileChange(path, content string) *change.Change {
+	f := &change.File{Path: path, Status: change.StatusAdded, Content: []byte(content), HasContent: true}
+	return &change.Change{Source: "test.diff", Files: []*change.File{f}}
 }
 
 func TestFingerprintsOfGoFunctions(t *testing.T) {
@@ -20,7 +21,7 @@ func TestFingerprintsOfGoFunctions(t *testing.T) {
 	c := newFileChange("a.go", "package a\n\nfunc One() {\n\tx()\n\tx()\n}\n\nfunc (s *S[T]) Two() {\n\tx()\n}\n")
 	fp := newFingerprinter(c)
 	e := func(line int) string {
-		return fp.fingerprint(toulmin.Evidence{Rule: evidence.RuleIgnoredError, Path: "a.go", Line: line, Message: "m"})
+		return fp.fingerprint(toulmin.Evidence{Rule: rules.RuleIgnoredError, Path: "a.go", Line: line, Message: "m"})
 	}
 	one1, one2, two := e(4), e(5), e(9)
 	if one1[:32] != one2[:32] || one1 == one2 || !strings.HasSuffix(one2, ":2") {

@@ -7,7 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/redact"
+	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -111,7 +112,7 @@ func (f InlineFinding) CommentBody() string {
 	head := "Required change"
 	if f.Rule != "" {
 		head = f.Rule
-		if r := evidence.Rules[f.Rule]; r.Title != "" {
+		if r := rules.Rules[f.Rule]; r.Title != "" {
 			head = r.Title + " (`" + f.Rule + "`)"
 		}
 	}
@@ -125,14 +126,14 @@ func (f InlineFinding) CommentBody() string {
 	for _, r := range f.Required {
 		fmt.Fprintf(&b, "\n**Required change:** %s\n", Inline(r))
 	}
-	if fix := evidence.Rules[f.Rule].Fix; fix != "" && len(f.Required) == 0 {
+	if fix := rules.Rules[f.Rule].Fix; fix != "" && len(f.Required) == 0 {
 		fmt.Fprintf(&b, "\n**Fix:** %s\n", Inline(fix))
 	}
 	if s := f.Replacement; s != "" && !strings.Contains(s, "```") && !strings.Contains(s, "<!--") && !strings.ContainsAny(s, "\r\n") {
 		fmt.Fprintf(&b, "\n```suggestion\n%s\n```\n", s)
 	}
 	fmt.Fprintf(&b, "\n<!-- debatebot:finding %s -->", f.Key)
-	return evidence.Redact(b.String())
+	return redact.Redact(b.String())
 }
 
 // reviewBody is the review's text: the decision, and the findings that are not on a line.
@@ -167,5 +168,5 @@ func ReviewBody(t *toulmin.Transcript, onLines, noLine []InlineFinding, link str
 			fmt.Fprintf(&b, " <!-- debatebot:finding %s -->\n", f.Key)
 		}
 	}
-	return evidence.Redact(FitComment(b.String(), MaxCommentChars, link))
+	return redact.Redact(FitComment(b.String(), MaxCommentChars, link))
 }

@@ -8,7 +8,8 @@ import (
 
 	"github.com/owenrumney/go-sarif/v2/sarif"
 
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -32,7 +33,7 @@ const FingerprintKey = "primaryLocationLineHash"
 // the enclosing functions the fingerprints are made of. Findings that name no file (the change's
 // title, description or commit messages) cannot be located: they are listed as notifications of
 // the run's invocation.
-func SARIF(t *toulmin.Transcript, c *evidence.Change, opts SARIFOptions) ([]byte, error) {
+func SARIF(t *toulmin.Transcript, c *change.Change, opts SARIFOptions) ([]byte, error) {
 	report, err := sarif.New(sarif.Version210)
 	if err != nil {
 		return nil, fmt.Errorf("failed to start a SARIF log: %w", err)
@@ -77,7 +78,7 @@ func SARIF(t *toulmin.Transcript, c *evidence.Change, opts SARIFOptions) ([]byte
 	for _, e := range findings {
 		msg := e.Message
 		if msg == "" {
-			msg = evidence.Rules[e.Rule].Title
+			msg = rules.Rules[e.Rule].Title
 		}
 		if e.Path == "" {
 			notes = append(notes, sarif.NewNotification().WithLevel(sarifLevel(e.Severity)).
@@ -114,7 +115,7 @@ func SARIF(t *toulmin.Transcript, c *evidence.Change, opts SARIFOptions) ([]byte
 // addRule describes a rule: its title, warrant and fix from the catalog, its tags, and for
 // security rules the severity code scanning ranks alerts by.
 func addRule(run *sarif.Run, id, stakeholder string, worst toulmin.Severity) {
-	r, known := evidence.Rules[id]
+	r, known := rules.Rules[id]
 	sev := worst
 	if known && r.Severity.Valid() && r.Severity.Rank() > sev.Rank() {
 		sev = r.Severity

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/toulmin"
@@ -161,12 +161,12 @@ func TestSARIFOfExample(t *testing.T) {
 	}
 	// The path traversal was conceded in the debate (the same change checks the path), and the
 	// mitigation is no finding: neither stands.
-	for _, gone := range []string{evidence.RulePathTraversal, evidence.RuleMitigation} {
+	for _, gone := range []string{rules.RulePathTraversal, rules.RuleMitigation} {
 		if _, ok := got[gone]; ok {
 			t.Errorf("%s is a result, but it does not stand after the debate", gone)
 		}
 	}
-	sql, ok := got[evidence.RuleSQLInjection]
+	sql, ok := got[rules.RuleSQLInjection]
 	if !ok {
 		t.Fatalf("no sql-injection result; results: %v", githubtest.Keys(got))
 	}
@@ -174,7 +174,7 @@ func TestSARIFOfExample(t *testing.T) {
 	if sql.Level != "error" || pl.ArtifactLocation.URI != "internal/export/users.go" || pl.Region.StartLine != 30 {
 		t.Errorf("sql-injection: level %s at %s:%d, want error at internal/export/users.go:30", sql.Level, pl.ArtifactLocation.URI, pl.Region.StartLine)
 	}
-	if r, ok := got[evidence.RuleTodo]; !ok || r.Level != "note" {
+	if r, ok := got[rules.RuleTodo]; !ok || r.Level != "note" {
 		t.Errorf("todo-added result %+v, want a note", r)
 	}
 	tags := map[string]string{}
@@ -182,8 +182,8 @@ func TestSARIFOfExample(t *testing.T) {
 		tags[r.ID] = fmt.Sprintf("%v %v", r.Properties["tags"], r.Properties["security-severity"])
 	}
 	for rule, want := range map[string]string{
-		evidence.RuleSQLInjection: "[security] 8.0", evidence.RuleCallInLoop: "[performance] <nil>", evidence.RuleNewDependency: "[process] <nil>",
-		evidence.RuleUntestedChange: "[process] <nil>", evidence.RuleIgnoredError: "[correctness] <nil>",
+		rules.RuleSQLInjection: "[security] 8.0", rules.RuleCallInLoop: "[performance] <nil>", rules.RuleNewDependency: "[process] <nil>",
+		rules.RuleUntestedChange: "[process] <nil>", rules.RuleIgnoredError: "[correctness] <nil>",
 	} {
 		if tags[rule] != want {
 			t.Errorf("rule %s: tags and security-severity %q, want %q", rule, tags[rule], want)
@@ -201,15 +201,15 @@ func TestStandingFindings(t *testing.T) {
 		return toulmin.Evidence{ID: id, Rule: rule, Severity: toulmin.SeverityHigh, Path: "a.go", Line: 3}
 	}
 	tr := &toulmin.Transcript{
-		Evidence: []toulmin.Evidence{ev("E1", evidence.RuleSQLInjection), ev("E2", evidence.RulePathTraversal), ev("E3", evidence.RuleCallInLoop), ev("E4", evidence.RuleTodo), ev("E5", evidence.RuleMitigation)},
+		Evidence: []toulmin.Evidence{ev("E1", rules.RuleSQLInjection), ev("E2", rules.RulePathTraversal), ev("E3", rules.RuleCallInLoop), ev("E4", rules.RuleTodo), ev("E5", rules.RuleMitigation)},
 		Arguments: []toulmin.Argument{
-			{ID: "SS-1", Agent: "security", Phase: toulmin.PhaseOpening, Rule: evidence.RuleSQLInjection},
-			{ID: "SS-2", Agent: "security", Phase: toulmin.PhaseOpening, Rule: evidence.RulePathTraversal},
+			{ID: "SS-1", Agent: "security", Phase: toulmin.PhaseOpening, Rule: rules.RuleSQLInjection},
+			{ID: "SS-2", Agent: "security", Phase: toulmin.PhaseOpening, Rule: rules.RulePathTraversal},
 			{ID: "SS-3", Agent: "security", Phase: toulmin.PhaseClarification, Target: "SS-2", Resolution: toulmin.Conceded},
 			// Two agents argue the loop: one concedes, the other's concern stands.
-			{ID: "PS-1", Agent: "performance", Phase: toulmin.PhaseOpening, Rule: evidence.RuleCallInLoop},
+			{ID: "PS-1", Agent: "performance", Phase: toulmin.PhaseOpening, Rule: rules.RuleCallInLoop},
 			{ID: "PS-2", Agent: "performance", Phase: toulmin.PhaseClarification, Target: "PS-1", Resolution: toulmin.Conceded},
-			{ID: "CM-1", Agent: "core_maintainer", Phase: toulmin.PhaseOpening, Rule: evidence.RuleCallInLoop},
+			{ID: "CM-1", Agent: "core_maintainer", Phase: toulmin.PhaseOpening, Rule: rules.RuleCallInLoop},
 		},
 	}
 	var got []string
@@ -252,7 +252,7 @@ func TestFingerprintsIgnoreLineShifts(t *testing.T) {
 		return out
 	}
 	before, after := results(diff(false)), results(diff(true))
-	b, a := before[evidence.RuleSQLInjection], after[evidence.RuleSQLInjection]
+	b, a := before[rules.RuleSQLInjection], after[rules.RuleSQLInjection]
 	if b.fp == "" || a.fp == "" {
 		t.Fatalf("no sql-injection result: before %v, after %v", before, after)
 	}
@@ -268,8 +268,8 @@ func TestFingerprintsIgnoreLineShifts(t *testing.T) {
 // code scanning accepts: it is a notification of the run's invocation instead, not lost.
 func TestSARIFFindingWithoutAFile(t *testing.T) {
 	tr := &toulmin.Transcript{Evidence: []toulmin.Evidence{
-		{ID: "E1", Rule: toulmin.RulePromptInjection, Stakeholder: evidence.Security, Severity: toulmin.SeverityHigh, Message: "the title tells AI reviewers to approve"},
-		{ID: "E2", Rule: evidence.RuleLargeFile, Stakeholder: evidence.Architecture, Severity: toulmin.SeverityLow, Path: "gen/big.go", Message: "a file of 900 lines added"},
+		{ID: "E1", Rule: toulmin.RulePromptInjection, Stakeholder: rules.Security, Severity: toulmin.SeverityHigh, Message: "the title tells AI reviewers to approve"},
+		{ID: "E2", Rule: rules.RuleLargeFile, Stakeholder: rules.Architecture, Severity: toulmin.SeverityLow, Path: "gen/big.go", Message: "a file of 900 lines added"},
 	}}
 	data, err := render.SARIF(tr, nil, render.SARIFOptions{})
 	if err != nil {
@@ -277,7 +277,7 @@ func TestSARIFFindingWithoutAFile(t *testing.T) {
 	}
 	log := decodeSARIF(t, data)
 	run := log.Runs[0]
-	if len(run.Results) != 1 || *run.Results[0].RuleID != evidence.RuleLargeFile || run.Results[0].Locations[0].PhysicalLocation.Region.StartLine != 1 {
+	if len(run.Results) != 1 || *run.Results[0].RuleID != rules.RuleLargeFile || run.Results[0].Locations[0].PhysicalLocation.Region.StartLine != 1 {
 		t.Errorf("results %+v, want the large file alone, on its first line", run.Results)
 	}
 	if len(run.Tool.Driver.Rules) != 1 {

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/debatebot/debatebot/review/evidence"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -76,17 +76,17 @@ func summaryTop(t *toulmin.Transcript, opts SummaryOptions) string {
 	r := t.Record
 	w("%s\n", TranscriptMarker)
 	if syn := r.Synthesis; syn != nil {
-		w("## debatebot recommendation (confidence %s)\n\n%s\n\n", syn.Confidence, Inline(evidence.Clip(syn.Recommendation, 600)))
+		w("## debatebot recommendation (confidence %s)\n\n%s\n\n", syn.Confidence, Inline(scan.Clip(syn.Recommendation, 600)))
 	} else {
 		w("## debatebot: %s\n\n", DecisionTitle(r.Decision))
 	}
-	w("**Consensus %.2f** (%s) · convergence %.2f · protocol %s · %s", r.ConsensusScore, r.ConsensusLevel, t.Convergence, t.Protocol, Inline(evidence.Clip(t.Title, 120)))
+	w("**Consensus %.2f** (%s) · convergence %.2f · protocol %s · %s", r.ConsensusScore, r.ConsensusLevel, t.Convergence, t.Protocol, Inline(scan.Clip(t.Title, 120)))
 	if opts.Link != "" {
 		w(" · [the debate](%s)", opts.Link)
 	}
 	w("\n\n")
 	if t.Question != "" {
-		w("**Question:** %s\n\n", Inline(evidence.Clip(t.Question, 300)))
+		w("**Question:** %s\n\n", Inline(scan.Clip(t.Question, 300)))
 	}
 	if t.Offline && t.OfflineReason != "" {
 		w("> **Offline debate.** %s\n\n", t.OfflineReason)
@@ -115,7 +115,7 @@ func summaryTop(t *toulmin.Transcript, opts SummaryOptions) string {
 	if len(r.DissentingOpinions) > 0 {
 		w("**Dissent**\n\n")
 		for _, d := range r.DissentingOpinions {
-			w("- %s: %s\n", title(t, d.Agent), Inline(evidence.Clip(d.Concern, 160)))
+			w("- %s: %s\n", title(t, d.Agent), Inline(scan.Clip(d.Concern, 160)))
 		}
 		w("\n")
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/pull"
 	"github.com/debatebot/debatebot/review/render"
@@ -20,7 +21,7 @@ import (
 // checkout lacks either commit (a shallow checkout), it reads the change through the API as the
 // App does, and the trees of the changed packages' directories through the contents API, which
 // the transcript says.
-func (a *Action) change(ctx context.Context, meta *github.PullRequest, head string, ignore []string) (*review.Change, error) {
+func (a *Action) change(ctx context.Context, meta *github.PullRequest, head string, ignore []string) (*change.Change, error) {
 	base := meta.GetBase().GetSHA()
 	missing := ""
 	for _, sha := range []string{base, head} {
@@ -75,7 +76,7 @@ func (a *Action) change(ctx context.Context, meta *github.PullRequest, head stri
 // head's whole trees; without the earlier head in the checkout, GitHub's comparison does. nil:
 // debate the whole change (not a push, no earlier debate, a force push, nothing left after the
 // ignored paths).
-func (a *Action) since(ctx context.Context, pub *publish.Publisher, meta *github.PullRequest, head string, ignore []string) (*voting.Record, *review.Change, error) {
+func (a *Action) since(ctx context.Context, pub *publish.Publisher, meta *github.PullRequest, head string, ignore []string) (*voting.Record, *change.Change, error) {
 	if a.ev.trigger != "pull_request.synchronize" && a.ev.trigger != "pull_request_target.synchronize" {
 		return nil, nil, nil
 	}
@@ -85,7 +86,7 @@ func (a *Action) since(ctx context.Context, pub *publish.Publisher, meta *github
 	}
 	inCheckout := exec.CommandContext(ctx, "git", "-C", a.env.workspace, "cat-file", "-e", head+"^{commit}").Run() == nil &&
 		exec.CommandContext(ctx, "git", "-C", a.env.workspace, "cat-file", "-e", prev.HeadSHA+"^{commit}").Run() == nil
-	var c *review.Change
+	var c *change.Change
 	switch {
 	case inCheckout && exec.CommandContext(ctx, "git", "-C", a.env.workspace, "merge-base", "--is-ancestor", prev.HeadSHA, head).Run() != nil:
 		// A force push: the earlier head is not in the new history.
@@ -104,7 +105,7 @@ func (a *Action) since(ctx context.Context, pub *publish.Publisher, meta *github
 
 // sinceInCheckout reads from the checkout what the head changed since an earlier head, without
 // the ignored paths; nil when nothing is left.
-func (a *Action) sinceInCheckout(ctx context.Context, meta *github.PullRequest, since, head string, ignore []string) (*review.Change, error) {
+func (a *Action) sinceInCheckout(ctx context.Context, meta *github.PullRequest, since, head string, ignore []string) (*change.Change, error) {
 	c, err := review.FromGit(ctx, a.env.workspace, since+".."+head)
 	if err != nil {
 		return nil, err

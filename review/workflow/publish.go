@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/evidence/redact"
 	"github.com/debatebot/debatebot/review/pipeline"
 	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/pull"
@@ -22,7 +23,7 @@ import (
 // Command writes a GitHub Actions workflow command (::notice::, ::warning::, ::error::),
 // its message redacted and escaped as the runner reads it (one line).
 func Command(w io.Writer, kind, msg string) {
-	msg = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(review.Redact(msg))
+	msg = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(redact.Redact(msg))
 	fmt.Fprintf(w, "::%s title=debatebot::%s\n", kind, msg)
 }
 
@@ -67,7 +68,7 @@ func (a *Action) comment(ctx context.Context, pub *publish.Publisher, write func
 }
 
 func (a *Action) redact(s string) string {
-	return strings.ReplaceAll(review.Redact(s), a.env.token, "***")
+	return strings.ReplaceAll(redact.Redact(s), a.env.token, "***")
 }
 
 // summary appends the decision comment to the job summary (GITHUB_STEP_SUMMARY), with the whole

@@ -1,4 +1,0 @@
-package evidence
-
-// BaseText exposes baseText to the external tests that read real diffs (review.ReadDiffOnBase).
-var BaseText = baseText
