@@ -976,7 +976,7 @@ func (r *run) decide(rec *PhaseRecord) {
 		Trigger: s.Trigger, Protocol: r.e.protocol.Name, Decision: out.Decision,
 		ConsensusScore: voting.Round2(out.Tally.Score), ConsensusLevel: out.Tally.Level,
 		Votes: ballots, DissentingOpinions: dissent, RequiredChanges: required, FollowUp: followUp,
-		Tokens: voting.Tokens{Prompt: t.Usage.Prompt, Completion: t.Usage.Completion, CachedPrompt: t.Usage.CachedPrompt,
+		Tokens: voting.Usage{Prompt: t.Usage.Prompt, Completion: t.Usage.Completion, CachedPrompt: t.Usage.CachedPrompt,
 			CostUSD: math.Round(t.Usage.CostUSD*1e6) / 1e6},
 		Convergence: t.Convergence, ScoringMatrix: rows, Depth: string(t.Depth), TradeOff: t.TradeOff,
 		StartedAt: voting.Timestamp(t.StartedAt),
