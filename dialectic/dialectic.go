@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // Resolution is how the orchestrator resolves a debate.
@@ -337,19 +337,19 @@ type Record struct {
 	// Notes say what went wrong on the way (an agent that failed and what stood in for it).
 	Notes []string `json:"notes,omitempty"`
 	// Usage is what the agents' model calls cost, when they report it (Spender).
-	Usage toulmin.Usage `json:"usage"`
+	Usage voting.Usage `json:"usage"`
 }
 
 // Spender is implemented by agents that call a model: what their calls cost so far.
 type Spender interface {
-	Spent() toulmin.Usage
+	Spent() voting.Usage
 }
 
-func spent(a Agents) toulmin.Usage {
+func spent(a Agents) voting.Usage {
 	if s, ok := a.(Spender); ok {
 		return s.Spent()
 	}
-	return toulmin.Usage{}
+	return voting.Usage{}
 }
 
 // DebateFailure holds a failure debate: the advocate, then the critic with the advocate's

@@ -74,7 +74,7 @@ type Turn struct {
 	Arguments []Argument
 	// Position, when set, is the agent's stance after this phase.
 	Position *Position
-	Usage    Usage
+	Usage    voting.Usage
 	// Notes are recorded in the timeline (e.g. a reply that needed repair).
 	Notes []string
 }
@@ -261,7 +261,7 @@ func (e *Engine) newRun(s *Subject) *run {
 	r := &run{e: e, subject: s, seq: map[string]int{}}
 	r.t = &Transcript{
 		DebateID: s.DebateID, Title: s.Title, Question: s.Question, Protocol: e.protocol.Name,
-		StartedAt: e.clock(), Offline: true, UsageByAgent: map[string]Usage{}, Depth: e.protocol.Depth,
+		StartedAt: e.clock(), Offline: true, UsageByAgent: map[string]voting.Usage{}, Depth: e.protocol.Depth,
 	}
 	for _, a := range e.agents {
 		p := a.Participant()
@@ -814,8 +814,8 @@ func (r *run) billed(who []int, results []result, rec *PhaseRecord) {
 // outside can be taken back.
 type progress struct {
 	arguments, stances int
-	usage              Usage
-	byAgent            map[string]Usage
+	usage              voting.Usage
+	byAgent            map[string]voting.Usage
 	// The panel as it was: a choice made in an interrupted opening is made again on resume.
 	panel        *Panel
 	participants []Participant
@@ -836,18 +836,18 @@ func (r *run) abandon(ctx context.Context, before progress) error {
 		r.t.Participants = before.participants
 	}
 	spent := r.t.Usage
-	spent.sub(before.usage)
-	if spent.empty() || r.e.checkpoint == nil {
+	spent.Sub(before.usage)
+	if spent.Empty() || r.e.checkpoint == nil {
 		return nil
 	}
 	r.t.Abandoned.Add(spent)
 	for agent, u := range r.t.UsageByAgent {
-		u.sub(before.byAgent[agent])
-		if u.empty() {
+		u.Sub(before.byAgent[agent])
+		if u.Empty() {
 			continue
 		}
 		if r.t.AbandonedByAgent == nil {
-			r.t.AbandonedByAgent = map[string]Usage{}
+			r.t.AbandonedByAgent = map[string]voting.Usage{}
 		}
 		addAgent(r.t.AbandonedByAgent, agent, u)
 	}
@@ -858,13 +858,13 @@ func (r *run) abandon(ctx context.Context, before progress) error {
 }
 
 // addUsage counts one agent's usage in the phase and the debate.
-func (r *run) addUsage(name string, usage Usage, rec *PhaseRecord) {
-	if usage == (Usage{}) {
+func (r *run) addUsage(name string, usage voting.Usage, rec *PhaseRecord) {
+	if usage == (voting.Usage{}) {
 		return
 	}
 	rec.Usage.Add(usage)
 	if rec.ByAgent == nil {
-		rec.ByAgent = map[string]Usage{}
+		rec.ByAgent = map[string]voting.Usage{}
 	}
 	addAgent(rec.ByAgent, name, usage)
 	r.t.Usage.Add(usage)
@@ -872,14 +872,14 @@ func (r *run) addUsage(name string, usage Usage, rec *PhaseRecord) {
 }
 
 // addAgent adds u to agent's sum in m (not nil).
-func addAgent(m map[string]Usage, agent string, u Usage) {
+func addAgent(m map[string]voting.Usage, agent string, u voting.Usage) {
 	sum := m[agent]
 	sum.Add(u)
 	m[agent] = sum
 }
 
 // addByAgent adds each agent's usage in from to its sum in m (not nil).
-func addByAgent(m, from map[string]Usage) {
+func addByAgent(m, from map[string]voting.Usage) {
 	for agent, u := range from {
 		addAgent(m, agent, u)
 	}
@@ -976,7 +976,7 @@ func (r *run) decide(rec *PhaseRecord) {
 		Trigger: s.Trigger, Protocol: r.e.protocol.Name, Decision: out.Decision,
 		ConsensusScore: voting.Round2(out.Tally.Score), ConsensusLevel: out.Tally.Level,
 		Votes: ballots, DissentingOpinions: dissent, RequiredChanges: required, FollowUp: followUp,
-		Tokens: voting.Tokens{Prompt: t.Usage.Prompt, Completion: t.Usage.Completion, CachedPrompt: t.Usage.CachedPrompt,
+		Tokens: voting.Usage{Prompt: t.Usage.Prompt, Completion: t.Usage.Completion, CachedPrompt: t.Usage.CachedPrompt,
 			CostUSD: math.Round(t.Usage.CostUSD*1e6) / 1e6},
 		Convergence: t.Convergence, ScoringMatrix: rows, Depth: string(t.Depth), TradeOff: t.TradeOff,
 		StartedAt: voting.Timestamp(t.StartedAt),

@@ -227,8 +227,8 @@ func TestEngineInterruptedPhaseUsageIsCounted(t *testing.T) {
 				}
 			}
 			var mu sync.Mutex
-			var billed Usage
-			bill := func(u Usage) Usage {
+			var billed voting.Usage
+			bill := func(u voting.Usage) voting.Usage {
 				mu.Lock()
 				defer mu.Unlock()
 				billed.Add(u)
@@ -247,10 +247,10 @@ func TestEngineInterruptedPhaseUsageIsCounted(t *testing.T) {
 							return nil, err
 						}
 						if req.Phase.Kind == PhaseRebuttal {
-							turn.Usage = Usage{Prompt: 70, Completion: 7, Calls: 1, CostUSD: 0.001}
+							turn.Usage = voting.Usage{Prompt: 70, Completion: 7, Calls: 1, CostUSD: 0.001}
 							if hold && req.Self.Name == "b" {
 								// b's call is billed, then the server shuts down under it.
-								turn.Usage = bill(Usage{Prompt: 50, Calls: 1, CostUSD: 0.0005})
+								turn.Usage = bill(voting.Usage{Prompt: 50, Calls: 1, CostUSD: 0.0005})
 								<-aAnswered
 								cancel()
 								<-ctx.Done()

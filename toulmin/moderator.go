@@ -61,7 +61,7 @@ type Panel struct {
 	Opposed    [][2]string `json:"opposed,omitempty" yaml:"opposed,omitempty"`
 	Notes      []string    `json:"notes,omitempty" yaml:"notes,omitempty"`
 	// Usage is what choosing cost (a model call); it is counted in the opening phase.
-	Usage Usage `json:"usage,omitempty" yaml:"usage,omitempty"`
+	Usage voting.Usage `json:"usage,omitempty" yaml:"usage,omitempty"`
 }
 
 // Names lists the seated agents.

@@ -258,7 +258,7 @@ func (c *chooser) Seat(_ context.Context, req *SeatRequest) (*Panel, error) {
 	if c.err != nil {
 		return nil, c.err
 	}
-	p := &Panel{Method: "test", Usage: Usage{Prompt: 50, Completion: 5, Calls: 1}}
+	p := &Panel{Method: "test", Usage: voting.Usage{Prompt: 50, Completion: 5, Calls: 1}}
 	for _, n := range c.names {
 		p.Seated = append(p.Seated, voting.Seat{Agent: n, Reason: "chosen"})
 	}

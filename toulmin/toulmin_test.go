@@ -171,7 +171,7 @@ func opener(vote voting.Option) func(ctx context.Context, req *Request) (*Turn, 
 	return func(_ context.Context, req *Request) (*Turn, error) {
 		switch req.Phase.Kind {
 		case PhaseOpening:
-			return &Turn{Arguments: []Argument{good()}, Position: &Position{Vote: vote, Confidence: 0.9}, Usage: Usage{Prompt: 100, Completion: 10}}, nil
+			return &Turn{Arguments: []Argument{good()}, Position: &Position{Vote: vote, Confidence: 0.9}, Usage: voting.Usage{Prompt: 100, Completion: 10}}, nil
 		case PhaseRebuttal:
 			var out []Argument
 			for _, a := range req.Arguments {

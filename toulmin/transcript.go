@@ -1,7 +1,6 @@
 package toulmin
 
 import (
-	"math"
 	"time"
 
 	"github.com/debatebot/debatebot/voting"
@@ -27,40 +26,6 @@ type Participant struct {
 	VotingRole voting.Role `json:"voting_role" yaml:"voting_role"`
 }
 
-// Usage is the token usage of one or more model calls.
-type Usage struct {
-	Prompt     int64 `json:"prompt" yaml:"prompt"`
-	Completion int64 `json:"completion" yaml:"completion"`
-	// CachedPrompt is the part of Prompt the provider served from its prompt cache.
-	CachedPrompt int64 `json:"cached_prompt,omitempty" yaml:"cached_prompt,omitempty"`
-	Calls        int   `json:"calls,omitempty" yaml:"calls,omitempty"`
-	// CostUSD is the estimated cost from the price table of the agent's model.
-	CostUSD float64 `json:"cost_usd,omitempty" yaml:"cost_usd,omitempty"`
-}
-
-// Add sums usage.
-func (u *Usage) Add(o Usage) {
-	u.Prompt += o.Prompt
-	u.Completion += o.Completion
-	u.CachedPrompt += o.CachedPrompt
-	u.Calls += o.Calls
-	u.CostUSD += o.CostUSD
-}
-
-// empty reports whether u counts nothing (a cost below a micro-cent is rounding).
-func (u Usage) empty() bool {
-	return u.Prompt == 0 && u.Completion == 0 && u.CachedPrompt == 0 && u.Calls == 0 && math.Abs(u.CostUSD) < 1e-9
-}
-
-// sub takes o out of u.
-func (u *Usage) sub(o Usage) {
-	u.Prompt -= o.Prompt
-	u.Completion -= o.Completion
-	u.CachedPrompt -= o.CachedPrompt
-	u.Calls -= o.Calls
-	u.CostUSD -= o.CostUSD
-}
-
 // PhaseStatus is how a phase ended.
 type PhaseStatus string
 
@@ -83,10 +48,10 @@ type PhaseRecord struct {
 	// Agents lists who spoke in the phase.
 	Agents []string `json:"agents,omitempty" yaml:"agents,omitempty"`
 	// Notes tell what went wrong or was left out.
-	Notes []string `json:"notes,omitempty" yaml:"notes,omitempty"`
-	Usage Usage    `json:"usage" yaml:"usage"`
+	Notes []string     `json:"notes,omitempty" yaml:"notes,omitempty"`
+	Usage voting.Usage `json:"usage" yaml:"usage"`
 	// ByAgent is each agent's usage in this phase.
-	ByAgent map[string]Usage `json:"by_agent,omitempty" yaml:"by_agent,omitempty"`
+	ByAgent map[string]voting.Usage `json:"by_agent,omitempty" yaml:"by_agent,omitempty"`
 }
 
 // Duration of the phase.
@@ -140,15 +105,15 @@ type Transcript struct {
 	TradeOff    *voting.TradeOff `json:"trade_off,omitempty" yaml:"trade_off,omitempty"`
 	// Escalations say why the debate escalated, when it did.
 	Escalations []voting.Escalation `json:"escalations,omitempty" yaml:"escalations,omitempty"`
-	Usage       Usage               `json:"usage" yaml:"usage"`
+	Usage       voting.Usage        `json:"usage" yaml:"usage"`
 	// UsageByAgent sums each agent's token usage over the debate.
-	UsageByAgent map[string]Usage `json:"usage_by_agent,omitempty" yaml:"usage_by_agent,omitempty"`
+	UsageByAgent map[string]voting.Usage `json:"usage_by_agent,omitempty" yaml:"usage_by_agent,omitempty"`
 	// Abandoned is the usage of phases interrupted from outside before they completed (a
 	// shutdown, a lost lease): they run again on resume, and what their calls cost is counted
 	// in Usage all the same. AbandonedByAgent splits it by agent.
-	Abandoned        Usage            `json:"abandoned,omitempty" yaml:"abandoned,omitempty"`
-	AbandonedByAgent map[string]Usage `json:"abandoned_by_agent,omitempty" yaml:"abandoned_by_agent,omitempty"`
-	Record           voting.Record    `json:"record" yaml:"record"`
+	Abandoned        voting.Usage            `json:"abandoned,omitempty" yaml:"abandoned,omitempty"`
+	AbandonedByAgent map[string]voting.Usage `json:"abandoned_by_agent,omitempty" yaml:"abandoned_by_agent,omitempty"`
+	Record           voting.Record           `json:"record" yaml:"record"`
 	// Carried lists the required changes of an earlier debate of the same pull request, each
 	// resolved or still open, when this debate covered only what changed since.
 	Carried []Carried `json:"carried,omitempty" yaml:"carried,omitempty"`

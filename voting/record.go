@@ -101,15 +101,6 @@ type Dissent struct {
 	Concern string `yaml:"concern" json:"concern"`
 }
 
-// Tokens is the token usage of a debate, with its estimated cost when a model was used.
-type Tokens struct {
-	Prompt     int64 `yaml:"prompt" json:"prompt"`
-	Completion int64 `yaml:"completion" json:"completion"`
-	// CachedPrompt is the part of Prompt the provider served from its prompt cache.
-	CachedPrompt int64   `yaml:"cached_prompt,omitempty" json:"cached_prompt,omitempty"`
-	CostUSD      float64 `yaml:"cost_usd,omitempty" json:"cost_usd,omitempty"`
-}
-
 // ScoringRow is one disputed point of the debate (seed 003's per-point scoring matrix): the
 // point, the side that prevailed, how sure that is, and the evidence that decided it.
 type ScoringRow struct {
@@ -194,7 +185,9 @@ type Record struct {
 	DissentingOpinions []Dissent `yaml:"dissenting_opinions" json:"dissenting_opinions"`
 	RequiredChanges    []string  `yaml:"required_changes" json:"required_changes"`
 	FollowUp           []string  `yaml:"follow_up" json:"follow_up"`
-	Tokens             Tokens    `yaml:"tokens" json:"tokens"`
+	// Tokens is what the server billed for the debate: prompt, completion, cached prompt and cost.
+	// The number of calls is the transcript's and stays out of the record (see normalised).
+	Tokens Usage `yaml:"tokens" json:"tokens"`
 	// Convergence is the share of disputed points the debate ended agreed on (seed 003): 1 when
 	// nothing was disputed.
 	Convergence float64 `yaml:"convergence" json:"convergence"`
@@ -246,6 +239,9 @@ func (r *Record) normalised() *Record {
 	if c.ScoringMatrix == nil {
 		c.ScoringMatrix = []ScoringRow{}
 	}
+	// The record's tokens are {prompt, completion, cached_prompt, cost_usd} (DESIGN.md); the
+	// calls are counted in the transcript, so they are never written here.
+	c.Tokens.Calls = 0
 	return &c
 }
 

@@ -105,7 +105,7 @@ func TestRecordRoundTrip(t *testing.T) {
 		Votes:              []Ballot{{Agent: "security", Role: RoleStakeholder, Weight: 1, Vote: RequestChanges, Confidence: 0.9}},
 		DissentingOpinions: []Dissent{{Agent: "security", Concern: "SQL built by concatenation at db.go:12"}},
 		RequiredChanges:    []string{"db.go:12: use a parameterised query"},
-		Tokens:             Tokens{Prompt: 10, Completion: 2},
+		Tokens:             Usage{Prompt: 10, Completion: 2},
 		StartedAt:          "2026-01-02T03:04:05Z", EndedAt: "2026-01-02T03:04:06Z",
 	}
 	y, err := r.YAML()
@@ -136,6 +136,24 @@ func TestRecordRoundTrip(t *testing.T) {
 	}
 	if _, err := ParseRecord([]byte("other: 1\n")); err == nil || !strings.Contains(err.Error(), "decision") {
 		t.Errorf("ParseRecord without decision key: err = %v", err)
+	}
+}
+
+// The record's tokens are {prompt, completion, cached_prompt, cost_usd}: the calls a usage counts
+// stay in the transcript.
+func TestRecordTokensLeaveCallsOut(t *testing.T) {
+	r := &Record{DebateID: "deb-1", Tokens: Usage{Prompt: 10, Completion: 2, CachedPrompt: 4, Calls: 3, CostUSD: 0.01}}
+	for _, enc := range []func() ([]byte, error){r.YAML, r.JSON} {
+		b, err := enc()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), "calls") || !strings.Contains(string(b), "cached_prompt") || !strings.Contains(string(b), "cost_usd") {
+			t.Errorf("the record's tokens are not {prompt, completion, cached_prompt, cost_usd}:\n%s", b)
+		}
+	}
+	if r.Tokens.Calls != 3 {
+		t.Errorf("writing the record changed its usage: %+v", r.Tokens)
 	}
 }
 

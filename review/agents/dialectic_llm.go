@@ -13,6 +13,7 @@ import (
 	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // DialecticLLM argues seed 000's failure and planning debates through a model: one structured
@@ -22,7 +23,7 @@ import (
 type DialecticLLM struct {
 	a *LLMAgent
 	// Usage is what the calls cost, summed (a DialecticLLM serves one debate).
-	Usage toulmin.Usage
+	Usage voting.Usage
 }
 
 var (
@@ -46,7 +47,7 @@ func NewDialecticLLM(o llm.Options) *DialecticLLM {
 }
 
 // Spent implements dialectic.Spender.
-func (d *DialecticLLM) Spent() toulmin.Usage {
+func (d *DialecticLLM) Spent() voting.Usage {
 	return d.Usage
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/review/llmtest"
 	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // BenchmarkLLMDebateWallTime runs a whole debate with six model-backed agents against a fake
@@ -53,7 +54,7 @@ type debateCost struct {
 	// fake reported as cached (1024 tokens at least, in steps of 128).
 	prompt, prefix, billedCached int64
 	// billed is what the fake billed (usage summed over every answer).
-	billed toulmin.Usage
+	billed voting.Usage
 	// single is the prompt of one single-call review of the change with its evidence.
 	single int64
 	// wall is the whole debate (evidence gathering included); modelWall from the start of the
@@ -99,7 +100,7 @@ func measureDebate(tb testing.TB, c *change.Change, p toulmin.Protocol, respond 
 	}
 	billed := srv.Billed()
 	out.billedCached = billed.CachedPrompt
-	out.billed = toulmin.Usage{Prompt: billed.Prompt, CachedPrompt: billed.CachedPrompt, Completion: billed.Completion, Calls: billed.Calls}
+	out.billed = voting.Usage{Prompt: billed.Prompt, CachedPrompt: billed.CachedPrompt, Completion: billed.Completion, Calls: billed.Calls}
 	if tr.Record.Tokens.Prompt != billed.Prompt || tr.Record.Tokens.CachedPrompt != billed.CachedPrompt {
 		tb.Fatalf("record tokens %+v, the fake billed %+v", tr.Record.Tokens, billed)
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/debatebot/debatebot/review/evidence/scan"
-	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // DefaultModel is used when neither the perspective nor DEBATEBOT_MODEL names one.
@@ -63,7 +63,7 @@ type Client struct {
 // Completion is the outcome of one model call with its retries.
 type Completion struct {
 	Content, Finish string
-	Usage           toulmin.Usage
+	Usage           voting.Usage
 	Notes           []string
 	Err             error
 }
@@ -97,7 +97,7 @@ func (cl *Client) Call(ctx context.Context, params openai.ChatCompletionNewParam
 	for attempt := 0; ; attempt++ {
 		resp, httpResp, err := cl.once(ctx, params)
 		if err == nil {
-			u := toulmin.Usage{
+			u := voting.Usage{
 				Prompt: resp.Usage.PromptTokens, Completion: resp.Usage.CompletionTokens,
 				CachedPrompt: resp.Usage.PromptTokensDetails.CachedTokens, Calls: 1,
 			}

@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // Price is what a model costs per million tokens, in US dollars.
@@ -48,7 +48,7 @@ func (t PriceTable) Lookup(model string) (Price, bool) {
 }
 
 // Cost estimates the cost of usage on model; 0 for a model not in the table.
-func (t PriceTable) Cost(model string, u toulmin.Usage) float64 {
+func (t PriceTable) Cost(model string, u voting.Usage) float64 {
 	p, ok := t.Lookup(model)
 	if !ok {
 		return 0

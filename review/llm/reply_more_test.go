@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 func TestParseReply(t *testing.T) {
@@ -53,7 +54,7 @@ func TestReplyTurnValidates(t *testing.T) {
 
 func TestPrices(t *testing.T) {
 	p := DefaultPrices()
-	u := toulmin.Usage{Prompt: 1_000_000, CachedPrompt: 400_000, Completion: 100_000}
+	u := voting.Usage{Prompt: 1_000_000, CachedPrompt: 400_000, Completion: 100_000}
 	if got := p.Cost("gpt-4o-mini-2024-07-18", u); fmt.Sprintf("%.4f", got) != "0.1800" {
 		// 600k x 0.15 + 400k x 0.075 + 100k x 0.60, per million
 		t.Errorf("cost = %.4f, want 0.1800", got)

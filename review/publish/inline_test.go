@@ -216,7 +216,7 @@ func TestReviewSuggestsKnownFix(t *testing.T) {
 	if e.Replacement != "    return requests.get(url, verify=True, timeout=5)" {
 		t.Fatalf("replacement = %q", e.Replacement)
 	}
-	body := render.InlineFinding{Key: "0123456789abcdef:1", Path: e.Path, Line: e.Line, Severity: e.Severity, Rule: e.Rule, Message: e.Message, Replacement: e.Replacement}.CommentBody()
+	body := render.InlineFinding{Key: "0123456789abcdef:1", Evidence: *e}.CommentBody()
 	if !strings.Contains(body, "\n```suggestion\n    return requests.get(url, verify=True, timeout=5)\n```\n") {
 		t.Errorf("comment lacks the suggestion:\n%s", body)
 	}

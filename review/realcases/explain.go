@@ -13,10 +13,8 @@ import (
 
 // Finding is one finding of substance of a case's debate, as the benchmark explains it.
 type Finding struct {
-	Analyzer, Rule string
-	Severity       toulmin.Severity
-	Path           string
-	Line           int
+	// Evidence is the debate's finding: its analyzer, rule, severity and place.
+	toulmin.Evidence
 	// Defect: the finding cites one of the case's defect locations (within CiteWithin lines).
 	Defect bool
 }

@@ -51,7 +51,7 @@ func Judge(c Case, tr *toulmin.Transcript, err error) Result {
 		if !substantive(e) {
 			continue
 		}
-		f := Finding{Analyzer: e.Analyzer, Rule: e.Rule, Severity: e.Severity, Path: e.Path, Line: e.Line, Defect: cites(c.Defects, e.Path, e.Line)}
+		f := Finding{Evidence: e, Defect: cites(c.Defects, e.Path, e.Line)}
 		r.Findings = append(r.Findings, f)
 		if f.Defect && !slices.Contains(r.Cited, e.Rule) {
 			r.Cited = append(r.Cited, e.Rule)

@@ -18,16 +18,13 @@ import (
 type InlineFinding struct {
 	// Key identifies the finding across pushes without its line number (see findingKey); it is
 	// the hidden marker of the comment.
-	Key      string
-	Path     string
-	Line     int
-	Severity toulmin.Severity
-	Rule     string
-	Message  string
+	Key string
+	// Evidence is the finding the comment is about: its place, severity, rule and message, and
+	// the fixed line (Replacement) offered as a suggestion. A required change that no finding
+	// carries has only its place and its text as the message.
+	toulmin.Evidence
 	// Required are the required changes of the decision tied to this line.
 	Required []string
-	// Replacement is the fixed line, offered as a suggestion.
-	Replacement string
 }
 
 // InlineFindings are what a debate puts on the lines of the pull request, in the evidence's order
@@ -43,7 +40,7 @@ func InlineFindings(t *toulmin.Transcript) (onLines, noLine []InlineFinding) {
 		}
 		m := Citation.FindStringSubmatch(r)
 		if m == nil {
-			noLine = append(noLine, InlineFinding{Key: textKey("required", "", r), Message: r, Required: []string{r}})
+			noLine = append(noLine, InlineFinding{Key: textKey("required", "", r), Evidence: toulmin.Evidence{Message: r}, Required: []string{r}})
 			continue
 		}
 		at := m[1] + ":" + m[2]
@@ -63,7 +60,7 @@ func InlineFindings(t *toulmin.Transcript) (onLines, noLine []InlineFinding) {
 		if e.Severity.Rank() < toulmin.SeverityMedium.Rank() && len(req) == 0 {
 			continue
 		}
-		f := InlineFinding{Key: findingKey(e, seen), Path: e.Path, Line: e.Line, Severity: e.Severity, Rule: e.Rule, Message: e.Message, Replacement: e.Replacement}
+		f := InlineFinding{Key: findingKey(e, seen), Evidence: e}
 		if len(req) > 0 && !used[at] {
 			// The required change goes with the first finding on its line only.
 			f.Required, used[at] = req, true
@@ -81,7 +78,7 @@ func InlineFindings(t *toulmin.Transcript) (onLines, noLine []InlineFinding) {
 		m := Citation.FindStringSubmatch(at + ": ")
 		line, _ := strconv.Atoi(m[2])
 		text := strings.Join(required[at], "; ")
-		onLines = append(onLines, InlineFinding{Key: textKey("required", m[1], text), Path: m[1], Line: line, Message: text, Required: required[at]})
+		onLines = append(onLines, InlineFinding{Key: textKey("required", m[1], text), Evidence: toulmin.Evidence{Path: m[1], Line: line, Message: text}, Required: required[at]})
 	}
 	return onLines, noLine
 }
