@@ -222,3 +222,13 @@ func TestReadSinceFromFake(t *testing.T) {
 		t.Errorf("a 500 from the compare API: err = %v", err)
 	}
 }
+
+// The adapter and the fake implement the interfaces of review.
+var (
+	_ review.PullRequestReader = (*review.GitHub)(nil)
+	_ review.Comparer          = (*review.GitHub)(nil)
+	_ review.TreeReader        = (*review.GitHub)(nil)
+	_ review.PullRequestReader = (*pulltest.Fake)(nil)
+	_ review.Comparer          = (*pulltest.Fake)(nil)
+	_ review.TreeReader        = (*pulltest.Fake)(nil)
+)

@@ -122,3 +122,15 @@ func TestReadSinceFromFake(t *testing.T) {
 		t.Errorf("after a force push: %v, %v; want nothing", c, err)
 	}
 }
+
+// The adapter and the fake implement the interfaces of pull.
+var (
+	_ pull.ConfigReader = (*review.GitHub)(nil)
+	_ pull.Permissions  = (*review.GitHub)(nil)
+	_ pull.MergeBaser   = (*review.GitHub)(nil)
+	_ pull.SinceReader  = (*review.GitHub)(nil)
+	_ pull.ConfigReader = (*pulltest.Fake)(nil)
+	_ pull.Permissions  = (*pulltest.Fake)(nil)
+	_ pull.MergeBaser   = (*pulltest.Fake)(nil)
+	_ pull.SinceReader  = (*pulltest.Fake)(nil)
+)
