@@ -13,7 +13,6 @@ import (
 	"sync"
 
 	"github.com/debatebot/debatebot/review/change"
-
 	"github.com/debatebot/debatebot/review/render"
 )
 
