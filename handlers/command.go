@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/debatebot/debatebot/config"
+	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/pull"
 )
@@ -18,7 +19,7 @@ import (
 // answered with one comment naming what was needed, what the requester has and outcome ("Nothing
 // was changed."), and the command does nothing else.
 func (r *Runner) permitted(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job, need, command, outcome string) (bool, error) {
-	have, err := pull.Permission(ctx, gh, job.PR, job.Requester)
+	have, err := pull.Permission(ctx, review.NewGitHub(gh), job.PR, job.Requester)
 	if err != nil {
 		return false, err
 	}
@@ -33,7 +34,7 @@ func (r *Runner) permitted(ctx context.Context, gh *github.Client, pub *publish.
 // bound (kept in the store, so that replicas and restarts share it); a refusal is answered with a
 // short comment and nothing is spent.
 func (r *Runner) authorise(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job, repo *config.Repo) (bool, error) {
-	have, err := pull.Permission(ctx, gh, job.PR, job.Requester)
+	have, err := pull.Permission(ctx, review.NewGitHub(gh), job.PR, job.Requester)
 	if err != nil {
 		return false, err
 	}
@@ -69,7 +70,7 @@ func (r *Runner) commandConfig(ctx context.Context, gh *github.Client, job *Job)
 	default:
 		return nil, fmt.Errorf("failed to get pull request %s: %w", job.PR, err)
 	}
-	repo, err := pull.LoadRepoConfig(ctx, gh, job.PR, ref)
+	repo, err := pull.LoadRepoConfig(ctx, review.NewGitHub(gh), job.PR, ref)
 	var ce *config.Error
 	if errors.As(err, &ce) {
 		return config.Default(), nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/dashboard"
+	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/pull"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -53,7 +54,7 @@ func (c dashboardCheckpoints) Permission(ctx context.Context, debateID, login st
 	if err != nil {
 		return false, "", "", err
 	}
-	have, err := pull.Permission(ctx, gh, job.PR, login)
+	have, err := pull.Permission(ctx, review.NewGitHub(gh), job.PR, login)
 	if err != nil {
 		return false, "", "", err
 	}

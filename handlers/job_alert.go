@@ -64,7 +64,7 @@ func (r *Runner) alert(ctx context.Context, gh *github.Client, job *Job) error {
 	if job.Alert.Closed != "" {
 		return r.alertClosed(ctx, gh, job)
 	}
-	repo, err := pull.LoadRepoConfig(ctx, gh, job.PR, "")
+	repo, err := pull.LoadRepoConfig(ctx, review.NewGitHub(gh), job.PR, "")
 	var ce *config.Error
 	if errors.As(err, &ce) {
 		zerolog.Ctx(ctx).Warn().Err(err).Msg("The repository configuration is broken; the alert is not debated.")

@@ -172,7 +172,7 @@ func (r *Runner) ciResult(ctx context.Context, gh *github.Client, job *Job, pr r
 // failureConfig reads the configuration of the pull request's base branch; ok is false when
 // it turns failure debates off or is broken (then the CI result is not recorded).
 func failureConfig(ctx context.Context, gh *github.Client, pr review.PullRequest, meta *github.PullRequest) (repo *config.Repo, ok bool, err error) {
-	repo, err = pull.LoadRepoConfig(ctx, gh, pr, meta.GetBase().GetRef())
+	repo, err = pull.LoadRepoConfig(ctx, review.NewGitHub(gh), pr, meta.GetBase().GetRef())
 	var ce *config.Error
 	if errors.As(err, &ce) {
 		zerolog.Ctx(ctx).Warn().Err(err).Msg("The repository configuration is broken; the CI result is not recorded.")

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/debatebot/debatebot/config"
+	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/agents"
 	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/pull"
@@ -38,7 +39,7 @@ func (r *Runner) helpText(ctx context.Context, gh *github.Client, job *Job) (str
 	default:
 		return "", fmt.Errorf("failed to get pull request %s: %w", job.PR, err)
 	}
-	repo, err := pull.LoadRepoConfig(ctx, gh, job.PR, ref)
+	repo, err := pull.LoadRepoConfig(ctx, review.NewGitHub(gh), job.PR, ref)
 	broken := ""
 	var ce *config.Error
 	if errors.As(err, &ce) {

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/debatebot/debatebot/config"
+	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/pull"
 	"github.com/debatebot/debatebot/review/render"
@@ -57,7 +58,7 @@ func (r *Runner) mayDecide(ctx context.Context, gh *github.Client, pub *publish.
 	if job.Requester == "" {
 		return true, nil
 	}
-	have, err := pull.Permission(ctx, gh, job.PR, job.Requester)
+	have, err := pull.Permission(ctx, review.NewGitHub(gh), job.PR, job.Requester)
 	if err != nil {
 		return false, err
 	}

@@ -76,7 +76,7 @@ func reviewedPR(ctx context.Context, gh *github.Client, job *Job) (*github.PullR
 // is skipped. A command admitted is acknowledged with a reaction.
 func (r *Runner) admit(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job, meta *github.PullRequest) (*config.Repo, bool, error) {
 	log := zerolog.Ctx(ctx)
-	repo, err := pull.LoadRepoConfig(ctx, gh, job.PR, meta.GetBase().GetRef())
+	repo, err := pull.LoadRepoConfig(ctx, review.NewGitHub(gh), job.PR, meta.GetBase().GetRef())
 	if err != nil {
 		var ce *config.Error
 		if errors.As(err, &ce) {
@@ -192,7 +192,7 @@ func (s *jobSource) Read(ctx context.Context) (*pipeline.Subject, error) {
 		carried := review.CarryForward(prev, since)
 		subject.Change, subject.Since = since, prev.HeadSHA
 		subject.Carry = func(t *toulmin.Transcript) { review.ApplyCarried(t, prev, carried) }
-	} else if subject.Change, err = review.ReadPullRequest(ctx, s.gh, job.PR, s.meta, s.repo.Ignore, review.DefaultMaxDiffBytes); err != nil {
+	} else if subject.Change, err = review.ReadPullRequest(ctx, review.NewGitHub(s.gh), job.PR, s.meta, s.repo.Ignore, review.DefaultMaxDiffBytes); err != nil {
 		return nil, err
 	}
 	if subject.Change != nil && s.meta != nil && s.r.Trees != nil {
@@ -423,7 +423,7 @@ func (r *Runner) since(ctx context.Context, gh *github.Client, pub *publish.Publ
 	if err != nil || prev == nil {
 		return nil, nil, err
 	}
-	c, err := pull.ReadSince(ctx, gh, job.PR, meta, prev.HeadSHA, job.HeadSHA, repo.Ignore)
+	c, err := pull.ReadSince(ctx, review.NewGitHub(gh), job.PR, meta, prev.HeadSHA, job.HeadSHA, repo.Ignore)
 	if err != nil || c == nil {
 		return nil, nil, err
 	}

@@ -88,7 +88,7 @@ func (t *Trees) attach(ctx context.Context, gh *github.Client, job *Job, c *chan
 	c.Trees = func(ctx context.Context) (string, string, func(), error) {
 		from := base
 		if from == "" {
-			from = pull.MergeBase(ctx, gh, job.PR, meta.GetBase().GetSHA(), head)
+			from = pull.MergeBase(ctx, review.NewGitHub(gh), job.PR, meta.GetBase().GetSHA(), head)
 		}
 		w, why := t.whole(ctx, gh, job, c, from, head)
 		if why == nil {
@@ -104,7 +104,7 @@ func (t *Trees) attach(ctx context.Context, gh *github.Client, job *Job, c *chan
 		var left []string
 		baseDir, headDir, cleanup, err := review.TempTrees(func(baseDir, headDir string) error {
 			var err error
-			left, err = review.DirTrees(ctx, gh, job.PR, c, from, head, baseDir, headDir)
+			left, err = review.DirTrees(ctx, review.NewGitHub(gh), job.PR, c, from, head, baseDir, headDir)
 			return err
 		})
 		if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"path"
 	"path/filepath"
@@ -14,8 +13,6 @@ import (
 	"sync"
 
 	"github.com/debatebot/debatebot/review/change"
-	"github.com/google/go-github/v62/github"
-
 	"github.com/debatebot/debatebot/review/render"
 )
 
@@ -38,7 +35,7 @@ const (
 // (maxDirTree*): base and head must be read alike, or the comparison of their findings would call
 // old findings new. Go files over DefaultMaxFileBytes are left out at both sides and returned, to
 // be said in the transcript.
-func DirTrees(ctx context.Context, gh *github.Client, pr PullRequest, c *change.Change, base, head, baseDir, headDir string) ([]string, error) {
+func DirTrees(ctx context.Context, gh TreeReader, pr PullRequest, c *change.Change, base, head, baseDir, headDir string) ([]string, error) {
 	dirs := map[string]bool{}
 	for _, f := range c.Files {
 		for _, p := range []string{f.Path, f.OldPath} {
@@ -73,9 +70,23 @@ func DirTrees(ctx context.Context, gh *github.Client, pr PullRequest, c *change.
 	return slices.Compact(left), nil
 }
 
+// TreeReader reads the directories and files of a pull request's repository at a commit.
+type TreeReader interface {
+	FileReader
+	// Dir lists the directory at path on ref ("" is the root).
+	Dir(ctx context.Context, pr PullRequest, path, ref string) ([]Entry, error)
+}
+
+// dirFile is a file to write: its path, and its content when it was read with the listing.
+type dirFile struct {
+	path    string
+	content []byte
+	read    bool
+}
+
 // dirReader reads directories of one commit into dest.
 type dirReader struct {
-	gh   *github.Client
+	gh   TreeReader
 	pr   PullRequest
 	ref  string
 	dest string
@@ -104,18 +115,18 @@ func (r *dirReader) read(ctx context.Context, dirs []string) (int, []string, err
 }
 
 // listFiles lists the Go files of dirs, and those left out for their size.
-func (r *dirReader) listFiles(ctx context.Context, dirs []string) (files []*github.RepositoryContent, left []string, err error) {
+func (r *dirReader) listFiles(ctx context.Context, dirs []string) (files []dirFile, left []string, err error) {
 	for _, d := range dirs {
 		entries, err := r.list(ctx, d)
 		if err != nil {
 			return nil, nil, err
 		}
 		for _, e := range entries {
-			if e.GetSize() > DefaultMaxFileBytes {
-				left = append(left, fmt.Sprintf("%s (larger than %d KiB)", e.GetPath(), DefaultMaxFileBytes>>10))
+			if e.Size > DefaultMaxFileBytes {
+				left = append(left, fmt.Sprintf("%s (larger than %d KiB)", e.Path, DefaultMaxFileBytes>>10))
 				continue
 			}
-			files = append(files, e)
+			files = append(files, dirFile{path: e.Path})
 		}
 	}
 	return files, left, nil
@@ -123,7 +134,7 @@ func (r *dirReader) listFiles(ctx context.Context, dirs []string) (files []*gith
 
 // addModules adds to files the go.mod of each directory's module: in the directory, or the
 // nearest above it.
-func (r *dirReader) addModules(ctx context.Context, dirs []string, files []*github.RepositoryContent) ([]*github.RepositoryContent, error) {
+func (r *dirReader) addModules(ctx context.Context, dirs []string, files []dirFile) ([]dirFile, error) {
 	mods := map[string]bool{}
 	hasMod := func(d string) (bool, error) {
 		if has, ok := r.listed[d]; ok {
@@ -132,15 +143,16 @@ func (r *dirReader) addModules(ctx context.Context, dirs []string, files []*gith
 		if has, ok := mods[d]; ok {
 			return has, nil
 		}
-		fc, err := r.get(ctx, path.Join(d, "go.mod"))
+		mod := path.Join(d, "go.mod")
+		content, found, err := r.get(ctx, mod)
 		if err != nil {
 			return false, err
 		}
-		if fc != nil {
-			files = append(files, fc)
+		if found {
+			files = append(files, dirFile{path: mod, content: content, read: true})
 		}
-		mods[d] = fc != nil
-		return fc != nil, nil
+		mods[d] = found
+		return found, nil
 	}
 	for _, d := range dirs {
 		for anc := d; ; anc = path.Dir(anc) {
@@ -158,14 +170,14 @@ func (r *dirReader) addModules(ctx context.Context, dirs []string, files []*gith
 
 // fetch reads the files' content with dirTreeWorkers at once, within maxDirTreeBytes in all, and
 // writes them; it returns how many Go files it wrote.
-func (r *dirReader) fetch(ctx context.Context, files []*github.RepositoryContent) (int, error) {
+func (r *dirReader) fetch(ctx context.Context, files []dirFile) (int, error) {
 	var (
 		mu    sync.Mutex
 		total int
 		n     int
 		errs  []error
 		wg    sync.WaitGroup
-		work  = make(chan *github.RepositoryContent)
+		work  = make(chan dirFile)
 	)
 	for range dirTreeWorkers {
 		wg.Add(1)
@@ -180,12 +192,12 @@ func (r *dirReader) fetch(ctx context.Context, files []*github.RepositoryContent
 				total += len(content)
 				mu.Unlock()
 				if err == nil {
-					err = r.write(e.GetPath(), content)
+					err = r.write(e.path, content)
 				}
 				mu.Lock()
 				if err != nil {
 					errs = append(errs, err)
-				} else if strings.HasSuffix(e.GetPath(), ".go") {
+				} else if strings.HasSuffix(e.path, ".go") {
 					n++
 				}
 				mu.Unlock()
@@ -211,60 +223,58 @@ func (r *dirReader) fetch(ctx context.Context, files []*github.RepositoryContent
 
 // list returns the Go files and go.mod of directory d at the reader's commit; a directory the
 // commit lacks has none.
-func (r *dirReader) list(ctx context.Context, d string) ([]*github.RepositoryContent, error) {
+func (r *dirReader) list(ctx context.Context, d string) ([]Entry, error) {
 	p := d
 	if p == "." {
 		p = ""
 	}
-	_, entries, _, err := r.gh.Repositories.GetContents(ctx, r.pr.Owner, r.pr.Repo, p, &github.RepositoryContentGetOptions{Ref: r.ref})
-	if notFound(err) {
+	entries, err := r.gh.Dir(ctx, r.pr, p, r.ref)
+	if NotFound(err) {
 		r.listed[d] = false
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("failed to list %s of %s at %s: %w", d, r.pr, render.ShortSHA(r.ref), err)
 	}
-	var out []*github.RepositoryContent
+	var out []Entry
 	for _, e := range entries {
-		name := e.GetName()
-		if e.GetType() != "file" || (!strings.HasSuffix(name, ".go") && name != "go.mod") {
+		if e.Type != "file" || (!strings.HasSuffix(e.Name, ".go") && e.Name != "go.mod") {
 			continue
 		}
-		r.listed[d] = r.listed[d] || name == "go.mod"
+		r.listed[d] = r.listed[d] || e.Name == "go.mod"
 		out = append(out, e)
 	}
 	return out, nil
 }
 
-// get reads the file at p, or nil when the commit has none.
-func (r *dirReader) get(ctx context.Context, p string) (*github.RepositoryContent, error) {
-	fc, _, _, err := r.gh.Repositories.GetContents(ctx, r.pr.Owner, r.pr.Repo, p, &github.RepositoryContentGetOptions{Ref: r.ref})
-	if notFound(err) {
-		return nil, nil
+// get reads the file at p; found is false when the commit has none.
+func (r *dirReader) get(ctx context.Context, p string) (content []byte, found bool, err error) {
+	content, err = r.gh.File(ctx, r.pr, p, r.ref)
+	var undecodable *DecodeError
+	switch {
+	case NotFound(err):
+		return nil, false, nil
+	case errors.As(err, &undecodable):
+		return nil, false, fmt.Errorf("failed to decode %s of %s at %s: %w", p, r.pr, render.ShortSHA(r.ref), err)
+	case err != nil:
+		return nil, false, fmt.Errorf("failed to read %s of %s at %s: %w", p, r.pr, render.ShortSHA(r.ref), err)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("failed to read %s of %s at %s: %w", p, r.pr, render.ShortSHA(r.ref), err)
-	}
-	return fc, nil
+	return content, true, nil
 }
 
-// content is the text of a file entry, read unless the entry holds it (a go.mod read by get).
-func (r *dirReader) content(ctx context.Context, e *github.RepositoryContent) ([]byte, error) {
-	if e.Content == nil {
-		fc, err := r.get(ctx, e.GetPath())
-		if err != nil {
-			return nil, err
-		}
-		if fc == nil {
-			return nil, fmt.Errorf("%s of %s at %s was listed, then not found", e.GetPath(), r.pr, render.ShortSHA(r.ref))
-		}
-		e = fc
+// content is the text of a file, read unless it was read with the listing (a go.mod read by get).
+func (r *dirReader) content(ctx context.Context, f dirFile) ([]byte, error) {
+	if f.read {
+		return f.content, nil
 	}
-	s, err := e.GetContent()
+	content, found, err := r.get(ctx, f.path)
 	if err != nil {
-		return nil, fmt.Errorf("failed to decode %s of %s at %s: %w", e.GetPath(), r.pr, render.ShortSHA(r.ref), err)
+		return nil, err
 	}
-	return []byte(s), nil
+	if !found {
+		return nil, fmt.Errorf("%s of %s at %s was listed, then not found", f.path, r.pr, render.ShortSHA(r.ref))
+	}
+	return content, nil
 }
 
 // write puts the file at its repository path under dest; a path that would leave dest is refused.
@@ -281,9 +291,4 @@ func (r *dirReader) write(p string, content []byte) error {
 		return fmt.Errorf("failed to write %s: %w", full, err)
 	}
 	return nil
-}
-
-func notFound(err error) bool {
-	var er *github.ErrorResponse
-	return errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound
 }

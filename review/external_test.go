@@ -230,7 +230,7 @@ func TestPullRequestExternalFindingsOnAddedLines(t *testing.T) {
 	srv.PRs["acme/shop#9"] = &githubtest.PR{Title: "Publish step", BaseRef: "main", HeadRef: "publish", HeadSHA: "def456", Diff: string(diff)}
 	srv.Contents["acme/shop@def456:scripts/deploy.sh"] = string(head)
 	ctx := context.Background()
-	c, err := ReadPullRequest(ctx, ghClient(t, srv), PullRequest{"acme", "shop", 9}, nil, nil, DefaultMaxDiffBytes)
+	c, err := ReadPullRequest(ctx, NewGitHub(ghClient(t, srv)), PullRequest{"acme", "shop", 9}, nil, nil, DefaultMaxDiffBytes)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,13 +17,20 @@ import (
 	"github.com/debatebot/debatebot/voting"
 )
 
+// Comparer compares two commits of a pull request's repository.
+type Comparer interface {
+	// Compare is GitHub's comparison of head with base: its status ("ahead" when head descends
+	// from base) and the files it changed, with their patches.
+	Compare(ctx context.Context, pr PullRequest, base, head string) (string, []*github.CommitFile, error)
+}
+
 // ReadSince reads what changed on the pull request between an earlier debated head and the new
 // one (the compare API). ok is false when the new head does not descend from the old one (a
 // force push): the whole change must be debated again. After a force push GitHub may no longer
 // know the old head, or find no common ancestor; it answers 404 then ("Not Found", "No common
 // ancestor between ..."), which means the same: debate the whole change, not fail the job.
-func ReadSince(ctx context.Context, gh *github.Client, pr PullRequest, oldHead, newHead string) (c *change.Change, ok bool, err error) {
-	cmp, _, err := gh.Repositories.CompareCommits(ctx, pr.Owner, pr.Repo, oldHead, newHead, &github.ListOptions{PerPage: 100})
+func ReadSince(ctx context.Context, gh Comparer, pr PullRequest, oldHead, newHead string) (c *change.Change, ok bool, err error) {
+	status, files, err := gh.Compare(ctx, pr, oldHead, newHead)
 	if er := (*github.ErrorResponse)(nil); errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound {
 		zerolog.Ctx(ctx).Info().Str("old_head", oldHead).Str("new_head", newHead).Str("github_message", er.Message).
 			Msg("GitHub cannot compare the debated head with the new one (a force push?); the whole change is debated.")
@@ -32,10 +39,10 @@ func ReadSince(ctx context.Context, gh *github.Client, pr PullRequest, oldHead, 
 	if err != nil {
 		return nil, false, fmt.Errorf("failed to compare %s...%s on %s: %w", render.ShortSHA(oldHead), render.ShortSHA(newHead), pr, err)
 	}
-	if cmp.GetStatus() != "ahead" {
+	if status != "ahead" {
 		return nil, false, nil
 	}
-	c, err = filesChange(cmp.Files, fmt.Sprintf("%s %s...%s", pr, render.ShortSHA(oldHead), render.ShortSHA(newHead)))
+	c, err = filesChange(files, fmt.Sprintf("%s %s...%s", pr, render.ShortSHA(oldHead), render.ShortSHA(newHead)))
 	if err != nil {
 		return nil, false, err
 	}

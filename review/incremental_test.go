@@ -33,7 +33,7 @@ func TestReadSinceAfterForcePush(t *testing.T) {
 		{"no common ancestor", "orphan1", "abc123", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, ok, err := ReadSince(context.Background(), gh, pr, tc.old, tc.new)
+			c, ok, err := ReadSince(context.Background(), NewGitHub(gh), pr, tc.old, tc.new)
 			if err != nil || ok != tc.ok || (ok && (c == nil || len(c.Files) != 1 || c.HeadSHA != tc.new)) {
 				t.Fatalf("ReadSince(%s...%s) = %v, %v, %v; want ok=%v and no error", tc.old, tc.new, c, ok, err, tc.ok)
 			}
@@ -56,7 +56,7 @@ func TestReadSinceAfterForcePush(t *testing.T) {
 	}
 	// Other failures are still errors (a 5xx that outlives the retries is not a force push).
 	srv.Fail("GET", "/repos/acme/shop/compare/", 500, 100)
-	if _, _, err := ReadSince(context.Background(), gh, pr, "abc123", "def456"); err == nil {
+	if _, _, err := ReadSince(context.Background(), NewGitHub(gh), pr, "abc123", "def456"); err == nil {
 		t.Error("a 500 from the compare API was taken for a force push")
 	}
 }

@@ -27,21 +27,54 @@ func (p PullRequest) String() string { return fmt.Sprintf("%s/%s#%d", p.Owner, p
 // Repository is "owner/name".
 func (p PullRequest) Repository() string { return p.Owner + "/" + p.Repo }
 
+// PullRequestReader is what reading a pull request's change needs of GitHub: its metadata, its
+// diff, its files page by page when the diff is refused, its commit messages and the head content
+// of files.
+type PullRequestReader interface {
+	// PullRequest is the pull request's metadata.
+	PullRequest(ctx context.Context, pr PullRequest) (*github.PullRequest, error)
+	// PullDiff is the pull request's diff; GitHub refuses a very large one (406 or 422).
+	PullDiff(ctx context.Context, pr PullRequest) (string, error)
+	FileLister
+	CommitReader
+	FileReader
+}
+
+// FileLister lists a pull request's files with their patches, a page at a time.
+type FileLister interface {
+	// PullFiles is one page of the files (0 is the first), with the next page, 0 after the last.
+	PullFiles(ctx context.Context, pr PullRequest, page int) ([]*github.CommitFile, int, error)
+}
+
+// CommitReader reads the messages of a pull request's commits, a page at a time.
+type CommitReader interface {
+	// PullCommitMessages is one page of the messages (0 is the first), with the next page, 0
+	// after the last.
+	PullCommitMessages(ctx context.Context, pr PullRequest, page int) ([]string, int, error)
+}
+
+// FileReader reads a file of the pull request's repository at a commit.
+type FileReader interface {
+	// File is the content of path at ref; a *DecodeError when GitHub sent it in a form that could
+	// not be decoded.
+	File(ctx context.Context, pr PullRequest, path, ref string) ([]byte, error)
+}
+
 // ReadPullRequest reads a pull request through the API: its metadata, its diff (the diff media
 // type, falling back to the paginated files API when GitHub refuses a very large diff), and the
 // head content of the changed files the AST analyzers need. Each resource is read once; ignored
 // paths are dropped before any content is fetched.
 // meta is the pull request when the caller already read it, nil otherwise.
-func ReadPullRequest(ctx context.Context, gh *github.Client, pr PullRequest, meta *github.PullRequest, ignore []string, maxDiff int64) (*change.Change, error) {
+func ReadPullRequest(ctx context.Context, gh PullRequestReader, pr PullRequest, meta *github.PullRequest, ignore []string, maxDiff int64) (*change.Change, error) {
 	if meta == nil {
 		var err error
-		if meta, _, err = gh.PullRequests.Get(ctx, pr.Owner, pr.Repo, pr.Number); err != nil {
+		if meta, err = gh.PullRequest(ctx, pr); err != nil {
 			return nil, fmt.Errorf("failed to get pull request %s: %w", pr, err)
 		}
 	}
 	source := pr.String()
 	var c *change.Change
-	raw, _, err := gh.PullRequests.GetRaw(ctx, pr.Owner, pr.Repo, pr.Number, github.RawOptions{Type: github.Diff})
+	raw, err := gh.PullDiff(ctx, pr)
 	switch {
 	case err == nil && int64(len(raw)) <= maxDiff:
 		c, err = ParseDiff([]byte(raw), source)
@@ -70,21 +103,19 @@ const maxCommitMessages = 250
 
 // ReadCommitMessages reads the messages of the pull request's commits into the change, so that
 // text addressed to the reviewer there is found too; when they cannot be read, a note says so.
-func ReadCommitMessages(ctx context.Context, gh *github.Client, pr PullRequest, c *change.Change) {
-	opts := &github.ListOptions{PerPage: 100}
+func ReadCommitMessages(ctx context.Context, gh CommitReader, pr PullRequest, c *change.Change) {
+	page := 0
 	for len(c.Commits) < maxCommitMessages {
-		commits, resp, err := gh.PullRequests.ListCommits(ctx, pr.Owner, pr.Repo, pr.Number, opts)
+		msgs, next, err := gh.PullCommitMessages(ctx, pr, page)
 		if err != nil {
 			c.Notes = append(c.Notes, "commit messages unavailable: "+scan.Clip(err.Error(), 200))
 			return
 		}
-		for _, rc := range commits {
-			c.Commits = append(c.Commits, rc.GetCommit().GetMessage())
-		}
-		if resp.NextPage == 0 {
+		c.Commits = append(c.Commits, msgs...)
+		if next == 0 {
 			return
 		}
-		opts.Page = resp.NextPage
+		page = next
 	}
 }
 
@@ -92,47 +123,45 @@ func ReadCommitMessages(ctx context.Context, gh *github.Client, pr PullRequest, 
 // diff does not hold, once each: Go, Python and JavaScript files (the AST analyzers and the
 // base/head comparison read whole files) and the files of the external tools' languages (shell,
 // C/C++, TypeScript). A file that cannot be read is analysed from its diff, with a note.
-func FillContents(ctx context.Context, gh *github.Client, pr PullRequest, c *change.Change) {
+func FillContents(ctx context.Context, gh FileReader, pr PullRequest, c *change.Change) {
 	tools := external.DefaultTools()
 	for _, f := range c.Files {
 		if f.HasContent || f.Status == change.StatusDeleted || (!compare.NeedsContent(f.Language()) && !external.Handled(tools, f.Path)) || f.IsGenerated() {
 			continue
 		}
-		fc, _, _, err := gh.Repositories.GetContents(ctx, pr.Owner, pr.Repo, f.Path, &github.RepositoryContentGetOptions{Ref: c.HeadSHA})
-		if err != nil || fc == nil {
+		content, err := gh.File(ctx, pr, f.Path, c.HeadSHA)
+		var undecodable *DecodeError
+		switch {
+		case errors.As(err, &undecodable):
+			c.Notes = append(c.Notes, fmt.Sprintf("%s: head content undecodable, analysed from its diff only", f.Path))
+			continue
+		case err != nil:
 			c.Notes = append(c.Notes, fmt.Sprintf("%s: head content unavailable, analysed from its diff only", f.Path))
 			continue
 		}
-		content, err := fc.GetContent()
-		if err != nil {
-			c.Notes = append(c.Notes, fmt.Sprintf("%s: head content undecodable, analysed from its diff only", f.Path))
-			continue
-		}
-		f.Content, f.HasContent = []byte(content), true
+		f.Content, f.HasContent = content, true
 	}
 }
 
 // tooLarge recognises GitHub's refusal to render a diff (406 "diff too large" or 422).
 func tooLarge(err error) bool {
-	var er *github.ErrorResponse
-	return errors.As(err, &er) && er.Response != nil &&
-		(er.Response.StatusCode == http.StatusNotAcceptable || er.Response.StatusCode == http.StatusUnprocessableEntity)
+	return hasStatus(err, http.StatusNotAcceptable, http.StatusUnprocessableEntity)
 }
 
-// readFiles rebuilds the diff from the paginated files API.
-func ReadFiles(ctx context.Context, gh *github.Client, pr PullRequest, source string) (*change.Change, error) {
+// ReadFiles rebuilds the diff from the paginated files API.
+func ReadFiles(ctx context.Context, gh FileLister, pr PullRequest, source string) (*change.Change, error) {
 	var all []*github.CommitFile
-	opts := &github.ListOptions{PerPage: 100}
+	page := 0
 	for {
-		files, resp, err := gh.PullRequests.ListFiles(ctx, pr.Owner, pr.Repo, pr.Number, opts)
+		files, next, err := gh.PullFiles(ctx, pr, page)
 		if err != nil {
 			return nil, fmt.Errorf("failed to list the files of %s: %w", pr, err)
 		}
 		all = append(all, files...)
-		if resp.NextPage == 0 {
+		if next == 0 {
 			break
 		}
-		opts.Page = resp.NextPage
+		page = next
 	}
 	return filesChange(all, source)
 }

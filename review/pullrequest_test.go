@@ -40,7 +40,7 @@ func seedExamplePR(t testing.TB, srv *githubtest.Server) {
 func TestReadPullRequest(t *testing.T) {
 	srv := githubtest.New(t)
 	seedExamplePR(t, srv)
-	c, err := ReadPullRequest(context.Background(), ghClient(t, srv), examplePR, nil, []string{"go.mod"}, DefaultMaxDiffBytes)
+	c, err := ReadPullRequest(context.Background(), NewGitHub(ghClient(t, srv)), examplePR, nil, []string{"go.mod"}, DefaultMaxDiffBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestReadPullRequestReadsContentForComparison(t *testing.T) {
 	srv.PRs["acme/shop#9"] = &githubtest.PR{Title: "Read files", HeadSHA: "h9", Diff: diff}
 	srv.Contents["acme/shop@h9:app/files.py"] = "def read(name):\n    return open(name).read()\n"
 	srv.Contents["acme/shop@h9:lib/a.js"] = "module.exports = 2;\n"
-	c, err := ReadPullRequest(context.Background(), ghClient(t, srv), PullRequest{"acme", "shop", 9}, nil, nil, DefaultMaxDiffBytes)
+	c, err := ReadPullRequest(context.Background(), NewGitHub(ghClient(t, srv)), PullRequest{"acme", "shop", 9}, nil, nil, DefaultMaxDiffBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestReadPullRequestFallsBackToFiles(t *testing.T) {
 	}
 	pr.Files = append(pr.Files, map[string]any{"filename": "logo.png", "status": "added"})
 	srv.PRs["acme/shop#8"] = pr
-	c, err := ReadPullRequest(context.Background(), ghClient(t, srv), PullRequest{"acme", "shop", 8}, nil, nil, DefaultMaxDiffBytes)
+	c, err := ReadPullRequest(context.Background(), NewGitHub(ghClient(t, srv)), PullRequest{"acme", "shop", 8}, nil, nil, DefaultMaxDiffBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestGitHubFailuresAreErrors(t *testing.T) {
 	srv := githubtest.New(t)
 	seedExamplePR(t, srv)
 	srv.Fail("GET", "/repos/acme/shop/pulls/7", 502, 1)
-	_, err := ReadPullRequest(context.Background(), ghClient(t, srv), examplePR, nil, nil, DefaultMaxDiffBytes)
+	_, err := ReadPullRequest(context.Background(), NewGitHub(ghClient(t, srv)), examplePR, nil, nil, DefaultMaxDiffBytes)
 	if err == nil || !strings.Contains(err.Error(), "failed to get pull request acme/shop#7") || !strings.Contains(err.Error(), "502") {
 		t.Errorf("err = %v, want the 502 wrapped with the pull request", err)
 	}

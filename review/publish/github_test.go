@@ -64,7 +64,7 @@ func TestPublisherChecksAndSizes(t *testing.T) {
 	seedExamplePR(t, srv)
 	ctx := context.Background()
 	gh := ghClient(t, srv)
-	c, err := review.ReadPullRequest(ctx, gh, examplePR, nil, nil, review.DefaultMaxDiffBytes)
+	c, err := review.ReadPullRequest(ctx, review.NewGitHub(gh), examplePR, nil, nil, review.DefaultMaxDiffBytes)
 	if err != nil {
 		t.Fatal(err)
 	}

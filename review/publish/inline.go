@@ -170,7 +170,7 @@ func (p *Publisher) postReview(ctx context.Context, t *toulmin.Transcript, event
 		// every comment goes to the body.
 		zerolog.Ctx(ctx).Warn().Err(err).Msg("GitHub refused a review comment on a line; moving what is outside the diff to the review's body.")
 		keep := fresh[:0:0]
-		if diff, lerr := review.ReadFiles(ctx, p.gh, p.pr, ""); lerr == nil && attempt == 0 {
+		if diff, lerr := review.ReadFiles(ctx, review.NewGitHub(p.gh), p.pr, ""); lerr == nil && attempt == 0 {
 			keep, noLine = byHunks(diff, fresh, noLine)
 		} else {
 			noLine = append(noLine, fresh...)

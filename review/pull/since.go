@@ -22,11 +22,19 @@ func LastDebated(ctx context.Context, pub *publish.Publisher, head string) (*vot
 	return prev, nil
 }
 
+// SinceReader is what reading a pull request's change since an earlier head needs of GitHub: the
+// comparison of the heads, the commit messages and the head content of files.
+type SinceReader interface {
+	review.Comparer
+	review.CommitReader
+	review.FileReader
+}
+
 // ReadSince reads through GitHub's comparison what the pull request's head changed since an
 // earlier head, without the ignored paths, with the pull request's title, body, refs, commit
 // messages and the contents of what is left. nil: nothing to debate since (a force push, nothing
 // left after the ignored paths), so debate the whole change.
-func ReadSince(ctx context.Context, gh *github.Client, pr review.PullRequest, meta *github.PullRequest, since, head string, ignore []string) (*change.Change, error) {
+func ReadSince(ctx context.Context, gh SinceReader, pr review.PullRequest, meta *github.PullRequest, since, head string, ignore []string) (*change.Change, error) {
 	c, ok, err := review.ReadSince(ctx, gh, pr, since, head)
 	if err != nil || !ok {
 		return nil, err

@@ -43,18 +43,18 @@ func (a *Action) change(ctx context.Context, meta *github.PullRequest, head stri
 		}
 		return c, nil
 	}
-	c, err := review.ReadPullRequest(ctx, a.gh, a.pr, meta, ignore, review.DefaultMaxDiffBytes)
+	c, err := review.ReadPullRequest(ctx, review.NewGitHub(a.gh), a.pr, meta, ignore, review.DefaultMaxDiffBytes)
 	if err != nil {
 		return nil, err
 	}
 	why := fmt.Sprintf("commit %s is not in the checkout at GITHUB_WORKSPACE (check out with fetch-depth: 0)", missing)
 	a.notice("notice", "Whole trees unavailable: %s; the change is read through the API.", why)
 	c.Trees = func(ctx context.Context) (string, string, func(), error) {
-		from := pull.MergeBase(ctx, a.gh, a.pr, base, head)
+		from := pull.MergeBase(ctx, review.NewGitHub(a.gh), a.pr, base, head)
 		var left []string
 		baseDir, headDir, cleanup, err := review.TempTrees(func(baseDir, headDir string) error {
 			var err error
-			left, err = review.DirTrees(ctx, a.gh, a.pr, c, from, head, baseDir, headDir)
+			left, err = review.DirTrees(ctx, review.NewGitHub(a.gh), a.pr, c, from, head, baseDir, headDir)
 			return err
 		})
 		if err != nil {
@@ -95,7 +95,7 @@ func (a *Action) since(ctx context.Context, pub *publish.Publisher, meta *github
 		c, err = a.sinceInCheckout(ctx, meta, prev.HeadSHA, head, ignore)
 	default:
 		// As the App: what is left after the ignored paths is read, not more.
-		c, err = pull.ReadSince(ctx, a.gh, a.pr, meta, prev.HeadSHA, head, ignore)
+		c, err = pull.ReadSince(ctx, review.NewGitHub(a.gh), a.pr, meta, prev.HeadSHA, head, ignore)
 	}
 	if err != nil || c == nil {
 		return nil, nil, err

@@ -99,7 +99,7 @@ func (a *Action) Review(ctx context.Context) (*pipeline.Review, error) {
 // is debated: a command's requester needs command_permission (a command admitted is acknowledged
 // with a reaction), and a pull_request event must be one the configuration debates.
 func (a *Action) admit(ctx context.Context, pub *publish.Publisher, meta *github.PullRequest) (*config.Repo, bool, error) {
-	repo, err := pull.LoadRepoConfigAt(ctx, a.gh, a.pr, meta.GetBase().GetRef(), a.env.configPath)
+	repo, err := pull.LoadRepoConfigAt(ctx, review.NewGitHub(a.gh), a.pr, meta.GetBase().GetRef(), a.env.configPath)
 	if err != nil {
 		var ce *config.Error
 		if errors.As(err, &ce) {
@@ -111,7 +111,7 @@ func (a *Action) admit(ctx context.Context, pub *publish.Publisher, meta *github
 		return nil, false, err
 	}
 	if a.ev.requester != "" {
-		have, err := pull.Permission(ctx, a.gh, a.pr, a.ev.requester)
+		have, err := pull.Permission(ctx, review.NewGitHub(a.gh), a.pr, a.ev.requester)
 		if err != nil {
 			return nil, false, err
 		}
