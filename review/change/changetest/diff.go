@@ -22,7 +22,7 @@ func NewFileDiff(path, content string) string {
 func LargeDiff(lines int) string {
 	var b strings.Builder
 	perFile := 250
-	for i := 0; b.Len() == 0 || countAdded(b.String()) < lines; i++ {
+	for i := 0; b.Len() == 0 || CountAdded(b.String()) < lines; i++ {
 		var body strings.Builder
 		switch i % 3 {
 		case 0:
@@ -45,4 +45,5 @@ func LargeDiff(lines int) string {
 	return b.String()
 }
 
-func countAdded(diff string) int { return strings.Count(diff, "\n+") }
+// CountAdded counts the added lines of a diff.
+func CountAdded(diff string) int { return strings.Count(diff, "\n+") }
