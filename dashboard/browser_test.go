@@ -96,17 +96,7 @@ func startApp(t *testing.T) *theApp {
 // pointed at acme/shop#n, as GitHub would.
 func (a *theApp) deliver(t *testing.T, event, file string, n int, edit func(map[string]any)) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "handlers", "testdata", "webhooks", file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var p map[string]any
-	if err := json.Unmarshal(data, &p); err != nil {
-		t.Fatal(err)
-	}
-	repo := p["repository"].(map[string]any)
-	repo["name"], repo["full_name"] = "shop", "acme/shop"
-	repo["owner"].(map[string]any)["login"] = "acme"
+	p := githubtest.Payload(t, filepath.Join("..", "handlers", "testdata", "webhooks", file))
 	p["installation"] = map[string]any{"id": 42}
 	p["sender"] = map[string]any{"login": "alice", "type": "User"}
 	if pr, ok := p["pull_request"].(map[string]any); ok {

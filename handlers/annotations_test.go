@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review/change/changetest"
 	"github.com/debatebot/debatebot/review/githubtest"
 )
 
@@ -19,12 +20,7 @@ func queriesDiff(n int) string {
 			fmt.Sprintf("\treturn db.Query(\"SELECT id FROM t%d WHERE name = '\" + name + \"'\")", i), "}", "")
 	}
 	lines = lines[:len(lines)-1]
-	var b strings.Builder
-	fmt.Fprintf(&b, "diff --git a/internal/report/queries.go b/internal/report/queries.go\nnew file mode 100644\nindex 0000000..1111111\n--- /dev/null\n+++ b/internal/report/queries.go\n@@ -0,0 +1,%d @@\n", len(lines))
-	for _, l := range lines {
-		b.WriteString("+" + l + "\n")
-	}
-	return b.String()
+	return changetest.NewFileDiff("internal/report/queries.go", strings.Join(lines, "\n"))
 }
 
 // A pull request with more findings than GitHub takes in one request: every standing finding

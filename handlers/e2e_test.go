@@ -120,17 +120,7 @@ func newAppClocked(t testing.TB, edit func(*config.Server), qo func(*QueueOption
 // it at acme/shop#7.
 func fixture(t testing.TB, name string, edit func(map[string]any)) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "webhooks", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var p map[string]any
-	if err := json.Unmarshal(data, &p); err != nil {
-		t.Fatal(err)
-	}
-	repo := p["repository"].(map[string]any)
-	repo["name"], repo["full_name"] = "shop", "acme/shop"
-	repo["owner"].(map[string]any)["login"] = "acme"
+	p := githubtest.Payload(t, filepath.Join("testdata", "webhooks", name))
 	p["installation"] = map[string]any{"id": 42}
 	p["sender"] = map[string]any{"login": "alice", "type": "User"}
 	if pr, ok := p["pull_request"].(map[string]any); ok {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -29,17 +28,7 @@ func sha(d byte) string { return strings.Repeat(string(d), 40) }
 // acme/shop#7 with head and the given run id, conclusion and time.
 func ciFixture(t testing.TB, name, key string, id int64, head, conclusion string, at time.Time, attempt int) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "webhooks", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var p map[string]any
-	if err := json.Unmarshal(data, &p); err != nil {
-		t.Fatal(err)
-	}
-	repo := p["repository"].(map[string]any)
-	repo["name"], repo["full_name"] = "shop", "acme/shop"
-	repo["owner"].(map[string]any)["login"] = "acme"
+	p := githubtest.Payload(t, filepath.Join("testdata", "webhooks", name))
 	p["installation"] = map[string]any{"id": 42}
 	run := p[key].(map[string]any)
 	run["id"], run["head_sha"], run["conclusion"] = id, head, conclusion
@@ -529,17 +518,7 @@ func TestDependabotAlertOpensAnIssueWhenConfigured(t *testing.T) {
 
 func ciAlertFixture(t testing.TB, name string, edit func(map[string]any)) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "webhooks", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var p map[string]any
-	if err := json.Unmarshal(data, &p); err != nil {
-		t.Fatal(err)
-	}
-	repo := p["repository"].(map[string]any)
-	repo["name"], repo["full_name"] = "shop", "acme/shop"
-	repo["owner"].(map[string]any)["login"] = "acme"
+	p := githubtest.Payload(t, filepath.Join("testdata", "webhooks", name))
 	p["installation"] = map[string]any{"id": 42}
 	if edit != nil {
 		edit(p)

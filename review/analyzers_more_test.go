@@ -1,9 +1,10 @@
-package review
+package review_test
 
 import (
 	"testing"
 
 	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/reviewtest"
 )
 
 func TestPerformanceAnalyzers(t *testing.T) {
@@ -256,12 +257,12 @@ func TestLargeFunctionAndFile(t *testing.T) {
 		body += "\tx++\n"
 	}
 	body += "\treturn x\n}\n"
-	ev := gather(t, changeOf(t, map[string]string{"big/big.go": body}))
-	if got := found(ev, rules.RuleLargeFunction); len(got) != 1 || got[0] != "big/big.go:3" {
+	ev := reviewtest.Gather(t, reviewtest.ChangeOf(t, map[string]string{"big/big.go": body}))
+	if got := reviewtest.Found(ev, rules.RuleLargeFunction); len(got) != 1 || got[0] != "big/big.go:3" {
 		t.Errorf("large-function = %v, want [big/big.go:3]", got)
 	}
-	small := gather(t, changeOf(t, map[string]string{"big/small.go": "package big\n\nfunc Small() int { return 1 }\n"}))
-	if got := found(small, rules.RuleLargeFunction); len(got) != 0 {
+	small := reviewtest.Gather(t, reviewtest.ChangeOf(t, map[string]string{"big/small.go": "package big\n\nfunc Small() int { return 1 }\n"}))
+	if got := reviewtest.Found(small, rules.RuleLargeFunction); len(got) != 0 {
 		t.Errorf("large-function on a small function = %v", got)
 	}
 }
@@ -394,10 +395,10 @@ diff --git a/api/client_test.go b/api/client_test.go
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			ev := gather(t, mustParse(t, tc.diff))
-			got := found(ev, tc.rule)
+			ev := reviewtest.Gather(t, reviewtest.MustParse(t, tc.diff))
+			got := reviewtest.Found(ev, tc.rule)
 			if len(got) != len(tc.want) || (len(got) > 0 && got[0] != tc.want[0]) {
-				t.Errorf("%s = %v, want %v\n%s", tc.rule, got, tc.want, dump(ev))
+				t.Errorf("%s = %v, want %v\n%s", tc.rule, got, tc.want, reviewtest.Dump(ev))
 			}
 		})
 	}

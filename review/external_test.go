@@ -1,4 +1,4 @@
-package review
+package review_test
 
 import (
 	"context"
@@ -8,12 +8,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/review/evidence/external"
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/gittest"
+	"github.com/debatebot/debatebot/review/reviewtest"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -78,7 +80,7 @@ func TestGitRangeGathersExternalFindings(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	ctx := context.Background()
-	c, err := FromGit(ctx, repo, "main..feature")
+	c, err := review.FromGit(ctx, repo, "main..feature")
 	if err != nil {
 		t.Fatalf("FromGit: %v", err)
 	}
@@ -103,7 +105,7 @@ func TestGitRangeGathersExternalFindings(t *testing.T) {
 	for _, w := range want {
 		e := evidenceAt(ev, w.rule, w.path, w.line)
 		if e == nil {
-			t.Errorf("no %s at %s:%d in:\n%s", w.rule, w.path, w.line, dump(ev))
+			t.Errorf("no %s at %s:%d in:\n%s", w.rule, w.path, w.line, reviewtest.Dump(ev))
 			continue
 		}
 		if e.Stakeholder != w.stakeholder || e.Severity != w.severity || !strings.HasSuffix(e.Message, w.in) || e.Snippet == "" {
@@ -147,11 +149,11 @@ func TestExternalFindingsDecide(t *testing.T) {
 	ctx := context.Background()
 	decide := func(base, head string) *toulmin.Transcript {
 		t.Helper()
-		c, err := FromGit(ctx, gittest.FromTrees(t, base, head), "main..feature")
+		c, err := review.FromGit(ctx, gittest.FromTrees(t, base, head), "main..feature")
 		if err != nil {
 			t.Fatal(err)
 		}
-		return runDebate(t, c, toulmin.ProtocolStandard)
+		return reviewtest.RunDebate(t, c, toulmin.ProtocolStandard)
 	}
 	tr := decide(externalBase, externalHead)
 	if tr.Record.Decision != voting.RequestChanges {
@@ -198,14 +200,14 @@ func TestDiffWithoutTreesRunsExternalOnContent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := changeOf(t, map[string]string{"app/run.py": string(head)})
+	c := reviewtest.ChangeOf(t, map[string]string{"app/run.py": string(head)})
 	ev, notes, err := scan.GatherWithNotes(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range []int{9, 17, 22} { // a new file: the base's defect is new too
 		if evidenceAt(ev, map[int]string{9: "bandit:B602", 17: "bandit:B506", 22: "bandit:B602"}[line], "app/run.py", line) == nil {
-			t.Errorf("no bandit finding at app/run.py:%d:\n%s", line, dump(ev))
+			t.Errorf("no bandit finding at app/run.py:%d:\n%s", line, reviewtest.Dump(ev))
 		}
 	}
 	if n := noteWith(notes, "bandit (Python) on the head content of 1 file(s), no base tree to compare with: 3 finding(s) on added lines, 0 on other lines left out"); n == "" {
@@ -230,7 +232,7 @@ func TestPullRequestExternalFindingsOnAddedLines(t *testing.T) {
 	srv.PRs["acme/shop#9"] = &githubtest.PR{Title: "Publish step", BaseRef: "main", HeadRef: "publish", HeadSHA: "def456", Diff: string(diff)}
 	srv.Contents["acme/shop@def456:scripts/deploy.sh"] = string(head)
 	ctx := context.Background()
-	c, err := ReadPullRequest(ctx, NewGitHub(ghClient(t, srv)), PullRequest{"acme", "shop", 9}, nil, nil, DefaultMaxDiffBytes)
+	c, err := review.ReadPullRequest(ctx, review.NewGitHub(reviewtest.GitHubClient(t, srv)), review.PullRequest{"acme", "shop", 9}, nil, nil, review.DefaultMaxDiffBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +244,7 @@ func TestPullRequestExternalFindingsOnAddedLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	if evidenceAt(ev, "shellcheck:SC2115", "scripts/deploy.sh", 12) == nil {
-		t.Errorf("no SC2115 on the added line 12:\n%s", dump(ev))
+		t.Errorf("no SC2115 on the added line 12:\n%s", reviewtest.Dump(ev))
 	}
 	if e := evidenceAt(ev, "shellcheck:SC2115", "scripts/deploy.sh", 8); e != nil {
 		t.Errorf("the base's SC2115 (a context line) was reported: %+v", *e)
@@ -255,7 +257,7 @@ func TestPullRequestExternalFindingsOnAddedLines(t *testing.T) {
 // A tool that is not installed is named once in the notes; the other analyzers go on.
 func TestExternalToolMissingIsNoted(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
-	c := changeOf(t, map[string]string{
+	c := reviewtest.ChangeOf(t, map[string]string{
 		"app/run.py":  "import os\n\n\ndef run(cmd):\n    os.system(\"ls \" + cmd)\n",
 		"app/util.py": "def f():\n    return 1\n",
 	})
@@ -275,8 +277,8 @@ func TestExternalToolMissingIsNoted(t *testing.T) {
 	if n != 1 {
 		t.Errorf("bandit named %d times in %q", n, notes)
 	}
-	if len(found(ev, rules.RuleCommandInjection)) == 0 {
-		t.Errorf("the line analyzer did not run on:\n%s", dump(ev))
+	if len(reviewtest.Found(ev, rules.RuleCommandInjection)) == 0 {
+		t.Errorf("the line analyzer did not run on:\n%s", reviewtest.Dump(ev))
 	}
 }
 
@@ -287,7 +289,7 @@ func TestExternalToolGarbageIsNoted(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	c := changeOf(t, map[string]string{"app/run.py": "print(1)\n"})
+	c := reviewtest.ChangeOf(t, map[string]string{"app/run.py": "print(1)\n"})
 	ev, notes, err := scan.GatherWithNotes(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)

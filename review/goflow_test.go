@@ -1,10 +1,11 @@
-package review
+package review_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/reviewtest"
 )
 
 // TestWhatReachesTheSink: SQL made only of constants and generated placeholders, with the values
@@ -239,10 +240,10 @@ func TestWhatReachesTheSinkInHunks(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			c := mustParse(t, tc.diff)
-			ev := gather(t, c)
-			if got := found(ev, tc.rule); strings.Join(got, " ") != strings.Join(tc.want, " ") {
-				t.Errorf("%s = %v, want %v\n%s", tc.rule, got, tc.want, dump(ev))
+			c := reviewtest.MustParse(t, tc.diff)
+			ev := reviewtest.Gather(t, c)
+			if got := reviewtest.Found(ev, tc.rule); strings.Join(got, " ") != strings.Join(tc.want, " ") {
+				t.Errorf("%s = %v, want %v\n%s", tc.rule, got, tc.want, reviewtest.Dump(ev))
 			}
 		})
 	}

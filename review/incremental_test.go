@@ -1,12 +1,15 @@
-package review
+package review_test
 
 import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"path/filepath"
 	"testing"
 
+	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/githubtest"
+	"github.com/debatebot/debatebot/review/reviewtest"
 )
 
 // ReadSince against the fake GitHub, which answers the compare API as GitHub does: "ahead" with
@@ -16,9 +19,9 @@ import (
 // is an error.
 func TestReadSinceAfterForcePush(t *testing.T) {
 	srv := githubtest.New(t)
-	seedExamplePR(t, srv)
-	gh := ghClient(t, srv)
-	pr := PullRequest{Owner: "acme", Repo: "shop", Number: 7}
+	reviewtest.SeedExamplePR(t, srv, filepath.Join("..", "examples", "admin-export.diff"))
+	gh := reviewtest.GitHubClient(t, srv)
+	pr := review.PullRequest{Owner: "acme", Repo: "shop", Number: 7}
 	srv.Compares["acme/shop@abc123...def456"] = []map[string]any{{"filename": "a.go", "status": "modified", "patch": "@@ -1 +1 @@\n-a\n+b"}}
 	srv.Commits["acme/shop@old999"] = true
 	srv.Commits["acme/shop@orphan1"] = true
@@ -33,7 +36,7 @@ func TestReadSinceAfterForcePush(t *testing.T) {
 		{"no common ancestor", "orphan1", "abc123", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, ok, err := ReadSince(context.Background(), NewGitHub(gh), pr, tc.old, tc.new)
+			c, ok, err := review.ReadSince(context.Background(), review.NewGitHub(gh), pr, tc.old, tc.new)
 			if err != nil || ok != tc.ok || (ok && (c == nil || len(c.Files) != 1 || c.HeadSHA != tc.new)) {
 				t.Fatalf("ReadSince(%s...%s) = %v, %v, %v; want ok=%v and no error", tc.old, tc.new, c, ok, err, tc.ok)
 			}
@@ -56,7 +59,7 @@ func TestReadSinceAfterForcePush(t *testing.T) {
 	}
 	// Other failures are still errors (a 5xx that outlives the retries is not a force push).
 	srv.Fail("GET", "/repos/acme/shop/compare/", 500, 100)
-	if _, _, err := ReadSince(context.Background(), NewGitHub(gh), pr, "abc123", "def456"); err == nil {
+	if _, _, err := review.ReadSince(context.Background(), review.NewGitHub(gh), pr, "abc123", "def456"); err == nil {
 		t.Error("a 500 from the compare API was taken for a force push")
 	}
 }

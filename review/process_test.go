@@ -1,13 +1,15 @@
-package review
+package review_test
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review/change/changetest"
 	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/review/render"
+	"github.com/debatebot/debatebot/review/reviewtest"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -146,9 +148,9 @@ deleted file mode 100644
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			ev := gather(t, mustParse(t, tc.diff))
-			if got := found(ev, rules.RuleTestDeleted); strings.Join(got, " ") != strings.Join(tc.want, " ") {
-				t.Errorf("test-deleted = %v, want %v\n%s", got, tc.want, dump(ev))
+			ev := reviewtest.Gather(t, reviewtest.MustParse(t, tc.diff))
+			if got := reviewtest.Found(ev, rules.RuleTestDeleted); strings.Join(got, " ") != strings.Join(tc.want, " ") {
+				t.Errorf("test-deleted = %v, want %v\n%s", got, tc.want, reviewtest.Dump(ev))
 			}
 		})
 	}
@@ -159,8 +161,8 @@ func TestUntestedChangeIsOneNoteWithoutALine(t *testing.T) {
 		diff string
 		want []string
 	}{
-		"two source files, no test": {diff: newFileDiff("pkg/a.go", "package pkg\n\nfunc A() int { return 1 }\n") +
-			newFileDiff("pkg/b.go", "package pkg\n\nfunc B() int {\n\treturn 2\n}\n"), want: []string{"pkg/b.go"}},
+		"two source files, no test": {diff: changetest.NewFileDiff("pkg/a.go", "package pkg\n\nfunc A() int { return 1 }\n") +
+			changetest.NewFileDiff("pkg/b.go", "package pkg\n\nfunc B() int {\n\treturn 2\n}\n"), want: []string{"pkg/b.go"}},
 		"comment-only change to a Go file": {diff: `diff --git a/pkg/a.go b/pkg/a.go
 --- a/pkg/a.go
 +++ b/pkg/a.go
@@ -194,7 +196,7 @@ func TestUntestedChangeIsOneNoteWithoutALine(t *testing.T) {
 +// A returns two now.
 +func A() int { return 2 }
 `, want: []string{"pkg/a.go"}},
-		"docs only": {diff: newFileDiff("docs/guide.md", "# Guide\n\nRun it.\n")},
+		"docs only": {diff: changetest.NewFileDiff("docs/guide.md", "# Guide\n\nRun it.\n")},
 		"a dereference is code, not a comment": {diff: `diff --git a/pkg/a.go b/pkg/a.go
 --- a/pkg/a.go
 +++ b/pkg/a.go
@@ -207,9 +209,9 @@ func TestUntestedChangeIsOneNoteWithoutALine(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			ev := gather(t, mustParse(t, tc.diff))
-			if got := found(ev, rules.RuleUntestedChange); strings.Join(got, " ") != strings.Join(tc.want, " ") {
-				t.Errorf("untested-change = %v, want %v\n%s", got, tc.want, dump(ev))
+			ev := reviewtest.Gather(t, reviewtest.MustParse(t, tc.diff))
+			if got := reviewtest.Found(ev, rules.RuleUntestedChange); strings.Join(got, " ") != strings.Join(tc.want, " ") {
+				t.Errorf("untested-change = %v, want %v\n%s", got, tc.want, reviewtest.Dump(ev))
 			}
 		})
 	}
@@ -227,8 +229,8 @@ func TestProcessNotesNeverDecide(t *testing.T) {
 		diff string
 		rule string
 	}{
-		"untested code": {diff: newFileDiff("pkg/a.go", "package pkg\n\n// A returns one.\nfunc A() int { return 1 }\n"), rule: rules.RuleUntestedChange},
-		"todo":          {diff: newFileDiff("pkg/a.py", "# TODO: cache this\nx = 1\n") + newFileDiff("tests/test_a.py", "def test_x():\n    assert True\n"), rule: rules.RuleTodo},
+		"untested code": {diff: changetest.NewFileDiff("pkg/a.go", "package pkg\n\n// A returns one.\nfunc A() int { return 1 }\n"), rule: rules.RuleUntestedChange},
+		"todo":          {diff: changetest.NewFileDiff("pkg/a.py", "# TODO: cache this\nx = 1\n") + changetest.NewFileDiff("tests/test_a.py", "def test_x():\n    assert True\n"), rule: rules.RuleTodo},
 		"new dependency": {diff: `diff --git a/go.mod b/go.mod
 --- a/go.mod
 +++ b/go.mod
@@ -252,11 +254,11 @@ func TestProcessNotesNeverDecide(t *testing.T) {
  func (c *Client) Close() error { return nil }
 `, rule: rules.RuleExportedRemoved},
 		"test deleted while its code remains": {diff: deletedPingTest, rule: rules.RuleTestDeleted},
-		"very large file":                     {diff: newFileDiff("big/table.go", big) + newFileDiff("big/table_test.go", "package big\n\nimport \"testing\"\n\nfunc TestTable(t *testing.T) { _ = table }\n"), rule: rules.RuleLargeFile},
+		"very large file":                     {diff: changetest.NewFileDiff("big/table.go", big) + changetest.NewFileDiff("big/table_test.go", "package big\n\nimport \"testing\"\n\nfunc TestTable(t *testing.T) { _ = table }\n"), rule: rules.RuleLargeFile},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			tr := runDebate(t, mustParse(t, tc.diff), toulmin.ProtocolStandard)
+			tr := reviewtest.RunDebate(t, reviewtest.MustParse(t, tc.diff), toulmin.ProtocolStandard)
 			r := tr.Record
 			if r.Decision == voting.RequestChanges || r.Decision == voting.Escalate || len(r.RequiredChanges) > 0 {
 				t.Fatalf("decision %s, required %v: a process note decided", r.Decision, r.RequiredChanges)
@@ -289,7 +291,7 @@ func TestProcessNotesNeverDecide(t *testing.T) {
 // A process note reported with a higher severity is kept at medium, so that it can neither make
 // a stakeholder request changes nor stand as a critical finding that escalates.
 func TestProcessNotesAreAtMostMedium(t *testing.T) {
-	s := scan.New(mustParse(t, deletedPingTest))
+	s := scan.New(reviewtest.MustParse(t, deletedPingTest))
 	s.ReportSeverity(rules.RuleTestDeleted, toulmin.SeverityCritical, "api/ping_test.go", 1, "test file deleted")
 	s.ReportSeverity(rules.RuleSQLInjection, toulmin.SeverityCritical, "api/ping_test.go", 5, "not a process note")
 	ev := s.Evidence()
@@ -307,7 +309,7 @@ func TestProcessNotesAreAtMostMedium(t *testing.T) {
 // TestNothingToSayIsOneLine: an agent whose evidence gives it nothing to argue makes no scored
 // argument; the transcript shows its stance in one line.
 func TestNothingToSayIsOneLine(t *testing.T) {
-	tr := runDebate(t, readChange(t, "evidence/testdata/cases/safe-go-parameterised-query.diff"), toulmin.ProtocolStandard)
+	tr := reviewtest.RunDebate(t, reviewtest.ReadChange(t, "evidence/testdata/cases/safe-go-parameterised-query.diff"), toulmin.ProtocolStandard)
 	if tr.Record.Decision != voting.Approve {
 		t.Fatalf("decision %s, want approve", tr.Record.Decision)
 	}

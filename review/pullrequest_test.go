@@ -1,46 +1,21 @@
-package review
+package review_test
 
 import (
 	"context"
 	"fmt"
-	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-github/v62/github"
-
+	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/githubtest"
+	"github.com/debatebot/debatebot/review/reviewtest"
 )
-
-func ghClient(t testing.TB, srv *githubtest.Server) *github.Client {
-	t.Helper()
-	c := github.NewClient(nil).WithAuthToken("ghs_test")
-	u, err := url.Parse(srv.URL + "/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.BaseURL = u
-	return c
-}
-
-var examplePR = PullRequest{Owner: "acme", Repo: "shop", Number: 7}
-
-func seedExamplePR(t testing.TB, srv *githubtest.Server) {
-	t.Helper()
-	diff, err := os.ReadFile(filepath.Join("..", "examples", "admin-export.diff"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.PRs["acme/shop#7"] = &githubtest.PR{Title: "Add admin user export", Body: "CSV export for admins.", BaseRef: "main", HeadRef: "export", HeadSHA: "abc123", Diff: string(diff)}
-	srv.Contents["acme/shop@abc123:cmd/server/main.go"] = "package main\n\nfunc main() {}\n"
-}
 
 func TestReadPullRequest(t *testing.T) {
 	srv := githubtest.New(t)
-	seedExamplePR(t, srv)
-	c, err := ReadPullRequest(context.Background(), NewGitHub(ghClient(t, srv)), examplePR, nil, []string{"go.mod"}, DefaultMaxDiffBytes)
+	reviewtest.SeedExamplePR(t, srv, filepath.Join("..", "examples", "admin-export.diff"))
+	c, err := review.ReadPullRequest(context.Background(), review.NewGitHub(reviewtest.GitHubClient(t, srv)), reviewtest.ExamplePR, nil, []string{"go.mod"}, review.DefaultMaxDiffBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +54,7 @@ func TestReadPullRequestReadsContentForComparison(t *testing.T) {
 	srv.PRs["acme/shop#9"] = &githubtest.PR{Title: "Read files", HeadSHA: "h9", Diff: diff}
 	srv.Contents["acme/shop@h9:app/files.py"] = "def read(name):\n    return open(name).read()\n"
 	srv.Contents["acme/shop@h9:lib/a.js"] = "module.exports = 2;\n"
-	c, err := ReadPullRequest(context.Background(), NewGitHub(ghClient(t, srv)), PullRequest{"acme", "shop", 9}, nil, nil, DefaultMaxDiffBytes)
+	c, err := review.ReadPullRequest(context.Background(), review.NewGitHub(reviewtest.GitHubClient(t, srv)), review.PullRequest{"acme", "shop", 9}, nil, nil, review.DefaultMaxDiffBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +78,7 @@ func TestReadPullRequestFallsBackToFiles(t *testing.T) {
 	}
 	pr.Files = append(pr.Files, map[string]any{"filename": "logo.png", "status": "added"})
 	srv.PRs["acme/shop#8"] = pr
-	c, err := ReadPullRequest(context.Background(), NewGitHub(ghClient(t, srv)), PullRequest{"acme", "shop", 8}, nil, nil, DefaultMaxDiffBytes)
+	c, err := review.ReadPullRequest(context.Background(), review.NewGitHub(reviewtest.GitHubClient(t, srv)), review.PullRequest{"acme", "shop", 8}, nil, nil, review.DefaultMaxDiffBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,9 +98,9 @@ func TestReadPullRequestFallsBackToFiles(t *testing.T) {
 
 func TestGitHubFailuresAreErrors(t *testing.T) {
 	srv := githubtest.New(t)
-	seedExamplePR(t, srv)
+	reviewtest.SeedExamplePR(t, srv, filepath.Join("..", "examples", "admin-export.diff"))
 	srv.Fail("GET", "/repos/acme/shop/pulls/7", 502, 1)
-	_, err := ReadPullRequest(context.Background(), NewGitHub(ghClient(t, srv)), examplePR, nil, nil, DefaultMaxDiffBytes)
+	_, err := review.ReadPullRequest(context.Background(), review.NewGitHub(reviewtest.GitHubClient(t, srv)), reviewtest.ExamplePR, nil, nil, review.DefaultMaxDiffBytes)
 	if err == nil || !strings.Contains(err.Error(), "failed to get pull request acme/shop#7") || !strings.Contains(err.Error(), "502") {
 		t.Errorf("err = %v, want the 502 wrapped with the pull request", err)
 	}

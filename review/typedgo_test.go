@@ -1,18 +1,19 @@
-package review
+package review_test
 
 import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/change/changetest"
 	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/review/gittest"
+	"github.com/debatebot/debatebot/review/reviewtest"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -22,7 +23,7 @@ func TestGitRangeGathersTypeCheckedFindings(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp) // where the trees are materialised, to see them removed
 	ctx := context.Background()
-	c, err := FromGit(ctx, repo, "main..feature")
+	c, err := review.FromGit(ctx, repo, "main..feature")
 	if err != nil {
 		t.Fatalf("FromGit: %v", err)
 	}
@@ -40,7 +41,7 @@ func TestGitRangeGathersTypeCheckedFindings(t *testing.T) {
 		}
 	}
 	if nil64 == nil {
-		t.Fatalf("no nilness evidence at app/app.go:64:\n%s", dump(ev))
+		t.Fatalf("no nilness evidence at app/app.go:64:\n%s", reviewtest.Dump(ev))
 	}
 	if nil64.Analyzer != rules.AnalyzerGoVet || nil64.Stakeholder != rules.Maintainability || nil64.Severity != toulmin.SeverityHigh ||
 		nil64.Snippet != `log.Printf("using %s", cfg.Name)` || !strings.Contains(nil64.Message, "the change made it reachable") {
@@ -53,8 +54,8 @@ func TestGitRangeGathersTypeCheckedFindings(t *testing.T) {
 		t.Errorf("a line no finding reached is in scope")
 	}
 	for _, rule := range []string{"lostcancel", "copylocks", "httpresponse", "SA5001", "SA5007"} {
-		if len(found(ev, rule)) == 0 {
-			t.Errorf("no %s evidence:\n%s", rule, dump(ev))
+		if len(reviewtest.Found(ev, rule)) == 0 {
+			t.Errorf("no %s evidence:\n%s", rule, reviewtest.Dump(ev))
 		}
 	}
 	if len(notes) != 1 || !strings.Contains(notes[0], "8 new finding(s), 2 pre-existing finding(s) left out") {
@@ -72,7 +73,7 @@ func TestGitRangeGathersTypeCheckedFindings(t *testing.T) {
 }
 
 func TestDiffWithoutTreesRunsNoTypedAnalysis(t *testing.T) {
-	c := changeOf(t, map[string]string{"app/app.go": "package app\n\nfunc F(p *int) int {\n\tif p == nil {\n\t\treturn *p\n\t}\n\treturn 0\n}\n"})
+	c := reviewtest.ChangeOf(t, map[string]string{"app/app.go": "package app\n\nfunc F(p *int) int {\n\tif p == nil {\n\t\treturn *p\n\t}\n\treturn 0\n}\n"})
 	ev, notes, err := scan.GatherWithNotes(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
@@ -84,20 +85,6 @@ func TestDiffWithoutTreesRunsNoTypedAnalysis(t *testing.T) {
 	}
 	if len(notes) != 0 {
 		t.Errorf("notes = %q", notes)
-	}
-}
-
-func TestResumedDebateKeepsWholeTreeFindingsInScope(t *testing.T) {
-	c := &change.Change{}
-	scopeEvidence(c, []toulmin.Evidence{
-		{Analyzer: rules.AnalyzerStaticcheck, Rule: "SA5007", Path: "a/a.go", Line: 9},
-		{Analyzer: "go-ast", Rule: rules.RuleSQLInjection, Path: "b/b.go", Line: 3},
-	})
-	if !c.HasPath("a/a.go") || !c.HasLine("a/a.go", 9) || c.HasLine("a/a.go", 10) {
-		t.Errorf("a staticcheck finding's line is not in scope alone")
-	}
-	if c.HasPath("b/b.go") {
-		t.Errorf("a hand-written analyzer's finding brought its file into scope")
 	}
 }
 
@@ -127,7 +114,7 @@ func TestOneDefectIsOneFinding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := ReadDiffOnBase(strings.NewReader(string(diff)), "sql.diff", 1<<20, base)
+	c, err := review.ReadDiffOnBase(strings.NewReader(string(diff)), "sql.diff", 1<<20, base)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,17 +129,7 @@ func TestOneDefectIsOneFinding(t *testing.T) {
 		}
 	}
 	if len(sql) != 1 || sql[0].Rule != rules.RuleSQLInjection || sql[0].Line != 12 || !strings.Contains(sql[0].Message, "also found by gosec (gosec:G201 at line 11)") {
-		t.Fatalf("SQL injection evidence:\n%s", dump(sql))
-	}
-}
-
-func writeTestFile(t *testing.T, name, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
+		t.Fatalf("SQL injection evidence:\n%s", reviewtest.Dump(sql))
 	}
 }
 
@@ -161,11 +138,11 @@ func debateGit(t *testing.T, base, head string) *toulmin.Transcript {
 	t.Helper()
 	repo := gittest.FromTrees(t, base, head)
 	ctx := context.Background()
-	c, err := FromGit(ctx, repo, "main..feature")
+	c, err := review.FromGit(ctx, repo, "main..feature")
 	if err != nil {
 		t.Fatalf("FromGit: %v", err)
 	}
-	tr, err := (&Debate{Change: c, Protocol: toulmin.Standard(), Clock: fixedClock()}).Run(ctx)
+	tr, err := (&review.Debate{Change: c, Protocol: toulmin.Standard(), Clock: reviewtest.FixedClock()}).Run(ctx)
 	if err != nil {
 		t.Fatalf("debate: %v", err)
 	}
@@ -207,7 +184,7 @@ func TestOfflineDebateRequiresRestoringProtections(t *testing.T) {
 		}
 	}
 	if len(at26) != 1 || at26[0].Rule != evidence.RuleGuardRemoved || !strings.Contains(at26[0].Message, "also found by go-ast (path-traversal at line 26)") {
-		t.Errorf("evidence at guards/guards.go:26:\n%s", dump(at26))
+		t.Errorf("evidence at guards/guards.go:26:\n%s", reviewtest.Dump(at26))
 	}
 	r := rules.Rules[evidence.RuleGuardRemoved]
 	if r.Stakeholder != rules.Security || r.Severity != toulmin.SeverityHigh || !strings.HasPrefix(r.Reference, "debatebot guard-removed, CWE-693: https://cwe.mitre.org/") ||
@@ -238,11 +215,11 @@ func TestOfflineDebateQueryInLoopIsARequiredChange(t *testing.T) {
 		base: "\tout = append(out, \"\")\n",
 		head: "\tfor _, id := range ids {\n\t\tn, _ := s.Name(ctx, id)\n\t\tout = append(out, n)\n\t}\n",
 	} {
-		writeTestFile(t, dir+"/go.mod", "module example.com/q\n\ngo 1.22\n")
-		writeTestFile(t, dir+"/store/store.go", fmt.Sprintf(store, body))
-		writeTestFile(t, dir+"/store/store_test.go", "package store\n\nimport \"testing\"\n\nfunc TestNames(t *testing.T) {\n\tif len((&Store{}).Names(nil, nil)) != 0 {\n\t\tt.Fatal(\"names of no ids\")\n\t}\n}\n")
+		changetest.Write(t, dir+"/go.mod", "module example.com/q\n\ngo 1.22\n")
+		changetest.Write(t, dir+"/store/store.go", fmt.Sprintf(store, body))
+		changetest.Write(t, dir+"/store/store_test.go", "package store\n\nimport \"testing\"\n\nfunc TestNames(t *testing.T) {\n\tif len((&Store{}).Names(nil, nil)) != 0 {\n\t\tt.Fatal(\"names of no ids\")\n\t}\n}\n")
 	}
-	writeTestFile(t, head+"/store/store_test.go", "package store\n\nimport \"testing\"\n\nfunc TestNames(t *testing.T) {\n\tif len((&Store{}).Names(nil, []int64{})) != 0 {\n\t\tt.Fatal(\"names of no ids\")\n\t}\n}\n")
+	changetest.Write(t, head+"/store/store_test.go", "package store\n\nimport \"testing\"\n\nfunc TestNames(t *testing.T) {\n\tif len((&Store{}).Names(nil, []int64{})) != 0 {\n\t\tt.Fatal(\"names of no ids\")\n\t}\n}\n")
 	rec := debateGit(t, base, head).Record
 	want := "store/store.go:22: " + rules.Rules[evidence.RuleQueryInLoop].Fix
 	if !requiredAt(rec.RequiredChanges, want) {

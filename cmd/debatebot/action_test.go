@@ -45,17 +45,7 @@ func actionRepo(t *testing.T) (*githubtest.Server, string) {
 // its commits, and returns its path.
 func actionEventFile(t *testing.T, name string, pr *githubtest.PR, edit func(map[string]any)) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "handlers", "testdata", "webhooks", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var p map[string]any
-	if err := json.Unmarshal(data, &p); err != nil {
-		t.Fatal(err)
-	}
-	repo := p["repository"].(map[string]any)
-	repo["name"], repo["full_name"] = "shop", "acme/shop"
-	repo["owner"].(map[string]any)["login"] = "acme"
+	p := githubtest.Payload(t, filepath.Join("..", "..", "handlers", "testdata", "webhooks", name))
 	if v, ok := p["pull_request"].(map[string]any); ok {
 		v["number"], v["url"] = 7, "https://api.github.com/repos/acme/shop/pulls/7"
 		v["head"].(map[string]any)["sha"] = pr.HeadSHA

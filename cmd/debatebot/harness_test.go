@@ -90,17 +90,7 @@ func concluded(gh *githubtest.Server) bool {
 // webhookFixture loads a real payload and points it at acme/shop#pr, sent by sender.
 func webhookFixture(t *testing.T, name string, pr int, edit func(map[string]any)) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "handlers", "testdata", "webhooks", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var p map[string]any
-	if err := json.Unmarshal(data, &p); err != nil {
-		t.Fatal(err)
-	}
-	repo := p["repository"].(map[string]any)
-	repo["name"], repo["full_name"] = "shop", "acme/shop"
-	repo["owner"].(map[string]any)["login"] = "acme"
+	p := githubtest.Payload(t, filepath.Join("..", "..", "handlers", "testdata", "webhooks", name))
 	p["installation"] = map[string]any{"id": 42}
 	p["sender"] = map[string]any{"login": "alice", "type": "User"}
 	if v, ok := p["pull_request"].(map[string]any); ok {

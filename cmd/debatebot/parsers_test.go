@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debatebot/debatebot/review/change/changetest"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/gittest"
 	"github.com/debatebot/debatebot/review/render"
@@ -19,7 +20,7 @@ import (
 // given to the parser it overflowed the stack, which ends the process.
 func deepJSDiff() string {
 	const n = 300000
-	return newFile("web/deep.js", "const deep = "+strings.Repeat("[", n)+strings.Repeat("]", n)+";\n")
+	return changetest.NewFileDiff("web/deep.js", "const deep = "+strings.Repeat("[", n)+strings.Repeat("]", n)+";\n")
 }
 
 const deepJSNote = "web/deep.js: not compared: nesting deeper than 1000"

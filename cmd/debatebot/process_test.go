@@ -7,19 +7,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-)
 
-// newFile is the git diff that adds a file.
-func newFile(path, content string) string {
-	lines := strings.Split(strings.TrimSuffix(content, "\n"), "\n")
-	var b strings.Builder
-	b.WriteString("diff --git a/" + path + " b/" + path + "\nnew file mode 100644\nindex 0000000..1111111\n--- /dev/null\n+++ b/" + path + "\n")
-	b.WriteString("@@ -0,0 +1," + itoa(len(lines)) + " @@\n")
-	for _, l := range lines {
-		b.WriteString("+" + l + "\n")
-	}
-	return b.String()
-}
+	"github.com/debatebot/debatebot/review/change/changetest"
+)
 
 // deletedFile is the git diff that deletes a file.
 func deletedFile(path, content string) string {
@@ -108,7 +98,7 @@ func TestDebateTestDeletedWithItsCode(t *testing.T) {
 }
 
 func TestDebateUntestedChangeIsOneFollowUp(t *testing.T) {
-	d := debateDiff(t, newFile("internal/calc/calc.go", `// Package calc adds up prices.
+	d := debateDiff(t, changetest.NewFileDiff("internal/calc/calc.go", `// Package calc adds up prices.
 package calc
 
 // Total returns the sum of the prices in cents.
@@ -119,7 +109,7 @@ func Total(prices []int64) int64 {
 	}
 	return sum
 }
-`)+newFile("internal/calc/round.go", `package calc
+`)+changetest.NewFileDiff("internal/calc/round.go", `package calc
 
 // Round rounds cents to whole units.
 func Round(cents int64) int64 { return (cents + 50) / 100 * 100 }
@@ -148,7 +138,7 @@ func Round(cents int64) int64 { return (cents + 50) / 100 * 100 }
 }
 
 func TestDebatePlaceholdersAndLookPathAreNotInjection(t *testing.T) {
-	d := debateDiff(t, newFile("store/users.go", `package store
+	d := debateDiff(t, changetest.NewFileDiff("store/users.go", `package store
 
 import (
 	"database/sql"
@@ -165,7 +155,7 @@ func Users(db *sql.DB, ids []int64) (*sql.Rows, error) {
 	}
 	return db.Query("SELECT id, email FROM users WHERE id IN ("+strings.Join(marks, ",")+")", args...)
 }
-`)+newFile("tools/gofmt.go", `package tools
+`)+changetest.NewFileDiff("tools/gofmt.go", `package tools
 
 import (
 	"fmt"
@@ -229,7 +219,7 @@ diff --git a/store/users.go b/store/users.go
 }
 
 func TestDebateSprintfSQLInjectionStillRequestsChanges(t *testing.T) {
-	d := debateDiff(t, newFile("store/users.go", `package store
+	d := debateDiff(t, changetest.NewFileDiff("store/users.go", `package store
 
 import (
 	"database/sql"

@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/debatebot/debatebot/review/change/changetest"
 )
 
 // storeDiff adds internal/store/users.go with a SQL injection and TLS verification turned off,
@@ -18,13 +19,7 @@ func storeDiff(helpers int) string {
 	}
 	src += "\n// Find looks a user up by name.\nfunc Find(db *sql.DB, name string) (*sql.Rows, error) {\n\treturn db.Query(\"SELECT id FROM users WHERE name = '\" + name + \"'\")\n}\n" +
 		"\n// Client talks to the billing service.\nfunc Client() *http.Client {\n\treturn &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}\n}\n"
-	lines := strings.Split(strings.TrimSuffix(src, "\n"), "\n")
-	var b strings.Builder
-	fmt.Fprintf(&b, "diff --git a/internal/store/users.go b/internal/store/users.go\nnew file mode 100644\nindex 0000000..1111111\n--- /dev/null\n+++ b/internal/store/users.go\n@@ -0,0 +1,%d @@\n", len(lines))
-	for _, l := range lines {
-		b.WriteString("+" + l + "\n")
-	}
-	return b.String()
+	return changetest.NewFileDiff("internal/store/users.go", src)
 }
 
 type sarifOut struct {

@@ -17,12 +17,7 @@ import (
 
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/llmtest"
-)
-
-// Credentials that look real to the detector (and are not).
-const (
-	leakedAWSKey = "AKIAZ5XQ3R7NP2LWK4TB"
-	leakedToken  = "ghp_8kZq2Lw9XbT4mR7vN1cY6pH3sJ0dF5gA2eUx"
+	"github.com/debatebot/debatebot/review/reviewtest"
 )
 
 // approving answers every model call with a schema-valid reply that votes approve with high
@@ -139,7 +134,7 @@ func TestDebateEscalatesCommitMessageAddressedToTheReviewer(t *testing.T) {
 func TestServeRedactsSecretsInLogsAndPosts(t *testing.T) {
 	gh := githubtest.New(t)
 	gh.PRs["acme/shop#7"] = &githubtest.PR{Title: "Document stopping", BaseRef: "main", HeadRef: "docs", HeadSHA: "abc123", Diff: harmlessDiff}
-	llm := llmtest.New(t, approving("The script holds "+leakedAWSKey+" and "+leakedToken+"."))
+	llm := llmtest.New(t, approving("The script holds "+reviewtest.AWSKey+" and "+reviewtest.GitHubToken+"."))
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		t.Fatal(err)
@@ -182,7 +177,7 @@ func TestServeRedactsSecretsInLogsAndPosts(t *testing.T) {
 	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/api/github/hook", strings.NewReader("{}"))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-GitHub-Event", "pull_request")
-	req.Header.Set("X-GitHub-Delivery", leakedToken)
+	req.Header.Set("X-GitHub-Delivery", reviewtest.GitHubToken)
 	req.Header.Set("X-Hub-Signature-256", "sha256=00")
 	if resp, err := http.DefaultClient.Do(req); err == nil {
 		resp.Body.Close()
@@ -198,7 +193,7 @@ func TestServeRedactsSecretsInLogsAndPosts(t *testing.T) {
 		t.Fatalf("the debate was not published:\n%s", logs.String())
 	}
 	out := logs.String()
-	for _, s := range []string{leakedAWSKey, leakedToken} {
+	for _, s := range []string{reviewtest.AWSKey, reviewtest.GitHubToken} {
 		if strings.Contains(out, s) {
 			t.Errorf("the log holds a secret (%s):\n%s", s[:4], out)
 		}
@@ -208,7 +203,7 @@ func TestServeRedactsSecretsInLogsAndPosts(t *testing.T) {
 	}
 	posted := false
 	for _, c := range gh.Calls() {
-		if strings.Contains(c.Body, leakedAWSKey) || strings.Contains(c.Body, leakedToken) {
+		if strings.Contains(c.Body, reviewtest.AWSKey) || strings.Contains(c.Body, reviewtest.GitHubToken) {
 			t.Errorf("%s %s sent a secret to GitHub", c.Method, c.Path)
 		}
 		posted = posted || strings.Contains(c.Body, "The script holds AKIA********")
@@ -237,7 +232,7 @@ func TestDebateRefusesDiffsNoToolWrites(t *testing.T) {
 // What `debatebot debate` prints leaves the process too (CI logs, pastes): a secret a model
 // quotes is masked in the transcript, and the JSON record stays one valid object.
 func TestDebateOutputRedactsSecretsQuotedByModels(t *testing.T) {
-	llm := llmtest.New(t, approving("The script holds "+leakedAWSKey+" and "+leakedToken+"."))
+	llm := llmtest.New(t, approving("The script holds "+reviewtest.AWSKey+" and "+reviewtest.GitHubToken+"."))
 	diff := writeFile(t, t.TempDir(), "change.diff", harmlessDiff)
 	env := map[string]string{"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": llm.BaseURL()}
 	for _, format := range []string{"markdown", "json"} {
@@ -245,10 +240,10 @@ func TestDebateOutputRedactsSecretsQuotedByModels(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", format, code, errOut)
 		}
-		if strings.Contains(out, leakedAWSKey) || strings.Contains(out, leakedToken) {
+		if strings.Contains(out, reviewtest.AWSKey) || strings.Contains(out, reviewtest.GitHubToken) {
 			t.Errorf("%s: a secret quoted by the model was printed", format)
 		}
-		if format == "markdown" && !strings.Contains(out, leakedAWSKey[:4]+"********") {
+		if format == "markdown" && !strings.Contains(out, reviewtest.AWSKey[:4]+"********") {
 			t.Errorf("%s: the model's text is not in the output, masked:\n%s", format, out)
 		}
 		if format == "json" {

@@ -11,6 +11,7 @@ import (
 	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/review/llmtest"
 	"github.com/debatebot/debatebot/review/render"
+	"github.com/debatebot/debatebot/review/reviewtest"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -38,7 +39,7 @@ func TestCheckpointGuidanceIsFencedInTheNextRoundsPrompts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := readChange(t, filepath.Join("..", "..", "examples", "admin-export.diff"))
+	c := reviewtest.ReadChange(t, filepath.Join("..", "..", "examples", "admin-export.diff"))
 	tr, err := (&review.Debate{Change: c, Protocol: twoRounds(), Agents: panel, Pause: guide(text)}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +80,7 @@ func TestOfflineAgentsNoteGuidance(t *testing.T) {
 	for _, p := range agents.DefaultPerspectives() {
 		panel = append(panel, agents.NewOfflineAgent(p))
 	}
-	c := readChange(t, filepath.Join("..", "..", "examples", "admin-export.diff"))
+	c := reviewtest.ReadChange(t, filepath.Join("..", "..", "examples", "admin-export.diff"))
 	tr, err := (&review.Debate{Change: c, Protocol: twoRounds(), Agents: panel, Pause: guide("look at the\nrollback")}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)

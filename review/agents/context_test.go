@@ -7,9 +7,11 @@ import (
 	"testing"
 
 	"github.com/debatebot/debatebot/review/agents"
+	"github.com/debatebot/debatebot/review/change/changetest"
 	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/review/llm"
+	"github.com/debatebot/debatebot/review/reviewtest"
 )
 
 func TestBuildContextBudget(t *testing.T) {
@@ -19,17 +21,17 @@ func TestBuildContextBudget(t *testing.T) {
 	}
 	var b strings.Builder
 	// A file with a finding, plain source files, a lock file and a deletion-only hunk.
-	b.WriteString(newFileDiff("api/handler.go", "package api\n\nimport \"os/exec\"\n\nfunc Run(tool string) error { return exec.Command(tool).Run() }\n"))
+	b.WriteString(changetest.NewFileDiff("api/handler.go", "package api\n\nimport \"os/exec\"\n\nfunc Run(tool string) error { return exec.Command(tool).Run() }\n"))
 	for i := 0; i < 30; i++ {
 		var body strings.Builder
 		for j := 0; j < 40; j++ {
 			fmt.Fprintf(&body, "func F%d_%d() int { return %d }\n", i, j, j)
 		}
-		b.WriteString(newFileDiff(fmt.Sprintf("pkg/f%02d.go", i), "package pkg\n\n"+body.String()))
+		b.WriteString(changetest.NewFileDiff(fmt.Sprintf("pkg/f%02d.go", i), "package pkg\n\n"+body.String()))
 	}
-	b.WriteString(newFileDiff("package-lock.json", "{\n  \"lockfileVersion\": 3\n}\n"))
+	b.WriteString(changetest.NewFileDiff("package-lock.json", "{\n  \"lockfileVersion\": 3\n}\n"))
 	b.WriteString("diff --git a/old/legacy.go b/old/legacy.go\n--- a/old/legacy.go\n+++ b/old/legacy.go\n@@ -1,4 +1,2 @@\n package old\n-\n-func Legacy() {}\n \n")
-	c := mustParse(t, b.String())
+	c := reviewtest.MustParse(t, b.String())
 	ev, err := scan.Gather(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)

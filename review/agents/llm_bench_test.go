@@ -11,10 +11,12 @@ import (
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/agents"
 	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review/change/changetest"
 	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/review/llmtest"
+	"github.com/debatebot/debatebot/review/reviewtest"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -24,7 +26,7 @@ import (
 // Run with -benchtime=3x.
 func BenchmarkLLMDebateWallTime(b *testing.B) {
 	const perCall = 200 * time.Millisecond
-	c := readChange(b, filepath.Join("..", "..", "examples", "admin-export.diff"))
+	c := reviewtest.ReadChange(b, filepath.Join("..", "..", "examples", "admin-export.diff"))
 	var ratio, stages, calls float64
 	for b.Loop() {
 		srv := llmtest.New(b, nil)
@@ -162,7 +164,7 @@ func agreeingOpenings(n int, r *llmtest.Request) llmtest.Response {
 // once the engine exits fast). Run with -benchtime=3x.
 func BenchmarkLLMDebateCost(b *testing.B) {
 	const perCall = 200 * time.Millisecond
-	c := readChange(b, filepath.Join("..", "..", "examples", "admin-export.diff"))
+	c := reviewtest.ReadChange(b, filepath.Join("..", "..", "examples", "admin-export.diff"))
 	var m, fast debateCost
 	for b.Loop() {
 		m = measureDebate(b, c, toulmin.Standard(), nil, perCall)
@@ -180,7 +182,7 @@ func BenchmarkLLMDebateCost(b *testing.B) {
 // BenchmarkLLMPromptTokens2000 debates a 2,000-line change (the diff fitted to the default
 // budget) and reports its prompt tokens as BenchmarkLLMDebateCost does.
 func BenchmarkLLMPromptTokens2000(b *testing.B) {
-	diff := []byte(largeDiff(2000))
+	diff := []byte(changetest.LargeDiff(2000))
 	var m debateCost
 	for b.Loop() {
 		c, err := review.ParseDiff(diff, "large.diff")
@@ -193,7 +195,7 @@ func BenchmarkLLMPromptTokens2000(b *testing.B) {
 }
 
 func TestSingleCallPromptTokens(t *testing.T) {
-	c := readChange(t, filepath.Join("..", "..", "examples", "admin-export.diff"))
+	c := reviewtest.ReadChange(t, filepath.Join("..", "..", "examples", "admin-export.diff"))
 	ev, err := scan.Gather(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)

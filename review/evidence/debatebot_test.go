@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review/change/changetest"
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
 )
@@ -225,8 +226,8 @@ func TestFindingReachableOnMorePaths(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			base, head := t.TempDir(), t.TempDir()
 			for dir, body := range map[string]string{base: c.base, head: c.head} {
-				write(t, dir+"/go.mod", "module example.com/paths\n\ngo 1.22\n")
-				write(t, dir+"/p/p.go", fmt.Sprintf(store, body))
+				changetest.Write(t, dir+"/go.mod", "module example.com/paths\n\ngo 1.22\n")
+				changetest.Write(t, dir+"/p/p.go", fmt.Sprintf(store, body))
 			}
 			res, err := Run(context.Background(), Options{BaseDir: base, HeadDir: head, Files: []string{"p/p.go"}})
 			if err != nil {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/debatebot/debatebot/review/change/changetest"
 )
 
 func TestEnvLeavesOutTheAppsSecrets(t *testing.T) {
@@ -54,9 +56,9 @@ func TestDownloadsReachOnlyTheProxy(t *testing.T) {
 // package's Go files are analysed and nothing is degraded by the C code.
 func TestAnalysisDoesNotCompileTheTreesC(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir+"/go.mod", "module example.com/cgo\n\ngo 1.22\n")
-	write(t, dir+"/p/native.go", "package p\n\n/*\n#error the C compiler ran on the tree\n*/\nimport \"C\"\n\nfunc Native() {}\n")
-	write(t, dir+"/p/p.go", "package p\n\nimport (\n\t\"context\"\n\t\"time\"\n)\n\nfunc F(ctx context.Context) context.Context {\n\tctx, _ = context.WithTimeout(ctx, time.Second)\n\treturn ctx\n}\n")
+	changetest.Write(t, dir+"/go.mod", "module example.com/cgo\n\ngo 1.22\n")
+	changetest.Write(t, dir+"/p/native.go", "package p\n\n/*\n#error the C compiler ran on the tree\n*/\nimport \"C\"\n\nfunc Native() {}\n")
+	changetest.Write(t, dir+"/p/p.go", "package p\n\nimport (\n\t\"context\"\n\t\"time\"\n)\n\nfunc F(ctx context.Context) context.Context {\n\tctx, _ = context.WithTimeout(ctx, time.Second)\n\treturn ctx\n}\n")
 	rep, err := AnalyzeTree(context.Background(), dir, []string{"p/p.go", "p/native.go"}, nil)
 	if err != nil {
 		t.Fatal(err)

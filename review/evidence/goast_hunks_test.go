@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review/change/changetest"
 	"github.com/debatebot/debatebot/review/evidence/compare"
 	"github.com/debatebot/debatebot/review/evidence/scan"
 )
@@ -45,7 +46,7 @@ func TestGoChecksOnHunksOnly(t *testing.T) {
 		{"store/put_test.go", goLib, head, nil},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
-			c := hunksOnly(changeOf(t, [3]string{tc.path, tc.b, tc.h}), 3)
+			c := changetest.HunksOnly(changetest.Versions(t, [3]string{tc.path, tc.b, tc.h}), 3)
 			ev, _, err := scan.GatherWithNotes(t.Context(), c, []scan.Analyzer{goAnalyzer{}})
 			if err != nil {
 				t.Fatal(err)

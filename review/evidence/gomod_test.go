@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review/change/changetest"
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
 	"golang.org/x/tools/go/packages"
@@ -20,8 +21,8 @@ import (
 func shopTree(t *testing.T, root, goMod string) string {
 	t.Helper()
 	tree := filepath.Join(root, "tree")
-	write(t, filepath.Join(tree, "go.mod"), goMod)
-	write(t, filepath.Join(tree, "api", "user.go"), "package api\n\ntype User struct{ Name string }\n\nfunc Describe(u *User) string {\n\tif u == nil {\n\t\treturn u.Name\n\t}\n\treturn u.Name\n}\n")
+	changetest.Write(t, filepath.Join(tree, "go.mod"), goMod)
+	changetest.Write(t, filepath.Join(tree, "api", "user.go"), "package api\n\ntype User struct{ Name string }\n\nfunc Describe(u *User) string {\n\tif u == nil {\n\t\treturn u.Name\n\t}\n\treturn u.Name\n}\n")
 	return tree
 }
 
@@ -33,8 +34,8 @@ func TestReplaceOutsideTreeIsNotRead(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			root := t.TempDir()
 			outside := filepath.Join(root, "outside")
-			write(t, filepath.Join(outside, "go.mod"), "module example.com/evil\n\ngo 1.22\n")
-			write(t, filepath.Join(outside, "evil.go"), "package evil\n\nfunc Secret() string { return \"s\" }\n")
+			changetest.Write(t, filepath.Join(outside, "go.mod"), "module example.com/evil\n\ngo 1.22\n")
+			changetest.Write(t, filepath.Join(outside, "evil.go"), "package evil\n\nfunc Secret() string { return \"s\" }\n")
 			if target == "" {
 				target = outside
 			}
@@ -42,7 +43,7 @@ func TestReplaceOutsideTreeIsNotRead(t *testing.T) {
 			if err := os.Symlink(outside, filepath.Join(tree, "link")); err != nil {
 				t.Fatal(err)
 			}
-			write(t, filepath.Join(tree, "reader", "reader.go"), "package reader\n\nimport \"example.com/evil\"\n\nvar _ = evil.Secret\n")
+			changetest.Write(t, filepath.Join(tree, "reader", "reader.go"), "package reader\n\nimport \"example.com/evil\"\n\nvar _ = evil.Secret\n")
 			rep, err := AnalyzeTree(context.Background(), tree, []string{"api/user.go", "reader/reader.go"}, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -76,9 +77,9 @@ func TestReplaceOutsideTreeIsNotRead(t *testing.T) {
 func TestReplaceInsideTreeKept(t *testing.T) {
 	root := t.TempDir()
 	tree := shopTree(t, root, "module example.com/shop\n\ngo 1.99\n\nrequire example.com/lib v0.0.0\n\nreplace example.com/lib => ./lib\n")
-	write(t, filepath.Join(tree, "lib", "go.mod"), "module example.com/lib\n\ngo 1.99\n")
-	write(t, filepath.Join(tree, "lib", "lib.go"), "package lib\n\nfunc Get() *int { return nil }\n")
-	write(t, filepath.Join(tree, "api", "lib.go"), "package api\n\nimport \"example.com/lib\"\n\nfunc Deref() int { return *lib.Get() }\n")
+	changetest.Write(t, filepath.Join(tree, "lib", "go.mod"), "module example.com/lib\n\ngo 1.99\n")
+	changetest.Write(t, filepath.Join(tree, "lib", "lib.go"), "package lib\n\nfunc Get() *int { return nil }\n")
+	changetest.Write(t, filepath.Join(tree, "api", "lib.go"), "package api\n\nimport \"example.com/lib\"\n\nfunc Deref() int { return *lib.Get() }\n")
 	rep, err := AnalyzeTree(context.Background(), tree, []string{"api/user.go"}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +126,7 @@ func TestDeletedPackageIsNotBlinding(t *testing.T) {
 	root := t.TempDir()
 	base := shopTree(t, filepath.Join(root, "base"), "module example.com/shop\n\ngo 1.22\n")
 	head := filepath.Join(root, "head")
-	write(t, filepath.Join(head, "go.mod"), "module example.com/shop\n\ngo 1.22\n")
+	changetest.Write(t, filepath.Join(head, "go.mod"), "module example.com/shop\n\ngo 1.22\n")
 	res, err := Run(context.Background(), Options{BaseDir: base, HeadDir: head, Files: []string{"api/user.go"}})
 	if err != nil {
 		t.Fatal(err)
@@ -170,9 +171,9 @@ func hasFinding(fs []scan.Finding, rule, path string, line int) bool {
 func TestExcludedFileIsABlindingFinding(t *testing.T) {
 	root := t.TempDir()
 	base := shopTree(t, filepath.Join(root, "base"), "module example.com/shop\n\ngo 1.22\n")
-	write(t, filepath.Join(base, "api", "admin.go"), "package api\n\nfunc Admin(u *User) bool { return u != nil && u.Name == \"root\" }\n")
+	changetest.Write(t, filepath.Join(base, "api", "admin.go"), "package api\n\nfunc Admin(u *User) bool { return u != nil && u.Name == \"root\" }\n")
 	head := shopTree(t, filepath.Join(root, "head"), "module example.com/shop\n\ngo 1.22\n")
-	write(t, filepath.Join(head, "api", "admin.go"), "// Admin is off.\n\n//go:build ignore\n\npackage api\n\nfunc Admin(u *User) bool { return true }\n")
+	changetest.Write(t, filepath.Join(head, "api", "admin.go"), "// Admin is off.\n\n//go:build ignore\n\npackage api\n\nfunc Admin(u *User) bool { return true }\n")
 	res, err := Run(context.Background(), Options{BaseDir: base, HeadDir: head, Files: []string{"api/admin.go"}})
 	if err != nil {
 		t.Fatal(err)
@@ -190,9 +191,9 @@ func TestExcludedFileIsABlindingFinding(t *testing.T) {
 // analysed by its declaration only.
 func TestCgoFileWithItsOwnImports(t *testing.T) {
 	tree := filepath.Join(t.TempDir(), "tree")
-	write(t, filepath.Join(tree, "go.mod"), "module example.com/c\n\ngo 1.22\n")
-	write(t, filepath.Join(tree, "p", "plain.go"), "package p\n\n// T is plain.\ntype T struct{ S string }\n")
-	write(t, filepath.Join(tree, "p", "c.go"), "package p\n\n// #include <stdlib.h>\nimport \"C\"\n\nimport (\n\t\"strings\"\n\t\"unsafe\"\n)\n\nfunc Upper(t *T) string {\n\tif t == nil {\n\t\treturn strings.ToUpper(t.S)\n\t}\n\treturn t.S\n}\n\nfunc Free(p unsafe.Pointer) { C.free(p) }\n")
+	changetest.Write(t, filepath.Join(tree, "go.mod"), "module example.com/c\n\ngo 1.22\n")
+	changetest.Write(t, filepath.Join(tree, "p", "plain.go"), "package p\n\n// T is plain.\ntype T struct{ S string }\n")
+	changetest.Write(t, filepath.Join(tree, "p", "c.go"), "package p\n\n// #include <stdlib.h>\nimport \"C\"\n\nimport (\n\t\"strings\"\n\t\"unsafe\"\n)\n\nfunc Upper(t *T) string {\n\tif t == nil {\n\t\treturn strings.ToUpper(t.S)\n\t}\n\treturn t.S\n}\n\nfunc Free(p unsafe.Pointer) { C.free(p) }\n")
 	rep, err := AnalyzeTree(context.Background(), tree, []string{"p/c.go"}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -213,10 +214,10 @@ func TestCgoFileWithItsOwnImports(t *testing.T) {
 // is declared twice; without a stub, every plain file stays.
 func TestCgoStubIsLeftOut(t *testing.T) {
 	tree := filepath.Join(t.TempDir(), "tree")
-	write(t, filepath.Join(tree, "go.mod"), "module example.com/c\n\ngo 1.22\n")
-	write(t, filepath.Join(tree, "p", "plain.go"), "package p\n\n// Name names the driver.\nconst Name = \"c\"\n")
-	write(t, filepath.Join(tree, "p", "c.go"), "package p\n\n// #include <stdlib.h>\nimport \"C\"\n\n// Driver is the real driver.\ntype Driver struct{ n int }\n\n// Open opens.\nfunc (d *Driver) Open() int { return d.n + len(Name) }\n")
-	write(t, filepath.Join(tree, "p", "stub.go"), "//go:build !cgo\n\npackage p\n\n// Driver is unavailable without cgo.\ntype Driver struct{}\n\n// Open fails.\nfunc (d *Driver) Open() int { return -1 }\n")
+	changetest.Write(t, filepath.Join(tree, "go.mod"), "module example.com/c\n\ngo 1.22\n")
+	changetest.Write(t, filepath.Join(tree, "p", "plain.go"), "package p\n\n// Name names the driver.\nconst Name = \"c\"\n")
+	changetest.Write(t, filepath.Join(tree, "p", "c.go"), "package p\n\n// #include <stdlib.h>\nimport \"C\"\n\n// Driver is the real driver.\ntype Driver struct{ n int }\n\n// Open opens.\nfunc (d *Driver) Open() int { return d.n + len(Name) }\n")
+	changetest.Write(t, filepath.Join(tree, "p", "stub.go"), "//go:build !cgo\n\npackage p\n\n// Driver is unavailable without cgo.\ntype Driver struct{}\n\n// Open fails.\nfunc (d *Driver) Open() int { return -1 }\n")
 	rep, err := AnalyzeTree(context.Background(), tree, []string{"p/c.go"}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -241,8 +242,8 @@ func TestCgoStubIsLeftOut(t *testing.T) {
 // function using only Go types keeps its body.
 func TestCgoInvalidTypeIsStubbed(t *testing.T) {
 	tree := filepath.Join(t.TempDir(), "tree")
-	write(t, filepath.Join(tree, "go.mod"), "module example.com/c\n\ngo 1.22\n")
-	write(t, filepath.Join(tree, "p", "c.go"), "package p\n\n// #include <stdlib.h>\nimport \"C\"\n\nimport \"unsafe\"\n\n// Rows hold C values.\ntype Rows struct {\n\tvals **C.char\n\tn    int\n}\n\n// Raw is the values' address.\nfunc (r *Rows) Raw() unsafe.Pointer { return unsafe.Pointer(r.vals) }\n\n// Len counts.\nfunc (r *Rows) Len() int { return r.n }\n")
+	changetest.Write(t, filepath.Join(tree, "go.mod"), "module example.com/c\n\ngo 1.22\n")
+	changetest.Write(t, filepath.Join(tree, "p", "c.go"), "package p\n\n// #include <stdlib.h>\nimport \"C\"\n\nimport \"unsafe\"\n\n// Rows hold C values.\ntype Rows struct {\n\tvals **C.char\n\tn    int\n}\n\n// Raw is the values' address.\nfunc (r *Rows) Raw() unsafe.Pointer { return unsafe.Pointer(r.vals) }\n\n// Len counts.\nfunc (r *Rows) Len() int { return r.n }\n")
 	rep, err := AnalyzeTree(context.Background(), tree, []string{"p/c.go"}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -260,7 +261,7 @@ func TestCgoInvalidTypeIsStubbed(t *testing.T) {
 func TestCgoFilesPanicIsAnError(t *testing.T) {
 	dir := t.TempDir()
 	name := filepath.Join(dir, "c.go")
-	write(t, name, "package p\n\nimport \"C\"\n\nimport \"strings\"\n\nvar _ = strings.ToUpper\n")
+	changetest.Write(t, name, "package p\n\nimport \"C\"\n\nimport \"strings\"\n\nvar _ = strings.ToUpper\n")
 	pkg := &packages.Package{Name: "p", PkgPath: "example.com/p", Fset: token.NewFileSet(), IgnoredFiles: []string{name}}
 	res, err := addCgoFiles(pkg, []string{name}, nil, func([]string) (map[string]*types.Package, error) { panic("hostile") })
 	if err == nil || !strings.Contains(err.Error(), "panicked: hostile") || res.files != 0 {

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debatebot/debatebot/review/change/changetest"
+
 	"golang.org/x/mod/module"
 	"golang.org/x/mod/sumdb/dirhash"
 	modzip "golang.org/x/mod/zip"
@@ -41,7 +43,7 @@ func buildFakeModule(t *testing.T, path, version string, files map[string]string
 	t.Helper()
 	dir := t.TempDir()
 	for name, content := range files {
-		write(t, filepath.Join(dir, name), content)
+		changetest.Write(t, filepath.Join(dir, name), content)
 	}
 	var buf bytes.Buffer
 	if err := modzip.CreateFromDir(&buf, module.Version{Path: path, Version: version}, dir); err != nil {
@@ -130,11 +132,11 @@ func testModules(t *testing.T, proxy string) *ModuleSettings {
 // greetTree writes a module whose package p imports example.com/greet, with sum as its go.sum.
 func greetTree(t *testing.T, sum string) string {
 	dir := t.TempDir()
-	write(t, dir+"/go.mod", "module example.com/app\n\ngo 1.21\n\nrequire example.com/greet v1.0.0\n")
+	changetest.Write(t, dir+"/go.mod", "module example.com/app\n\ngo 1.21\n\nrequire example.com/greet v1.0.0\n")
 	if sum != "" {
-		write(t, dir+"/go.sum", sum)
+		changetest.Write(t, dir+"/go.sum", sum)
 	}
-	write(t, dir+"/p/p.go", "package p\n\nimport \"example.com/greet\"\n\n// Welcome welcomes name.\nfunc Welcome(name string) string { return greet.Hello(name) }\n")
+	changetest.Write(t, dir+"/p/p.go", "package p\n\nimport \"example.com/greet\"\n\n// Welcome welcomes name.\nfunc Welcome(name string) string { return greet.Hello(name) }\n")
 	return dir
 }
 
@@ -228,8 +230,8 @@ func TestVendorIsUsedWithoutProxy(t *testing.T) {
 	greet := greetModule(t)
 	proxy := newFakeProxy(t, false, greet)
 	dir := greetTree(t, greet.sums(t))
-	write(t, dir+"/vendor/modules.txt", "# example.com/greet v1.0.0\n## explicit; go 1.21\nexample.com/greet\n")
-	write(t, dir+"/vendor/example.com/greet/greet.go", greet.files["greet.go"])
+	changetest.Write(t, dir+"/vendor/modules.txt", "# example.com/greet v1.0.0\n## explicit; go 1.21\nexample.com/greet\n")
+	changetest.Write(t, dir+"/vendor/example.com/greet/greet.go", greet.files["greet.go"])
 	res := runTree(t, dir, []string{"p/p.go"}, testModules(t, proxy.URL))
 	if got := coverage(res); got != "1/1" || len(res.Degraded) > 0 {
 		t.Errorf("%s packages fully type-checked from vendor/, want 1/1 (degraded %+v)", got, res.Degraded)
@@ -241,7 +243,7 @@ func TestVendorIsUsedWithoutProxy(t *testing.T) {
 		t.Errorf("no note on the vendor folder: %q", res.Notes)
 	}
 	// Inconsistent (another version listed): the go command would refuse it; downloads are used.
-	write(t, dir+"/vendor/modules.txt", "# example.com/greet v0.9.0\n## explicit; go 1.21\nexample.com/greet\n")
+	changetest.Write(t, dir+"/vendor/modules.txt", "# example.com/greet v0.9.0\n## explicit; go 1.21\nexample.com/greet\n")
 	res = runTree(t, dir, []string{"p/p.go"}, testModules(t, proxy.URL))
 	if got := coverage(res); got != "1/1" || proxy.requests.Load() == 0 {
 		t.Errorf("with an inconsistent vendor folder: %s fully type-checked, %d requests", got, proxy.requests.Load())
@@ -255,8 +257,8 @@ func TestGopathTreeIsTypeChecked(t *testing.T) {
 	greet := greetModule(t)
 	proxy := newFakeProxy(t, false, greet)
 	dir := t.TempDir()
-	write(t, dir+"/util/util.go", "package util\n\n// Twice doubles n.\nfunc Twice(n int) int { return 2 * n }\n")
-	write(t, dir+"/cmd/tool/main.go", "package main\n\nimport (\n\t\"fmt\"\n\n\t\"example.com/greet\"\n\t\"github.com/someone/oldtool/util\"\n)\n\nfunc main() { fmt.Println(greet.Hello(\"x\"), util.Twice(2)) }\n")
+	changetest.Write(t, dir+"/util/util.go", "package util\n\n// Twice doubles n.\nfunc Twice(n int) int { return 2 * n }\n")
+	changetest.Write(t, dir+"/cmd/tool/main.go", "package main\n\nimport (\n\t\"fmt\"\n\n\t\"example.com/greet\"\n\t\"github.com/someone/oldtool/util\"\n)\n\nfunc main() { fmt.Println(greet.Hello(\"x\"), util.Twice(2)) }\n")
 	res := runTree(t, dir, []string{"cmd/tool/main.go", "util/util.go"}, testModules(t, proxy.URL))
 	if got := coverage(res); got != "2/2" || len(res.Degraded) > 0 {
 		t.Errorf("%s packages of the GOPATH tree fully type-checked, want 2/2 (degraded %+v, notes %q)", got, res.Degraded, res.Notes)
@@ -271,19 +273,19 @@ func TestGopathTreeIsTypeChecked(t *testing.T) {
 
 func TestInferModulePathFromImportComment(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir+"/lib/lib.go", "package lib // import \"example.org/legacy/lib\"\n")
+	changetest.Write(t, dir+"/lib/lib.go", "package lib // import \"example.org/legacy/lib\"\n")
 	if got, _ := inferModulePath(dir); got != "example.org/legacy" {
 		t.Errorf("inferred %q, want example.org/legacy", got)
 	}
 	// A huge file of a hostile tree is read only as far as its imports can be: it costs itself,
 	// and the import comment at its top still counts.
 	huge := t.TempDir()
-	write(t, huge+"/big/big.go", "package big // import \"example.org/huge/big\"\n\nvar x = `"+strings.Repeat("\"\\ ( [ {", 4<<20)+"`\n")
+	changetest.Write(t, huge+"/big/big.go", "package big // import \"example.org/huge/big\"\n\nvar x = `"+strings.Repeat("\"\\ ( [ {", 4<<20)+"`\n")
 	if got, _ := inferModulePath(huge); got != "example.org/huge" {
 		t.Errorf("inferred %q from a huge file, want example.org/huge", got)
 	}
 	empty := t.TempDir()
-	write(t, empty+"/main.go", "package main\n\nfunc main() {}\n")
+	changetest.Write(t, empty+"/main.go", "package main\n\nfunc main() {}\n")
 	if got, _ := inferModulePath(empty); got != fallbackModulePath {
 		t.Errorf("inferred %q for a tree naming no path, want %s", got, fallbackModulePath)
 	}
@@ -301,10 +303,10 @@ func TestEvictionKeepsCacheUnderCap(t *testing.T) {
 		v := fmt.Sprintf("v1.0.%d", i)
 		versions = append(versions, "example.com/m@"+v)
 		ext := filepath.Join(cache, "example.com", "m@"+v)
-		write(t, filepath.Join(ext, "big.go"), strings.Repeat("x", 100<<10))
+		changetest.Write(t, filepath.Join(ext, "big.go"), strings.Repeat("x", 100<<10))
 		dl := filepath.Join(cache, "cache", "download", "example.com", "m", "@v")
-		write(t, filepath.Join(dl, v+".zip"), strings.Repeat("z", 50<<10))
-		write(t, filepath.Join(dl, v+".mod"), "module example.com/m\n")
+		changetest.Write(t, filepath.Join(dl, v+".zip"), strings.Repeat("z", 50<<10))
+		changetest.Write(t, filepath.Join(dl, v+".mod"), "module example.com/m\n")
 		for _, p := range []string{filepath.Join(ext, "big.go"), filepath.Join(dl, v+".zip"), filepath.Join(dl, v+".mod")} {
 			if err := os.Chmod(p, 0o444); err != nil {
 				t.Fatal(err)

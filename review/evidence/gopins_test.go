@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/debatebot/debatebot/review/change/changetest"
 )
 
 // greetVersions are example.com/greet v1.0.0, which has Hello (at commit greetRev), and
@@ -24,9 +26,9 @@ const greetRev = "0123456789abcdef0123456789abcdef01234567"
 // dependency manager's file name holding content (none when name is empty).
 func gopathGreetTree(t *testing.T, name, content string) string {
 	dir := t.TempDir()
-	write(t, dir+"/p/p.go", "package p // import \"example.org/old/p\"\n\nimport \"example.com/greet\"\n\n// Welcome welcomes name.\nfunc Welcome(name string) string { return greet.Hello(name) }\n")
+	changetest.Write(t, dir+"/p/p.go", "package p // import \"example.org/old/p\"\n\nimport \"example.com/greet\"\n\n// Welcome welcomes name.\nfunc Welcome(name string) string { return greet.Hello(name) }\n")
 	if name != "" {
-		write(t, dir+"/"+name, content)
+		changetest.Write(t, dir+"/"+name, content)
 	}
 	return dir
 }
@@ -109,14 +111,14 @@ func TestPinManifestsParse(t *testing.T) {
 	}
 	for _, c := range cases {
 		dir := t.TempDir()
-		write(t, dir+"/"+c.name, c.content)
+		changetest.Write(t, dir+"/"+c.name, c.content)
 		got, file, err := readPins(dir)
 		if err != nil || file != c.name || !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: pins %v from %q (%v), want %v", c.name, got, file, err, c.want)
 		}
 	}
 	dir := t.TempDir()
-	write(t, dir+"/Gopkg.lock", "[[projects]\n")
+	changetest.Write(t, dir+"/Gopkg.lock", "[[projects]\n")
 	if _, _, err := readPins(dir); err == nil {
 		t.Error("a Gopkg.lock that is not TOML gave no error")
 	}
@@ -164,7 +166,7 @@ func TestOlderMajorWhenLatestLacksTheAPI(t *testing.T) {
 		t.Errorf("no note on the older major: %q", res.Notes)
 	}
 	dir := t.TempDir()
-	write(t, dir+"/p/p.go", "package p // import \"example.org/old/p\"\n\nimport \"example.com/greet\"\n\n// Welcome welcomes name.\nfunc Welcome(name string) string { return greet.Greet(name) }\n")
+	changetest.Write(t, dir+"/p/p.go", "package p // import \"example.org/old/p\"\n\nimport \"example.com/greet\"\n\n// Welcome welcomes name.\nfunc Welcome(name string) string { return greet.Greet(name) }\n")
 	current := runTree(t, dir, []string{"p/p.go"}, testModules(t, proxy.URL))
 	if got := coverage(current); got != "1/1" || strings.Contains(strings.Join(current.Notes, "\n"), "older major") {
 		t.Errorf("a tree calling v1's API: %s fully type-checked, notes %q", got, current.Notes)

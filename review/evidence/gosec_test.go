@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review/change/changetest"
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/securego/gosec/v2/issue"
@@ -94,8 +95,8 @@ func TestGosecGeneratedPlaceholders(t *testing.T) {
 // filled, keeps gosec's findings.
 func TestGosecPlaceholderValueFlow(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir+"/go.mod", "module example.com/ph\n\ngo 1.22\n")
-	write(t, dir+"/p/p.go", `package p
+	changetest.Write(t, dir+"/go.mod", "module example.com/ph\n\ngo 1.22\n")
+	changetest.Write(t, dir+"/p/p.go", `package p
 
 import (
 	"database/sql"
@@ -192,8 +193,8 @@ func fill(dst, src []string) { copy(dst, src) }
 // A #nosec comment with the rule id silences gosec's findings on its line, as gosec honours it.
 func TestGosecHonoursNosec(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir+"/go.mod", "module example.com/nosec\n\ngo 1.22\n")
-	write(t, dir+"/p/p.go", "package p\n\nimport (\n\t\"net/http\"\n\t\"os\"\n)\n\n// Open opens.\nfunc Open(r *http.Request) (*os.File, error) {\n\treturn os.Open(r.FormValue(\"f\")) // #nosec G703 -- the caller checks the name\n}\n\n// Open2 opens.\nfunc Open2(r *http.Request) (*os.File, error) {\n\treturn os.Open(r.FormValue(\"f\"))\n}\n")
+	changetest.Write(t, dir+"/go.mod", "module example.com/nosec\n\ngo 1.22\n")
+	changetest.Write(t, dir+"/p/p.go", "package p\n\nimport (\n\t\"net/http\"\n\t\"os\"\n)\n\n// Open opens.\nfunc Open(r *http.Request) (*os.File, error) {\n\treturn os.Open(r.FormValue(\"f\")) // #nosec G703 -- the caller checks the name\n}\n\n// Open2 opens.\nfunc Open2(r *http.Request) (*os.File, error) {\n\treturn os.Open(r.FormValue(\"f\"))\n}\n")
 	rep, err := AnalyzeTree(context.Background(), dir, []string{"p/p.go"}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review/change/changetest"
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
 )
@@ -19,7 +20,7 @@ func lengthGuardFindings(t *testing.T, name string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := changeOf(t, [3]string{"guard/" + strings.TrimSuffix(name, ".go") + ".go", "", string(src)})
+	c := changetest.Versions(t, [3]string{"guard/" + strings.TrimSuffix(name, ".go") + ".go", "", string(src)})
 	ev, _, err := scan.GatherWithNotes(t.Context(), c, []scan.Analyzer{goAnalyzer{}})
 	if err != nil {
 		t.Fatal(err)

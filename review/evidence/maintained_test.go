@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review/change/changetest"
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
 )
@@ -137,13 +138,13 @@ func TestSSALintersOnPartlyTypedPackage(t *testing.T) {
 // nilaway is left out of a package over its budget of lines, and the report says so.
 func TestNilawayBudget(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir+"/go.mod", "module example.com/big\n\ngo 1.22\n")
+	changetest.Write(t, dir+"/go.mod", "module example.com/big\n\ngo 1.22\n")
 	var b strings.Builder
 	b.WriteString("package big\n\ntype Node struct{ Val int }\n\nfunc find() *Node { return nil }\n\n// Get dereferences what find returns.\nfunc Get() int { return find().Val }\n")
 	for i := 0; i < nilawayMaxLines; i++ {
 		fmt.Fprintf(&b, "// filler %d\n", i)
 	}
-	write(t, dir+"/big/big.go", b.String())
+	changetest.Write(t, dir+"/big/big.go", b.String())
 	rep, err := AnalyzeTree(context.Background(), dir, []string{"big/big.go"}, nil)
 	if err != nil {
 		t.Fatalf("AnalyzeTree: %v", err)

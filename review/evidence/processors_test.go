@@ -6,6 +6,7 @@ import (
 
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
+	"github.com/debatebot/debatebot/review/evidence/scan/scantest"
 )
 
 func TestComparisonChainKeepsWhatIsNewInHead(t *testing.T) {
@@ -20,8 +21,8 @@ func TestComparisonChainKeepsWhatIsNewInHead(t *testing.T) {
 		t.Fatal(errs)
 	}
 	want := "high nilness go vet a.go:8 nil dereference of p\nmedium printf go vet a.go:12 bad verb %d\n"
-	if brief(got) != want || c.preexisting != 1 {
-		t.Errorf("new in head (%d pre-existing):\n%swant (1 pre-existing):\n%s", c.preexisting, brief(got), want)
+	if scantest.Brief(got) != want || c.preexisting != 1 {
+		t.Errorf("new in head (%d pre-existing):\n%swant (1 pre-existing):\n%s", c.preexisting, scantest.Brief(got), want)
 	}
 	var names []string
 	for _, p := range comparisonChain(c) {

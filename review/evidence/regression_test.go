@@ -8,14 +8,13 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/agents"
 	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/reviewtest"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -270,12 +269,10 @@ func debateCase(t testing.TB, dir string) *toulmin.Transcript {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	var ticks atomic.Int64
 	d := &review.Debate{
 		Change: c, Trigger: "cli", Protocol: protocol, Agents: agents.OfflinePanel(repo.Stakeholders), Panel: repo.Panel(),
 		Ignore: repo.Ignore, Weights: *repo.Weights, Thresholds: repo.VotingThresholds(), Concurrency: repo.LLM.Concurrency,
-		Clock: func() time.Time { return t0.Add(time.Duration(ticks.Add(1)) * 100 * time.Millisecond) },
+		Clock: reviewtest.FixedClock(),
 	}
 	tr, err := d.Run(context.Background())
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/debatebot/debatebot/review/change/changetest"
 	"github.com/debatebot/debatebot/review/evidence/compare"
 	"github.com/debatebot/debatebot/review/evidence/scan"
 )
@@ -35,7 +36,7 @@ func BenchmarkRemovedLargeChange(b *testing.B) {
 			files = append(files, [3]string{rel, string(bs), string(hs)})
 		}
 	}
-	c := changeOf(b, files...)
+	c := changetest.Versions(b, files...)
 	c.Trees = func(context.Context) (string, string, func(), error) { return base, head, func() {}, nil }
 	b.ReportAllocs()
 	for b.Loop() {

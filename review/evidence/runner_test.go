@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review/change/changetest"
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
 )
@@ -78,8 +79,8 @@ func TestRunDegradesPackagesThatDoNotTypeCheck(t *testing.T) {
 
 func TestRunWithMissingDependencyDegrades(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir+"/go.mod", "module example.com/dep\n\ngo 1.22\n\nrequire example.com/nowhere v1.0.0\n")
-	write(t, dir+"/p/p.go", "package p\n\nimport (\n\t\"context\"\n\t\"time\"\n\n\t\"example.com/nowhere\"\n)\n\nfunc F(ctx context.Context) {\n\tctx, _ = context.WithTimeout(ctx, time.Second)\n\tnowhere.Use(ctx)\n}\n")
+	changetest.Write(t, dir+"/go.mod", "module example.com/dep\n\ngo 1.22\n\nrequire example.com/nowhere v1.0.0\n")
+	changetest.Write(t, dir+"/p/p.go", "package p\n\nimport (\n\t\"context\"\n\t\"time\"\n\n\t\"example.com/nowhere\"\n)\n\nfunc F(ctx context.Context) {\n\tctx, _ = context.WithTimeout(ctx, time.Second)\n\tnowhere.Use(ctx)\n}\n")
 	rep, err := AnalyzeTree(context.Background(), dir, []string{"p/p.go"}, nil)
 	if err != nil {
 		t.Fatalf("AnalyzeTree: %v", err)
@@ -99,11 +100,11 @@ func TestRunWithMissingDependencyDegrades(t *testing.T) {
 func TestRunAnalysesTestFilesWhenTheChangeHasThem(t *testing.T) {
 	base, head := t.TempDir(), t.TempDir()
 	for _, dir := range []string{base, head} {
-		write(t, dir+"/go.mod", "module example.com/tests\n\ngo 1.22\n")
-		write(t, dir+"/p/p.go", "package p\n\nimport \"sync\"\n\n// Box locks.\ntype Box struct{ mu sync.Mutex }\n\n// Take copies b.\nfunc Take(b Box) {}\n")
+		changetest.Write(t, dir+"/go.mod", "module example.com/tests\n\ngo 1.22\n")
+		changetest.Write(t, dir+"/p/p.go", "package p\n\nimport \"sync\"\n\n// Box locks.\ntype Box struct{ mu sync.Mutex }\n\n// Take copies b.\nfunc Take(b Box) {}\n")
 	}
-	write(t, base+"/p/p_test.go", "package p\n\nimport \"testing\"\n\nfunc TestTake(t *testing.T) {\n\tt.Log(\"ok\")\n}\n")
-	write(t, head+"/p/p_test.go", "package p\n\nimport \"testing\"\n\nfunc TestTake(t *testing.T) {\n\tgo func() {\n\t\tt.Fatal(\"from a goroutine\")\n\t}()\n}\n")
+	changetest.Write(t, base+"/p/p_test.go", "package p\n\nimport \"testing\"\n\nfunc TestTake(t *testing.T) {\n\tt.Log(\"ok\")\n}\n")
+	changetest.Write(t, head+"/p/p_test.go", "package p\n\nimport \"testing\"\n\nfunc TestTake(t *testing.T) {\n\tgo func() {\n\t\tt.Fatal(\"from a goroutine\")\n\t}()\n}\n")
 	res, err := Run(context.Background(), Options{BaseDir: base, HeadDir: head, Files: []string{"p/p_test.go"}})
 	if err != nil {
 		t.Fatal(err)

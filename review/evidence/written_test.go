@@ -1,16 +1,12 @@
 package evidence_test
 
 import (
-	"context"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
-	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/reviewtest"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -49,7 +45,7 @@ func TestWrittenCases(t *testing.T) {
 	for _, p := range paths {
 		name := strings.TrimSuffix(filepath.Base(p), ".diff")
 		t.Run(name, func(t *testing.T) {
-			r := debateHunks(t, p).Record
+			r := reviewtest.RunDebate(t, reviewtest.ReadChange(t, p), toulmin.ProtocolStandard).Record
 			t.Logf("%s: %s, required %v, follow-up %v", name, r.Decision, r.RequiredChanges, r.FollowUp)
 			switch {
 			case strings.HasPrefix(name, "defect-"):
@@ -88,27 +84,4 @@ func TestWrittenCases(t *testing.T) {
 		})
 	}
 	t.Logf("written defect cases flagged: %d of %d; false alarms on safe changes: %d of %d", flagged, defects, falseAlarms, safe)
-}
-
-// debateHunks holds the offline standard debate of a diff's hunks, with a fixed clock.
-func debateHunks(t *testing.T, path string) *toulmin.Transcript {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	c, err := review.ReadDiff(f, path, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	var ticks atomic.Int64
-	clock := func() time.Time { return t0.Add(time.Duration(ticks.Add(1)) * 100 * time.Millisecond) }
-	d := &review.Debate{Change: c, Protocol: toulmin.Standard(), Clock: clock}
-	tr, err := d.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tr
 }

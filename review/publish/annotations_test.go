@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review/reviewtest"
+
 	"github.com/google/go-github/v62/github"
 
 	"github.com/debatebot/debatebot/review/evidence/rules"
@@ -18,7 +20,7 @@ import (
 func TestAnnotationsBatchedByFifty(t *testing.T) {
 	srv := githubtest.New(t)
 	ctx := context.Background()
-	gh := ghClient(t, srv)
+	gh := reviewtest.GitHubClient(t, srv)
 	var ev []toulmin.Evidence
 	sevs := []toulmin.Severity{toulmin.SeverityCritical, toulmin.SeverityMedium, toulmin.SeverityLow}
 	for i := 0; i < 123; i++ {
@@ -27,7 +29,7 @@ func TestAnnotationsBatchedByFifty(t *testing.T) {
 	ev = append(ev, toulmin.Evidence{ID: "E124", Rule: toulmin.RulePromptInjection, Severity: toulmin.SeverityHigh, Message: "the title addresses the reviewer"})
 	tr := &toulmin.Transcript{DebateID: "deb-1", Evidence: ev}
 	tr.Record.HeadSHA, tr.Record.Decision = "abc123", "approve_with_changes"
-	p := NewPublisher(gh, examplePR)
+	p := NewPublisher(gh, reviewtest.ExamplePR)
 	if err := p.StartCheck(ctx, "abc123"); err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +80,7 @@ func TestAnnotationsBatchedByFifty(t *testing.T) {
 
 func TestFakeGitHubRefusesMoreThanFiftyAnnotations(t *testing.T) {
 	srv := githubtest.New(t)
-	gh := ghClient(t, srv)
+	gh := reviewtest.GitHubClient(t, srv)
 	ctx := context.Background()
 	run, _, err := gh.Checks.CreateCheckRun(ctx, "acme", "shop", github.CreateCheckRunOptions{Name: "x", HeadSHA: "abc123"})
 	if err != nil {

@@ -3,12 +3,14 @@ package publish
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/render"
+	"github.com/debatebot/debatebot/review/reviewtest"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -23,7 +25,7 @@ func TestPublisherEditsInPlace(t *testing.T) {
 	srv.AddComment("acme/shop#7", "mallory", render.TranscriptMarker+"\nforged")
 	old := srv.AddComment("acme/shop#7", "debatebot[bot]", render.TranscriptMarker+"\nold transcript")
 	ctx := context.Background()
-	p := NewPublisher(ghClient(t, srv), examplePR)
+	p := NewPublisher(reviewtest.GitHubClient(t, srv), reviewtest.ExamplePR)
 	p.Bot = "debatebot[bot]"
 	for i := 0; i < 3; i++ {
 		if err := p.Upsert(ctx, render.TranscriptMarker, fmt.Sprintf("transcript v%d", i)); err != nil {
@@ -61,18 +63,18 @@ func TestPublisherEditsInPlace(t *testing.T) {
 
 func TestPublisherChecksAndSizes(t *testing.T) {
 	srv := githubtest.New(t)
-	seedExamplePR(t, srv)
+	reviewtest.SeedExamplePR(t, srv, filepath.Join("..", "..", "examples", "admin-export.diff"))
 	ctx := context.Background()
-	gh := ghClient(t, srv)
-	c, err := review.ReadPullRequest(ctx, review.NewGitHub(gh), examplePR, nil, nil, review.DefaultMaxDiffBytes)
+	gh := reviewtest.GitHubClient(t, srv)
+	c, err := review.ReadPullRequest(ctx, review.NewGitHub(gh), reviewtest.ExamplePR, nil, nil, review.DefaultMaxDiffBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := (&review.Debate{Change: c, Repository: "acme/shop", PRNumber: 7, Trigger: "pull_request.opened", Protocol: toulmin.Standard(), Clock: fixedClock()}).Run(ctx)
+	tr, err := (&review.Debate{Change: c, Repository: "acme/shop", PRNumber: 7, Trigger: "pull_request.opened", Protocol: toulmin.Standard(), Clock: reviewtest.FixedClock()}).Run(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := NewPublisher(gh, examplePR)
+	p := NewPublisher(gh, reviewtest.ExamplePR)
 	if err := p.StartCheck(ctx, c.HeadSHA); err != nil {
 		t.Fatal(err)
 	}

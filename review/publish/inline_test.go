@@ -11,6 +11,7 @@ import (
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/render"
+	"github.com/debatebot/debatebot/review/reviewtest"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -18,7 +19,7 @@ import (
 // exampleTranscript debates the bundled example as the head abc123 of acme/shop#7.
 func exampleTranscript(t testing.TB) *toulmin.Transcript {
 	t.Helper()
-	tr := runDebate(t, readChange(t, filepath.Join("..", "..", "examples", "admin-export.diff")), toulmin.ProtocolStandard)
+	tr := reviewtest.RunDebate(t, reviewtest.ReadChange(t, filepath.Join("..", "..", "examples", "admin-export.diff")), toulmin.ProtocolStandard)
 	tr.Record.HeadSHA = "abc123"
 	return tr
 }
@@ -37,8 +38,8 @@ func reviewComments(srv *githubtest.Server) map[string][]string {
 
 func TestReviewPostsFindingsOnTheirLinesOnce(t *testing.T) {
 	srv := githubtest.New(t)
-	seedExamplePR(t, srv)
-	p := NewPublisher(ghClient(t, srv), examplePR)
+	reviewtest.SeedExamplePR(t, srv, filepath.Join("..", "..", "examples", "admin-export.diff"))
+	p := NewPublisher(reviewtest.GitHubClient(t, srv), reviewtest.ExamplePR)
 	tr := exampleTranscript(t)
 	res, err := p.Review(context.Background(), tr, ReviewOptions{Event: ReviewEventRequestChanges})
 	if err != nil {
@@ -91,7 +92,7 @@ func TestReviewPostsFindingsOnTheirLinesOnce(t *testing.T) {
 // finding moves to the review's body and the review is posted.
 func TestReviewMovesLinesOutsideTheDiffToTheBody(t *testing.T) {
 	srv := githubtest.New(t)
-	seedExamplePR(t, srv)
+	reviewtest.SeedExamplePR(t, srv, filepath.Join("..", "..", "examples", "admin-export.diff"))
 	// The pull request's diff on GitHub covers users.go's lines 1-40 only.
 	var patch strings.Builder
 	patch.WriteString("@@ -0,0 +1,40 @@\n")
@@ -99,7 +100,7 @@ func TestReviewMovesLinesOutsideTheDiffToTheBody(t *testing.T) {
 		patch.WriteString("+x\n")
 	}
 	srv.PRs["acme/shop#7"].Files = []map[string]any{{"filename": "internal/export/users.go", "status": "added", "patch": patch.String()}}
-	p := NewPublisher(ghClient(t, srv), examplePR)
+	p := NewPublisher(reviewtest.GitHubClient(t, srv), reviewtest.ExamplePR)
 	res, err := p.Review(context.Background(), exampleTranscript(t), ReviewOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -128,8 +129,8 @@ func TestReviewMovesLinesOutsideTheDiffToTheBody(t *testing.T) {
 // GitHub's refusal as the fake answers it: 422, "Unprocessable Entity", the reason in errors[].
 func TestFakeRefusesReviewCommentOutsideTheDiff(t *testing.T) {
 	srv := githubtest.New(t)
-	seedExamplePR(t, srv)
-	gh := ghClient(t, srv)
+	reviewtest.SeedExamplePR(t, srv, filepath.Join("..", "..", "examples", "admin-export.diff"))
+	gh := reviewtest.GitHubClient(t, srv)
 	req, _ := gh.NewRequest(http.MethodPost, "repos/acme/shop/pulls/7/reviews", map[string]any{"event": "COMMENT", "body": "b",
 		"comments": []any{map[string]any{"path": "go.mod", "line": 1, "side": "RIGHT", "body": "x"}}})
 	resp, err := gh.BareDo(context.Background(), req)
@@ -148,20 +149,20 @@ func TestFakeRefusesReviewCommentOutsideTheDiff(t *testing.T) {
 // whose finding is gone, once; threads on lines it did not touch stay open.
 func TestReviewAnswersResolvedThreads(t *testing.T) {
 	srv := githubtest.New(t)
-	seedExamplePR(t, srv)
-	p := NewPublisher(ghClient(t, srv), examplePR)
+	reviewtest.SeedExamplePR(t, srv, filepath.Join("..", "..", "examples", "admin-export.diff"))
+	p := NewPublisher(reviewtest.GitHubClient(t, srv), reviewtest.ExamplePR)
 	if _, err := p.Review(context.Background(), exampleTranscript(t), ReviewOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	// The new head def456 rewrites lines 30-31 of users.go.
-	since := mustParse(t, "diff --git a/internal/export/users.go b/internal/export/users.go\n--- a/internal/export/users.go\n+++ b/internal/export/users.go\n"+
+	since := reviewtest.MustParse(t, "diff --git a/internal/export/users.go b/internal/export/users.go\n--- a/internal/export/users.go\n+++ b/internal/export/users.go\n"+
 		"@@ -29,3 +29,3 @@\n \tcountry := r.URL.Query().Get(\"country\")\n-\tquery := fmt.Sprintf(\"x%s\", country)\n-\trows, err := h.db.Query(query)\n+\tconst query = \"SELECT $1\"\n+\trows, err := h.db.Query(query, country)\n")
 	srv.SetHead("acme/shop#7", "def456")
 	next := exampleTranscript(t)
 	next.Record.HeadSHA, next.Record.RequiredChanges = "def456", nil
 	next.Evidence = nil // the debate of the two lines found nothing
 	for i := 0; i < 2; i++ {
-		res, err := NewPublisher(ghClient(t, srv), examplePR).Review(context.Background(), next, ReviewOptions{Change: since, Since: "abc123"})
+		res, err := NewPublisher(reviewtest.GitHubClient(t, srv), reviewtest.ExamplePR).Review(context.Background(), next, ReviewOptions{Change: since, Since: "abc123"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -187,11 +188,11 @@ func TestReviewAnswersResolvedThreads(t *testing.T) {
 // nor gets answered.
 func TestReviewIgnoresMarkersOfOthers(t *testing.T) {
 	srv := githubtest.New(t)
-	seedExamplePR(t, srv)
+	reviewtest.SeedExamplePR(t, srv, filepath.Join("..", "..", "examples", "admin-export.diff"))
 	tr := exampleTranscript(t)
 	on, _ := render.InlineFindings(tr)
 	srv.AddReviewComment("acme/shop#7", "mallory", on[0].Path, on[0].Line, "<!-- debatebot:finding "+on[0].Key+" -->")
-	res, err := NewPublisher(ghClient(t, srv), examplePR).Review(context.Background(), tr, ReviewOptions{})
+	res, err := NewPublisher(reviewtest.GitHubClient(t, srv), reviewtest.ExamplePR).Review(context.Background(), tr, ReviewOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,8 +203,8 @@ func TestReviewIgnoresMarkersOfOthers(t *testing.T) {
 
 // A finding whose fix the analyzer knows carries it as a suggestion of the whole line.
 func TestReviewSuggestsKnownFix(t *testing.T) {
-	c := changeOf(t, map[string]string{"client.py": "import requests\n\ndef fetch(url):\n    return requests.get(url, verify=False, timeout=5)\n"})
-	ev := gather(t, c)
+	c := reviewtest.ChangeOf(t, map[string]string{"client.py": "import requests\n\ndef fetch(url):\n    return requests.get(url, verify=False, timeout=5)\n"})
+	ev := reviewtest.Gather(t, c)
 	var e *toulmin.Evidence
 	for i := range ev {
 		if ev[i].Rule == rules.RuleTLSVerifyOff {
@@ -211,7 +212,7 @@ func TestReviewSuggestsKnownFix(t *testing.T) {
 		}
 	}
 	if e == nil {
-		t.Fatalf("no TLS finding in %s", dump(ev))
+		t.Fatalf("no TLS finding in %s", reviewtest.Dump(ev))
 	}
 	if e.Replacement != "    return requests.get(url, verify=True, timeout=5)" {
 		t.Fatalf("replacement = %q", e.Replacement)
@@ -226,7 +227,7 @@ func TestReviewSuggestsKnownFix(t *testing.T) {
 // header): a finding commented on page two is not repeated.
 func TestReviewReadsEveryPageOfComments(t *testing.T) {
 	srv := githubtest.New(t)
-	seedExamplePR(t, srv)
+	reviewtest.SeedExamplePR(t, srv, filepath.Join("..", "..", "examples", "admin-export.diff"))
 	tr := exampleTranscript(t)
 	for i := 0; i < 150; i++ {
 		srv.AddReviewComment("acme/shop#7", "octocat", "internal/export/users.go", 10, "a human's remark")
@@ -235,7 +236,7 @@ func TestReviewReadsEveryPageOfComments(t *testing.T) {
 	for _, f := range on {
 		srv.AddReviewComment("acme/shop#7", "debatebot[bot]", f.Path, f.Line, f.CommentBody())
 	}
-	p := NewPublisher(ghClient(t, srv), examplePR)
+	p := NewPublisher(reviewtest.GitHubClient(t, srv), reviewtest.ExamplePR)
 	p.Bot = "debatebot[bot]"
 	res, err := p.Review(context.Background(), tr, ReviewOptions{})
 	if err != nil {
@@ -259,7 +260,7 @@ func TestReviewReadsEveryPageOfComments(t *testing.T) {
 // body before GitHub is asked: one review, no 422, no files read.
 func TestReviewKeepsLinesOutsideTheChangesHunksInTheBody(t *testing.T) {
 	srv := githubtest.New(t)
-	seedExamplePR(t, srv)
+	reviewtest.SeedExamplePR(t, srv, filepath.Join("..", "..", "examples", "admin-export.diff"))
 	var patch strings.Builder
 	patch.WriteString("@@ -0,0 +1,40 @@\n")
 	for i := 0; i < 40; i++ {
@@ -270,7 +271,7 @@ func TestReviewKeepsLinesOutsideTheChangesHunksInTheBody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := NewPublisher(ghClient(t, srv), examplePR)
+	p := NewPublisher(reviewtest.GitHubClient(t, srv), reviewtest.ExamplePR)
 	res, err := p.Review(context.Background(), exampleTranscript(t), ReviewOptions{Change: change})
 	if err != nil {
 		t.Fatal(err)
@@ -296,8 +297,8 @@ func TestReviewKeepsLinesOutsideTheChangesHunksInTheBody(t *testing.T) {
 // which would otherwise keep blocking the merge; a person's request for changes stays.
 func TestReviewDismissesTheBotsEarlierBlock(t *testing.T) {
 	srv := githubtest.New(t)
-	seedExamplePR(t, srv)
-	p := NewPublisher(ghClient(t, srv), examplePR)
+	reviewtest.SeedExamplePR(t, srv, filepath.Join("..", "..", "examples", "admin-export.diff"))
+	p := NewPublisher(reviewtest.GitHubClient(t, srv), reviewtest.ExamplePR)
 	if _, err := p.Review(context.Background(), exampleTranscript(t), ReviewOptions{Event: ReviewEventRequestChanges}); err != nil {
 		t.Fatal(err)
 	}

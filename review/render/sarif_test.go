@@ -11,6 +11,7 @@ import (
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/render"
+	"github.com/debatebot/debatebot/review/reviewtest"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -144,8 +145,8 @@ func decodeSARIF(t *testing.T, data []byte) sarifLog {
 }
 
 func TestSARIFOfExample(t *testing.T) {
-	c := readChange(t, filepath.Join("..", "..", "examples", "admin-export.diff"))
-	tr := runDebate(t, c, toulmin.ProtocolStandard)
+	c := reviewtest.ReadChange(t, filepath.Join("..", "..", "examples", "admin-export.diff"))
+	tr := reviewtest.RunDebate(t, c, toulmin.ProtocolStandard)
 	data, err := render.SARIF(tr, c, render.SARIFOptions{Version: "1.2.3"})
 	if err != nil {
 		t.Fatal(err)
@@ -190,7 +191,7 @@ func TestSARIFOfExample(t *testing.T) {
 		}
 	}
 	// The same debate again gives the same log.
-	again, err := render.SARIF(runDebate(t, readChange(t, filepath.Join("..", "..", "examples", "admin-export.diff")), toulmin.ProtocolStandard), c, render.SARIFOptions{Version: "1.2.3"})
+	again, err := render.SARIF(reviewtest.RunDebate(t, reviewtest.ReadChange(t, filepath.Join("..", "..", "examples", "admin-export.diff")), toulmin.ProtocolStandard), c, render.SARIFOptions{Version: "1.2.3"})
 	if err != nil || string(again) != string(data) {
 		t.Errorf("a second run of the same debate gives another SARIF log (%v)", err)
 	}
@@ -240,8 +241,8 @@ func TestFingerprintsIgnoreLineShifts(t *testing.T) {
 		fp   string
 	}
 	results := func(d string) map[string]found {
-		c := mustParse(t, d)
-		data, err := render.SARIF(runDebate(t, c, toulmin.ProtocolStandard), c, render.SARIFOptions{})
+		c := reviewtest.MustParse(t, d)
+		data, err := render.SARIF(reviewtest.RunDebate(t, c, toulmin.ProtocolStandard), c, render.SARIFOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/debatebot/debatebot/review/render"
+	"github.com/debatebot/debatebot/review/reviewtest"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -25,7 +26,7 @@ func summaryTopOf(t testing.TB, s string) string {
 // tokens and the walkthrough, under 3,000 characters; then the transcript folded per section and
 // per phase.
 func TestSummaryCommentOfExample(t *testing.T) {
-	tr := runDebate(t, readChange(t, filepath.Join("..", "..", "examples", "admin-export.diff")), toulmin.ProtocolStandard)
+	tr := reviewtest.RunDebate(t, reviewtest.ReadChange(t, filepath.Join("..", "..", "examples", "admin-export.diff")), toulmin.ProtocolStandard)
 	tr.Record.HeadSHA = "abc1234def"
 	s, err := render.SummaryComment(tr, render.SummaryOptions{BlobURL: "https://github.com/o/r/blob/abc1234def/", Link: "https://bot.example/debates/" + tr.DebateID})
 	if err != nil {
@@ -71,7 +72,7 @@ func TestSummaryCommentOfExample(t *testing.T) {
 // TestSummaryCommentCutsWholeBlocks makes the comment too long for a small limit: whole
 // <details> blocks go, the last first, and the note names them and links to the dashboard.
 func TestSummaryCommentCutsWholeBlocks(t *testing.T) {
-	tr := runDebate(t, readChange(t, filepath.Join("..", "..", "examples", "admin-export.diff")), toulmin.ProtocolStandard)
+	tr := reviewtest.RunDebate(t, reviewtest.ReadChange(t, filepath.Join("..", "..", "examples", "admin-export.diff")), toulmin.ProtocolStandard)
 	full, err := render.SummaryComment(tr, render.SummaryOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +108,7 @@ func TestSummaryCommentOfSixtyFiles(t *testing.T) {
 		}
 		files[fmt.Sprintf("internal/service%02d/handler.go", i)] = body
 	}
-	tr := runDebate(t, changeOf(t, files), toulmin.ProtocolStandard)
+	tr := reviewtest.RunDebate(t, reviewtest.ChangeOf(t, files), toulmin.ProtocolStandard)
 	tr.Record.HeadSHA = "abc1234def"
 	s, err := render.SummaryComment(tr, render.SummaryOptions{BlobURL: "https://github.com/o/r/blob/abc1234def/", Link: "https://bot.example/debates/" + tr.DebateID})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review/change/changetest"
 	"github.com/debatebot/debatebot/review/evidence/rules"
 )
 
@@ -15,7 +16,7 @@ func TestFileTakenOutOfTheComparisonIsAFinding(t *testing.T) {
 	base := "function remove(user, id) {\n  if (!user.isAdmin) {\n    throw new Error('forbidden');\n  }\n  db.remove(id);\n}\n"
 	deep := strings.Repeat("[", jsMaxNesting+5) + strings.Repeat("]", jsMaxNesting+5)
 	head := "function remove(user, id) {\n  db.remove(id);\n}\nconst pad = " + deep + ";\n"
-	got, notes := removedFindings(t, changeOf(t, [3]string{"web/admin.js", base, head}))
+	got, notes := removedFindings(t, changetest.Versions(t, [3]string{"web/admin.js", base, head}))
 	if strings.Join(got, " ") != rules.RuleAnalysisBlinded+"@web/admin.js:4" {
 		t.Errorf("findings %v, want the file reported as taken out of the comparison at line 4", got)
 	}
@@ -23,7 +24,7 @@ func TestFileTakenOutOfTheComparisonIsAFinding(t *testing.T) {
 		t.Errorf("the notes do not name the file: %q", notes)
 	}
 
-	got, notes = removedFindings(t, changeOf(t, [3]string{"web/new.js", "", "const pad = " + deep + ";\n"}))
+	got, notes = removedFindings(t, changetest.Versions(t, [3]string{"web/new.js", "", "const pad = " + deep + ";\n"}))
 	if len(got) != 0 {
 		t.Errorf("a new file beyond the limits: findings %v, want none", got)
 	}

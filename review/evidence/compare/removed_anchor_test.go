@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review/change/changetest"
 	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
@@ -50,10 +51,10 @@ func TestRemovedCheckCitedInTheDiff(t *testing.T) {
 		{"three lines of context", true, "check-removed@kdf/derive.go:14"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := changeOf(t, [3]string{"kdf/derive.go", goRounds, head})
+			c := changetest.Versions(t, [3]string{"kdf/derive.go", goRounds, head})
 			if tc.narrow {
 				f := c.Files[0]
-				f.Hunks = narrowHunks(f.Hunks[0].Lines, 3)
+				f.Hunks = changetest.NarrowHunks(f.Hunks[0].Lines, 3)
 				f.Reindex()
 			}
 			ev, _, err := scan.GatherWithNotes(t.Context(), c, []scan.Analyzer{RemovedAnalyzer{}})

@@ -3,6 +3,8 @@ package compare
 import (
 	"strings"
 	"testing"
+
+	"github.com/debatebot/debatebot/review/change/changetest"
 )
 
 // frameBase copies a close reason into a frame: a string is written, a byte view copied, and
@@ -34,7 +36,7 @@ func TestElseRefusalRemoved(t *testing.T) {
   }`, `  } else {
     buf.set(reason, 2);
   }`, 1)
-	got, _ := removedFindings(t, changeOf(t, [3]string{"lib/frame.js", frameBase, head}))
+	got, _ := removedFindings(t, changetest.Versions(t, [3]string{"lib/frame.js", frameBase, head}))
 	if want := "check-removed@lib/frame.js:7"; strings.Join(got, " ") != want {
 		t.Errorf("findings %v, want %s", got, want)
 	}
@@ -47,7 +49,7 @@ func TestElseRefusalRemoved(t *testing.T) {
     if (!ArrayBuffer.isView(reason)) throw new TypeError('reason must be a string or a byte view');
     buf.set(reason, 2);
   }`, 1)
-	if got, _ := removedFindings(t, changeOf(t, [3]string{"lib/frame.js", frameBase, kept})); len(got) > 0 {
+	if got, _ := removedFindings(t, changetest.Versions(t, [3]string{"lib/frame.js", frameBase, kept})); len(got) > 0 {
 		t.Errorf("check kept as an early exit: findings %v, want none", got)
 	}
 }
@@ -69,14 +71,14 @@ module.exports = { open };
 // it (reported), dropping a disjunct narrows it (not reported).
 func TestElseRefusalConditionPolarity(t *testing.T) {
 	loose := strings.Replace(allowBase, "if (user.admin && path.startsWith('/srv/'))", "if (user.admin)", 1)
-	got, _ := removedFindings(t, changeOf(t, [3]string{"lib/open.js", allowBase, loose}))
+	got, _ := removedFindings(t, changetest.Versions(t, [3]string{"lib/open.js", allowBase, loose}))
 	if want := "condition-weakened@lib/open.js:3"; strings.Join(got, " ") != want {
 		t.Errorf("conjunct dropped: findings %v, want %s", got, want)
 	}
 
 	either := strings.Replace(allowBase, "user.admin && path", "user.admin || path", 1)
 	narrow := strings.Replace(either, "if (user.admin || path.startsWith('/srv/'))", "if (user.admin)", 1)
-	if got, _ := removedFindings(t, changeOf(t, [3]string{"lib/open.js", either, narrow})); len(got) > 0 {
+	if got, _ := removedFindings(t, changetest.Versions(t, [3]string{"lib/open.js", either, narrow})); len(got) > 0 {
 		t.Errorf("disjunct dropped: findings %v, want none", got)
 	}
 }

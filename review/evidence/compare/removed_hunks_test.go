@@ -5,83 +5,11 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
-	"unicode"
 
 	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review/change/changetest"
 	"github.com/debatebot/debatebot/review/evidence/scan"
 )
-
-// hunksOnly turns a change made by changeOf into what a bare diff gives: hunks with ctx lines
-// of context, each with the section git writes (the last line above it that starts with a
-// letter, _ or $), and no file contents.
-func hunksOnly(c *change.Change, ctx int) *change.Change {
-	for _, f := range c.Files {
-		if f.Status != change.StatusModified {
-			continue
-		}
-		f.Content, f.HasContent = nil, false
-		f.Hunks = narrowHunks(f.Hunks[0].Lines, ctx)
-		f.Reindex()
-	}
-	return c
-}
-
-// narrowHunks splits one whole-file hunk into hunks of ctx lines of context, as git does.
-func narrowHunks(all []change.Line, ctx int) []change.Hunk {
-	keep := make([]bool, len(all))
-	for i, l := range all {
-		if l.Kind == change.Context {
-			continue
-		}
-		for k := max(0, i-ctx); k <= min(len(all)-1, i+ctx); k++ {
-			keep[k] = true
-		}
-	}
-	var out []change.Hunk
-	var baseSoFar []string
-	for i := 0; i < len(all); {
-		if !keep[i] {
-			if all[i].Kind != change.Added {
-				baseSoFar = append(baseSoFar, all[i].Text)
-			}
-			i++
-			continue
-		}
-		h := change.Hunk{Section: gitSection(baseSoFar)}
-		for ; i < len(all) && keep[i]; i++ {
-			l := all[i]
-			h.Lines = append(h.Lines, l)
-			if l.Kind != change.Added {
-				baseSoFar = append(baseSoFar, l.Text)
-			}
-		}
-		for _, l := range h.Lines {
-			if l.Kind != change.Added && h.OldStart == 0 {
-				h.OldStart = l.Old
-			}
-			if l.Kind != change.Deleted && h.NewStart == 0 {
-				h.NewStart = l.New
-			}
-			if l.Kind != change.Added {
-				h.OldLines++
-			}
-			if l.Kind != change.Deleted {
-				h.NewLines++
-			}
-		}
-		out = append(out, h)
-	}
-	return out
-}
-
-func gitSection(before []string) string {
-	for i := len(before) - 1; i >= 0; i-- {
-		if l := before[i]; l != "" && (unicode.IsLetter(rune(l[0])) || l[0] == '_' || l[0] == '$') {
-			return l
-		}
-	}
-	return ""
-}
 
 // goLong is a function long enough that a hunk in its middle shows neither its start nor its
 // end.
@@ -177,7 +105,7 @@ func TestRemovedOnHunksOnly(t *testing.T) {
 					t.Skip("python3 is not installed: the Python front end needs it (.ci/run installs it)")
 				}
 			}
-			c := hunksOnly(changeOf(t, [3]string{tc.path, tc.b, tc.h}), 3)
+			c := changetest.HunksOnly(changetest.Versions(t, [3]string{tc.path, tc.b, tc.h}), 3)
 			if c.Files[0].Hunks[0].NewStart < 4 {
 				t.Fatalf("the hunk starts at line %d: the test needs one in the middle of the function", c.Files[0].Hunks[0].NewStart)
 			}
@@ -263,7 +191,7 @@ func TestRemovedLockWholly(t *testing.T) {
 	declBase := "package stats\n\ntype Channel struct {\n\tname     string\n\tflightMu sync.Mutex\n\tinFlight map[int]*Message\n}\n"
 	declHead := "package stats\n\ntype Channel struct {\n\tname     string\n\tinFlight map[int]*Message\n}\n"
 	t.Run("whole files, lock taken in another function of the change", func(t *testing.T) {
-		got, _ := removedFindings(t, changeOf(t, [3]string{"stats/stats.go", goStats, head}, [3]string{"stats/put.go", goStatsLocker, lockerEdited}))
+		got, _ := removedFindings(t, changetest.Versions(t, [3]string{"stats/stats.go", goStats, head}, [3]string{"stats/put.go", goStatsLocker, lockerEdited}))
 		if strings.Join(got, " ") != "lock-removed@stats/stats.go:6" {
 			t.Errorf("findings %v", got)
 		}
@@ -271,19 +199,19 @@ func TestRemovedLockWholly(t *testing.T) {
 	t.Run("whole files, every lock taken out of the function", func(t *testing.T) {
 		// the function still reads what base read under the lock, which its declaration keeps:
 		// writers elsewhere in the tree take it
-		got, _ := removedFindings(t, changeOf(t, [3]string{"stats/stats.go", goStats, head}))
+		got, _ := removedFindings(t, changetest.Versions(t, [3]string{"stats/stats.go", goStats, head}))
 		if strings.Join(got, " ") != "lock-removed@stats/stats.go:6" {
 			t.Errorf("findings %v", got)
 		}
 	})
 	t.Run("hunks only", func(t *testing.T) {
-		got, _ := removedFindings(t, hunksOnly(changeOf(t, [3]string{"stats/stats.go", goStats, head}), 3))
+		got, _ := removedFindings(t, changetest.HunksOnly(changetest.Versions(t, [3]string{"stats/stats.go", goStats, head}), 3))
 		if strings.Join(got, " ") != "lock-removed@stats/stats.go:6" {
 			t.Errorf("findings %v", got)
 		}
 	})
 	t.Run("hunks only, lock declaration deleted", func(t *testing.T) {
-		got, _ := removedFindings(t, hunksOnly(changeOf(t, [3]string{"stats/stats.go", goStats, head}, [3]string{"stats/channel.go", declBase, declHead}), 3))
+		got, _ := removedFindings(t, changetest.HunksOnly(changetest.Versions(t, [3]string{"stats/stats.go", goStats, head}, [3]string{"stats/channel.go", declBase, declHead}), 3))
 		if len(got) != 0 {
 			t.Errorf("findings %v, want none", got)
 		}

@@ -3,6 +3,8 @@ package compare
 import (
 	"strings"
 	"testing"
+
+	"github.com/debatebot/debatebot/review/change/changetest"
 )
 
 // overlapBase checks whether two lists of ranges overlap; each list is first checked to be
@@ -35,7 +37,7 @@ func TestWorkMovedIntoIterationCallback(t *testing.T) {
 	moved := strings.Replace(overlapBase, `      return validRanges(b) && a.every(function (x) {
         return b.every(`, `      return a.every(function (x) {
         return validRanges(b) && b.every(`, 1)
-	got, _ := removedFindings(t, changeOf(t, [3]string{"lib/overlap.js", overlapBase, moved}))
+	got, _ := removedFindings(t, changetest.Versions(t, [3]string{"lib/overlap.js", overlapBase, moved}))
 	if want := "work-moved-into-loop@lib/overlap.js:12"; strings.Join(got, " ") != want {
 		t.Errorf("findings %v, want %s", got, want)
 	}
@@ -49,7 +51,7 @@ func TestWorkMovedIntoIterationCallback(t *testing.T) {
 		"same depth": strings.Replace(overlapBase, `right.some(function (b) {`, `right.some((b) => {`, 1),
 	}
 	for name, head := range benign {
-		if got, _ := removedFindings(t, changeOf(t, [3]string{"lib/overlap.js", overlapBase, head})); len(got) > 0 {
+		if got, _ := removedFindings(t, changetest.Versions(t, [3]string{"lib/overlap.js", overlapBase, head})); len(got) > 0 {
 			t.Errorf("%s: findings %v, want none", name, got)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review/change/changetest"
 	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
@@ -22,7 +23,7 @@ const handshakeBase = `function handshake(req, socket) {
 
 func nullishFindings(t *testing.T, files ...[3]string) []string {
 	t.Helper()
-	got, _ := analyzerFindings(t, NullishAnalyzer{}, changeOf(t, files...))
+	got, _ := analyzerFindings(t, NullishAnalyzer{}, changetest.Versions(t, files...))
 	return got
 }
 
@@ -59,7 +60,7 @@ func TestNullishCheckDropped(t *testing.T) {
 func TestNullishCheckDroppedHunksOnly(t *testing.T) {
 	head := strings.NewReplacer("  const upgrade = req.headers.upgrade;\n", "",
 		"if (upgrade === undefined || upgrade.toLowerCase()", "if (req.headers.upgrade.toLowerCase()").Replace(handshakeBase)
-	ev, _, err := scan.GatherWithNotes(context.Background(), hunksOnly(changeOf(t, [3]string{"lib/handshake.js", handshakeBase, head}), 3), []scan.Analyzer{NullishAnalyzer{}})
+	ev, _, err := scan.GatherWithNotes(context.Background(), changetest.HunksOnly(changetest.Versions(t, [3]string{"lib/handshake.js", handshakeBase, head}), 3), []scan.Analyzer{NullishAnalyzer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func TestNullishCheckDroppedHunksOnly(t *testing.T) {
 
 	tested := strings.NewReplacer("  const upgrade = req.headers.upgrade;\n", "  if (!req.headers.upgrade) return reject(socket, 400);\n",
 		"if (upgrade === undefined || upgrade.toLowerCase()", "if (req.headers.upgrade.toLowerCase()").Replace(handshakeBase)
-	ev, _, err = scan.GatherWithNotes(context.Background(), hunksOnly(changeOf(t, [3]string{"lib/handshake.js", handshakeBase, tested}), 3), []scan.Analyzer{NullishAnalyzer{}})
+	ev, _, err = scan.GatherWithNotes(context.Background(), changetest.HunksOnly(changetest.Versions(t, [3]string{"lib/handshake.js", handshakeBase, tested}), 3), []scan.Analyzer{NullishAnalyzer{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,79 +10,10 @@ import (
 	"testing"
 
 	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review/change/changetest"
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
 )
-
-// changeOf builds a change from the base and head contents of files, with one hunk per file
-// that shows the whole file (a line diff by longest common subsequence), as a diff with
-// unlimited context would. A file absent on a side has "" there.
-func changeOf(t testing.TB, files ...[3]string) *change.Change {
-	t.Helper()
-	c := &change.Change{Source: "test"}
-	for _, f := range files {
-		p, base, head := f[0], f[1], f[2]
-		file := &change.File{Path: p, OldPath: p, Status: change.StatusModified}
-		switch {
-		case base == "":
-			file.Status, file.OldPath = change.StatusAdded, ""
-		case head == "":
-			file.Status = change.StatusDeleted
-		}
-		a, b := splitLines(base), splitLines(head)
-		// lcs[i][j] is the length of the longest common subsequence of a[i:] and b[j:].
-		lcs := make([][]int, len(a)+1)
-		for i := range lcs {
-			lcs[i] = make([]int, len(b)+1)
-		}
-		for i := len(a) - 1; i >= 0; i-- {
-			for j := len(b) - 1; j >= 0; j-- {
-				if a[i] == b[j] {
-					lcs[i][j] = lcs[i+1][j+1] + 1
-				} else {
-					lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-				}
-			}
-		}
-		h := change.Hunk{OldStart: 1, OldLines: len(a), NewStart: 1, NewLines: len(b)}
-		if len(a) == 0 {
-			h.OldStart = 0
-		}
-		if len(b) == 0 {
-			h.NewStart = 0
-		}
-		i, j := 0, 0
-		for i < len(a) || j < len(b) {
-			switch {
-			case i < len(a) && j < len(b) && a[i] == b[j]:
-				h.Lines = append(h.Lines, change.Line{Kind: change.Context, Old: i + 1, New: j + 1, Text: a[i]})
-				i, j = i+1, j+1
-			case i < len(a) && (j == len(b) || lcs[i+1][j] >= lcs[i][j+1]):
-				// deletions before additions, as git writes them
-				h.Lines = append(h.Lines, change.Line{Kind: change.Deleted, Old: i + 1, Text: a[i]})
-				file.Deleted++
-				i++
-			default:
-				h.Lines = append(h.Lines, change.Line{Kind: change.Added, New: j + 1, Text: b[j]})
-				file.Added++
-				j++
-			}
-		}
-		file.Hunks = []change.Hunk{h}
-		if head != "" {
-			file.Content, file.HasContent = []byte(head), true
-		}
-		c.Files = append(c.Files, file)
-	}
-	return c
-}
-
-func splitLines(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
-}
 
 // removedFindings runs the comparison over a change and returns its findings as
 // "rule@path:line", sorted.
@@ -128,7 +59,7 @@ func runRemovedCases(t *testing.T, cases []removedCase) {
 					}
 				}
 			}
-			c := changeOf(t, tc.files...)
+			c := changetest.Versions(t, tc.files...)
 			got, notes := removedFindings(t, c)
 			for _, n := range notes {
 				t.Logf("note: %s", n)
@@ -771,7 +702,7 @@ func TestRemovedInlined(t *testing.T) {
 func TestBaseTextAndLineMap(t *testing.T) {
 	base := "a\nb\nc\nd\ne\n"
 	head := "a\nc\nX\nd\ne\nf\n"
-	c := changeOf(t, [3]string{"x.go", base, head})
+	c := changetest.Versions(t, [3]string{"x.go", base, head})
 	f := c.Files[0]
 	got, ok := baseText(f)
 	if !ok || string(got) != base {
@@ -792,15 +723,15 @@ func withTrees(t *testing.T, c *change.Change, files [][3]string, others map[str
 	root := t.TempDir()
 	base, head := filepath.Join(root, "base"), filepath.Join(root, "head")
 	for p, content := range others {
-		write(t, filepath.Join(base, p), content)
-		write(t, filepath.Join(head, p), content)
+		changetest.Write(t, filepath.Join(base, p), content)
+		changetest.Write(t, filepath.Join(head, p), content)
 	}
 	for _, f := range files {
 		if f[1] != "" {
-			write(t, filepath.Join(base, f[0]), f[1])
+			changetest.Write(t, filepath.Join(base, f[0]), f[1])
 		}
 		if f[2] != "" {
-			write(t, filepath.Join(head, f[0]), f[2])
+			changetest.Write(t, filepath.Join(head, f[0]), f[2])
 		}
 	}
 	c.Trees = func(context.Context) (string, string, func(), error) { return base, head, func() {}, nil }
@@ -855,11 +786,11 @@ func Local(name string) string {
 }
 `
 	files := [][3]string{{"files/open.go", goBase, goHead}}
-	c := changeOf(t, files...)
+	c := changetest.Versions(t, files...)
 	if got, _ := removedFindings(t, c); len(got) != 1 {
 		t.Fatalf("without trees the helper is unknown: findings %v, want the guard reported", got)
 	}
-	c = changeOf(t, files...)
+	c = changetest.Versions(t, files...)
 	withTrees(t, c, files, map[string]string{"go.mod": "module example.com/app\n\ngo 1.22\n", "pathcheck/pathcheck.go": helper})
 	if got, _ := removedFindings(t, c); len(got) != 0 {
 		t.Errorf("with trees the guard is found in pathcheck.Local: findings %v, want none", got)
@@ -887,7 +818,7 @@ exports.makeDir = function (p) {
 };
 `
 	files = [][3]string{{"lib/extract.js", jsBase, jsHead}}
-	c = changeOf(t, files...)
+	c = changetest.Versions(t, files...)
 	withTrees(t, c, files, map[string]string{"lib/util.js": util})
 	ev, _, err := scan.GatherWithNotes(context.Background(), c, []scan.Analyzer{RemovedAnalyzer{}})
 	if err != nil {
@@ -1191,7 +1122,7 @@ func TestRemovedFrontEndsDegrade(t *testing.T) {
 	if ir := jsIR("a.js", []byte(js)); ir.Err != "" || len(ir.Funcs) != 1 {
 		t.Errorf("switch with an empty case: err %q, %d functions", ir.Err, len(ir.Funcs))
 	}
-	c := changeOf(t, [3]string{"a.go", "package a\n\nfunc f() {}\n", "package a\n\nfunc f( {}\n"}, [3]string{"b.ts", "let x: number = 1;\n", "let x: number = 2;\n"},
+	c := changetest.Versions(t, [3]string{"a.go", "package a\n\nfunc f() {}\n", "package a\n\nfunc f( {}\n"}, [3]string{"b.ts", "let x: number = 1;\n", "let x: number = 2;\n"},
 		[3]string{"c.js", "function f() {}\n", "function f( {}\n"})
 	_, notes := removedFindings(t, c)
 	joined := strings.Join(notes, "\n")
@@ -1775,7 +1706,7 @@ func Load(ctx context.Context, a, b string) error {
 `
 	head := strings.ReplaceAll(base, `http.NewRequestWithContext(ctx, "GET", `, `http.NewRequest("GET", `)
 	run := func() string {
-		ev, notes, err := scan.GatherWithNotes(context.Background(), changeOf(t, [3]string{"load/load.go", base, head}), []scan.Analyzer{RemovedAnalyzer{}})
+		ev, notes, err := scan.GatherWithNotes(context.Background(), changetest.Versions(t, [3]string{"load/load.go", base, head}), []scan.Analyzer{RemovedAnalyzer{}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,11 +3,13 @@ package compare
 import (
 	"strings"
 	"testing"
+
+	"github.com/debatebot/debatebot/review/change/changetest"
 )
 
 func timerFindings(t *testing.T, files ...[3]string) []string {
 	t.Helper()
-	got, _ := analyzerFindings(t, TimerAnalyzer{}, changeOf(t, files...))
+	got, _ := analyzerFindings(t, TimerAnalyzer{}, changetest.Versions(t, files...))
 	return got
 }
 

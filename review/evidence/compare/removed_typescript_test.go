@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/debatebot/debatebot/review/change/changetest"
 )
 
 func readTS(t *testing.T, name string) string {
@@ -22,12 +24,12 @@ func readTS(t *testing.T, name string) string {
 // it move every line of the JavaScript that is read; the change that keeps the guard is not.
 func TestTypeScriptGuardRemoved(t *testing.T) {
 	base := readTS(t, "base.ts")
-	got, notes := removedFindings(t, changeOf(t, [3]string{"src/store.ts", base, readTS(t, "head.ts")}))
+	got, notes := removedFindings(t, changetest.Versions(t, [3]string{"src/store.ts", base, readTS(t, "head.ts")}))
 	// head.ts:35 is the read the guard stood before (base.ts:38).
 	if want := "protection-removed@src/store.ts:35"; strings.Join(got, " ") != want {
 		t.Errorf("guard removed: findings %v, want %s (notes %q)", got, want, notes)
 	}
-	if got, _ := removedFindings(t, changeOf(t, [3]string{"src/store.ts", base, readTS(t, "kept.ts")})); len(got) > 0 {
+	if got, _ := removedFindings(t, changetest.Versions(t, [3]string{"src/store.ts", base, readTS(t, "kept.ts")})); len(got) > 0 {
 		t.Errorf("guard kept: findings %v, want none", got)
 	}
 }
@@ -36,7 +38,7 @@ func TestTypeScriptGuardRemoved(t *testing.T) {
 func TestTypeScriptJSXGuardRemoved(t *testing.T) {
 	base := strings.Replace(readTS(t, "base.ts"), "enum Mode", "export const badge = (n: string) => <b className=\"store\">{n}</b>;\n\nenum Mode", 1)
 	head := strings.Replace(readTS(t, "head.ts"), "enum Mode", "export const badge = (n: string) => <b className=\"store\">{n}</b>;\n\nenum Mode", 1)
-	got, _ := removedFindings(t, changeOf(t, [3]string{"src/store.tsx", base, head}))
+	got, _ := removedFindings(t, changetest.Versions(t, [3]string{"src/store.tsx", base, head}))
 	if want := "protection-removed@src/store.tsx:37"; strings.Join(got, " ") != want {
 		t.Errorf("findings %v, want %s", got, want)
 	}
@@ -46,7 +48,7 @@ func TestTypeScriptJSXGuardRemoved(t *testing.T) {
 func TestTypeScriptUnparsedNoted(t *testing.T) {
 	base := readTS(t, "base.ts")
 	broken := strings.Replace(readTS(t, "head.ts"), "const text = readFileSync", "const text: = readFileSync(", 1)
-	got, notes := removedFindings(t, changeOf(t, [3]string{"src/store.ts", base, broken}))
+	got, notes := removedFindings(t, changetest.Versions(t, [3]string{"src/store.ts", base, broken}))
 	if len(got) > 0 {
 		t.Errorf("broken head: findings %v, want none", got)
 	}
@@ -164,13 +166,13 @@ func TestJavaScriptModuleGuardRemoved(t *testing.T) {
 		t.Fatalf("the script parser read the module (the test needs one it refuses)")
 	}
 	head := strings.Replace(moduleJS, "  if (name.includes(\"..\")) {\n    throw new Error(\"bad name: \" + name);\n  }\n", "", 1)
-	got, notes := removedFindings(t, changeOf(t, [3]string{"src/load.js", moduleJS, head}))
+	got, notes := removedFindings(t, changetest.Versions(t, [3]string{"src/load.js", moduleJS, head}))
 	// head's line 7 is the join the guard stood before (base's line 10).
 	if len(got) == 0 || !strings.HasSuffix(got[0], "@src/load.js:7") {
 		t.Errorf("guard removed: findings %v, want one at src/load.js:7 (notes %q)", got, notes)
 	}
 	kept := strings.Replace(moduleJS, "utf8", "latin1", 1)
-	if got, _ := removedFindings(t, changeOf(t, [3]string{"src/load.js", moduleJS, kept})); len(got) > 0 {
+	if got, _ := removedFindings(t, changetest.Versions(t, [3]string{"src/load.js", moduleJS, kept})); len(got) > 0 {
 		t.Errorf("guard kept: findings %v, want none", got)
 	}
 }

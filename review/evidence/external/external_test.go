@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debatebot/debatebot/review/change/changetest"
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
 )
@@ -228,8 +229,8 @@ func TestExternalRenamedFile(t *testing.T) {
 	needProgram(t, "shellcheck", "apt-get install shellcheck")
 	base, head := t.TempDir(), t.TempDir()
 	script := "#!/bin/sh\nclean() {\n  rm -rf \"$DIR/\"\n}\n"
-	write(t, filepath.Join(base, "old.sh"), script)
-	write(t, filepath.Join(head, "bin", "new.sh"), "#!/bin/sh\n# moved\n"+script[len("#!/bin/sh\n"):])
+	changetest.Write(t, filepath.Join(base, "old.sh"), script)
+	changetest.Write(t, filepath.Join(head, "bin", "new.sh"), "#!/bin/sh\n# moved\n"+script[len("#!/bin/sh\n"):])
 	res, err := Run(context.Background(), Options{BaseDir: base, HeadDir: head,
 		Files: []ChangedFile{{Path: "bin/new.sh", OldPath: "old.sh"}}, Tools: []Tool{ShellCheck{}}})
 	if err != nil {
@@ -243,7 +244,7 @@ func TestExternalRenamedFile(t *testing.T) {
 // Files no tool handles, or that the change deleted, run nothing and say nothing.
 func TestExternalSkipsOtherLanguages(t *testing.T) {
 	dir := t.TempDir()
-	write(t, filepath.Join(dir, "main.go"), "package main\n")
+	changetest.Write(t, filepath.Join(dir, "main.go"), "package main\n")
 	res, err := Run(context.Background(), Options{BaseDir: dir, HeadDir: dir,
 		Files: []ChangedFile{{Path: "main.go"}, {Path: "gone.py"}}, Tools: DefaultTools()})
 	if err != nil || len(res) != 0 {
@@ -256,7 +257,7 @@ func TestExternalToolMissing(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	dir := t.TempDir()
 	for _, f := range []string{"a.py", "a.js", "a.sh", "a.c"} {
-		write(t, filepath.Join(dir, f), "\n")
+		changetest.Write(t, filepath.Join(dir, f), "\n")
 	}
 	tools := []Tool{Bandit{}, Pyflakes{}, Pylint{}, ESLint{Dir: filepath.Join(dir, "no-eslint")}, ShellCheck{}, Cppcheck{}}
 	res, err := Run(context.Background(), Options{BaseDir: dir, HeadDir: dir,
@@ -298,7 +299,7 @@ func fakeTool(t *testing.T, name, script string) {
 func runFake(t *testing.T, tool Tool, file string, timeout time.Duration) ToolResult {
 	t.Helper()
 	dir := t.TempDir()
-	write(t, filepath.Join(dir, file), "x\n")
+	changetest.Write(t, filepath.Join(dir, file), "x\n")
 	res, err := Run(context.Background(), Options{BaseDir: dir, HeadDir: dir,
 		Files: []ChangedFile{{Path: file}}, Tools: []Tool{tool}, Timeout: timeout})
 	if err != nil {
@@ -357,9 +358,9 @@ func TestExternalToolGarbage(t *testing.T) {
 func TestESLintCrash(t *testing.T) {
 	needProgram(t, "node", "apt-get install nodejs")
 	dir := t.TempDir()
-	write(t, filepath.Join(dir, "node_modules", "eslint", "bin", "eslint.js"), "console.error('Oops! Something went wrong! :('); process.exit(2);\n")
-	write(t, filepath.Join(dir, "eslint.config.mjs"), "export default [];\n")
-	write(t, filepath.Join(dir, "formatter.cjs"), "module.exports = () => '[]';\n")
+	changetest.Write(t, filepath.Join(dir, "node_modules", "eslint", "bin", "eslint.js"), "console.error('Oops! Something went wrong! :('); process.exit(2);\n")
+	changetest.Write(t, filepath.Join(dir, "eslint.config.mjs"), "export default [];\n")
+	changetest.Write(t, filepath.Join(dir, "formatter.cjs"), "module.exports = () => '[]';\n")
 	r := runFake(t, ESLint{Dir: dir}, "a.js", 0)
 	if !strings.Contains(r.Failed, "eslint exited with status 2") || !strings.Contains(r.Failed, "Oops! Something went wrong!") {
 		t.Errorf("failed = %q", r.Failed)
@@ -386,7 +387,7 @@ func TestExternalToolBounds(t *testing.T) {
 func TestExternalContextEnd(t *testing.T) {
 	fakeTool(t, "shellcheck", "exec sleep 30\n")
 	dir := t.TempDir()
-	write(t, filepath.Join(dir, "a.sh"), "x\n")
+	changetest.Write(t, filepath.Join(dir, "a.sh"), "x\n")
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	_, err := Run(ctx, Options{BaseDir: dir, HeadDir: dir, Files: []ChangedFile{{Path: "a.sh"}}, Tools: []Tool{ShellCheck{}}})
@@ -406,7 +407,7 @@ func TestExternalToolEnvironment(t *testing.T) {
 	// code the catalog does not know.
 	fakeTool(t, "shellcheck", `printf '{"comments":[{"file":"./a.sh","line":1,"column":1,"level":"error","code":9999,"message":"%s"}]}' "$(pwd) $(env | sort | tr '\n' ' ' | tr -d '"\\')"; exit 1`+"\n")
 	dir := t.TempDir()
-	write(t, filepath.Join(dir, "a.sh"), "x\n")
+	changetest.Write(t, filepath.Join(dir, "a.sh"), "x\n")
 	res, err := Run(context.Background(), Options{HeadDir: dir, Files: []ChangedFile{{Path: "a.sh"}}, Tools: []Tool{ShellCheck{}}})
 	if err != nil {
 		t.Fatal(err)
@@ -600,9 +601,9 @@ func TestExternalProblems(t *testing.T) {
 	needProgram(t, "cppcheck", "apt-get install cppcheck")
 	root := t.TempDir()
 	tree := filepath.Join(root, "tree")
-	write(t, filepath.Join(root, "outside", "evil.h"), "int secret_value = ( ;\n")
-	write(t, filepath.Join(tree, "src", "a.c"), "#include \"../../outside/evil.h\"\nint f(void) { return 0; }\n")
-	write(t, filepath.Join(tree, "app", "bad.py"), "def broken(:\n    pass\n")
+	changetest.Write(t, filepath.Join(root, "outside", "evil.h"), "int secret_value = ( ;\n")
+	changetest.Write(t, filepath.Join(tree, "src", "a.c"), "#include \"../../outside/evil.h\"\nint f(void) { return 0; }\n")
+	changetest.Write(t, filepath.Join(tree, "app", "bad.py"), "def broken(:\n    pass\n")
 	res, err := Run(context.Background(), Options{HeadDir: tree,
 		Files: []ChangedFile{{Path: "src/a.c"}, {Path: "app/bad.py"}}, Tools: []Tool{Bandit{}, Cppcheck{}}})
 	if err != nil {
@@ -631,9 +632,9 @@ func TestExternalFilesBound(t *testing.T) {
 	var files []ChangedFile
 	for i := range maxToolFiles + 3 {
 		name := fmt.Sprintf("s%03d.sh", i)
-		write(t, filepath.Join(head, name), "x\n")
+		changetest.Write(t, filepath.Join(head, name), "x\n")
 		if i >= 3 {
-			write(t, filepath.Join(base, name), "x\n") // every file but the first three is old
+			changetest.Write(t, filepath.Join(base, name), "x\n") // every file but the first three is old
 		}
 		files = append(files, ChangedFile{Path: name})
 	}
@@ -655,13 +656,13 @@ func TestPylintIgnoresTheTreesConfiguration(t *testing.T) {
 	dir := t.TempDir()
 	marker := filepath.Join(t.TempDir(), "ran")
 	hook := fmt.Sprintf("open(%q, 'w').close()", marker)
-	write(t, filepath.Join(dir, "pkg", "mod.py"), "def f():\n    return totl\n")
-	write(t, filepath.Join(dir, "pkg", "evil_plugin.py"), hook+"\ndef register(linter):\n    pass\n")
+	changetest.Write(t, filepath.Join(dir, "pkg", "mod.py"), "def f():\n    return totl\n")
+	changetest.Write(t, filepath.Join(dir, "pkg", "evil_plugin.py"), hook+"\ndef register(linter):\n    pass\n")
 	for _, name := range []string{"pylintrc", ".pylintrc", filepath.Join("pkg", "pylintrc")} {
-		write(t, filepath.Join(dir, name), "[MAIN]\ninit-hook="+hook+"\nload-plugins=evil_plugin\ndisable=all\n")
+		changetest.Write(t, filepath.Join(dir, name), "[MAIN]\ninit-hook="+hook+"\nload-plugins=evil_plugin\ndisable=all\n")
 	}
-	write(t, filepath.Join(dir, "setup.cfg"), "[pylint.MAIN]\ninit-hook="+hook+"\nload-plugins=evil_plugin\n")
-	write(t, filepath.Join(dir, "pyproject.toml"), "[tool.pylint.main]\ninit-hook = \""+strings.ReplaceAll(hook, `"`, `\"`)+"\"\nload-plugins = [\"evil_plugin\"]\n")
+	changetest.Write(t, filepath.Join(dir, "setup.cfg"), "[pylint.MAIN]\ninit-hook="+hook+"\nload-plugins=evil_plugin\n")
+	changetest.Write(t, filepath.Join(dir, "pyproject.toml"), "[tool.pylint.main]\ninit-hook = \""+strings.ReplaceAll(hook, `"`, `\"`)+"\"\nload-plugins = [\"evil_plugin\"]\n")
 	res, err := Run(context.Background(), Options{HeadDir: dir, Files: []ChangedFile{{Path: "pkg/mod.py"}}, Tools: []Tool{Pylint{}}})
 	if err != nil {
 		t.Fatal(err)
@@ -679,8 +680,8 @@ func TestPylintIgnoresTheTreesConfiguration(t *testing.T) {
 func TestPylintLeavesOutLargeFiles(t *testing.T) {
 	needProgram(t, "pylint", "apt-get install pylint")
 	dir := t.TempDir()
-	write(t, filepath.Join(dir, "small.py"), "def f():\n    return totl\n")
-	write(t, filepath.Join(dir, "large.py"), "def f():\n    return totl\n"+strings.Repeat("# padding\n", pylintMaxBytes/10+1))
+	changetest.Write(t, filepath.Join(dir, "small.py"), "def f():\n    return totl\n")
+	changetest.Write(t, filepath.Join(dir, "large.py"), "def f():\n    return totl\n"+strings.Repeat("# padding\n", pylintMaxBytes/10+1))
 	res, err := Run(context.Background(), Options{HeadDir: dir, Files: []ChangedFile{{Path: "small.py"}, {Path: "large.py"}}, Tools: []Tool{Pylint{}}})
 	if err != nil {
 		t.Fatal(err)

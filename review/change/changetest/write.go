@@ -1,4 +1,4 @@
-package compare
+package changetest
 
 import (
 	"os"
@@ -6,7 +6,8 @@ import (
 	"testing"
 )
 
-func write(t testing.TB, name, content string) {
+// Write writes content to the file name, making its folders, and fails the test if it cannot.
+func Write(t testing.TB, name, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 		t.Fatal(err)

@@ -1,22 +1,17 @@
-package evidence
+package changetest
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"unicode"
 
 	"github.com/debatebot/debatebot/review/change"
-	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
-// The changes the tests gather evidence on: a change made of base and head texts, and the same
-// change as a bare diff shows it (copies of the comparison's test helpers, review/evidence/compare).
-
-// changeOf builds a change from the base and head contents of files, with one hunk per file
+// Versions builds a change from the base and head contents of files, with one hunk per file
 // that shows the whole file (a line diff by longest common subsequence), as a diff with
 // unlimited context would. A file absent on a side has "" there.
-func changeOf(t testing.TB, files ...[3]string) *change.Change {
+func Versions(t testing.TB, files ...[3]string) *change.Change {
 	t.Helper()
 	c := &change.Change{Source: "test"}
 	for _, f := range files {
@@ -76,6 +71,7 @@ func changeOf(t testing.TB, files ...[3]string) *change.Change {
 	return c
 }
 
+// splitLines splits a file's text into its lines; the empty text has none.
 func splitLines(s string) []string {
 	if s == "" {
 		return nil
@@ -83,23 +79,23 @@ func splitLines(s string) []string {
 	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 }
 
-// hunksOnly turns a change made by changeOf into what a bare diff gives: hunks with ctx lines
+// HunksOnly turns a change made by Versions into what a bare diff gives: hunks with ctx lines
 // of context, each with the section git writes (the last line above it that starts with a
 // letter, _ or $), and no file contents.
-func hunksOnly(c *change.Change, ctx int) *change.Change {
+func HunksOnly(c *change.Change, ctx int) *change.Change {
 	for _, f := range c.Files {
 		if f.Status != change.StatusModified {
 			continue
 		}
 		f.Content, f.HasContent = nil, false
-		f.Hunks = narrowHunks(f.Hunks[0].Lines, ctx)
+		f.Hunks = NarrowHunks(f.Hunks[0].Lines, ctx)
 		f.Reindex()
 	}
 	return c
 }
 
-// narrowHunks splits one whole-file hunk into hunks of ctx lines of context, as git does.
-func narrowHunks(all []change.Line, ctx int) []change.Hunk {
+// NarrowHunks splits one whole-file hunk into hunks of ctx lines of context, as git does.
+func NarrowHunks(all []change.Line, ctx int) []change.Hunk {
 	keep := make([]bool, len(all))
 	for i, l := range all {
 		if l.Kind == change.Context {
@@ -146,6 +142,8 @@ func narrowHunks(all []change.Line, ctx int) []change.Hunk {
 	return out
 }
 
+// gitSection is the section git writes above a hunk: the last line before it that starts with
+// a letter, _ or $.
 func gitSection(before []string) string {
 	for i := len(before) - 1; i >= 0; i-- {
 		if l := before[i]; l != "" && (unicode.IsLetter(rune(l[0])) || l[0] == '_' || l[0] == '$') {
@@ -153,18 +151,4 @@ func gitSection(before []string) string {
 		}
 	}
 	return ""
-}
-
-// brief writes findings as "severity rule source path:line message" lines, for comparing a
-// processor's output with what a test expects.
-func brief(found []scan.Finding) string {
-	var b strings.Builder
-	for _, f := range found {
-		fmt.Fprintf(&b, "%s %s %s %s:%d %s", f.Severity, f.Rule, f.Source, f.Path, f.Line, f.Message)
-		if f.Mitigates != "" {
-			b.WriteString(" mitigates " + f.Mitigates)
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
 }
