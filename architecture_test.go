@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -36,8 +37,19 @@ type goFile struct {
 	ast   *ast.File
 }
 
+// parsed holds the repository's files, read once for all the checks.
+var parsed = sync.OnceValues(parseRepo)
+
 func repoFiles(t *testing.T) []goFile {
 	t.Helper()
+	files, err := parsed()
+	if err != nil {
+		t.Fatalf("failed to read the repository: %v", err)
+	}
+	return files
+}
+
+func parseRepo() ([]goFile, error) {
 	var files []goFile
 	err := filepath.WalkDir(".", func(p string, d os.DirEntry, err error) error {
 		if err != nil {
@@ -67,10 +79,7 @@ func repoFiles(t *testing.T) []goFile {
 		})
 		return nil
 	})
-	if err != nil {
-		t.Fatalf("failed to read the repository: %v", err)
-	}
-	return files
+	return files, err
 }
 
 // testSupport tells the packages that exist for tests (the GitHub, model and git fakes).
