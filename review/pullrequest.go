@@ -122,7 +122,8 @@ func ReadCommitMessages(ctx context.Context, gh CommitReader, pr PullRequest, c 
 // FillContents reads the head content of the changed files the analyzers need, whose content the
 // diff does not hold, once each: Go, Python and JavaScript files (the AST analyzers and the
 // base/head comparison read whole files) and the files of the external tools' languages (shell,
-// C/C++, TypeScript). A file that cannot be read is analysed from its diff, with a note.
+// C/C++, TypeScript). A file that cannot be read, or is larger than DefaultMaxFileBytes, is
+// analysed from its diff, with a note.
 func FillContents(ctx context.Context, gh FileReader, pr PullRequest, c *change.Change) {
 	tools := external.DefaultTools()
 	for _, f := range c.Files {
@@ -137,6 +138,10 @@ func FillContents(ctx context.Context, gh FileReader, pr PullRequest, c *change.
 			continue
 		case err != nil:
 			c.Notes = append(c.Notes, fmt.Sprintf("%s: head content unavailable, analysed from its diff only", f.Path))
+			continue
+		case len(content) > DefaultMaxFileBytes:
+			// As a git range's files (git.go): a file past the bound costs only itself.
+			c.Notes = append(c.Notes, fmt.Sprintf("%s: larger than %d KiB, analysed from its diff only", f.Path, DefaultMaxFileBytes>>10))
 			continue
 		}
 		f.Content, f.HasContent = content, true

@@ -188,6 +188,33 @@ func TestFillContentsFromFake(t *testing.T) {
 	}
 }
 
+// A head file past DefaultMaxFileBytes is not kept: it is analysed from its diff, as a git
+// range's is, and the files after it are still read.
+func TestFillContentsBoundsEachFile(t *testing.T) {
+	diff := "diff --git a/big.go b/big.go\n--- a/big.go\n+++ b/big.go\n@@ -1 +1 @@\n-package big\n+package big // x\n" +
+		"diff --git a/small.go b/small.go\n--- a/small.go\n+++ b/small.go\n@@ -1 +1 @@\n-package small\n+package small // x\n"
+	c, err := review.ParseDiff([]byte(diff), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.HeadSHA = "h1"
+	gh := &pulltest.Fake{Trees: map[string]map[string]string{"h1": {
+		"big.go":   "package big // x\n" + strings.Repeat("// padding\n", review.DefaultMaxFileBytes/11+1),
+		"small.go": "package small // x\n",
+	}}}
+	review.FillContents(context.Background(), gh, fakePR, c)
+	if f := c.File("big.go"); f.HasContent || f.Content != nil {
+		t.Errorf("big.go kept %d bytes past the bound of %d", len(f.Content), review.DefaultMaxFileBytes)
+	}
+	if f := c.File("small.go"); !f.HasContent {
+		t.Error("small.go was not read after the large file")
+	}
+	want := []string{fmt.Sprintf("big.go: larger than %d KiB, analysed from its diff only", review.DefaultMaxFileBytes>>10)}
+	if !slices.Equal(c.Notes, want) {
+		t.Errorf("notes = %q, want %q", c.Notes, want)
+	}
+}
+
 // What changed since the debated head, by GitHub's comparison; a head that does not descend from
 // it (diverged, or a 404 after a force push) is no error, other failures are.
 func TestReadSinceFromFake(t *testing.T) {
