@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/google/go-github/v62/github"
@@ -59,16 +58,9 @@ func (r *Runner) authorise(ctx context.Context, gh *github.Client, pub *publish.
 // request's base branch (the default branch for an issue); a broken file means the defaults,
 // so that a broken file cannot open commands to everyone.
 func (r *Runner) commandConfig(ctx context.Context, gh *github.Client, job *Job) (*config.Repo, error) {
-	ref := ""
-	meta, _, err := gh.PullRequests.Get(ctx, job.PR.Owner, job.PR.Repo, job.PR.Number)
-	var er *github.ErrorResponse
-	switch {
-	case err == nil:
-		ref = meta.GetBase().GetRef()
-	case errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound:
-		// An issue, not a pull request.
-	default:
-		return nil, fmt.Errorf("failed to get pull request %s: %w", job.PR, err)
+	ref, _, err := commandBase(ctx, gh, job)
+	if err != nil {
+		return nil, err
 	}
 	repo, err := pull.LoadRepoConfig(ctx, review.NewGitHub(gh), job.PR, ref)
 	var ce *config.Error
@@ -76,4 +68,17 @@ func (r *Runner) commandConfig(ctx context.Context, gh *github.Client, job *Job)
 		return config.Default(), nil
 	}
 	return repo, err
+}
+
+// commandBase is the branch a command's configuration is read from: the pull request's base
+// branch, or "" (the default branch) when the command was made on an issue (isPR false).
+func commandBase(ctx context.Context, gh *github.Client, job *Job) (ref string, isPR bool, err error) {
+	meta, _, err := gh.PullRequests.Get(ctx, job.PR.Owner, job.PR.Repo, job.PR.Number)
+	switch {
+	case err == nil:
+		return meta.GetBase().GetRef(), true, nil
+	case review.NotFound(err):
+		return "", false, nil
+	}
+	return "", false, fmt.Errorf("failed to get pull request %s: %w", job.PR, err)
 }

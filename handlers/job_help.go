@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/google/go-github/v62/github"
@@ -28,16 +27,9 @@ func (r *Runner) help(ctx context.Context, gh *github.Client, pub *publish.Publi
 
 // helpText reads the configuration the commands are judged by and writes the answer to /help.
 func (r *Runner) helpText(ctx context.Context, gh *github.Client, job *Job) (string, error) {
-	ref, isPR := "", true
-	meta, _, err := gh.PullRequests.Get(ctx, job.PR.Owner, job.PR.Repo, job.PR.Number)
-	var er *github.ErrorResponse
-	switch {
-	case err == nil:
-		ref = meta.GetBase().GetRef()
-	case errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound:
-		isPR = false // an issue
-	default:
-		return "", fmt.Errorf("failed to get pull request %s: %w", job.PR, err)
+	ref, isPR, err := commandBase(ctx, gh, job)
+	if err != nil {
+		return "", err
 	}
 	repo, err := pull.LoadRepoConfig(ctx, review.NewGitHub(gh), job.PR, ref)
 	broken := ""
