@@ -33,5 +33,5 @@ func (b *Base) enqueueAlert(ctx context.Context, job *Job, action string) error 
 	if closingActions[action] != "" {
 		job.Alert.Closed = action
 	}
-	return b.enqueue(logContext(ctx, job.Installation, job.PR), job)
+	return b.Queue.Deliver(logContext(ctx, job.Installation, job.PR), job)
 }

@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/pull"
 
 	"github.com/rs/zerolog"
@@ -35,7 +36,7 @@ import (
 const secret = "webhook-secret"
 
 // GitHub's transient failures are retried quickly in tests.
-func init() { pull.RetryBaseDelay = time.Millisecond }
+func init() { publish.RetryBaseDelay = time.Millisecond }
 
 type app struct {
 	t      testing.TB

@@ -19,8 +19,7 @@ import (
 type Base struct {
 	Queue *Queue
 	// Slug is the App's slug, read once at start: its own comments come from "<slug>[bot]".
-	Slug    string
-	Metrics *Metrics
+	Slug string
 	// AllowedBots may trigger debates although they are bots.
 	AllowedBots []string
 }
@@ -36,23 +35,6 @@ func (b *Base) fromBot(u slimUser) bool {
 		return false
 	}
 	return !slices.Contains(b.AllowedBots, login)
-}
-
-// enqueue hands a job to the queue and logs what happened.
-func (b *Base) enqueue(ctx context.Context, job *Job) error {
-	log := zerolog.Ctx(ctx).With().Str("repository", job.PR.Repository()).Int("pr_number", job.PR.Number).Str("trigger", job.Trigger).Logger()
-	accepted, reason, err := b.Queue.Enqueue(ctx, job)
-	if err != nil {
-		b.Metrics.webhookOutcome(job.Trigger, "store_unavailable")
-		return fmt.Errorf("failed to enqueue a debate for %s: %w", job.PR, err)
-	}
-	outcome := "enqueued"
-	if !accepted {
-		outcome = "deduplicated"
-	}
-	b.Metrics.webhookOutcome(job.Trigger, outcome)
-	log.Info().Bool("accepted", accepted).Str("reason", reason).Msg("Handled a debate trigger.")
-	return nil
 }
 
 // decode reads a delivery's payload into the handler's slim payload type and validates the

@@ -60,7 +60,7 @@ func (h *CheckRun) Handle(ctx context.Context, eventType, deliveryID string, pay
 		return nil
 	}
 	pr := prOf(e.Repository, c.HeadSHA, c.PullRequests)
-	return h.enqueue(logContext(ctx, e.Installation.ID, pr), &Job{
+	return h.Queue.Deliver(logContext(ctx, e.Installation.ID, pr), &Job{
 		DeliveryID: deliveryID, Trigger: "check_run.completed", Kind: KindCI, Installation: e.Installation.ID,
 		PR: pr, HeadSHA: c.HeadSHA, CI: run,
 	})

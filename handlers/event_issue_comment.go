@@ -82,7 +82,7 @@ func (h *IssueComment) Handle(ctx context.Context, eventType, deliveryID string,
 	case !e.Issue.isPullRequest():
 		job.Kind, job.Title, job.Body = KindDesign, e.Issue.Title, e.Issue.Body
 	}
-	return h.enqueue(logContext(ctx, job.Installation, job.PR), job)
+	return h.Queue.Deliver(logContext(ctx, job.Installation, job.PR), job)
 }
 
 // guidance is what follows "/debate guide" in a comment, further lines included.

@@ -40,7 +40,7 @@ func (h *Issues) Handle(ctx context.Context, eventType, deliveryID string, paylo
 	if e.Issue.isPullRequest() {
 		job.Kind = KindReview
 	}
-	return h.enqueue(logContext(ctx, job.Installation, job.PR), job)
+	return h.Queue.Deliver(logContext(ctx, job.Installation, job.PR), job)
 }
 
 // validate refuses a delivery without the fields the job is routed by.

@@ -52,7 +52,7 @@ func (h *PullRequest) Handle(ctx context.Context, eventType, deliveryID string, 
 			decision = "approve"
 		}
 		pr := e.Repository.pr(e.PullRequest.Number)
-		return h.enqueue(logContext(ctx, e.Installation.ID, pr), &Job{
+		return h.Queue.Deliver(logContext(ctx, e.Installation.ID, pr), &Job{
 			DeliveryID: deliveryID, Trigger: "pull_request.closed", Kind: KindHumanDecision,
 			Installation: e.Installation.ID, PR: pr, Protocol: decision,
 		})
@@ -72,7 +72,7 @@ func (h *PullRequest) Handle(ctx context.Context, eventType, deliveryID string, 
 			return err
 		}
 	}
-	return h.enqueue(logContext(ctx, e.Installation.ID, pr), &Job{
+	return h.Queue.Deliver(logContext(ctx, e.Installation.ID, pr), &Job{
 		DeliveryID: deliveryID, Trigger: "pull_request." + e.Action, Kind: KindReview,
 		Installation: e.Installation.ID, PR: pr, HeadSHA: e.PullRequest.Head.SHA, Draft: e.PullRequest.Draft,
 	})
@@ -91,7 +91,7 @@ func (b *Base) failuresPushed(ctx context.Context, deliveryID string, installati
 	}
 	for _, t := range tasks {
 		if t.PushCanReset() {
-			return b.enqueue(logContext(ctx, installation, pr), &Job{DeliveryID: "push/" + deliveryID, Trigger: "pull_request.synchronize", Kind: KindPush,
+			return b.Queue.Deliver(logContext(ctx, installation, pr), &Job{DeliveryID: "push/" + deliveryID, Trigger: "pull_request.synchronize", Kind: KindPush,
 				Installation: installation, PR: pr, HeadSHA: head, Before: before})
 		}
 	}

@@ -49,7 +49,7 @@ func (h *WorkflowRun) Handle(ctx context.Context, eventType, deliveryID string, 
 		return nil
 	}
 	pr := prOf(e.Repository, e.WorkflowRun.HeadSHA, e.WorkflowRun.PullRequests)
-	return h.enqueue(logContext(ctx, e.Installation.ID, pr), &Job{
+	return h.Queue.Deliver(logContext(ctx, e.Installation.ID, pr), &Job{
 		DeliveryID: deliveryID, Trigger: "workflow_run.completed", Kind: KindCI, Installation: e.Installation.ID,
 		PR: pr, HeadSHA: e.WorkflowRun.HeadSHA, CI: run,
 	})

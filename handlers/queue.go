@@ -147,6 +147,8 @@ type QueueOptions struct {
 	// timeout is over (Runner.SweepPaused), which no delivery may ever come to wake.
 	Sweep      func(context.Context) error
 	SweepEvery time.Duration
+	// Metrics counts what became of the deliveries' jobs (Deliver); nil counts nothing.
+	Metrics *Metrics
 }
 
 // DefaultQueueOptions are the production settings.
@@ -207,6 +209,25 @@ func priority(k Kind) int {
 		return 1
 	}
 	return 0
+}
+
+// Deliver queues the job of a webhook delivery (an event handler's), counts its outcome
+// (enqueued, deduplicated, or the store unavailable) and logs it. A store that cannot keep the
+// job is an error, which the webhook answers 503 so that GitHub can redeliver.
+func (q *Queue) Deliver(ctx context.Context, job *Job) error {
+	log := zerolog.Ctx(ctx).With().Str("repository", job.PR.Repository()).Int("pr_number", job.PR.Number).Str("trigger", job.Trigger).Logger()
+	accepted, reason, err := q.Enqueue(ctx, job)
+	if err != nil {
+		q.opts.Metrics.webhookOutcome(job.Trigger, "store_unavailable")
+		return fmt.Errorf("failed to enqueue a debate for %s: %w", job.PR, err)
+	}
+	outcome := "enqueued"
+	if !accepted {
+		outcome = "deduplicated"
+	}
+	q.opts.Metrics.webhookOutcome(job.Trigger, outcome)
+	log.Info().Bool("accepted", accepted).Str("reason", reason).Msg("Handled a debate trigger.")
+	return nil
 }
 
 // Enqueue keeps the job in the store and wakes a worker.

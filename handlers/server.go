@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"sync/atomic"
@@ -20,7 +19,7 @@ import (
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/agents"
 	"github.com/debatebot/debatebot/review/llm"
-	"github.com/debatebot/debatebot/review/pull"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/repocache"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
@@ -68,7 +67,7 @@ func New(ctx context.Context, cfg *config.Server, log zerolog.Logger, qo func(*Q
 	runner.Budget = RepoBudget{DebatesPerHour: cfg.RepoDebatesPerHour, TokensPerDay: cfg.RepoTokensPerDay}
 	queue := newQueue(cfg, st, runner, log, qo)
 	draining := new(atomic.Bool)
-	guard := newGuard(cfg, metrics, draining, Base{Queue: queue, Slug: slug, Metrics: metrics, AllowedBots: cfg.AllowedBots})
+	guard := newGuard(cfg, metrics, draining, Base{Queue: queue, Slug: slug, AllowedBots: cfg.AllowedBots})
 	mux := http.NewServeMux()
 	mux.Handle("POST "+WebhookPath, timed(metrics, guard))
 	mux.HandleFunc("GET /healthz", healthz(draining))
@@ -86,7 +85,7 @@ func newClients(ctx context.Context, cfg *config.Server, metrics *Metrics) (gith
 	clients, err := githubapp.NewDefaultCachingClientCreator(cfg.GitHub,
 		githubapp.WithClientUserAgent("debatebot"),
 		githubapp.WithClientTimeout(30*time.Second),
-		githubapp.WithClientMiddleware(pull.RetryMiddleware(metrics.GitHubRequests, metrics.GitHubSeconds)),
+		githubapp.WithClientMiddleware(publish.RetryMiddleware(metrics.GitHubRequests, metrics.GitHubSeconds)),
 	)
 	if err != nil {
 		return nil, "", fmt.Errorf("failed to create the GitHub client creator: %w", err)
@@ -119,7 +118,7 @@ func newTrees(cfg *config.Server, clients githubapp.ClientCreator) (*Trees, erro
 // the queue's hands: stopping a local debate and enqueueing a job.
 func newQueue(cfg *config.Server, st *store.Store, runner *Runner, log zerolog.Logger, qo func(*QueueOptions)) *Queue {
 	opts := DefaultQueueOptions()
-	opts.GiveUp, opts.Sweep = runner.GiveUp, runner.SweepPaused
+	opts.GiveUp, opts.Sweep, opts.Metrics = runner.GiveUp, runner.SweepPaused, runner.Metrics
 	if cfg.JobLease > 0 {
 		opts.Lease, opts.Heartbeat = cfg.JobLease, cfg.JobLease/4
 	}
@@ -216,56 +215,6 @@ func dialecticFactory(cfg *config.Server) func(*config.Repo) dialectic.Agents {
 			RequestTimeout: time.Duration(repo.LLM.RequestTimeout), Prices: repo.LLM.PriceTable(),
 		})
 	}
-}
-
-// errorCallback answers every refused delivery. The guard before the dispatcher has verified
-// the signature, so only its refusals are 401. A delivery that is the sender's fault (missing
-// headers, a wrong Content-Type, a body over the cap, JSON that is not the event it names) is
-// 4xx and logged as a bad delivery; a store that could not keep it, or a draining server, is 503
-// with Retry-After (GitHub shows it failed; it can be redelivered); anything else is a server
-// error, 500.
-func errorCallback(m *Metrics) githubapp.ErrorCallback {
-	return func(w http.ResponseWriter, r *http.Request, err error) {
-		log := zerolog.Ctx(r.Context())
-		status := http.StatusInternalServerError
-		var de *deliveryError
-		var ve githubapp.ValidationError
-		switch {
-		case errors.As(err, &de):
-			status = de.status
-		case errors.As(err, &ve):
-			// The signature was verified before the dispatcher: what it refuses is malformed.
-			status = http.StatusBadRequest
-		case errors.Is(err, ErrUnavailable):
-			status = http.StatusServiceUnavailable
-		}
-		m.webhookOutcome(r.Header.Get("X-GitHub-Event"), http.StatusText(status))
-		ev := log.Warn()
-		msg := "Refused a bad webhook delivery."
-		switch {
-		case status == http.StatusServiceUnavailable:
-			msg = "Refused a webhook delivery for now; it can be redelivered."
-			w.Header().Set("Retry-After", retryAfter)
-		case status >= 500:
-			ev, msg = log.Error(), "Failed to handle a webhook delivery."
-		}
-		ev.Err(err).Str("delivery_id", truncate(r.Header.Get("X-GitHub-Delivery"), 128)).Int("status", status).Msg(msg)
-		http.Error(w, http.StatusText(status)+": "+err.Error(), status)
-	}
-}
-
-func timed(m *Metrics, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		next.ServeHTTP(w, r)
-		m.acknowledged(time.Since(start))
-	})
-}
-
-func withLogger(log zerolog.Logger, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(w, r.WithContext(log.WithContext(r.Context())))
-	})
 }
 
 // treeLimits are the limits of the trees written for one debate; an unset one (0) is the default.

@@ -4,60 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"strings"
 
 	"github.com/debatebot/debatebot/review/evidence/redact"
-	"github.com/google/go-github/v62/github"
 )
-
-// redactingClient returns a client for the same GitHub API as gh whose every write (comments,
-// check runs and their annotations, reviews, labels: any POST, PATCH or PUT with a JSON body) has
-// each of its strings redacted by Redact before it is sent. The publisher writes through it, so
-// that no text it posts, whoever wrote it (the change, an analyzer, a model), carries a secret.
-func redactingClient(gh *github.Client) *github.Client {
-	if gh == nil {
-		return nil
-	}
-	hc := gh.Client()
-	base := hc.Transport
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	hc.Transport = redactingTransport{base}
-	c := github.NewClient(hc)
-	c.BaseURL, c.UploadURL, c.UserAgent = gh.BaseURL, gh.UploadURL, gh.UserAgent
-	return c
-}
-
-type redactingTransport struct{ base http.RoundTripper }
-
-func (t redactingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	switch req.Method {
-	case http.MethodPost, http.MethodPatch, http.MethodPut:
-	default:
-		return t.base.RoundTrip(req)
-	}
-	if req.Body == nil || req.Body == http.NoBody || !strings.Contains(req.Header.Get("Content-Type"), "json") {
-		return t.base.RoundTrip(req)
-	}
-	body, err := io.ReadAll(req.Body)
-	req.Body.Close()
-	if err != nil {
-		return nil, fmt.Errorf("failed to read the body of %s %s to redact it: %w", req.Method, req.URL.Path, err)
-	}
-	red, err := RedactJSON(body)
-	if err != nil {
-		// Not JSON after all: redact it as text.
-		red = []byte(redact.Redact(string(body)))
-	}
-	out := req.Clone(req.Context())
-	out.Body = io.NopCloser(bytes.NewReader(red))
-	out.ContentLength = int64(len(red))
-	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(red)), nil }
-	return t.base.RoundTrip(out)
-}
 
 // RedactJSON redacts every string of a JSON document (see Redact) and returns it re-encoded, or
 // as it was when it held no secret.

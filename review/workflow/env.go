@@ -11,7 +11,7 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review/pipeline"
-	"github.com/debatebot/debatebot/review/pull"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/google/go-github/v62/github"
 )
 
@@ -73,7 +73,7 @@ func actionClient(apiURL, token, version string) (*github.Client, error) {
 	if err != nil || base.Host == "" {
 		return nil, &pipeline.UsageError{Msg: fmt.Sprintf("GITHUB_API_URL %q is not a URL", apiURL)}
 	}
-	gh := github.NewClient(&http.Client{Transport: pull.RetryMiddleware(nil, nil)(http.DefaultTransport)}).WithAuthToken(token)
+	gh := github.NewClient(&http.Client{Transport: publish.RetryMiddleware(nil, nil)(http.DefaultTransport)}).WithAuthToken(token)
 	gh.BaseURL = base
 	gh.UserAgent = "debatebot-action/" + version
 	return gh, nil
