@@ -2,7 +2,6 @@ package review
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -10,8 +9,6 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/debatebot/debatebot/review/change"
-	"github.com/debatebot/debatebot/review/evidence/compare"
-	"github.com/debatebot/debatebot/review/evidence/external"
 	"github.com/debatebot/debatebot/review/evidence/scan"
 )
 
@@ -116,35 +113,6 @@ func ReadCommitMessages(ctx context.Context, gh CommitReader, pr PullRequest, c 
 			return
 		}
 		page = next
-	}
-}
-
-// FillContents reads the head content of the changed files the analyzers need, whose content the
-// diff does not hold, once each: Go, Python and JavaScript files (the AST analyzers and the
-// base/head comparison read whole files) and the files of the external tools' languages (shell,
-// C/C++, TypeScript). A file that cannot be read, or is larger than DefaultMaxFileBytes, is
-// analysed from its diff, with a note.
-func FillContents(ctx context.Context, gh FileReader, pr PullRequest, c *change.Change) {
-	tools := external.DefaultTools()
-	for _, f := range c.Files {
-		if f.HasContent || f.Status == change.StatusDeleted || (!compare.NeedsContent(f.Language()) && !external.Handled(tools, f.Path)) || f.IsGenerated() {
-			continue
-		}
-		content, err := gh.File(ctx, pr, f.Path, c.HeadSHA)
-		var undecodable *DecodeError
-		switch {
-		case errors.As(err, &undecodable):
-			c.Notes = append(c.Notes, fmt.Sprintf("%s: head content undecodable, analysed from its diff only", f.Path))
-			continue
-		case err != nil:
-			c.Notes = append(c.Notes, fmt.Sprintf("%s: head content unavailable, analysed from its diff only", f.Path))
-			continue
-		case len(content) > DefaultMaxFileBytes:
-			// As a git range's files (git.go): a file past the bound costs only itself.
-			c.Notes = append(c.Notes, fmt.Sprintf("%s: larger than %d KiB, analysed from its diff only", f.Path, DefaultMaxFileBytes>>10))
-			continue
-		}
-		f.Content, f.HasContent = content, true
 	}
 }
 
