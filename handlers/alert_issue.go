@@ -16,7 +16,6 @@ import (
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
-	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/render"
 )
 
@@ -79,7 +78,7 @@ func alertGroupMarker(a *Alert) string {
 
 // groupIssue returns the open issue of the job's alert group, opening it (opened) when there
 // is none and a slot is free; 0 when the cap is reached.
-func (r *Runner) groupIssue(ctx context.Context, gh *github.Client, job *Job, limit int) (number int64, opened bool, err error) {
+func (r *Runner) groupIssue(ctx context.Context, gh alertGitHub, job *Job, limit int) (number int64, opened bool, err error) {
 	a, repo := job.Alert, job.PR.Repository()
 	key, group := alertsKey(repo), alertGroupMarker(a)
 	now := time.Now().Unix()
@@ -113,7 +112,7 @@ func (r *Runner) groupIssue(ctx context.Context, gh *github.Client, job *Job, li
 	}
 	body := fmt.Sprintf("<!-- debatebot:%s -->\nGitHub raised security alerts on the default branch; debatebot debates them here (`alerts: issue` in `%s`). Every alert of %s is listed below, and this issue is closed when all of them are fixed or dismissed.\n\n- severity: %s\n\n%s\n",
 		group, config.RepoPath, inlineCode(alertGroup(a), 200), inlineCode(a.Severity, 40), alertLine(a, ""))
-	issue, err := publish.NewPublisher(gh, job.PR).CreateIssue(ctx, truncateUTF8("Security alerts: "+alertGroup(a), 200), body)
+	issue, err := gh.CreateIssue(ctx, job.PR, truncateUTF8("Security alerts: "+alertGroup(a), 200), body)
 	if err != nil {
 		release(group, key)
 		release(slot, alertSlotsKey(repo))
@@ -129,7 +128,7 @@ func (r *Runner) groupIssue(ctx context.Context, gh *github.Client, job *Job, li
 // claimAlertSlot takes a free slot for a new alert issue, or returns "" when limit issues are
 // open. At the cap, the issues someone closed on GitHub, and claims of workers that died,
 // give their slots back first.
-func (r *Runner) claimAlertSlot(ctx context.Context, gh *github.Client, pr review.PullRequest, limit int, now int64) (string, error) {
+func (r *Runner) claimAlertSlot(ctx context.Context, gh alertGitHub, pr review.PullRequest, limit int, now int64) (string, error) {
 	key := alertSlotsKey(pr.Repository())
 	slots, err := r.Store.Publications(ctx, key)
 	if err != nil {
@@ -157,7 +156,7 @@ func (r *Runner) claimAlertSlot(ctx context.Context, gh *github.Client, pr revie
 
 // reclaimAlertSlots frees the slots of issues closed on GitHub (by someone, not by an alert's
 // end) and of stale claims.
-func (r *Runner) reclaimAlertSlots(ctx context.Context, gh *github.Client, pr review.PullRequest, slots map[string]int64, now int64) error {
+func (r *Runner) reclaimAlertSlots(ctx context.Context, gh alertGitHub, pr review.PullRequest, slots map[string]int64, now int64) error {
 	for slot, n := range slots {
 		if n <= 0 {
 			if time.Duration(now+n)*time.Second >= alertClaimStale {
@@ -174,7 +173,7 @@ func (r *Runner) reclaimAlertSlots(ctx context.Context, gh *github.Client, pr re
 			}
 			continue
 		}
-		is, _, err := gh.Issues.Get(ctx, pr.Owner, pr.Repo, int(n))
+		is, err := gh.Issue(ctx, pr, int(n))
 		var er *github.ErrorResponse
 		gone := errors.As(err, &er) && er.Response != nil && (er.Response.StatusCode == http.StatusNotFound || er.Response.StatusCode == http.StatusGone)
 		if err != nil && !gone {
@@ -209,8 +208,8 @@ func (r *Runner) forgetAlertIssue(ctx context.Context, repo string, n int64) err
 }
 
 // alertChecklist writes the alert's line in its issue's list: open, or ticked as ended.
-func (r *Runner) alertChecklist(ctx context.Context, gh *github.Client, pr review.PullRequest, number int64, a *Alert, ended string) error {
-	is, _, err := gh.Issues.Get(ctx, pr.Owner, pr.Repo, int(number))
+func (r *Runner) alertChecklist(ctx context.Context, gh alertGitHub, pr review.PullRequest, number int64, a *Alert, ended string) error {
+	is, err := gh.Issue(ctx, pr, int(number))
 	if err != nil {
 		return fmt.Errorf("failed to read alert issue #%d of %s: %w", number, pr.Repository(), err)
 	}
@@ -230,7 +229,7 @@ func (r *Runner) alertChecklist(ctx context.Context, gh *github.Client, pr revie
 		return nil
 	}
 	next = render.FitComment(next, render.MaxCommentChars, "")
-	if _, _, err := gh.Issues.Edit(ctx, pr.Owner, pr.Repo, int(number), &github.IssueRequest{Body: github.String(next)}); err != nil {
+	if err := gh.EditIssueBody(ctx, pr, int(number), next); err != nil {
 		return fmt.Errorf("failed to list alert %s in issue #%d of %s: %w", AlertMarker(a), number, pr.Repository(), err)
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -14,6 +15,19 @@ import (
 	"github.com/debatebot/debatebot/dialectic"
 	"github.com/debatebot/debatebot/review"
 )
+
+// ciLogs is what reading a failed run's first error needs of GitHub (review.GitHub implements
+// it): the jobs of a workflow run, where a job's log is stored, and a check run's annotations.
+type ciLogs interface {
+	// WorkflowJobs is one page (0 is the first) of the latest attempt's jobs of a workflow run,
+	// with the next page, 0 after the last.
+	WorkflowJobs(ctx context.Context, pr review.PullRequest, runID int64, page int) ([]*github.WorkflowJob, int, error)
+	// JobLogURL is where GitHub redirects for a job's log (another host: fetched without the
+	// installation's token).
+	JobLogURL(ctx context.Context, pr review.PullRequest, jobID int64) (*url.URL, error)
+	// CheckRunAnnotations is the first page of a check run's annotations.
+	CheckRunAnnotations(ctx context.Context, pr review.PullRequest, runID int64) ([]*github.CheckRunAnnotation, error)
+}
 
 // failureDetail is what a failed run says about its failure (all untrusted, bounded).
 type failureDetail struct {
@@ -26,7 +40,7 @@ type failureDetail struct {
 // failed step and its log; for a check run, its first failure annotation, or its output. What
 // cannot be read is said plainly (the fingerprint is then the step's or check's). Only pr's
 // repository is used: the run is the same on each of its pull requests.
-func (r *Runner) readFailure(ctx context.Context, gh *github.Client, pr review.PullRequest, run *CIRun) failureDetail {
+func (r *Runner) readFailure(ctx context.Context, gh ciLogs, pr review.PullRequest, run *CIRun) failureDetail {
 	log := zerolog.Ctx(ctx)
 	var d failureDetail
 	var err error
@@ -50,25 +64,24 @@ func (r *Runner) readFailure(ctx context.Context, gh *github.Client, pr review.P
 	return d
 }
 
-func (r *Runner) readWorkflowFailure(ctx context.Context, gh *github.Client, pr review.PullRequest, run *CIRun) (failureDetail, error) {
+func (r *Runner) readWorkflowFailure(ctx context.Context, gh ciLogs, pr review.PullRequest, run *CIRun) (failureDetail, error) {
 	var d failureDetail
-	opts := &github.ListWorkflowJobsOptions{Filter: "latest", ListOptions: github.ListOptions{PerPage: 100}}
 	var failed *github.WorkflowJob
-	for page := 0; page < 5 && failed == nil; page++ {
-		jobs, resp, err := gh.Actions.ListWorkflowJobs(ctx, pr.Owner, pr.Repo, run.ID, opts)
+	for page, pages := 0, 0; pages < 5 && failed == nil; pages++ {
+		jobs, next, err := gh.WorkflowJobs(ctx, pr, run.ID, page)
 		if err != nil {
 			return d, fmt.Errorf("failed to list the jobs of workflow run %d of %s: %w", run.ID, pr.Repository(), err)
 		}
-		for _, j := range jobs.Jobs {
+		for _, j := range jobs {
 			if c := j.GetConclusion(); c == "failure" || c == "timed_out" {
 				failed = j
 				break
 			}
 		}
-		if resp.NextPage == 0 {
+		if next == 0 {
 			break
 		}
-		opts.Page = resp.NextPage
+		page = next
 	}
 	if failed == nil {
 		return d, nil
@@ -95,8 +108,8 @@ func (r *Runner) readWorkflowFailure(ctx context.Context, gh *github.Client, pr 
 // jobLog downloads a job's log: GitHub answers 302 with a short-lived URL on its log storage,
 // which is fetched without the installation token (it is another host). Only the log's last
 // dialectic.MaxLogBytes are kept, where the failure is, and at most four times that is read.
-func (r *Runner) jobLog(ctx context.Context, gh *github.Client, pr review.PullRequest, jobID int64) (string, error) {
-	u, _, err := gh.Actions.GetWorkflowJobLogs(ctx, pr.Owner, pr.Repo, jobID, 0)
+func (r *Runner) jobLog(ctx context.Context, gh ciLogs, pr review.PullRequest, jobID int64) (string, error) {
+	u, err := gh.JobLogURL(ctx, pr, jobID)
 	if err != nil {
 		return "", fmt.Errorf("failed to get the logs of job %d of %s: %w", jobID, pr.Repository(), err)
 	}
@@ -129,9 +142,9 @@ func (r *Runner) jobLog(ctx context.Context, gh *github.Client, pr review.PullRe
 	return string(body), nil
 }
 
-func (r *Runner) readCheckFailure(ctx context.Context, gh *github.Client, pr review.PullRequest, run *CIRun) (failureDetail, error) {
+func (r *Runner) readCheckFailure(ctx context.Context, gh ciLogs, pr review.PullRequest, run *CIRun) (failureDetail, error) {
 	var d failureDetail
-	anns, _, err := gh.Checks.ListCheckRunAnnotations(ctx, pr.Owner, pr.Repo, run.ID, &github.ListOptions{PerPage: 100})
+	anns, err := gh.CheckRunAnnotations(ctx, pr, run.ID)
 	if err != nil {
 		err = fmt.Errorf("failed to list the annotations of check run %d of %s: %w", run.ID, pr.Repository(), err)
 	}

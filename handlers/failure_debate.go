@@ -33,7 +33,7 @@ func (r *Runner) failureDebate(ctx context.Context, gh *github.Client, pub *publ
 		req.Attempts = append(req.Attempts, dialectic.Attempt{N: t.Streak - len(fails) + 1 + i, At: x.At, Fingerprint: x.Fingerprint, Message: x.Message, Head: x.HeadSHA, Files: x.Files})
 	}
 	if len(fails) == 2 {
-		req.Changed, req.ChangeKnown = changedBetween(ctx, gh, pr, fails[0].HeadSHA, fails[1].HeadSHA)
+		req.Changed, req.ChangeKnown = changedBetween(ctx, review.NewGitHub(gh), pr, fails[0].HeadSHA, fails[1].HeadSHA)
 	}
 	key := "failure/" + f.RunKey
 	agents, offline, ok, err := r.dialecticBudget(ctx, pub, repo, key, "")

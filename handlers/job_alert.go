@@ -46,6 +46,48 @@ func visibilityOf(visibility string, private *bool) string {
 	return ""
 }
 
+// alertGitHub is what filing default-branch alerts in issues needs of GitHub: the repository's
+// configuration and visibility, and its issues, read, edited, opened and closed. issueGitHub
+// implements it over the API.
+type alertGitHub interface {
+	pull.ConfigReader
+	// Repository is the repository (its visibility).
+	Repository(ctx context.Context, pr review.PullRequest) (*github.Repository, error)
+	// Issue is an issue of the repository: its state and body.
+	Issue(ctx context.Context, pr review.PullRequest, number int) (*github.Issue, error)
+	// EditIssueBody replaces an issue's body.
+	EditIssueBody(ctx context.Context, pr review.PullRequest, number int, body string) error
+	// CreateIssue opens an issue and returns its number.
+	CreateIssue(ctx context.Context, pr review.PullRequest, title, body string) (int, error)
+	// CloseIssue comments on an issue (the comment that starts with marker, edited when it
+	// exists) and closes it as reason ("completed", "not_planned").
+	CloseIssue(ctx context.Context, pr review.PullRequest, number int, marker, comment, reason string) error
+}
+
+// issueGitHub is alertGitHub over the API: reads and body edits through review.GitHub, new
+// issues and their closing through the publisher (its transport redacts what is posted), each
+// write retried as a publication is.
+type issueGitHub struct {
+	*review.GitHub
+	gh *github.Client
+}
+
+func newIssueGitHub(gh *github.Client) issueGitHub { return issueGitHub{review.NewGitHub(gh), gh} }
+
+// CreateIssue opens the issue through the publisher.
+func (g issueGitHub) CreateIssue(ctx context.Context, pr review.PullRequest, title, body string) (int, error) {
+	return publish.NewPublisher(g.gh, pr).CreateIssue(ctx, title, body)
+}
+
+// CloseIssue comments and closes through the publisher, each step retried.
+func (g issueGitHub) CloseIssue(ctx context.Context, pr review.PullRequest, number int, marker, comment, reason string) error {
+	pub := publish.NewPublisher(g.gh, review.PullRequest{Owner: pr.Owner, Repo: pr.Repo, Number: number})
+	if err := pull.Retry(ctx, 3, func() error { return pub.Upsert(ctx, marker, comment) }); err != nil {
+		return err
+	}
+	return pull.Retry(ctx, 3, func() error { return pub.CloseIssue(ctx, reason) })
+}
+
 // AlertMarker names the issue opened for an alert on the default branch (kept in the store's
 // publications of the repository).
 func AlertMarker(a *Alert) string { return fmt.Sprintf("alert-%s-%d", a.Kind, a.Number) }
@@ -55,7 +97,7 @@ func AlertMarker(a *Alert) string { return fmt.Sprintf("alert-%s-%d", a.Kind, a.
 // group (its rule or package), opened for the group's first alert and debated as a design
 // question with the alert as evidence and the security stakeholder seated. At most
 // max_alert_issues such issues are open at once.
-func (r *Runner) alert(ctx context.Context, gh *github.Client, job *Job) error {
+func (r *Runner) alert(ctx context.Context, gh alertGitHub, job *Job) error {
 	if job.Alert == nil || !job.Alert.DefaultBranch {
 		return errors.New("an alert job without a default-branch alert")
 	}
@@ -64,7 +106,7 @@ func (r *Runner) alert(ctx context.Context, gh *github.Client, job *Job) error {
 	if job.Alert.Closed != "" {
 		return r.alertClosed(ctx, gh, job)
 	}
-	repo, err := pull.LoadRepoConfig(ctx, review.NewGitHub(gh), job.PR, "")
+	repo, err := pull.LoadRepoConfig(ctx, gh, job.PR, "")
 	var ce *config.Error
 	if errors.As(err, &ce) {
 		zerolog.Ctx(ctx).Warn().Err(err).Msg("The repository configuration is broken; the alert is not debated.")
@@ -85,11 +127,11 @@ func (r *Runner) alert(ctx context.Context, gh *github.Client, job *Job) error {
 
 // repoVisibility is the repository's visibility: the delivery's, else the API's; "unknown"
 // when neither says, which is not private.
-func (r *Runner) repoVisibility(ctx context.Context, gh *github.Client, job *Job) string {
+func (r *Runner) repoVisibility(ctx context.Context, gh alertGitHub, job *Job) string {
 	if v := job.Alert.Visibility; v != "" {
 		return v
 	}
-	repo, _, err := gh.Repositories.Get(ctx, job.PR.Owner, job.PR.Repo)
+	repo, err := gh.Repository(ctx, job.PR)
 	if err != nil {
 		zerolog.Ctx(ctx).Warn().Err(err).Msg("GitHub did not say whether the repository is private; it is taken as public.")
 		return "unknown"
@@ -120,7 +162,7 @@ func (r *Runner) withholdAlert(ctx context.Context, job *Job, reason, why string
 // fileAlert files a private repository's alert in its group's issue: the issue it is in
 // already (a redelivery, a reopened alert), else the group's open issue, else a new one,
 // debated, when a slot is free.
-func (r *Runner) fileAlert(ctx context.Context, gh *github.Client, job *Job, limit int) error {
+func (r *Runner) fileAlert(ctx context.Context, gh alertGitHub, job *Job, limit int) error {
 	a, repo := job.Alert, job.PR.Repository()
 	member := AlertMarker(a)
 	n, err := r.Store.Publication(ctx, alertsKey(repo), member)
@@ -157,7 +199,7 @@ func (r *Runner) fileAlert(ctx context.Context, gh *github.Client, job *Job, lim
 // alertClosed ticks a fixed or dismissed alert off its issue's list, and closes the issue with
 // a comment saying why when no alert of it is left open (as completed when any was fixed, not
 // planned when all were dismissed); an alert that had no issue costs no request.
-func (r *Runner) alertClosed(ctx context.Context, gh *github.Client, job *Job) error {
+func (r *Runner) alertClosed(ctx context.Context, gh alertGitHub, job *Job) error {
 	a, repo := job.Alert, job.PR.Repository()
 	number, err := r.Store.Publication(ctx, alertsKey(repo), AlertMarker(a))
 	if errors.Is(err, store.ErrNotFound) {
@@ -184,7 +226,7 @@ func (r *Runner) alertClosed(ctx context.Context, gh *github.Client, job *Job) e
 
 // tickAlert records the job's alert as ended among the alerts of issue number, and ticks it off
 // the issue's list when it is one of them; it returns the state of every alert of the issue.
-func (r *Runner) tickAlert(ctx context.Context, gh *github.Client, job *Job, number int64) (map[string]int64, error) {
+func (r *Runner) tickAlert(ctx context.Context, gh alertGitHub, job *Job, number int64) (map[string]int64, error) {
 	a, repo := job.Alert, job.PR.Repository()
 	members, err := r.Store.Publications(ctx, alertIssueKey(repo, number))
 	if err != nil {
@@ -209,18 +251,14 @@ func (r *Runner) tickAlert(ctx context.Context, gh *github.Client, job *Job, num
 // closeAlertIssue closes issue number, whose last open alert the job's ended (of members
 // alerts), with a comment saying why, as reason ("completed", "not_planned"), and frees its slot
 // and group.
-func (r *Runner) closeAlertIssue(ctx context.Context, gh *github.Client, job *Job, number int64, members int, reason string) error {
+func (r *Runner) closeAlertIssue(ctx context.Context, gh alertGitHub, job *Job, number int64, members int, reason string) error {
 	a := job.Alert
-	pub := publish.NewPublisher(gh, review.PullRequest{Owner: job.PR.Owner, Repo: job.PR.Repo, Number: int(number)})
 	note := fmt.Sprintf("GitHub reports the alert %s (`%s`), so this issue is closed as %s.", strings.ReplaceAll(a.Closed, "_", " "), job.Trigger, strings.ReplaceAll(reason, "_", " "))
 	if members > 1 {
 		note = fmt.Sprintf("GitHub reports %s alert #%d %s (`%s`), the last of this issue's alerts still open, so this issue is closed as %s.", a.Tool, a.Number, strings.ReplaceAll(a.Closed, "_", " "), job.Trigger, strings.ReplaceAll(reason, "_", " "))
 	}
 	marker := "<!-- debatebot:" + AlertMarker(a) + "-closed -->"
-	if err := pull.Retry(ctx, 3, func() error { return pub.Upsert(ctx, marker, note) }); err != nil {
-		return err
-	}
-	if err := pull.Retry(ctx, 3, func() error { return pub.CloseIssue(ctx, reason) }); err != nil {
+	if err := gh.CloseIssue(ctx, job.PR, int(number), marker, note, reason); err != nil {
 		return err
 	}
 	return r.forgetAlertIssue(ctx, job.PR.Repository(), number)

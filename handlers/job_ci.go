@@ -59,7 +59,8 @@ func (r *Runner) ciRun(ctx context.Context, gh *github.Client, job *Job) error {
 			return err
 		}
 	}
-	prs, err := r.headPullRequests(ctx, gh, job)
+	api := review.NewGitHub(gh)
+	prs, err := r.headPullRequests(ctx, api, job)
 	if err != nil {
 		return err
 	}
@@ -68,7 +69,7 @@ func (r *Runner) ciRun(ctx context.Context, gh *github.Client, job *Job) error {
 	var detail *failureDetail
 	read := func(ctx context.Context) failureDetail {
 		if detail == nil {
-			d := r.readFailure(ctx, gh, job.PR, job.CI)
+			d := r.readFailure(ctx, api, job.PR, job.CI)
 			detail = &d
 		}
 		return *detail
@@ -84,14 +85,24 @@ func (r *Runner) ciRun(ctx context.Context, gh *github.Client, job *Job) error {
 	return errors.Join(errs...)
 }
 
+// headPulls is what finding the pull requests of a run's commit needs of GitHub (review.GitHub
+// implements it).
+type headPulls interface {
+	// PullRequest is a pull request's metadata.
+	PullRequest(ctx context.Context, pr review.PullRequest) (*github.PullRequest, error)
+	// PullRequestsWithCommit is one page (0 is the first) of the pull requests GitHub associates
+	// with a commit, with the next page, 0 after the last.
+	PullRequestsWithCommit(ctx context.Context, pr review.PullRequest, sha string, page int) ([]*github.PullRequest, int, error)
+}
+
 // headPullRequests are the open pull requests whose head is the job's commit: the one the
 // delivery named, read from GitHub, or those GitHub lists for the commit, as it lists them (with
 // their state, head and base).
-func (r *Runner) headPullRequests(ctx context.Context, gh *github.Client, job *Job) ([]*github.PullRequest, error) {
+func (r *Runner) headPullRequests(ctx context.Context, gh headPulls, job *Job) ([]*github.PullRequest, error) {
 	// A run of an older head, or of a closed pull request, is no failure of the change under review.
 	current := func(p *github.PullRequest) bool { return p.GetState() == "open" && p.GetHead().GetSHA() == job.HeadSHA }
 	if job.PR.Number > 0 {
-		meta, _, err := gh.PullRequests.Get(ctx, job.PR.Owner, job.PR.Repo, job.PR.Number)
+		meta, err := gh.PullRequest(ctx, job.PR)
 		if err != nil {
 			return nil, fmt.Errorf("failed to get pull request %s/%s#%d: %w", job.PR.Owner, job.PR.Repo, job.PR.Number, err)
 		}
@@ -101,9 +112,8 @@ func (r *Runner) headPullRequests(ctx context.Context, gh *github.Client, job *J
 		return []*github.PullRequest{meta}, nil
 	}
 	var out []*github.PullRequest
-	opts := &github.ListOptions{PerPage: 100}
-	for page := 0; page < 5; page++ {
-		list, resp, err := gh.PullRequests.ListPullRequestsWithCommit(ctx, job.PR.Owner, job.PR.Repo, job.HeadSHA, opts)
+	for page, pages := 0, 0; pages < 5; pages++ {
+		list, next, err := gh.PullRequestsWithCommit(ctx, job.PR, job.HeadSHA, page)
 		if err != nil {
 			var er *github.ErrorResponse
 			if errors.As(err, &er) && er.Response != nil && (er.Response.StatusCode == http.StatusNotFound || er.Response.StatusCode == http.StatusUnprocessableEntity) {
@@ -120,10 +130,10 @@ func (r *Runner) headPullRequests(ctx context.Context, gh *github.Client, job *J
 				out = append(out, p)
 			}
 		}
-		if resp.NextPage == 0 {
+		if next == 0 {
 			break
 		}
-		opts.Page = resp.NextPage
+		page = next
 	}
 	return out, nil
 }
@@ -139,7 +149,7 @@ func ciTask(run *CIRun, pr review.PullRequest) (text, id string) {
 // debate; a failure after the debate (its one more attempt spent) escalates without another.
 // read reads the run's failure (once for all the pull requests of the run).
 func (r *Runner) ciResult(ctx context.Context, gh *github.Client, job *Job, pr review.PullRequest, meta *github.PullRequest, read func(context.Context) failureDetail) error {
-	repo, ok, err := failureConfig(ctx, gh, pr, meta)
+	repo, ok, err := failureConfig(ctx, review.NewGitHub(gh), pr, meta)
 	if err != nil || !ok {
 		return err
 	}
@@ -171,8 +181,8 @@ func (r *Runner) ciResult(ctx context.Context, gh *github.Client, job *Job, pr r
 
 // failureConfig reads the configuration of the pull request's base branch; ok is false when
 // it turns failure debates off or is broken (then the CI result is not recorded).
-func failureConfig(ctx context.Context, gh *github.Client, pr review.PullRequest, meta *github.PullRequest) (repo *config.Repo, ok bool, err error) {
-	repo, err = pull.LoadRepoConfig(ctx, review.NewGitHub(gh), pr, meta.GetBase().GetRef())
+func failureConfig(ctx context.Context, gh pull.ConfigReader, pr review.PullRequest, meta *github.PullRequest) (repo *config.Repo, ok bool, err error) {
+	repo, err = pull.LoadRepoConfig(ctx, gh, pr, meta.GetBase().GetRef())
 	var ce *config.Error
 	if errors.As(err, &ce) {
 		zerolog.Ctx(ctx).Warn().Err(err).Msg("The repository configuration is broken; the CI result is not recorded.")

@@ -13,22 +13,22 @@ import (
 
 // changedBetween lists the files that changed between two heads of a pull request; known is
 // false when GitHub cannot compare them (a force push that dropped the older one).
-func changedBetween(ctx context.Context, gh *github.Client, pr review.PullRequest, from, to string) (files []string, known bool) {
+func changedBetween(ctx context.Context, gh review.Comparer, pr review.PullRequest, from, to string) (changed []string, known bool) {
 	if from == to {
 		return nil, true
 	}
-	cmp, _, err := gh.Repositories.CompareCommits(ctx, pr.Owner, pr.Repo, from, to, &github.ListOptions{PerPage: 100})
+	_, files, err := gh.Compare(ctx, pr, from, to)
 	if err != nil {
 		zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not compare the failing heads.")
 		return nil, false
 	}
-	for _, f := range cmp.Files {
-		files = append(files, f.GetFilename())
+	for _, f := range files {
+		changed = append(changed, f.GetFilename())
 		if prev := f.GetPreviousFilename(); prev != "" {
-			files = append(files, prev)
+			changed = append(changed, prev)
 		}
 	}
-	return files, true
+	return changed, true
 }
 
 // pushed resets the streaks of a pull request's tasks when the push changed CI's environment
@@ -52,7 +52,7 @@ func (r *Runner) pushed(ctx context.Context, gh *github.Client, job *Job) error 
 	if len(open) == 0 || job.Before == "" {
 		return nil
 	}
-	changed, known := changedBetween(ctx, gh, job.PR, job.Before, job.HeadSHA)
+	changed, known := changedBetween(ctx, review.NewGitHub(gh), job.PR, job.Before, job.HeadSHA)
 	if !known {
 		return nil
 	}

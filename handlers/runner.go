@@ -95,7 +95,7 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 	case KindPlan:
 		return r.plan(ctx, gh, pub, job)
 	case KindAlert:
-		return r.alert(ctx, gh, job)
+		return r.alert(ctx, newIssueGitHub(gh), job)
 	}
 	return r.reviewJob(ctx, gh, pub, job)
 }

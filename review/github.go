@@ -10,10 +10,12 @@ import (
 	"github.com/google/go-github/v62/github"
 )
 
-// GitHub is the one adapter of the reading interfaces (PullRequestReader, Comparer, TreeReader
-// here; pull.ConfigReader, pull.Permissions, pull.MergeBaser and pull.SinceReader) over the
-// GitHub API: each method is one request (one page of a list), and GitHub's errors come back as
-// they are, so that callers can tell a 404 or a refused diff by its status.
+// GitHub is the one adapter of the small interfaces through which the domain code talks to the
+// GitHub API: reading a change (PullRequestReader, Comparer, TreeReader here; pull.ConfigReader,
+// pull.Permissions, pull.MergeBaser and pull.SinceReader), and the App's jobs' reads of CI runs,
+// a commit's pull requests, the repository and its issues (in handlers). Each method is one
+// request (one page of a list), and GitHub's errors come back as they are, so that callers can
+// tell a 404 or a refused diff by its status. What the App posts goes through review/publish.
 type GitHub struct {
 	gh *github.Client
 }
@@ -147,6 +149,58 @@ func (g *GitHub) CollaboratorPermission(ctx context.Context, pr PullRequest, use
 		return "", "", err
 	}
 	return level.RoleName, level.Permission, nil
+}
+
+// PullRequestsWithCommit is one page (0 is the first) of the pull requests GitHub associates
+// with commit sha, with the next page, 0 after the last.
+func (g *GitHub) PullRequestsWithCommit(ctx context.Context, pr PullRequest, sha string, page int) ([]*github.PullRequest, int, error) {
+	list, resp, err := g.gh.PullRequests.ListPullRequestsWithCommit(ctx, pr.Owner, pr.Repo, sha, &github.ListOptions{PerPage: listPage, Page: page})
+	if err != nil {
+		return nil, 0, err
+	}
+	return list, resp.NextPage, nil
+}
+
+// WorkflowJobs is one page (0 is the first) of the latest attempt's jobs of workflow run runID,
+// with the next page, 0 after the last.
+func (g *GitHub) WorkflowJobs(ctx context.Context, pr PullRequest, runID int64, page int) ([]*github.WorkflowJob, int, error) {
+	opts := &github.ListWorkflowJobsOptions{Filter: "latest", ListOptions: github.ListOptions{PerPage: listPage, Page: page}}
+	jobs, resp, err := g.gh.Actions.ListWorkflowJobs(ctx, pr.Owner, pr.Repo, runID, opts)
+	if err != nil {
+		return nil, 0, err
+	}
+	return jobs.Jobs, resp.NextPage, nil
+}
+
+// JobLogURL is where GitHub redirects for the log of workflow job jobID: a short-lived URL on
+// its log storage, to be fetched without the installation's token.
+func (g *GitHub) JobLogURL(ctx context.Context, pr PullRequest, jobID int64) (*url.URL, error) {
+	u, _, err := g.gh.Actions.GetWorkflowJobLogs(ctx, pr.Owner, pr.Repo, jobID, 0)
+	return u, err
+}
+
+// CheckRunAnnotations is the first page (100) of check run runID's annotations.
+func (g *GitHub) CheckRunAnnotations(ctx context.Context, pr PullRequest, runID int64) ([]*github.CheckRunAnnotation, error) {
+	anns, _, err := g.gh.Checks.ListCheckRunAnnotations(ctx, pr.Owner, pr.Repo, runID, &github.ListOptions{PerPage: listPage})
+	return anns, err
+}
+
+// Repository is the pull request's repository (its visibility, among others).
+func (g *GitHub) Repository(ctx context.Context, pr PullRequest) (*github.Repository, error) {
+	repo, _, err := g.gh.Repositories.Get(ctx, pr.Owner, pr.Repo)
+	return repo, err
+}
+
+// Issue is issue (or pull request) number of the pull request's repository.
+func (g *GitHub) Issue(ctx context.Context, pr PullRequest, number int) (*github.Issue, error) {
+	is, _, err := g.gh.Issues.Get(ctx, pr.Owner, pr.Repo, number)
+	return is, err
+}
+
+// EditIssueBody replaces the body of issue number of the pull request's repository.
+func (g *GitHub) EditIssueBody(ctx context.Context, pr PullRequest, number int, body string) error {
+	_, _, err := g.gh.Issues.Edit(ctx, pr.Owner, pr.Repo, number, &github.IssueRequest{Body: github.String(body)})
+	return err
 }
 
 // NotFound says whether err is GitHub's 404.
