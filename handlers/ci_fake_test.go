@@ -8,12 +8,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-github/v62/github"
 
 	"github.com/debatebot/debatebot/dialectic"
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/pull/pulltest"
+	"github.com/debatebot/debatebot/store"
 )
 
 // roundTrip is an http.RoundTripper of a function: the log storage in the tests.
@@ -162,5 +164,48 @@ func TestChangedBetweenThroughPlainFake(t *testing.T) {
 	}
 	if files, known := changedBetween(ctx, gh, shopPR, "gone", "h2"); known || files != nil {
 		t.Errorf("a dropped head: %q, known %v; want unknown", files, known)
+	}
+}
+
+// A push resets a failing task's count only when GitHub's comparison shows it changed CI's
+// environment (a workflow, a manifest): a push to other files is the next attempt, and a push
+// GitHub cannot compare resets nothing.
+func TestPushResetsOnlyOnEnvironmentThroughPlainFake(t *testing.T) {
+	r, _ := alertRunner(t)
+	ctx := context.Background()
+	f := &store.Failure{RunKey: "workflow_run/1/1@" + shopPR.String(), PR: shopPR.String(), TaskID: "t1", At: time.Now(), Fingerprint: "fp", HeadSHA: "h1"}
+	var action failureAction
+	if _, _, err := r.Store.RecordFailure(ctx, f, "CI on "+shopPR.String(), nextStreak(f, &action)); err != nil {
+		t.Fatal(err)
+	}
+	gh := &pulltest.Fake{Comparisons: map[string]pulltest.Comparison{
+		"h1...h2": {Status: "ahead", Files: []*github.CommitFile{{Filename: github.String("auth/auth.go")}}},
+		"h2...h3": {Status: "ahead", Files: []*github.CommitFile{{Filename: github.String(".github/workflows/ci.yml")}}},
+	}}
+	streak := func() int {
+		task, err := r.Store.FailureTaskOf(ctx, shopPR.String(), "t1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return task.Streak
+	}
+	for _, step := range []struct {
+		before, head string
+		streak       int
+	}{
+		{"", "h2", 1},     // no earlier head: nothing to compare
+		{"h1", "h2", 1},   // the failing code changed: the next attempt
+		{"gone", "h3", 1}, // a force push: unknown
+		{"h2", "h3", 0},   // a workflow changed
+	} {
+		if err := r.pushed(ctx, gh, &Job{PR: shopPR, Before: step.before, HeadSHA: step.head}); err != nil {
+			t.Fatal(err)
+		}
+		if got := streak(); got != step.streak {
+			t.Errorf("push %s..%s: streak %d, want %d", step.before, step.head, got, step.streak)
+		}
+	}
+	if n := gh.Count("Compare"); n != 3 {
+		t.Errorf("%d comparisons, want 3 (none without an earlier head)", n)
 	}
 }

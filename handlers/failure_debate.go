@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/go-github/v62/github"
 	"github.com/rs/zerolog"
 
 	"github.com/debatebot/debatebot/config"
@@ -23,7 +22,7 @@ func FailureMarker(taskID string) string { return "<!-- debatebot:failure-" + ta
 
 // failureDebate holds seed 000's failure debate over the task's last two attempts and publishes
 // it as the task's one comment; an ESCALATE labels the pull request.
-func (r *Runner) failureDebate(ctx context.Context, gh *github.Client, pub *publish.Publisher, repo *config.Repo, pr review.PullRequest, t *store.FailureTask, f *store.Failure, lines []string) error {
+func (r *Runner) failureDebate(ctx context.Context, gh review.Comparer, pub *publish.Publisher, repo *config.Repo, pr review.PullRequest, t *store.FailureTask, f *store.Failure, lines []string) error {
 	fails, err := r.Store.LastFailures(ctx, pr.String(), t.TaskID, 2)
 	if err != nil {
 		return err
@@ -33,7 +32,7 @@ func (r *Runner) failureDebate(ctx context.Context, gh *github.Client, pub *publ
 		req.Attempts = append(req.Attempts, dialectic.Attempt{N: t.Streak - len(fails) + 1 + i, At: x.At, Fingerprint: x.Fingerprint, Message: x.Message, Head: x.HeadSHA, Files: x.Files})
 	}
 	if len(fails) == 2 {
-		req.Changed, req.ChangeKnown = changedBetween(ctx, review.NewGitHub(gh), pr, fails[0].HeadSHA, fails[1].HeadSHA)
+		req.Changed, req.ChangeKnown = changedBetween(ctx, gh, pr, fails[0].HeadSHA, fails[1].HeadSHA)
 	}
 	key := "failure/" + f.RunKey
 	agents, offline, ok, err := r.dialecticBudget(ctx, pub, repo, key, "")

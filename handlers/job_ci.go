@@ -78,7 +78,7 @@ func (r *Runner) ciRun(ctx context.Context, gh *github.Client, job *Job) error {
 	for _, meta := range prs {
 		pr := review.PullRequest{Owner: job.PR.Owner, Repo: job.PR.Repo, Number: meta.GetNumber()}
 		log := zerolog.Ctx(ctx).With().Int("pr_number", pr.Number).Str("task", job.CI.Name).Logger()
-		if err := r.ciResult(log.WithContext(ctx), gh, job, pr, meta, read); err != nil {
+		if err := r.ciResult(log.WithContext(ctx), api, r.publisher(ctx, gh, &Job{PR: pr}), job, pr, meta, read); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -138,6 +138,13 @@ func (r *Runner) headPullRequests(ctx context.Context, gh headPulls, job *Job) (
 	return out, nil
 }
 
+// failureReads is what acting on a run's result reads of GitHub (review.GitHub implements it):
+// the configuration of the pull request's base branch, and what changed between two failing heads.
+type failureReads interface {
+	pull.ConfigReader
+	review.Comparer
+}
+
 // ciTask is the task a run is an attempt at: the workflow's or check's name on the pull request.
 func ciTask(run *CIRun, pr review.PullRequest) (text, id string) {
 	text = fmt.Sprintf("%s on %s", run.Name, pr)
@@ -147,14 +154,13 @@ func ciTask(run *CIRun, pr review.PullRequest) (text, id string) {
 // ciResult records one run's result on one pull request and acts on the task's streak: a
 // success resets it; the second consecutive failure with the same fingerprint holds a failure
 // debate; a failure after the debate (its one more attempt spent) escalates without another.
-// read reads the run's failure (once for all the pull requests of the run).
-func (r *Runner) ciResult(ctx context.Context, gh *github.Client, job *Job, pr review.PullRequest, meta *github.PullRequest, read func(context.Context) failureDetail) error {
-	repo, ok, err := failureConfig(ctx, review.NewGitHub(gh), pr, meta)
+// read reads the run's failure (once for all the pull requests of the run); pub publishes on pr.
+func (r *Runner) ciResult(ctx context.Context, gh failureReads, pub *publish.Publisher, job *Job, pr review.PullRequest, meta *github.PullRequest, read func(context.Context) failureDetail) error {
+	repo, ok, err := failureConfig(ctx, gh, pr, meta)
 	if err != nil || !ok {
 		return err
 	}
 	run := job.CI
-	pub := r.publisher(ctx, gh, &Job{PR: pr})
 	if run.Passed() {
 		return r.ciPassed(ctx, pub, job, pr)
 	}
@@ -245,7 +251,7 @@ func (r *Runner) recordFailure(ctx context.Context, job *Job, pr review.PullRequ
 // the job after the debate or its publication failed. What was decided and stored is published
 // again; a debate decided in the store but never held (the job stopped in between) is held now,
 // as long as the failure is still in the task's current streak.
-func (r *Runner) resumeFailure(ctx context.Context, gh *github.Client, pub *publish.Publisher, repo *config.Repo, pr review.PullRequest, f *store.Failure, read func(context.Context) failureDetail) error {
+func (r *Runner) resumeFailure(ctx context.Context, gh review.Comparer, pub *publish.Publisher, repo *config.Repo, pr review.PullRequest, f *store.Failure, read func(context.Context) failureDetail) error {
 	if done, err := r.republishFailure(ctx, pub, f.RunKey); err != nil || done {
 		return err
 	}

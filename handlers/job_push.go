@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 
-	"github.com/google/go-github/v62/github"
 	"github.com/rs/zerolog"
 
 	"github.com/debatebot/debatebot/dialectic"
@@ -38,7 +37,7 @@ func changedBetween(ctx context.Context, gh review.Comparer, pr review.PullReque
 // the failure, and the same error after it is the loop a failure debate is for (seed 000 counts
 // attempts with their approaches as consecutive). A push GitHub cannot compare (a force push)
 // resets nothing: what it touched is unknown.
-func (r *Runner) pushed(ctx context.Context, gh *github.Client, job *Job) error {
+func (r *Runner) pushed(ctx context.Context, gh review.Comparer, job *Job) error {
 	tasks, err := r.Store.FailureTasks(ctx, job.PR.String())
 	if err != nil {
 		return err
@@ -52,7 +51,7 @@ func (r *Runner) pushed(ctx context.Context, gh *github.Client, job *Job) error 
 	if len(open) == 0 || job.Before == "" {
 		return nil
 	}
-	changed, known := changedBetween(ctx, review.NewGitHub(gh), job.PR, job.Before, job.HeadSHA)
+	changed, known := changedBetween(ctx, gh, job.PR, job.Before, job.HeadSHA)
 	if !known {
 		return nil
 	}

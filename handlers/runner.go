@@ -89,7 +89,7 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 	case KindCI:
 		return r.ciRun(ctx, gh, job)
 	case KindPush:
-		return r.pushed(ctx, gh, job)
+		return r.pushed(ctx, review.NewGitHub(gh), job)
 	case KindFresh:
 		return r.fresh(ctx, gh, pub, job)
 	case KindPlan:
