@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/google/go-github/v62/github"
 	"github.com/rs/zerolog"
 
 	"github.com/debatebot/debatebot/review/publish"
@@ -54,7 +53,7 @@ func (r *Runner) muted(ctx context.Context, job *Job) (bool, error) {
 
 // answer answers a command that starts nothing, as answerLimits allow: with the comment text
 // returns (asked for only then), with a reaction on the command's comment, or not at all.
-func (r *Runner) answer(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job, kind string, text func() (string, error)) error {
+func (r *Runner) answer(ctx context.Context, gh commandGitHub, pub *publish.Publisher, job *Job, kind string, text func() (string, error)) error {
 	how := store.AnsweredComment
 	if r.Store != nil && job.Requester != "" {
 		var err error
@@ -78,7 +77,7 @@ func (r *Runner) answer(ctx context.Context, gh *github.Client, pub *publish.Pub
 		if kind == store.AnswerHelp {
 			content = HelpReaction
 		}
-		if _, _, err := gh.Reactions.CreateIssueCommentReaction(ctx, job.PR.Owner, job.PR.Repo, job.CommentID, content); err != nil {
+		if err := gh.ReactToComment(ctx, job.PR, job.CommentID, content); err != nil {
 			log.Warn().Err(err).Msg("Could not react to the command.")
 		}
 		return nil
@@ -89,6 +88,6 @@ func (r *Runner) answer(ctx context.Context, gh *github.Client, pub *publish.Pub
 
 // refuse answers a refused command (no permission, an unknown protocol, over a limit, nothing to
 // act on) with text, within answerLimits.
-func (r *Runner) refuse(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job, text string) error {
+func (r *Runner) refuse(ctx context.Context, gh commandGitHub, pub *publish.Publisher, job *Job, text string) error {
 	return r.answer(ctx, gh, pub, job, store.AnswerRefusal, func() (string, error) { return text, nil })
 }

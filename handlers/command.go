@@ -14,11 +14,28 @@ import (
 	"github.com/debatebot/debatebot/review/pull"
 )
 
+// pullMeta reads a pull request's metadata (review.GitHub implements it).
+type pullMeta interface {
+	// PullRequest is the pull request's metadata; GitHub's 404 for an issue.
+	PullRequest(ctx context.Context, pr review.PullRequest) (*github.PullRequest, error)
+}
+
+// commandGitHub is what answering a command needs of GitHub (review.GitHub implements it): the
+// pull request (a 404 means the command was made on an issue), the commenter's permission, the
+// repository's configuration, and a reaction on the command's comment.
+type commandGitHub interface {
+	pullMeta
+	pull.Permissions
+	pull.ConfigReader
+	// ReactToComment adds a reaction ("+1", "confused", ...) to an issue comment.
+	ReactToComment(ctx context.Context, pr review.PullRequest, commentID int64, content string) error
+}
+
 // permitted checks a command's requester against the permission the command needs; a refusal is
 // answered with one comment naming what was needed, what the requester has and outcome ("Nothing
 // was changed."), and the command does nothing else.
-func (r *Runner) permitted(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job, need, command, outcome string) (bool, error) {
-	have, err := pull.Permission(ctx, review.NewGitHub(gh), job.PR, job.Requester)
+func (r *Runner) permitted(ctx context.Context, gh commandGitHub, pub *publish.Publisher, job *Job, need, command, outcome string) (bool, error) {
+	have, err := pull.Permission(ctx, gh, job.PR, job.Requester)
 	if err != nil {
 		return false, err
 	}
@@ -32,8 +49,8 @@ func (r *Runner) permitted(ctx context.Context, gh *github.Client, pub *publish.
 // authorise checks a command's requester against command_permission and the per-PR hourly
 // bound (kept in the store, so that replicas and restarts share it); a refusal is answered with a
 // short comment and nothing is spent.
-func (r *Runner) authorise(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job, repo *config.Repo) (bool, error) {
-	have, err := pull.Permission(ctx, review.NewGitHub(gh), job.PR, job.Requester)
+func (r *Runner) authorise(ctx context.Context, gh commandGitHub, pub *publish.Publisher, job *Job, repo *config.Repo) (bool, error) {
+	have, err := pull.Permission(ctx, gh, job.PR, job.Requester)
 	if err != nil {
 		return false, err
 	}
@@ -57,12 +74,12 @@ func (r *Runner) authorise(ctx context.Context, gh *github.Client, pub *publish.
 // commandConfig reads the repository configuration a command is judged by, from the pull
 // request's base branch (the default branch for an issue); a broken file means the defaults,
 // so that a broken file cannot open commands to everyone.
-func (r *Runner) commandConfig(ctx context.Context, gh *github.Client, job *Job) (*config.Repo, error) {
+func (r *Runner) commandConfig(ctx context.Context, gh commandGitHub, job *Job) (*config.Repo, error) {
 	ref, _, err := commandBase(ctx, gh, job)
 	if err != nil {
 		return nil, err
 	}
-	repo, err := pull.LoadRepoConfig(ctx, review.NewGitHub(gh), job.PR, ref)
+	repo, err := pull.LoadRepoConfig(ctx, gh, job.PR, ref)
 	var ce *config.Error
 	if errors.As(err, &ce) {
 		return config.Default(), nil
@@ -72,8 +89,8 @@ func (r *Runner) commandConfig(ctx context.Context, gh *github.Client, job *Job)
 
 // commandBase is the branch a command's configuration is read from: the pull request's base
 // branch, or "" (the default branch) when the command was made on an issue (isPR false).
-func commandBase(ctx context.Context, gh *github.Client, job *Job) (ref string, isPR bool, err error) {
-	meta, _, err := gh.PullRequests.Get(ctx, job.PR.Owner, job.PR.Repo, job.PR.Number)
+func commandBase(ctx context.Context, gh pullMeta, job *Job) (ref string, isPR bool, err error) {
+	meta, err := gh.PullRequest(ctx, job.PR)
 	switch {
 	case err == nil:
 		return meta.GetBase().GetRef(), true, nil

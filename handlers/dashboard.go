@@ -50,11 +50,12 @@ func (c dashboardCheckpoints) Permission(ctx context.Context, debateID, login st
 	if err != nil {
 		return false, "", "", fmt.Errorf("failed to create a client for installation %d: %w", job.Installation, err)
 	}
-	repo, err := c.r.commandConfig(ctx, gh, job)
+	api := review.NewGitHub(gh)
+	repo, err := c.r.commandConfig(ctx, api, job)
 	if err != nil {
 		return false, "", "", err
 	}
-	have, err := pull.Permission(ctx, review.NewGitHub(gh), job.PR, login)
+	have, err := pull.Permission(ctx, api, job.PR, login)
 	if err != nil {
 		return false, "", "", err
 	}

@@ -15,7 +15,7 @@ import (
 )
 
 // fakeGitHub is a plain fake of what the CI and alert jobs need of GitHub (ciLogs, headPulls,
-// alertGitHub, review.Comparer), for unit tests without the HTTP fake: the reading of a pull
+// alertGitHub, commandGitHub, review.Comparer), for unit tests without the HTTP fake: the reading of a pull
 // request, its repository's files and comparisons come from the embedded pulltest.Fake; the
 // runs, a commit's pull requests, the repository and its issues from the fields below.
 type fakeGitHub struct {
@@ -35,6 +35,8 @@ type fakeGitHub struct {
 	Fail map[string]error
 
 	mu sync.Mutex
+	// Reactions are the reactions added, as "commentID content".
+	Reactions []string
 	// Comments are the comments written on each issue, by marker.
 	Comments map[int]map[string]string
 	// Edits counts the edits of each issue's body.
@@ -163,6 +165,16 @@ func (f *fakeGitHub) CloseIssue(_ context.Context, _ review.PullRequest, number 
 	return nil
 }
 
+func (f *fakeGitHub) ReactToComment(_ context.Context, _ review.PullRequest, commentID int64, content string) error {
+	if err := f.failure("ReactToComment"); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.Reactions = append(f.Reactions, fmt.Sprintf("%d %s", commentID, content))
+	return nil
+}
+
 // open are the numbers of the open issues, in order.
 func (f *fakeGitHub) open() []int {
 	f.mu.Lock()
@@ -192,5 +204,7 @@ var (
 	_ headPulls       = (*fakeGitHub)(nil)
 	_ alertGitHub     = (*fakeGitHub)(nil)
 	_ review.Comparer = (*fakeGitHub)(nil)
+	_ commandGitHub   = (*fakeGitHub)(nil)
+	_ reviewGitHub    = (*fakeGitHub)(nil)
 	_ alertGitHub     = issueGitHub{}
 )

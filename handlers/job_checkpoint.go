@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/go-github/v62/github"
 	"github.com/rs/zerolog"
 
 	"github.com/debatebot/debatebot/config"
@@ -62,7 +61,7 @@ func PausedComment(t *toulmin.Transcript, round int, permission string, wait tim
 // answers the pull request's paused debate. The answer is written into the debate's stored
 // checkpoint, where the resumed engine finds it instead of asking again, and the paused job is
 // enqueued again to resume.
-func (r *Runner) answerCheckpoint(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job) error {
+func (r *Runner) answerCheckpoint(ctx context.Context, gh commandGitHub, pub *publish.Publisher, job *Job) error {
 	repo, err := r.commandConfig(ctx, gh, job)
 	if err != nil {
 		return err
@@ -83,7 +82,7 @@ func (r *Runner) answerCheckpoint(ctx context.Context, gh *github.Client, pub *p
 		return err
 	}
 	if resume.Kind == KindReview && resume.HeadSHA != "" {
-		meta, _, err := gh.PullRequests.Get(ctx, job.PR.Owner, job.PR.Repo, job.PR.Number)
+		meta, err := gh.PullRequest(ctx, job.PR)
 		if err != nil {
 			return fmt.Errorf("failed to get pull request %s: %w", job.PR, err)
 		}

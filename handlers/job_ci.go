@@ -88,8 +88,7 @@ func (r *Runner) ciRun(ctx context.Context, gh *github.Client, job *Job) error {
 // headPulls is what finding the pull requests of a run's commit needs of GitHub (review.GitHub
 // implements it).
 type headPulls interface {
-	// PullRequest is a pull request's metadata.
-	PullRequest(ctx context.Context, pr review.PullRequest) (*github.PullRequest, error)
+	pullMeta
 	// PullRequestsWithCommit is one page (0 is the first) of the pull requests GitHub associates
 	// with a commit, with the next page, 0 after the last.
 	PullRequestsWithCommit(ctx context.Context, pr review.PullRequest, sha string, page int) ([]*github.PullRequest, int, error)

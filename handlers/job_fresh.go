@@ -5,14 +5,12 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/go-github/v62/github"
-
 	"github.com/debatebot/debatebot/review/publish"
 )
 
 // fresh holds "/debate fresh": a commenter with command_permission resets every failure count
 // of the pull request (seed 000: "start fresh").
-func (r *Runner) fresh(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job) error {
+func (r *Runner) fresh(ctx context.Context, gh commandGitHub, pub *publish.Publisher, job *Job) error {
 	repo, err := r.commandConfig(ctx, gh, job)
 	if err != nil {
 		return err

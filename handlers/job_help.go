@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/go-github/v62/github"
-
 	"github.com/debatebot/debatebot/config"
-	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/agents"
 	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/pull"
@@ -20,18 +17,18 @@ import (
 // help answers /help and /debate help with one comment: the commands, who may use each (the
 // repository's configuration), and the protocol and panel that configuration gives. Anyone may
 // ask: the answer costs no debate and says nothing the configuration file does not.
-func (r *Runner) help(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job) error {
+func (r *Runner) help(ctx context.Context, gh commandGitHub, pub *publish.Publisher, job *Job) error {
 	// The answer is within answerLimits: the configuration is read only for a comment.
 	return r.answer(ctx, gh, pub, job, store.AnswerHelp, func() (string, error) { return r.helpText(ctx, gh, job) })
 }
 
 // helpText reads the configuration the commands are judged by and writes the answer to /help.
-func (r *Runner) helpText(ctx context.Context, gh *github.Client, job *Job) (string, error) {
+func (r *Runner) helpText(ctx context.Context, gh commandGitHub, job *Job) (string, error) {
 	ref, isPR, err := commandBase(ctx, gh, job)
 	if err != nil {
 		return "", err
 	}
-	repo, err := pull.LoadRepoConfig(ctx, review.NewGitHub(gh), job.PR, ref)
+	repo, err := pull.LoadRepoConfig(ctx, gh, job.PR, ref)
 	broken := ""
 	var ce *config.Error
 	if errors.As(err, &ce) {

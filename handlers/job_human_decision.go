@@ -7,10 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/go-github/v62/github"
-
 	"github.com/debatebot/debatebot/config"
-	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/pull"
 	"github.com/debatebot/debatebot/review/render"
@@ -27,7 +24,7 @@ const TrustRate = 0.3
 // the escalation label; each agent's trust in the repository moves toward its agreement with the
 // human. A merge or close of a pull request whose debate was not escalated counts for the
 // reversal rate.
-func (r *Runner) humanDecision(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job) error {
+func (r *Runner) humanDecision(ctx context.Context, gh commandGitHub, pub *publish.Publisher, job *Job) error {
 	if ok, err := r.mayDecide(ctx, gh, pub, job); !ok {
 		return err
 	}
@@ -54,11 +51,11 @@ func (r *Runner) humanDecision(ctx context.Context, gh *github.Client, pub *publ
 
 // mayDecide checks that the requester of a decision command is a maintainer (a merge or close,
 // with no requester, always may); a refusal is answered and nothing is recorded.
-func (r *Runner) mayDecide(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job) (bool, error) {
+func (r *Runner) mayDecide(ctx context.Context, gh commandGitHub, pub *publish.Publisher, job *Job) (bool, error) {
 	if job.Requester == "" {
 		return true, nil
 	}
-	have, err := pull.Permission(ctx, review.NewGitHub(gh), job.PR, job.Requester)
+	have, err := pull.Permission(ctx, gh, job.PR, job.Requester)
 	if err != nil {
 		return false, err
 	}
@@ -71,7 +68,7 @@ func (r *Runner) mayDecide(ctx context.Context, gh *github.Client, pub *publish.
 
 // noPendingDecision handles a decision no debate waits for: a command is refused; a merge or
 // close is recorded on the latest decided debate no human decided, for the reversal rate.
-func (r *Runner) noPendingDecision(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job) error {
+func (r *Runner) noPendingDecision(ctx context.Context, gh commandGitHub, pub *publish.Publisher, job *Job) error {
 	if job.Requester != "" {
 		return r.refuse(ctx, gh, pub, job, "No debate on this pull request waits for a human decision; comment `/human-review` first.")
 	}

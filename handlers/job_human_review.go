@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/google/go-github/v62/github"
 	"github.com/rs/zerolog"
 
 	"github.com/debatebot/debatebot/review/publish"
@@ -17,7 +16,7 @@ import (
 // humanReview holds /human-review: the commenter must have human_review_permission; then the
 // pull request's debates are stopped through the store (the one running on any replica, and any
 // still queued), or, when none runs, the last debate waits for a human decision.
-func (r *Runner) humanReview(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job) error {
+func (r *Runner) humanReview(ctx context.Context, gh commandGitHub, pub *publish.Publisher, job *Job) error {
 	repo, err := r.commandConfig(ctx, gh, job)
 	if err != nil {
 		return err

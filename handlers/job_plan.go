@@ -9,7 +9,6 @@ import (
 	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/pull"
 
-	"github.com/google/go-github/v62/github"
 	"github.com/rs/zerolog"
 
 	"github.com/debatebot/debatebot/config"
@@ -28,7 +27,7 @@ func PlanMarker(commentID int64) string { return fmt.Sprintf("<!-- debatebot:pla
 // the proposal (advocate, critic, synthesis PROCEED, MODIFY or ESCALATE), with the stakes the
 // text states ("stakes=high") or its words imply. It needs command_permission, as every /debate
 // command does.
-func (r *Runner) plan(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job) error {
+func (r *Runner) plan(ctx context.Context, gh commandGitHub, pub *publish.Publisher, job *Job) error {
 	repo, ok, err := r.planAllowed(ctx, gh, pub, job)
 	if err != nil || !ok {
 		return err
@@ -58,7 +57,7 @@ func (r *Runner) plan(ctx context.Context, gh *github.Client, pub *publish.Publi
 // command_permission, a proposal to debate, and the hourly bound of debates started by commands
 // on the pull request (a planning debate costs model calls like any other). A refusal is
 // answered, and ok is false.
-func (r *Runner) planAllowed(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job) (repo *config.Repo, ok bool, err error) {
+func (r *Runner) planAllowed(ctx context.Context, gh commandGitHub, pub *publish.Publisher, job *Job) (repo *config.Repo, ok bool, err error) {
 	repo, err = r.commandConfig(ctx, gh, job)
 	if err != nil {
 		return nil, false, err

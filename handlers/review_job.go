@@ -25,20 +25,20 @@ import (
 // reviewJob holds a review debate (a pull request event, /debate, a design question, an alert)
 // and publishes it: the job is admitted, its debate configured, and the review pipeline runs
 // with the job's pull request as its source and destination and the store as its keeper.
-func (r *Runner) reviewJob(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job) error {
-	meta, err := reviewedPR(ctx, gh, job)
+func (r *Runner) reviewJob(ctx context.Context, api reviewGitHub, pub *publish.Publisher, job *Job) error {
+	meta, err := reviewedPR(ctx, api, job)
 	if err != nil {
 		return err
 	}
-	repo, ok, err := r.admit(ctx, gh, pub, job, meta)
+	repo, ok, err := r.admit(ctx, api, pub, job, meta)
 	if err != nil || !ok {
 		return err
 	}
-	d, offline, ok, err := r.reviewDebate(ctx, gh, pub, job, repo, meta)
+	d, offline, ok, err := r.reviewDebate(ctx, api, pub, job, repo, meta)
 	if err != nil || !ok {
 		return err
 	}
-	src := &jobSource{r: r, gh: gh, pub: pub, job: job, meta: meta, repo: repo}
+	src := &jobSource{r: r, gh: api, pub: pub, job: job, meta: meta, repo: repo}
 	defer src.close()
 	// The debate's own context: /human-review stops it, seen on the job in the store when it was
 	// claimed (jobKeeper.Resume), at a heartbeat (the queue) or at a phase boundary
@@ -56,11 +56,11 @@ func (r *Runner) reviewJob(ctx context.Context, gh *github.Client, pub *publish.
 
 // reviewedPR reads the pull request a review job debates (nil for a design question), and
 // fills the job's head from it when the event did not give one.
-func reviewedPR(ctx context.Context, gh *github.Client, job *Job) (*github.PullRequest, error) {
+func reviewedPR(ctx context.Context, gh pullMeta, job *Job) (*github.PullRequest, error) {
 	if job.Kind != KindReview {
 		return nil, nil
 	}
-	meta, _, err := gh.PullRequests.Get(ctx, job.PR.Owner, job.PR.Repo, job.PR.Number)
+	meta, err := gh.PullRequest(ctx, job.PR)
 	if err != nil {
 		return nil, fmt.Errorf("failed to get pull request %s: %w", job.PR, err)
 	}
@@ -74,9 +74,9 @@ func reviewedPR(ctx context.Context, gh *github.Client, job *Job) (*github.PullR
 // is debated: a broken configuration is explained in one comment, a command's requester must be
 // authorised, and an event the configuration does not debate (a draft, an action it leaves out)
 // is skipped. A command admitted is acknowledged with a reaction.
-func (r *Runner) admit(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job, meta *github.PullRequest) (*config.Repo, bool, error) {
+func (r *Runner) admit(ctx context.Context, gh commandGitHub, pub *publish.Publisher, job *Job, meta *github.PullRequest) (*config.Repo, bool, error) {
 	log := zerolog.Ctx(ctx)
-	repo, err := pull.LoadRepoConfig(ctx, review.NewGitHub(gh), job.PR, meta.GetBase().GetRef())
+	repo, err := pull.LoadRepoConfig(ctx, gh, job.PR, meta.GetBase().GetRef())
 	if err != nil {
 		var ce *config.Error
 		if errors.As(err, &ce) {
@@ -102,7 +102,7 @@ func (r *Runner) admit(ctx context.Context, gh *github.Client, pub *publish.Publ
 		}
 	}
 	if job.CommentID != 0 {
-		if _, _, err := gh.Reactions.CreateIssueCommentReaction(ctx, job.PR.Owner, job.PR.Repo, job.CommentID, "eyes"); err != nil {
+		if err := gh.ReactToComment(ctx, job.PR, job.CommentID, "eyes"); err != nil {
 			log.Warn().Err(err).Msg("Could not react to the command.")
 		}
 	}
@@ -113,7 +113,7 @@ func (r *Runner) admit(ctx context.Context, gh *github.Client, pub *publish.Publ
 // (a /debate argument it does not know is refused), its budget (every debate counts against its
 // repository's, whatever started it), its agents (offline says why they are offline, if the
 // budget made them so), its checkpoints and, for an alert, the alert as evidence.
-func (r *Runner) reviewDebate(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job, repo *config.Repo, meta *github.PullRequest) (d *review.Debate, offline string, ok bool, err error) {
+func (r *Runner) reviewDebate(ctx context.Context, gh commandGitHub, pub *publish.Publisher, job *Job, repo *config.Repo, meta *github.PullRequest) (d *review.Debate, offline string, ok bool, err error) {
 	protocol, err := repo.DebateProtocol(job.Protocol)
 	if err != nil {
 		return nil, "", false, r.refuse(ctx, gh, pub, job, fmt.Sprintf("debatebot: %v", err))
@@ -161,12 +161,27 @@ func settled(ctx context.Context, d *review.Debate, err error) error {
 	return err
 }
 
+// reviewGitHub is what the review job needs of GitHub besides publishing (review.GitHub
+// implements it): what a command needs, and what its source reads.
+type reviewGitHub interface {
+	commandGitHub
+	sourceGitHub
+}
+
+// sourceGitHub is what the review job's source reads of GitHub (review.GitHub implements it): the
+// pull request's change, what changed since its last debated head, and its trees.
+type sourceGitHub interface {
+	review.PullRequestReader
+	pull.SinceReader
+	treeGitHub
+}
+
 // jobSource reads what a review job debates: the design question, what a push changed since the
 // last debated head, or the pull request's whole change, with its whole trees fetched when the
 // analysis first asks for them.
 type jobSource struct {
 	r    *Runner
-	gh   *github.Client
+	gh   sourceGitHub
 	pub  *publish.Publisher
 	job  *Job
 	meta *github.PullRequest
@@ -192,7 +207,7 @@ func (s *jobSource) Read(ctx context.Context) (*pipeline.Subject, error) {
 		carried := review.CarryForward(prev, since)
 		subject.Change, subject.Since = since, prev.HeadSHA
 		subject.Carry = func(t *toulmin.Transcript) { review.ApplyCarried(t, prev, carried) }
-	} else if subject.Change, err = review.ReadPullRequest(ctx, review.NewGitHub(s.gh), job.PR, s.meta, s.repo.Ignore, review.DefaultMaxDiffBytes); err != nil {
+	} else if subject.Change, err = review.ReadPullRequest(ctx, s.gh, job.PR, s.meta, s.repo.Ignore, review.DefaultMaxDiffBytes); err != nil {
 		return nil, err
 	}
 	if subject.Change != nil && s.meta != nil && s.r.Trees != nil {
@@ -415,7 +430,7 @@ func decided(prior *store.Debate, job *Job) (*toulmin.Transcript, error) {
 // since returns what a push changed since the last debated head of the pull request, and that
 // debate's record, when a new push follows a debate: users should not pay for, nor read again,
 // a debate of code that was already debated. nil means debate the whole change.
-func (r *Runner) since(ctx context.Context, gh *github.Client, pub *publish.Publisher, job *Job, meta *github.PullRequest, repo *config.Repo) (*voting.Record, *change.Change, error) {
+func (r *Runner) since(ctx context.Context, gh pull.SinceReader, pub *publish.Publisher, job *Job, meta *github.PullRequest, repo *config.Repo) (*voting.Record, *change.Change, error) {
 	if job.Trigger != "pull_request.synchronize" {
 		return nil, nil, nil
 	}
@@ -423,7 +438,7 @@ func (r *Runner) since(ctx context.Context, gh *github.Client, pub *publish.Publ
 	if err != nil || prev == nil {
 		return nil, nil, err
 	}
-	c, err := pull.ReadSince(ctx, review.NewGitHub(gh), job.PR, meta, prev.HeadSHA, job.HeadSHA, repo.Ignore)
+	c, err := pull.ReadSince(ctx, gh, job.PR, meta, prev.HeadSHA, job.HeadSHA, repo.Ignore)
 	if err != nil || c == nil {
 		return nil, nil, err
 	}

@@ -76,26 +76,26 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 	if muted, err := r.muted(ctx, job); err != nil || muted {
 		return err
 	}
-	pub := r.publisher(ctx, gh, job)
+	pub, api := r.publisher(ctx, gh, job), review.NewGitHub(gh)
 	switch job.Kind {
 	case KindHumanReview:
-		return r.humanReview(ctx, gh, pub, job)
+		return r.humanReview(ctx, api, pub, job)
 	case KindHumanDecision:
-		return r.humanDecision(ctx, gh, pub, job)
+		return r.humanDecision(ctx, api, pub, job)
 	case KindCheckpoint:
-		return r.answerCheckpoint(ctx, gh, pub, job)
+		return r.answerCheckpoint(ctx, api, pub, job)
 	case KindHelp:
-		return r.help(ctx, gh, pub, job)
+		return r.help(ctx, api, pub, job)
 	case KindCI:
 		return r.ciRun(ctx, gh, job)
 	case KindPush:
 		return r.pushed(ctx, review.NewGitHub(gh), job)
 	case KindFresh:
-		return r.fresh(ctx, gh, pub, job)
+		return r.fresh(ctx, api, pub, job)
 	case KindPlan:
-		return r.plan(ctx, gh, pub, job)
+		return r.plan(ctx, api, pub, job)
 	case KindAlert:
 		return r.alert(ctx, newIssueGitHub(gh), job)
 	}
-	return r.reviewJob(ctx, gh, pub, job)
+	return r.reviewJob(ctx, api, pub, job)
 }

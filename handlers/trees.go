@@ -69,10 +69,20 @@ func (e *tooLargeError) Error() string {
 	return fmt.Sprintf("%s is %d MB, over DEBATEBOT_MAX_REPO_MB (%d)", e.repo, (e.kb+1023)/1024, e.maxMB)
 }
 
+// treeGitHub is what giving a debate its trees needs of GitHub (review.GitHub implements it): the
+// merge base, the repository's size, and its directories and files when the whole trees cannot
+// be fetched.
+type treeGitHub interface {
+	review.TreeReader
+	pull.MergeBaser
+	// Repository is the repository (its size).
+	Repository(ctx context.Context, pr review.PullRequest) (*github.Repository, error)
+}
+
 // attach sets c.Trees, for the job's change of the pull request from base to head; an empty base
 // is the pull request's merge base (its diff's base), found when the trees are first asked for.
 // done removes whatever trees are left once the debate is over.
-func (t *Trees) attach(ctx context.Context, gh *github.Client, job *Job, c *change.Change, meta *github.PullRequest, base string) (done func()) {
+func (t *Trees) attach(ctx context.Context, gh treeGitHub, job *Job, c *change.Change, meta *github.PullRequest, base string) (done func()) {
 	var (
 		mu       sync.Mutex
 		cleanups []func()
@@ -88,7 +98,7 @@ func (t *Trees) attach(ctx context.Context, gh *github.Client, job *Job, c *chan
 	c.Trees = func(ctx context.Context) (string, string, func(), error) {
 		from := base
 		if from == "" {
-			from = pull.MergeBase(ctx, review.NewGitHub(gh), job.PR, meta.GetBase().GetSHA(), head)
+			from = pull.MergeBase(ctx, gh, job.PR, meta.GetBase().GetSHA(), head)
 		}
 		w, why := t.whole(ctx, gh, job, c, from, head)
 		if why == nil {
@@ -104,7 +114,7 @@ func (t *Trees) attach(ctx context.Context, gh *github.Client, job *Job, c *chan
 		var left []string
 		baseDir, headDir, cleanup, err := review.TempTrees(func(baseDir, headDir string) error {
 			var err error
-			left, err = review.DirTrees(ctx, review.NewGitHub(gh), job.PR, c, from, head, baseDir, headDir)
+			left, err = review.DirTrees(ctx, gh, job.PR, c, from, head, baseDir, headDir)
 			return err
 		})
 		if err != nil {
@@ -129,7 +139,7 @@ func (t *Trees) attach(ctx context.Context, gh *github.Client, job *Job, c *chan
 
 // whole fetches the commits into the cache (the size limit and the token checked only when a
 // commit must be fetched) and writes their trees within t.Limits.
-func (t *Trees) whole(ctx context.Context, gh *github.Client, job *Job, c *change.Change, base, head string) (*review.WrittenTrees, error) {
+func (t *Trees) whole(ctx context.Context, gh treeGitHub, job *Job, c *change.Change, base, head string) (*review.WrittenTrees, error) {
 	pr := job.PR
 	remote := repocache.Remote{URL: repocache.URL(t.WebURL, pr.Owner, pr.Repo), Token: func(ctx context.Context) (string, error) {
 		if err := t.checkSize(ctx, gh, pr); err != nil {
@@ -142,11 +152,11 @@ func (t *Trees) whole(ctx context.Context, gh *github.Client, job *Job, c *chang
 
 // checkSize refuses a repository over the limit (GitHub's size, in KB), or whose size cannot be
 // read: the limit guards the cache's disk and the fetch's time.
-func (t *Trees) checkSize(ctx context.Context, gh *github.Client, pr review.PullRequest) error {
+func (t *Trees) checkSize(ctx context.Context, gh treeGitHub, pr review.PullRequest) error {
 	if t.MaxRepoMB == 0 {
 		return &tooLargeError{}
 	}
-	repo, _, err := gh.Repositories.Get(ctx, pr.Owner, pr.Repo)
+	repo, err := gh.Repository(ctx, pr)
 	if err != nil {
 		return fmt.Errorf("the size of %s could not be read: %w", pr.Repository(), err)
 	}

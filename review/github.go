@@ -203,6 +203,12 @@ func (g *GitHub) EditIssueBody(ctx context.Context, pr PullRequest, number int, 
 	return err
 }
 
+// ReactToComment adds a reaction ("+1", "eyes", "confused", ...) to issue comment commentID.
+func (g *GitHub) ReactToComment(ctx context.Context, pr PullRequest, commentID int64, content string) error {
+	_, _, err := g.gh.Reactions.CreateIssueCommentReaction(ctx, pr.Owner, pr.Repo, commentID, content)
+	return err
+}
+
 // NotFound says whether err is GitHub's 404.
 func NotFound(err error) bool {
 	return hasStatus(err, http.StatusNotFound)
