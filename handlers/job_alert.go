@@ -65,8 +65,8 @@ type alertGitHub interface {
 }
 
 // issueGitHub is alertGitHub over the API: reads and body edits through review.GitHub, new
-// issues and their closing through the publisher (its transport redacts what is posted), each
-// write retried as a publication is.
+// issues and their closing through the publisher (its transport redacts what is posted); the
+// closing comment and the closing are each retried as a publication is.
 type issueGitHub struct {
 	*review.GitHub
 	gh *github.Client
