@@ -129,6 +129,9 @@ func (r *Runner) reviewDebate(ctx context.Context, gh *github.Client, pub *publi
 	}
 	d = pipeline.NewDebate(repo, protocol, agents, job.Trigger)
 	d.Repository, d.PRNumber, d.Clock = job.PR.Repository(), job.PR.Number, r.Clock
+	if d.Dismissed, err = r.dismissed(ctx, job.PR.Repository()); err != nil {
+		return nil, "", false, err
+	}
 	if job.Alert != nil {
 		if meta != nil && meta.GetState() != "" && meta.GetState() != "open" {
 			zerolog.Ctx(ctx).Info().Msg("Skipped an alert on a pull request that is not open.")
