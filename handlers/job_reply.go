@@ -300,7 +300,6 @@ func (r *Runner) postReply(ctx context.Context, gh *github.Client, job *Job, bod
 	})
 }
 
-
 // dismissed is the filter of a repository's debates: the fingerprints its maintainers dismissed,
 // read once before the evidence is gathered (review.Debate drops them there).
 func (r *Runner) dismissed(ctx context.Context, repository string) (func(string) bool, error) {
