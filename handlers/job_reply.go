@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/google/go-github/v62/github"
@@ -12,6 +14,7 @@ import (
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/converse"
+	"github.com/debatebot/debatebot/review/evidence/redact"
 	"github.com/debatebot/debatebot/review/pull"
 	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/store"
@@ -288,12 +291,21 @@ func (r *Runner) threadAnswer(ctx context.Context, gh *github.Client, job *Job, 
 	return nil
 }
 
-// postReply answers the reply in its thread, marked so that a retried job does not answer twice.
+// postReply answers the reply in its thread (GitHub's replies endpoint for review comments),
+// marked so that a retried job does not answer twice. A thread deleted meanwhile is not answered.
 func (r *Runner) postReply(ctx context.Context, gh *github.Client, job *Job, body string) error {
-	body = strings.TrimSpace(body) + "\n\n" + converse.ReplyMarker(job.CommentID)
+	body = redact.Redact(strings.TrimSpace(body)) + "\n\n" + converse.ReplyMarker(job.CommentID)
+	u := fmt.Sprintf("repos/%s/%s/pulls/%d/comments/%d/replies", url.PathEscape(job.PR.Owner), url.PathEscape(job.PR.Repo), job.PR.Number, job.InReplyTo)
 	return pull.Retry(ctx, 3, func() error {
-		_, _, err := gh.PullRequests.CreateCommentInReplyTo(ctx, job.PR.Owner, job.PR.Repo, job.PR.Number, body, job.InReplyTo)
+		req, err := gh.NewRequest(http.MethodPost, u, map[string]string{"body": body})
 		if err != nil {
+			return fmt.Errorf("failed to reply in the thread of review comment %d on %s: %w", job.InReplyTo, job.PR, err)
+		}
+		if _, err := gh.Do(ctx, req, nil); err != nil {
+			if review.NotFound(err) {
+				zerolog.Ctx(ctx).Info().Int64("in_reply_to", job.InReplyTo).Msg("The thread was deleted before the bot could answer in it.")
+				return nil
+			}
 			return fmt.Errorf("failed to reply in the thread of review comment %d on %s: %w", job.InReplyTo, job.PR, err)
 		}
 		return nil

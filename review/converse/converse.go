@@ -154,7 +154,8 @@ func writeFinding(b *strings.Builder, f Finding) {
 		fmt.Fprintf(b, "- **Why it matters:** %s.\n", strings.TrimSuffix(r.Warrant, "."))
 	}
 	if r.Rebuttal != "" {
-		fmt.Fprintf(b, "- **When it would not hold:** %s.\n", strings.TrimSuffix(r.Rebuttal, "."))
+		// The catalog's rebuttals read "unless ...".
+		fmt.Fprintf(b, "- **It stands** %s.\n", strings.TrimSuffix(r.Rebuttal, "."))
 	}
 	if r.Reference != "" {
 		fmt.Fprintf(b, "- **Reference:** %s\n", r.Reference)
