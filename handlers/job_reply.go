@@ -324,3 +324,33 @@ func (r *Runner) dismissed(ctx context.Context, repository string) (func(string)
 	}
 	return func(fp string) bool { return set[fp] }, nil
 }
+
+// dropDismissedCarried leaves out of an earlier debate's required changes those on the line of a
+// finding dismissed on this pull request, so that a push does not carry a dismissed finding
+// forward as still open (the debate of what changed since never gathers it again).
+func (r *Runner) dropDismissedCarried(ctx context.Context, job *Job, carried []toulmin.Carried) ([]toulmin.Carried, error) {
+	if r.Store == nil || len(carried) == 0 {
+		return carried, nil
+	}
+	all, err := r.Store.Dismissals(ctx, []string{job.PR.Repository()})
+	if err != nil {
+		return nil, err
+	}
+	at := map[string]bool{}
+	for _, d := range all {
+		if d.PRNumber == job.PR.Number {
+			at[toulmin.Cite(d.Path, d.Line)] = true
+		}
+	}
+	kept := carried[:0:0]
+	for _, c := range carried {
+		if m := render.Citation.FindStringSubmatch(c.Text); m != nil && c.Status == toulmin.StillOpen && at[m[1]+":"+m[2]] {
+			continue
+		}
+		kept = append(kept, c)
+	}
+	if n := len(carried) - len(kept); n > 0 {
+		zerolog.Ctx(ctx).Info().Int("dismissed", n).Msg("Left dismissed findings out of the required changes carried forward.")
+	}
+	return kept, nil
+}

@@ -69,8 +69,8 @@ func (a *app) botReplies(root int64) []githubtest.ReviewComment {
 	return out
 }
 
-// latestEvidence is the evidence of the pull request's latest decided debate, and its phases' notes.
-func (a *app) latestEvidence(t *testing.T) ([]toulmin.Evidence, []string) {
+// latest is the transcript of the pull request's latest decided debate.
+func (a *app) latest(t *testing.T) *toulmin.Transcript {
 	t.Helper()
 	ctx := context.Background()
 	latest, err := a.srv.Store.LatestDecided(ctx, "acme/shop", 7)
@@ -85,6 +85,13 @@ func (a *app) latestEvidence(t *testing.T) ([]toulmin.Evidence, []string) {
 	if err := json.Unmarshal(d.Checkpoint, &tr); err != nil {
 		t.Fatal(err)
 	}
+	return &tr
+}
+
+// latestEvidence is the evidence of the pull request's latest decided debate, and its phases' notes.
+func (a *app) latestEvidence(t *testing.T) ([]toulmin.Evidence, []string) {
+	t.Helper()
+	tr := a.latest(t)
 	var notes []string
 	for _, p := range tr.Timeline {
 		notes = append(notes, p.Notes...)
@@ -135,6 +142,18 @@ func TestReplyDismissesFinding(t *testing.T) {
 	a.deliverReply(t, reply, "r-1-again")
 	if n := len(a.botReplies(root.ID)); n != 1 {
 		t.Errorf("after a redelivery the bot answered %d times", n)
+	}
+
+	// A push elsewhere does not carry it forward as a required change still open.
+	a.gh.SetHead(examplePR, "def4567890")
+	a.gh.Compares["acme/shop@abc123...def4567890"] = []map[string]any{{"filename": "internal/export/modtime.go", "status": "modified",
+		"patch": "@@ -8,4 +8,4 @@ import (\n func fileModTime(f *os.File) time.Time {\n \tst, err := f.Stat()\n \tif err != nil {\n-\t\treturn time.Time{}\n+\t\treturn time.Unix(0, 0)\n"}}
+	a.post("pull_request", "d-push", fixture(t, "pull_request.synchronize.json", func(p map[string]any) {
+		p["pull_request"].(map[string]any)["head"].(map[string]any)["sha"] = "def4567890"
+	}), secret)
+	a.srv.Queue.Wait()
+	if tr := a.latest(t); tr.Record.HeadSHA != "def4567890" || slices.ContainsFunc(tr.Record.RequiredChanges, func(r string) bool { return strings.Contains(r, "users.go:30") }) {
+		t.Fatalf("the push's debate (of %s) carries the dismissed finding: %q", tr.Record.HeadSHA, tr.Record.RequiredChanges)
 	}
 
 	// The next review does not raise it: it is gone from the evidence, and the record says so.

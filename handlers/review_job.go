@@ -192,7 +192,10 @@ func (s *jobSource) Read(ctx context.Context) (*pipeline.Subject, error) {
 	if since != nil {
 		// The change's base tree is the earlier debated head; the earlier required changes are
 		// carried forward.
-		carried := review.CarryForward(prev, since)
+		carried, err := s.r.dropDismissedCarried(ctx, job, review.CarryForward(prev, since))
+		if err != nil {
+			return nil, err
+		}
 		subject.Change, subject.Since = since, prev.HeadSHA
 		subject.Carry = func(t *toulmin.Transcript) { review.ApplyCarried(t, prev, carried) }
 	} else if subject.Change, err = review.ReadPullRequest(ctx, review.NewGitHub(s.gh), job.PR, s.meta, s.repo.Ignore, review.DefaultMaxDiffBytes); err != nil {
