@@ -168,7 +168,8 @@ func (r *Runner) dismissFinding(ctx context.Context, gh *github.Client, job *Job
 	if r.Store == nil {
 		return fmt.Errorf("dismissing a finding on %s needs the store", job.PR)
 	}
-	for _, f := range th.findings {
+	findings, reason := converse.Select(th.findings, reason)
+	for _, f := range findings {
 		d := &store.Dismissal{Repository: job.PR.Repository(), Fingerprint: f.Fingerprint, Rule: f.Rule, Path: f.Path, Line: f.Line,
 			PRNumber: job.PR.Number, By: job.Requester, Reason: reason, Excerpt: f.Excerpt(), At: r.now(),
 			CommentURL: fmt.Sprintf("https://github.com/%s/pull/%d#discussion_r%d", job.PR.Repository(), job.PR.Number, job.CommentID)}
@@ -176,11 +177,11 @@ func (r *Runner) dismissFinding(ctx context.Context, gh *github.Client, job *Job
 			return err
 		}
 	}
-	log.Info().Int("findings", len(th.findings)).Msg("Dismissed the findings of a review comment.")
+	log.Info().Int("findings", len(findings)).Msg("Dismissed the findings of a review comment.")
 	if _, _, err := gh.Reactions.CreatePullRequestCommentReaction(ctx, job.PR.Owner, job.PR.Repo, job.CommentID, DismissedReaction); err != nil {
 		log.Warn().Err(err).Msg("Could not react to the dismissal.")
 	}
-	return r.postReply(ctx, gh, job, converse.Dismissed(job.Requester, reason, th.findings, r.dismissalsURL(job)))
+	return r.postReply(ctx, gh, job, converse.Dismissed(job.Requester, reason, findings, r.dismissalsURL(job)))
 }
 
 // dismissalsURL is the dashboard's page of the repository's dismissals, or "" without one.

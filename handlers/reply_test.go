@@ -163,6 +163,10 @@ func TestReplyDismissesFinding(t *testing.T) {
 	if hasFingerprint(ev, fp) || !slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, "1 finding(s) a maintainer dismissed") }) {
 		t.Fatalf("the next debate kept the dismissed finding (%v) or did not say so: %v", hasFingerprint(ev, fp), notes)
 	}
+	// Nor does it answer the dismissed finding's thread as if the code had been fixed.
+	if got := a.botReplies(root.ID); len(got) != 1 {
+		t.Errorf("the bot's answers in the dismissed thread after the next debate: %+v", got)
+	}
 
 	// The dashboard lists it; a reader cannot undo it, nor can a form without the CSRF token.
 	mallory := dashSignIn(t, a, "mallory")

@@ -103,7 +103,7 @@ func Dismissed(login, reason string, fs []Finding, undoURL string) string {
 	if undoURL != "" {
 		fmt.Fprintf(&b, " A maintainer can undo the dismissal at %s.", undoURL)
 	}
-	return redact.Redact(b.String())
+	return redact.Redact(b.String()) + "\n\n" + render.DismissedMarker
 }
 
 // NotPermitted is the polite answer to a dismissal by someone without write access.
@@ -178,3 +178,21 @@ func clip(s string, n int) string {
 }
 
 func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// Select picks the findings a dismissal names when the comment is about several: a reason that
+// starts with the rule of some of them ("/debate dismiss sql-injection: ...") dismisses those,
+// and the rest of the reason is the reason; otherwise every finding of the comment is dismissed.
+func Select(fs []Finding, reason string) ([]Finding, string) {
+	word, rest, _ := strings.Cut(reason, " ")
+	word = strings.TrimRight(word, ":;,.")
+	var named []Finding
+	for _, f := range fs {
+		if f.Rule != "" && strings.EqualFold(f.Rule, word) {
+			named = append(named, f)
+		}
+	}
+	if len(named) == 0 {
+		return fs, reason
+	}
+	return named, strings.TrimLeft(strings.TrimSpace(rest), ":;,.-–— ")
+}

@@ -69,3 +69,16 @@ func TestOfflineWithoutCatalogRule(t *testing.T) {
 		t.Errorf("dismissal without a reason or a dashboard:\n%s", d)
 	}
 }
+
+// A dismissal on a comment about several findings dismisses the one whose rule it names first,
+// or all of them.
+func TestSelect(t *testing.T) {
+	fs := []Finding{{MarkedFinding: render.MarkedFinding{Fingerprint: "a", Rule: "sql-injection"}}, {MarkedFinding: render.MarkedFinding{Fingerprint: "b", Rule: "ignored-error"}}}
+	got, reason := Select(fs, "Ignored-Error: the close error cannot happen")
+	if len(got) != 1 || got[0].Fingerprint != "b" || reason != "the close error cannot happen" {
+		t.Errorf("Select by rule = %+v, %q", got, reason)
+	}
+	if got, reason := Select(fs, "both are fine"); len(got) != 2 || reason != "both are fine" {
+		t.Errorf("Select without a rule = %+v, %q", got, reason)
+	}
+}

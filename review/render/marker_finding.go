@@ -49,3 +49,7 @@ func FingerprintMarkers(body string) []MarkedFinding {
 	}
 	return out
 }
+
+// DismissedMarker marks the bot's answer that a maintainer dismissed the finding of a thread: the
+// publisher does not answer such a thread "resolved" when later debates no longer raise it.
+const DismissedMarker = "<!-- debatebot:dismissed -->"
