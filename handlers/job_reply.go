@@ -222,6 +222,8 @@ func (r *Runner) answerReply(ctx context.Context, gh *github.Client, job *Job, t
 		q.Start, q.Code = r.codeAround(ctx, gh, job, th.root)
 		text, usage, err := converse.Ask(ctx, cl, q)
 		r.spend(ctx, job.PR.Repository(), "reply/"+jobKey(job), usage.Prompt, usage.Completion)
+		zerolog.Ctx(ctx).Info().Str("model", cl.Model).Int64("prompt_tokens", usage.Prompt).Int64("completion_tokens", usage.Completion).
+			Float64("cost_usd", usage.CostUSD).Msg("Asked the model about a finding.")
 		if err != nil {
 			zerolog.Ctx(ctx).Warn().Err(err).Msg("The model could not answer a question; answered from the evidence.")
 			return offline, nil

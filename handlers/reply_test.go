@@ -342,4 +342,17 @@ func TestRepliesNotAnswered(t *testing.T) {
 	if got := a.botReplies(root.ID); len(got) != 1 || got[0].ID != own {
 		t.Errorf("the bot answered a bot: %+v", got)
 	}
+
+	// A delivery without the pull request it is about is refused, not queued.
+	p := a.gh.ReviewCommentEvent(examplePR, other, "created", 42)
+	p["sender"] = map[string]any{"login": "alice", "type": "User"}
+	p["comment"].(map[string]any)["user"] = p["sender"]
+	delete(p, "pull_request")
+	body, _ := json.Marshal(p)
+	if status := a.post("pull_request_review_comment", "r-bad", body, secret); status != http.StatusBadRequest {
+		t.Errorf("a delivery without its pull request answered %d", status)
+	}
+	if n := jobs() - before; n != 0 {
+		t.Errorf("%d job(s) after a bad delivery", n)
+	}
 }
