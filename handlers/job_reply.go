@@ -99,7 +99,7 @@ func (r *Runner) readThread(ctx context.Context, gh *github.Client, job *Job) (*
 	}
 	summary := converse.Summary(th.root.GetBody())
 	for _, m := range render.FingerprintMarkers(th.root.GetBody()) {
-		th.findings = append(th.findings, converse.Finding{MarkedFinding: m, Path: th.root.GetPath(), Line: th.root.GetLine(), Summary: summary})
+		th.findings = append(th.findings, converse.Finding{MarkedFinding: m, Path: th.root.GetPath(), Line: commentLine(th.root), Summary: summary})
 	}
 	if len(th.findings) == 0 {
 		log.Info().Msg("Ignored a reply to a comment of the bot that names no finding.")
@@ -242,20 +242,29 @@ func (th *thread) has(id int64) bool {
 	return false
 }
 
+// commentLine is the line a review comment is on: its line at the head, or, once a push made
+// it outdated (GitHub then reports no line), the line it was made on.
+func commentLine(c *github.PullRequestComment) int {
+	if n := c.GetLine(); n > 0 {
+		return n
+	}
+	return c.GetOriginalLine()
+}
+
 // codeLines is how many lines either side of a finding's line the model sees.
 const codeLines = 12
 
 // codeAround reads the lines around the thread's line from the head file at the comment's
 // commit: the number of the first and the lines, or nothing when the file cannot be read.
 func (r *Runner) codeAround(ctx context.Context, gh *github.Client, job *Job, root *github.PullRequestComment) (int, []string) {
-	line := root.GetLine()
-	if line == 0 {
-		line = root.GetOriginalLine()
-	}
+	line := commentLine(root)
 	if root.GetPath() == "" || line <= 0 {
 		return 0, nil
 	}
 	ref := root.GetCommitID()
+	if root.GetLine() == 0 {
+		ref = root.GetOriginalCommitID() // an outdated comment's line is the original commit's
+	}
 	content, err := review.NewGitHub(gh).File(ctx, job.PR, root.GetPath(), ref)
 	if err != nil {
 		zerolog.Ctx(ctx).Info().Err(err).Str("path", root.GetPath()).Msg("Could not read the code around a finding; the model answers from the thread.")
