@@ -208,9 +208,10 @@ func jobKey(job *Job) string {
 }
 
 // priority puts /human-review and human decisions before queued debates: a stop must not wait
-// for the debates it would stop.
+// for the debates it would stop. A reply in a finding's thread is a person waiting for a short
+// answer, and goes first too.
 func priority(k Kind) int {
-	if k == KindHumanReview || k == KindHumanDecision || k == KindCheckpoint {
+	if k == KindHumanReview || k == KindHumanDecision || k == KindCheckpoint || k == KindReply {
 		return 1
 	}
 	return 0
