@@ -138,7 +138,7 @@ func writeFinding(b *strings.Builder, f Finding) {
 	if e := f.Evidence; e != nil {
 		by := ""
 		if e.Analyzer != "" {
-			by = " by " + render.Inline(e.Analyzer)
+			by = " by " + render.Inline(analyzerName(e.Analyzer))
 		}
 		fmt.Fprintf(b, "- **Evidence:** found%s at `%s`: %s\n", by, toulmin.Cite(f.Path, f.Line), render.Inline(e.Message))
 		if s := strings.TrimSpace(e.Snippet); s != "" && !strings.Contains(s, "`") {
@@ -195,4 +195,19 @@ func Select(fs []Finding, reason string) ([]Finding, string) {
 		return fs, reason
 	}
 	return named, strings.TrimLeft(strings.TrimSpace(rest), ":;,.-–— ")
+}
+
+// ownAnalyzers name debatebot's own analyzers as a reader would; a tool's name (gosec, go vet,
+// staticcheck, bandit...) is shown as it is.
+var ownAnalyzers = map[string]string{
+	"go-ast": "the Go syntax check", "go-typed": "the type-checked Go analysis", "lines": "a line check",
+	"secrets": "the secret scanner", "change": "a check of the change as a whole", "prompt-injection": "the check for text addressed to reviewers",
+	"github-alerts": "a GitHub security alert",
+}
+
+func analyzerName(a string) string {
+	if n, ok := ownAnalyzers[a]; ok {
+		return n
+	}
+	return a
 }
