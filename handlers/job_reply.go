@@ -214,7 +214,9 @@ func (r *Runner) answerReply(ctx context.Context, gh *github.Client, job *Job, t
 		}
 		q := converse.Question{Asker: job.Requester, Findings: th.findings, Path: th.root.GetPath()}
 		for _, c := range th.comments {
-			q.Thread = append(q.Thread, converse.Turn{Login: c.GetUser().GetLogin(), Body: c.GetBody()})
+			if c.GetID() <= job.CommentID { // the thread up to the question, not what came after it
+				q.Thread = append(q.Thread, converse.Turn{Login: c.GetUser().GetLogin(), Body: c.GetBody()})
+			}
 		}
 		if !th.has(job.CommentID) {
 			q.Thread = append(q.Thread, converse.Turn{Login: job.Requester, Body: job.Body})
