@@ -1,7 +1,8 @@
 // Package dashboard serves the web pages of debatebot on serve's listener: the list of debates
 // (GET /), one debate, live while it runs (GET /debates/{id}, Server-Sent Events at
 // /debates/{id}/events), its checkpoint buttons (POST /debates/{id}/checkpoint), the debate
-// metrics per repository (GET /metrics-overview), and sign-in with GitHub (GET /login,
+// metrics per repository (GET /metrics-overview), the dismissed findings with their undo
+// (GET /dismissals, POST /dismissals/undo), and sign-in with GitHub (GET /login,
 // GET /oauth/callback, POST /logout).
 //
 // Debates hold private code: every page needs a signed-in user, and shows only the debates of
@@ -104,6 +105,8 @@ func New(cfg Config) (*Dashboard, error) {
 	d.mux.HandleFunc("GET /debates/{id}/events", d.signedIn(d.events))
 	d.mux.HandleFunc("POST /debates/{id}/checkpoint", d.signedIn(d.checkpoint))
 	d.mux.HandleFunc("GET /metrics-overview", d.signedIn(d.metrics))
+	d.mux.HandleFunc("GET /dismissals", d.signedIn(d.dismissals))
+	d.mux.HandleFunc("POST /dismissals/undo", d.signedIn(d.undoDismissal))
 	d.mux.HandleFunc("GET /login", d.login)
 	d.mux.HandleFunc("GET /oauth/callback", d.callback)
 	d.mux.HandleFunc("POST /logout", d.logout)
@@ -112,7 +115,7 @@ func New(cfg Config) (*Dashboard, error) {
 
 // Register adds the dashboard's routes to mux.
 func (d *Dashboard) Register(mux *http.ServeMux) {
-	for _, p := range []string{"GET /{$}", "GET /debates/{id}", "GET /debates/{id}/events", "POST /debates/{id}/checkpoint", "GET /metrics-overview", "GET /login", "GET /oauth/callback", "POST /logout"} {
+	for _, p := range []string{"GET /{$}", "GET /debates/{id}", "GET /debates/{id}/events", "POST /debates/{id}/checkpoint", "GET /metrics-overview", "GET /dismissals", "POST /dismissals/undo", "GET /login", "GET /oauth/callback", "POST /logout"} {
 		mux.Handle(p, d)
 	}
 }

@@ -44,6 +44,9 @@ const (
 	KindPlan Kind = "plan"
 	// KindAlert is a code scanning or Dependabot alert (Alert holds it).
 	KindAlert Kind = "alert"
+	// KindReply is a person's reply in the thread of one of the bot's review comments: a
+	// dismissal of its finding or a question about it.
+	KindReply Kind = "reply"
 )
 
 // Job is one accepted delivery's work. It is a union of the kinds: DeliveryID, Trigger, Kind,
@@ -66,6 +69,8 @@ const (
 //   - KindPlan: Title (the issue's, as context), Body (the proposal), Requester, CommentID,
 //     CommentVersion.
 //   - KindAlert: Alert (a default-branch alert).
+//   - KindReply: Requester (the reply's author), CommentID and CommentVersion (the reply's),
+//     InReplyTo (the comment that opened the thread), Body (the reply's text).
 //
 // Draft is set for pull_request events and read by no job today (the review job reads the
 // pull request's own).
@@ -96,6 +101,8 @@ type Job struct {
 	CI     *CIRun `json:",omitempty"`
 	Before string `json:",omitempty"`
 	Alert  *Alert `json:",omitempty"`
+	// InReplyTo is the review comment a KindReply answers (its thread's first comment).
+	InReplyTo int64 `json:",omitempty"`
 
 	// StoreID is the job's id in the store, and Cancel the stop requested for it there (the
 	// store's CancelHumanReview); both are set when a worker claims it.
@@ -203,9 +210,10 @@ func jobKey(job *Job) string {
 }
 
 // priority puts /human-review and human decisions before queued debates: a stop must not wait
-// for the debates it would stop.
+// for the debates it would stop. A reply in a finding's thread is a person waiting for a short
+// answer, and goes first too.
 func priority(k Kind) int {
-	if k == KindHumanReview || k == KindHumanDecision || k == KindCheckpoint {
+	if k == KindHumanReview || k == KindHumanDecision || k == KindCheckpoint || k == KindReply {
 		return 1
 	}
 	return 0

@@ -129,6 +129,9 @@ func (r *Runner) reviewDebate(ctx context.Context, gh commandGitHub, pub *publis
 	}
 	d = pipeline.NewDebate(repo, protocol, agents, job.Trigger)
 	d.Repository, d.PRNumber, d.Clock = job.PR.Repository(), job.PR.Number, r.Clock
+	if d.Dismissed, err = r.dismissed(ctx, job.PR.Repository()); err != nil {
+		return nil, "", false, err
+	}
 	if job.Alert != nil {
 		if meta != nil && meta.GetState() != "" && meta.GetState() != "open" {
 			zerolog.Ctx(ctx).Info().Msg("Skipped an alert on a pull request that is not open.")
@@ -204,7 +207,10 @@ func (s *jobSource) Read(ctx context.Context) (*pipeline.Subject, error) {
 	if since != nil {
 		// The change's base tree is the earlier debated head; the earlier required changes are
 		// carried forward.
-		carried := review.CarryForward(prev, since)
+		carried, err := s.r.dropDismissedCarried(ctx, job, review.CarryForward(prev, since))
+		if err != nil {
+			return nil, err
+		}
 		subject.Change, subject.Since = since, prev.HeadSHA
 		subject.Carry = func(t *toulmin.Transcript) { review.ApplyCarried(t, prev, carried) }
 	} else if subject.Change, err = review.ReadPullRequest(ctx, s.gh, job.PR, s.meta, s.repo.Ignore, review.DefaultMaxDiffBytes); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/dialectic"
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -48,6 +49,9 @@ type Runner struct {
 	LogClient *http.Client
 	// Budget is each repository's budget where its debatebot.yml sets none.
 	Budget RepoBudget
+	// ReplyModel returns the model that answers questions in the threads of review comments, for
+	// a repository; nil, or a nil answer, means the offline answer.
+	ReplyModel func(*config.Repo) *llm.Client
 }
 
 func (r *Runner) now() time.Time {
@@ -96,6 +100,8 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 		return r.plan(ctx, api, pub, job)
 	case KindAlert:
 		return r.alert(ctx, newIssueGitHub(gh), job)
+	case KindReply:
+		return r.reply(ctx, gh, job)
 	}
 	return r.reviewJob(ctx, api, pub, job)
 }

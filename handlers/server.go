@@ -63,7 +63,7 @@ func New(ctx context.Context, cfg *config.Server, log zerolog.Logger, qo func(*Q
 	}
 	reg.MustRegister(newStatsCollector(st))
 	runner := &Runner{Clients: clients, Bot: slug + "[bot]", Metrics: metrics, Agents: agentFactory(cfg), Store: st, Trees: trees, PublicURL: cfg.PublicURL,
-		Dialectic: dialecticFactory(cfg)}
+		Dialectic: dialecticFactory(cfg), ReplyModel: replyModelFactory(cfg)}
 	runner.Budget = RepoBudget{DebatesPerHour: cfg.RepoDebatesPerHour, TokensPerDay: cfg.RepoTokensPerDay}
 	queue := newQueue(cfg, st, runner, log, qo)
 	draining := new(atomic.Bool)
@@ -134,7 +134,7 @@ func newQueue(cfg *config.Server, st *store.Store, runner *Runner, log zerolog.L
 // per webhook event.
 func newGuard(cfg *config.Server, metrics *Metrics, draining *atomic.Bool, base Base) *webhookGuard {
 	dispatcher := githubapp.NewEventDispatcher(
-		[]githubapp.EventHandler{&PullRequest{base}, &IssueComment{base}, &Issues{base}, &WorkflowRun{base}, &CheckRun{base},
+		[]githubapp.EventHandler{&PullRequest{base}, &IssueComment{base}, &ReviewCommentReply{base}, &Issues{base}, &WorkflowRun{base}, &CheckRun{base},
 			&CodeScanningAlert{base}, &DependabotAlert{base}},
 		cfg.GitHub.App.WebhookSecret,
 		githubapp.WithErrorCallback(errorCallback(metrics)),
@@ -214,6 +214,19 @@ func dialecticFactory(cfg *config.Server) func(*config.Repo) dialectic.Agents {
 			APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.Model, MaxRetries: repo.LLM.MaxRetries,
 			RequestTimeout: time.Duration(repo.LLM.RequestTimeout), Prices: repo.LLM.PriceTable(),
 		})
+	}
+}
+
+// replyModelFactory gives the answers to questions in review threads the model when one is
+// configured; without one they are answered from the evidence and the rule catalog.
+func replyModelFactory(cfg *config.Server) func(*config.Repo) *llm.Client {
+	return func(repo *config.Repo) *llm.Client {
+		if cfg.OpenAIKey == "" {
+			return nil
+		}
+		o := llm.Options{APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.Model, MaxRetries: repo.LLM.MaxRetries,
+			RequestTimeout: time.Duration(repo.LLM.RequestTimeout), Prices: repo.LLM.PriceTable()}.WithDefaults()
+		return &llm.Client{API: o.API(), Model: o.Model, Prices: o.Prices, MaxRetries: o.MaxRetries, RequestTimeout: o.RequestTimeout}
 	}
 }
 

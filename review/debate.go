@@ -41,6 +41,10 @@ type Debate struct {
 	Thresholds voting.Thresholds
 	// Ignore lists globs of paths dropped before anything else.
 	Ignore []string
+	// Dismissed, when set, reports whether a finding's fingerprint was dismissed by a maintainer
+	// of the repository: such findings are dropped as soon as the evidence is gathered, before
+	// any agent sees them, and a note says how many.
+	Dismissed func(fingerprint string) bool
 	// Concurrency bounds the agents speaking at once (0: all of a phase).
 	Concurrency int
 	Clock       func() time.Time
@@ -167,6 +171,10 @@ func (d *Debate) subject(c *change.Change) *toulmin.Subject {
 	var notes []string
 	subject.Gather = func(ctx context.Context) ([]toulmin.Evidence, error) {
 		ev, n, err := scan.GatherWithNotes(ctx, c, analyzers)
+		ev, dropped := scan.DropDismissed(ev, d.Dismissed)
+		if dropped > 0 {
+			n = append(n, fmt.Sprintf("%d finding(s) a maintainer dismissed as false positives on this code were left out", dropped))
+		}
 		notes = n
 		return ev, err
 	}

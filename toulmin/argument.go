@@ -53,6 +53,10 @@ type Evidence struct {
 	// Replacement is the finding's whole line as it reads once fixed, when the analyzer knows the
 	// fix exactly (a constant turned back); a review comment offers it as a suggestion.
 	Replacement string `json:"replacement,omitempty" yaml:"replacement,omitempty"`
+	// Fingerprint identifies the finding on its code, whatever line the code moves to: its rule,
+	// file and the normalised text of the cited line and its neighbours (see scan.Fingerprint).
+	// A maintainer's dismissal is kept by it; empty for evidence gathered before it existed.
+	Fingerprint string `json:"fingerprint,omitempty" yaml:"fingerprint,omitempty"`
 }
 
 // Location is "path:line", or the path alone when there is no line.

@@ -1,7 +1,8 @@
 // Package githubtest is a GitHub REST API for tests, on loopback: installation tokens, pull
 // requests (JSON and diff media types), files and comments with pagination and Link headers,
 // contents, collaborator permissions, check runs, labels and reactions, pull request reviews and
-// review comments (refusing lines outside the diff with 422, as GitHub does), with rate-limit headers,
+// review comments (refusing lines outside the diff with 422, as GitHub does), their replies and
+// reactions, and the pull_request_review_comment deliveries about them (replies.go), with rate-limit headers,
 // GitHub's error bodies, and injectable 5xx and secondary rate limits. Every request is checked
 // against the list of real operations (testdata/github-rest-ops.tsv, from ../shared/fixtures).
 // Repositories added with AddGitRepo are served over git smart HTTP (git http-backend), with the
@@ -409,7 +410,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, path string, body
 	defer s.mu.Unlock()
 	var in map[string]any
 	_ = json.Unmarshal(body, &in)
-	if s.routeReviews(w, r, path, body) {
+	if s.routeReviews(w, r, path, body) || s.routeReviewComment(w, r, path, body) {
 		return
 	}
 	switch {

@@ -181,7 +181,7 @@ func (p *Publisher) postReview(ctx context.Context, t *toulmin.Transcript, event
 }
 
 // reviewThreads lists the review comments of the pull request, page by page: the bot's threads by
-// the key of their finding, and the threads it already answered as resolved.
+// the key of their finding, and the threads it already answered as resolved or as dismissed.
 func (p *Publisher) reviewThreads(ctx context.Context) (map[string]thread, map[int64]bool, error) {
 	threads, answered := map[string]thread{}, map[int64]bool{}
 	opts := &github.PullRequestListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
@@ -196,7 +196,7 @@ func (p *Publisher) reviewThreads(ctx context.Context) (map[string]thread, map[i
 				continue // anyone can write a marker into a comment
 			}
 			if c.GetInReplyTo() != 0 {
-				if resolvedRe.MatchString(c.GetBody()) {
+				if resolvedRe.MatchString(c.GetBody()) || strings.Contains(c.GetBody(), render.DismissedMarker) {
 					answered[c.GetInReplyTo()] = true
 				}
 				continue

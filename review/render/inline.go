@@ -130,6 +130,7 @@ func (f InlineFinding) CommentBody() string {
 		fmt.Fprintf(&b, "\n```suggestion\n%s\n```\n", s)
 	}
 	fmt.Fprintf(&b, "\n<!-- debatebot:finding %s -->", f.Key)
+	b.WriteString(FingerprintMarker(f.Evidence))
 	return redact.Redact(b.String())
 }
 

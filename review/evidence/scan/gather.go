@@ -48,6 +48,9 @@ func GatherWithNotes(ctx context.Context, c *change.Change, analyzers []Analyzer
 		times.Since("analyzer "+a.Name(), start)
 	}
 	ev := s.Evidence() // before the notes are read: a processor that fails says so in one
+	for i := range ev {
+		ev[i].Fingerprint = Fingerprint(c, ev[i])
+	}
 	return ev, s.notes, nil
 }
 
