@@ -207,6 +207,11 @@ func TestStatsByRepository(t *testing.T) {
 				t.Fatal(err)
 			}
 			one := statsOf(ds)
+			// The cost is summed in the database (Debates does not read it): seedList's
+			// decided debates cost 0.25 each.
+			if one.Debates > 0 {
+				one.CostUSD, one.CostPerDebate = 0.25*float64(one.Debates), 0.25
+			}
 			if got, want := fmt.Sprintf("%+v", by[r]), fmt.Sprintf("%+v", one); got != want {
 				t.Errorf("stats of %s: %s, want %s", r, got, want)
 			}
