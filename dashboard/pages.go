@@ -329,15 +329,9 @@ func (d *Dashboard) unreadable(w http.ResponseWriter, err error) {
 func (d *Dashboard) debateView(ctx context.Context, v *viewer, row *store.Debate, st *store.Listed) (*debateData, error) {
 	data := &debateData{Viewer: v, ID: row.ID, Repo: redact.Redact(row.Repository), PR: row.PRNumber, GitHub: d.githubURL(row.Repository, row.PRNumber), Status: st.Status, Phases: st.Phases, Paused: st.PausedAfter}
 	data.Live = !slices.Contains([]string{store.StatusDecided, store.StatusEscalated, store.StatusFailed, store.StatusSuperseded}, st.Status)
-	var t toulmin.Transcript
-	if len(row.Checkpoint) > 0 {
-		doc, err := publish.RedactJSON(row.Checkpoint)
-		if err != nil {
-			return nil, fmt.Errorf("failed to redact the transcript of debate %s: %w", row.ID, err)
-		}
-		if err := json.Unmarshal(doc, &t); err != nil {
-			return nil, fmt.Errorf("failed to read the transcript of debate %s: %w", row.ID, err)
-		}
+	t, err := transcriptOf(row)
+	if err != nil {
+		return nil, err
 	}
 	data.T = &t
 	data.Lead = d.leadOf(&t, row.Repository, cmpOr(row.HeadSHA, t.Record.HeadSHA), st.Status)
@@ -407,6 +401,23 @@ func (d *Dashboard) debateView(ctx context.Context, v *viewer, row *store.Debate
 		}
 	}
 	return data, nil
+}
+
+// transcriptOf reads a debate's checkpoint (empty before its first phase ends), redacted before
+// anything is read from it.
+func transcriptOf(row *store.Debate) (toulmin.Transcript, error) {
+	var t toulmin.Transcript
+	if len(row.Checkpoint) == 0 {
+		return t, nil
+	}
+	doc, err := publish.RedactJSON(row.Checkpoint)
+	if err != nil {
+		return t, fmt.Errorf("failed to redact the transcript of debate %s: %w", row.ID, err)
+	}
+	if err := json.Unmarshal(doc, &t); err != nil {
+		return t, fmt.Errorf("failed to read the transcript of debate %s: %w", row.ID, err)
+	}
+	return t, nil
 }
 
 func cmpOr(a, b string) string {
