@@ -210,11 +210,13 @@ func TestBrowser(t *testing.T) {
 	})
 	var phasesAfter string
 	var same bool
+	var at positions
 	run("watch the resumed debate's phases appear",
 		chromedp.WaitVisible("#record", chromedp.ByQuery),
 		chromedp.Text("#phase-count", &phasesAfter, chromedp.ByQuery),
 		chromedp.Text("#status", &status, chromedp.ByQuery),
 		chromedp.Evaluate(`window.stillTheSamePage === true`, &same),
+		chromedp.Evaluate(measure, &at),
 		shot("3-live-decided"),
 		// A rebuttal, its Toulmin parts and its link to the argument it answers.
 		chromedp.ScrollIntoView(`article.arg a[href^="#arg-"]`, chromedp.ByQuery),
@@ -224,6 +226,11 @@ func TestBrowser(t *testing.T) {
 	)
 	if !same {
 		t.Error("the page was reloaded: the phases did not arrive live")
+	}
+	// The App's own debate of the example change: its decision leads the page.
+	t.Logf("the decided debate's page: decision at %.0fpx, first argument at %.0fpx, page %.0fpx high", at.Verdict, at.FirstArgument, at.Height)
+	if at.Verdict < 0 || at.FirstArgument < 0 || at.Verdict > at.FirstArgument || at.Verdict > at.Viewport {
+		t.Errorf("the decided debate's decision is not on the first screen above the first argument: %+v", at)
 	}
 	before, _ := strconv.Atoi(phasesBefore)
 	after, _ := strconv.Atoi(phasesAfter)

@@ -69,7 +69,7 @@ func seedHistory(t testing.TB, st *store.Store) {
 	}
 	put("shop-older-2", "acme/shop", 7, 0, transcript("shop-older-2", "Add admin user export", 1), "request_changes", 0.25)
 	put("shop-older-1", "acme/shop", 7, time.Minute, transcript("shop-older-1", "Add admin user export", 1), "request_changes", 0.25)
-	put("shop-debate", "acme/shop", 7, 2*time.Minute, withFindings(transcript("shop-debate", "Add admin user export", 2)), "request_changes", 1)
+	put("shop-debate", "acme/shop", 7, 2*time.Minute, withFindings(longer(transcript("shop-debate", "Add admin user export", 2))), "request_changes", 1)
 	put("shop-running", "acme/shop", 8, 3*time.Minute, transcript("shop-running", "Fix 100% CPU <b>spin</b>", 2), "", 0)
 	put("private-debate", "acme/private", 3, 90*time.Second, transcript("private-debate", "Rotate the signing keys", 1), "paused", 0)
 	put("private-escalated", "acme/private", 4, 30*time.Second, transcript("private-escalated", "Drop the legacy API", 1), "escalate", 0)
@@ -86,6 +86,23 @@ func seedHistory(t testing.TB, st *store.Store) {
 			return
 		}
 	}
+}
+
+// longer gives a debate the arguments a real one has: every stakeholder argues in every phase,
+// at length, so that its page is as long as a real debate's.
+func longer(tr *toulmin.Transcript) *toulmin.Transcript {
+	why := strings.Repeat("The handler reads the id from the query string and passes it on unchecked; ", 4)
+	for _, p := range tr.Timeline {
+		for _, a := range []string{"security", "core_maintainer"} {
+			for i := 1; i <= 3; i++ {
+				tr.Arguments = append(tr.Arguments, toulmin.Argument{ID: fmt.Sprintf("%s-%s-%d-%d", a, p.Phase, p.Round, i), Agent: a, Phase: p.Phase, Round: p.Round,
+					Claim: fmt.Sprintf("Point %d of %s in %s: %s", i, a, p.Phase, why), Warrant: why,
+					Grounds:   []toulmin.Ground{{Path: "internal/export/users.go", Line: 30 + i, Text: why}},
+					Qualifier: toulmin.Qualifier{Confidence: 0.7}, Quality: toulmin.Quality{Score: 0.7}})
+			}
+		}
+	}
+	return tr
 }
 
 var pullRe = regexp.MustCompile(`(?s)<tbody class="pull">.*?</tbody>`)

@@ -32,6 +32,7 @@ var templates = template.Must(template.New("").Funcs(template.FuncMap{
 	"pct":      func(v float64) string { return strconv.FormatFloat(v*100, 'f', 0, 64) + "%" },
 	"num":      func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) },
 	"tokens":   func(n int64) string { return humanInt(n) },
+	"round":    func(v float64) int64 { return int64(math.Round(v)) },
 	"cost":     func(v float64) string { return fmt.Sprintf("$%.4f", v) },
 	"duration": humanDuration,
 	"when":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
