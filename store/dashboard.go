@@ -366,36 +366,47 @@ func (s *Store) Older(ctx context.Context, shown map[Pull]Listed, perPull int) (
 	if perPull <= 0 {
 		perPull = 20
 	}
-	var or []string
-	var args []any
-	for p, l := range shown {
-		or = append(or, "(d.repository = ? AND d.pr_number = ? AND (d.started_at < ? OR (d.started_at = ? AND d.id < ?)))")
-		at := l.StartedAt.UnixNano()
-		args = append(args, p.Repository, p.Number, at, at, l.ID)
+	// One indexed read per pull request: its debates older than the one shown, newest first,
+	// the first perPull of them, each with how many there are.
+	before := func(t string) string {
+		return "(" + t + ".started_at < ? OR (" + t + ".started_at = ? AND " + t + ".id < ?))"
 	}
-	args = append(args, perPull)
-	query := "SELECT * FROM (SELECT " + listColumns + `, ROW_NUMBER() OVER (PARTITION BY d.repository, d.pr_number ORDER BY d.started_at DESC, d.id DESC) AS nth,
-		COUNT(*) OVER (PARTITION BY d.repository, d.pr_number) AS total
-		FROM debates d LEFT JOIN jobs j ON j.id = d.job_id WHERE ` + strings.Join(or, " OR ") + `) o WHERE o.nth <= ? ORDER BY o.started_at DESC, o.id DESC`
-	rows, err := s.db.QueryContext(ctx, s.q(query), args...)
+	query := s.q("SELECT " + listColumns + ", (SELECT COUNT(*) FROM debates n WHERE n.repository = d.repository AND n.pr_number = d.pr_number AND " + before("n") + `) AS total
+		FROM debates d LEFT JOIN jobs j ON j.id = d.job_id WHERE d.repository = ? AND d.pr_number = ? AND ` + before("d") + ` ORDER BY d.started_at DESC, d.id DESC LIMIT ?`)
+	stmt, err := s.db.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, nil, fmt.Errorf("failed to read the earlier debates of %d pull requests: %w", len(shown), err)
 	}
-	defer rows.Close()
+	defer stmt.Close()
 	older, totals := map[Pull][]Listed{}, map[Pull]int{}
-	for rows.Next() {
-		var nth, total int
-		l, err := scanListed(scanTail{rows, []any{&nth, &total}})
-		if err != nil {
-			return nil, nil, fmt.Errorf("failed to read an earlier debate: %w", err)
+	for p, l := range shown {
+		at := l.StartedAt.UnixNano()
+		if err := s.olderOf(ctx, stmt, p, older, totals, at, at, l.ID, p.Repository, p.Number, at, at, l.ID, perPull); err != nil {
+			return nil, nil, err
 		}
-		p := Pull{l.Repository, l.PRNumber}
+	}
+	return older, totals, nil
+}
+
+// olderOf reads one pull request's earlier debates with Older's statement.
+func (s *Store) olderOf(ctx context.Context, stmt *sql.Stmt, p Pull, older map[Pull][]Listed, totals map[Pull]int, args ...any) error {
+	rows, err := stmt.QueryContext(ctx, args...)
+	if err != nil {
+		return fmt.Errorf("failed to read the earlier debates of %s#%d: %w", p.Repository, p.Number, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var total int
+		l, err := scanListed(scanTail{rows, []any{&total}})
+		if err != nil {
+			return fmt.Errorf("failed to read an earlier debate of %s#%d: %w", p.Repository, p.Number, err)
+		}
 		older[p], totals[p] = append(older[p], *l), total
 	}
 	if err := rows.Err(); err != nil {
-		return nil, nil, fmt.Errorf("failed to read the earlier debates: %w", err)
+		return fmt.Errorf("failed to read the earlier debates of %s#%d: %w", p.Repository, p.Number, err)
 	}
-	return older, totals, nil
+	return nil
 }
 
 // scanTail scans a row with columns after scanListed's into tail.
