@@ -24,6 +24,8 @@ type lead struct {
 	Decision, Tone string
 	// Progress is where an undecided debate is ("running · Rebuttals (round 2) done").
 	Progress string
+	// Required are the decision's required changes, each linked to the line it names.
+	Required []required
 	Findings []finding
 	// More counts the findings beyond maxFindings.
 	More int
@@ -38,6 +40,38 @@ type finding struct {
 	Line           int
 	// Excerpt is the cited head line, secrets redacted.
 	Excerpt string
+}
+
+// required is one required change: its text, and the line it names ("path:line: text"),
+// linked to GitHub at the debated head, with that line's code when a finding quoted it.
+type required struct {
+	Text, Location, Link, Excerpt string
+	Line                          int
+}
+
+var located = regexp.MustCompile(`^([^\s:]+):(\d+): (.+)$`)
+
+// requiredOf reads the record's required changes; a change that names a line is linked to it.
+func (d *Dashboard) requiredOf(t *toulmin.Transcript, repo, head string) []required {
+	snippets := map[string]string{}
+	for _, e := range t.Evidence {
+		if e.Snippet != "" && snippets[e.Location()] == "" {
+			snippets[e.Location()] = e.Snippet
+		}
+	}
+	var out []required
+	for _, text := range t.Record.RequiredChanges {
+		r := required{Text: text}
+		if m := located.FindStringSubmatch(text); m != nil {
+			line, _ := strconv.Atoi(m[2])
+			if link := d.lineURL(repo, head, m[1], line); link != "" {
+				r = required{Text: m[3], Location: m[1] + ":" + m[2], Link: link, Line: line}
+				r.Excerpt = redact.Redact(strings.TrimRight(snippets[r.Location], "\r\n"))
+			}
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // decisionWords says a decision in words, and how it reads.
@@ -61,6 +95,7 @@ func (d *Dashboard) leadOf(t *toulmin.Transcript, repo, head, status string) lea
 	var l lead
 	if t.Record.Decision != "" {
 		l.Decision, l.Tone = decisionWords(t.Record.Decision)
+		l.Required = d.requiredOf(t, repo, head)
 	} else {
 		var p toulmin.PhaseRecord
 		if n := len(t.Timeline); n > 0 {

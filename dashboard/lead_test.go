@@ -162,7 +162,8 @@ func TestLineURL(t *testing.T) {
 func TestLeadOf(t *testing.T) {
 	d := testDashboard()
 	sha := "abcdef1234567"
-	tr := &toulmin.Transcript{Record: voting.Record{Decision: voting.RequestChanges}}
+	tr := &toulmin.Transcript{Record: voting.Record{Decision: voting.RequestChanges,
+		RequiredChanges: []string{"store/users.go:41: use a parameterised query", "add tests that cover the export", "../../etc/passwd:1: read it"}}}
 	tr.Evidence = []toulmin.Evidence{
 		{Rule: "style", Severity: toulmin.SeverityLow, Path: "b.go", Line: 9, Message: "naming", Snippet: "var x_y = 1\n"},
 		{Rule: "sql-injection", Severity: toulmin.SeverityCritical, Path: "store/users.go", Line: 41, Message: "query built with Sprintf",
@@ -187,6 +188,24 @@ func TestLeadOf(t *testing.T) {
 	}
 	if strings.Contains(first.Excerpt, "ghp_R7xQ2mN8vK4pL9sT3wY6zB1cD5fH0jA2eG4i") || !strings.Contains(first.Excerpt, "token :=") {
 		t.Errorf("the excerpt is not the redacted line: %q", first.Excerpt)
+	}
+	if len(l.Required) != 3 {
+		t.Fatalf("%d required changes, want 3", len(l.Required))
+	}
+	r := l.Required[0]
+	if r.Text != "use a parameterised query" || r.Location != "store/users.go:41" || r.Link != first.Link || r.Line != 41 {
+		t.Errorf("the first required change reads %+v", r)
+	}
+	if !strings.Contains(r.Excerpt, "token :=") || strings.Contains(r.Excerpt, "ghp_R7xQ2mN8vK4pL9sT3wY6zB1cD5fH0jA2eG4i") {
+		t.Errorf("the first required change's line is not the finding's, redacted: %q", r.Excerpt)
+	}
+	for _, r := range l.Required[1:] {
+		if r.Link != "" || r.Location != "" || r.Excerpt != "" {
+			t.Errorf("a required change without a line GitHub can show is linked: %+v", r)
+		}
+	}
+	if l.Required[2].Text != "../../etc/passwd:1: read it" {
+		t.Errorf("an unlinked required change lost its text: %q", l.Required[2].Text)
 	}
 	if l.Findings[2].Excerpt != "var x_y = 1" {
 		t.Errorf("the excerpt keeps its line ending: %q", l.Findings[2].Excerpt)

@@ -46,7 +46,7 @@ func seedHistory(t testing.TB, st *store.Store) {
 			}
 		default:
 			tr.Record = voting.Record{DebateID: id, HeadSHA: headSHA, Decision: voting.Option(decision), ConsensusLevel: voting.LevelConsensus, ConsensusScore: 0.8,
-				RequiredChanges: []string{"Pass the user id as a query parameter", "Close the response body"}}
+				RequiredChanges: []string{"internal/export/users.go:30: Pass the user id as a query parameter", "Close the response body"}}
 			if decision == "escalate" {
 				tr.Record.RequiredChanges = nil
 			}
@@ -248,6 +248,11 @@ func TestDebatePageLeadsWithDecision(t *testing.T) {
 	link := e.gh.URL + "/acme/shop/blob/" + headSHA + "/internal/export/users.go#L30"
 	if !strings.Contains(page, `<a href="`+link+`"`) {
 		t.Errorf("the finding does not link to %s", link)
+	}
+	required := regexp.MustCompile(`(?s)<ol id="required">.*?</ol>`).FindString(page)
+	if !strings.Contains(required, `<a href="`+link+`" title="this line on GitHub, at the debated head">internal/export/users.go:30</a>: Pass the user id`) ||
+		!strings.Contains(required, `<span class="ln">30</span>rows, err := h.db.Query(`) {
+		t.Errorf("the required change does not link to its line nor show it: %s", required)
 	}
 	if !strings.Contains(page, `<span class="ln">30</span>rows, err := h.db.Query(fmt.Sprintf(`) {
 		t.Error("the finding lacks its line of code")
