@@ -72,7 +72,7 @@ const secretToken = "ghp_R7xQ2mN8vK4pL9sT3wY6zB1cD5fH0jA2eG4i"
 func newEnv(t *testing.T) *env { return newEnvWith(t, seed) }
 
 // newEnvWith is newEnv with the store seeded by seedStore.
-func newEnvWith(t testing.TB, seedStore func(testing.TB, *store.Store)) *env {
+func newEnvWith(t testing.TB, seedStore func(testing.TB, *store.Store), opts ...func(*dashboard.Config)) *env {
 	t.Helper()
 	gh := githubtest.New(t)
 	gh.SetOAuth(githubtest.OAuth{ClientID: "Iv1.client", ClientSecret: "client-secret", User: "alice"})
@@ -86,8 +86,12 @@ func newEnvWith(t testing.TB, seedStore func(testing.TB, *store.Store)) *env {
 	t.Cleanup(func() { st.Close() })
 	seedStore(t, st)
 	ans := &answers{allowed: map[string]bool{"alice": true}}
-	d, err := dashboard.New(dashboard.Config{Store: st, WebURL: gh.URL, APIURL: gh.URL + "/", ClientID: "Iv1.client", ClientSecret: "client-secret",
-		SessionKey: []byte("0123456789abcdef0123456789abcdef"), Checkpoints: ans, Poll: 20 * time.Millisecond})
+	cfg := dashboard.Config{Store: st, WebURL: gh.URL, APIURL: gh.URL + "/", ClientID: "Iv1.client", ClientSecret: "client-secret",
+		SessionKey: []byte("0123456789abcdef0123456789abcdef"), Checkpoints: ans, Poll: 20 * time.Millisecond}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	d, err := dashboard.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

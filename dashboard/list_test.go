@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debatebot/debatebot/dashboard"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
@@ -216,6 +217,35 @@ func TestListFilters(t *testing.T) {
 	// Nothing the filters were given changed the store.
 	if _, ids := list(nil); strings.Join(ids, " ") != all {
 		t.Errorf("after the hostile filters the list is %v", ids)
+	}
+}
+
+// A page holds PageSize pull requests; the next page keeps the filters and starts after the
+// last one, and a pull request's earlier debates never come back as pull requests of their own.
+func TestListPagesKeepTheFilters(t *testing.T) {
+	e := newEnvWith(t, seedHistory, func(c *dashboard.Config) { c.PageSize = 2 })
+	c := e.signIn("alice")
+	heads := regexp.MustCompile(`<tbody class="pull">\s*<tr>\s*<td><a class="title" href="/debates/([^"]+)"`)
+	next := regexp.MustCompile(`<a href="([^"]+)" rel="next">`)
+	var seen []string
+	u := e.url + "/?q=acme"
+	for range 5 {
+		_, page := get(t, c, u)
+		for _, m := range heads.FindAllStringSubmatch(page, -1) {
+			seen = append(seen, m[1])
+		}
+		m := next.FindStringSubmatch(page)
+		if m == nil {
+			break
+		}
+		link := strings.ReplaceAll(m[1], "&amp;", "&")
+		if !strings.Contains(link, "q=acme") || !strings.Contains(link, "after=") {
+			t.Errorf("the next page's link %q drops the search or the cursor", link)
+		}
+		u = e.url + link
+	}
+	if got := strings.Join(seen, " "); got != "shop-running shop-debate private-debate private-escalated" {
+		t.Errorf("the pages listed %s", got)
 	}
 }
 
