@@ -189,12 +189,13 @@ func TestListFilters(t *testing.T) {
 		{"repository", url.Values{"repository": {"acme/private"}}, "private-debate private-escalated"},
 		{"repository and text", url.Values{"repository": {"acme/private"}, "q": {"legacy"}}, "private-escalated"},
 		{"blank text", url.Values{"q": {"   "}}, all},
+		{"invalid utf-8 and control characters", url.Values{"q": {"\xffEX\x00PORT\x1b"}}, "shop-debate"},
 	} {
 		page, ids := list(c.query)
 		if got := strings.Join(ids, " "); got != c.want {
 			t.Errorf("%s: listed %q, want %q", c.name, got, c.want)
 		}
-		if q := c.query.Get("q"); strings.TrimSpace(q) != "" && !strings.Contains(page, `value="`+htmlEscape(strings.TrimSpace(q))+`"`) {
+		if q := strings.TrimSpace(store.CleanText(c.query.Get("q"))); q != "" && !strings.Contains(page, `value="`+htmlEscape(q)+`"`) {
 			t.Errorf("%s: the search box does not keep %q", c.name, q)
 		}
 	}

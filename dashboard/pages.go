@@ -158,7 +158,7 @@ func (d *Dashboard) list(w http.ResponseWriter, r *http.Request, v *viewer) {
 	}
 	readable, err := d.readable(ctx, v, all)
 	data := listData{Viewer: v, Repositories: readable, Statuses: store.Statuses, Repository: q.Get("repository"), Status: q.Get("status"),
-		Text: strings.TrimSpace(q.Get("q")), MaxText: store.MaxText}
+		Text: strings.TrimSpace(store.CleanText(q.Get("q"))), MaxText: store.MaxText}
 	if err != nil {
 		zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not check the viewer's access to every repository.")
 		data.Notice = "GitHub did not answer for some repositories; their debates are not shown."

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -297,7 +298,7 @@ func (s *Store) Repositories(ctx context.Context) ([]string, error) {
 // repository, case-insensitively, or the pull request's number ("7", "#7"). It is passed as a
 // parameter, its LIKE wildcards escaped.
 func textFilter(text, title, repo, number string) (string, []any) {
-	text = strings.ToLower(strings.TrimSpace(ClipText(text)))
+	text = strings.ToLower(strings.TrimSpace(ClipText(CleanText(text))))
 	if text == "" {
 		return "", nil
 	}
@@ -313,6 +314,17 @@ func textFilter(text, title, repo, number string) (string, []any) {
 		or, args = append(or, number+" = ?"), append(args, n)
 	}
 	return "(" + strings.Join(or, " OR ") + ")", args
+}
+
+// CleanText drops from a free-text filter what no title holds and a database may refuse:
+// invalid UTF-8 and control characters (NUL among them).
+func CleanText(text string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(text, ""))
 }
 
 // ClipText cuts a free-text filter to MaxText characters (whole runes).

@@ -130,6 +130,8 @@ func TestTextFilter(t *testing.T) {
 			{"' OR 1=1 --", nil},
 			{"x'); DROP TABLE debates; --", nil},
 			{"  ", []string{"p06", "p05", "p04", "p03"}},
+			{"\xff\x00exp\x1bort\xc3", []string{"p05", "p03"}},
+			{"\x00", []string{"p06", "p05", "p04", "p03"}},
 			{strings.Repeat("export ", 1000), nil},
 			{strings.Repeat("é", MaxText+50), nil},
 		} {
