@@ -45,6 +45,9 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
+// appHead is the head commit of acme/shop#n: a full commit id, as GitHub sends.
+func appHead(n int) string { return fmt.Sprintf("abc12%d%034d", n, n) }
+
 // theApp is the whole App (handlers.New, as serve runs it) on an https test server, against a
 // fake GitHub holding acme/shop#7 and #8, whose debates pause after their first round.
 type theApp struct {
@@ -62,7 +65,7 @@ func startApp(t *testing.T) *theApp {
 		t.Fatal(err)
 	}
 	for _, n := range []int{7, 8} {
-		gh.PRs[fmt.Sprintf("acme/shop#%d", n)] = &githubtest.PR{Title: "Add admin user export", BaseRef: "main", HeadRef: fmt.Sprintf("export-%d", n), HeadSHA: fmt.Sprintf("abc12%d", n), Diff: string(diff)}
+		gh.PRs[fmt.Sprintf("acme/shop#%d", n)] = &githubtest.PR{Title: "Add admin user export", BaseRef: "main", HeadRef: fmt.Sprintf("export-%d", n), HeadSHA: appHead(n), Diff: string(diff)}
 	}
 	gh.Contents["acme/shop@main:.github/debatebot.yml"] = "protocol: extended\nmax_rounds: 2\n"
 	gh.Permissions["acme/shop:alice"] = "write"
@@ -101,7 +104,7 @@ func (a *theApp) deliver(t *testing.T, event, file string, n int, edit func(map[
 	p["sender"] = map[string]any{"login": "alice", "type": "User"}
 	if pr, ok := p["pull_request"].(map[string]any); ok {
 		pr["number"], pr["draft"] = n, false
-		pr["head"].(map[string]any)["sha"] = fmt.Sprintf("abc12%d", n)
+		pr["head"].(map[string]any)["sha"] = appHead(n)
 	}
 	if is, ok := p["issue"].(map[string]any); ok {
 		is["number"] = n
@@ -210,11 +213,13 @@ func TestBrowser(t *testing.T) {
 	})
 	var phasesAfter string
 	var same bool
+	var at positions
 	run("watch the resumed debate's phases appear",
 		chromedp.WaitVisible("#record", chromedp.ByQuery),
 		chromedp.Text("#phase-count", &phasesAfter, chromedp.ByQuery),
 		chromedp.Text("#status", &status, chromedp.ByQuery),
 		chromedp.Evaluate(`window.stillTheSamePage === true`, &same),
+		chromedp.Evaluate(measure, &at),
 		shot("3-live-decided"),
 		// A rebuttal, its Toulmin parts and its link to the argument it answers.
 		chromedp.ScrollIntoView(`article.arg a[href^="#arg-"]`, chromedp.ByQuery),
@@ -224,6 +229,14 @@ func TestBrowser(t *testing.T) {
 	)
 	if !same {
 		t.Error("the page was reloaded: the phases did not arrive live")
+	}
+	// The App's own debate of the example change: its decision leads the page.
+	t.Logf("the decided debate's page: decision at %.0fpx, first argument at %.0fpx, page %.0fpx high", at.Verdict, at.FirstArgument, at.Height)
+	if at.Verdict < 0 || at.FirstArgument < 0 || at.Verdict > at.FirstArgument || at.Verdict > at.Viewport {
+		t.Errorf("the decided debate's decision is not on the first screen above the first argument: %+v", at)
+	}
+	if want := "/acme/shop/blob/" + appHead(7) + "/"; !strings.Contains(at.FirstLink, want) {
+		t.Errorf("the decided debate's first finding links to %q, not to its line at the head (%s…)", at.FirstLink, want)
 	}
 	before, _ := strconv.Atoi(phasesBefore)
 	after, _ := strconv.Atoi(phasesAfter)

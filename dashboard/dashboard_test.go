@@ -72,7 +72,7 @@ const secretToken = "ghp_R7xQ2mN8vK4pL9sT3wY6zB1cD5fH0jA2eG4i"
 func newEnv(t *testing.T) *env { return newEnvWith(t, seed) }
 
 // newEnvWith is newEnv with the store seeded by seedStore.
-func newEnvWith(t testing.TB, seedStore func(testing.TB, *store.Store)) *env {
+func newEnvWith(t testing.TB, seedStore func(testing.TB, *store.Store), opts ...func(*dashboard.Config)) *env {
 	t.Helper()
 	gh := githubtest.New(t)
 	gh.SetOAuth(githubtest.OAuth{ClientID: "Iv1.client", ClientSecret: "client-secret", User: "alice"})
@@ -86,8 +86,12 @@ func newEnvWith(t testing.TB, seedStore func(testing.TB, *store.Store)) *env {
 	t.Cleanup(func() { st.Close() })
 	seedStore(t, st)
 	ans := &answers{allowed: map[string]bool{"alice": true}}
-	d, err := dashboard.New(dashboard.Config{Store: st, WebURL: gh.URL, APIURL: gh.URL + "/", ClientID: "Iv1.client", ClientSecret: "client-secret",
-		SessionKey: []byte("0123456789abcdef0123456789abcdef"), Checkpoints: ans, Poll: 20 * time.Millisecond})
+	cfg := dashboard.Config{Store: st, WebURL: gh.URL, APIURL: gh.URL + "/", ClientID: "Iv1.client", ClientSecret: "client-secret",
+		SessionKey: []byte("0123456789abcdef0123456789abcdef"), Checkpoints: ans, Poll: 20 * time.Millisecond}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	d, err := dashboard.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +232,7 @@ func TestSignInAndList(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, list := get(t, c, e.url+"/")
-	for _, want := range []string{"acme/shop", "acme/private", "/debates/shop-debate", "/debates/private-debate", "paused after round 1", "decided", "1,500", "#12 <span class=\"muted\" title=\"its first phase has not ended\">not begun"} {
+	for _, want := range []string{"acme/shop", "acme/private", "/debates/shop-debate", "/debates/private-debate", "paused after round 1", "decided", "1,500", `<span class="title">#12</span> <span class="muted" title="its first phase has not ended">not begun`} {
 		if !strings.Contains(list, want) {
 			t.Errorf("alice's list lacks %q", want)
 		}
@@ -350,7 +354,7 @@ func TestDebatePage(t *testing.T) {
 		t.Fatalf("page answered %d: %s", status, page)
 	}
 	for _, want := range []string{"Security Stakeholder", "Core Maintainer", `id="arg-SS-1"`, `href="#arg-SS-1"`, `href="#arg-CM-R1"`, "Steelman", "Warrant", "quality 80%",
-		"internal/export/users.go:30", "Position history", "request_changes", "Decision record", "approve", "Required changes", "rebuttal · round 2"} {
+		"internal/export/users.go:30", "Position history", "request_changes", "Decision record", "approve", "Required changes", "Rebuttals · round 2"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
 		}
@@ -596,7 +600,7 @@ func TestEventsFollowTheStore(t *testing.T) {
 	if !strings.Contains(s, "event: update\ndata: ") || !strings.Contains(s, "Round 2: the token is a test fixture.") || !strings.Contains(s, "event: end") {
 		t.Errorf("events: %s", s)
 	}
-	if !strings.Contains(s, "Decision record") {
+	if !strings.Contains(s, `id="record"`) || !strings.Contains(s, `id="verdict">Approved<`) {
 		t.Errorf("the last update lacks the decision: %s", s)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 //go:embed templates/*.html
@@ -31,9 +32,11 @@ var templates = template.Must(template.New("").Funcs(template.FuncMap{
 	"pct":      func(v float64) string { return strconv.FormatFloat(v*100, 'f', 0, 64) + "%" },
 	"num":      func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) },
 	"tokens":   func(n int64) string { return humanInt(n) },
+	"round":    func(v float64) int64 { return int64(math.Round(v)) },
 	"cost":     func(v float64) string { return fmt.Sprintf("$%.4f", v) },
 	"duration": humanDuration,
 	"when":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+	"class":    statusClass,
 	"anchor":   func(id string) string { return "arg-" + anchorSafe(id) },
 	"split":    strings.Fields,
 	"rows":     func(n int) int { return 20 * n },
@@ -115,6 +118,8 @@ func (d *Dashboard) notFound(w http.ResponseWriter) {
 // listRow is a debate as the list shows it.
 type listRow struct {
 	ID, Repository, Subject, Trigger, Protocol, Status, Decision, Consensus string
+	// Title is the pull request's title ("" when the store has none).
+	Title string
 	// GitHub is the pull request's or issue's page on GitHub.
 	GitHub   string
 	Duration time.Duration
@@ -126,16 +131,23 @@ type listRow struct {
 }
 
 type listData struct {
-	Viewer                 *viewer
-	Rows                   []listRow
-	Repositories, Statuses []string
-	Repository, Status     string
-	Next, First            string
-	Notice                 string
+	Viewer *viewer
+	// Pulls are the page's pull requests, each with its latest debate and the earlier ones.
+	Pulls                    []pullGroup
+	Repositories, Statuses   []string
+	Repository, Status, Text string
+	Next, First              string
+	Notice                   string
+	// MaxText is the free-text filter's bound, in characters.
+	MaxText int
 }
 
-// list is GET /: the debates of the repositories the viewer can read, newest first, a page at a
-// time, filtered by repository and status in the store.
+// filtered reports whether the list is filtered.
+func (l listData) Filtered() bool { return l.Repository != "" || l.Status != "" || l.Text != "" }
+
+// list is GET /: the pull requests of the repositories the viewer can read, each with its latest
+// debate (its earlier ones folded under it), newest first, a page at a time, filtered in the
+// store by repository, status and free text (title, repository or number).
 func (d *Dashboard) list(w http.ResponseWriter, r *http.Request, v *viewer) {
 	ctx := r.Context()
 	q := r.URL.Query()
@@ -145,7 +157,8 @@ func (d *Dashboard) list(w http.ResponseWriter, r *http.Request, v *viewer) {
 		return
 	}
 	readable, err := d.readable(ctx, v, all)
-	data := listData{Viewer: v, Repositories: readable, Statuses: store.Statuses, Repository: q.Get("repository"), Status: q.Get("status")}
+	data := listData{Viewer: v, Repositories: readable, Statuses: store.Statuses, Repository: q.Get("repository"), Status: q.Get("status"),
+		Text: strings.TrimSpace(store.CleanText(q.Get("q"))), MaxText: store.MaxText}
 	if err != nil {
 		zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not check the viewer's access to every repository.")
 		data.Notice = "GitHub did not answer for some repositories; their debates are not shown."
@@ -153,7 +166,15 @@ func (d *Dashboard) list(w http.ResponseWriter, r *http.Request, v *viewer) {
 	if data.Status != "" && !slices.Contains(store.Statuses, data.Status) {
 		data.Status = ""
 	}
-	f := store.ListFilter{Readable: readable, Repository: data.Repository, Status: data.Status, Limit: d.cfg.PageSize}
+	if data.Repository != "" && !slices.Contains(readable, data.Repository) {
+		// Not one of the viewer's: nothing to list, and nothing to echo.
+		data.Repository, data.Notice = "", cmpOr(data.Notice, "That repository has no debates you can read; all repositories are shown.")
+	}
+	if clipped := store.ClipText(data.Text); clipped != data.Text {
+		data.Text = clipped
+		data.Notice = cmpOr(data.Notice, fmt.Sprintf("The search was cut to its first %d characters.", store.MaxText))
+	}
+	f := store.ListFilter{Readable: readable, Repository: data.Repository, Status: data.Status, Text: data.Text, LatestPerPull: true, Limit: d.cfg.PageSize}
 	if after := q.Get("after"); after != "" {
 		c, err := store.ParseCursor(after)
 		if err != nil {
@@ -167,17 +188,15 @@ func (d *Dashboard) list(w http.ResponseWriter, r *http.Request, v *viewer) {
 		d.errorPage(w, http.StatusServiceUnavailable, "The store is unavailable", err.Error())
 		return
 	}
-	for _, l := range rows {
-		row := toRow(l)
-		row.GitHub = d.githubURL(l.Repository, l.PRNumber)
-		data.Rows = append(data.Rows, row)
+	if data.Pulls, err = d.pullGroups(ctx, rows); err != nil {
+		d.errorPage(w, http.StatusServiceUnavailable, "The store is unavailable", err.Error())
+		return
 	}
 	filter := url.Values{}
-	if data.Repository != "" {
-		filter.Set("repository", data.Repository)
-	}
-	if data.Status != "" {
-		filter.Set("status", data.Status)
+	for k, val := range map[string]string{"repository": data.Repository, "status": data.Status, "q": data.Text} {
+		if val != "" {
+			filter.Set(k, val)
+		}
 	}
 	if f.After != nil {
 		data.First = "/?" + filter.Encode()
@@ -191,13 +210,12 @@ func (d *Dashboard) list(w http.ResponseWriter, r *http.Request, v *viewer) {
 
 func toRow(l store.Listed) listRow {
 	subject := fmt.Sprintf("#%d", l.PRNumber)
+	decision, _ := decisionWords(voting.Option(l.Decision))
 	row := listRow{
-		ID: l.ID, Repository: redact.Redact(l.Repository), Subject: subject, Trigger: redact.Redact(l.Trigger), Protocol: redact.Redact(l.Protocol),
-		Status: l.Status, Decision: redact.Redact(l.Decision), Consensus: redact.Redact(l.ConsensusLevel),
+		ID: l.ID, Repository: redact.Redact(l.Repository), Subject: subject, Title: redact.Redact(l.Title), Trigger: redact.Redact(l.Trigger), Protocol: redact.Redact(l.Protocol),
+		Status:   phaseLabel(l.Status, l.LastPhase, l.LastRound, l.PausedAfter, l.Pending),
+		Decision: redact.Redact(decision), Consensus: redact.Redact(l.ConsensusLevel),
 		Tokens: l.Prompt + l.Completion, CostUSD: l.CostUSD, Started: l.StartedAt, Pending: l.Pending,
-	}
-	if l.Status == store.StatusPaused {
-		row.Status = fmt.Sprintf("paused after round %d", l.PausedAfter)
 	}
 	if l.EndedAt.After(l.StartedAt) {
 		row.Duration = l.EndedAt.Sub(l.StartedAt)
@@ -245,8 +263,10 @@ type debateData struct {
 	Live      bool
 	CanAnswer bool
 	// Need is the permission the checkpoint buttons need, when the viewer lacks it.
-	Need        string
-	T           *toulmin.Transcript
+	Need string
+	T    *toulmin.Transcript
+	// Lead is what the page opens with: the decision, its required changes and the findings.
+	Lead        lead
 	Timeline    []phaseView
 	History     []historyView
 	Decided     bool
@@ -310,17 +330,15 @@ func (d *Dashboard) unreadable(w http.ResponseWriter, err error) {
 func (d *Dashboard) debateView(ctx context.Context, v *viewer, row *store.Debate, st *store.Listed) (*debateData, error) {
 	data := &debateData{Viewer: v, ID: row.ID, Repo: redact.Redact(row.Repository), PR: row.PRNumber, GitHub: d.githubURL(row.Repository, row.PRNumber), Status: st.Status, Phases: st.Phases, Paused: st.PausedAfter}
 	data.Live = !slices.Contains([]string{store.StatusDecided, store.StatusEscalated, store.StatusFailed, store.StatusSuperseded}, st.Status)
-	var t toulmin.Transcript
-	if len(row.Checkpoint) > 0 {
-		doc, err := publish.RedactJSON(row.Checkpoint)
-		if err != nil {
-			return nil, fmt.Errorf("failed to redact the transcript of debate %s: %w", row.ID, err)
-		}
-		if err := json.Unmarshal(doc, &t); err != nil {
-			return nil, fmt.Errorf("failed to read the transcript of debate %s: %w", row.ID, err)
-		}
+	t, err := transcriptOf(row)
+	if err != nil {
+		return nil, err
 	}
 	data.T = &t
+	data.Lead = d.leadOf(&t, row.Repository, cmpOr(row.HeadSHA, t.Record.HeadSHA), st.Status)
+	if st.Status == store.StatusPaused {
+		data.Lead.Progress = phaseLabel(st.Status, "", 0, st.PausedAfter, false)
+	}
 	data.Title = t.Title
 	if data.Title == "" {
 		data.Title = fmt.Sprintf("%s #%d", data.Repo, row.PRNumber)
@@ -384,6 +402,23 @@ func (d *Dashboard) debateView(ctx context.Context, v *viewer, row *store.Debate
 		}
 	}
 	return data, nil
+}
+
+// transcriptOf reads a debate's checkpoint (empty before its first phase ends), redacted before
+// anything is read from it.
+func transcriptOf(row *store.Debate) (toulmin.Transcript, error) {
+	var t toulmin.Transcript
+	if len(row.Checkpoint) == 0 {
+		return t, nil
+	}
+	doc, err := publish.RedactJSON(row.Checkpoint)
+	if err != nil {
+		return t, fmt.Errorf("failed to redact the transcript of debate %s: %w", row.ID, err)
+	}
+	if err := json.Unmarshal(doc, &t); err != nil {
+		return t, fmt.Errorf("failed to read the transcript of debate %s: %w", row.ID, err)
+	}
+	return t, nil
 }
 
 func cmpOr(a, b string) string {
@@ -565,9 +600,11 @@ func (d *Dashboard) checkpoint(w http.ResponseWriter, r *http.Request, v *viewer
 type repoMetrics struct {
 	Repository string
 	Stats      *store.Stats
-	Rates      []bar
-	Durations  []bar
-	Tokens     bar
+	Rates      []rateBar
+	// Cost is the repository's model cost beside the others'.
+	Cost      bar
+	Durations []bar
+	Tokens    bar
 }
 
 type bar struct {
@@ -581,10 +618,15 @@ type metricsData struct {
 	Viewer *viewer
 	Repos  []repoMetrics
 	Notice string
+	// TotalCostUSD is the model cost over every repository shown.
+	TotalCostUSD float64
+	// Legend says what each rate counts and which way it is good.
+	Legend []rateBar
 }
 
-// metrics is GET /metrics-overview: seed 004's debate metrics per readable repository, with
-// small SVG charts drawn on the server.
+// metrics is GET /metrics-overview: the debate metrics of each readable repository (its cost,
+// its rates judged good, fair or poor, durations and tokens), with small SVG charts drawn on
+// the server.
 func (d *Dashboard) metrics(w http.ResponseWriter, r *http.Request, v *viewer) {
 	ctx := r.Context()
 	all, err := d.cfg.Store.Repositories(ctx)
@@ -602,10 +644,12 @@ func (d *Dashboard) metrics(w http.ResponseWriter, r *http.Request, v *viewer) {
 		d.errorPage(w, http.StatusServiceUnavailable, "The store is unavailable", err.Error())
 		return
 	}
-	var maxTokens, maxSeconds float64
+	var maxTokens, maxSeconds, maxCost float64
 	for _, repo := range readable {
 		s := stats[repo]
 		maxTokens = math.Max(maxTokens, s.TokensPerDebate)
+		maxCost = math.Max(maxCost, s.CostUSD)
+		data.TotalCostUSD += s.CostUSD
 		for _, sec := range s.MeanSecondsByProtocol {
 			maxSeconds = math.Max(maxSeconds, sec)
 		}
@@ -620,11 +664,12 @@ func (d *Dashboard) metrics(w http.ResponseWriter, r *http.Request, v *viewer) {
 	for i := range data.Repos {
 		m := &data.Repos[i]
 		s := m.Stats
-		m.Rates = []bar{
-			{"consensus", fmt.Sprintf("%.0f%%", s.ConsensusRate*100), scale(s.ConsensusRate, 1)},
-			{"reversal", fmt.Sprintf("%.0f%%", s.ReversalRate*100), scale(s.ReversalRate, 1)},
-			{"auto-escalation", fmt.Sprintf("%.0f%%", s.AutoEscalationRate*100), scale(s.AutoEscalationRate, 1)},
+		m.Rates = []rateBar{
+			rateBarOf(consensusRate, s.ConsensusRate, s.Debates),
+			rateBarOf(reversalRate, s.ReversalRate, s.HumanDecided),
+			rateBarOf(autoEscalationRate, s.AutoEscalationRate, s.Debates),
 		}
+		m.Cost = bar{"model cost", fmt.Sprintf("$%.2f", s.CostUSD), scale(s.CostUSD, maxCost)}
 		protocols := make([]string, 0, len(s.MeanSecondsByProtocol))
 		for p := range s.MeanSecondsByProtocol {
 			protocols = append(protocols, p)
@@ -635,6 +680,9 @@ func (d *Dashboard) metrics(w http.ResponseWriter, r *http.Request, v *viewer) {
 			m.Durations = append(m.Durations, bar{redact.Redact(p), humanDuration(time.Duration(sec * float64(time.Second))), scale(sec, maxSeconds)})
 		}
 		m.Tokens = bar{"tokens per debate", humanInt(int64(s.TokensPerDebate)), scale(s.TokensPerDebate, maxTokens)}
+	}
+	for _, spec := range []rateSpec{consensusRate, reversalRate, autoEscalationRate} {
+		data.Legend = append(data.Legend, rateBarOf(spec, 0, 0))
 	}
 	d.render(w, http.StatusOK, "metrics.html", data)
 }

@@ -3,12 +3,15 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Statuses of a debate as the dashboard shows them, derived from the debate's row and its job.
@@ -74,20 +77,32 @@ type ListFilter struct {
 	Readable []string
 	// Repository and Status, when set, narrow the list to one repository and one status.
 	Repository, Status string
+	// Text, when set, keeps the debates whose pull request's title or repository contains it
+	// (case-insensitively, as plain text: % and _ are no wildcards), or whose number it is
+	// ("7" or "#7"). It is cut to MaxText characters.
+	Text string
+	// LatestPerPull lists only the latest debate of each pull request (Pulls reads the others):
+	// the filters then apply to that debate.
+	LatestPerPull bool
 	// After is the cursor of the previous page's last debate.
 	After *Cursor
 	// Limit is the page's size (50 when 0).
 	Limit int
 }
 
+// MaxText bounds the list's free-text filter, in characters.
+const MaxText = 100
+
 const listColumns = `d.id, d.job_id, d.repository, d.pr_number, d.head_sha, d.trigger_name, d.protocol, d.decision, d.phases,
-	d.prompt_tokens, d.completion_tokens, d.cost_usd, d.started_at, d.ended_at, d.consensus_level, d.escalations, d.human_decision, d.paused_after, ` + statusSQL
+	d.prompt_tokens, d.completion_tokens, d.cost_usd, d.started_at, d.ended_at, d.consensus_level, d.escalations, d.human_decision, d.paused_after,
+	d.title, d.last_phase, d.last_round, ` + statusSQL
 
 func scanListed(row interface{ Scan(...any) error }) (*Listed, error) {
 	var l Listed
 	var started, ended int64
 	if err := row.Scan(&l.ID, &l.JobID, &l.Repository, &l.PRNumber, &l.HeadSHA, &l.Trigger, &l.Protocol, &l.Decision, &l.Phases,
-		&l.Prompt, &l.Completion, &l.CostUSD, &started, &ended, &l.ConsensusLevel, &l.Escalations, &l.HumanDecision, &l.PausedAfter, &l.Status); err != nil {
+		&l.Prompt, &l.Completion, &l.CostUSD, &started, &ended, &l.ConsensusLevel, &l.Escalations, &l.HumanDecision, &l.PausedAfter,
+		&l.Title, &l.LastPhase, &l.LastRound, &l.Status); err != nil {
 		return nil, err
 	}
 	l.StartedAt, l.EndedAt = time.Unix(0, started), time.Unix(0, ended)
@@ -124,6 +139,13 @@ func (s *Store) ListDebates(ctx context.Context, f ListFilter) ([]Listed, *Curso
 	}
 	if f.Status != "" {
 		where, args = append(where, "("+statusSQL+") = ?"), append(args, f.Status)
+	}
+	if cond, targs := textFilter(f.Text, "d.title", "d.repository", "d.pr_number"); cond != "" {
+		where, args = append(where, cond), append(args, targs...)
+	}
+	if f.LatestPerPull {
+		where = append(where, `NOT EXISTS (SELECT 1 FROM debates n WHERE n.repository = d.repository AND n.pr_number = d.pr_number
+			AND (n.started_at > d.started_at OR (n.started_at = d.started_at AND n.id > d.id)))`)
 	}
 	if f.After != nil {
 		// Written so that the index can seek to the cursor (a range on started_at) rather
@@ -204,6 +226,10 @@ func (s *Store) pending(ctx context.Context, f ListFilter, limit int) ([]Listed,
 	if f.Repository != "" {
 		where, args = append(where, repo+" = ?"), append(args, f.Repository)
 	}
+	// A debate not begun has no title yet: the text finds it by its repository or number.
+	if cond, targs := textFilter(f.Text, "", repo, number); cond != "" {
+		where, args = append(where, cond), append(args, targs...)
+	}
 	where = append(where, repo+" IN ("+strings.TrimSuffix(strings.Repeat("?, ", len(f.Readable)), ", ")+")")
 	for _, r := range f.Readable {
 		args = append(args, r)
@@ -266,3 +292,139 @@ func (s *Store) Repositories(ctx context.Context) ([]string, error) {
 	}
 	return out, rows.Err()
 }
+
+// textFilter is the condition of the list's free-text filter over the columns given (title may
+// be empty): the text, cut to MaxText characters, is a plain substring of the title or the
+// repository, case-insensitively, or the pull request's number ("7", "#7"). It is passed as a
+// parameter, its LIKE wildcards escaped.
+func textFilter(text, title, repo, number string) (string, []any) {
+	text = strings.ToLower(strings.TrimSpace(ClipText(CleanText(text))))
+	if text == "" {
+		return "", nil
+	}
+	like := "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(text) + "%"
+	var or []string
+	var args []any
+	for _, col := range []string{title, repo} {
+		if col != "" {
+			or, args = append(or, "lower("+col+") LIKE ? ESCAPE '\\'"), append(args, like)
+		}
+	}
+	if n, err := strconv.Atoi(strings.TrimPrefix(text, "#")); err == nil && n > 0 {
+		or, args = append(or, number+" = ?"), append(args, n)
+	}
+	return "(" + strings.Join(or, " OR ") + ")", args
+}
+
+// CleanText drops from a free-text filter what no title holds and a database may refuse:
+// invalid UTF-8 and control characters (NUL among them).
+func CleanText(text string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(text, ""))
+}
+
+// ClipText cuts a free-text filter to MaxText characters (whole runes).
+func ClipText(text string) string {
+	if utf8.RuneCountInString(text) <= MaxText {
+		return text
+	}
+	return string([]rune(text)[:MaxText])
+}
+
+// progress is what the list shows of a checkpoint: the pull request's title and the last phase
+// the debate completed.
+type progress struct {
+	Title string `json:"title"`
+	Phase string `json:"-"`
+	Round int    `json:"-"`
+	// Timeline is the transcript's; only its last phase is kept.
+	Timeline []struct {
+		Phase string `json:"phase"`
+		Round int    `json:"round"`
+	} `json:"timeline"`
+}
+
+// progressOf reads a checkpoint's title and last phase; a checkpoint it cannot read (none yet)
+// has neither.
+func progressOf(checkpoint []byte) progress {
+	var p progress
+	if len(checkpoint) == 0 || json.Unmarshal(checkpoint, &p) != nil {
+		return progress{}
+	}
+	if n := len(p.Timeline); n > 0 {
+		p.Phase, p.Round = p.Timeline[n-1].Phase, p.Timeline[n-1].Round
+	}
+	p.Timeline = nil
+	return p
+}
+
+// Pull is one pull request's entry in the list: a key for Pulls.
+type Pull struct {
+	Repository string
+	Number     int
+}
+
+// Older returns, for each pull request given, its debates older than the one the list shows
+// (before, by ID), newest first, at most perPull of each, and how many each has in all beyond
+// the one shown. The list folds them under the pull request.
+func (s *Store) Older(ctx context.Context, shown map[Pull]Listed, perPull int) (map[Pull][]Listed, map[Pull]int, error) {
+	if len(shown) == 0 {
+		return nil, nil, nil
+	}
+	if perPull <= 0 {
+		perPull = 20
+	}
+	// One indexed read per pull request: its debates older than the one shown, newest first,
+	// the first perPull of them, each with how many there are.
+	before := func(t string) string {
+		return "(" + t + ".started_at < ? OR (" + t + ".started_at = ? AND " + t + ".id < ?))"
+	}
+	query := s.q("SELECT " + listColumns + ", (SELECT COUNT(*) FROM debates n WHERE n.repository = d.repository AND n.pr_number = d.pr_number AND " + before("n") + `) AS total
+		FROM debates d LEFT JOIN jobs j ON j.id = d.job_id WHERE d.repository = ? AND d.pr_number = ? AND ` + before("d") + ` ORDER BY d.started_at DESC, d.id DESC LIMIT ?`)
+	stmt, err := s.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, nil, fmt.Errorf("failed to read the earlier debates of %d pull requests: %w", len(shown), err)
+	}
+	defer stmt.Close()
+	older, totals := map[Pull][]Listed{}, map[Pull]int{}
+	for p, l := range shown {
+		at := l.StartedAt.UnixNano()
+		if err := s.olderOf(ctx, stmt, p, older, totals, at, at, l.ID, p.Repository, p.Number, at, at, l.ID, perPull); err != nil {
+			return nil, nil, err
+		}
+	}
+	return older, totals, nil
+}
+
+// olderOf reads one pull request's earlier debates with Older's statement.
+func (s *Store) olderOf(ctx context.Context, stmt *sql.Stmt, p Pull, older map[Pull][]Listed, totals map[Pull]int, args ...any) error {
+	rows, err := stmt.QueryContext(ctx, args...)
+	if err != nil {
+		return fmt.Errorf("failed to read the earlier debates of %s#%d: %w", p.Repository, p.Number, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var total int
+		l, err := scanListed(scanTail{rows, []any{&total}})
+		if err != nil {
+			return fmt.Errorf("failed to read an earlier debate of %s#%d: %w", p.Repository, p.Number, err)
+		}
+		older[p], totals[p] = append(older[p], *l), total
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("failed to read the earlier debates of %s#%d: %w", p.Repository, p.Number, err)
+	}
+	return nil
+}
+
+// scanTail scans a row with columns after scanListed's into tail.
+type scanTail struct {
+	rows *sql.Rows
+	tail []any
+}
+
+func (t scanTail) Scan(dest ...any) error { return t.rows.Scan(append(dest, t.tail...)...) }

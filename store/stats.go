@@ -2,11 +2,12 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"strings"
 )
 
-// Stats are the debate metrics of seeds 004 and 000, computed from the store.
+// Stats are the debate metrics, computed from the store.
 type Stats struct {
 	Debates int `json:"debates"`
 	// Decisions counts debates by decision.
@@ -23,7 +24,11 @@ type Stats struct {
 	ReversalRate float64 `json:"reversal_rate"`
 	// TokensPerDebate is the mean of prompt plus completion tokens.
 	TokensPerDebate float64 `json:"tokens_per_debate"`
-	// Dialectic are seed 000's failure and planning debates.
+	// CostUSD is the estimated model cost of the debates (0 offline), and CostPerDebate its
+	// mean.
+	CostUSD       float64 `json:"cost_usd"`
+	CostPerDebate float64 `json:"cost_per_debate"`
+	// Dialectic are the failure and planning debates.
 	Dialectic DialecticStats `json:"dialectic"`
 }
 
@@ -47,6 +52,12 @@ func (s *Store) Stats(ctx context.Context) (*Stats, error) {
 	st := statsOf(ds)
 	if st.Dialectic, err = s.dialecticStats(ctx); err != nil {
 		return nil, err
+	}
+	if err := s.db.QueryRowContext(ctx, "SELECT COALESCE(SUM(cost_usd), 0) FROM debates WHERE decision <> ''").Scan(&st.CostUSD); err != nil {
+		return nil, fmt.Errorf("failed to sum the cost of the debates: %w", err)
+	}
+	if st.Debates > 0 {
+		st.CostPerDebate = st.CostUSD / float64(st.Debates)
 	}
 	return st, nil
 }
@@ -98,7 +109,36 @@ func (s *Store) StatsByRepository(ctx context.Context, repos []string) (map[stri
 	for r, sum := range sums {
 		out[r] = sum.stats()
 	}
+	if err := s.costs(ctx, in, args, out); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// costs adds each repository's model cost, over its decided debates, to its metrics.
+func (s *Store) costs(ctx context.Context, in string, args []any, out map[string]*Stats) error {
+	rows, err := s.db.QueryContext(ctx, s.q("SELECT repository, COALESCE(SUM(cost_usd), 0) FROM debates WHERE decision <> '' AND repository IN ("+in+") GROUP BY repository"), args...)
+	if err != nil {
+		return fmt.Errorf("failed to sum the cost of each repository's debates: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var repo string
+		var cost float64
+		if err := rows.Scan(&repo, &cost); err != nil {
+			return fmt.Errorf("failed to read a repository's cost: %w", err)
+		}
+		if st := out[repo]; st != nil {
+			st.CostUSD = cost
+			if st.Debates > 0 {
+				st.CostPerDebate = cost / float64(st.Debates)
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("failed to sum the cost of each repository's debates: %w", err)
+	}
+	return nil
 }
 
 func statsOf(ds []Debate) *Stats {

@@ -665,6 +665,12 @@ type Debate struct {
 	// Source is what a local debate was started from (JSON of the command line's choosing), for
 	// `debate --resume`; empty for the App's debates. Read by Debate only.
 	Source []byte
+	// Title is the pull request's title, and LastPhase and LastRound the last phase the
+	// checkpoint holds: SaveCheckpoint and FinishDebate read them from the checkpoint, for the
+	// dashboard's list.
+	Title     string
+	LastPhase string
+	LastRound int
 }
 
 // BeginDebate starts a debate afresh under its id: a debate run again from the start (a local
@@ -676,7 +682,7 @@ func (s *Store) BeginDebate(ctx context.Context, d *Debate) error {
 		ON CONFLICT (id) DO UPDATE SET job_id = excluded.job_id, repository = excluded.repository, pr_number = excluded.pr_number, head_sha = excluded.head_sha,
 			trigger_name = excluded.trigger_name, protocol = excluded.protocol, decision = '', phases = 0, checkpoint = NULL, record = NULL,
 			prompt_tokens = 0, completion_tokens = 0, started_at = excluded.started_at, ended_at = 0, consensus_level = '', escalations = '', votes = NULL,
-			human_decision = '', paused_after = 0, paused_at = 0, paused_until = 0, source = excluded.source`),
+			human_decision = '', paused_after = 0, paused_at = 0, paused_until = 0, source = excluded.source, title = '', last_phase = '', last_round = 0`),
 		d.ID, d.JobID, d.Repository, d.PRNumber, d.HeadSHA, d.Trigger, d.Protocol, d.StartedAt.UnixNano(), d.Source)
 	if err != nil {
 		return fmt.Errorf("failed to begin debate %s: %w", d.ID, err)
@@ -686,10 +692,12 @@ func (s *Store) BeginDebate(ctx context.Context, d *Debate) error {
 
 // SaveCheckpoint stores the transcript after a completed phase, replacing the previous one.
 func (s *Store) SaveCheckpoint(ctx context.Context, d *Debate) error {
-	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO debates (id, job_id, repository, pr_number, head_sha, trigger_name, protocol, phases, checkpoint, started_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET job_id = excluded.job_id, phases = excluded.phases, checkpoint = excluded.checkpoint`),
-		d.ID, d.JobID, d.Repository, d.PRNumber, d.HeadSHA, d.Trigger, d.Protocol, d.Phases, d.Checkpoint, d.StartedAt.UnixNano())
+	p := progressOf(d.Checkpoint)
+	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO debates (id, job_id, repository, pr_number, head_sha, trigger_name, protocol, phases, checkpoint, started_at, title, last_phase, last_round)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET job_id = excluded.job_id, phases = excluded.phases, checkpoint = excluded.checkpoint,
+			title = excluded.title, last_phase = excluded.last_phase, last_round = excluded.last_round`),
+		d.ID, d.JobID, d.Repository, d.PRNumber, d.HeadSHA, d.Trigger, d.Protocol, d.Phases, d.Checkpoint, d.StartedAt.UnixNano(), p.Title, p.Phase, p.Round)
 	if err != nil {
 		return fmt.Errorf("failed to checkpoint debate %s: %w", d.ID, err)
 	}
@@ -698,13 +706,15 @@ func (s *Store) SaveCheckpoint(ctx context.Context, d *Debate) error {
 
 // FinishDebate stores a debate's decision record.
 func (s *Store) FinishDebate(ctx context.Context, d *Debate) error {
-	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO debates (id, job_id, repository, pr_number, head_sha, trigger_name, protocol, decision, phases, checkpoint, record, prompt_tokens, completion_tokens, started_at, ended_at, consensus_level, escalations, votes, human_decision, cost_usd)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	p := progressOf(d.Checkpoint)
+	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO debates (id, job_id, repository, pr_number, head_sha, trigger_name, protocol, decision, phases, checkpoint, record, prompt_tokens, completion_tokens, started_at, ended_at, consensus_level, escalations, votes, human_decision, cost_usd, title, last_phase, last_round)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET decision = excluded.decision, phases = excluded.phases, checkpoint = excluded.checkpoint, record = excluded.record,
 			prompt_tokens = excluded.prompt_tokens, completion_tokens = excluded.completion_tokens, ended_at = excluded.ended_at,
-			consensus_level = excluded.consensus_level, escalations = excluded.escalations, votes = excluded.votes, human_decision = excluded.human_decision, cost_usd = excluded.cost_usd`),
+			consensus_level = excluded.consensus_level, escalations = excluded.escalations, votes = excluded.votes, human_decision = excluded.human_decision, cost_usd = excluded.cost_usd,
+			title = excluded.title, last_phase = excluded.last_phase, last_round = excluded.last_round`),
 		d.ID, d.JobID, d.Repository, d.PRNumber, d.HeadSHA, d.Trigger, d.Protocol, d.Decision, d.Phases, d.Checkpoint, d.Record, d.Prompt, d.Completion,
-		d.StartedAt.UnixNano(), d.EndedAt.UnixNano(), d.ConsensusLevel, d.Escalations, []byte(d.Votes), d.HumanDecision, d.CostUSD)
+		d.StartedAt.UnixNano(), d.EndedAt.UnixNano(), d.ConsensusLevel, d.Escalations, []byte(d.Votes), d.HumanDecision, d.CostUSD, p.Title, p.Phase, p.Round)
 	if err != nil {
 		return fmt.Errorf("failed to store the decision of debate %s: %w", d.ID, err)
 	}
