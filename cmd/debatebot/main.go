@@ -40,7 +40,7 @@ const usage = `debatebot reviews changes by a structured debate among stakeholde
 
 Usage:
   debatebot debate (--diff FILE [--dir BASE] | --git BASE..HEAD | --question TEXT) [--format markdown|json|sarif] [flags]
-  debatebot debate --resume ID | --list
+  debatebot debate --resume [ID] | --list
   debatebot serve
   debatebot action    (inside a GitHub Actions workflow: see action.yml)
   debatebot stats [--format text|json]
