@@ -81,9 +81,6 @@ func TestDebateResumeLatestStopped(t *testing.T) {
 // directory: $XDG_DATA_HOME/debatebot/debatebot.db, else ~/.local/share/debatebot; never in the
 // working directory.
 func TestDebateDefaultStoreIsTheUsersDataDirectory(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the fallback without XDG_DATA_HOME checked here is Linux's ~/.local/share; run on Linux")
-	}
 	diff, err := os.ReadFile(example)
 	if err != nil {
 		t.Fatal(err)
@@ -91,14 +88,19 @@ func TestDebateDefaultStoreIsTheUsersDataDirectory(t *testing.T) {
 	cwd := t.TempDir()
 	t.Chdir(cwd)
 	xdg, home := t.TempDir(), t.TempDir()
+	// Without XDG_DATA_HOME: ~/.local/share on Linux and the BSDs, the system's place on macOS.
+	fallback := filepath.Join(home, ".local", "share", "debatebot", "debatebot.db")
+	if runtime.GOOS == "darwin" {
+		fallback = filepath.Join(home, "Library", "Application Support", "debatebot", "debatebot.db")
+	}
 	for name, tc := range map[string]struct {
 		env  map[string]string
 		want string
 	}{
 		"XDG_DATA_HOME": {map[string]string{"XDG_DATA_HOME": xdg, "HOME": home}, filepath.Join(xdg, "debatebot", "debatebot.db")},
-		"HOME":          {map[string]string{"HOME": home}, filepath.Join(home, ".local", "share", "debatebot", "debatebot.db")},
+		"HOME":          {map[string]string{"HOME": home}, fallback},
 		// A relative XDG_DATA_HOME is ignored, as the XDG rules say: it would be the cwd's.
-		"relative XDG_DATA_HOME": {map[string]string{"XDG_DATA_HOME": "data", "HOME": home}, filepath.Join(home, ".local", "share", "debatebot", "debatebot.db")},
+		"relative XDG_DATA_HOME": {map[string]string{"XDG_DATA_HOME": "data", "HOME": home}, fallback},
 	} {
 		t.Run(name, func(t *testing.T) {
 			tc.env["DEBATEBOT_DATABASE_URL"] = "" // set, empty: the default store
