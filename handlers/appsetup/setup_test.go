@@ -33,15 +33,18 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{gh: githubtest.New(t), file: filepath.Join(t.TempDir(), "data", "github-app.yml")}
-	var h http.Handler
-	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
-	t.Cleanup(f.srv.Close)
-	s, err := appsetup.New(appsetup.Options{AppYML: debatebot.AppManifest, PublicURL: f.srv.URL + "/", WebURL: f.gh.URL,
+	// The server's address is known before it starts: the setup is built for it, then served.
+	f.srv = httptest.NewUnstartedServer(nil)
+	public := "http://" + f.srv.Listener.Addr().String()
+	s, err := appsetup.New(appsetup.Options{AppYML: debatebot.AppManifest, PublicURL: public + "/", WebURL: f.gh.URL,
 		APIURL: f.gh.URL + "/api/v3", AppFile: f.file, Log: zerolog.Nop()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.setup, h = s, s.Handler()
+	f.setup = s
+	f.srv.Config.Handler = s.Handler()
+	f.srv.Start()
+	t.Cleanup(f.srv.Close)
 	return f
 }
 
