@@ -233,6 +233,9 @@ func (l LLM) PriceTable() llm.PriceTable {
 type Error struct {
 	File     string
 	Problems []string
+	// Unregistered is set on serve's configuration when it names no GitHub App at all: the
+	// setup page can register one (LoadSetup).
+	Unregistered bool
 }
 
 func (e *Error) Error() string {

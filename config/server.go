@@ -65,6 +65,9 @@ type Server struct {
 	// day. 0 is no limit.
 	RepoDebatesPerHour int
 	RepoTokensPerDay   int64
+	// AppFile is where the setup page stores the App it registers, and whence its
+	// credentials are read when the environment and the file do not set them (see AppFile).
+	AppFile string
 }
 
 // Defaults of the server.
@@ -94,7 +97,7 @@ var serverKeys = []string{
 	"DEBATEBOT_JOB_LEASE", "DEBATEBOT_SHUTDOWN_TIMEOUT", "DEBATEBOT_CACHE_DIR", "DEBATEBOT_MAX_REPO_MB",
 	"DEBATEBOT_MAX_TREE_MB", "DEBATEBOT_MAX_TREE_FILES",
 	"DEBATEBOT_PUBLIC_URL", "GITHUB_OAUTH_CLIENT_ID", "GITHUB_OAUTH_CLIENT_SECRET", "DEBATEBOT_SESSION_KEY",
-	"DEBATEBOT_REPO_DEBATES_PER_HOUR", "DEBATEBOT_REPO_TOKENS_PER_DAY",
+	"DEBATEBOT_REPO_DEBATES_PER_HOUR", "DEBATEBOT_REPO_TOKENS_PER_DAY", "DEBATEBOT_APP_FILE",
 }
 
 // webURL is the web (and git) URL of the GitHub whose REST API is at api: https://github.com for
@@ -125,20 +128,64 @@ func defaultCacheDir() string {
 // LoadServer reads the server configuration. getenv and readFile are the process's (os.Getenv,
 // os.ReadFile) except in tests.
 func LoadServer(getenv func(string) string, readFile func(string) ([]byte, error)) (*Server, error) {
-	file, err := readServerFile(getenv, readFile)
+	s, in, err := loadServer(getenv, readFile)
 	if err != nil {
 		return nil, err
 	}
-	in := &serverSettings{getenv: getenv, file: file}
+	if len(in.problems) > 0 {
+		e := &Error{File: "server configuration", Problems: in.problems, Unregistered: in.unregistered}
+		if in.unregistered && s.PublicURL == "" {
+			e.Problems = append(e.Problems, "or set DEBATEBOT_PUBLIC_URL (where GitHub reaches this server) and open its /setup page to register the App")
+		}
+		return nil, e
+	}
+	return s, nil
+}
+
+// LoadSetup reads the server configuration of a server whose App is not registered yet
+// (LoadServer's error says Unregistered): the App's settings are left unset, any other
+// problem is an error, and so is a missing DEBATEBOT_PUBLIC_URL, from which the setup page
+// builds the App's URLs.
+func LoadSetup(getenv func(string) string, readFile func(string) ([]byte, error)) (*Server, error) {
+	s, in, err := loadServer(getenv, readFile)
+	if err != nil {
+		return nil, err
+	}
+	var problems []string
+	for _, p := range in.problems {
+		if !in.appProblem[p] {
+			problems = append(problems, p)
+		}
+	}
+	if !in.unregistered {
+		problems = append(problems, "the App is configured already: the setup page registers one only when none is")
+	}
+	if s.PublicURL == "" {
+		problems = append(problems, "DEBATEBOT_PUBLIC_URL: not set (where GitHub reaches this server, e.g. https://debatebot.example.com: the App's webhook and setup URLs are built from it)")
+	}
+	if len(problems) > 0 {
+		return nil, &Error{File: "server configuration", Problems: problems}
+	}
+	return s, nil
+}
+
+// loadServer reads every setting, collecting the problems in the settings it returns.
+func loadServer(getenv func(string) string, readFile func(string) ([]byte, error)) (*Server, *serverSettings, error) {
+	file, err := readServerFile(getenv, readFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	in := &serverSettings{getenv: getenv, file: file, appProblem: map[string]bool{}}
 	s := &Server{}
+	s.AppFile = in.get("DEBATEBOT_APP_FILE", AppFile(getenv))
+	if in.stored, err = readAppFile(s.AppFile, readFile); err != nil {
+		return nil, nil, err
+	}
 	in.process(s)
 	in.limits(s)
 	in.github(&s.GitHub)
 	in.dashboard(s)
-	if len(in.problems) > 0 {
-		return nil, &Error{File: "server configuration", Problems: in.problems}
-	}
-	return s, nil
+	return s, in, nil
 }
 
 // readServerFile reads the YAML file named by DEBATEBOT_CONFIG, if any, into its settings by
@@ -180,17 +227,27 @@ func readServerFile(getenv func(string) string, readFile func(string) ([]byte, e
 // serverSettings are the server's settings as LoadServer reads them: each from the environment,
 // else from the file, else its default, with the problems found so far in the order read.
 type serverSettings struct {
-	getenv   func(string) string
-	file     map[string]string
+	getenv func(string) string
+	file   map[string]string
+	// stored are the App's credentials the setup page stored (AppFile).
+	stored   map[string]string
 	problems []string
+	// unregistered is set when nothing names the App (no id, webhook secret or key), and
+	// appProblem marks the problems that says.
+	unregistered bool
+	appProblem   map[string]bool
 }
 
-// get is the setting k, or def when neither the environment nor the file sets it.
+// get is the setting k, or def when neither the environment, the file nor the App's stored
+// credentials set it.
 func (in *serverSettings) get(k, def string) string {
 	if v := in.getenv(k); v != "" {
 		return v
 	}
 	if v, ok := in.file[k]; ok && v != "" {
+		return v
+	}
+	if v, ok := in.stored[k]; ok && v != "" {
 		return v
 	}
 	return def
@@ -263,6 +320,13 @@ func (in *serverSettings) github(g *githubapp.Config) {
 	g.V4APIURL = in.get("GITHUB_V4_API_URL", "https://api.github.com/graphql")
 	g.App.WebhookSecret = in.get("GITHUB_APP_WEBHOOK_SECRET", "")
 	g.App.PrivateKey = in.get("GITHUB_APP_PRIVATE_KEY", "")
+	in.unregistered = g.App.WebhookSecret == "" && g.App.PrivateKey == "" && in.get("GITHUB_APP_INTEGRATION_ID", "") == ""
+	before := len(in.problems)
+	defer func() {
+		for _, p := range in.problems[before:] {
+			in.appProblem[p] = in.unregistered
+		}
+	}()
 	if id := in.get("GITHUB_APP_INTEGRATION_ID", ""); id == "" {
 		in.problems = append(in.problems, "GITHUB_APP_INTEGRATION_ID: not set (the App's ID from its settings page)")
 	} else if n, err := strconv.ParseInt(id, 10, 64); err != nil || n <= 0 {

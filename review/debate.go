@@ -60,6 +60,9 @@ type Debate struct {
 	// Pause, when set and the protocol has checkpoints, asks a human between rounds whether to
 	// continue, guide or end the debate (seed 002).
 	Pause toulmin.RoundCheckpoint
+	// RunID, when set, is the debate's id instead of DebateID's: a local run gets one of its
+	// own, so that debating the same change again keeps both debates.
+	RunID string
 }
 
 // Run is the one path every debate takes, from the command line or the App: drop ignored paths,
@@ -182,8 +185,17 @@ func (d *Debate) subject(c *change.Change) *toulmin.Subject {
 	return subject
 }
 
-// ID is the debate's stable id (see DebateID).
+// ID is the debate's id: its RunID when set, else its stable id (see DebateID).
 func (d *Debate) ID() string {
+	if d.RunID != "" {
+		return d.RunID
+	}
+	return d.StableID()
+}
+
+// StableID is the same for the same change (or question) under the same protocol and trigger
+// (see DebateID), whatever the RunID.
+func (d *Debate) StableID() string {
 	c := d.Change
 	if c == nil {
 		c = &change.Change{}

@@ -403,8 +403,8 @@ func TestActionRefusesCommandWithoutPermission(t *testing.T) {
 	}
 }
 
-// action.yml runs this binary's action command from the repository's Dockerfile, and hands every
-// input to the binary under the name the action reads.
+// action.yml (a composite action) builds this binary and runs its action command, and hands
+// every input to the binary under the name the action reads.
 func TestActionYAMLMapsEveryInput(t *testing.T) {
 	data, err := os.ReadFile("../../action.yml")
 	if err != nil {
@@ -415,25 +415,31 @@ func TestActionYAMLMapsEveryInput(t *testing.T) {
 			Default string `yaml:"default"`
 		} `yaml:"inputs"`
 		Runs struct {
-			Using string            `yaml:"using"`
-			Image string            `yaml:"image"`
-			Args  []string          `yaml:"args"`
-			Env   map[string]string `yaml:"env"`
+			Using string `yaml:"using"`
+			Steps []struct {
+				Run string            `yaml:"run"`
+				Env map[string]string `yaml:"env"`
+			} `yaml:"steps"`
 		} `yaml:"runs"`
 	}
 	if err := yaml.Unmarshal(data, &a); err != nil {
 		t.Fatal(err)
 	}
-	if a.Runs.Using != "docker" || strings.Join(a.Runs.Args, " ") != "action" {
-		t.Errorf("runs %+v, want a docker action running `action`", a.Runs)
+	var runs []string
+	for _, s := range a.Runs.Steps {
+		runs = append(runs, s.Run)
 	}
-	if _, err := os.Stat(filepath.Join("../..", a.Runs.Image)); err != nil {
-		t.Errorf("runs.image %q: %v", a.Runs.Image, err)
+	if a.Runs.Using != "composite" || len(a.Runs.Steps) == 0 || !strings.HasSuffix(strings.TrimSpace(runs[len(runs)-1]), " action") {
+		t.Fatalf("runs %+v, want a composite action whose last step runs `debatebot action`", a.Runs)
 	}
+	if !strings.Contains(strings.Join(runs, "\n"), "go build") || !strings.Contains(strings.Join(runs, "\n"), "./cmd/debatebot") {
+		t.Errorf("no step builds ./cmd/debatebot: %q", runs)
+	}
+	env := a.Runs.Steps[len(a.Runs.Steps)-1].Env
 	// The names the action reads (review/workflow's readActionEnv, pipeline.Agents, action).
 	read := map[string]bool{"GITHUB_TOKEN": true, "OPENAI_API_KEY": true, "OPENAI_BASE_URL": true, "DEBATEBOT_MODEL": true, "DEBATEBOT_REPO_CONFIG": true, "DEBATEBOT_ALLOWED_BOTS": true}
 	mapped := map[string]bool{}
-	for name, value := range a.Runs.Env {
+	for name, value := range env {
 		input, ok := strings.CutPrefix(value, "${{ inputs.")
 		input, ok2 := strings.CutSuffix(input, " }}")
 		if !ok || !ok2 || !read[name] {

@@ -46,6 +46,47 @@ type debateFlags struct {
 	local.Options
 	format        string
 	offline, list bool
+	// latest is --resume without an id: the newest debate that stopped before its decision.
+	latest bool
+}
+
+// resumeFlag is --resume ID, or --resume alone for the newest stopped debate (latest).
+type resumeFlag struct{ f *debateFlags }
+
+func (r resumeFlag) String() string {
+	if r.f == nil {
+		return ""
+	}
+	return r.f.Resume
+}
+
+func (r resumeFlag) Set(v string) error {
+	r.f.Resume, r.f.latest = "", v == "true"
+	if v != "true" && v != "false" {
+		r.f.Resume = v
+	}
+	return nil
+}
+
+// IsBoolFlag lets --resume stand alone; resumeArgs joins it to an id that follows it.
+func (r resumeFlag) IsBoolFlag() bool { return true }
+
+// resumeArgs joins "--resume ID" into "--resume=ID", since the flag may also stand alone.
+func resumeArgs(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if (a == "--resume" || a == "-resume") && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+			out = append(out, a+"="+args[i+1])
+			i++
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 func parseDebateFlags(args []string, stderr io.Writer) (*debateFlags, error) {
@@ -63,12 +104,12 @@ func parseDebateFlags(args []string, stderr io.Writer) (*debateFlags, error) {
 	fs.BoolVar(&f.offline, "offline", false, "use offline agents even when a model is configured")
 	fs.BoolVar(&f.Checkpoints, "checkpoints", false, "pause after each round and ask on the terminal: [C]ontinue, [G]uide (your guidance goes into the next round), [E]nd (synthesise now); answers are read from stdin")
 	fs.Int64Var(&f.MaxDiff, "max-diff-bytes", review.DefaultMaxDiffBytes, "largest diff accepted")
-	fs.StringVar(&f.Resume, "resume", "", "resume the debate ID kept in the local store where it stopped (an interrupt, a [Q]uit at a checkpoint, a crash), or print it when it was decided")
+	fs.Var(resumeFlag{f}, "resume", "resume the debate ID kept in the local store where it stopped (an interrupt, a [Q]uit at a checkpoint, a crash), or print it when it was decided; without ID: the newest stopped debate")
 	fs.BoolVar(&f.list, "list", false, "list the debates kept in the local store, newest first")
-	fs.StringVar(&f.StoreURL, "store", "", "where debates are kept for --resume and --list: sqlite:PATH, postgres://..., or off (default: $DEBATEBOT_DATABASE_URL, else "+local.DefaultStore+")")
-	if err := fs.Parse(args); err != nil {
+	fs.StringVar(&f.StoreURL, "store", "", "where debates are kept for --resume and --list: sqlite:PATH, postgres://..., or off (default: $DEBATEBOT_DATABASE_URL, else debatebot.db in the user's data directory: $XDG_DATA_HOME/debatebot, or ~/.local/share/debatebot)")
+	if err := fs.Parse(resumeArgs(args)); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stderr, "Usage: debatebot debate (--diff FILE [--dir BASE] | --git BASE..HEAD | --question TEXT | --resume ID | --list) [--format markdown|json|sarif] [flags]")
+			fmt.Fprintln(stderr, "Usage: debatebot debate (--diff FILE [--dir BASE] | --git BASE..HEAD | --question TEXT | --resume [ID] | --list) [--format markdown|json|sarif] [flags]")
 			fs.SetOutput(stderr)
 			fs.PrintDefaults()
 			return nil, errHelp
@@ -81,7 +122,7 @@ func parseDebateFlags(args []string, stderr io.Writer) (*debateFlags, error) {
 	}
 	given := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
-	if f.list || f.Resume != "" {
+	if f.list || f.Resume != "" || f.latest {
 		// The debate's own flags come from the store; only how to run and show it may be given.
 		what, allowed := "--resume", map[string]bool{"resume": true, "format": true, "offline": true, "checkpoints": true, "store": true}
 		if f.list {
@@ -107,7 +148,7 @@ func parseDebateFlags(args []string, stderr io.Writer) (*debateFlags, error) {
 		}
 	}
 	if n != 1 {
-		return nil, &pipeline.UsageError{Msg: "give exactly one of --diff FILE, --git BASE..HEAD or --question TEXT (or --resume ID, --list)"}
+		return nil, &pipeline.UsageError{Msg: "give exactly one of --diff FILE, --git BASE..HEAD or --question TEXT (or --resume [ID], --list)"}
 	}
 	if f.DirSet && f.Question != "" {
 		return nil, &pipeline.UsageError{Msg: "--dir goes with --git or --diff, not --question"}
@@ -165,12 +206,19 @@ func debate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 // or what the flags name, kept in the local store when it opens (a nil keeper: not kept; only
 // --resume and --list need the store).
 func localSource(ctx context.Context, f *debateFlags, stdin io.Reader, stderr io.Writer, getenv func(string) string) (*local.Source, *local.Keeper, error) {
-	if f.Resume != "" {
+	if f.Resume != "" || f.latest {
 		st, err := local.OpenStore(ctx, f.StoreURL, getenv)
 		if err != nil {
 			return nil, nil, err
 		}
-		src, row, err := local.Resumable(ctx, st, f.Resume)
+		id := f.Resume
+		if id == "" {
+			if id, err = local.Latest(ctx, st); err != nil {
+				st.Close()
+				return nil, nil, err
+			}
+		}
+		src, row, err := local.Resumable(ctx, st, id)
 		if err != nil {
 			st.Close()
 			return nil, nil, err
@@ -216,6 +264,7 @@ func localDebate(src *local.Source, f *debateFlags, stdin io.Reader, stderr io.W
 		return nil, err
 	}
 	d := pipeline.NewDebate(repo, protocol, agents, "cli")
+	d.RunID = src.ID
 	if src.Checkpoints || f.Checkpoints {
 		if protocol.Loop == nil {
 			return nil, &pipeline.UsageError{Msg: fmt.Sprintf("--checkpoints: the %s protocol (depth %q) has no rounds to pause between", protocol.Name, protocol.Depth)}

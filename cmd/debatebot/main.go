@@ -4,6 +4,8 @@
 //	debatebot debate --diff d.diff --dir B   the diff applied to B, a checkout of its base: whole trees
 //	debatebot debate --git main..HEAD        debate a range of the repository here
 //	debatebot debate --question "..."        debate a design question
+//	debatebot debate --resume [ID]           go on with a kept debate (the newest stopped one without ID)
+//	debatebot serve                          the GitHub App (its setup page registers it when none is configured)
 //	debatebot action                         debate the pull request of a GitHub Actions workflow's event
 //	debatebot version
 package main
@@ -40,8 +42,9 @@ const usage = `debatebot reviews changes by a structured debate among stakeholde
 
 Usage:
   debatebot debate (--diff FILE [--dir BASE] | --git BASE..HEAD | --question TEXT) [--format markdown|json|sarif] [flags]
-  debatebot debate --resume ID | --list
-  debatebot serve
+  debatebot debate --resume [ID] | --list
+  debatebot serve      (the GitHub App; with none configured yet and DEBATEBOT_PUBLIC_URL set,
+                       it prints a link to its setup page, which registers the App)
   debatebot action    (inside a GitHub Actions workflow: see action.yml)
   debatebot stats [--format text|json]
   debatebot bench --cases PATH [--trees DIR] [--split dev|check|all] [--diff] [ID...]

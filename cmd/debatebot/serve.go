@@ -12,8 +12,10 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/debatebot/debatebot"
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/handlers"
+	"github.com/debatebot/debatebot/handlers/appsetup"
 	"github.com/debatebot/debatebot/review/evidence/redact"
 	"github.com/debatebot/debatebot/review/pipeline"
 )
@@ -24,7 +26,10 @@ func serve(ctx context.Context, args []string, stderr io.Writer, getenv func(str
 		return &pipeline.UsageError{Msg: fmt.Sprintf("serve takes no arguments, got %q (configure it with the environment or DEBATEBOT_CONFIG)", args[0])}
 	}
 	cfg, err := config.LoadServer(getenv, os.ReadFile)
-	if err != nil {
+	if ce := (*config.Error)(nil); errors.As(err, &ce) && ce.Unregistered {
+		cfg, err = registerApp(ctx, err, stderr, getenv)
+	}
+	if err != nil || cfg == nil {
 		return err
 	}
 	level, err := zerolog.ParseLevel(cfg.LogLevel)
@@ -78,6 +83,37 @@ func serve(ctx context.Context, args []string, stderr io.Writer, getenv func(str
 	stop()
 	srv.Queue.Stop()
 	return nil
+}
+
+// registerApp serves the setup page until the App is registered by GitHub's manifest flow, then
+// reads the configuration again, with the credentials it stored; unregistered is LoadServer's
+// error, returned when the setup cannot run (no DEBATEBOT_PUBLIC_URL, say). A nil
+// configuration and error: ctx ended first.
+func registerApp(ctx context.Context, unregistered error, stderr io.Writer, getenv func(string) string) (*config.Server, error) {
+	cfg, err := config.LoadSetup(getenv, os.ReadFile)
+	if err != nil {
+		return nil, unregistered
+	}
+	level, err := zerolog.ParseLevel(cfg.LogLevel)
+	if err != nil {
+		return nil, &pipeline.UsageError{Msg: fmt.Sprintf("DEBATEBOT_LOG_LEVEL: %v", err)}
+	}
+	log := zerolog.New(redact.RedactingWriter(stderr)).Level(level).With().Timestamp().Logger()
+	setup, err := appsetup.New(appsetup.Options{AppYML: debatebot.AppManifest, PublicURL: cfg.PublicURL,
+		WebURL: cfg.GitHub.WebURL, APIURL: cfg.GitHub.V3APIURL, AppFile: cfg.AppFile, Log: log})
+	if err != nil {
+		return nil, err
+	}
+	log.Info().Str("addr", cfg.Addr).Str("app_file", cfg.AppFile).Msg("The GitHub App is not registered yet: open the setup page to register it.")
+	// The link carries the one-time token: printed as is, for the person who started serve.
+	fmt.Fprintf(stderr, "\n  Register the GitHub App: open %s\n\n", setup.URL())
+	if err := setup.Run(ctx, cfg.Addr); err != nil {
+		if ctx.Err() != nil {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return config.LoadServer(getenv, os.ReadFile)
 }
 
 // WorkDir is the folder, in the temporary directory, where each `serve` process keeps its

@@ -182,6 +182,8 @@ type Server struct {
 	tokenOrder    []string
 	// git is the git binary that serves Repos (set by AddGitRepo).
 	git string
+	// manifests are the Apps registered by the App manifest flow (manifest.go).
+	manifests manifestState
 	// oauth is the OAuth App of the web flow (SetOAuth), and oauthState its codes and tokens.
 	oauth      OAuth
 	oauthState oauthState
@@ -359,7 +361,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, _ := io.ReadAll(r.Body)
-	if s.serveOAuth(w, r, body) {
+	if s.serveOAuth(w, r, body) || s.serveManifest(w, r, body) {
 		return
 	}
 	path := strings.TrimPrefix(r.URL.Path, "/api/v3")

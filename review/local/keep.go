@@ -6,29 +6,45 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"time"
 
+	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/pipeline"
 	"github.com/debatebot/debatebot/store"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
-// DefaultStore is where `debatebot debate` keeps its debates when DEBATEBOT_DATABASE_URL is not
-// set: the same default as serve's, so that a local store is one file in the working directory.
-const DefaultStore = "sqlite:debatebot.db"
+// DefaultStore is where `debatebot debate` keeps its debates when neither --store nor
+// DEBATEBOT_DATABASE_URL says: debatebot.db in the user's data directory (config.DataDir), which
+// it creates; never the working directory.
+func DefaultStore(getenv func(string) string) (string, error) {
+	dir, err := config.DataDir(getenv)
+	if err != nil {
+		return "", fmt.Errorf("%w (give --store sqlite:PATH)", err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("cannot create the data directory for the local store (give --store sqlite:PATH): %w", err)
+	}
+	return "sqlite:" + filepath.Join(dir, "debatebot.db"), nil
+}
 
 // ErrQuit is the terminal's [Q]uit at a checkpoint: the debate stops where it is, kept in the
 // store, to be resumed with --resume.
 var ErrQuit = errors.New("stopped at the checkpoint to resume later")
 
-// OpenStore opens the store url or the environment names; nil when off.
+// OpenStore opens the store url or the environment names, else the default store; nil when off.
 func OpenStore(ctx context.Context, url string, getenv func(string) string) (*store.Store, error) {
 	if url == "" {
 		url = getenv("DEBATEBOT_DATABASE_URL")
 	}
 	if url == "" {
-		url = DefaultStore
+		var err error
+		if url, err = DefaultStore(getenv); err != nil {
+			return nil, err
+		}
 	}
 	if url == "off" {
 		return nil, nil
@@ -38,6 +54,21 @@ func OpenStore(ctx context.Context, url string, getenv func(string) string) (*st
 		return nil, fmt.Errorf("cannot open the local store (--store or DEBATEBOT_DATABASE_URL): %w", err)
 	}
 	return st, nil
+}
+
+// Latest is the id of the newest local debate in the store that was stopped before its
+// decision (--resume without an id).
+func Latest(ctx context.Context, st *store.Store) (string, error) {
+	ds, err := st.Debates(ctx)
+	if err != nil {
+		return "", fmt.Errorf("failed to list the kept debates: %w", err)
+	}
+	for i := len(ds) - 1; i >= 0; i-- {
+		if d := ds[i]; d.Trigger == "cli" && d.Decision == "" {
+			return d.ID, nil
+		}
+	}
+	return "", &pipeline.UsageError{Msg: "--resume: no stopped debate to resume in the store ('debatebot debate --list' lists the kept ones; give --resume ID to print a decided one)"}
 }
 
 // Resumable reads the kept debate id (--resume) and what it began with.
@@ -56,6 +87,8 @@ func Resumable(ctx context.Context, st *store.Store, id string) (*Source, *store
 	if err := json.Unmarshal(row.Source, &src); err != nil {
 		return nil, nil, fmt.Errorf("failed to read what debate %s began with: %w", row.ID, err)
 	}
+	// A debate kept before runs had ids of their own has its stable id.
+	src.ID = row.ID
 	return &src, row, nil
 }
 
@@ -86,6 +119,7 @@ func (k *Keeper) Resume(ctx context.Context, d *review.Debate) (*toulmin.Transcr
 		}
 	}
 	k.id = d.ID()
+	k.Source.Stable = d.StableID()
 	source, err := json.Marshal(k.Source)
 	if err != nil {
 		return nil, fmt.Errorf("failed to encode what debate %s began with: %w", k.id, err)
@@ -109,10 +143,15 @@ func (k *Keeper) Resume(ctx context.Context, d *review.Debate) (*toulmin.Transcr
 // was decided.
 func (k *Keeper) resume(d *review.Debate) (*toulmin.Transcript, error) {
 	row := k.Row
-	if id := d.ID(); id != row.ID {
+	want := k.Source.Stable
+	if want == "" {
+		// Kept before runs had ids of their own: its id is the stable one.
+		want = row.ID
+	}
+	if got := d.StableID(); got != want {
 		// The same source, rebuilt, is a different change: the base checkout of a --dir
 		// debate was edited, or the configuration chose another protocol.
-		return nil, fmt.Errorf("--resume %s: what the debate began with no longer gives the same change (it gives debate %s); was the base directory changed?", row.ID, id)
+		return nil, fmt.Errorf("--resume %s: what the debate began with no longer gives the same change; was the base directory changed?", row.ID)
 	}
 	var t *toulmin.Transcript
 	if len(row.Checkpoint) > 0 {

@@ -2,6 +2,8 @@ package local
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -32,6 +34,11 @@ type Options struct {
 // can rebuild the same change and debate it under the same configuration, whatever the working
 // directory or the files are by then.
 type Source struct {
+	// ID is the debate's id: a new one for each run (NewSource), the kept one on --resume.
+	ID string `json:"id,omitempty"`
+	// Stable is the id the change gives whatever the run (review.Debate.StableID), so that
+	// --resume can tell that the source, rebuilt, still gives the same change.
+	Stable string `json:"stable_id,omitempty"`
 	// Kind is "diff", "git" or "question".
 	Kind string `json:"kind"`
 	// Name is the diff's file name (or stdin), or the git range as given.
@@ -59,7 +66,11 @@ type Source struct {
 // NewSource reads what the flags name: the diff's text, the git range's commits, the question,
 // and the configuration's text.
 func NewSource(ctx context.Context, f *Options, stdin io.Reader) (*Source, error) {
-	src := &Source{Question: f.Question, Protocol: f.Protocol, Depth: f.Depth, Checkpoints: f.Checkpoints, MaxDiff: f.MaxDiff}
+	id, err := NewID()
+	if err != nil {
+		return nil, err
+	}
+	src := &Source{ID: id, Question: f.Question, Protocol: f.Protocol, Depth: f.Depth, Checkpoints: f.Checkpoints, MaxDiff: f.MaxDiff}
 	if f.ConfigFile != "" {
 		data, err := os.ReadFile(f.ConfigFile)
 		if err != nil {
@@ -109,6 +120,15 @@ func NewSource(ctx context.Context, f *Options, stdin io.Reader) (*Source, error
 		src.Kind = "question"
 	}
 	return src, nil
+}
+
+// NewID is a new debate id for a local run, in the form of the App's ("deb-" and 12 hex digits).
+func NewID() (string, error) {
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("failed to make the debate's id: %w", err)
+	}
+	return "deb-" + hex.EncodeToString(b[:]), nil
 }
 
 // Read implements pipeline.Source: the change rebuilt, or the question.
