@@ -92,15 +92,15 @@ func TestGitRangeGathersExternalFindings(t *testing.T) {
 		rule, path  string
 		line        int
 		stakeholder string
-		severity    toulmin.Severity
+		severity    voting.Severity
 		in          string
 	}{
-		{"bandit:B506", "app/run.py", 17, rules.Security, toulmin.SeverityHigh, "(in load_config)"},
-		{"bandit:B602", "app/run.py", 22, rules.Security, toulmin.SeverityHigh, "(in Archiver.archive)"},
-		{"eslint:security/detect-child-process", "web/server.js", 9, rules.Security, toulmin.SeverityHigh, "(in thumbnail)"},
-		{"eslint:no-dupe-keys", "web/limits.ts", 11, rules.Maintainability, toulmin.SeverityMedium, "(in merged)"},
-		{"shellcheck:SC2115", "scripts/deploy.sh", 12, rules.Security, toulmin.SeverityHigh, "(in publish)"},
-		{"cppcheck:bufferAccessOutOfBounds", "native/buf.c", 16, rules.Maintainability, toulmin.SeverityHigh, "(in copy_name)"},
+		{"bandit:B506", "app/run.py", 17, rules.Security, voting.SeverityHigh, "(in load_config)"},
+		{"bandit:B602", "app/run.py", 22, rules.Security, voting.SeverityHigh, "(in Archiver.archive)"},
+		{"eslint:security/detect-child-process", "web/server.js", 9, rules.Security, voting.SeverityHigh, "(in thumbnail)"},
+		{"eslint:no-dupe-keys", "web/limits.ts", 11, rules.Maintainability, voting.SeverityMedium, "(in merged)"},
+		{"shellcheck:SC2115", "scripts/deploy.sh", 12, rules.Security, voting.SeverityHigh, "(in publish)"},
+		{"cppcheck:bufferAccessOutOfBounds", "native/buf.c", 16, rules.Maintainability, voting.SeverityHigh, "(in copy_name)"},
 	}
 	for _, w := range want {
 		e := evidenceAt(ev, w.rule, w.path, w.line)
@@ -176,7 +176,7 @@ func TestExternalFindingsDecide(t *testing.T) {
 			continue
 		}
 		external++
-		if e.Severity != toulmin.SeverityLow {
+		if e.Severity != voting.SeverityLow {
 			t.Errorf("benign change: %s %s at %s", e.Severity, e.Rule, e.Location())
 		}
 	}

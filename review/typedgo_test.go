@@ -43,7 +43,7 @@ func TestGitRangeGathersTypeCheckedFindings(t *testing.T) {
 	if nil64 == nil {
 		t.Fatalf("no nilness evidence at app/app.go:64:\n%s", reviewtest.Dump(ev))
 	}
-	if nil64.Analyzer != rules.AnalyzerGoVet || nil64.Stakeholder != rules.Maintainability || nil64.Severity != toulmin.SeverityHigh ||
+	if nil64.Analyzer != rules.AnalyzerGoVet || nil64.Stakeholder != rules.Maintainability || nil64.Severity != voting.SeverityHigh ||
 		nil64.Snippet != `log.Printf("using %s", cfg.Name)` || !strings.Contains(nil64.Message, "the change made it reachable") {
 		t.Errorf("nilness evidence = %+v", *nil64)
 	}
@@ -187,7 +187,7 @@ func TestOfflineDebateRequiresRestoringProtections(t *testing.T) {
 		t.Errorf("evidence at guards/guards.go:26:\n%s", reviewtest.Dump(at26))
 	}
 	r := rules.Rules[evidence.RuleGuardRemoved]
-	if r.Stakeholder != rules.Security || r.Severity != toulmin.SeverityHigh || !strings.HasPrefix(r.Reference, "debatebot guard-removed, CWE-693: https://cwe.mitre.org/") ||
+	if r.Stakeholder != rules.Security || r.Severity != voting.SeverityHigh || !strings.HasPrefix(r.Reference, "debatebot guard-removed, CWE-693: https://cwe.mitre.org/") ||
 		!strings.Contains(r.Warrant, "no longer checks") || r.Rebuttal == "" || r.TradeOff == "" {
 		t.Errorf("rule guard-removed = %+v", r)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // Tool is an analyzer of another language run as a program (bandit, pyflakes, pylint,
@@ -575,8 +576,8 @@ func reportError(tool string, out *ToolOutput, err error) error {
 }
 
 // capSeverity lowers sev to limit when it is more serious.
-func capSeverity(sev, limit string) string {
-	if limit != "" && rules.SeverityRank[sev] > rules.SeverityRank[limit] {
+func capSeverity(sev, limit voting.Severity) voting.Severity {
+	if limit != "" && sev.Rank() > limit.Rank() {
 		return limit
 	}
 	return sev
@@ -585,7 +586,8 @@ func capSeverity(sev, limit string) string {
 // externalRule is what the catalog says about one rule of an external tool: its title, the most
 // serious severity its findings may have, its topic, what to do and where it is documented.
 type externalRule struct {
-	title, severity, topic, fix, url string
+	title, topic, fix, url string
+	severity               voting.Severity
 }
 
 // externalCatalogs are the catalogs of the tools, by tool name.
@@ -614,7 +616,7 @@ func Checks() []rules.Check {
 			out = append(out, rules.Check{Rule: tool + ":" + id, Source: tool, Title: r.title, URL: r.url, Severity: r.severity, Topic: r.topic, Fix: r.fix})
 		}
 		out = append(out, rules.Check{Rule: OtherRule(tool), Source: tool, Title: "Other " + tool + " finding",
-			URL: otherURLs[tool], Severity: rules.SeverityMedium, Topic: otherTopics[tool], Fix: "fix what " + tool + " reports"})
+			URL: otherURLs[tool], Severity: voting.SeverityMedium, Topic: otherTopics[tool], Fix: "fix what " + tool + " reports"})
 	}
 	slices.SortFunc(out, func(a, b rules.Check) int { return strings.Compare(a.Rule, b.Rule) })
 	return out
@@ -631,7 +633,7 @@ var (
 // externalFinding builds a finding of tool for its rule id: a rule of the catalog keeps its id,
 // with its severity capped by the catalog's; another goes under the tool's catch-all rule with
 // the id in front of its message.
-func externalFinding(tool, id, sev, p string, line, col int, msg string) scan.Finding {
+func externalFinding(tool, id string, sev voting.Severity, p string, line, col int, msg string) scan.Finding {
 	f := scan.Finding{Source: tool, Severity: sev, Topic: otherTopics[tool], Path: p, Line: line, Column: col, Message: msg}
 	if r, ok := externalCatalogs[tool][id]; ok {
 		f.Rule, f.Severity, f.Topic = tool+":"+id, capSeverity(sev, r.severity), r.topic

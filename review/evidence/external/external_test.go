@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/debatebot/debatebot/review/change/changetest"
-	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // The external tools' tests need the tools; .ci/run installs them (Debian's bandit, shellcheck and
@@ -190,7 +190,7 @@ func TestExternalToolsBenignChange(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			r := runCase(t, c.tool(t), "external-benign", c.benign)
 			for _, f := range r.New {
-				if rules.SeverityRank[f.Severity] > rules.SeverityRank[rules.SeverityLow] {
+				if f.Severity.Rank() > voting.SeverityLow.Rank() {
 					t.Errorf("benign change: %s %s:%d is %s: %s", f.Rule, f.Path, f.Line, f.Severity, f.Message)
 				}
 			}
@@ -427,7 +427,7 @@ func TestExternalToolEnvironment(t *testing.T) {
 	}
 	// A code the catalog does not know is reported under the tool's catch-all rule, by the
 	// tool's level (error: medium).
-	if f.Rule != "shellcheck:other" || f.Severity != rules.SeverityMedium || f.Path != "a.sh" {
+	if f.Rule != "shellcheck:other" || f.Severity != voting.SeverityMedium || f.Path != "a.sh" {
 		t.Errorf("finding %+v", f)
 	}
 }
@@ -582,7 +582,7 @@ func TestExternalChecks(t *testing.T) {
 			t.Errorf("rule %s listed twice", c.Rule)
 		}
 		seen[c.Rule] = true
-		if c.Title == "" || c.Fix == "" || c.URL == "" || rules.SeverityRank[c.Severity] == 0 || c.Topic == "" || !strings.HasPrefix(c.Rule, c.Source+":") {
+		if c.Title == "" || c.Fix == "" || c.URL == "" || c.Severity.Rank() == 0 || c.Topic == "" || !strings.HasPrefix(c.Rule, c.Source+":") {
 			t.Errorf("check %+v", c)
 		}
 	}

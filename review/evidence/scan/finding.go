@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/debatebot/debatebot/review/evidence/rules"
-	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // Finding is the one record of what an analyzer found, inside this package: a diagnostic of a
@@ -16,9 +16,9 @@ type Finding struct {
 	Rule string `json:"rule"`
 	// Source is the analyzer that found it: a check's source ("go vet", "gosec"), a tool's name
 	// ("bandit"), or the name of the scan's analyzer that reported it ("go-ast").
-	Source   string `json:"source"`
-	Severity string `json:"severity"`
-	Topic    string `json:"topic"`
+	Source   string          `json:"source"`
+	Severity voting.Severity `json:"severity"`
+	Topic    string          `json:"topic"`
 	// Path is slash-separated and relative to the tree's root (the repository's root).
 	Path   string `json:"path"`
 	Line   int    `json:"line"`
@@ -42,9 +42,6 @@ type Finding struct {
 	// finding.
 	snippet, replacement string
 }
-
-// severity is the finding's severity as the debate ranks it.
-func (f Finding) severity() toulmin.Severity { return toulmin.Severity(f.Severity) }
 
 // lineFixes are the findings whose fix the analyzers know exactly: the line with one constant
 // turned back (verification switched off by a literal is switched on again by the opposite

@@ -7,6 +7,7 @@ import (
 
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 func dump(ev []toulmin.Evidence) string {
@@ -19,11 +20,11 @@ func dump(ev []toulmin.Evidence) string {
 
 func TestCorroborateKeepsTheMoreSevereAndApartFindings(t *testing.T) {
 	found := []Finding{
-		{Source: "go-ast", Rule: rules.RuleCommandInjection, Severity: rules.SeverityMedium, Path: "a.go", Line: 10, Message: "exec"},
-		{Source: rules.AnalyzerGosec, Rule: "gosec:G204", Severity: rules.SeverityHigh, Path: "a.go", Line: 12, Message: "subprocess"},
-		{Source: rules.AnalyzerGosec, Rule: "gosec:G204", Severity: rules.SeverityHigh, Path: "a.go", Line: 40, Message: "another"},
-		{Source: "go-ast", Rule: rules.RuleSQLInjection, Severity: rules.SeverityHigh, Path: "a.go", Line: 11, Message: "sql"},
-		{Source: "go-ast", Rule: rules.RuleCommandInjection, Severity: rules.SeverityHigh, Path: "b.go", Line: 12, Message: "other file"},
+		{Source: "go-ast", Rule: rules.RuleCommandInjection, Severity: voting.SeverityMedium, Path: "a.go", Line: 10, Message: "exec"},
+		{Source: rules.AnalyzerGosec, Rule: "gosec:G204", Severity: voting.SeverityHigh, Path: "a.go", Line: 12, Message: "subprocess"},
+		{Source: rules.AnalyzerGosec, Rule: "gosec:G204", Severity: voting.SeverityHigh, Path: "a.go", Line: 40, Message: "another"},
+		{Source: "go-ast", Rule: rules.RuleSQLInjection, Severity: voting.SeverityHigh, Path: "a.go", Line: 11, Message: "sql"},
+		{Source: "go-ast", Rule: rules.RuleCommandInjection, Severity: voting.SeverityHigh, Path: "b.go", Line: 12, Message: "other file"},
 	}
 	if rules.Rules["gosec:G204"].CWE != "CWE-78" {
 		t.Fatalf("gosec G204 has CWE %q", rules.Rules["gosec:G204"].CWE)
