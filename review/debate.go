@@ -166,7 +166,7 @@ func (d *Debate) subject(c *change.Change) *toulmin.Subject {
 	}
 	var notes []string
 	subject.Gather = func(ctx context.Context) ([]toulmin.Evidence, error) {
-		ev, n, err := scan.GatherWithNotes(ctx, c, analyzers)
+		ev, n, err := GatherEvidence(ctx, c, analyzers)
 		notes = n
 		return ev, err
 	}

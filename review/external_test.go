@@ -12,7 +12,6 @@ import (
 	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/review/evidence/external"
 	"github.com/debatebot/debatebot/review/evidence/rules"
-	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/gittest"
 	"github.com/debatebot/debatebot/review/reviewtest"
@@ -84,7 +83,7 @@ func TestGitRangeGathersExternalFindings(t *testing.T) {
 	if err != nil {
 		t.Fatalf("FromGit: %v", err)
 	}
-	ev, notes, err := scan.GatherWithNotes(ctx, c, evidence.DefaultAnalyzers())
+	ev, notes, err := review.GatherEvidence(ctx, c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +200,7 @@ func TestDiffWithoutTreesRunsExternalOnContent(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := reviewtest.ChangeOf(t, map[string]string{"app/run.py": string(head)})
-	ev, notes, err := scan.GatherWithNotes(context.Background(), c, evidence.DefaultAnalyzers())
+	ev, notes, err := review.GatherEvidence(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +238,7 @@ func TestPullRequestExternalFindingsOnAddedLines(t *testing.T) {
 	if f := c.File("scripts/deploy.sh"); f == nil || !f.HasContent || string(f.Content) != string(head) {
 		t.Fatalf("the head content of the modified script was not read")
 	}
-	ev, notes, err := scan.GatherWithNotes(ctx, c, evidence.DefaultAnalyzers())
+	ev, notes, err := review.GatherEvidence(ctx, c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +260,7 @@ func TestExternalToolMissingIsNoted(t *testing.T) {
 		"app/run.py":  "import os\n\n\ndef run(cmd):\n    os.system(\"ls \" + cmd)\n",
 		"app/util.py": "def f():\n    return 1\n",
 	})
-	ev, notes, err := scan.GatherWithNotes(context.Background(), c, evidence.DefaultAnalyzers())
+	ev, notes, err := review.GatherEvidence(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +289,7 @@ func TestExternalToolGarbageIsNoted(t *testing.T) {
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	c := reviewtest.ChangeOf(t, map[string]string{"app/run.py": "print(1)\n"})
-	ev, notes, err := scan.GatherWithNotes(context.Background(), c, evidence.DefaultAnalyzers())
+	ev, notes, err := review.GatherEvidence(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -294,8 +294,11 @@ func TestProcessNotesAreAtMostMedium(t *testing.T) {
 	s := scan.New(reviewtest.MustParse(t, deletedPingTest))
 	s.ReportSeverity(rules.RuleTestDeleted, voting.SeverityCritical, "api/ping_test.go", 1, "test file deleted")
 	s.ReportSeverity(rules.RuleSQLInjection, voting.SeverityCritical, "api/ping_test.go", 5, "not a process note")
-	ev := s.Evidence()
-	for _, e := range ev {
+	found := s.Findings()
+	if len(found) != 2 {
+		t.Fatalf("findings = %+v, want the process note and the finding", found)
+	}
+	for _, e := range found {
 		want := voting.SeverityCritical
 		if e.Rule == rules.RuleTestDeleted {
 			want = voting.SeverityMedium

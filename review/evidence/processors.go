@@ -10,9 +10,9 @@ import "github.com/debatebot/debatebot/review/evidence/scan"
 //     head. The external tools keep theirs by compareExternal (external/external.go: by key, then by the
 //     text of the line), when each tool's reports of base and head are read.
 //   - scan's chain (scan/chain.go), over everything the scan's analyzers reported
-//     (Scan.Evidence): duplicates folded, process notes capped, the same defect found by
-//     several analyzers merged, then ordered. toEvidence (scan/gather.go) makes the debate's
-//     evidence of the result.
+//     (Scan.Findings): duplicates folded, process notes capped, the same defect found by
+//     several analyzers merged, then ordered. The result is what Gather returns; the debate's
+//     evidence is made of it in review (review.Evidence), outside these packages.
 //
 // To add a processor: write a type with Name and Process (or a processorFunc), give it a table
 // test on Findings of your own (processors_test.go, scan/chain_test.go), and put it in its chain where it belongs

@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 	"golang.org/x/tools/go/analysis"
 )
@@ -29,7 +28,7 @@ type Rule struct {
 	// TradeOff is what the fix costs, for final arguments.
 	TradeOff string
 	// CWE is the weakness the rule finds ("CWE-89"), when it is a security rule. Two analyzers'
-	// findings of the same weakness a few lines apart are one defect (see Scan.Evidence).
+	// findings of the same weakness a few lines apart are one defect (see Scan.Findings).
 	CWE string
 	// Process marks a note about how the change was made (tests, TODOs, dependencies, size,
 	// removed API) rather than a defect in what it does. Process notes never decide: they are
@@ -50,6 +49,10 @@ const (
 	RuleWeakPasswordHash = "weak-password-hash"
 	RuleInsecureRandom   = "insecure-random"
 	RulePathTraversal    = "path-traversal"
+	// RulePromptInjection is text in the change addressed to an AI reviewer. The debate knows
+	// the same id as toulmin.RulePromptInjection (it escalates such a change to a human); the
+	// two are kept equal by a test in review, which imports both.
+	RulePromptInjection  = "prompt-injection"
 	RuleCallInLoop       = "io-call-in-loop"
 	RuleUnboundedGo      = "unbounded-goroutines"
 	RuleDeferInLoop      = "defer-in-loop"
@@ -114,7 +117,7 @@ var Rules = map[string]Rule{
 		Warrant:   "A path from the request can contain ../ and reach files outside the intended directory",
 		Reference: "OWASP Path Traversal; CWE-22", Fix: "resolve the path inside a fixed root (os.Root, filepath.IsLocal or a prefix check after filepath.Clean)",
 		Rebuttal: "unless the path is checked to stay inside the root", TradeOff: "none"},
-	toulmin.RulePromptInjection: {ID: toulmin.RulePromptInjection, Stakeholder: Security, Severity: voting.SeverityHigh, Title: "Text that tries to instruct an AI reviewer",
+	RulePromptInjection: {ID: RulePromptInjection, Stakeholder: Security, Severity: voting.SeverityHigh, Title: "Text that tries to instruct an AI reviewer",
 		Warrant:   "Text in a change that addresses AI reviewers is an attempt to steer automated review; it must be treated as data and looked at by a human",
 		Reference: "OWASP Top 10 for LLM Applications - LLM01 Prompt Injection", Fix: "remove the instruction-like text, or explain why it belongs in the change",
 		Rebuttal: "unless the text is test data for a prompt-injection filter", TradeOff: "none"},

@@ -141,8 +141,8 @@ func (restated) Process(found []Finding) ([]Finding, error) {
 				keep, other = hand, lint
 			}
 			keep.Message += alsoFound(other)
-			if keep.replacement == "" {
-				keep.replacement = other.replacement
+			if keep.Replacement == "" {
+				keep.Replacement = other.Replacement
 			}
 			out[i] = keep
 			merged = true
@@ -197,8 +197,8 @@ func corroborate(found []Finding) []Finding {
 				f, *k = *k, f
 			}
 			k.Message += alsoFound(f)
-			if k.replacement == "" && k.Line == f.Line {
-				k.replacement = f.replacement
+			if k.Replacement == "" && k.Line == f.Line {
+				k.Replacement = f.Replacement
 			}
 			merged = true
 			break

@@ -220,24 +220,7 @@ func TestScanChainOrder(t *testing.T) {
 	}
 }
 
-func TestToEvidenceNumbersInOrderAndCarriesTheScansFields(t *testing.T) {
-	ev := toEvidence([]Finding{
-		{Severity: voting.SeverityHigh, Rule: rules.RuleSQLInjection, Source: "go-ast", Path: "a.go", Line: 3, Message: "query", snippet: "db.Query(q)", replacement: "db.Query(q, a)"},
-		{Severity: voting.SeverityLow, Rule: rules.RuleMitigation, Source: "go-ast", Path: "a.go", Line: 2, Message: "check", Mitigates: rules.RulePathTraversal},
-	})
-	if len(ev) != 2 || ev[0].ID != "E1" || ev[1].ID != "E2" {
-		t.Fatalf("evidence = %+v", ev)
-	}
-	e := ev[0]
-	if e.Analyzer != "go-ast" || e.Stakeholder != rules.Rules[rules.RuleSQLInjection].Stakeholder || e.Severity != "high" || e.Snippet != "db.Query(q)" || e.Replacement != "db.Query(q, a)" || e.Location() != "a.go:3" {
-		t.Errorf("evidence = %+v", e)
-	}
-	if ev[1].Mitigates != rules.RulePathTraversal {
-		t.Errorf("mitigation = %+v", ev[1])
-	}
-}
-
-func TestScanEvidenceRunsTheChain(t *testing.T) {
+func TestScanFindingsRunsTheChain(t *testing.T) {
 	src := "package a\n\nfunc f() {\n\tos.Chdir(\"/\")\n}\n"
 	c := &change.Change{Files: []*change.File{{Path: "a.go", Status: change.StatusAdded, HasContent: true, Content: []byte(src)}}}
 	s := New(c)
@@ -246,15 +229,15 @@ func TestScanEvidenceRunsTheChain(t *testing.T) {
 	s.Report(rules.RuleIgnoredError, "a.go", 4, "said twice")
 	s.AddFrom(rules.AnalyzerGoLinter, "errcheck", voting.SeverityMedium, "a.go", 4, "the error that `os.Chdir` returns is dropped", "")
 	s.ReportSeverity(rules.RuleLargeFunction, "high", "a.go", 3, "long")
-	ev := s.Evidence()
+	ev := s.Findings()
 	if len(ev) != 2 {
-		t.Fatalf("evidence:\n%s", dump(ev))
+		t.Fatalf("findings:\n%s", dump(ev))
 	}
-	if e := ev[1]; e.ID != "E2" || e.Rule != "errcheck" || e.Snippet != `os.Chdir("/")` ||
+	if e := ev[1]; e.Rule != "errcheck" || e.Snippet != `os.Chdir("/")` ||
 		e.Message != "the error that `os.Chdir` returns is dropped; also found by go-ast (ignored-error at line 4)" {
 		t.Errorf("folded finding = %+v", e)
 	}
-	if e := ev[0]; e.ID != "E1" || e.Rule != rules.RuleLargeFunction || e.Severity != "medium" { // capped, then first by line
+	if e := ev[0]; e.Rule != rules.RuleLargeFunction || e.Severity != "medium" { // capped, then first by line
 		t.Errorf("process note = %+v", e)
 	}
 }

@@ -8,10 +8,11 @@ import (
 	"github.com/debatebot/debatebot/voting"
 )
 
-// Finding is the one record of what an analyzer found, inside this package: a diagnostic of a
-// type-checked check or of an external tool in one tree, and what an analyzer reports into a
-// Scan (Report, ReportSeverity, Mitigation). The scan's processors (chain.go) work on
-// Findings; toEvidence turns them into the debate's evidence once, at the package's boundary.
+// Finding is the one record of what an analyzer found: a diagnostic of a type-checked check or
+// of an external tool in one tree, and what an analyzer reports into a Scan (Report,
+// ReportSeverity, Mitigation). The scan's processors (chain.go) work on Findings, and the
+// processed Findings are what evidence gathering returns (Gather); the package that runs the
+// debate turns them into the debate's evidence.
 type Finding struct {
 	Rule string `json:"rule"`
 	// Source is the analyzer that found it: a check's source ("go vet", "gosec"), a tool's name
@@ -37,10 +38,11 @@ type Finding struct {
 	// traversal at a file call, an SSRF at a fetch): findings of that weakness by other
 	// analyzers at the same place are the same defect (see absorbWeakness).
 	CWE string `json:"-"`
-	// snippet is the cited line of head as posted (redacted, clipped), and replacement the
+	// Snippet is the cited line of head as posted (redacted, clipped), and Replacement the
 	// line's fix when the rule has a mechanical one; the scan fills both when it records the
-	// finding.
-	snippet, replacement string
+	// finding (Record), so an analyzer leaves them empty.
+	Snippet     string `json:"-"`
+	Replacement string `json:"-"`
 }
 
 // lineFixes are the findings whose fix the analyzers know exactly: the line with one constant

@@ -153,11 +153,11 @@ func (s *Scan) Record(f Finding) {
 	f.Message = s.hidden.Clean(f.Message)
 	if cf := s.Change.File(f.Path); cf != nil && f.Line > 0 {
 		if text, ok := cf.Line(f.Line); ok {
-			f.snippet = strings.ReplaceAll(Clip(redact.Redact(Clip(strings.TrimSpace(text), 400)), 160), "`", "'")
+			f.Snippet = strings.ReplaceAll(Clip(redact.Redact(Clip(strings.TrimSpace(text), 400)), 160), "`", "'")
 			if f.Rule == rules.RuleSecret {
-				f.snippet = ""
+				f.Snippet = ""
 			}
-			f.replacement = lineFix(f.Rule, cf.Language(), text)
+			f.Replacement = lineFix(f.Rule, cf.Language(), text)
 		}
 	}
 	s.found = append(s.found, f)

@@ -6,14 +6,13 @@ import (
 	"testing"
 
 	"github.com/debatebot/debatebot/review/evidence/rules"
-	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
 
-func dump(ev []toulmin.Evidence) string {
+func dump(found []Finding) string {
 	var b strings.Builder
-	for _, e := range ev {
-		fmt.Fprintf(&b, "  %s %s %s: %s\n", e.Severity, e.Rule, e.Location(), e.Message)
+	for _, f := range found {
+		fmt.Fprintf(&b, "  %s %s %s:%d: %s\n", f.Severity, f.Rule, f.Path, f.Line, f.Message)
 	}
 	return b.String()
 }
@@ -31,12 +30,12 @@ func TestCorroborateKeepsTheMoreSevereAndApartFindings(t *testing.T) {
 	}
 	got := corroborate(found)
 	if len(got) != 4 {
-		t.Fatalf("corroborate kept %d findings, want 4:\n%s", len(got), dump(toEvidence(got)))
+		t.Fatalf("corroborate kept %d findings, want 4:\n%s", len(got), dump(got))
 	}
 	if got[0].Rule != "gosec:G204" || got[0].Line != 12 || got[0].Message != "subprocess; also found by go-ast (command-injection at line 10)" {
 		t.Errorf("merged finding = %+v", got[0])
 	}
 	if got[1].Line != 40 || got[2].Rule != rules.RuleSQLInjection || got[3].Path != "b.go" {
-		t.Errorf("findings of other places or weaknesses were merged:\n%s", dump(toEvidence(got)))
+		t.Errorf("findings of other places or weaknesses were merged:\n%s", dump(got))
 	}
 }
