@@ -127,9 +127,9 @@ type ToolResult struct {
 
 // Run runs each tool that handles some changed file over those files in the base and head
 // trees and keeps the findings new in head (toolChain: the catalog's severity cap, then
-// compareExternal). Tools run one after the other, each over base and head at once. A tool that is missing, fails or prints something other
-// than its report is described in its result; it never fails the run. Only the context's end
-// does, with an error.
+// compareExternal). Tools run one after the other, each over base and head at once. A tool
+// that is missing, fails or prints something other than its report is described in its
+// result; it never fails the run. Only the context's end does, with an error.
 func Run(ctx context.Context, opts Options) ([]ToolResult, error) {
 	tools := opts.Tools
 	if tools == nil {
