@@ -246,3 +246,36 @@ func TestArchitectureMapNamesEveryPackage(t *testing.T) {
 		}
 	}
 }
+
+// TestNoImportAcrossTheLayers: evidence gathering knows nothing of the debate (no package under
+// review/evidence imports toulmin, tests included: findings leave it as scan.Finding, and
+// review.Evidence makes the debate's evidence of them); toulmin imports only voting; voting
+// imports nothing of the project.
+func TestNoImportAcrossTheLayers(t *testing.T) {
+	for _, f := range repoFiles(t) {
+		for _, im := range f.ast.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			if !strings.HasPrefix(p, module+"/") {
+				continue
+			}
+			if why := layerBreach(f.dir, strings.TrimPrefix(p, module+"/")); why != "" {
+				t.Errorf("%s imports %s: %s", f.path, p, why)
+			}
+		}
+	}
+}
+
+// layerBreach says why the package in dir may not import imp (both relative to the module), or
+// "" when it may.
+func layerBreach(dir, imp string) string {
+	under := func(p, pkg string) bool { return p == pkg || strings.HasPrefix(p, pkg+"/") }
+	switch {
+	case under(dir, "review/evidence") && under(imp, "toulmin"):
+		return "evidence gathering does not know the debate; return scan.Finding and let review.Evidence make the debate's evidence of it"
+	case under(dir, "voting") && !under(imp, "voting"):
+		return "voting imports nothing of the project"
+	case under(dir, "toulmin") && !under(imp, "toulmin") && !under(imp, "voting"):
+		return "toulmin imports only voting"
+	}
+	return ""
+}

@@ -54,7 +54,7 @@ func bigDebate(id string) *toulmin.Transcript {
 				Claim:   fmt.Sprintf("Claim %d of %s: the handler at internal/x/file%d.go builds a query from request input.", i, kind, i),
 				Grounds: []toulmin.Ground{{Path: fmt.Sprintf("internal/x/file%d.go", i), Line: 10 + i, Text: "query := fmt.Sprintf(\"SELECT ... %s\", input)"}},
 				Warrant: "Input in a query lets a caller change it.", Backing: []toulmin.Backing{{Reference: "CWE-89", Evidence: fmt.Sprintf("E%d", i)}},
-				Qualifier: toulmin.Qualifier{Confidence: 0.8, Text: "static evidence"}, Rebuttal: "unless the input is a constant", Severity: toulmin.SeverityHigh,
+				Qualifier: toulmin.Qualifier{Confidence: 0.8, Text: "static evidence"}, Rebuttal: "unless the input is a constant", Severity: voting.SeverityHigh,
 				Actions: []toulmin.Action{{Text: "use placeholders", Path: fmt.Sprintf("internal/x/file%d.go", i), Line: 10 + i, Required: true}},
 				Quality: toulmin.Quality{Score: 0.8, Checks: []toulmin.Check{{Criterion: "specific", Passed: true}, {Criterion: "evidence_based", Passed: true}, {Criterion: "actionable", Passed: false, Reason: "no line"}}}}
 			if target != nil {

@@ -165,11 +165,11 @@ func TestLeadOf(t *testing.T) {
 	tr := &toulmin.Transcript{Record: voting.Record{Decision: voting.RequestChanges,
 		RequiredChanges: []string{"store/users.go:41: use a parameterised query", "add tests that cover the export", "../../etc/passwd:1: read it"}}}
 	tr.Evidence = []toulmin.Evidence{
-		{Rule: "style", Severity: toulmin.SeverityLow, Path: "b.go", Line: 9, Message: "naming", Snippet: "var x_y = 1\n"},
-		{Rule: "sql-injection", Severity: toulmin.SeverityCritical, Path: "store/users.go", Line: 41, Message: "query built with Sprintf",
+		{Rule: "style", Severity: voting.SeverityLow, Path: "b.go", Line: 9, Message: "naming", Snippet: "var x_y = 1\n"},
+		{Rule: "sql-injection", Severity: voting.SeverityCritical, Path: "store/users.go", Line: 41, Message: "query built with Sprintf",
 			Snippet: `token := "ghp_R7xQ2mN8vK4pL9sT3wY6zB1cD5fH0jA2eG4i"`},
-		{Rule: "path-check", Severity: toulmin.SeverityInfo, Path: "a.go", Line: 3, Mitigates: "path-traversal"},
-		{Rule: "body-close", Severity: toulmin.SeverityHigh, Path: "client.go", Line: 12, Message: "response body not closed"},
+		{Rule: "path-check", Severity: voting.SeverityInfo, Path: "a.go", Line: 3, Mitigates: "path-traversal"},
+		{Rule: "body-close", Severity: voting.SeverityHigh, Path: "client.go", Line: 12, Message: "response body not closed"},
 	}
 	l := d.leadOf(tr, "acme/shop", sha, store.StatusDecided)
 	if l.Decision != "Changes requested" || l.Tone != "poor" || l.Progress != "" {
@@ -213,7 +213,7 @@ func TestLeadOf(t *testing.T) {
 
 	many := &toulmin.Transcript{Timeline: []toulmin.PhaseRecord{{Phase: toulmin.PhaseOpening}, {Phase: toulmin.PhaseRebuttal, Round: 1}}}
 	for i := range maxFindings + 7 {
-		many.Evidence = append(many.Evidence, toulmin.Evidence{Rule: fmt.Sprint("r", i), Severity: toulmin.SeverityMedium, Path: "x.go", Line: i + 1})
+		many.Evidence = append(many.Evidence, toulmin.Evidence{Rule: fmt.Sprint("r", i), Severity: voting.SeverityMedium, Path: "x.go", Line: i + 1})
 	}
 	l = d.leadOf(many, "acme/shop", sha, store.StatusRunning)
 	if len(l.Findings) != maxFindings || l.More != 7 {

@@ -61,9 +61,9 @@ func seedHistory(t testing.TB, st *store.Store) {
 	}
 	withFindings := func(tr *toulmin.Transcript) *toulmin.Transcript {
 		tr.Evidence = []toulmin.Evidence{
-			{ID: "E1", Rule: "go-sql-injection", Stakeholder: "security", Severity: toulmin.SeverityCritical, Path: "internal/export/users.go", Line: 30,
+			{ID: "E1", Rule: "go-sql-injection", Stakeholder: "security", Severity: voting.SeverityCritical, Path: "internal/export/users.go", Line: 30,
 				Message: "The query is built with fmt.Sprintf from the request", Snippet: `rows, err := h.db.Query(fmt.Sprintf("SELECT * FROM users WHERE id = %s", id)) // ` + secretToken},
-			{ID: "E2", Rule: "go-body-not-closed", Stakeholder: "reliability", Severity: toulmin.SeverityHigh, Path: "internal/export/client.go", Line: 12,
+			{ID: "E2", Rule: "go-body-not-closed", Stakeholder: "reliability", Severity: voting.SeverityHigh, Path: "internal/export/client.go", Line: 12,
 				Message: "The response body is never closed", Snippet: "resp, err := http.Get(u)"},
 		}
 		return tr

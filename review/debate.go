@@ -173,11 +173,12 @@ func (d *Debate) subject(c *change.Change) *toulmin.Subject {
 	}
 	var notes []string
 	subject.Gather = func(ctx context.Context) ([]toulmin.Evidence, error) {
-		ev, n, err := scan.GatherWithNotes(ctx, c, analyzers)
-		ev, dropped := scan.DropDismissed(ev, d.Dismissed)
+		found, n, err := scan.GatherWithNotes(ctx, c, analyzers)
+		found, dropped := scan.DropDismissed(found, d.Dismissed)
 		if dropped > 0 {
 			n = append(n, fmt.Sprintf("%d finding(s) a maintainer dismissed as false positives on this code were left out", dropped))
 		}
+		ev := Evidence(found)
 		notes = n
 		return ev, err
 	}

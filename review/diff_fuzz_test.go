@@ -93,6 +93,6 @@ func FuzzReadDiff(f *testing.F) {
 		// What the reader accepted goes through the untrusted-text checks of every debate.
 		s := scan.New(c)
 		evidence.PromptInjectionAnalyzer{}.Analyze(s)
-		_ = s.Evidence()
+		_ = s.Findings()
 	})
 }

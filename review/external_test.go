@@ -12,7 +12,6 @@ import (
 	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/review/evidence/external"
 	"github.com/debatebot/debatebot/review/evidence/rules"
-	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/gittest"
 	"github.com/debatebot/debatebot/review/reviewtest"
@@ -84,7 +83,7 @@ func TestGitRangeGathersExternalFindings(t *testing.T) {
 	if err != nil {
 		t.Fatalf("FromGit: %v", err)
 	}
-	ev, notes, err := scan.GatherWithNotes(ctx, c, evidence.DefaultAnalyzers())
+	ev, notes, err := review.GatherEvidence(ctx, c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,15 +91,15 @@ func TestGitRangeGathersExternalFindings(t *testing.T) {
 		rule, path  string
 		line        int
 		stakeholder string
-		severity    toulmin.Severity
+		severity    voting.Severity
 		in          string
 	}{
-		{"bandit:B506", "app/run.py", 17, rules.Security, toulmin.SeverityHigh, "(in load_config)"},
-		{"bandit:B602", "app/run.py", 22, rules.Security, toulmin.SeverityHigh, "(in Archiver.archive)"},
-		{"eslint:security/detect-child-process", "web/server.js", 9, rules.Security, toulmin.SeverityHigh, "(in thumbnail)"},
-		{"eslint:no-dupe-keys", "web/limits.ts", 11, rules.Maintainability, toulmin.SeverityMedium, "(in merged)"},
-		{"shellcheck:SC2115", "scripts/deploy.sh", 12, rules.Security, toulmin.SeverityHigh, "(in publish)"},
-		{"cppcheck:bufferAccessOutOfBounds", "native/buf.c", 16, rules.Maintainability, toulmin.SeverityHigh, "(in copy_name)"},
+		{"bandit:B506", "app/run.py", 17, rules.Security, voting.SeverityHigh, "(in load_config)"},
+		{"bandit:B602", "app/run.py", 22, rules.Security, voting.SeverityHigh, "(in Archiver.archive)"},
+		{"eslint:security/detect-child-process", "web/server.js", 9, rules.Security, voting.SeverityHigh, "(in thumbnail)"},
+		{"eslint:no-dupe-keys", "web/limits.ts", 11, rules.Maintainability, voting.SeverityMedium, "(in merged)"},
+		{"shellcheck:SC2115", "scripts/deploy.sh", 12, rules.Security, voting.SeverityHigh, "(in publish)"},
+		{"cppcheck:bufferAccessOutOfBounds", "native/buf.c", 16, rules.Maintainability, voting.SeverityHigh, "(in copy_name)"},
 	}
 	for _, w := range want {
 		e := evidenceAt(ev, w.rule, w.path, w.line)
@@ -176,7 +175,7 @@ func TestExternalFindingsDecide(t *testing.T) {
 			continue
 		}
 		external++
-		if e.Severity != toulmin.SeverityLow {
+		if e.Severity != voting.SeverityLow {
 			t.Errorf("benign change: %s %s at %s", e.Severity, e.Rule, e.Location())
 		}
 	}
@@ -201,7 +200,7 @@ func TestDiffWithoutTreesRunsExternalOnContent(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := reviewtest.ChangeOf(t, map[string]string{"app/run.py": string(head)})
-	ev, notes, err := scan.GatherWithNotes(context.Background(), c, evidence.DefaultAnalyzers())
+	ev, notes, err := review.GatherEvidence(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +238,7 @@ func TestPullRequestExternalFindingsOnAddedLines(t *testing.T) {
 	if f := c.File("scripts/deploy.sh"); f == nil || !f.HasContent || string(f.Content) != string(head) {
 		t.Fatalf("the head content of the modified script was not read")
 	}
-	ev, notes, err := scan.GatherWithNotes(ctx, c, evidence.DefaultAnalyzers())
+	ev, notes, err := review.GatherEvidence(ctx, c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +260,7 @@ func TestExternalToolMissingIsNoted(t *testing.T) {
 		"app/run.py":  "import os\n\n\ndef run(cmd):\n    os.system(\"ls \" + cmd)\n",
 		"app/util.py": "def f():\n    return 1\n",
 	})
-	ev, notes, err := scan.GatherWithNotes(context.Background(), c, evidence.DefaultAnalyzers())
+	ev, notes, err := review.GatherEvidence(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +289,7 @@ func TestExternalToolGarbageIsNoted(t *testing.T) {
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	c := reviewtest.ChangeOf(t, map[string]string{"app/run.py": "print(1)\n"})
-	ev, notes, err := scan.GatherWithNotes(context.Background(), c, evidence.DefaultAnalyzers())
+	ev, notes, err := review.GatherEvidence(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}

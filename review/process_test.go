@@ -267,7 +267,7 @@ func TestProcessNotesNeverDecide(t *testing.T) {
 			for _, e := range tr.Evidence {
 				if e.Rule == tc.rule {
 					noted = true
-					if e.Severity.Rank() > toulmin.SeverityMedium.Rank() {
+					if e.Severity.Rank() > voting.SeverityMedium.Rank() {
 						t.Errorf("%s is %s: a process note is at most medium", e.Rule, e.Severity)
 					}
 				}
@@ -292,13 +292,16 @@ func TestProcessNotesNeverDecide(t *testing.T) {
 // a stakeholder request changes nor stand as a critical finding that escalates.
 func TestProcessNotesAreAtMostMedium(t *testing.T) {
 	s := scan.New(reviewtest.MustParse(t, deletedPingTest))
-	s.ReportSeverity(rules.RuleTestDeleted, toulmin.SeverityCritical, "api/ping_test.go", 1, "test file deleted")
-	s.ReportSeverity(rules.RuleSQLInjection, toulmin.SeverityCritical, "api/ping_test.go", 5, "not a process note")
-	ev := s.Evidence()
-	for _, e := range ev {
-		want := toulmin.SeverityCritical
+	s.ReportSeverity(rules.RuleTestDeleted, voting.SeverityCritical, "api/ping_test.go", 1, "test file deleted")
+	s.ReportSeverity(rules.RuleSQLInjection, voting.SeverityCritical, "api/ping_test.go", 5, "not a process note")
+	found := s.Findings()
+	if len(found) != 2 {
+		t.Fatalf("findings = %+v, want the process note and the finding", found)
+	}
+	for _, e := range found {
+		want := voting.SeverityCritical
 		if e.Rule == rules.RuleTestDeleted {
-			want = toulmin.SeverityMedium
+			want = voting.SeverityMedium
 		}
 		if e.Severity != want {
 			t.Errorf("%s severity %s, want %s", e.Rule, e.Severity, want)

@@ -11,7 +11,6 @@ import (
 	"github.com/debatebot/debatebot/review/change/changetest"
 	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/review/evidence/rules"
-	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/review/gittest"
 	"github.com/debatebot/debatebot/review/reviewtest"
 	"github.com/debatebot/debatebot/toulmin"
@@ -27,9 +26,9 @@ func TestGitRangeGathersTypeCheckedFindings(t *testing.T) {
 	if err != nil {
 		t.Fatalf("FromGit: %v", err)
 	}
-	ev, notes, err := scan.GatherWithNotes(ctx, c, evidence.DefaultAnalyzers())
+	ev, notes, err := review.GatherEvidence(ctx, c, evidence.DefaultAnalyzers())
 	if err != nil {
-		t.Fatalf("GatherWithNotes: %v", err)
+		t.Fatalf("GatherEvidence: %v", err)
 	}
 	var nil64 *toulmin.Evidence
 	for i, e := range ev {
@@ -43,7 +42,7 @@ func TestGitRangeGathersTypeCheckedFindings(t *testing.T) {
 	if nil64 == nil {
 		t.Fatalf("no nilness evidence at app/app.go:64:\n%s", reviewtest.Dump(ev))
 	}
-	if nil64.Analyzer != rules.AnalyzerGoVet || nil64.Stakeholder != rules.Maintainability || nil64.Severity != toulmin.SeverityHigh ||
+	if nil64.Analyzer != rules.AnalyzerGoVet || nil64.Stakeholder != rules.Maintainability || nil64.Severity != voting.SeverityHigh ||
 		nil64.Snippet != `log.Printf("using %s", cfg.Name)` || !strings.Contains(nil64.Message, "the change made it reachable") {
 		t.Errorf("nilness evidence = %+v", *nil64)
 	}
@@ -74,7 +73,7 @@ func TestGitRangeGathersTypeCheckedFindings(t *testing.T) {
 
 func TestDiffWithoutTreesRunsNoTypedAnalysis(t *testing.T) {
 	c := reviewtest.ChangeOf(t, map[string]string{"app/app.go": "package app\n\nfunc F(p *int) int {\n\tif p == nil {\n\t\treturn *p\n\t}\n\treturn 0\n}\n"})
-	ev, notes, err := scan.GatherWithNotes(context.Background(), c, evidence.DefaultAnalyzers())
+	ev, notes, err := review.GatherEvidence(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +117,7 @@ func TestOneDefectIsOneFinding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev, err := scan.Gather(context.Background(), c, evidence.DefaultAnalyzers())
+	ev, _, err := review.GatherEvidence(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +186,7 @@ func TestOfflineDebateRequiresRestoringProtections(t *testing.T) {
 		t.Errorf("evidence at guards/guards.go:26:\n%s", reviewtest.Dump(at26))
 	}
 	r := rules.Rules[evidence.RuleGuardRemoved]
-	if r.Stakeholder != rules.Security || r.Severity != toulmin.SeverityHigh || !strings.HasPrefix(r.Reference, "debatebot guard-removed, CWE-693: https://cwe.mitre.org/") ||
+	if r.Stakeholder != rules.Security || r.Severity != voting.SeverityHigh || !strings.HasPrefix(r.Reference, "debatebot guard-removed, CWE-693: https://cwe.mitre.org/") ||
 		!strings.Contains(r.Warrant, "no longer checks") || r.Rebuttal == "" || r.TradeOff == "" {
 		t.Errorf("rule guard-removed = %+v", r)
 	}

@@ -12,39 +12,16 @@ import (
 	"github.com/debatebot/debatebot/voting"
 )
 
-// Severity ranks a finding or an argument's concern.
-type Severity string
-
-// Severities from the least to the most serious.
-const (
-	SeverityInfo     Severity = "info"
-	SeverityLow      Severity = "low"
-	SeverityMedium   Severity = "medium"
-	SeverityHigh     Severity = "high"
-	SeverityCritical Severity = "critical"
-)
-
-var severityRank = map[Severity]int{SeverityInfo: 0, SeverityLow: 1, SeverityMedium: 2, SeverityHigh: 3, SeverityCritical: 4}
-
-// Rank orders severities; an unknown severity ranks as info.
-func (s Severity) Rank() int { return severityRank[s] }
-
-// Valid reports whether s is a known severity.
-func (s Severity) Valid() bool {
-	_, ok := severityRank[s]
-	return ok
-}
-
 // Evidence is one finding of evidence gathering: what an analyzer saw at a place in the change.
 type Evidence struct {
-	ID          string   `json:"id" yaml:"id"`
-	Analyzer    string   `json:"analyzer" yaml:"analyzer"`
-	Rule        string   `json:"rule" yaml:"rule"`
-	Stakeholder string   `json:"stakeholder" yaml:"stakeholder"`
-	Severity    Severity `json:"severity" yaml:"severity"`
-	Path        string   `json:"path" yaml:"path"`
-	Line        int      `json:"line" yaml:"line"`
-	Message     string   `json:"message" yaml:"message"`
+	ID          string          `json:"id" yaml:"id"`
+	Analyzer    string          `json:"analyzer" yaml:"analyzer"`
+	Rule        string          `json:"rule" yaml:"rule"`
+	Stakeholder string          `json:"stakeholder" yaml:"stakeholder"`
+	Severity    voting.Severity `json:"severity" yaml:"severity"`
+	Path        string          `json:"path" yaml:"path"`
+	Line        int             `json:"line" yaml:"line"`
+	Message     string          `json:"message" yaml:"message"`
 	// Snippet is the source line the finding is about, secrets redacted.
 	Snippet string `json:"snippet,omitempty" yaml:"snippet,omitempty"`
 	// Mitigates names the rule of a finding this item weakens (e.g. a path check added next to a
@@ -213,8 +190,8 @@ type Argument struct {
 	// it is disputed (seed 003); a rebuttal without one loses a quality point.
 	Steelman string `json:"steelman,omitempty" yaml:"steelman,omitempty"`
 
-	Severity Severity `json:"severity,omitempty" yaml:"severity,omitempty"`
-	Actions  []Action `json:"actions,omitempty" yaml:"actions,omitempty"`
+	Severity voting.Severity `json:"severity,omitempty" yaml:"severity,omitempty"`
+	Actions  []Action        `json:"actions,omitempty" yaml:"actions,omitempty"`
 	// Rule names the evidence rule the argument is built on, when it is.
 	Rule string `json:"rule,omitempty" yaml:"rule,omitempty"`
 

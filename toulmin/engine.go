@@ -1005,7 +1005,7 @@ func (r *run) criticalStanding() []string {
 	var out []string
 	for i := range r.t.Arguments {
 		a := &r.t.Arguments[i]
-		if a.Severity != SeverityCritical || !r.t.Standing(a) || !a.Quality.Verified() {
+		if a.Severity != voting.SeverityCritical || !r.t.Standing(a) || !a.Quality.Verified() {
 			continue
 		}
 		where := ""

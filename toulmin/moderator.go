@@ -208,7 +208,7 @@ func (r *run) fastExit(rec *PhaseRecord) {
 			continue
 		}
 		argued[a.Agent] = true
-		if r.t.Standing(a) && (a.Severity.Rank() > SeverityLow.Rank() || requires(a)) {
+		if r.t.Standing(a) && (a.Severity.Rank() > voting.SeverityLow.Rank() || requires(a)) {
 			return // something above low stands: a serious concern, or one that must be fixed
 		}
 	}

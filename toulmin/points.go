@@ -33,7 +33,7 @@ type Point struct {
 	// Escalated is set when a challenger escalated the point to a human.
 	Escalated bool `json:"escalated,omitempty" yaml:"escalated,omitempty"`
 	// severity of the disputed argument, to find the core disagreement.
-	severity Severity
+	severity voting.Severity
 }
 
 // Row is the point as the decision record shows it.

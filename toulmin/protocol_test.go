@@ -23,7 +23,7 @@ func confronting(vote voting.Option, answer Answer, response Answer) func(ctx co
 		switch req.Phase.Kind {
 		case PhaseOpening:
 			a := good()
-			a.Severity = SeverityHigh
+			a.Severity = voting.SeverityHigh
 			return &Turn{Arguments: []Argument{a}, Position: pos}, nil
 		case PhaseRebuttal:
 			var out []Argument
@@ -339,7 +339,7 @@ func TestFastExitNeedsSubstantiveAgreement(t *testing.T) {
 	low := func(_ context.Context, req *Request) (*Turn, error) {
 		if req.Phase.Kind == PhaseOpening {
 			a := good()
-			a.Severity, a.Actions = SeverityLow, []Action{{Text: "rename it"}}
+			a.Severity, a.Actions = voting.SeverityLow, []Action{{Text: "rename it"}}
 			return &Turn{Arguments: []Argument{a}, Position: &Position{Vote: voting.Approve, Confidence: 0.7}}, nil
 		}
 		return &Turn{}, nil

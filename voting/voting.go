@@ -1,6 +1,8 @@
 // Package voting turns the positions of a debate's participants into a decision: role weights,
 // trust, the weighted consensus of seed 004, thresholds and the decision record, with the token
-// usage (Usage) that the record bills and the debate's transcript counts by phase and agent.
+// usage (Usage) that the record bills and the debate's transcript counts by phase and agent,
+// and the severity scale (Severity) that evidence gathering's findings, the debate's arguments
+// and the record share.
 //
 // It imports nothing of the project's, so that the rules by which a debate is decided can be read
 // and tested on their own.

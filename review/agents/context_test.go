@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/agents"
 	"github.com/debatebot/debatebot/review/change/changetest"
 	"github.com/debatebot/debatebot/review/evidence"
-	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/review/reviewtest"
 )
@@ -32,7 +32,7 @@ func TestBuildContextBudget(t *testing.T) {
 	b.WriteString(changetest.NewFileDiff("package-lock.json", "{\n  \"lockfileVersion\": 3\n}\n"))
 	b.WriteString("diff --git a/old/legacy.go b/old/legacy.go\n--- a/old/legacy.go\n+++ b/old/legacy.go\n@@ -1,4 +1,2 @@\n package old\n-\n-func Legacy() {}\n \n")
 	c := reviewtest.MustParse(t, b.String())
-	ev, err := scan.Gather(context.Background(), c, evidence.DefaultAnalyzers())
+	ev, _, err := review.GatherEvidence(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}

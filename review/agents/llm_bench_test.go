@@ -13,7 +13,6 @@ import (
 	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/change/changetest"
 	"github.com/debatebot/debatebot/review/evidence"
-	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/review/llmtest"
 	"github.com/debatebot/debatebot/review/reviewtest"
@@ -196,7 +195,7 @@ func BenchmarkLLMPromptTokens2000(b *testing.B) {
 
 func TestSingleCallPromptTokens(t *testing.T) {
 	c := reviewtest.ReadChange(t, filepath.Join("..", "..", "examples", "admin-export.diff"))
-	ev, err := scan.Gather(context.Background(), c, evidence.DefaultAnalyzers())
+	ev, _, err := review.GatherEvidence(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -89,8 +89,8 @@ func NewRuleModerator(ps []Perspective) *RuleModerator {
 }
 
 // Severity weights of evidence when the moderator ranks perspectives.
-var seatWeight = map[toulmin.Severity]float64{
-	toulmin.SeverityInfo: 0.5, toulmin.SeverityLow: 1, toulmin.SeverityMedium: 2, toulmin.SeverityHigh: 4, toulmin.SeverityCritical: 8,
+var seatWeight = map[voting.Severity]float64{
+	voting.SeverityInfo: 0.5, voting.SeverityLow: 1, voting.SeverityMedium: 2, voting.SeverityHigh: 4, voting.SeverityCritical: 8,
 }
 
 type candidate struct {
@@ -153,7 +153,7 @@ func (c *candidate) weighEvidence(ev []toulmin.Evidence) {
 			// A check the change adds is what this perspective rebuts another's finding with.
 			if check == nil {
 				check = e
-				c.score += seatWeight[toulmin.SeverityInfo]
+				c.score += seatWeight[voting.SeverityInfo]
 			}
 			continue
 		}

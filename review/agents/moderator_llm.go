@@ -13,6 +13,7 @@ import (
 	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // llmModerator seats the panel with one small model call: the catalog, the change's title and
@@ -172,7 +173,7 @@ func (m *llmModerator) prompt(req *toulmin.SeatRequest) string {
 		b.WriteString("UNTRUSTED FILES>>>\n")
 	}
 	b.WriteString("\n# Evidence from the analyzers, per perspective\n")
-	counts, worst := map[string]int{}, map[string]toulmin.Severity{}
+	counts, worst := map[string]int{}, map[string]voting.Severity{}
 	var order []string
 	for _, e := range req.Evidence {
 		if e.Stakeholder == "" {

@@ -130,11 +130,11 @@ func (a *OfflineAgent) take(req *toulmin.Request) *toulmin.Turn {
 }
 
 // voteFor maps the most serious standing concern to a vote.
-func voteFor(sev toulmin.Severity) voting.Option {
+func voteFor(sev voting.Severity) voting.Option {
 	switch {
-	case sev.Rank() >= toulmin.SeverityHigh.Rank():
+	case sev.Rank() >= voting.SeverityHigh.Rank():
 		return voting.RequestChanges
-	case sev.Rank() >= toulmin.SeverityMedium.Rank():
+	case sev.Rank() >= voting.SeverityMedium.Rank():
 		return voting.ApproveWithChanges
 	}
 	return voting.Approve
@@ -213,7 +213,7 @@ func concern(items []toulmin.Evidence) toulmin.Argument {
 			text += ": `" + e.Snippet + "`"
 		}
 		arg.Grounds = append(arg.Grounds, toulmin.Ground{Path: e.Path, Line: e.Line, Text: text})
-		arg.Actions = append(arg.Actions, toulmin.Action{Text: rule.Fix, Path: e.Path, Line: e.Line, Required: !rule.Process && e.Severity.Rank() >= toulmin.SeverityMedium.Rank()})
+		arg.Actions = append(arg.Actions, toulmin.Action{Text: rule.Fix, Path: e.Path, Line: e.Line, Required: !rule.Process && e.Severity.Rank() >= voting.SeverityMedium.Rank()})
 	}
 	return arg
 }
@@ -312,7 +312,7 @@ func (a *OfflineAgent) opening(req *toulmin.Request) *toulmin.Turn {
 
 // position derives the stance from the concerns that stand.
 func (a *OfflineAgent) position(standing []toulmin.Argument, when string) *toulmin.Position {
-	worst := toulmin.SeverityInfo
+	worst := voting.SeverityInfo
 	var priorities, tradeOffs []string
 	seenTrade := map[string]bool{}
 	for _, arg := range standing {
@@ -369,7 +369,7 @@ func (a *OfflineAgent) rebuttals(req *toulmin.Request) *toulmin.Turn {
 		if arg.Phase != toulmin.PhaseOpening || arg.Agent == a.p.Name || answered[arg.ID] || !t.Standing(&arg) {
 			continue
 		}
-		if arg.Severity.Rank() < toulmin.SeverityMedium.Rank() {
+		if arg.Severity.Rank() < voting.SeverityMedium.Rank() {
 			continue // nothing blocks on it; no need to argue
 		}
 		if r, ok := a.rebut(arg, req.Evidence); ok {
@@ -597,7 +597,7 @@ func (a *OfflineAgent) respond(req *toulmin.Request) *toulmin.Turn {
 			r.Answer = toulmin.AnswerAccept
 			r.Claim = fmt.Sprintf("Accepted: %s stands within the limit %s states", target.ID, ans.ID)
 			r.Warrant = "the part of the rebuttal that holds was accepted; the limit is one this perspective's rules also draw"
-		case target.Severity.Rank() >= toulmin.SeverityHigh.Rank():
+		case target.Severity.Rank() >= voting.SeverityHigh.Rank():
 			r.Answer = toulmin.AnswerEscalate
 			r.Claim = fmt.Sprintf("Escalated: %s blocks the merge while %s disputes it on checked evidence; a human must settle it", target.ID, a.p.Title)
 			r.Warrant = "a blocking concern that the agents cannot settle between them needs a human decision"
@@ -663,8 +663,8 @@ func summary(concerns []toulmin.Argument, vote voting.Option) toulmin.Argument {
 	return arg
 }
 
-func worstOf(args []toulmin.Argument) toulmin.Severity {
-	w := toulmin.SeverityInfo
+func worstOf(args []toulmin.Argument) voting.Severity {
+	w := voting.SeverityInfo
 	for _, a := range args {
 		if a.Severity.Rank() > w.Rank() {
 			w = a.Severity

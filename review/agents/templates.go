@@ -6,6 +6,7 @@ import (
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // Seed 004's debate templates give a security concern a type, severity, location, attack vector,
@@ -122,7 +123,7 @@ func templateOfArgument(a *toulmin.Argument, agent string, ev []toulmin.Evidence
 			}
 		}
 	}
-	if kind == "" || a.Severity.Rank() < toulmin.SeverityLow.Rank() {
+	if kind == "" || a.Severity.Rank() < voting.SeverityLow.Rank() {
 		return nil
 	}
 	var grounds, actions []string

@@ -6,7 +6,7 @@ import (
 
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
-	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // RuleSecurityAlert is a code scanning or Dependabot alert GitHub raised on the change (or on the
@@ -14,7 +14,7 @@ import (
 const RuleSecurityAlert = "security-alert"
 
 func init() {
-	rules.Rules[RuleSecurityAlert] = rules.Rule{ID: RuleSecurityAlert, Stakeholder: rules.Security, Severity: toulmin.SeverityHigh, Title: "Security alert raised by GitHub",
+	rules.Rules[RuleSecurityAlert] = rules.Rule{ID: RuleSecurityAlert, Stakeholder: rules.Security, Severity: voting.SeverityHigh, Title: "Security alert raised by GitHub",
 		Warrant:   "A code scanning or Dependabot alert on the code under review is a known weakness that ships with it unless it is fixed or dismissed with a reason",
 		Reference: "GitHub code scanning and Dependabot alerts", Fix: "fix what the alert names (or upgrade the dependency to its first patched version), or dismiss the alert with a reason",
 		Rebuttal: "unless the alert is a false positive, dismissed with a reason", TradeOff: "the fix or the upgrade and its testing"}
@@ -36,16 +36,16 @@ type Alert struct {
 }
 
 // severity maps GitHub's alert severities onto the debate's.
-func (a Alert) severity() toulmin.Severity {
+func (a Alert) severity() voting.Severity {
 	switch strings.ToLower(a.Severity) {
 	case "critical":
-		return toulmin.SeverityCritical
+		return voting.SeverityCritical
 	case "high", "error":
-		return toulmin.SeverityHigh
+		return voting.SeverityHigh
 	case "medium", "moderate", "warning":
-		return toulmin.SeverityMedium
+		return voting.SeverityMedium
 	}
-	return toulmin.SeverityLow
+	return voting.SeverityLow
 }
 
 // Summary is the alert in one line (untrusted text: the caller fences or escapes it).

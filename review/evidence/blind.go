@@ -14,11 +14,11 @@ import (
 
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
-	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 func init() {
-	rules.Rules[rules.RuleAnalysisBlinded] = rules.Rule{ID: rules.RuleAnalysisBlinded, Stakeholder: rules.Security, Severity: toulmin.SeverityHigh, Title: "Change hides a package from the analysis",
+	rules.Rules[rules.RuleAnalysisBlinded] = rules.Rule{ID: rules.RuleAnalysisBlinded, Stakeholder: rules.Security, Severity: voting.SeverityHigh, Title: "Change hides a package from the analysis",
 		Warrant:   "The base's package was type-checked and analysed; the change makes the analysis unable to load it, so nothing the change does there was checked: a change that blinds its own review must be looked at by a person before it is approved",
 		Reference: "CWE-693: Protection Mechanism Failure", Fix: "undo what stops the package from loading (the build constraint, the go.mod line), or say why the package is no longer built",
 		Rebuttal: "unless the package is no longer built on purpose", TradeOff: "none"}
@@ -58,7 +58,7 @@ func blinded(opts Options, base, head *TreeReport, env []string) []scan.Finding 
 			msg += ": " + scan.Clip(why, 300)
 		}
 		msg += "; nothing the change does in that package was analysed"
-		out = append(out, scan.Finding{Rule: rules.RuleAnalysisBlinded, Source: rules.SourceDebatebot, Severity: rules.SeverityHigh, Topic: rules.TopicCorrectness, Path: p, Line: line, Message: msg})
+		out = append(out, scan.Finding{Rule: rules.RuleAnalysisBlinded, Source: rules.SourceDebatebot, Severity: voting.SeverityHigh, Topic: rules.TopicCorrectness, Path: p, Line: line, Message: msg})
 	}
 	return append(out, blindedFiles(headAbs, base, head, headDirs)...)
 }
@@ -79,7 +79,7 @@ func blindedFiles(headAbs string, base, head *TreeReport, headDirs map[string]bo
 	var out []scan.Finding
 	for _, f := range files {
 		msg := fmt.Sprintf("the change takes %s out of the type-checked analysis of its package, which built it in the base; nothing the change does in that file was analysed", f)
-		out = append(out, scan.Finding{Rule: rules.RuleAnalysisBlinded, Source: rules.SourceDebatebot, Severity: rules.SeverityHigh, Topic: rules.TopicCorrectness,
+		out = append(out, scan.Finding{Rule: rules.RuleAnalysisBlinded, Source: rules.SourceDebatebot, Severity: voting.SeverityHigh, Topic: rules.TopicCorrectness,
 			Path: f, Line: constraintLine(filepath.Join(headAbs, filepath.FromSlash(f))), Message: msg})
 	}
 	return out

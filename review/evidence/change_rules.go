@@ -13,13 +13,12 @@ import (
 	"github.com/debatebot/debatebot/review/evidence/redact"
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
-	"github.com/debatebot/debatebot/toulmin"
 )
 
 // PromptInjectionAnalyzer finds text that addresses AI reviewers, in added lines of any text file,
 // in the names of the changed files, in the change's title and body, and in its commit messages
 // (a pull request's, or for a git range the body). Such text is evidence, never an instruction,
-// and any of it escalates the debate to a human (toulmin.RulePromptInjection). Hand-written: no
+// and any of it escalates the debate to a human (rules.RulePromptInjection). Hand-written: no
 // maintained analyzer looks for text aimed at an AI reviewer.
 type PromptInjectionAnalyzer struct{}
 
@@ -46,7 +45,7 @@ func (PromptInjectionAnalyzer) Analyze(s *scan.Scan) {
 		}
 		for _, l := range f.AddedLines() {
 			if m := injection.FindStringIndex(l.Text); m != nil {
-				s.Report(toulmin.RulePromptInjection, f.Path, l.New, fmt.Sprintf("text addresses an AI reviewer: %q", quoteAround(l.Text, m)))
+				s.Report(rules.RulePromptInjection, f.Path, l.New, fmt.Sprintf("text addresses an AI reviewer: %q", quoteAround(l.Text, m)))
 			}
 		}
 	}
@@ -60,7 +59,7 @@ func (PromptInjectionAnalyzer) Analyze(s *scan.Scan) {
 		for _, name := range names {
 			words := nameSeparators.Replace(name)
 			if injection.MatchString(name) || injection.MatchString(words) {
-				s.Report(toulmin.RulePromptInjection, "", 0, fmt.Sprintf("the file name %q addresses an AI reviewer", scan.Clip(redact.Redact(name), 160)))
+				s.Report(rules.RulePromptInjection, "", 0, fmt.Sprintf("the file name %q addresses an AI reviewer", scan.Clip(redact.Redact(name), 160)))
 			}
 		}
 	}
@@ -70,7 +69,7 @@ func (PromptInjectionAnalyzer) Analyze(s *scan.Scan) {
 	}
 	for _, part := range parts {
 		if m := injection.FindStringIndex(part.text); m != nil {
-			s.Report(toulmin.RulePromptInjection, "", 0, fmt.Sprintf("%s addresses an AI reviewer: %q", part.name, quoteAround(part.text, m)))
+			s.Report(rules.RulePromptInjection, "", 0, fmt.Sprintf("%s addresses an AI reviewer: %q", part.name, quoteAround(part.text, m)))
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/voting"
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/appends"
 	"golang.org/x/tools/go/analysis/passes/assign"
@@ -41,36 +42,36 @@ import (
 // Passes that only judge style (or need the build system: asmdecl, cgocall, buildtag) are not run.
 var vetPasses = []struct {
 	a        *analysis.Analyzer
-	severity string
+	severity voting.Severity
 	topic    string
 }{
-	{nilness.Analyzer, rules.SeverityHigh, rules.TopicCorrectness},
-	{lostcancel.Analyzer, rules.SeverityHigh, rules.TopicResource},
-	{copylock.Analyzer, rules.SeverityHigh, rules.TopicConcurrency},
-	{httpresponse.Analyzer, rules.SeverityHigh, rules.TopicResource},
-	{atomic.Analyzer, rules.SeverityHigh, rules.TopicConcurrency},
-	{loopclosure.Analyzer, rules.SeverityHigh, rules.TopicConcurrency},
-	{waitgroup.Analyzer, rules.SeverityHigh, rules.TopicConcurrency},
-	{testinggoroutine.Analyzer, rules.SeverityMedium, rules.TopicConcurrency},
-	{unusedresult.Analyzer, rules.SeverityMedium, rules.TopicCorrectness},
-	{printf.Analyzer, rules.SeverityMedium, rules.TopicCorrectness},
-	{shift.Analyzer, rules.SeverityMedium, rules.TopicCorrectness},
-	{stringintconv.Analyzer, rules.SeverityMedium, rules.TopicCorrectness},
-	{unmarshal.Analyzer, rules.SeverityHigh, rules.TopicCorrectness},
-	{errorsas.Analyzer, rules.SeverityHigh, rules.TopicCorrectness},
-	{nilfunc.Analyzer, rules.SeverityMedium, rules.TopicCorrectness},
-	{bools.Analyzer, rules.SeverityMedium, rules.TopicCorrectness},
-	{assign.Analyzer, rules.SeverityMedium, rules.TopicCorrectness},
-	{appends.Analyzer, rules.SeverityMedium, rules.TopicCorrectness},
-	{deepequalerrors.Analyzer, rules.SeverityMedium, rules.TopicCorrectness},
-	{defers.Analyzer, rules.SeverityMedium, rules.TopicCorrectness},
-	{ifaceassert.Analyzer, rules.SeverityMedium, rules.TopicCorrectness},
-	{sigchanyzer.Analyzer, rules.SeverityMedium, rules.TopicConcurrency},
-	{slog.Analyzer, rules.SeverityMedium, rules.TopicCorrectness},
-	{stdmethods.Analyzer, rules.SeverityMedium, rules.TopicCorrectness},
-	{structtag.Analyzer, rules.SeverityMedium, rules.TopicCorrectness},
-	{timeformat.Analyzer, rules.SeverityMedium, rules.TopicCorrectness},
-	{unsafeptr.Analyzer, rules.SeverityMedium, rules.TopicCorrectness},
+	{nilness.Analyzer, voting.SeverityHigh, rules.TopicCorrectness},
+	{lostcancel.Analyzer, voting.SeverityHigh, rules.TopicResource},
+	{copylock.Analyzer, voting.SeverityHigh, rules.TopicConcurrency},
+	{httpresponse.Analyzer, voting.SeverityHigh, rules.TopicResource},
+	{atomic.Analyzer, voting.SeverityHigh, rules.TopicConcurrency},
+	{loopclosure.Analyzer, voting.SeverityHigh, rules.TopicConcurrency},
+	{waitgroup.Analyzer, voting.SeverityHigh, rules.TopicConcurrency},
+	{testinggoroutine.Analyzer, voting.SeverityMedium, rules.TopicConcurrency},
+	{unusedresult.Analyzer, voting.SeverityMedium, rules.TopicCorrectness},
+	{printf.Analyzer, voting.SeverityMedium, rules.TopicCorrectness},
+	{shift.Analyzer, voting.SeverityMedium, rules.TopicCorrectness},
+	{stringintconv.Analyzer, voting.SeverityMedium, rules.TopicCorrectness},
+	{unmarshal.Analyzer, voting.SeverityHigh, rules.TopicCorrectness},
+	{errorsas.Analyzer, voting.SeverityHigh, rules.TopicCorrectness},
+	{nilfunc.Analyzer, voting.SeverityMedium, rules.TopicCorrectness},
+	{bools.Analyzer, voting.SeverityMedium, rules.TopicCorrectness},
+	{assign.Analyzer, voting.SeverityMedium, rules.TopicCorrectness},
+	{appends.Analyzer, voting.SeverityMedium, rules.TopicCorrectness},
+	{deepequalerrors.Analyzer, voting.SeverityMedium, rules.TopicCorrectness},
+	{defers.Analyzer, voting.SeverityMedium, rules.TopicCorrectness},
+	{ifaceassert.Analyzer, voting.SeverityMedium, rules.TopicCorrectness},
+	{sigchanyzer.Analyzer, voting.SeverityMedium, rules.TopicConcurrency},
+	{slog.Analyzer, voting.SeverityMedium, rules.TopicCorrectness},
+	{stdmethods.Analyzer, voting.SeverityMedium, rules.TopicCorrectness},
+	{structtag.Analyzer, voting.SeverityMedium, rules.TopicCorrectness},
+	{timeformat.Analyzer, voting.SeverityMedium, rules.TopicCorrectness},
+	{unsafeptr.Analyzer, voting.SeverityMedium, rules.TopicCorrectness},
 }
 
 var checks = buildChecks()
@@ -86,19 +87,19 @@ func buildChecks() []rules.Check {
 			continue // staticcheck itself does not run these unless asked
 		}
 		doc := a.Doc.Compile()
-		sev := rules.SeverityMedium
+		sev := voting.SeverityMedium
 		if doc.Severity == lint.SeverityError {
-			sev = rules.SeverityHigh
+			sev = voting.SeverityHigh
 		}
 		topic := rules.TopicCorrectness
 		switch {
 		case strings.HasPrefix(a.Analyzer.Name, "SA2"):
 			topic = rules.TopicConcurrency
 		case strings.HasPrefix(a.Analyzer.Name, "SA6"):
-			topic, sev = rules.TopicPerformance, rules.SeverityMedium
+			topic, sev = rules.TopicPerformance, voting.SeverityMedium
 		case strings.HasPrefix(a.Analyzer.Name, "SA4"), strings.HasPrefix(a.Analyzer.Name, "SA9"):
-			if sev != rules.SeverityHigh {
-				sev = rules.SeverityLow // useless or dubious code: worth a follow-up, not a block
+			if sev != voting.SeverityHigh {
+				sev = voting.SeverityLow // useless or dubious code: worth a follow-up, not a block
 			}
 		}
 		out = append(out, rules.Check{Rule: a.Analyzer.Name, Source: "staticcheck", Title: doc.Title,

@@ -22,8 +22,8 @@ func BenchmarkDebateWholeTree(b *testing.B) {
 	for b.Loop() {
 		n++
 		tr := debateCase(b, dir)
-		if len(citing(tr.Evidence, "store/store.go", 70)) == 0 || len(citing(tr.Evidence, "worker/worker.go", 60)) == 0 {
-			b.Fatalf("the debate missed the written defects: %v", tr.Evidence)
+		if len(citing(tr.evidence, "store/store.go", 70)) == 0 || len(citing(tr.evidence, "worker/worker.go", 60)) == 0 {
+			b.Fatalf("the debate missed the written defects: %v", tr.evidence)
 		}
 	}
 	// Processor time per debate: on a shared machine, wall time measures the others' load too.

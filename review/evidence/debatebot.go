@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/voting"
 	"golang.org/x/tools/go/analysis"
 )
 
@@ -24,19 +25,19 @@ func cweURL(n string) string { return "https://cwe.mitre.org/data/definitions/" 
 
 // debatebotAnalyzers are the checks of this package run by the driver like the vet passes.
 var debatebotAnalyzers = []rules.Check{
-	{Rule: RuleUnclosedResource, Title: "Resource opened and not closed on every path", Severity: rules.SeverityMedium, Topic: rules.TopicResource,
+	{Rule: RuleUnclosedResource, Title: "Resource opened and not closed on every path", Severity: voting.SeverityMedium, Topic: rules.TopicResource,
 		CWE: "CWE-775", URL: cweURL("775"),
 		Fix:      "close the resource on every path once it is open: defer x.Close() right after the error check (or return it to a caller who closes it)",
 		Warrant:  "The function opens a file, connection or decompressor and can return without closing it, returning it or handing it to anything that could; the descriptor and its buffers stay held until the process exhausts its limit",
 		Rebuttal: "unless the process exits right after, or a finalizer closes it", TradeOff: "none: a deferred Close costs nothing",
 		Analyzer: unclosedAnalyzer},
-	{Rule: RuleLockAfterRead, Title: "Field read before (or without) locking the mutex that guards it", Severity: rules.SeverityHigh, Topic: rules.TopicConcurrency,
+	{Rule: RuleLockAfterRead, Title: "Field read before (or without) locking the mutex that guards it", Severity: voting.SeverityHigh, Topic: rules.TopicConcurrency,
 		CWE: "CWE-362", URL: cweURL("362"),
 		Fix:      "lock the mutex before the first read of the fields it guards (or read them after Lock)",
 		Warrant:  "The field is written under the mutex elsewhere in the package; reading it before Lock, or without it, races with those writes, which the race detector reports and which can return torn or stale values",
 		Rebuttal: "unless the value read cannot change while the method runs", TradeOff: "none: the lock is taken a few statements earlier",
 		Analyzer: lockAnalyzer},
-	{Rule: RuleQueryInLoop, Title: "Database query or remote call per loop iteration", Severity: rules.SeverityMedium, Topic: rules.TopicPerformance,
+	{Rule: RuleQueryInLoop, Title: "Database query or remote call per loop iteration", Severity: voting.SeverityMedium, Topic: rules.TopicPerformance,
 		CWE: "CWE-1050", URL: cweURL("1050"),
 		Fix:      "fetch what the loop needs in one batched query or request before the loop (WHERE id IN (...) / = ANY($1), a batch endpoint), then look results up in a map",
 		Warrant:  "One round trip per element makes latency and database load grow with the collection (the N+1 query pattern), even when the call is hidden in a helper",
@@ -46,12 +47,12 @@ var debatebotAnalyzers = []rules.Check{
 
 // weakenedCatalog are the rules of the base/head comparison (weakened.go); they run no analyzer.
 var weakenedCatalog = []rules.Check{
-	{Rule: RuleGuardRemoved, Title: "Check removed from the path to a sensitive call", Severity: rules.SeverityHigh, Topic: rules.TopicSecurity,
+	{Rule: RuleGuardRemoved, Title: "Check removed from the path to a sensitive call", Severity: voting.SeverityHigh, Topic: rules.TopicSecurity,
 		CWE: "CWE-693", URL: cweURL("693"),
 		Fix:      "restore the check before the call (or move it to every caller), and add a test that feeds the rejected input",
 		Warrant:  "The base checked the value before it reached the call (a file, a URL, a query, a command); the head still makes the call but no longer checks, so input the check rejected now gets through",
 		Rebuttal: "unless every caller now checks the value, or the value can no longer come from outside", TradeOff: "none: the check existed"},
-	{Rule: RuleLockMovedAfterRead, Title: "Lock moved after the read it protected", Severity: rules.SeverityHigh, Topic: rules.TopicConcurrency,
+	{Rule: RuleLockMovedAfterRead, Title: "Lock moved after the read it protected", Severity: voting.SeverityHigh, Topic: rules.TopicConcurrency,
 		CWE: "CWE-362", URL: cweURL("362"), // the race the read out of its lock makes: one weakness with lock-after-read, which merges with it
 		Fix:      "take the lock before the read again, as the base did",
 		Warrant:  "The base read the field with the mutex held; the head reads it before locking, so the read races with writers holding the mutex",

@@ -13,6 +13,7 @@ import (
 	"github.com/debatebot/debatebot/review/change/changetest"
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // wantMarkers reads the `// want: rule[, rule]` comments of the Go files under dir: the project's
@@ -98,7 +99,7 @@ func TestLockAfterRead(t *testing.T) {
 	got, by := analyzeOwn(t, "testdata/lock", "cache/cache.go", "guard/guard.go")
 	sameFindings(t, got, wantMarkers(t, "testdata/lock"))
 	f := by[RuleLockAfterRead+" cache/cache.go:44"]
-	if f.Func != "Cache.Len" || f.Severity != rules.SeverityHigh || f.Topic != rules.TopicConcurrency ||
+	if f.Func != "Cache.Len" || f.Severity != voting.SeverityHigh || f.Topic != rules.TopicConcurrency ||
 		f.Message != "`Cache.Len` reads `c.items` before `c.mu.Lock()` at line 45; `c.items` is written with `c.mu` held (in `Cache.Put`), so this read races with that write" {
 		t.Errorf("Len finding = %+v", f)
 	}
@@ -115,7 +116,7 @@ func TestLockAfterRead(t *testing.T) {
 func TestWorkPerIteration(t *testing.T) {
 	got, by := analyzeOwn(t, "testdata/loops", "store/store.go", "app/app.go")
 	sameFindings(t, got, wantMarkers(t, "testdata/loops"))
-	if f := by[RuleQueryInLoop+" app/app.go:18"]; f.Severity != rules.SeverityMedium || f.Topic != rules.TopicPerformance ||
+	if f := by[RuleQueryInLoop+" app/app.go:18"]; f.Severity != voting.SeverityMedium || f.Topic != rules.TopicPerformance ||
 		f.Message != "`st.UserName` runs a database query (`store.Store.UserName → sql.DB.QueryRowContext`) on every iteration over `ids`: one round trip per element" {
 		t.Errorf("Names finding = %+v", f)
 	}
@@ -155,15 +156,19 @@ func TestWeakenedProtections(t *testing.T) {
 	res := runWeakened(t)
 	got, by := own(res.New)
 	sameFindings(t, got, wantMarkers(t, "testdata/weakened/head"))
-	checks := []struct{ key, fn, severity, msg string }{
-		{RuleGuardRemoved + " guards/guards.go:26", "ServeFile", rules.SeverityHigh,
+	checks := []struct {
+		key, fn  string
+		severity voting.Severity
+		msg      string
+	}{
+		{RuleGuardRemoved + " guards/guards.go:26", "ServeFile", voting.SeverityHigh,
 			"the change removed the check `!filepath.IsLocal(name)` from the path to os.Open (path traversal, CWE-22): the base checked the value before this call, the head passes it unchecked"},
-		{RuleGuardRemoved + " guards/guards.go:38", "Proxy", rules.SeverityHigh,
+		{RuleGuardRemoved + " guards/guards.go:38", "Proxy", voting.SeverityHigh,
 			"the change removed url.Parse, the check `err != nil` and the check `!allowedHosts[u.Hostname()]` from the path to http.Get (server-side request forgery, CWE-918): the base checked the value before this call, the head passes it unchecked"},
-		{RuleGuardRemoved + " guards/guards.go:49", "Greet", rules.SeverityHigh, "the change removed html.EscapeString from the path to fmt.Fprintf (cross-site scripting, CWE-79)"},
-		{RuleGuardRemoved + " guards/guards.go:57", "Run", rules.SeverityHigh, "the change removed the check `!validTool(tool)` from the path to exec.Command (command injection, CWE-78)"},
-		{RuleGuardRemoved + " guards/guards.go:71", "serve", rules.SeverityHigh, "the change removed the check `strings.Contains(name, \"..\")` in Show from the path to serve → os.ReadFile (path traversal, CWE-22)"},
-		{RuleLockMovedAfterRead + " conc/conc.go:61", "Counter.Snapshot", rules.SeverityHigh, "the change moves the read of count before mu.Lock(): the base read it with mu held"},
+		{RuleGuardRemoved + " guards/guards.go:49", "Greet", voting.SeverityHigh, "the change removed html.EscapeString from the path to fmt.Fprintf (cross-site scripting, CWE-79)"},
+		{RuleGuardRemoved + " guards/guards.go:57", "Run", voting.SeverityHigh, "the change removed the check `!validTool(tool)` from the path to exec.Command (command injection, CWE-78)"},
+		{RuleGuardRemoved + " guards/guards.go:71", "serve", voting.SeverityHigh, "the change removed the check `strings.Contains(name, \"..\")` in Show from the path to serve → os.ReadFile (path traversal, CWE-22)"},
+		{RuleLockMovedAfterRead + " conc/conc.go:61", "Counter.Snapshot", voting.SeverityHigh, "the change moves the read of count before mu.Lock(): the base read it with mu held"},
 	}
 	for _, c := range checks {
 		f, ok := by[c.key]

@@ -15,6 +15,7 @@ import (
 
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
+	"github.com/debatebot/debatebot/voting"
 	"github.com/securego/gosec/v2"
 	"github.com/securego/gosec/v2/analyzers"
 	"github.com/securego/gosec/v2/issue"
@@ -95,8 +96,8 @@ var gosecFixes = map[string]string{
 // and template injection, which gosec's issues flatten to High).
 var taintSeverity = taintSeverities()
 
-func taintSeverities() map[string]string {
-	out := map[string]string{}
+func taintSeverities() map[string]voting.Severity {
+	out := map[string]voting.Severity{}
 	for _, r := range []struct{ ID, Severity string }{
 		{analyzers.SQLInjectionRule.ID, analyzers.SQLInjectionRule.Severity},
 		{analyzers.CommandInjectionRule.ID, analyzers.CommandInjectionRule.Severity},
@@ -110,7 +111,7 @@ func taintSeverities() map[string]string {
 		{analyzers.OpenRedirectRule.ID, analyzers.OpenRedirectRule.Severity},
 		{analyzers.FormParsingLimitRule.ID, analyzers.FormParsingLimitRule.Severity},
 	} {
-		out[r.ID] = strings.ToLower(r.Severity)
+		out[r.ID] = voting.Severity(strings.ToLower(r.Severity))
 	}
 	return out
 }
@@ -127,11 +128,11 @@ func gosecChecks() []rules.Check {
 		if gosecLeftOut[id] {
 			return
 		}
-		sev := rules.SeverityMedium
+		sev := voting.SeverityMedium
 		if s, ok := taintSeverity[id]; ok {
 			sev = s
 		} else if strings.HasPrefix(id, "G2") || strings.HasPrefix(id, "G3") || id == "G101" || id == "G107" || id == "G402" {
-			sev = rules.SeverityHigh
+			sev = voting.SeverityHigh
 		}
 		c := rules.Check{Rule: gosecRuleID(id), Source: rules.SourceGosec, Title: desc, Severity: sev, Topic: rules.TopicSecurity,
 			URL: "https://github.com/securego/gosec#available-rules", Fix: gosecFixes[id]}
@@ -153,7 +154,7 @@ func gosecChecks() []rules.Check {
 // gosecSeverity turns a gosec issue's severity and confidence into the debate's severity: the
 // taint rules keep the severity gosec declares for them (critical for command and template
 // injection); other rules take gosec's severity, one step lower when gosec's confidence is low.
-func gosecSeverity(iss *issue.Issue) string {
+func gosecSeverity(iss *issue.Issue) voting.Severity {
 	if s, ok := taintSeverity[iss.RuleID]; ok {
 		return s
 	}
@@ -163,11 +164,11 @@ func gosecSeverity(iss *issue.Issue) string {
 	}
 	switch issue.Score(rank) {
 	case issue.High:
-		return rules.SeverityHigh
+		return voting.SeverityHigh
 	case issue.Medium:
-		return rules.SeverityMedium
+		return voting.SeverityMedium
 	}
-	return rules.SeverityLow
+	return voting.SeverityLow
 }
 
 // runGosec runs gosec's AST rules and SSA analyzers (its taint rules among them) over the

@@ -10,6 +10,7 @@ import (
 	"github.com/debatebot/debatebot/review/change/changetest"
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
+	"github.com/debatebot/debatebot/voting"
 	"github.com/securego/gosec/v2/issue"
 )
 
@@ -42,13 +43,15 @@ func TestGosecReportsNewSecurityFindings(t *testing.T) {
 		t.Errorf("new findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	checks := []struct {
-		key, fn, severity, msg string
+		key, fn  string
+		severity voting.Severity
+		msg      string
 	}{
-		{"gosec:G701 web/web.go:30", "Server.Names", rules.SeverityHigh, "SQL injection via taint analysis: (*database/sql.DB).Query"},
-		{"gosec:G702 web/web.go:68", "Server.Convert", rules.SeverityCritical, "Command injection via taint analysis: os/exec.Command"},
-		{"gosec:G703 web/web.go:76", "Server.Download", rules.SeverityHigh, "Path traversal via taint analysis: os.Open"},
-		{"gosec:G704 web/web.go:87", "Server.Proxy", rules.SeverityHigh, "SSRF via taint analysis: net/http.Get"},
-		{"gosec:G201 web/web.go:29", "Server.Names", rules.SeverityMedium, "SQL string formatting"},
+		{"gosec:G701 web/web.go:30", "Server.Names", voting.SeverityHigh, "SQL injection via taint analysis: (*database/sql.DB).Query"},
+		{"gosec:G702 web/web.go:68", "Server.Convert", voting.SeverityCritical, "Command injection via taint analysis: os/exec.Command"},
+		{"gosec:G703 web/web.go:76", "Server.Download", voting.SeverityHigh, "Path traversal via taint analysis: os.Open"},
+		{"gosec:G704 web/web.go:87", "Server.Proxy", voting.SeverityHigh, "SSRF via taint analysis: net/http.Get"},
+		{"gosec:G201 web/web.go:29", "Server.Names", voting.SeverityMedium, "SQL string formatting"},
 	}
 	for _, c := range checks {
 		f, ok := byKey[c.key]
@@ -227,7 +230,7 @@ func TestGosecChecksCatalog(t *testing.T) {
 			t.Errorf("check %+v lacks topic, fix, title or CWE", c)
 		}
 	}
-	if byRule["gosec:G702"].Severity != rules.SeverityCritical || byRule["gosec:G701"].Severity != rules.SeverityHigh || byRule["gosec:G201"].CWE != "CWE-89" {
+	if byRule["gosec:G702"].Severity != voting.SeverityCritical || byRule["gosec:G701"].Severity != voting.SeverityHigh || byRule["gosec:G201"].CWE != "CWE-89" {
 		t.Errorf("G702 %s, G701 %s, G201 %s", byRule["gosec:G702"].Severity, byRule["gosec:G701"].Severity, byRule["gosec:G201"].CWE)
 	}
 	for _, id := range []string{"G103", "G104", "G601"} {
@@ -247,15 +250,15 @@ func TestGosecSeverity(t *testing.T) {
 	cases := []struct {
 		rule      string
 		sev, conf issue.Score
-		want      string
+		want      voting.Severity
 	}{
-		{"G201", issue.Medium, issue.High, rules.SeverityMedium},
-		{"G402", issue.High, issue.High, rules.SeverityHigh},
-		{"G402", issue.High, issue.Low, rules.SeverityMedium},
-		{"G404", issue.Medium, issue.Low, rules.SeverityLow},
-		{"G115", issue.Low, issue.High, rules.SeverityLow},
-		{"G702", issue.High, issue.High, rules.SeverityCritical},
-		{"G706", issue.Low, issue.High, rules.SeverityLow},
+		{"G201", issue.Medium, issue.High, voting.SeverityMedium},
+		{"G402", issue.High, issue.High, voting.SeverityHigh},
+		{"G402", issue.High, issue.Low, voting.SeverityMedium},
+		{"G404", issue.Medium, issue.Low, voting.SeverityLow},
+		{"G115", issue.Low, issue.High, voting.SeverityLow},
+		{"G702", issue.High, issue.High, voting.SeverityCritical},
+		{"G706", issue.Low, issue.High, voting.SeverityLow},
 	}
 	for _, c := range cases {
 		if got := gosecSeverity(&issue.Issue{RuleID: c.rule, Severity: c.sev, Confidence: c.conf}); got != c.want {

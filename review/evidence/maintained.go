@@ -10,6 +10,7 @@ import (
 
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
+	"github.com/debatebot/debatebot/voting"
 	"github.com/jingyugao/rowserrcheck/passes/rowserr"
 	"github.com/kisielk/errcheck/errcheck"
 	"github.com/ryanrolds/sqlclosecheck/pkg/analyzer"
@@ -27,7 +28,7 @@ type linter struct {
 	a        *analysis.Analyzer
 	title    string
 	url      string
-	severity string
+	severity voting.Severity
 	topic    string
 	say      func(d analysis.Diagnostic, at string) (string, bool)
 	fix      string
@@ -37,18 +38,18 @@ type linter struct {
 // (errcheck with its default exclusions, nilaway without colours and on production code only).
 // Their findings in _test.go files are left out, as the project's own analyses leave them out.
 var linters = []linter{
-	{bodyclose.Analyzer, "HTTP response body not closed", "https://github.com/timakin/bodyclose", rules.SeverityHigh, rules.TopicResource, sayBodyClose,
+	{bodyclose.Analyzer, "HTTP response body not closed", "https://github.com/timakin/bodyclose", voting.SeverityHigh, rules.TopicResource, sayBodyClose,
 		"close the body on every path once the error is checked: defer resp.Body.Close()"},
-	{analyzer.NewAnalyzer(), "SQL rows or statement not closed", "https://github.com/ryanrolds/sqlclosecheck", rules.SeverityHigh, rules.TopicResource, saySQLClose,
+	{analyzer.NewAnalyzer(), "SQL rows or statement not closed", "https://github.com/ryanrolds/sqlclosecheck", voting.SeverityHigh, rules.TopicResource, saySQLClose,
 		"defer rows.Close() (or stmt.Close()) right after the error check"},
 	{rowserr.NewAnalyzer("github.com/jmoiron/sqlx", "github.com/jackc/pgx/v4", "github.com/jackc/pgx/v5"), "rows.Err() not checked after iterating",
-		"https://github.com/jingyugao/rowserrcheck", rules.SeverityMedium, rules.TopicCorrectness, sayRowsErr,
+		"https://github.com/jingyugao/rowserrcheck", voting.SeverityMedium, rules.TopicCorrectness, sayRowsErr,
 		"check rows.Err() after the loop and return its error"},
-	{noctx.Analyzer, "Network, database or process call without a context", "https://github.com/sonatard/noctx", rules.SeverityLow, rules.TopicResource, sayNoCtx,
+	{noctx.Analyzer, "Network, database or process call without a context", "https://github.com/sonatard/noctx", voting.SeverityLow, rules.TopicResource, sayNoCtx,
 		"use the context-taking form of the call and pass the caller's context"},
-	{errcheckReporter, "Error result not checked", "https://github.com/kisielk/errcheck", rules.SeverityMedium, rules.TopicCorrectness, keep,
+	{errcheckReporter, "Error result not checked", "https://github.com/kisielk/errcheck", voting.SeverityMedium, rules.TopicCorrectness, keep,
 		"handle the error: return it (wrapped with context), or log it where nothing can be returned"},
-	{nilaway.Analyzer, "Possible nil dereference (nil flow)", "https://github.com/uber-go/nilaway", rules.SeverityMedium, rules.TopicCorrectness, sayNilAway,
+	{nilaway.Analyzer, "Possible nil dereference (nil flow)", "https://github.com/uber-go/nilaway", voting.SeverityMedium, rules.TopicCorrectness, sayNilAway,
 		"check the value for nil before using it, or make the function that produces it never return nil"},
 }
 

@@ -4,18 +4,20 @@ import "github.com/debatebot/debatebot/review/evidence/scan"
 
 // Processors turn what the analyzers found into what the debate sees, as golangci-lint's
 // pkg/result/processors do: each takes the findings and returns those it keeps, changed or
-// merged, and the chains run them in order, top to bottom. There are two chains:
+// merged, and the chains run them in order, top to bottom. There are three chains:
 //
 //   - comparisonChain, over the type-checked Go analysis's head findings (Run): what is new in
-//     head. The external tools keep theirs by compareExternal (external/external.go: by key, then by the
-//     text of the line), when each tool's reports of base and head are read.
+//     head.
+//   - external.toolChain (external/processors.go), over each external tool's head findings when
+//     its reports of base and head are read: the catalog's severity cap, then what is new in
+//     head (compareExternal: by key, then by the text of the line).
 //   - scan's chain (scan/chain.go), over everything the scan's analyzers reported
-//     (Scan.Evidence): duplicates folded, process notes capped, the same defect found by
-//     several analyzers merged, then ordered. toEvidence (scan/gather.go) makes the debate's
-//     evidence of the result.
+//     (Scan.Findings): duplicates folded, process notes capped, the same defect found by
+//     several analyzers merged, then ordered. The result is what Gather returns; the debate's
+//     evidence is made of it in review (review.Evidence), outside these packages.
 //
 // To add a processor: write a type with Name and Process (or a processorFunc), give it a table
-// test on Findings of your own (processors_test.go, scan/chain_test.go), and put it in its chain where it belongs
+// test on Findings of your own (processors_test.go, scan/chain_test.go, external/external_test.go), and put it in its chain where it belongs
 // (a processor sees what the ones above it left). A processor never reaches the network or the
 // trees: what it needs to know is on the Findings.
 

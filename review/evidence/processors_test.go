@@ -7,12 +7,13 @@ import (
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/review/evidence/scan/scantest"
+	"github.com/debatebot/debatebot/voting"
 )
 
 func TestComparisonChainKeepsWhatIsNewInHead(t *testing.T) {
 	at := func(f scan.Finding, line int) scan.Finding { f.Line = line; return f }
-	nilDeref := scan.Finding{Severity: rules.SeverityHigh, Rule: "nilness", Source: rules.AnalyzerGoVet, Path: "a.go", Func: "F", Message: "nil dereference of p"}
-	printf := scan.Finding{Severity: rules.SeverityMedium, Rule: "printf", Source: rules.AnalyzerGoVet, Path: "a.go", Func: "G", Message: "bad verb %d"}
+	nilDeref := scan.Finding{Severity: voting.SeverityHigh, Rule: "nilness", Source: rules.AnalyzerGoVet, Path: "a.go", Func: "F", Message: "nil dereference of p"}
+	printf := scan.Finding{Severity: voting.SeverityMedium, Rule: "printf", Source: rules.AnalyzerGoVet, Path: "a.go", Func: "G", Message: "bad verb %d"}
 	base := &TreeReport{Findings: []scan.Finding{at(nilDeref, 3)}}
 	head := &TreeReport{Findings: []scan.Finding{at(nilDeref, 5), at(nilDeref, 8), at(printf, 12)}}
 	c := &treeComparison{opts: Options{BaseDir: t.TempDir(), HeadDir: t.TempDir()}, base: base, head: head}

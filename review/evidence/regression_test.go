@@ -15,7 +15,6 @@ import (
 	"github.com/debatebot/debatebot/review/agents"
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/reviewtest"
-	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
 
@@ -132,15 +131,15 @@ func TestWrittenRegressionCases(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr := debateCase(t, dir)
-		r := caseResult{name: name, c: c, decision: tr.Record.Decision, required: len(tr.Record.RequiredChanges)}
+		d := debateCase(t, dir)
+		r := caseResult{name: name, c: c, decision: d.decision, required: d.required}
 		if c.Kind == "defect" {
-			r.cited = citing(tr.Evidence, c.Defect.Path, c.Defect.Line)
+			r.cited = citing(d.evidence, c.Defect.Path, c.Defect.Line)
 			r.found = len(r.cited) > 0
 		}
-		for _, e := range tr.Evidence {
+		for _, e := range d.evidence {
 			if substantive(e) && !r.found {
-				r.seen = append(r.seen, e.Rule+"@"+e.Location())
+				r.seen = append(r.seen, e.rule+"@"+e.location)
 			}
 		}
 		results = append(results, r)
@@ -226,19 +225,25 @@ func TestWrittenRegressionCases(t *testing.T) {
 	}
 }
 
+// cited is one item of a debate's evidence, as the tally reads it.
+type cited struct {
+	rule, path, location, mitigates string
+	line                            int
+}
+
 // citing returns the rules of the findings of substance (neither process notes nor mitigations)
 // at path within citeWithin lines of line.
-func citing(ev []toulmin.Evidence, path string, line int) []string {
+func citing(ev []cited, path string, line int) []string {
 	var rules []string
 	for _, e := range ev {
-		if !substantive(e) || e.Path != path {
+		if !substantive(e) || e.path != path {
 			continue
 		}
-		if d := e.Line - line; d < -citeWithin || d > citeWithin {
+		if d := e.line - line; d < -citeWithin || d > citeWithin {
 			continue
 		}
-		if !contains(rules, e.Rule) {
-			rules = append(rules, e.Rule)
+		if !contains(rules, e.rule) {
+			rules = append(rules, e.rule)
 		}
 	}
 	return rules
@@ -246,13 +251,21 @@ func citing(ev []toulmin.Evidence, path string, line int) []string {
 
 // substantive reports whether e is a finding of substance: neither a process note nor a
 // mitigation.
-func substantive(e toulmin.Evidence) bool {
-	return e.Mitigates == "" && e.Rule != rules.RuleMitigation && !rules.IsProcess(e.Rule)
+func substantive(e cited) bool {
+	return e.mitigates == "" && e.rule != rules.RuleMitigation && !rules.IsProcess(e.rule)
+}
+
+// debated is what the tally needs of a case's debate: its decision, how many changes it
+// required, and the evidence it cited.
+type debated struct {
+	decision voting.Option
+	required int
+	evidence []cited
 }
 
 // debateCase holds the offline debate of dir/change.diff on dir/base as `debatebot debate --diff
 // change.diff --dir base` does with the default configuration, with a fixed clock.
-func debateCase(t testing.TB, dir string) *toulmin.Transcript {
+func debateCase(t testing.TB, dir string) debated {
 	t.Helper()
 	path := filepath.Join(dir, "change.diff")
 	f, err := os.Open(path)
@@ -278,5 +291,9 @@ func debateCase(t testing.TB, dir string) *toulmin.Transcript {
 	if err != nil {
 		t.Fatalf("%s: %v", dir, err)
 	}
-	return tr
+	out := debated{decision: tr.Record.Decision, required: len(tr.Record.RequiredChanges)}
+	for _, e := range tr.Evidence {
+		out.evidence = append(out.evidence, cited{rule: e.Rule, path: e.Path, line: e.Line, location: e.Location(), mitigates: e.Mitigates})
+	}
+	return out
 }

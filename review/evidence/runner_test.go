@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/debatebot/debatebot/review/change/changetest"
-	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
+	"github.com/debatebot/debatebot/voting"
 )
 
 var basicFiles = []string{"app/app.go", "broken/broken.go"}
@@ -59,7 +59,7 @@ func TestRunReportsNewFindingsOnly(t *testing.T) {
 	if res.Preexisting != 2 {
 		t.Errorf("Preexisting = %d, want 2 (the nil dereference in Old, noctx's http.Get in Fetch)", res.Preexisting)
 	}
-	if f := got["nilness app/app.go:64"]; f.Func != "Describe" || f.Source != "go vet" || f.Severity != rules.SeverityHigh {
+	if f := got["nilness app/app.go:64"]; f.Func != "Describe" || f.Source != "go vet" || f.Severity != voting.SeverityHigh {
 		t.Errorf("nilness finding = %+v, want func Describe, source go vet, severity high", f)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/debatebot/debatebot/review/evidence/external"
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
-	"github.com/debatebot/debatebot/toulmin"
 )
 
 // IsWholeTree reports whether findings of analyzer come from the analysis of whole trees, so that
@@ -70,7 +69,7 @@ func init() {
 			rebuttal = "unless the value cannot come from an attacker, or is checked before it reaches the call"
 		}
 		rules.Rules[c.Rule] = rules.Rule{
-			ID: c.Rule, Stakeholder: w.stakeholder, Severity: toulmin.Severity(c.Severity),
+			ID: c.Rule, Stakeholder: w.stakeholder, Severity: c.Severity,
 			Title: c.Title, Warrant: warrant, Reference: ref,
 			Fix:      fix(c),
 			Rebuttal: rebuttal, TradeOff: tradeOff, CWE: c.CWE,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // This file compares base and head for protections the change removed or weakened: a check
@@ -92,13 +93,13 @@ var gosecByCWE = func() map[string][]string {
 	return m
 }()
 
-func (c *comparison) report(rule, severity string, pos token.Position, fn, msg string, twins ...string) {
+func (c *comparison) report(rule string, severity voting.Severity, pos token.Position, fn, msg string, twins ...string) {
 	c.reportCWE(rule, severity, pos, fn, msg, "", twins...)
 }
 
 // reportCWE reports a finding whose weakness is cwe rather than its rule's: gosec's findings of
 // that weakness at the same line are the same defect, and are superseded.
-func (c *comparison) reportCWE(rule, severity string, pos token.Position, fn, msg, cwe string, twins ...string) {
+func (c *comparison) reportCWE(rule string, severity voting.Severity, pos token.Position, fn, msg, cwe string, twins ...string) {
 	twins = append(twins, gosecByCWE[cwe]...)
 	rel, err := filepath.Rel(c.head.root, pos.Filename)
 	if err != nil || !filepath.IsLocal(rel) {
@@ -398,9 +399,9 @@ func (c *comparison) guards(bf, hf *funcSummary) {
 		}
 		done[bs.kind] = true
 		strong := slices.ContainsFunc(lost, func(g guardUse) bool { return g.strong })
-		sev := rules.SeverityMedium
+		sev := voting.SeverityMedium
 		if strong {
-			sev = rules.SeverityHigh
+			sev = voting.SeverityHigh
 		}
 		at, fn, where := hs.pos, hf.name, ""
 		if hs.atFunc != "" {
@@ -628,7 +629,7 @@ func (c *comparison) redirects(bf, hf *funcSummary) {
 	}
 	b, h := aggregateClient(bf.client), aggregateClient(hf.client)
 	if b.checkRedirect && !h.checkRedirect && h.client {
-		c.reportCWE(RuleGuardRemoved, rules.SeverityHigh, h.clientPos, hf.name,
+		c.reportCWE(RuleGuardRemoved, voting.SeverityHigh, h.clientPos, hf.name,
 			"the change removed the http.Client's CheckRedirect policy: the client now follows redirects wherever the server sends them, and the request (its body, its signature) goes along (server-side request forgery, CWE-918)", "CWE-918")
 	}
 }
@@ -640,7 +641,7 @@ func (c *comparison) locks(bf, hf *funcSummary) {
 		}
 		for _, b := range bf.locks {
 			if b.field == h.field && b.mutex == h.mutex && b.lockedRead && b.earlyRead.Line == 0 {
-				c.report(RuleLockMovedAfterRead, rules.SeverityHigh, h.earlyRead, hf.name,
+				c.report(RuleLockMovedAfterRead, voting.SeverityHigh, h.earlyRead, hf.name,
 					fmt.Sprintf("the change moves the read of %s before %s.Lock(): the base read it with %s held", h.field, h.mutex, h.mutex), RuleLockAfterRead)
 				break
 			}
@@ -664,7 +665,7 @@ func mergeWeakened(fresh, weak []scan.Finding, twins map[loc][]string) []scan.Fi
 	for _, f := range fresh {
 		l := loc{f.Path, f.Line}
 		if slices.Contains(twins[l], f.Rule) {
-			if i, ok := at[l]; ok && rules.SeverityRank[f.Severity] > rules.SeverityRank[weak[i].Severity] {
+			if i, ok := at[l]; ok && f.Severity.Rank() > weak[i].Severity.Rank() {
 				weak[i].Severity = f.Severity
 			}
 			continue

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/reviewtest"
-	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
 
@@ -22,7 +22,7 @@ var defectRules = map[string]string{
 	"defect-go-unbounded-goroutines": rules.RuleUnboundedGo,
 	"defect-java-sql-injection":      rules.RuleSQLInjection,
 	"defect-node-command-injection":  rules.RuleCommandInjection,
-	"defect-prompt-injection-docs":   toulmin.RulePromptInjection,
+	"defect-prompt-injection-docs":   rules.RulePromptInjection,
 	"defect-python-aws-key":          rules.RuleSecret,
 	"defect-python-md5-password":     rules.RuleWeakPasswordHash,
 	"defect-python-n-plus-one":       rules.RuleCallInLoop,
@@ -45,7 +45,7 @@ func TestWrittenCases(t *testing.T) {
 	for _, p := range paths {
 		name := strings.TrimSuffix(filepath.Base(p), ".diff")
 		t.Run(name, func(t *testing.T) {
-			r := reviewtest.RunDebate(t, reviewtest.ReadChange(t, p), toulmin.ProtocolStandard).Record
+			r := reviewtest.RunDebate(t, reviewtest.ReadChange(t, p), config.Default().Protocol).Record // the standard protocol
 			t.Logf("%s: %s, required %v, follow-up %v", name, r.Decision, r.RequiredChanges, r.FollowUp)
 			switch {
 			case strings.HasPrefix(name, "defect-"):

@@ -128,7 +128,7 @@ func (r *Reply) Turn(req *toulmin.Request) (turn *toulmin.Turn, problems []strin
 			ID: fmt.Sprintf("arguments[%d]", i), Agent: req.Self.Name, Phase: kind, Round: req.Round,
 			Target: strings.TrimSpace(ra.Target), Claim: strings.TrimSpace(ra.Claim), Warrant: strings.TrimSpace(ra.Warrant),
 			Qualifier: toulmin.Qualifier{Confidence: ra.Confidence, Text: ra.Qualifier},
-			Rebuttal:  ra.Rebuttal, Severity: toulmin.Severity(ra.Severity), Steelman: strings.TrimSpace(ra.Steelman),
+			Rebuttal:  ra.Rebuttal, Severity: voting.Severity(ra.Severity), Steelman: strings.TrimSpace(ra.Steelman),
 			Answer: toulmin.Answer(strings.TrimSpace(ra.Answer)), Limit: strings.TrimSpace(ra.Limit),
 		}
 		for _, g := range ra.Grounds {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/debatebot/debatebot/review/reviewtest"
+	"github.com/debatebot/debatebot/voting"
 
 	"github.com/google/go-github/v62/github"
 
@@ -22,11 +23,11 @@ func TestAnnotationsBatchedByFifty(t *testing.T) {
 	ctx := context.Background()
 	gh := reviewtest.GitHubClient(t, srv)
 	var ev []toulmin.Evidence
-	sevs := []toulmin.Severity{toulmin.SeverityCritical, toulmin.SeverityMedium, toulmin.SeverityLow}
+	sevs := []voting.Severity{voting.SeverityCritical, voting.SeverityMedium, voting.SeverityLow}
 	for i := 0; i < 123; i++ {
 		ev = append(ev, toulmin.Evidence{ID: fmt.Sprintf("E%d", i+1), Rule: rules.RuleTodo, Severity: sevs[i%3], Path: fmt.Sprintf("f%03d.go", i), Line: i % 7, Message: fmt.Sprintf("finding %d", i)})
 	}
-	ev = append(ev, toulmin.Evidence{ID: "E124", Rule: toulmin.RulePromptInjection, Severity: toulmin.SeverityHigh, Message: "the title addresses the reviewer"})
+	ev = append(ev, toulmin.Evidence{ID: "E124", Rule: toulmin.RulePromptInjection, Severity: voting.SeverityHigh, Message: "the title addresses the reviewer"})
 	tr := &toulmin.Transcript{DebateID: "deb-1", Evidence: ev}
 	tr.Record.HeadSHA, tr.Record.Decision = "abc123", "approve_with_changes"
 	p := NewPublisher(gh, reviewtest.ExamplePR)
@@ -58,7 +59,7 @@ func TestAnnotationsBatchedByFifty(t *testing.T) {
 		t.Fatalf("%d annotations, want 123 (each finding with a file once)", len(anns))
 	}
 	for i, a := range anns {
-		want := map[toulmin.Severity]string{toulmin.SeverityCritical: "failure", toulmin.SeverityMedium: "warning", toulmin.SeverityLow: "notice"}[sevs[i%3]]
+		want := map[voting.Severity]string{voting.SeverityCritical: "failure", voting.SeverityMedium: "warning", voting.SeverityLow: "notice"}[sevs[i%3]]
 		if a.Path != fmt.Sprintf("f%03d.go", i) || a.StartLine != max(i%7, 1) || a.EndLine != a.StartLine || a.Level != want ||
 			!strings.HasPrefix(a.Message, fmt.Sprintf("finding %d", i)) || !strings.Contains(a.Title, "todo-added") {
 			t.Errorf("annotation %d = %+v", i, a)

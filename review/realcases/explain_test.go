@@ -22,7 +22,7 @@ func TestRuleTable(t *testing.T) {
 		return Case{ID: id, Kind: "defect", Repo: repo, Defects: []Location{{"a.go", 10, 12}}}
 	}
 	at := func(rule string, line int) toulmin.Evidence {
-		return toulmin.Evidence{Analyzer: "go", Rule: rule, Path: "a.go", Line: line, Severity: toulmin.SeverityHigh}
+		return toulmin.Evidence{Analyzer: "go", Rule: rule, Path: "a.go", Line: line, Severity: voting.SeverityHigh}
 	}
 	results := []Result{
 		judge(defect("d1", "acme/a"), voting.RequestChanges, at("guard", 11), at("guard", 40), at("noisy", 90)),

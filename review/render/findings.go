@@ -15,6 +15,7 @@ import (
 	"github.com/debatebot/debatebot/review/evidence/redact"
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // StandingFindings returns the findings a debate leaves standing, in the evidence's order (most
@@ -106,37 +107,37 @@ func RuleTags(rule, stakeholder string) []string {
 // SecuritySeverity is the CVSS-like score GitHub code scanning reads from a security rule's
 // "security-severity" property: over 9.0 is critical, 7.0 to 8.9 high, 4.0 to 6.9 medium, 0.1 to
 // 3.9 low.
-func SecuritySeverity(s toulmin.Severity) string {
+func SecuritySeverity(s voting.Severity) string {
 	switch s {
-	case toulmin.SeverityCritical:
+	case voting.SeverityCritical:
 		return "9.5"
-	case toulmin.SeverityHigh:
+	case voting.SeverityHigh:
 		return "8.0"
-	case toulmin.SeverityMedium:
+	case voting.SeverityMedium:
 		return "5.5"
-	case toulmin.SeverityLow:
+	case voting.SeverityLow:
 		return "3.0"
 	}
 	return "0.0"
 }
 
 // AnnotationLevel maps a severity to a check-run annotation level.
-func AnnotationLevel(s toulmin.Severity) string {
+func AnnotationLevel(s voting.Severity) string {
 	switch {
-	case s.Rank() >= toulmin.SeverityHigh.Rank():
+	case s.Rank() >= voting.SeverityHigh.Rank():
 		return "failure"
-	case s.Rank() >= toulmin.SeverityMedium.Rank():
+	case s.Rank() >= voting.SeverityMedium.Rank():
 		return "warning"
 	}
 	return "notice"
 }
 
 // sarifLevel maps a severity to a SARIF result level.
-func sarifLevel(s toulmin.Severity) string {
+func sarifLevel(s voting.Severity) string {
 	switch {
-	case s.Rank() >= toulmin.SeverityHigh.Rank():
+	case s.Rank() >= voting.SeverityHigh.Rank():
 		return "error"
-	case s.Rank() >= toulmin.SeverityMedium.Rank():
+	case s.Rank() >= voting.SeverityMedium.Rank():
 		return "warning"
 	}
 	return "note"

@@ -10,6 +10,7 @@ import (
 	"github.com/debatebot/debatebot/review/evidence/redact"
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // InlineFinding is a finding of substance as the review comment on its line: a standing finding
@@ -57,7 +58,7 @@ func InlineFindings(t *toulmin.Transcript) (onLines, noLine []InlineFinding) {
 		if e.Line <= 0 || e.Path == "" {
 			req = nil
 		}
-		if e.Severity.Rank() < toulmin.SeverityMedium.Rank() && len(req) == 0 {
+		if e.Severity.Rank() < voting.SeverityMedium.Rank() && len(req) == 0 {
 			continue
 		}
 		f := InlineFinding{Key: findingKey(e, seen), Evidence: e}

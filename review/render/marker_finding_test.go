@@ -5,12 +5,13 @@ import (
 	"testing"
 
 	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // A finding's review comment carries its fingerprint and rule in a hidden marker that reads
 // back; a marker a commenter forged with other text inside is not read.
 func TestFingerprintMarkerReadsBack(t *testing.T) {
-	e := toulmin.Evidence{Rule: "sql-injection", Severity: toulmin.SeverityHigh, Path: "a.go", Line: 3, Message: "query built from input", Fingerprint: "fp1-0123456789abcdef01234567"}
+	e := toulmin.Evidence{Rule: "sql-injection", Severity: voting.SeverityHigh, Path: "a.go", Line: 3, Message: "query built from input", Fingerprint: "fp1-0123456789abcdef01234567"}
 	body := InlineFinding{Key: "k:1", Evidence: e}.CommentBody()
 	if !strings.Contains(body, "<!-- debatebot:fingerprint fp1-0123456789abcdef01234567 rule=sql-injection -->") {
 		t.Fatalf("comment lacks the marker:\n%s", body)

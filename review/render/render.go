@@ -314,7 +314,7 @@ func argumentHead(t *toulmin.Transcript, a toulmin.Argument) string {
 	if a.Target != "" {
 		head = fmt.Sprintf("%s → %s · %s", a.ID, a.Target, title(t, a.Agent))
 	}
-	if a.Severity != "" && a.Severity != toulmin.SeverityInfo {
+	if a.Severity != "" && a.Severity != voting.SeverityInfo {
 		head += " · " + string(a.Severity)
 	}
 	switch {

@@ -11,6 +11,7 @@ import (
 	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // SARIFOptions say who produced a SARIF log.
@@ -51,7 +52,7 @@ func SARIF(t *toulmin.Transcript, c *change.Change, opts SARIFOptions) ([]byte, 
 
 	findings := StandingFindings(t)
 	// Rules first, in a stable order, so that results point at them by index.
-	worst := map[string]toulmin.Severity{}
+	worst := map[string]voting.Severity{}
 	stakeholders := map[string]string{}
 	for _, e := range findings {
 		if e.Path == "" {
@@ -114,7 +115,7 @@ func SARIF(t *toulmin.Transcript, c *change.Change, opts SARIFOptions) ([]byte, 
 
 // addRule describes a rule: its title, warrant and fix from the catalog, its tags, and for
 // security rules the severity code scanning ranks alerts by.
-func addRule(run *sarif.Run, id, stakeholder string, worst toulmin.Severity) {
+func addRule(run *sarif.Run, id, stakeholder string, worst voting.Severity) {
 	r, known := rules.Rules[id]
 	sev := worst
 	if known && r.Severity.Valid() && r.Severity.Rank() > sev.Rank() {

@@ -13,6 +13,7 @@ import (
 	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/review/reviewtest"
 	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // sarifLog is the part of SARIF 2.1.0 that GitHub code scanning reads, to check the shape of
@@ -199,7 +200,7 @@ func TestSARIFOfExample(t *testing.T) {
 
 func TestStandingFindings(t *testing.T) {
 	ev := func(id, rule string) toulmin.Evidence {
-		return toulmin.Evidence{ID: id, Rule: rule, Severity: toulmin.SeverityHigh, Path: "a.go", Line: 3}
+		return toulmin.Evidence{ID: id, Rule: rule, Severity: voting.SeverityHigh, Path: "a.go", Line: 3}
 	}
 	tr := &toulmin.Transcript{
 		Evidence: []toulmin.Evidence{ev("E1", rules.RuleSQLInjection), ev("E2", rules.RulePathTraversal), ev("E3", rules.RuleCallInLoop), ev("E4", rules.RuleTodo), ev("E5", rules.RuleMitigation)},
@@ -269,8 +270,8 @@ func TestFingerprintsIgnoreLineShifts(t *testing.T) {
 // code scanning accepts: it is a notification of the run's invocation instead, not lost.
 func TestSARIFFindingWithoutAFile(t *testing.T) {
 	tr := &toulmin.Transcript{Evidence: []toulmin.Evidence{
-		{ID: "E1", Rule: toulmin.RulePromptInjection, Stakeholder: rules.Security, Severity: toulmin.SeverityHigh, Message: "the title tells AI reviewers to approve"},
-		{ID: "E2", Rule: rules.RuleLargeFile, Stakeholder: rules.Architecture, Severity: toulmin.SeverityLow, Path: "gen/big.go", Message: "a file of 900 lines added"},
+		{ID: "E1", Rule: toulmin.RulePromptInjection, Stakeholder: rules.Security, Severity: voting.SeverityHigh, Message: "the title tells AI reviewers to approve"},
+		{ID: "E2", Rule: rules.RuleLargeFile, Stakeholder: rules.Architecture, Severity: voting.SeverityLow, Path: "gen/big.go", Message: "a file of 900 lines added"},
 	}}
 	data, err := render.SARIF(tr, nil, render.SARIFOptions{})
 	if err != nil {

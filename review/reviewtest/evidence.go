@@ -7,16 +7,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence"
-	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
 // Gather gathers the evidence of the default analyzers on a change.
 func Gather(t testing.TB, c *change.Change) []toulmin.Evidence {
 	t.Helper()
-	ev, err := scan.Gather(context.Background(), c, evidence.DefaultAnalyzers())
+	ev, _, err := review.GatherEvidence(context.Background(), c, evidence.DefaultAnalyzers())
 	if err != nil {
 		t.Fatalf("Gather: %v", err)
 	}

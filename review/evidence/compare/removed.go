@@ -11,7 +11,7 @@ import (
 	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
-	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // RemovedAnalyzer compares what each changed function did in base with what it does in head,
@@ -412,7 +412,7 @@ type sideComparison struct {
 
 type removedFinding struct {
 	rule  string
-	sev   toulmin.Severity
+	sev   voting.Severity
 	path  string
 	line  int
 	parts []string
@@ -444,7 +444,7 @@ func newComparison(s *scan.Scan, files []*sideFile) *sideComparison {
 }
 
 // report records a finding; findings of one rule at one line are one, their parts joined.
-func (c *sideComparison) report(rule string, sev toulmin.Severity, path string, line int, part, tail string) {
+func (c *sideComparison) report(rule string, sev voting.Severity, path string, line int, part, tail string) {
 	if line <= 0 {
 		// A line a source map does not cover (TypeScript's front end): never guessed.
 		return

@@ -6,7 +6,7 @@ import (
 
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
-	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // This file holds the parts of the base/head comparison (removed.go) that find conditions the
@@ -53,9 +53,9 @@ func (c *sideComparison) weakened(p *fnPair) {
 			effect = "what it guards now runs in more cases"
 		}
 		hit, ok := c.sinkAfter(p.h, j)
-		sev := toulmin.SeverityMedium
+		sev := voting.SeverityMedium
 		if ok {
-			sev = toulmin.SeverityHigh
+			sev = voting.SeverityHigh
 		}
 		what := fmt.Sprintf("the condition `%s` by dropping %s", scan.Clip(bn.Cond.Text, 140), strings.Join(dropped, ", "))
 		tail := fmt.Sprintf(" in %s: %s (head: `%s`)", p.h.Name, effect, scan.Clip(hn.Cond.Text, 120)) + sinkClause(hit, ok, p.h.file.Path)
@@ -129,9 +129,9 @@ func (c *sideComparison) separators(p *fnPair) {
 				}
 				if sep, ok := dropsSeparator(tokens(bc.Text), tokens(hc.Text)); ok {
 					hit, hok := c.sinkAfter(p.h, j)
-					sev := toulmin.SeverityMedium
+					sev := voting.SeverityMedium
 					if hok {
-						sev = toulmin.SeverityHigh
+						sev = voting.SeverityHigh
 					}
 					what := fmt.Sprintf("the prefix check `%s` by dropping the separator `%s`", scan.Clip(bc.Text, 120), sep)
 					tail := fmt.Sprintf(" in %s: `%s` also accepts a sibling whose name merely starts with the root (root /srv/data accepts /srv/data-secret)", p.h.Name, scan.Clip(hc.Text, 120)) + sinkClause(hit, hok, p.h.file.Path)

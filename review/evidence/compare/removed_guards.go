@@ -9,18 +9,18 @@ import (
 	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
-	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // This file holds the parts of the base/head comparison (removed.go) that find guards,
 // sanitisers and validators the change removed, in place or by inlining a function without them.
 
 // severity of a removed protection: high when the function still reaches a security sink.
-func protectionRule(ok bool) (string, toulmin.Severity) {
+func protectionRule(ok bool) (string, voting.Severity) {
 	if ok {
-		return rules.RuleProtectionRemoved, toulmin.SeverityHigh
+		return rules.RuleProtectionRemoved, voting.SeverityHigh
 	}
-	return rules.RuleCheckRemoved, toulmin.SeverityMedium
+	return rules.RuleCheckRemoved, voting.SeverityMedium
 }
 
 // exitWord says how a guard left.

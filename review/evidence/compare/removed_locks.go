@@ -9,7 +9,7 @@ import (
 	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
-	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // This file holds the part of the base/head comparison (removed.go) that finds reads the change
@@ -105,7 +105,7 @@ func (c *sideComparison) locks(p *fnPair) {
 				}
 				what := fmt.Sprintf("the lock %s around the read of %s", r.lock, field)
 				tail := fmt.Sprintf(" in %s: head reads it at line %d (`%s`) outside the lock it still takes, so a concurrent writer can change it mid-read (a data race)", p.h.Name, useLine(hn, field), scan.Clip(hn.Text, 100))
-				c.report(rules.RuleLockRemoved, toulmin.SeverityMedium, p.h.file.Path, useLine(hn, field), what, tail)
+				c.report(rules.RuleLockRemoved, voting.SeverityMedium, p.h.file.Path, useLine(hn, field), what, tail)
 			}
 		}
 	}
@@ -142,7 +142,7 @@ func (c *sideComparison) droppedLock(p *fnPair, bRegions []lockRegion) {
 	}
 	what := fmt.Sprintf("the lock %s around the reads of %s", lock, strings.Join(fields, ", "))
 	tail := fmt.Sprintf(" in %s: head takes no lock there and still reads them (from line %d: `%s`), so a concurrent writer can change them mid-read (a data race)", p.h.Name, line, scan.Clip(first.Text, 100))
-	c.report(rules.RuleLockRemoved, toulmin.SeverityMedium, p.h.file.Path, line, what, tail)
+	c.report(rules.RuleLockRemoved, voting.SeverityMedium, p.h.file.Path, line, what, tail)
 }
 
 // useLine is the line of a statement where it reads field: the line of the call that takes it
@@ -276,7 +276,7 @@ func (c *sideComparison) accessors(p *fnPair) {
 						}
 						what := fmt.Sprintf("the call `%s`, which reads %s under %s", scan.Clip(call.Text, 80), strings.TrimPrefix(u, self+"."), strings.TrimPrefix(r.lock, self+"."))
 						tail := fmt.Sprintf(" in %s: head reads %s directly at line %d, without the lock, so a concurrent writer can change it mid-read (a data race)", p.h.Name, direct, hn.Line)
-						c.report(rules.RuleLockRemoved, toulmin.SeverityMedium, p.h.file.Path, hn.Line, what, tail)
+						c.report(rules.RuleLockRemoved, voting.SeverityMedium, p.h.file.Path, hn.Line, what, tail)
 					}
 				}
 			}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
-	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // This file holds the part of the base/head comparison (removed.go) that finds work the change
@@ -197,7 +197,7 @@ func (c *sideComparison) intoLoops(p *fnPair) {
 			loop := p.h.Nodes[inner[len(inner)-1]]
 			what := fmt.Sprintf("the hoisting of `%s`", scan.Clip(call.Text, 100))
 			tail := fmt.Sprintf(" in %s: head calls it on every iteration of the loop at line %d (`%s`) with inputs that loop does not change, repeating the same work per item", p.h.Name, loop.Line, scan.Clip(loop.Text, 80))
-			c.report(rules.RuleWorkIntoLoop, toulmin.SeverityMedium, p.h.file.Path, hn.Line, what, tail)
+			c.report(rules.RuleWorkIntoLoop, voting.SeverityMedium, p.h.file.Path, hn.Line, what, tail)
 		}
 	}
 }

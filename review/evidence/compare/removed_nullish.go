@@ -8,7 +8,7 @@ import (
 	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
-	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // This file finds a test for undefined or null (x === undefined, typeof x !== 'undefined',
@@ -95,7 +95,7 @@ func (NullishAnalyzer) Analyze(s *scan.Scan) {
 					}
 					if msg, at := nullishDropped(t, h, d, text, m[0], name, aliases[name]); msg != "" {
 						reported[name] = true
-						s.ReportSeverity(rules.RuleCheckRemoved, toulmin.SeverityMedium, f.Path, at, msg+note)
+						s.ReportSeverity(rules.RuleCheckRemoved, voting.SeverityMedium, f.Path, at, msg+note)
 					}
 				}
 			}

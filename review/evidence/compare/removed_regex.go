@@ -8,7 +8,7 @@ import (
 	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
-	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // This file holds the part of the base/head comparison (removed.go) that finds a regular
@@ -502,5 +502,5 @@ func (c *sideComparison) fileRegexps(sf *sideFile) {
 func (c *sideComparison) reportRegexp(path string, line int, re, why, where string) {
 	what := fmt.Sprintf("a regular expression super-linear: /%s/ has %s", scan.Clip(re, 100), why)
 	tail := fmt.Sprintf(" (in %s): on an input that almost matches, a backtracking engine tries exponentially many ways to split it, and one request can hold the process for minutes (ReDoS)", where)
-	c.report(rules.RuleRegexBacktracking, toulmin.SeverityMedium, path, line, what, tail)
+	c.report(rules.RuleRegexBacktracking, voting.SeverityMedium, path, line, what, tail)
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
-	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // This file holds the parts of the base/head comparison (removed.go) that find what the change
@@ -78,7 +78,7 @@ func (c *sideComparison) releases(p *fnPair) {
 				tail = fmt.Sprintf(" of each %s taken from %s, which head still holds, before line %d (`%s`) in %s", root, source, h.Nodes[at].Line, scan.Clip(h.Nodes[at].Text, 100), h.Name)
 			}
 			tail += ": every call leaks it (file descriptors, connections, memory) until the process runs out"
-			c.report(rules.RuleReleaseRemoved, toulmin.SeverityMedium, h.file.Path, h.Nodes[at].Line, what, tail)
+			c.report(rules.RuleReleaseRemoved, voting.SeverityMedium, h.file.Path, h.Nodes[at].Line, what, tail)
 		}
 	}
 }
@@ -226,7 +226,7 @@ func (c *sideComparison) withRemoved(p *fnPair, i int) {
 				}
 				what := fmt.Sprintf("the `%s` block", scan.Clip(bn.Text, 100))
 				tail := fmt.Sprintf(" that closed what `%s` opens; head calls it at line %d in %s without closing what it returns", scan.Clip(call.Text, 80), hn.Line, p.h.Name)
-				c.report(rules.RuleReleaseRemoved, toulmin.SeverityMedium, p.h.file.Path, hn.Line, what, tail)
+				c.report(rules.RuleReleaseRemoved, voting.SeverityMedium, p.h.file.Path, hn.Line, what, tail)
 				return
 			}
 		}
@@ -278,7 +278,7 @@ func (c *sideComparison) contexts(p *fnPair) {
 				}
 				what := fmt.Sprintf("the context of `%s`", scan.Clip(bc.Text, 100))
 				tail := fmt.Sprintf(": %s%s, so cancelling the caller or its deadline no longer stops it and a hung peer holds the goroutine, connection and memory (in %s)", dropped, inScope, p.h.Name)
-				c.report(rules.RuleContextDropped, toulmin.SeverityMedium, p.h.file.Path, hn.Line, what, tail)
+				c.report(rules.RuleContextDropped, voting.SeverityMedium, p.h.file.Path, hn.Line, what, tail)
 			}
 		}
 	}
@@ -349,7 +349,7 @@ func (c *sideComparison) fields(p *fnPair) {
 			case isTimeoutKey(f.Key):
 				what := fmt.Sprintf("the `%s` of the %s", f.Key, f.Type)
 				tail := fmt.Sprintf(" built at line %d in %s: without it a slow or hung peer holds the connection and its goroutine for ever", hn.Line, p.h.Name)
-				c.report(rules.RuleContextDropped, toulmin.SeverityMedium, p.h.file.Path, hn.Line, what, tail)
+				c.report(rules.RuleContextDropped, voting.SeverityMedium, p.h.file.Path, hn.Line, what, tail)
 			case f.Rejects || restrictingField(f.Key, f.Value):
 				hit, ok := c.flowSink(p.h, at, dropRoots(hn.Defs), true, 2)
 				rule, sev := protectionRule(ok)
@@ -445,7 +445,7 @@ func (c *sideComparison) tryRemoved(p *fnPair) {
 					}
 					what := fmt.Sprintf("the try/catch around `%s`", scan.Clip(call.Text, 100))
 					tail := fmt.Sprintf(" in a callback of %s: what it throws there is caught by nothing and ends the process instead of reaching the caller's error handling", p.h.Name)
-					c.report(rules.RuleErrorHandlingRemoved, toulmin.SeverityMedium, p.h.file.Path, hn.Line, what, tail)
+					c.report(rules.RuleErrorHandlingRemoved, voting.SeverityMedium, p.h.file.Path, hn.Line, what, tail)
 				}
 			}
 		}
@@ -480,7 +480,7 @@ func (c *sideComparison) offload(p *fnPair) {
 				}
 				what := fmt.Sprintf("`%s`, which ran `%s` in a worker thread", bc.Callee, target)
 				tail := fmt.Sprintf(": head calls it directly in the async %s, so while it blocks (file system, network) the event loop serves no other request", p.h.Name)
-				c.report(rules.RuleOffloadRemoved, toulmin.SeverityMedium, p.h.file.Path, p.h.Nodes[j].Line, what, tail)
+				c.report(rules.RuleOffloadRemoved, voting.SeverityMedium, p.h.file.Path, p.h.Nodes[j].Line, what, tail)
 			}
 		}
 	}

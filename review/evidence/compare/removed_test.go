@@ -13,6 +13,7 @@ import (
 	"github.com/debatebot/debatebot/review/change/changetest"
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // removedFindings runs the comparison over a change and returns its findings as
@@ -45,7 +46,7 @@ type removedCase struct {
 	// want are the findings as rule@path:line; none for a benign change.
 	want []string
 	// severity of the first finding, when it matters.
-	severity string
+	severity voting.Severity
 }
 
 func runRemovedCases(t *testing.T, cases []removedCase) {
@@ -69,7 +70,7 @@ func runRemovedCases(t *testing.T, cases []removedCase) {
 			}
 			if tc.severity != "" && len(got) > 0 {
 				ev, _, _ := scan.GatherWithNotes(context.Background(), c, []scan.Analyzer{RemovedAnalyzer{}})
-				if string(ev[0].Severity) != tc.severity {
+				if ev[0].Severity != tc.severity {
 					t.Errorf("severity %s, want %s", ev[0].Severity, tc.severity)
 				}
 			}

@@ -9,7 +9,7 @@ import (
 	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
-	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // This file finds a timer's clearing that the change removed from a function of JavaScript or
@@ -189,7 +189,7 @@ func (TimerAnalyzer) Analyze(s *scan.Scan) {
 				}
 				if msg, at := clearingRemoved(t, sources, l.Old, key, m[0]); msg != "" {
 					reported[key] = true
-					s.ReportSeverity(rules.RuleReleaseRemoved, toulmin.SeverityMedium, t.f.Path, at, msg)
+					s.ReportSeverity(rules.RuleReleaseRemoved, voting.SeverityMedium, t.f.Path, at, msg)
 				}
 			}
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // SourceCppcheck names Cppcheck as the source of findings.
@@ -97,9 +98,9 @@ func (Cppcheck) Parse(out *ToolOutput) ([]scan.Finding, []Problem, error) {
 			problems = append(problems, Problem{Path: loc.File, Line: loc.Line, Reason: e.Msg + " (" + e.ID + ")"})
 			continue
 		}
-		sev := rules.SeverityLow
+		sev := voting.SeverityLow
 		if e.Severity == "error" {
-			sev = rules.SeverityHigh // Cppcheck's errors are defects it proved on a path of the code
+			sev = voting.SeverityHigh // Cppcheck's errors are defects it proved on a path of the code
 		}
 		if r, ok := cppcheckRules[e.ID]; ok && e.Severity != "error" {
 			sev = r.severity // a warning the catalog knows to be a real bug
@@ -117,36 +118,36 @@ func (Cppcheck) Parse(out *ToolOutput) ([]scan.Finding, []Problem, error) {
 // warnings that are bugs more often than not (medium). Other warnings go under cppcheck:other as
 // low; other errors as high.
 var cppcheckRules = map[string]externalRule{
-	"nullPointer":                      {title: "null pointer dereference", severity: rules.SeverityHigh, fix: "check the pointer before dereferencing it"},
-	"nullPointerRedundantCheck":        {title: "pointer dereferenced before or after a null check", severity: rules.SeverityMedium, fix: "check the pointer before every dereference, or drop the check that cannot fail"},
-	"nullPointerArithmetic":            {title: "arithmetic on a null pointer", severity: rules.SeverityHigh, fix: "check the pointer before the arithmetic"},
-	"uninitvar":                        {title: "uninitialised variable used", severity: rules.SeverityHigh, fix: "initialise the variable on every path before its use"},
-	"uninitdata":                       {title: "uninitialised memory used", severity: rules.SeverityHigh, fix: "initialise the allocated memory before reading it (calloc, memset)"},
-	"arrayIndexOutOfBounds":            {title: "array index out of bounds", severity: rules.SeverityHigh, fix: "check the index against the array's size"},
-	"arrayIndexOutOfBoundsCond":        {title: "array index out of bounds under a condition", severity: rules.SeverityMedium, fix: "check the index against the array's size"},
-	"bufferAccessOutOfBounds":          {title: "buffer accessed out of bounds", severity: rules.SeverityHigh, fix: "bound the copy by the destination's size (snprintf, strlcpy, memcpy with a checked length)"},
-	"negativeIndex":                    {title: "negative array index", severity: rules.SeverityHigh, fix: "check the index is not negative"},
-	"outOfBounds":                      {title: "access out of bounds", severity: rules.SeverityHigh, fix: "check the offset against the object's size"},
-	"memleak":                          {title: "memory leak", severity: rules.SeverityHigh, topic: rules.TopicResource, fix: "free the memory on every path"},
-	"memleakOnRealloc":                 {title: "memory leak when realloc fails", severity: rules.SeverityHigh, topic: rules.TopicResource, fix: "assign realloc's result to a temporary and free the old block when it is NULL"},
-	"resourceLeak":                     {title: "resource leak", severity: rules.SeverityHigh, topic: rules.TopicResource, fix: "close the file or handle on every path"},
-	"leakReturnValNotUsed":             {title: "allocated memory returned and ignored", severity: rules.SeverityHigh, topic: rules.TopicResource, fix: "keep and free the returned memory"},
-	"doubleFree":                       {title: "memory freed twice", severity: rules.SeverityHigh, topic: rules.TopicSecurity, fix: "free once, and set the pointer to NULL after freeing"},
-	"deallocuse":                       {title: "memory used after it was freed", severity: rules.SeverityHigh, topic: rules.TopicSecurity, fix: "do not use the pointer after free"},
-	"deallocret":                       {title: "freed memory returned", severity: rules.SeverityHigh, topic: rules.TopicSecurity, fix: "do not return a pointer to freed memory"},
-	"mismatchAllocDealloc":             {title: "allocation and deallocation do not match", severity: rules.SeverityHigh, fix: "free with the function that matches the allocation (free/malloc, delete/new, delete[]/new[])"},
-	"autoVariables":                    {title: "address of a local variable kept after return", severity: rules.SeverityHigh, fix: "allocate the object or copy it out instead of keeping a pointer to a local"},
-	"returnDanglingLifetime":           {title: "dangling pointer or reference returned", severity: rules.SeverityHigh, fix: "return an object that outlives the call"},
-	"danglingLifetime":                 {title: "dangling pointer or reference", severity: rules.SeverityHigh, fix: "keep the pointed-to object alive as long as the pointer"},
-	"invalidLifetime":                  {title: "object used after its lifetime", severity: rules.SeverityHigh, fix: "keep the object alive as long as it is used"},
-	"zerodiv":                          {title: "division by zero", severity: rules.SeverityHigh, fix: "check the divisor before dividing"},
-	"zerodivcond":                      {title: "division by a value checked for zero elsewhere", severity: rules.SeverityMedium, fix: "check the divisor before dividing"},
-	"invalidFunctionArg":               {title: "invalid argument to a library function", severity: rules.SeverityHigh, fix: "pass a value in the function's valid range"},
-	"wrongPrintfScanfArgNum":           {title: "format string and arguments do not match", severity: rules.SeverityHigh, fix: "make the format's conversions match the arguments"},
-	"invalidscanf":                     {title: "scanf without a field width", severity: rules.SeverityMedium, topic: rules.TopicSecurity, fix: "give %s a field width (%31s for a 32-byte buffer)"},
-	"bufferNotZeroTerminated":          {title: "buffer not zero-terminated", severity: rules.SeverityMedium, fix: "terminate the buffer after strncpy (or use snprintf)"},
-	"identicalConditionAfterEarlyExit": {title: "condition already handled by an earlier return", severity: rules.SeverityMedium, fix: "fix the condition: the branch can never run"},
-	"uninitMemberVar":                  {title: "member not initialised in the constructor", severity: rules.SeverityLow, fix: "initialise every member in the constructor"},
+	"nullPointer":                      {title: "null pointer dereference", severity: voting.SeverityHigh, fix: "check the pointer before dereferencing it"},
+	"nullPointerRedundantCheck":        {title: "pointer dereferenced before or after a null check", severity: voting.SeverityMedium, fix: "check the pointer before every dereference, or drop the check that cannot fail"},
+	"nullPointerArithmetic":            {title: "arithmetic on a null pointer", severity: voting.SeverityHigh, fix: "check the pointer before the arithmetic"},
+	"uninitvar":                        {title: "uninitialised variable used", severity: voting.SeverityHigh, fix: "initialise the variable on every path before its use"},
+	"uninitdata":                       {title: "uninitialised memory used", severity: voting.SeverityHigh, fix: "initialise the allocated memory before reading it (calloc, memset)"},
+	"arrayIndexOutOfBounds":            {title: "array index out of bounds", severity: voting.SeverityHigh, fix: "check the index against the array's size"},
+	"arrayIndexOutOfBoundsCond":        {title: "array index out of bounds under a condition", severity: voting.SeverityMedium, fix: "check the index against the array's size"},
+	"bufferAccessOutOfBounds":          {title: "buffer accessed out of bounds", severity: voting.SeverityHigh, fix: "bound the copy by the destination's size (snprintf, strlcpy, memcpy with a checked length)"},
+	"negativeIndex":                    {title: "negative array index", severity: voting.SeverityHigh, fix: "check the index is not negative"},
+	"outOfBounds":                      {title: "access out of bounds", severity: voting.SeverityHigh, fix: "check the offset against the object's size"},
+	"memleak":                          {title: "memory leak", severity: voting.SeverityHigh, topic: rules.TopicResource, fix: "free the memory on every path"},
+	"memleakOnRealloc":                 {title: "memory leak when realloc fails", severity: voting.SeverityHigh, topic: rules.TopicResource, fix: "assign realloc's result to a temporary and free the old block when it is NULL"},
+	"resourceLeak":                     {title: "resource leak", severity: voting.SeverityHigh, topic: rules.TopicResource, fix: "close the file or handle on every path"},
+	"leakReturnValNotUsed":             {title: "allocated memory returned and ignored", severity: voting.SeverityHigh, topic: rules.TopicResource, fix: "keep and free the returned memory"},
+	"doubleFree":                       {title: "memory freed twice", severity: voting.SeverityHigh, topic: rules.TopicSecurity, fix: "free once, and set the pointer to NULL after freeing"},
+	"deallocuse":                       {title: "memory used after it was freed", severity: voting.SeverityHigh, topic: rules.TopicSecurity, fix: "do not use the pointer after free"},
+	"deallocret":                       {title: "freed memory returned", severity: voting.SeverityHigh, topic: rules.TopicSecurity, fix: "do not return a pointer to freed memory"},
+	"mismatchAllocDealloc":             {title: "allocation and deallocation do not match", severity: voting.SeverityHigh, fix: "free with the function that matches the allocation (free/malloc, delete/new, delete[]/new[])"},
+	"autoVariables":                    {title: "address of a local variable kept after return", severity: voting.SeverityHigh, fix: "allocate the object or copy it out instead of keeping a pointer to a local"},
+	"returnDanglingLifetime":           {title: "dangling pointer or reference returned", severity: voting.SeverityHigh, fix: "return an object that outlives the call"},
+	"danglingLifetime":                 {title: "dangling pointer or reference", severity: voting.SeverityHigh, fix: "keep the pointed-to object alive as long as the pointer"},
+	"invalidLifetime":                  {title: "object used after its lifetime", severity: voting.SeverityHigh, fix: "keep the object alive as long as it is used"},
+	"zerodiv":                          {title: "division by zero", severity: voting.SeverityHigh, fix: "check the divisor before dividing"},
+	"zerodivcond":                      {title: "division by a value checked for zero elsewhere", severity: voting.SeverityMedium, fix: "check the divisor before dividing"},
+	"invalidFunctionArg":               {title: "invalid argument to a library function", severity: voting.SeverityHigh, fix: "pass a value in the function's valid range"},
+	"wrongPrintfScanfArgNum":           {title: "format string and arguments do not match", severity: voting.SeverityHigh, fix: "make the format's conversions match the arguments"},
+	"invalidscanf":                     {title: "scanf without a field width", severity: voting.SeverityMedium, topic: rules.TopicSecurity, fix: "give %s a field width (%31s for a 32-byte buffer)"},
+	"bufferNotZeroTerminated":          {title: "buffer not zero-terminated", severity: voting.SeverityMedium, fix: "terminate the buffer after strncpy (or use snprintf)"},
+	"identicalConditionAfterEarlyExit": {title: "condition already handled by an earlier return", severity: voting.SeverityMedium, fix: "fix the condition: the branch can never run"},
+	"uninitMemberVar":                  {title: "member not initialised in the constructor", severity: voting.SeverityLow, fix: "initialise every member in the constructor"},
 }
 
 func registerCppcheck() {

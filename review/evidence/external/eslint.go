@@ -10,6 +10,7 @@ import (
 
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // SourceESLint names ESLint as the source of findings.
@@ -123,61 +124,61 @@ func (ESLint) Parse(out *ToolOutput) ([]scan.Finding, []Problem, error) {
 // what our config says, so it tells nothing; the catalog's severity is the finding's. detect-child-process reports both a require of
 // child_process (low: a place to look) and exec() of a non-literal command (a shell command
 // built at run time: high).
-func eslintSeverity(rule, msg string) string {
+func eslintSeverity(rule, msg string) voting.Severity {
 	if _, ok := eslintRules[rule]; !ok {
-		return rules.SeverityLow // a rule the config does not turn on (none today): reported, never deciding
+		return voting.SeverityLow // a rule the config does not turn on (none today): reported, never deciding
 	}
 	if rule == "security/detect-child-process" && !strings.Contains(msg, "non Literal") {
-		return rules.SeverityLow
+		return voting.SeverityLow
 	}
-	return rules.SeverityCritical // capped by the catalog
+	return voting.SeverityCritical // capped by the catalog
 }
 
 // eslintRules is the catalog of the rules debatebot's config turns on (tools/eslint/eslint.config.mjs).
 var eslintRules = map[string]externalRule{
-	"security/detect-child-process":                  {title: "child_process.exec with a non-literal command", severity: rules.SeverityHigh, fix: "use execFile/spawn with a fixed program and an argument array, and check input against an allowlist"},
-	"security/detect-eval-with-expression":           {title: "eval of an expression", severity: rules.SeverityHigh, fix: "parse the input (JSON.parse) instead of evaluating it"},
-	"security/detect-disable-mustache-escape":        {title: "template escaping disabled", severity: rules.SeverityHigh, fix: "keep escapeMarkup on; mark individual trusted values safe instead"},
-	"security/detect-bidi-characters":                {title: "bidirectional control characters (Trojan Source)", severity: rules.SeverityHigh, fix: "remove the bidirectional Unicode control characters"},
-	"security/detect-invisible-characters":           {title: "invisible characters in code", severity: rules.SeverityMedium, fix: "remove the invisible Unicode characters"},
-	"security/detect-buffer-noassert":                {title: "Buffer read/write with noAssert", severity: rules.SeverityMedium, fix: "drop the noAssert flag so that offsets are checked"},
-	"security/detect-new-buffer":                     {title: "new Buffer with a non-literal argument", severity: rules.SeverityMedium, fix: "use Buffer.from or Buffer.alloc"},
-	"security/detect-no-csrf-before-method-override": {title: "CSRF middleware before methodOverride", severity: rules.SeverityMedium, fix: "register methodOverride before the CSRF middleware"},
-	"security/detect-pseudoRandomBytes":              {title: "crypto.pseudoRandomBytes", severity: rules.SeverityMedium, fix: "use crypto.randomBytes"},
-	"security/detect-non-literal-fs-filename":        {title: "fs call with a non-literal path", severity: rules.SeverityLow, fix: "resolve the path inside a fixed root and reject '..' before the fs call"},
-	"security/detect-non-literal-regexp":             {title: "RegExp built from a non-literal", severity: rules.SeverityLow, fix: "escape input before building a RegExp from it, or bound its length"},
-	"security/detect-non-literal-require":            {title: "require of a non-literal", severity: rules.SeverityLow, fix: "require modules by literal names (a map from allowed names to modules)"},
-	"security/detect-unsafe-regex":                   {title: "regular expression open to catastrophic backtracking", severity: rules.SeverityLow, fix: "rewrite the expression without nested quantifiers, or bound the input's length"},
-	"security/detect-possible-timing-attacks":        {title: "secret compared with ==", severity: rules.SeverityLow, fix: "compare secrets with crypto.timingSafeEqual"},
-	"no-eval":                                 {title: "eval used", severity: rules.SeverityMedium, topic: rules.TopicSecurity, fix: "parse the input (JSON.parse) instead of evaluating it"},
-	"no-implied-eval":                         {title: "string evaluated by setTimeout/setInterval", severity: rules.SeverityMedium, topic: rules.TopicSecurity, fix: "pass a function to setTimeout/setInterval, not a string"},
-	"no-new-func":                             {title: "Function constructor (eval)", severity: rules.SeverityMedium, topic: rules.TopicSecurity, fix: "write the function in the source instead of building it from a string"},
-	"no-unsafe-finally":                       {title: "control flow in finally overrides the try block", severity: rules.SeverityMedium, fix: "do not return, throw, break or continue in finally"},
-	"no-self-assign":                          {title: "variable assigned to itself", severity: rules.SeverityMedium, fix: "assign the value that was meant"},
-	"no-self-compare":                         {title: "value compared with itself", severity: rules.SeverityMedium, fix: "compare with the value that was meant (Number.isNaN for NaN)"},
-	"no-dupe-keys":                            {title: "duplicate key in an object literal", severity: rules.SeverityMedium, fix: "remove or rename the duplicate key: the later one silently wins"},
-	"no-dupe-else-if":                         {title: "duplicate condition in an if-else-if chain", severity: rules.SeverityMedium, fix: "fix the repeated condition: its branch can never run"},
-	"no-duplicate-case":                       {title: "duplicate case label", severity: rules.SeverityMedium, fix: "fix the repeated case: its branch can never run"},
-	"no-unreachable":                          {title: "unreachable code", severity: rules.SeverityLow, fix: "remove the code after return/throw/break, or fix the control flow"},
-	"no-unsafe-negation":                      {title: "negation of the left operand of in/instanceof", severity: rules.SeverityMedium, fix: "negate the whole expression: !(a in b)"},
-	"no-unsafe-optional-chaining":             {title: "optional chain used where undefined throws", severity: rules.SeverityMedium, fix: "handle undefined before using the result of the optional chain"},
-	"no-compare-neg-zero":                     {title: "comparison with -0", severity: rules.SeverityMedium, fix: "use Object.is(x, -0)"},
-	"no-constant-binary-expression":           {title: "expression whose value cannot change", severity: rules.SeverityMedium, fix: "fix the operator precedence or the comparison: the result is always the same"},
-	"no-async-promise-executor":               {title: "async Promise executor", severity: rules.SeverityMedium, fix: "do not pass an async function to new Promise: its errors are lost"},
-	"no-setter-return":                        {title: "value returned from a setter", severity: rules.SeverityLow, fix: "do not return a value from a setter"},
-	"getter-return":                           {title: "getter without a return", severity: rules.SeverityMedium, fix: "return a value from every path of the getter"},
-	"for-direction":                           {title: "for loop counting the wrong way", severity: rules.SeverityMedium, fix: "fix the loop's update so that it moves toward its end condition"},
-	"use-isnan":                               {title: "comparison with NaN", severity: rules.SeverityMedium, fix: "use Number.isNaN"},
-	"valid-typeof":                            {title: "typeof compared with an impossible string", severity: rules.SeverityMedium, fix: "compare typeof with a valid type name"},
-	"no-func-assign":                          {title: "function declaration reassigned", severity: rules.SeverityMedium, fix: "use a variable for the value, not the function's name"},
-	"no-import-assign":                        {title: "import binding assigned", severity: rules.SeverityMedium, fix: "do not assign to an imported binding"},
-	"no-loss-of-precision":                    {title: "number literal that loses precision", severity: rules.SeverityMedium, fix: "use a BigInt or a string for the value"},
-	"@typescript-eslint/no-floating-promises": {title: "promise neither awaited nor handled", severity: rules.SeverityMedium, fix: "await the promise, return it, or handle its rejection with .catch"},
-	"@typescript-eslint/no-misused-promises":  {title: "promise where a callback's result is ignored or a condition expects a boolean", severity: rules.SeverityMedium, fix: "await inside a function whose promise is handled; test the awaited value, not the promise"},
-	"@typescript-eslint/await-thenable":       {title: "await of a value that is not a promise", severity: rules.SeverityLow, fix: "await the promise the call returns, or drop the await"},
-	"@typescript-eslint/no-for-in-array":      {title: "for-in over an array", severity: rules.SeverityMedium, fix: "iterate with for-of or an index: for-in yields string keys and inherited properties"},
-	"@typescript-eslint/no-array-delete":      {title: "delete of an array element", severity: rules.SeverityMedium, fix: "remove the element with splice: delete leaves a hole and keeps the length"},
-	"@typescript-eslint/no-base-to-string":    {title: "object turned into \"[object Object]\"", severity: rules.SeverityLow, fix: "format the fields that are meant, or give the type a toString"},
+	"security/detect-child-process":                  {title: "child_process.exec with a non-literal command", severity: voting.SeverityHigh, fix: "use execFile/spawn with a fixed program and an argument array, and check input against an allowlist"},
+	"security/detect-eval-with-expression":           {title: "eval of an expression", severity: voting.SeverityHigh, fix: "parse the input (JSON.parse) instead of evaluating it"},
+	"security/detect-disable-mustache-escape":        {title: "template escaping disabled", severity: voting.SeverityHigh, fix: "keep escapeMarkup on; mark individual trusted values safe instead"},
+	"security/detect-bidi-characters":                {title: "bidirectional control characters (Trojan Source)", severity: voting.SeverityHigh, fix: "remove the bidirectional Unicode control characters"},
+	"security/detect-invisible-characters":           {title: "invisible characters in code", severity: voting.SeverityMedium, fix: "remove the invisible Unicode characters"},
+	"security/detect-buffer-noassert":                {title: "Buffer read/write with noAssert", severity: voting.SeverityMedium, fix: "drop the noAssert flag so that offsets are checked"},
+	"security/detect-new-buffer":                     {title: "new Buffer with a non-literal argument", severity: voting.SeverityMedium, fix: "use Buffer.from or Buffer.alloc"},
+	"security/detect-no-csrf-before-method-override": {title: "CSRF middleware before methodOverride", severity: voting.SeverityMedium, fix: "register methodOverride before the CSRF middleware"},
+	"security/detect-pseudoRandomBytes":              {title: "crypto.pseudoRandomBytes", severity: voting.SeverityMedium, fix: "use crypto.randomBytes"},
+	"security/detect-non-literal-fs-filename":        {title: "fs call with a non-literal path", severity: voting.SeverityLow, fix: "resolve the path inside a fixed root and reject '..' before the fs call"},
+	"security/detect-non-literal-regexp":             {title: "RegExp built from a non-literal", severity: voting.SeverityLow, fix: "escape input before building a RegExp from it, or bound its length"},
+	"security/detect-non-literal-require":            {title: "require of a non-literal", severity: voting.SeverityLow, fix: "require modules by literal names (a map from allowed names to modules)"},
+	"security/detect-unsafe-regex":                   {title: "regular expression open to catastrophic backtracking", severity: voting.SeverityLow, fix: "rewrite the expression without nested quantifiers, or bound the input's length"},
+	"security/detect-possible-timing-attacks":        {title: "secret compared with ==", severity: voting.SeverityLow, fix: "compare secrets with crypto.timingSafeEqual"},
+	"no-eval":                                 {title: "eval used", severity: voting.SeverityMedium, topic: rules.TopicSecurity, fix: "parse the input (JSON.parse) instead of evaluating it"},
+	"no-implied-eval":                         {title: "string evaluated by setTimeout/setInterval", severity: voting.SeverityMedium, topic: rules.TopicSecurity, fix: "pass a function to setTimeout/setInterval, not a string"},
+	"no-new-func":                             {title: "Function constructor (eval)", severity: voting.SeverityMedium, topic: rules.TopicSecurity, fix: "write the function in the source instead of building it from a string"},
+	"no-unsafe-finally":                       {title: "control flow in finally overrides the try block", severity: voting.SeverityMedium, fix: "do not return, throw, break or continue in finally"},
+	"no-self-assign":                          {title: "variable assigned to itself", severity: voting.SeverityMedium, fix: "assign the value that was meant"},
+	"no-self-compare":                         {title: "value compared with itself", severity: voting.SeverityMedium, fix: "compare with the value that was meant (Number.isNaN for NaN)"},
+	"no-dupe-keys":                            {title: "duplicate key in an object literal", severity: voting.SeverityMedium, fix: "remove or rename the duplicate key: the later one silently wins"},
+	"no-dupe-else-if":                         {title: "duplicate condition in an if-else-if chain", severity: voting.SeverityMedium, fix: "fix the repeated condition: its branch can never run"},
+	"no-duplicate-case":                       {title: "duplicate case label", severity: voting.SeverityMedium, fix: "fix the repeated case: its branch can never run"},
+	"no-unreachable":                          {title: "unreachable code", severity: voting.SeverityLow, fix: "remove the code after return/throw/break, or fix the control flow"},
+	"no-unsafe-negation":                      {title: "negation of the left operand of in/instanceof", severity: voting.SeverityMedium, fix: "negate the whole expression: !(a in b)"},
+	"no-unsafe-optional-chaining":             {title: "optional chain used where undefined throws", severity: voting.SeverityMedium, fix: "handle undefined before using the result of the optional chain"},
+	"no-compare-neg-zero":                     {title: "comparison with -0", severity: voting.SeverityMedium, fix: "use Object.is(x, -0)"},
+	"no-constant-binary-expression":           {title: "expression whose value cannot change", severity: voting.SeverityMedium, fix: "fix the operator precedence or the comparison: the result is always the same"},
+	"no-async-promise-executor":               {title: "async Promise executor", severity: voting.SeverityMedium, fix: "do not pass an async function to new Promise: its errors are lost"},
+	"no-setter-return":                        {title: "value returned from a setter", severity: voting.SeverityLow, fix: "do not return a value from a setter"},
+	"getter-return":                           {title: "getter without a return", severity: voting.SeverityMedium, fix: "return a value from every path of the getter"},
+	"for-direction":                           {title: "for loop counting the wrong way", severity: voting.SeverityMedium, fix: "fix the loop's update so that it moves toward its end condition"},
+	"use-isnan":                               {title: "comparison with NaN", severity: voting.SeverityMedium, fix: "use Number.isNaN"},
+	"valid-typeof":                            {title: "typeof compared with an impossible string", severity: voting.SeverityMedium, fix: "compare typeof with a valid type name"},
+	"no-func-assign":                          {title: "function declaration reassigned", severity: voting.SeverityMedium, fix: "use a variable for the value, not the function's name"},
+	"no-import-assign":                        {title: "import binding assigned", severity: voting.SeverityMedium, fix: "do not assign to an imported binding"},
+	"no-loss-of-precision":                    {title: "number literal that loses precision", severity: voting.SeverityMedium, fix: "use a BigInt or a string for the value"},
+	"@typescript-eslint/no-floating-promises": {title: "promise neither awaited nor handled", severity: voting.SeverityMedium, fix: "await the promise, return it, or handle its rejection with .catch"},
+	"@typescript-eslint/no-misused-promises":  {title: "promise where a callback's result is ignored or a condition expects a boolean", severity: voting.SeverityMedium, fix: "await inside a function whose promise is handled; test the awaited value, not the promise"},
+	"@typescript-eslint/await-thenable":       {title: "await of a value that is not a promise", severity: voting.SeverityLow, fix: "await the promise the call returns, or drop the await"},
+	"@typescript-eslint/no-for-in-array":      {title: "for-in over an array", severity: voting.SeverityMedium, fix: "iterate with for-of or an index: for-in yields string keys and inherited properties"},
+	"@typescript-eslint/no-array-delete":      {title: "delete of an array element", severity: voting.SeverityMedium, fix: "remove the element with splice: delete leaves a hole and keeps the length"},
+	"@typescript-eslint/no-base-to-string":    {title: "object turned into \"[object Object]\"", severity: voting.SeverityLow, fix: "format the fields that are meant, or give the type a toString"},
 }
 
 func registerESLint() {

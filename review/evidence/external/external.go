@@ -18,6 +18,7 @@ import (
 
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // Tool is an analyzer of another language run as a program (bandit, pyflakes, pylint,
@@ -124,11 +125,11 @@ type ToolResult struct {
 	Elapsed time.Duration
 }
 
-// Run runs each tool that handles some changed file over those files in the base and
-// head trees and keeps the findings new in head (see compareExternal). Tools run one after the
-// other, each over base and head at once. A tool that is missing, fails or prints something other
-// than its report is described in its result; it never fails the run. Only the context's end
-// does, with an error.
+// Run runs each tool that handles some changed file over those files in the base and head
+// trees and keeps the findings new in head (toolChain: the catalog's severity cap, then
+// compareExternal). Tools run one after the other, each over base and head at once. A tool
+// that is missing, fails or prints something other than its report is described in its
+// result; it never fails the run. Only the context's end does, with an error.
 func Run(ctx context.Context, opts Options) ([]ToolResult, error) {
 	tools := opts.Tools
 	if tools == nil {
@@ -225,7 +226,18 @@ func runOne(ctx context.Context, tool Tool, baseDir, headDir string, base, head 
 			baseRep.found[i].Path = p // a renamed file's findings are compared under its new name
 		}
 	}
-	res.New, res.Preexisting = compareExternal(baseRep.found, headRep.found)
+	found := make([]scan.Finding, len(headRep.found))
+	for i, l := range headRep.found {
+		found[i] = l.Finding
+	}
+	cmp := &toolComparison{base: baseRep.found, headLines: headRep.lines}
+	fresh, errs := scan.RunChain(toolChain(cmp), found)
+	if err := errors.Join(errs...); err != nil {
+		// Without the comparison every head finding would look new: report none.
+		res.Failed = "comparing base and head: " + scan.Clip(err.Error(), 400)
+		return nil
+	}
+	res.New, res.Preexisting = fresh, cmp.preexisting
 	return nil
 }
 
@@ -239,6 +251,8 @@ type located struct {
 type toolReport struct {
 	found    []located
 	problems []Problem
+	// lines are the lines of the files that hold findings, by path, as read for their text.
+	lines map[string][]string
 }
 
 // analyzeWith runs tool over files in dir and reads its report; findings are made relative to
@@ -269,7 +283,7 @@ func analyzeWith(ctx context.Context, tool Tool, dir string, files []string, tim
 	for _, f := range files {
 		given[f] = true
 	}
-	rep := &toolReport{}
+	rep := &toolReport{lines: map[string][]string{}}
 	for _, p := range problems {
 		p.Path = treePath(abs, p.Path)
 		if given[p.Path] {
@@ -278,23 +292,19 @@ func analyzeWith(ctx context.Context, tool Tool, dir string, files []string, tim
 			rep.problems = append(rep.problems, p)
 		}
 	}
-	sources := map[string][]string{}
 	for _, f := range found {
 		f.Path = treePath(abs, f.Path)
 		if !given[f.Path] {
 			continue // a header Cppcheck followed, or a path outside the tree
 		}
-		lines, ok := sources[f.Path]
+		lines, ok := rep.lines[f.Path]
 		if !ok {
 			lines = readLines(filepath.Join(abs, filepath.FromSlash(f.Path)))
-			sources[f.Path] = lines
+			rep.lines[f.Path] = lines
 		}
-		l := located{Finding: f}
-		if f.Line >= 1 && f.Line <= len(lines) {
-			l.text = strings.Join(strings.Fields(lines[f.Line-1]), " ")
-			if l.Func == "" {
-				l.Func = enclosingScope(f.Path, lines, f.Line)
-			}
+		l := located{Finding: f, text: lineText(lines, f.Line)}
+		if f.Line >= 1 && f.Line <= len(lines) && l.Func == "" {
+			l.Func = enclosingScope(f.Path, lines, f.Line)
 		}
 		rep.found = append(rep.found, l)
 	}
@@ -312,6 +322,15 @@ func treePath(root, p string) string {
 		}
 	}
 	return path.Clean(filepath.ToSlash(p))
+}
+
+// lineText is line (1-based) of lines with its whitespace collapsed, or "" when there is no
+// such line.
+func lineText(lines []string, line int) string {
+	if line < 1 || line > len(lines) {
+		return ""
+	}
+	return strings.Join(strings.Fields(lines[line-1]), " ")
 }
 
 func readLines(name string) []string {
@@ -574,18 +593,11 @@ func reportError(tool string, out *ToolOutput, err error) error {
 	return fmt.Errorf("%s exited with status %d and its output is not its report (%v); it printed: %s", tool, out.ExitCode, err, scan.Clip(said, 300))
 }
 
-// capSeverity lowers sev to limit when it is more serious.
-func capSeverity(sev, limit string) string {
-	if limit != "" && rules.SeverityRank[sev] > rules.SeverityRank[limit] {
-		return limit
-	}
-	return sev
-}
-
 // externalRule is what the catalog says about one rule of an external tool: its title, the most
 // serious severity its findings may have, its topic, what to do and where it is documented.
 type externalRule struct {
-	title, severity, topic, fix, url string
+	title, topic, fix, url string
+	severity               voting.Severity
 }
 
 // externalCatalogs are the catalogs of the tools, by tool name.
@@ -614,7 +626,7 @@ func Checks() []rules.Check {
 			out = append(out, rules.Check{Rule: tool + ":" + id, Source: tool, Title: r.title, URL: r.url, Severity: r.severity, Topic: r.topic, Fix: r.fix})
 		}
 		out = append(out, rules.Check{Rule: OtherRule(tool), Source: tool, Title: "Other " + tool + " finding",
-			URL: otherURLs[tool], Severity: rules.SeverityMedium, Topic: otherTopics[tool], Fix: "fix what " + tool + " reports"})
+			URL: otherURLs[tool], Severity: voting.SeverityMedium, Topic: otherTopics[tool], Fix: "fix what " + tool + " reports"})
 	}
 	slices.SortFunc(out, func(a, b rules.Check) int { return strings.Compare(a.Rule, b.Rule) })
 	return out
@@ -628,13 +640,13 @@ var (
 	otherTopics = map[string]string{}
 )
 
-// externalFinding builds a finding of tool for its rule id: a rule of the catalog keeps its id,
-// with its severity capped by the catalog's; another goes under the tool's catch-all rule with
-// the id in front of its message.
-func externalFinding(tool, id, sev, p string, line, col int, msg string) scan.Finding {
+// externalFinding builds a finding of tool for its rule id: a rule of the catalog keeps its id
+// (and the tool's severity, which the catalog's cap lowers later: see toolChain); another goes
+// under the tool's catch-all rule with the id in front of its message.
+func externalFinding(tool, id string, sev voting.Severity, p string, line, col int, msg string) scan.Finding {
 	f := scan.Finding{Source: tool, Severity: sev, Topic: otherTopics[tool], Path: p, Line: line, Column: col, Message: msg}
 	if r, ok := externalCatalogs[tool][id]; ok {
-		f.Rule, f.Severity, f.Topic = tool+":"+id, capSeverity(sev, r.severity), r.topic
+		f.Rule, f.Topic = tool+":"+id, r.topic
 		return f
 	}
 	f.Rule = OtherRule(tool)

@@ -9,7 +9,6 @@ import (
 	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
-	"github.com/debatebot/debatebot/toulmin"
 )
 
 // IsExternal reports whether analyzer is one of the external tools (review/evidence's
@@ -46,7 +45,7 @@ func init() {
 		}
 		id := strings.TrimPrefix(c.Rule, c.Source+":")
 		rules.Rules[c.Rule] = rules.Rule{
-			ID: c.Rule, Stakeholder: w.stakeholder, Severity: toulmin.Severity(c.Severity),
+			ID: c.Rule, Stakeholder: w.stakeholder, Severity: c.Severity,
 			Title: c.Title, Warrant: w.warrant, Reference: c.Source + " " + id + ": " + c.URL,
 			Fix: c.Fix, Rebuttal: w.rebuttal, TradeOff: w.tradeOff,
 		}
@@ -123,7 +122,7 @@ func (a Analyzer) onTrees(s *scan.Scan, tools []Tool, files []ChangedFile) {
 				msg += "; new in head on a line the diff does not show: the change made it appear"
 			}
 			c.Reach(f.Path, f.Line)
-			s.AddFrom(f.Source, f.Rule, toulmin.Severity(f.Severity), f.Path, f.Line, msg, "")
+			s.AddFrom(f.Source, f.Rule, f.Severity, f.Path, f.Line, msg, "")
 		}
 		s.Note(externalNote(r, fmt.Sprintf("%d file(s) in base and head: %d new finding(s), %d pre-existing finding(s) left out", r.Files, len(r.New), r.Preexisting)))
 	}
@@ -171,7 +170,7 @@ func (a Analyzer) onContent(s *scan.Scan, tools []Tool, files []ChangedFile) {
 				continue
 			}
 			kept++
-			s.AddFrom(f.Source, f.Rule, toulmin.Severity(f.Severity), f.Path, f.Line, findingMessage(f), "")
+			s.AddFrom(f.Source, f.Rule, f.Severity, f.Path, f.Line, findingMessage(f), "")
 		}
 		s.Note(externalNote(r, fmt.Sprintf("the head content of %d file(s), no base tree to compare with: %d finding(s) on added lines, %d on other lines left out", r.Files, kept, len(r.New)-kept)))
 	}

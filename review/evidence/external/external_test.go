@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/debatebot/debatebot/review/change/changetest"
-	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // The external tools' tests need the tools; .ci/run installs them (Debian's bandit, shellcheck and
@@ -190,7 +190,7 @@ func TestExternalToolsBenignChange(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			r := runCase(t, c.tool(t), "external-benign", c.benign)
 			for _, f := range r.New {
-				if rules.SeverityRank[f.Severity] > rules.SeverityRank[rules.SeverityLow] {
+				if f.Severity.Rank() > voting.SeverityLow.Rank() {
 					t.Errorf("benign change: %s %s:%d is %s: %s", f.Rule, f.Path, f.Line, f.Severity, f.Message)
 				}
 			}
@@ -427,13 +427,14 @@ func TestExternalToolEnvironment(t *testing.T) {
 	}
 	// A code the catalog does not know is reported under the tool's catch-all rule, by the
 	// tool's level (error: medium).
-	if f.Rule != "shellcheck:other" || f.Severity != rules.SeverityMedium || f.Path != "a.sh" {
+	if f.Rule != "shellcheck:other" || f.Severity != voting.SeverityMedium || f.Path != "a.sh" {
 		t.Errorf("finding %+v", f)
 	}
 }
 
-// Parsers read real reports (as the tools print them) and the catalog caps their severities;
-// rules the catalog does not know still come through.
+// Parsers read real reports (as the tools print them) and the catalog caps their severities (the
+// catalog's processor, which runOne runs first); rules the catalog does not know still come
+// through.
 func TestExternalParsers(t *testing.T) {
 	bandit := `{"errors":[{"filename":"./b.py","reason":"syntax error while parsing AST from file"}],"results":[
 {"filename":"./a.py","issue_confidence":"HIGH","issue_severity":"HIGH","issue_text":"subprocess call with shell=True identified, security issue.","line_number":8,"test_id":"B602","test_name":"subprocess_popen_with_shell_equals_true"},
@@ -513,6 +514,7 @@ func TestExternalParsers(t *testing.T) {
 			t.Errorf("%s: %v", c.tool.Name(), err)
 			continue
 		}
+		found, _ = catalogCap{}.Process(found)
 		var got []string
 		for _, f := range found {
 			got = append(got, fmt.Sprintf("%s %s:%d %s %s", f.Rule, f.Path, f.Line, f.Severity, f.Message))
@@ -549,6 +551,45 @@ func TestCompareExternalPicksTheNewLine(t *testing.T) {
 	}
 }
 
+// A tool's findings go through the catalog's cap, then the comparison with the base, in that
+// order; the cap lowers a catalogued rule to the catalog's severity and leaves the catch-all
+// rule and a less serious finding as the tool rated them.
+func TestToolChain(t *testing.T) {
+	var names []string
+	for _, p := range toolChain(&toolComparison{}) {
+		names = append(names, p.Name())
+	}
+	if got := strings.Join(names, ", "); got != "catalog severity cap, new in head" {
+		t.Errorf("tool chain = %s", got)
+	}
+	if externalCatalogs[SourceBandit]["B303"].severity != voting.SeverityLow {
+		t.Fatalf("bandit B303 is %s in the catalog; the test needs a rule capped at low", externalCatalogs[SourceBandit]["B303"].severity)
+	}
+	found := []scan.Finding{
+		externalFinding(SourceBandit, "B303", voting.SeverityHigh, "a.py", 3, 1, "md5"),
+		externalFinding(SourceBandit, "B999", voting.SeverityHigh, "a.py", 4, 1, "a new check"),
+		externalFinding(SourceBandit, "B602", voting.SeverityMedium, "a.py", 5, 1, "shell=True"),
+		{Source: SourceBandit, Rule: "pylint:undefined-variable", Severity: voting.SeverityHigh, Path: "a.py", Line: 6},
+	}
+	if found[0].Severity != voting.SeverityHigh {
+		t.Fatalf("the parsed finding is already capped: %+v", found[0])
+	}
+	lines := map[string][]string{"a.py": {"import hashlib", "", "h = hashlib.md5(b)", "x()", "run(cmd, shell=True)", "y"}}
+	cmp := &toolComparison{base: []located{{Finding: externalFinding(SourceBandit, "B602", voting.SeverityHigh, "a.py", 9, 1, "shell=True"), text: "run(cmd, shell=True)"}}, headLines: lines}
+	fresh, errs := scan.RunChain(toolChain(cmp), found)
+	if len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	var got []string
+	for _, f := range fresh {
+		got = append(got, fmt.Sprintf("%s:%d %s", f.Rule, f.Line, f.Severity))
+	}
+	want := []string{"bandit:B303:3 low", "bandit:other:4 high", "pylint:undefined-variable:6 high"}
+	if !slices.Equal(got, want) || cmp.preexisting != 1 {
+		t.Errorf("chain kept %q with %d pre-existing; want %q and the moved B602 pre-existing", got, cmp.preexisting, want)
+	}
+}
+
 func TestEnclosingScope(t *testing.T) {
 	cases := []struct {
 		path, src string
@@ -582,7 +623,7 @@ func TestExternalChecks(t *testing.T) {
 			t.Errorf("rule %s listed twice", c.Rule)
 		}
 		seen[c.Rule] = true
-		if c.Title == "" || c.Fix == "" || c.URL == "" || rules.SeverityRank[c.Severity] == 0 || c.Topic == "" || !strings.HasPrefix(c.Rule, c.Source+":") {
+		if c.Title == "" || c.Fix == "" || c.URL == "" || c.Severity.Rank() == 0 || c.Topic == "" || !strings.HasPrefix(c.Rule, c.Source+":") {
 			t.Errorf("check %+v", c)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // SourcePyflakes names pyflakes (PyCQA's checker of Python's names and literals) as the source of
@@ -67,20 +68,20 @@ var pyflakesMessages = []struct {
 // pyflakesRules is the catalog of pyflakes' messages, with the most serious severity each may
 // have. Unused names and star imports are low: they are untidy, rarely wrong.
 var pyflakesRules = map[string]externalRule{
-	"undefined-name":               {title: "undefined name", severity: rules.SeverityMedium, fix: "define or import the name before it is used"},
-	"undefined-local":              {title: "local variable used before assignment", severity: rules.SeverityMedium, fix: "assign the variable on every path before it is read"},
-	"star-import-name":             {title: "name perhaps undefined (star import)", severity: rules.SeverityLow, fix: "import the name explicitly"},
-	"star-import":                  {title: "star import hides undefined names", severity: rules.SeverityLow, fix: "import the names explicitly"},
-	"unused-import":                {title: "unused import", severity: rules.SeverityLow, fix: "remove the import"},
-	"unused-variable":              {title: "variable assigned but never used", severity: rules.SeverityLow, fix: "use the value or drop the assignment"},
-	"redefined-while-unused":       {title: "name redefined before it was used", severity: rules.SeverityLow, fix: "remove the first definition or rename one of them"},
-	"import-shadowed-by-loop-var":  {title: "import shadowed by a loop variable", severity: rules.SeverityMedium, fix: "rename the loop variable"},
-	"repeated-key":                 {title: "dictionary key repeated with different values", severity: rules.SeverityMedium, fix: "keep one entry per key"},
-	"format-mismatch":              {title: "format string and arguments do not match", severity: rules.SeverityMedium, fix: "give the format string exactly the arguments its placeholders take"},
-	"constant-test":                {title: "test that is always true", severity: rules.SeverityMedium, fix: "remove the parentheses or the stray comma that make the test a tuple"},
-	"is-literal":                   {title: "is used to compare with a literal", severity: rules.SeverityMedium, fix: "compare values with == or !=, not is"},
-	"raise-not-implemented":        {title: "raise NotImplemented", severity: rules.SeverityMedium, fix: "raise NotImplementedError"},
-	"fstring-missing-placeholders": {title: "f-string without placeholders", severity: rules.SeverityLow, fix: "drop the f prefix or add the placeholders"},
+	"undefined-name":               {title: "undefined name", severity: voting.SeverityMedium, fix: "define or import the name before it is used"},
+	"undefined-local":              {title: "local variable used before assignment", severity: voting.SeverityMedium, fix: "assign the variable on every path before it is read"},
+	"star-import-name":             {title: "name perhaps undefined (star import)", severity: voting.SeverityLow, fix: "import the name explicitly"},
+	"star-import":                  {title: "star import hides undefined names", severity: voting.SeverityLow, fix: "import the names explicitly"},
+	"unused-import":                {title: "unused import", severity: voting.SeverityLow, fix: "remove the import"},
+	"unused-variable":              {title: "variable assigned but never used", severity: voting.SeverityLow, fix: "use the value or drop the assignment"},
+	"redefined-while-unused":       {title: "name redefined before it was used", severity: voting.SeverityLow, fix: "remove the first definition or rename one of them"},
+	"import-shadowed-by-loop-var":  {title: "import shadowed by a loop variable", severity: voting.SeverityMedium, fix: "rename the loop variable"},
+	"repeated-key":                 {title: "dictionary key repeated with different values", severity: voting.SeverityMedium, fix: "keep one entry per key"},
+	"format-mismatch":              {title: "format string and arguments do not match", severity: voting.SeverityMedium, fix: "give the format string exactly the arguments its placeholders take"},
+	"constant-test":                {title: "test that is always true", severity: voting.SeverityMedium, fix: "remove the parentheses or the stray comma that make the test a tuple"},
+	"is-literal":                   {title: "is used to compare with a literal", severity: voting.SeverityMedium, fix: "compare values with == or !=, not is"},
+	"raise-not-implemented":        {title: "raise NotImplemented", severity: voting.SeverityMedium, fix: "raise NotImplementedError"},
+	"fstring-missing-placeholders": {title: "f-string without placeholders", severity: voting.SeverityLow, fix: "drop the f prefix or add the placeholders"},
 }
 
 // pyflakesLine is one line of pyflakes' report: path:line:column: message (2.2 and later).
@@ -113,7 +114,7 @@ func (Pyflakes) Parse(out *ToolOutput) ([]scan.Finding, []Problem, error) {
 				break
 			}
 		}
-		found = append(found, externalFinding(SourcePyflakes, id, rules.SeverityMedium, m[1], line, col, m[4]))
+		found = append(found, externalFinding(SourcePyflakes, id, voting.SeverityMedium, m[1], line, col, m[4]))
 	}
 	var problems []Problem
 	for _, l := range strings.Split(string(out.Stderr), "\n") {

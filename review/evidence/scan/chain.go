@@ -5,7 +5,7 @@ import (
 	"sort"
 
 	"github.com/debatebot/debatebot/review/evidence/rules"
-	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // Processor is one step of a chain: it returns the findings it keeps, in order.
@@ -74,8 +74,8 @@ func (processNotes) Name() string { return "process notes" }
 func (processNotes) Process(found []Finding) ([]Finding, error) {
 	out := make([]Finding, 0, len(found))
 	for _, f := range found {
-		if rules.Rules[f.Rule].Process && f.severity().Rank() > toulmin.SeverityMedium.Rank() {
-			f.Severity = string(toulmin.SeverityMedium)
+		if rules.Rules[f.Rule].Process && f.Severity.Rank() > voting.SeverityMedium.Rank() {
+			f.Severity = voting.SeverityMedium
 		}
 		out = append(out, f)
 	}
@@ -98,7 +98,7 @@ func (absorbWeakness) Process(found []Finding) ([]Finding, error) {
 			for _, e := range out {
 				if e.Mitigates == "" && e.Path == f.Path && rules.Rules[e.Rule].CWE == f.CWE && abs(e.Line-f.Line) <= corroborateSpan {
 					f.Message += alsoFound(e)
-					if e.severity().Rank() > f.severity().Rank() {
+					if e.Severity.Rank() > f.Severity.Rank() {
 						f.Severity = e.Severity
 					}
 					continue
@@ -137,12 +137,12 @@ func (restated) Process(found []Finding) ([]Finding, error) {
 				continue
 			}
 			keep, other := lint, hand
-			if hand.severity().Rank() > lint.severity().Rank() {
+			if hand.Severity.Rank() > lint.Severity.Rank() {
 				keep, other = hand, lint
 			}
 			keep.Message += alsoFound(other)
-			if keep.replacement == "" {
-				keep.replacement = other.replacement
+			if keep.Replacement == "" {
+				keep.Replacement = other.Replacement
 			}
 			out[i] = keep
 			merged = true
@@ -193,12 +193,12 @@ func corroborate(found []Finding) []Finding {
 			if sameSource := k.Source == f.Source; sameSource && (k.Line != f.Line || k.Rule == f.Rule) || !sameSource && abs(k.Line-f.Line) > corroborateSpan {
 				continue
 			}
-			if r, kr := f.severity().Rank(), k.severity().Rank(); r > kr || r == kr && rules.IsTypedGo(f.Source) && !rules.IsTypedGo(k.Source) {
+			if r, kr := f.Severity.Rank(), k.Severity.Rank(); r > kr || r == kr && rules.IsTypedGo(f.Source) && !rules.IsTypedGo(k.Source) {
 				f, *k = *k, f
 			}
 			k.Message += alsoFound(f)
-			if k.replacement == "" && k.Line == f.Line {
-				k.replacement = f.replacement
+			if k.Replacement == "" && k.Line == f.Line {
+				k.Replacement = f.Replacement
 			}
 			merged = true
 			break
@@ -225,8 +225,8 @@ func (bySeverity) Process(found []Finding) ([]Finding, error) {
 	out := append([]Finding(nil), found...)
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
-		if a.severity().Rank() != b.severity().Rank() {
-			return a.severity().Rank() > b.severity().Rank()
+		if a.Severity.Rank() != b.Severity.Rank() {
+			return a.Severity.Rank() > b.Severity.Rank()
 		}
 		if a.Path != b.Path {
 			return a.Path < b.Path

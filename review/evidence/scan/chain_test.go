@@ -8,6 +8,7 @@ import (
 
 	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // brief writes findings as "severity rule source path:line message" lines, for comparing a
@@ -57,30 +58,30 @@ func runProcessorCases(t *testing.T, p Processor, cases []processorCase) {
 func TestUniquePlaceKeepsTheFirstOfEachRuleAndPlace(t *testing.T) {
 	runProcessorCases(t, uniquePlace{}, []processorCase{
 		{"same rule, same line", []Finding{
-			{Severity: rules.SeverityMedium, Rule: rules.RuleIgnoredError, Source: "go-ast", Path: "a.go", Line: 3, Message: "first"},
-			{Severity: rules.SeverityMedium, Rule: rules.RuleIgnoredError, Source: "lines", Path: "a.go", Line: 3, Message: "second"},
+			{Severity: voting.SeverityMedium, Rule: rules.RuleIgnoredError, Source: "go-ast", Path: "a.go", Line: 3, Message: "first"},
+			{Severity: voting.SeverityMedium, Rule: rules.RuleIgnoredError, Source: "lines", Path: "a.go", Line: 3, Message: "second"},
 		}, []string{"medium ignored-error go-ast a.go:3 first"}},
 		{"other line, other rule, other file", []Finding{
-			{Severity: rules.SeverityMedium, Rule: rules.RuleIgnoredError, Source: "go-ast", Path: "a.go", Line: 3, Message: "m"},
-			{Severity: rules.SeverityMedium, Rule: rules.RuleIgnoredError, Source: "go-ast", Path: "a.go", Line: 4, Message: "m"},
-			{Severity: rules.SeverityLow, Rule: rules.RuleTodo, Source: "lines", Path: "a.go", Line: 3, Message: "m"},
-			{Severity: rules.SeverityMedium, Rule: rules.RuleIgnoredError, Source: "go-ast", Path: "b.go", Line: 3, Message: "m"},
+			{Severity: voting.SeverityMedium, Rule: rules.RuleIgnoredError, Source: "go-ast", Path: "a.go", Line: 3, Message: "m"},
+			{Severity: voting.SeverityMedium, Rule: rules.RuleIgnoredError, Source: "go-ast", Path: "a.go", Line: 4, Message: "m"},
+			{Severity: voting.SeverityLow, Rule: rules.RuleTodo, Source: "lines", Path: "a.go", Line: 3, Message: "m"},
+			{Severity: voting.SeverityMedium, Rule: rules.RuleIgnoredError, Source: "go-ast", Path: "b.go", Line: 3, Message: "m"},
 		}, []string{
 			"medium ignored-error go-ast a.go:3 m", "medium ignored-error go-ast a.go:4 m",
 			"low todo-added lines a.go:3 m", "medium ignored-error go-ast b.go:3 m",
 		}},
 		{"mitigations of different rules at one line", []Finding{
-			{Severity: rules.SeverityLow, Rule: rules.RuleMitigation, Source: "go-ast", Path: "a.go", Line: 9, Message: "check", Mitigates: rules.RulePathTraversal},
-			{Severity: rules.SeverityLow, Rule: rules.RuleMitigation, Source: "go-ast", Path: "a.go", Line: 9, Message: "check", Mitigates: rules.RulePathTraversal},
-			{Severity: rules.SeverityLow, Rule: rules.RuleMitigation, Source: "go-ast", Path: "a.go", Line: 9, Message: "check", Mitigates: rules.RuleSQLInjection},
+			{Severity: voting.SeverityLow, Rule: rules.RuleMitigation, Source: "go-ast", Path: "a.go", Line: 9, Message: "check", Mitigates: rules.RulePathTraversal},
+			{Severity: voting.SeverityLow, Rule: rules.RuleMitigation, Source: "go-ast", Path: "a.go", Line: 9, Message: "check", Mitigates: rules.RulePathTraversal},
+			{Severity: voting.SeverityLow, Rule: rules.RuleMitigation, Source: "go-ast", Path: "a.go", Line: 9, Message: "check", Mitigates: rules.RuleSQLInjection},
 		}, []string{
 			"low mitigation go-ast a.go:9 check mitigates path-traversal",
 			"low mitigation go-ast a.go:9 check mitigates sql-injection",
 		}},
 		{"findings about the change's text differ by what they quote", []Finding{
-			{Severity: rules.SeverityLow, Rule: rules.RuleTodo, Source: "change", Message: "title says TODO"},
-			{Severity: rules.SeverityLow, Rule: rules.RuleTodo, Source: "change", Message: "description says TODO"},
-			{Severity: rules.SeverityLow, Rule: rules.RuleTodo, Source: "change", Message: "title says TODO"},
+			{Severity: voting.SeverityLow, Rule: rules.RuleTodo, Source: "change", Message: "title says TODO"},
+			{Severity: voting.SeverityLow, Rule: rules.RuleTodo, Source: "change", Message: "description says TODO"},
+			{Severity: voting.SeverityLow, Rule: rules.RuleTodo, Source: "change", Message: "title says TODO"},
 		}, []string{"low todo-added change :0 title says TODO", "low todo-added change :0 description says TODO"}},
 	})
 }
@@ -91,37 +92,37 @@ func TestProcessNotesAreAtMostMedium(t *testing.T) {
 	}
 	runProcessorCases(t, processNotes{}, []processorCase{
 		{"a process note above medium is lowered", []Finding{
-			{Severity: rules.SeverityHigh, Rule: rules.RuleLargeFunction, Source: "go-ast", Path: "a.go", Line: 1, Message: "long"},
+			{Severity: voting.SeverityHigh, Rule: rules.RuleLargeFunction, Source: "go-ast", Path: "a.go", Line: 1, Message: "long"},
 		}, []string{"medium large-function go-ast a.go:1 long"}},
 		{"a process note at or below medium and a finding of substance stay", []Finding{
-			{Severity: rules.SeverityLow, Rule: rules.RuleLargeFile, Source: "change", Path: "b.go", Message: "big"},
-			{Severity: rules.SeverityCritical, Rule: rules.RuleSQLInjection, Source: "go-ast", Path: "a.go", Line: 2, Message: "query"},
+			{Severity: voting.SeverityLow, Rule: rules.RuleLargeFile, Source: "change", Path: "b.go", Message: "big"},
+			{Severity: voting.SeverityCritical, Rule: rules.RuleSQLInjection, Source: "go-ast", Path: "a.go", Line: 2, Message: "query"},
 		}, []string{"low large-file change b.go:0 big", "critical sql-injection go-ast a.go:2 query"}},
 	})
 }
 
 func TestAbsorbWeaknessTakesInEarlierFindingsOfItsWeakness(t *testing.T) {
-	removed := Finding{Severity: rules.SeverityMedium, Rule: rules.RuleCheckRemoved, Source: rules.SourceDebatebot, Path: "a.go", Line: 20, Message: "check removed", CWE: "CWE-22"}
+	removed := Finding{Severity: voting.SeverityMedium, Rule: rules.RuleCheckRemoved, Source: rules.SourceDebatebot, Path: "a.go", Line: 20, Message: "check removed", CWE: "CWE-22"}
 	runProcessorCases(t, absorbWeakness{}, []processorCase{
 		{"a path traversal two lines away, before it", []Finding{
-			{Severity: rules.SeverityHigh, Rule: rules.RulePathTraversal, Source: "go-ast", Path: "a.go", Line: 22, Message: "open"},
+			{Severity: voting.SeverityHigh, Rule: rules.RulePathTraversal, Source: "go-ast", Path: "a.go", Line: 22, Message: "open"},
 			removed,
 		}, []string{"high check-removed debatebot a.go:20 check removed; also found by go-ast (path-traversal at line 22)"}},
 		{"apart, in another file, a mitigation, another weakness, or after it", []Finding{
-			{Severity: rules.SeverityHigh, Rule: rules.RulePathTraversal, Source: "go-ast", Path: "a.go", Line: 24, Message: "far"},
-			{Severity: rules.SeverityHigh, Rule: rules.RulePathTraversal, Source: "go-ast", Path: "b.go", Line: 20, Message: "other file"},
-			{Severity: rules.SeverityLow, Rule: rules.RuleMitigation, Source: "go-ast", Path: "a.go", Line: 20, Message: "check", Mitigates: rules.RulePathTraversal},
-			{Severity: rules.SeverityHigh, Rule: rules.RuleSQLInjection, Source: "go-ast", Path: "a.go", Line: 20, Message: "query"},
+			{Severity: voting.SeverityHigh, Rule: rules.RulePathTraversal, Source: "go-ast", Path: "a.go", Line: 24, Message: "far"},
+			{Severity: voting.SeverityHigh, Rule: rules.RulePathTraversal, Source: "go-ast", Path: "b.go", Line: 20, Message: "other file"},
+			{Severity: voting.SeverityLow, Rule: rules.RuleMitigation, Source: "go-ast", Path: "a.go", Line: 20, Message: "check", Mitigates: rules.RulePathTraversal},
+			{Severity: voting.SeverityHigh, Rule: rules.RuleSQLInjection, Source: "go-ast", Path: "a.go", Line: 20, Message: "query"},
 			removed,
-			{Severity: rules.SeverityHigh, Rule: rules.RulePathTraversal, Source: "go-ast", Path: "a.go", Line: 21, Message: "after"},
+			{Severity: voting.SeverityHigh, Rule: rules.RulePathTraversal, Source: "go-ast", Path: "a.go", Line: 21, Message: "after"},
 		}, []string{
 			"high path-traversal go-ast a.go:24 far", "high path-traversal go-ast b.go:20 other file",
 			"low mitigation go-ast a.go:20 check mitigates path-traversal", "high sql-injection go-ast a.go:20 query",
 			"medium check-removed debatebot a.go:20 check removed", "high path-traversal go-ast a.go:21 after",
 		}},
 		{"a finding of its rule's own weakness takes in nothing", []Finding{
-			{Severity: rules.SeverityHigh, Rule: rules.RulePathTraversal, Source: "go-ast", Path: "a.go", Line: 22, Message: "open"},
-			{Severity: rules.SeverityMedium, Rule: rules.RuleCheckRemoved, Source: rules.SourceDebatebot, Path: "a.go", Line: 20, Message: "check removed"},
+			{Severity: voting.SeverityHigh, Rule: rules.RulePathTraversal, Source: "go-ast", Path: "a.go", Line: 22, Message: "open"},
+			{Severity: voting.SeverityMedium, Rule: rules.RuleCheckRemoved, Source: rules.SourceDebatebot, Path: "a.go", Line: 20, Message: "check removed"},
 		}, []string{"high path-traversal go-ast a.go:22 open", "medium check-removed debatebot a.go:20 check removed"}},
 	})
 }
@@ -132,25 +133,25 @@ func TestRestatedFoldsAMaintainedLinterIntoTheHandWrittenRuleItRestates(t *testi
 	}
 	runProcessorCases(t, restated{}, []processorCase{
 		{"errcheck and ignored-error on one line, either first", []Finding{
-			{Severity: rules.SeverityMedium, Rule: rules.RuleIgnoredError, Source: "go-ast", Path: "a.go", Line: 7, Message: "not checked"},
-			{Severity: rules.SeverityMedium, Rule: "errcheck", Source: rules.AnalyzerGoLinter, Path: "a.go", Line: 7, Message: "dropped"},
-			{Severity: rules.SeverityMedium, Rule: "errcheck", Source: rules.AnalyzerGoLinter, Path: "a.go", Line: 9, Message: "dropped"},
-			{Severity: rules.SeverityMedium, Rule: rules.RuleIgnoredError, Source: "lines", Path: "a.go", Line: 9, Message: "assigned to _"},
+			{Severity: voting.SeverityMedium, Rule: rules.RuleIgnoredError, Source: "go-ast", Path: "a.go", Line: 7, Message: "not checked"},
+			{Severity: voting.SeverityMedium, Rule: "errcheck", Source: rules.AnalyzerGoLinter, Path: "a.go", Line: 7, Message: "dropped"},
+			{Severity: voting.SeverityMedium, Rule: "errcheck", Source: rules.AnalyzerGoLinter, Path: "a.go", Line: 9, Message: "dropped"},
+			{Severity: voting.SeverityMedium, Rule: rules.RuleIgnoredError, Source: "lines", Path: "a.go", Line: 9, Message: "assigned to _"},
 		}, []string{
 			"medium errcheck go linter a.go:7 dropped; also found by go-ast (ignored-error at line 7)",
 			"medium errcheck go linter a.go:9 dropped; also found by lines (ignored-error at line 9)",
 		}},
 		{"the more severe stays", []Finding{
-			{Severity: rules.SeverityHigh, Rule: rules.RuleIgnoredError, Source: "go-ast", Path: "a.go", Line: 7, Message: "not checked"},
-			{Severity: rules.SeverityMedium, Rule: "errcheck", Source: rules.AnalyzerGoLinter, Path: "a.go", Line: 7, Message: "dropped"},
+			{Severity: voting.SeverityHigh, Rule: rules.RuleIgnoredError, Source: "go-ast", Path: "a.go", Line: 7, Message: "not checked"},
+			{Severity: voting.SeverityMedium, Rule: "errcheck", Source: rules.AnalyzerGoLinter, Path: "a.go", Line: 7, Message: "dropped"},
 		}, []string{"high ignored-error go-ast a.go:7 not checked; also found by go linter (errcheck at line 7)"}},
 		{"other lines, other files, other rules stay apart", []Finding{
-			{Severity: rules.SeverityMedium, Rule: rules.RuleIgnoredError, Source: "go-ast", Path: "a.go", Line: 7, Message: "not checked"},
-			{Severity: rules.SeverityMedium, Rule: "errcheck", Source: rules.AnalyzerGoLinter, Path: "a.go", Line: 8, Message: "dropped"},
-			{Severity: rules.SeverityMedium, Rule: "errcheck", Source: rules.AnalyzerGoLinter, Path: "b.go", Line: 7, Message: "dropped"},
-			{Severity: rules.SeverityLow, Rule: rules.RuleTodo, Source: "lines", Path: "b.go", Line: 7, Message: "todo"},
-			{Severity: rules.SeverityMedium, Rule: "errcheck", Source: rules.AnalyzerGoLinter, Path: "c.go", Line: 1, Message: "one"},
-			{Severity: rules.SeverityMedium, Rule: "errcheck", Source: rules.AnalyzerGoLinter, Path: "c.go", Line: 1, Message: "two"},
+			{Severity: voting.SeverityMedium, Rule: rules.RuleIgnoredError, Source: "go-ast", Path: "a.go", Line: 7, Message: "not checked"},
+			{Severity: voting.SeverityMedium, Rule: "errcheck", Source: rules.AnalyzerGoLinter, Path: "a.go", Line: 8, Message: "dropped"},
+			{Severity: voting.SeverityMedium, Rule: "errcheck", Source: rules.AnalyzerGoLinter, Path: "b.go", Line: 7, Message: "dropped"},
+			{Severity: voting.SeverityLow, Rule: rules.RuleTodo, Source: "lines", Path: "b.go", Line: 7, Message: "todo"},
+			{Severity: voting.SeverityMedium, Rule: "errcheck", Source: rules.AnalyzerGoLinter, Path: "c.go", Line: 1, Message: "one"},
+			{Severity: voting.SeverityMedium, Rule: "errcheck", Source: rules.AnalyzerGoLinter, Path: "c.go", Line: 1, Message: "two"},
 		}, []string{
 			"medium ignored-error go-ast a.go:7 not checked", "medium errcheck go linter a.go:8 dropped",
 			"medium errcheck go linter b.go:7 dropped", "low todo-added lines b.go:7 todo",
@@ -162,12 +163,12 @@ func TestRestatedFoldsAMaintainedLinterIntoTheHandWrittenRuleItRestates(t *testi
 func TestCorroboratedMergesOneWeaknessAcrossAnalyzers(t *testing.T) {
 	runProcessorCases(t, corroborated{}, []processorCase{
 		{"the type-checked finding stays on a tie", []Finding{
-			{Severity: rules.SeverityHigh, Rule: rules.RuleSQLInjection, Source: "go-ast", Path: "a.go", Line: 10, Message: "query"},
-			{Severity: rules.SeverityHigh, Rule: "gosec:G201", Source: rules.AnalyzerGosec, Path: "a.go", Line: 9, Message: "formatted"},
+			{Severity: voting.SeverityHigh, Rule: rules.RuleSQLInjection, Source: "go-ast", Path: "a.go", Line: 10, Message: "query"},
+			{Severity: voting.SeverityHigh, Rule: "gosec:G201", Source: rules.AnalyzerGosec, Path: "a.go", Line: 9, Message: "formatted"},
 		}, []string{"high gosec:G201 gosec a.go:9 formatted; also found by go-ast (sql-injection at line 10)"}},
 		{"one analyzer's findings on different lines stay apart", []Finding{
-			{Severity: rules.SeverityHigh, Rule: rules.RuleSQLInjection, Source: "go-ast", Path: "a.go", Line: 10, Message: "one"},
-			{Severity: rules.SeverityHigh, Rule: rules.RuleSQLInjection, Source: "go-ast", Path: "a.go", Line: 11, Message: "two"},
+			{Severity: voting.SeverityHigh, Rule: rules.RuleSQLInjection, Source: "go-ast", Path: "a.go", Line: 10, Message: "one"},
+			{Severity: voting.SeverityHigh, Rule: rules.RuleSQLInjection, Source: "go-ast", Path: "a.go", Line: 11, Message: "two"},
 		}, []string{"high sql-injection go-ast a.go:10 one", "high sql-injection go-ast a.go:11 two"}},
 	})
 }
@@ -175,11 +176,11 @@ func TestCorroboratedMergesOneWeaknessAcrossAnalyzers(t *testing.T) {
 func TestBySeverityOrdersTheMostSevereFirstThenByPlace(t *testing.T) {
 	runProcessorCases(t, bySeverity{}, []processorCase{
 		{"severity, path, line, rule", []Finding{
-			{Severity: rules.SeverityLow, Rule: rules.RuleTodo, Source: "lines", Path: "a.go", Line: 1, Message: "m"},
-			{Severity: rules.SeverityHigh, Rule: rules.RuleSQLInjection, Source: "go-ast", Path: "b.go", Line: 1, Message: "m"},
-			{Severity: rules.SeverityHigh, Rule: rules.RulePathTraversal, Source: "go-ast", Path: "a.go", Line: 5, Message: "m"},
-			{Severity: rules.SeverityHigh, Rule: rules.RuleCommandInjection, Source: "go-ast", Path: "a.go", Line: 5, Message: "m"},
-			{Severity: rules.SeverityCritical, Rule: rules.RuleSecret, Source: "secrets", Path: "z.go", Line: 9, Message: "m"},
+			{Severity: voting.SeverityLow, Rule: rules.RuleTodo, Source: "lines", Path: "a.go", Line: 1, Message: "m"},
+			{Severity: voting.SeverityHigh, Rule: rules.RuleSQLInjection, Source: "go-ast", Path: "b.go", Line: 1, Message: "m"},
+			{Severity: voting.SeverityHigh, Rule: rules.RulePathTraversal, Source: "go-ast", Path: "a.go", Line: 5, Message: "m"},
+			{Severity: voting.SeverityHigh, Rule: rules.RuleCommandInjection, Source: "go-ast", Path: "a.go", Line: 5, Message: "m"},
+			{Severity: voting.SeverityCritical, Rule: rules.RuleSecret, Source: "secrets", Path: "z.go", Line: 9, Message: "m"},
 		}, []string{
 			"critical hardcoded-secret secrets z.go:9 m", "high command-injection go-ast a.go:5 m",
 			"high path-traversal go-ast a.go:5 m", "high sql-injection go-ast b.go:1 m", "low todo-added lines a.go:1 m",
@@ -196,8 +197,8 @@ func (failing) Process([]Finding) ([]Finding, error) { return nil, errors.New("b
 
 func TestRunChainLeavesAFailedProcessorOutAndSaysSo(t *testing.T) {
 	in := []Finding{
-		{Severity: rules.SeverityHigh, Rule: rules.RuleLargeFunction, Source: "go-ast", Path: "a.go", Line: 1, Message: "long"},
-		{Severity: rules.SeverityHigh, Rule: rules.RuleLargeFunction, Source: "go-ast", Path: "a.go", Line: 1, Message: "long"},
+		{Severity: voting.SeverityHigh, Rule: rules.RuleLargeFunction, Source: "go-ast", Path: "a.go", Line: 1, Message: "long"},
+		{Severity: voting.SeverityHigh, Rule: rules.RuleLargeFunction, Source: "go-ast", Path: "a.go", Line: 1, Message: "long"},
 	}
 	got, errs := RunChain([]Processor{uniquePlace{}, failing{}, processNotes{}}, in)
 	if want := "medium large-function go-ast a.go:1 long\n"; brief(got) != want {
@@ -219,41 +220,24 @@ func TestScanChainOrder(t *testing.T) {
 	}
 }
 
-func TestToEvidenceNumbersInOrderAndCarriesTheScansFields(t *testing.T) {
-	ev := toEvidence([]Finding{
-		{Severity: rules.SeverityHigh, Rule: rules.RuleSQLInjection, Source: "go-ast", Path: "a.go", Line: 3, Message: "query", snippet: "db.Query(q)", replacement: "db.Query(q, a)"},
-		{Severity: rules.SeverityLow, Rule: rules.RuleMitigation, Source: "go-ast", Path: "a.go", Line: 2, Message: "check", Mitigates: rules.RulePathTraversal},
-	})
-	if len(ev) != 2 || ev[0].ID != "E1" || ev[1].ID != "E2" {
-		t.Fatalf("evidence = %+v", ev)
-	}
-	e := ev[0]
-	if e.Analyzer != "go-ast" || e.Stakeholder != rules.Rules[rules.RuleSQLInjection].Stakeholder || e.Severity != "high" || e.Snippet != "db.Query(q)" || e.Replacement != "db.Query(q, a)" || e.Location() != "a.go:3" {
-		t.Errorf("evidence = %+v", e)
-	}
-	if ev[1].Mitigates != rules.RulePathTraversal {
-		t.Errorf("mitigation = %+v", ev[1])
-	}
-}
-
-func TestScanEvidenceRunsTheChain(t *testing.T) {
+func TestScanFindingsRunsTheChain(t *testing.T) {
 	src := "package a\n\nfunc f() {\n\tos.Chdir(\"/\")\n}\n"
 	c := &change.Change{Files: []*change.File{{Path: "a.go", Status: change.StatusAdded, HasContent: true, Content: []byte(src)}}}
 	s := New(c)
 	s.analyzer = "go-ast"
 	s.Report(rules.RuleIgnoredError, "a.go", 4, "the error returned by os.Chdir is not checked")
 	s.Report(rules.RuleIgnoredError, "a.go", 4, "said twice")
-	s.AddFrom(rules.AnalyzerGoLinter, "errcheck", rules.SeverityMedium, "a.go", 4, "the error that `os.Chdir` returns is dropped", "")
+	s.AddFrom(rules.AnalyzerGoLinter, "errcheck", voting.SeverityMedium, "a.go", 4, "the error that `os.Chdir` returns is dropped", "")
 	s.ReportSeverity(rules.RuleLargeFunction, "high", "a.go", 3, "long")
-	ev := s.Evidence()
+	ev := s.Findings()
 	if len(ev) != 2 {
-		t.Fatalf("evidence:\n%s", dump(ev))
+		t.Fatalf("findings:\n%s", dump(ev))
 	}
-	if e := ev[1]; e.ID != "E2" || e.Rule != "errcheck" || e.Snippet != `os.Chdir("/")` ||
+	if e := ev[1]; e.Rule != "errcheck" || e.Snippet != `os.Chdir("/")` ||
 		e.Message != "the error that `os.Chdir` returns is dropped; also found by go-ast (ignored-error at line 4)" {
 		t.Errorf("folded finding = %+v", e)
 	}
-	if e := ev[0]; e.ID != "E1" || e.Rule != rules.RuleLargeFunction || e.Severity != "medium" { // capped, then first by line
+	if e := ev[0]; e.Rule != rules.RuleLargeFunction || e.Severity != "medium" { // capped, then first by line
 		t.Errorf("process note = %+v", e)
 	}
 }

@@ -5,20 +5,21 @@ import (
 	"strings"
 
 	"github.com/debatebot/debatebot/review/evidence/rules"
-	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
-// Finding is the one record of what an analyzer found, inside this package: a diagnostic of a
-// type-checked check or of an external tool in one tree, and what an analyzer reports into a
-// Scan (Report, ReportSeverity, Mitigation). The scan's processors (chain.go) work on
-// Findings; toEvidence turns them into the debate's evidence once, at the package's boundary.
+// Finding is the one record of what an analyzer found: a diagnostic of a type-checked check or
+// of an external tool in one tree, and what an analyzer reports into a Scan (Report,
+// ReportSeverity, Mitigation). The scan's processors (chain.go) work on Findings, and the
+// processed Findings are what evidence gathering returns (Gather); the package that runs the
+// debate turns them into the debate's evidence.
 type Finding struct {
 	Rule string `json:"rule"`
 	// Source is the analyzer that found it: a check's source ("go vet", "gosec"), a tool's name
 	// ("bandit"), or the name of the scan's analyzer that reported it ("go-ast").
-	Source   string `json:"source"`
-	Severity string `json:"severity"`
-	Topic    string `json:"topic"`
+	Source   string          `json:"source"`
+	Severity voting.Severity `json:"severity"`
+	Topic    string          `json:"topic"`
 	// Path is slash-separated and relative to the tree's root (the repository's root).
 	Path   string `json:"path"`
 	Line   int    `json:"line"`
@@ -37,14 +38,15 @@ type Finding struct {
 	// traversal at a file call, an SSRF at a fetch): findings of that weakness by other
 	// analyzers at the same place are the same defect (see absorbWeakness).
 	CWE string `json:"-"`
-	// snippet is the cited line of head as posted (redacted, clipped), and replacement the
+	// Snippet is the cited line of head as posted (redacted, clipped), and Replacement the
 	// line's fix when the rule has a mechanical one; the scan fills both when it records the
-	// finding.
-	snippet, replacement string
+	// finding (Record), so an analyzer leaves them empty.
+	Snippet     string `json:"-"`
+	Replacement string `json:"-"`
+	// Fingerprint identifies the finding on its code for dismissals (see Fingerprint); the
+	// gathering fills it.
+	Fingerprint string `json:"-"`
 }
-
-// severity is the finding's severity as the debate ranks it.
-func (f Finding) severity() toulmin.Severity { return toulmin.Severity(f.Severity) }
 
 // lineFixes are the findings whose fix the analyzers know exactly: the line with one constant
 // turned back (verification switched off by a literal is switched on again by the opposite

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/debatebot/debatebot/review/change"
-	"github.com/debatebot/debatebot/toulmin"
 )
 
 // FingerprintContext is how many lines above and below the cited line a fingerprint reads.
@@ -23,7 +22,7 @@ const fingerprintVersion = "fp1-"
 // itself or its neighbours change, so that a dismissal never hides a finding on code nobody
 // looked at. A finding without a line of known text is fingerprinted by its message, with
 // positions and numbers normalised.
-func Fingerprint(c *change.Change, e toulmin.Evidence) string {
+func Fingerprint(c *change.Change, e Finding) string {
 	text := ""
 	if c != nil && e.Path != "" && e.Line > 0 {
 		if f := c.File(e.Path); f != nil {
@@ -61,24 +60,21 @@ func window(f *change.File, line int) string {
 // collapse trims a line and collapses its runs of whitespace into one space.
 func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// DropDismissed removes the evidence whose fingerprint dismissed reports, renumbering what is
-// left E1, E2, ... in its order, and returns how many were removed.
-func DropDismissed(ev []toulmin.Evidence, dismissed func(fingerprint string) bool) ([]toulmin.Evidence, int) {
+// DropDismissed removes the findings whose fingerprint dismissed reports, keeping the order of
+// the rest, and returns how many were removed. found is not modified.
+func DropDismissed(found []Finding, dismissed func(fingerprint string) bool) ([]Finding, int) {
 	if dismissed == nil {
-		return ev, 0
+		return found, 0
 	}
-	kept := ev[:0:0]
-	for _, e := range ev {
-		if e.Fingerprint != "" && dismissed(e.Fingerprint) {
+	kept := found[:0:0]
+	for _, f := range found {
+		if f.Fingerprint != "" && dismissed(f.Fingerprint) {
 			continue
 		}
-		kept = append(kept, e)
+		kept = append(kept, f)
 	}
-	if len(kept) == len(ev) {
-		return ev, 0
+	if len(kept) == len(found) {
+		return found, 0
 	}
-	for i := range kept {
-		kept[i].ID = fmt.Sprintf("E%d", i+1)
-	}
-	return kept, len(ev) - len(kept)
+	return kept, len(found) - len(kept)
 }

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/debatebot/debatebot/review/change"
-	"github.com/debatebot/debatebot/toulmin"
 )
 
 func fileChange(content string) *change.Change {
@@ -18,7 +17,7 @@ func fileChange(content string) *change.Change {
 func TestFingerprintFollowsTheCode(t *testing.T) {
 	body := "func F(db *sql.DB, c string) {\n\tq := \"SELECT * FROM t WHERE c = '\" + c + \"'\"\n\tdb.Query(q)\n\treturn\n}\n"
 	at := func(content string, line int, rule string) string {
-		return Fingerprint(fileChange(content), toulmin.Evidence{Rule: rule, Path: "a.go", Line: line, Message: "m"})
+		return Fingerprint(fileChange(content), Finding{Rule: rule, Path: "a.go", Line: line, Message: "m"})
 	}
 	base := at("package a\n\n"+body, 4, "sql-injection")
 	if !strings.HasPrefix(base, "fp1-") || len(base) != 28 {
@@ -41,28 +40,28 @@ func TestFingerprintFollowsTheCode(t *testing.T) {
 		}
 	}
 	// Without the file's text, the snippet, then the message (numbers normalised) stand in.
-	e := toulmin.Evidence{Rule: "r", Path: "gone.go", Line: 3, Message: "found at line 3"}
-	if Fingerprint(nil, e) != Fingerprint(nil, toulmin.Evidence{Rule: "r", Path: "gone.go", Line: 9, Message: "found at line 9"}) {
+	e := Finding{Rule: "r", Path: "gone.go", Line: 3, Message: "found at line 3"}
+	if Fingerprint(nil, e) != Fingerprint(nil, Finding{Rule: "r", Path: "gone.go", Line: 9, Message: "found at line 9"}) {
 		t.Error("a message fingerprint depends on the line number in the message")
 	}
 	e.Snippet = "x := 1"
-	if Fingerprint(nil, e) == Fingerprint(nil, toulmin.Evidence{Rule: "r", Path: "gone.go", Line: 3, Message: "found at line 3", Snippet: "x := 2"}) {
+	if Fingerprint(nil, e) == Fingerprint(nil, Finding{Rule: "r", Path: "gone.go", Line: 3, Message: "found at line 3", Snippet: "x := 2"}) {
 		t.Error("two snippets, one fingerprint")
 	}
 }
 
-// Dismissed evidence is dropped and what is left is renumbered; evidence without a fingerprint
+// Dismissed findings are dropped and the rest keep their order; a finding without a fingerprint
 // is never dropped.
 func TestDropDismissed(t *testing.T) {
-	ev := []toulmin.Evidence{{ID: "E1", Fingerprint: "fp1-a"}, {ID: "E2", Fingerprint: "fp1-b"}, {ID: "E3"}, {ID: "E4", Fingerprint: "fp1-c"}}
-	kept, n := DropDismissed(ev, func(fp string) bool { return fp == "fp1-b" || fp == "" })
-	if n != 1 || len(kept) != 3 || kept[1].ID != "E2" || kept[1].Fingerprint != "" || kept[2].ID != "E3" || kept[2].Fingerprint != "fp1-c" {
+	found := []Finding{{Message: "1", Fingerprint: "fp1-a"}, {Message: "2", Fingerprint: "fp1-b"}, {Message: "3"}, {Message: "4", Fingerprint: "fp1-c"}}
+	kept, n := DropDismissed(found, func(fp string) bool { return fp == "fp1-b" || fp == "" })
+	if n != 1 || len(kept) != 3 || kept[0].Message != "1" || kept[1].Message != "3" || kept[1].Fingerprint != "" || kept[2].Fingerprint != "fp1-c" {
 		t.Errorf("kept %+v (%d dropped)", kept, n)
 	}
-	if ev[1].Fingerprint != "fp1-b" || ev[2].ID != "E3" {
+	if found[1].Fingerprint != "fp1-b" || found[2].Message != "3" {
 		t.Error("the input was changed")
 	}
-	if kept, n := DropDismissed(ev, nil); n != 0 || len(kept) != 4 {
+	if kept, n := DropDismissed(found, nil); n != 0 || len(kept) != 4 {
 		t.Errorf("no dismissals: %d dropped", n)
 	}
 }

@@ -6,30 +6,29 @@ import (
 	"time"
 
 	"github.com/debatebot/debatebot/review/change"
-	"github.com/debatebot/debatebot/review/evidence/rules"
-	"github.com/debatebot/debatebot/toulmin"
 )
 
-// Evidence returns what was found, through the processors (chain.go): once per rule and
-// place, merged where analyzers found the same defect, ordered by severity, then place, with
-// stable IDs.
-func (s *Scan) Evidence() []toulmin.Evidence {
+// Findings returns what was found, through the processors (chain.go): once per rule and
+// place, merged where analyzers found the same defect, ordered by severity, then place. A
+// processor that fails leaves its input as it was and says so in a note.
+func (s *Scan) Findings() []Finding {
 	found, errs := RunChain(scanChain(), s.found)
 	for _, err := range errs {
 		s.Note(Clip(err.Error(), 400))
 	}
-	return toEvidence(found)
+	return found
 }
 
-// Gather runs the analyzers over the change once and returns the evidence.
-func Gather(ctx context.Context, c *change.Change, analyzers []Analyzer) ([]toulmin.Evidence, error) {
-	ev, _, err := GatherWithNotes(ctx, c, analyzers)
-	return ev, err
+// Gather runs the analyzers over the change once and returns the processed findings, in the
+// order the debate cites them.
+func Gather(ctx context.Context, c *change.Change, analyzers []Analyzer) ([]Finding, error) {
+	found, _, err := GatherWithNotes(ctx, c, analyzers)
+	return found, err
 }
 
 // GatherWithNotes is Gather that also returns what the analyzers said about their work (which
 // packages were analysed, which degraded, how many pre-existing findings were left out).
-func GatherWithNotes(ctx context.Context, c *change.Change, analyzers []Analyzer) ([]toulmin.Evidence, []string, error) {
+func GatherWithNotes(ctx context.Context, c *change.Change, analyzers []Analyzer) ([]Finding, []string, error) {
 	s := New(c)
 	s.ctx = ctx
 	defer s.closeTrees()
@@ -47,23 +46,9 @@ func GatherWithNotes(ctx context.Context, c *change.Change, analyzers []Analyzer
 		a.Analyze(s)
 		times.Since("analyzer "+a.Name(), start)
 	}
-	ev := s.Evidence() // before the notes are read: a processor that fails says so in one
-	for i := range ev {
-		ev[i].Fingerprint = Fingerprint(c, ev[i])
+	found := s.Findings() // before the notes are read: a processor that fails says so in one
+	for i := range found {
+		found[i].Fingerprint = Fingerprint(c, found[i])
 	}
-	return ev, s.notes, nil
-}
-
-// toEvidence is the package's boundary: the processed findings, in their order, become the
-// debate's evidence, numbered E1, E2, ... in that order.
-func toEvidence(found []Finding) []toulmin.Evidence {
-	out := make([]toulmin.Evidence, 0, len(found))
-	for i, f := range found {
-		out = append(out, toulmin.Evidence{
-			ID: fmt.Sprintf("E%d", i+1), Analyzer: f.Source, Rule: f.Rule, Stakeholder: rules.Rules[f.Rule].Stakeholder,
-			Severity: f.severity(), Path: f.Path, Line: f.Line, Message: f.Message, Snippet: f.snippet,
-			Mitigates: f.Mitigates, Replacement: f.replacement,
-		})
-	}
-	return out
+	return found, s.notes, nil
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence/redact"
 	"github.com/debatebot/debatebot/review/evidence/rules"
-	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // Analyzer looks at a change and reports evidence through the scan (see registry.go for the
@@ -101,7 +101,7 @@ func (s *Scan) Report(rule, path string, line int, msg string) {
 }
 
 // ReportSeverity records a finding with a severity other than the rule's.
-func (s *Scan) ReportSeverity(rule string, sev toulmin.Severity, path string, line int, msg string) {
+func (s *Scan) ReportSeverity(rule string, sev voting.Severity, path string, line int, msg string) {
 	s.add(rule, sev, path, line, msg, "")
 }
 
@@ -137,14 +137,14 @@ func (s *Scan) report(rule, path string, line int, msg, mitigates string) {
 	s.add(rule, r.Severity, path, line, msg, mitigates)
 }
 
-func (s *Scan) add(rule string, sev toulmin.Severity, path string, line int, msg, mitigates string) {
+func (s *Scan) add(rule string, sev voting.Severity, path string, line int, msg, mitigates string) {
 	s.AddFrom(s.analyzer, rule, sev, path, line, msg, mitigates)
 }
 
 // AddFrom records a finding of an analyzer other than the running one (a tool the running
 // analyzer drives, e.g. staticcheck under the type-checked Go analysis).
-func (s *Scan) AddFrom(analyzer, rule string, sev toulmin.Severity, path string, line int, msg, mitigates string) {
-	s.Record(Finding{Source: analyzer, Rule: rule, Severity: string(sev), Path: path, Line: line, Message: msg, Mitigates: mitigates})
+func (s *Scan) AddFrom(analyzer, rule string, sev voting.Severity, path string, line int, msg, mitigates string) {
+	s.Record(Finding{Source: analyzer, Rule: rule, Severity: sev, Path: path, Line: line, Message: msg, Mitigates: mitigates})
 }
 
 // Record keeps f as found, its message read with tree-relative paths and its cited line of head
@@ -153,11 +153,11 @@ func (s *Scan) Record(f Finding) {
 	f.Message = s.hidden.Clean(f.Message)
 	if cf := s.Change.File(f.Path); cf != nil && f.Line > 0 {
 		if text, ok := cf.Line(f.Line); ok {
-			f.snippet = strings.ReplaceAll(Clip(redact.Redact(Clip(strings.TrimSpace(text), 400)), 160), "`", "'")
+			f.Snippet = strings.ReplaceAll(Clip(redact.Redact(Clip(strings.TrimSpace(text), 400)), 160), "`", "'")
 			if f.Rule == rules.RuleSecret {
-				f.snippet = ""
+				f.Snippet = ""
 			}
-			f.replacement = lineFix(f.Rule, cf.Language(), text)
+			f.Replacement = lineFix(f.Rule, cf.Language(), text)
 		}
 	}
 	s.found = append(s.found, f)
