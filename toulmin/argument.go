@@ -53,6 +53,17 @@ type Evidence struct {
 	// Replacement is the finding's whole line as it reads once fixed, when the analyzer knows the
 	// fix exactly (a constant turned back); a review comment offers it as a suggestion.
 	Replacement string `json:"replacement,omitempty" yaml:"replacement,omitempty"`
+	// Fix is the edit the analyzer proposes, as whole lines of the head replaced, checked to
+	// apply to the head inside one hunk of the diff; a review comment offers it as a suggestion.
+	Fix *Fix `json:"fix,omitempty" yaml:"fix,omitempty"`
+}
+
+// Fix replaces the lines From..To (1-based, inclusive) of the cited file at the head by Text:
+// whole lines, each ending in a newline; an empty Text deletes the lines.
+type Fix struct {
+	From int    `json:"from" yaml:"from"`
+	To   int    `json:"to" yaml:"to"`
+	Text string `json:"text" yaml:"text"`
 }
 
 // Location is "path:line", or the path alone when there is no line.
@@ -115,6 +126,9 @@ type Action struct {
 	Path     string `json:"path,omitempty" yaml:"path,omitempty"`
 	Line     int    `json:"line,omitempty" yaml:"line,omitempty"`
 	Required bool   `json:"required" yaml:"required"`
+	// Fix is the edit itself, when the agent proposed one that applies to the head at Path
+	// (Line is one of its lines).
+	Fix *Fix `json:"fix,omitempty" yaml:"fix,omitempty"`
 }
 
 // String ties the action to its path:line when it has one.

@@ -126,8 +126,8 @@ func (f InlineFinding) CommentBody() string {
 	if fix := rules.Rules[f.Rule].Fix; fix != "" && len(f.Required) == 0 {
 		fmt.Fprintf(&b, "\n**Fix:** %s\n", Inline(fix))
 	}
-	if s := f.Replacement; s != "" && !strings.Contains(s, "```") && !strings.Contains(s, "<!--") && !strings.ContainsAny(s, "\r\n") {
-		fmt.Fprintf(&b, "\n```suggestion\n%s\n```\n", s)
+	if block, _, _, ok := Suggestion(f.Evidence); ok {
+		b.WriteString("\n" + block)
 	}
 	fmt.Fprintf(&b, "\n<!-- debatebot:finding %s -->", f.Key)
 	return redact.Redact(b.String())

@@ -59,7 +59,7 @@ func toEvidence(found []Finding) []toulmin.Evidence {
 		out = append(out, toulmin.Evidence{
 			ID: fmt.Sprintf("E%d", i+1), Analyzer: f.Source, Rule: f.Rule, Stakeholder: rules.Rules[f.Rule].Stakeholder,
 			Severity: f.severity(), Path: f.Path, Line: f.Line, Message: f.Message, Snippet: f.snippet,
-			Mitigates: f.Mitigates, Replacement: f.replacement,
+			Mitigates: f.Mitigates, Replacement: f.replacement, Fix: evidenceFix(f.Fix),
 		})
 	}
 	return out

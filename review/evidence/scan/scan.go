@@ -160,6 +160,9 @@ func (s *Scan) Record(f Finding) {
 			f.replacement = lineFix(f.Rule, cf.Language(), text)
 		}
 	}
+	if f.Fix = s.keepFix(f); f.Fix.IsZero() {
+		f.replacement = "" // the rule's fixed line does not apply as a suggestion either
+	}
 	s.found = append(s.found, f)
 }
 

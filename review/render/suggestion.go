@@ -1,0 +1,44 @@
+package render
+
+import (
+	"strings"
+
+	"github.com/debatebot/debatebot/review/evidence/redact"
+	"github.com/debatebot/debatebot/toulmin"
+)
+
+// Suggestion is the GitHub suggestion block that commits e's fix, and the head lines from..to it
+// replaces (the review comment's start_line and line on side RIGHT; from == to for one line).
+// ok is false when e carries no fix that can be posted: none, text the comment's redaction
+// would change (a suggestion must commit exactly the proposed text), or text holding the
+// comment's hidden marker. The fence is longer than any run of backticks in the text, so a fix
+// holding ``` stays one block. A transcript kept before fixes existed carries only the fixed
+// line (Replacement), offered on the finding's line.
+func Suggestion(e toulmin.Evidence) (block string, from, to int, ok bool) {
+	fix := e.Fix
+	if fix == nil && e.Replacement != "" && e.Line > 0 && !strings.ContainsAny(e.Replacement, "\r\n") {
+		fix = &toulmin.Fix{From: e.Line, To: e.Line, Text: e.Replacement + "\n"}
+	}
+	if fix == nil || fix.From < 1 || fix.To < fix.From || fix.Text != "" && !strings.HasSuffix(fix.Text, "\n") {
+		return "", 0, 0, false
+	}
+	if strings.Contains(fix.Text, "\r") || strings.Contains(fix.Text, "debatebot:") || redact.Redact(fix.Text) != fix.Text {
+		return "", 0, 0, false
+	}
+	fence := strings.Repeat("`", max(3, longestRun(fix.Text, '`')+1))
+	return fence + "suggestion\n" + fix.Text + fence + "\n", fix.From, fix.To, true
+}
+
+// longestRun is the length of the longest run of c in s.
+func longestRun(s string, c byte) int {
+	longest, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != c {
+			run = 0
+			continue
+		}
+		run++
+		longest = max(longest, run)
+	}
+	return longest
+}
