@@ -80,6 +80,7 @@ func InlineFindings(t *toulmin.Transcript) (onLines, noLine []InlineFinding) {
 		text := strings.Join(required[at], "; ")
 		onLines = append(onLines, InlineFinding{Key: textKey("required", m[1], text), Evidence: toulmin.Evidence{Path: m[1], Line: line, Message: text}, Required: required[at]})
 	}
+	withAgentFixes(t, onLines)
 	return onLines, noLine
 }
 

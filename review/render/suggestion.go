@@ -42,3 +42,43 @@ func longestRun(s string, c byte) int {
 	}
 	return longest
 }
+
+// withAgentFixes gives each finding on a line that has no fix of its own the edit an agent wrote
+// for that line (a model's replacement lines, checked against the head when its reply was
+// read): from a standing argument not withdrawn, whose action cites the finding's file and
+// replaces lines including the finding's line; an action that is one of the finding's required
+// changes comes first.
+func withAgentFixes(t *toulmin.Transcript, onLines []InlineFinding) {
+	for i := range onLines {
+		f := &onLines[i]
+		if f.Fix != nil || f.Replacement != "" || f.Path == "" || f.Line <= 0 {
+			continue
+		}
+		f.Fix = agentFix(t, f.Path, f.Line, f.Required)
+	}
+}
+
+func agentFix(t *toulmin.Transcript, path string, line int, required []string) *toulmin.Fix {
+	var found *toulmin.Fix
+	for i := range t.Arguments {
+		a := &t.Arguments[i]
+		if !t.Standing(a) || t.Conceded(a.ID) {
+			continue
+		}
+		for _, act := range a.Actions {
+			x := act.Fix
+			if x == nil || act.Path != path || line < x.From || line > x.To {
+				continue
+			}
+			for _, r := range required {
+				if strings.TrimSpace(r) == strings.TrimSpace(act.Text) {
+					return x
+				}
+			}
+			if found == nil {
+				found = x
+			}
+		}
+	}
+	return found
+}
