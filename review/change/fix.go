@@ -94,7 +94,7 @@ func Lines(from, to int, old, repl []string) LineFix {
 }
 
 // CheckFix reports why x cannot be posted as a suggestion on f, or nil when it can: its lines
-// must lie inside one hunk's new side (GitHub accepts a suggestion only on lines of the diff,
+// must lie inside one hunk's new side, at most MaxFixLines of them (GitHub accepts a suggestion only on lines of the diff,
 // and a multi-line one only within one hunk), its Old must be the head's text of those lines
 // exactly (the hunk's lines, and the file's content when known), and New must differ from Old.
 // Text with carriage returns is refused: a suggestion cannot say which line ending it keeps.
@@ -104,6 +104,9 @@ func (f *File) CheckFix(x LineFix) error {
 	}
 	if x.From < 1 || x.To < x.From {
 		return fmt.Errorf("lines %d-%d are not a range of lines", x.From, x.To)
+	}
+	if x.To-x.From+1 > MaxFixLines {
+		return fmt.Errorf("lines %d-%d are more than the %d lines a suggestion may replace", x.From, x.To, MaxFixLines)
 	}
 	if x.New == x.Old {
 		return errors.New("the replacement leaves the lines as they are")
@@ -160,4 +163,48 @@ func clipText(s string) string {
 		return s[:60] + "…"
 	}
 	return s
+}
+
+// MaxFixLines is how many lines a suggestion replaces at most: an edit spread wider (an import
+// added at the top of the file for a call far below) is not one a reader checks at a glance.
+const MaxFixLines = 10
+
+// MaxWiden is how many lines Widen adds to a fix at most.
+const MaxWiden = 5
+
+// Widen extends x to include line n, copying the lines between unchanged from the hunk that
+// shows x's lines: an analyzer's edit a line or two away from its diagnostic (a channel made
+// unbuffered where signal.Notify is called) becomes a suggestion on a range that ends or starts
+// at the finding's line. It fails when that takes more than MaxWiden lines or leaves the hunk.
+func (f *File) Widen(x LineFix, n int) (LineFix, error) {
+	if x.IsZero() || n >= x.From && n <= x.To {
+		return x, nil
+	}
+	if n < x.From-MaxWiden || n > x.To+MaxWiden || n < 1 {
+		return x, fmt.Errorf("line %d is more than %d lines away from the edit's lines %d-%d", n, MaxWiden, x.From, x.To)
+	}
+	from, to := min(n, x.From), max(n, x.To)
+	var hunk *Hunk
+	for i := range f.Hunks {
+		if h := &f.Hunks[i]; h.NewStart <= from && to < h.NewStart+h.NewLines {
+			hunk = h
+		}
+	}
+	if hunk == nil {
+		return x, fmt.Errorf("lines %d-%d of %s are not inside one hunk of the diff", from, to, f.Path)
+	}
+	text := map[int]string{}
+	for _, l := range hunk.Lines {
+		if l.Kind != Deleted {
+			text[l.New] = l.Text + "\n"
+		}
+	}
+	var before, after strings.Builder
+	for i := from; i < x.From; i++ {
+		before.WriteString(text[i])
+	}
+	for i := x.To + 1; i <= to; i++ {
+		after.WriteString(text[i])
+	}
+	return LineFix{From: from, To: to, Old: before.String() + x.Old + after.String(), New: before.String() + x.New + after.String()}, nil
 }

@@ -9,8 +9,8 @@ import (
 	"golang.org/x/tools/go/analysis"
 )
 
-// suggestedFix is the first of diag's SuggestedFixes that edits only the file the diagnostic is
-// in, as the whole lines of that file it replaces (read from the tree at file, which must be the
+// suggestedFix is the one of diag's SuggestedFixes on the fewest lines that edits only the file
+// the diagnostic is in, as the whole lines of that file it replaces (read from the tree at file, which must be the
 // file the package was type-checked from); none when the analyzer proposes no edit or no fix
 // converts. Whether it applies to the change's head is checked where the finding is recorded.
 func suggestedFix(fset *token.FileSet, diag analysis.Diagnostic, file string) change.LineFix {
@@ -21,16 +21,17 @@ func suggestedFix(fset *token.FileSet, diag analysis.Diagnostic, file string) ch
 	if err != nil {
 		return change.LineFix{}
 	}
+	var best change.LineFix
 	for _, sf := range diag.SuggestedFixes {
 		edits, err := byteEdits(fset, sf.TextEdits, file, len(content))
 		if err != nil {
 			continue
 		}
-		if x, err := change.EditLines(content, 1, edits); err == nil {
-			return x
+		if x, err := change.EditLines(content, 1, edits); err == nil && (best.IsZero() || x.To-x.From < best.To-best.From) {
+			best = x // of alternative fixes, the one on the fewest lines
 		}
 	}
-	return change.LineFix{}
+	return best
 }
 
 // byteEdits are a fix's text edits as byte offsets in file, whose size is size; they fail when

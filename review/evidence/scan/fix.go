@@ -8,8 +8,8 @@ import (
 
 // keepFix is the fix f carries once checked against the head, or none: the analyzer's edit (or
 // the rule's fixed line, see lineFix) must replace lines of the head that lie inside one hunk
-// of the diff, read exactly as the head has them, include the finding's line, and change
-// something. A fix that fails is dropped, not posted, with a debug log saying why; the finding
+// of the diff, read exactly as the head has them, include the finding's line (an edit a few
+// lines away is widened to it), and change something. A fix that fails is dropped, not posted, with a debug log saying why; the finding
 // stays.
 func (s *Scan) keepFix(f Finding) change.LineFix {
 	x := f.Fix
@@ -21,7 +21,10 @@ func (s *Scan) keepFix(f Finding) change.LineFix {
 	if x.IsZero() {
 		return x
 	}
-	err := checkFix(s.Change, f, x)
+	x, err := s.widen(f, x)
+	if err == nil {
+		err = checkFix(s.Change, f, x)
+	}
 	if err == nil {
 		return x
 	}
@@ -39,6 +42,15 @@ func checkFix(c *change.Change, f Finding, x change.LineFix) error {
 		return errOffLine
 	}
 	return cf.CheckFix(x)
+}
+
+// widen extends x to the finding's line when the edit is a few lines away (see change.Widen).
+func (s *Scan) widen(f Finding, x change.LineFix) (change.LineFix, error) {
+	cf := s.Change.File(f.Path)
+	if cf == nil {
+		return x, errNotInChange
+	}
+	return cf.Widen(x, f.Line)
 }
 
 type fixError string
