@@ -10,7 +10,8 @@ import (
 )
 
 // writeSuggestions writes how many of the findings of substance carry a suggestion a review
-// comment would offer (render.Suggestion), by the analyzer that found them, when any does.
+// comment would offer (render.Suggestion), by the analyzer that found them, when there are
+// findings.
 func writeSuggestions(w io.Writer, results []Result) {
 	total, with := 0, 0
 	by := map[string]int{}
@@ -23,7 +24,7 @@ func writeSuggestions(w io.Writer, results []Result) {
 			}
 		}
 	}
-	if with == 0 {
+	if total == 0 {
 		return
 	}
 	var parts []string
@@ -31,5 +32,9 @@ func writeSuggestions(w io.Writer, results []Result) {
 		parts = append(parts, fmt.Sprintf("%s %d", a, n))
 	}
 	sort.Strings(parts)
-	fmt.Fprintf(w, "  %-12s %d/%d findings carry a suggestion%s: %s\n", "suggestions", with, total, pct(with, total), strings.Join(parts, ", "))
+	list := ""
+	if len(parts) > 0 {
+		list = ": " + strings.Join(parts, ", ")
+	}
+	fmt.Fprintf(w, "  %-12s %d/%d findings carry a suggestion%s%s\n", "suggestions", with, total, pct(with, total), list)
 }
