@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Edit replaces the bytes [Start, End) of a text by New: what go/analysis' TextEdits and ESLint's
@@ -158,11 +159,16 @@ func (f *File) CheckFix(x LineFix) error {
 	return nil
 }
 
+// clipText cuts s to at most 60 bytes at a character boundary, for an error message.
 func clipText(s string) string {
-	if len(s) > 60 {
-		return s[:60] + "…"
+	if len(s) <= 60 {
+		return s
 	}
-	return s
+	cut := 60
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // MaxFixLines is how many lines a suggestion replaces at most: an edit spread wider (an import
