@@ -20,7 +20,7 @@ func Evidence(found []scan.Finding) []toulmin.Evidence {
 		out = append(out, toulmin.Evidence{
 			ID: fmt.Sprintf("E%d", i+1), Analyzer: f.Source, Rule: f.Rule, Stakeholder: rules.Rules[f.Rule].Stakeholder,
 			Severity: f.Severity, Path: f.Path, Line: f.Line, Message: f.Message, Snippet: f.Snippet,
-			Mitigates: f.Mitigates, Replacement: f.Replacement, Fingerprint: f.Fingerprint,
+			Mitigates: f.Mitigates, Replacement: f.Replacement, Fingerprint: f.Fingerprint, Fix: evidenceFix(f.Fix),
 		})
 	}
 	return out
@@ -34,4 +34,13 @@ func GatherEvidence(ctx context.Context, c *change.Change, analyzers []scan.Anal
 		return nil, nil, err
 	}
 	return Evidence(found), notes, nil
+}
+
+// evidenceFix is the fix as the debate's evidence carries it: nil when the analyzer proposed
+// none, or when the scan dropped it because it does not apply to the head.
+func evidenceFix(x change.LineFix) *toulmin.Fix {
+	if x.IsZero() {
+		return nil
+	}
+	return &toulmin.Fix{From: x.From, To: x.To, Text: x.New}
 }

@@ -34,6 +34,17 @@ type Evidence struct {
 	// file and the normalised text of the cited line and its neighbours (see scan.Fingerprint).
 	// A maintainer's dismissal is kept by it; empty for evidence gathered before it existed.
 	Fingerprint string `json:"fingerprint,omitempty" yaml:"fingerprint,omitempty"`
+	// Fix is the edit the analyzer proposes, as whole lines of the head replaced, checked to
+	// apply to the head inside one hunk of the diff; a review comment offers it as a suggestion.
+	Fix *Fix `json:"fix,omitempty" yaml:"fix,omitempty"`
+}
+
+// Fix replaces the lines From..To (1-based, inclusive) of the cited file at the head by Text:
+// whole lines, each ending in a newline; an empty Text deletes the lines.
+type Fix struct {
+	From int    `json:"from" yaml:"from"`
+	To   int    `json:"to" yaml:"to"`
+	Text string `json:"text" yaml:"text"`
 }
 
 // Location is "path:line", or the path alone when there is no line.
@@ -96,6 +107,9 @@ type Action struct {
 	Path     string `json:"path,omitempty" yaml:"path,omitempty"`
 	Line     int    `json:"line,omitempty" yaml:"line,omitempty"`
 	Required bool   `json:"required" yaml:"required"`
+	// Fix is the edit itself, when the agent proposed one that applies to the head at Path
+	// (Line is one of its lines).
+	Fix *Fix `json:"fix,omitempty" yaml:"fix,omitempty"`
 }
 
 // String ties the action to its path:line when it has one.

@@ -637,6 +637,7 @@ func (d *driver) finding(treeRoot string, c rules.Check, diag analysis.Diagnosti
 		Rule: c.Rule, Source: c.Source, Severity: c.Severity, Topic: c.Topic,
 		Path: filepath.ToSlash(rel), Line: pos.Line, Column: pos.Column,
 		Func: enclosingFunc(d.pkg, diag.Pos), Message: diag.Message, Conds: pathConds(d.pkg.Syntax, diag.Pos),
+		Fix: suggestedFix(d.pkg.Fset, diag, pos.Filename),
 	}, true
 }
 

@@ -58,6 +58,11 @@ type ReplyAction struct {
 	Path     string `json:"path"`
 	Line     int    `json:"line"`
 	Required bool   `json:"required" jsonschema_description:"true when the change must not merge without it"`
+	// StartLine, Original and Replacement are the edit itself, when the model writes it: the
+	// head's lines StartLine..Line of Path as they read, and the lines that replace them.
+	StartLine   int      `json:"start_line" jsonschema_description:"When you write the fix itself: the first new-side line it replaces (line is the last); 0 otherwise"`
+	Original    []string `json:"original" jsonschema_description:"When you write the fix: the lines start_line..line exactly as the change shows them, without the diff's prefix; empty otherwise"`
+	Replacement []string `json:"replacement" jsonschema_description:"When you write the fix: the lines that replace them, indented as the file is; empty otherwise"`
 }
 
 // ReplyPosition is a stance.
@@ -140,7 +145,8 @@ func (r *Reply) Turn(req *toulmin.Request) (turn *toulmin.Turn, problems []strin
 			}
 		}
 		for _, act := range ra.Actions {
-			a.Actions = append(a.Actions, toulmin.Action{Text: act.Text, Path: strings.TrimSpace(act.Path), Line: act.Line, Required: act.Required})
+			a.Actions = append(a.Actions, toulmin.Action{Text: act.Text, Path: strings.TrimSpace(act.Path), Line: act.Line, Required: act.Required,
+				Fix: act.fix(req)})
 		}
 		if kind == toulmin.PhaseSynthesis {
 			a.Synthesis = &toulmin.Synthesis{ConsensusPoints: r.Synthesis.ConsensusPoints, Conflicts: r.Synthesis.Conflicts, Resolution: r.Synthesis.Resolution}

@@ -153,8 +153,12 @@ func (p *Publisher) postReview(ctx context.Context, t *toulmin.Transcript, event
 		req := &github.PullRequestReviewRequest{CommitID: github.String(t.Record.HeadSHA), Event: github.String(event),
 			Body: github.String(render.ReviewBody(t, fresh, noLine, link))}
 		for _, f := range fresh {
-			req.Comments = append(req.Comments, &github.DraftReviewComment{Path: github.String(f.Path), Line: github.Int(f.Line),
-				Side: github.String("RIGHT"), Body: github.String(f.CommentBody())})
+			c := &github.DraftReviewComment{Path: github.String(f.Path), Line: github.Int(f.Line),
+				Side: github.String("RIGHT"), Body: github.String(f.CommentBody())}
+			if _, from, to, ok := render.Suggestion(f.Evidence); ok && from < to {
+				c.StartLine, c.StartSide, c.Line = github.Int(from), github.String("RIGHT"), github.Int(to) // a multi-line suggestion
+			}
+			req.Comments = append(req.Comments, c)
 		}
 		_, _, err := p.gh.PullRequests.CreateReview(ctx, p.pr.Owner, p.pr.Repo, p.pr.Number, req)
 		if err == nil {

@@ -172,6 +172,7 @@ func WriteTotals(w io.Writer, results []Result) error {
 			return err
 		}
 		writeTypesAndTimes(w, g.results)
+		writeSuggestions(w, g.results)
 		for _, lang := range Languages {
 			if t := byLang[lang]; t != nil {
 				fmt.Fprintf(w, "  %-12s %s\n", lang, t)

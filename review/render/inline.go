@@ -81,6 +81,7 @@ func InlineFindings(t *toulmin.Transcript) (onLines, noLine []InlineFinding) {
 		text := strings.Join(required[at], "; ")
 		onLines = append(onLines, InlineFinding{Key: textKey("required", m[1], text), Evidence: toulmin.Evidence{Path: m[1], Line: line, Message: text}, Required: required[at]})
 	}
+	withAgentFixes(t, onLines)
 	return onLines, noLine
 }
 
@@ -127,8 +128,8 @@ func (f InlineFinding) CommentBody() string {
 	if fix := rules.Rules[f.Rule].Fix; fix != "" && len(f.Required) == 0 {
 		fmt.Fprintf(&b, "\n**Fix:** %s\n", Inline(fix))
 	}
-	if s := f.Replacement; s != "" && !strings.Contains(s, "```") && !strings.Contains(s, "<!--") && !strings.ContainsAny(s, "\r\n") {
-		fmt.Fprintf(&b, "\n```suggestion\n%s\n```\n", s)
+	if block, _, _, ok := Suggestion(f.Evidence); ok {
+		b.WriteString("\n" + block)
 	}
 	fmt.Fprintf(&b, "\n<!-- debatebot:finding %s -->", f.Key)
 	b.WriteString(FingerprintMarker(f.Evidence))

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/voting"
@@ -83,13 +84,35 @@ func (e ESLint) Command(files []string) (string, []string, error) {
 type eslintFile struct {
 	FilePath string `json:"filePath"`
 	Messages []struct {
-		RuleID   *string `json:"ruleId"`
-		Severity int     `json:"severity"`
-		Fatal    bool    `json:"fatal"`
-		Message  string  `json:"message"`
-		Line     int     `json:"line"`
-		Column   int     `json:"column"`
+		RuleID   *string    `json:"ruleId"`
+		Severity int        `json:"severity"`
+		Fatal    bool       `json:"fatal"`
+		Message  string     `json:"message"`
+		Line     int        `json:"line"`
+		Column   int        `json:"column"`
+		Fix      *eslintFix `json:"fix"`
 	} `json:"messages"`
+}
+
+// eslintFix is a message's edit as formatter.cjs reports it: the whole lines it touches, from
+// line Line, and the edit's byte range [Start, End) within them, replaced by Text.
+type eslintFix struct {
+	Line       int    `json:"line"`
+	Lines      string `json:"lines"`
+	Start, End int
+	Text       string `json:"text"`
+}
+
+// lineFix is the edit as the whole lines it replaces; none when it does not make whole lines.
+func (x *eslintFix) lineFix() change.LineFix {
+	if x == nil || x.Line < 1 {
+		return change.LineFix{}
+	}
+	lf, err := change.EditLines([]byte(x.Lines), x.Line, []change.Edit{{Start: x.Start, End: x.End, New: x.Text}})
+	if err != nil {
+		return change.LineFix{}
+	}
+	return lf
 }
 
 // Parse implements Tool: ESLint exits 0 with no problem, 1 with problems, and 2 when its
@@ -114,7 +137,9 @@ func (ESLint) Parse(out *ToolOutput) ([]scan.Finding, []Problem, error) {
 				continue
 			}
 			id := *m.RuleID
-			found = append(found, externalFinding(SourceESLint, id, eslintSeverity(id, m.Message), f.FilePath, m.Line, m.Column, m.Message))
+			ef := externalFinding(SourceESLint, id, eslintSeverity(id, m.Message), f.FilePath, m.Line, m.Column, m.Message)
+			ef.Fix = m.Fix.lineFix()
+			found = append(found, ef)
 		}
 	}
 	return found, problems, nil

@@ -122,7 +122,7 @@ func (a Analyzer) onTrees(s *scan.Scan, tools []Tool, files []ChangedFile) {
 				msg += "; new in head on a line the diff does not show: the change made it appear"
 			}
 			c.Reach(f.Path, f.Line)
-			s.AddFrom(f.Source, f.Rule, f.Severity, f.Path, f.Line, msg, "")
+			s.Record(recorded(f, msg))
 		}
 		s.Note(externalNote(r, fmt.Sprintf("%d file(s) in base and head: %d new finding(s), %d pre-existing finding(s) left out", r.Files, len(r.New), r.Preexisting)))
 	}
@@ -170,7 +170,7 @@ func (a Analyzer) onContent(s *scan.Scan, tools []Tool, files []ChangedFile) {
 				continue
 			}
 			kept++
-			s.AddFrom(f.Source, f.Rule, f.Severity, f.Path, f.Line, findingMessage(f), "")
+			s.Record(recorded(f, findingMessage(f)))
 		}
 		s.Note(externalNote(r, fmt.Sprintf("the head content of %d file(s), no base tree to compare with: %d finding(s) on added lines, %d on other lines left out", r.Files, kept, len(r.New)-kept)))
 	}
@@ -203,4 +203,10 @@ func externalNote(r ToolResult, ran string) string {
 		fmt.Fprintf(&b, "; could not analyse: %s", strings.Join(scan.LimitNames(scan.ClipAll(r.Problems, 160), 3), "; "))
 	}
 	return b.String()
+}
+
+// recorded is a tool's finding as the scan records it, with msg: its place, rule, severity and
+// proposed edit (which Record checks against the head).
+func recorded(f scan.Finding, msg string) scan.Finding {
+	return scan.Finding{Source: f.Source, Rule: f.Rule, Severity: f.Severity, Path: f.Path, Line: f.Line, Message: msg, Fix: f.Fix}
 }

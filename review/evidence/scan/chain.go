@@ -144,6 +144,9 @@ func (restated) Process(found []Finding) ([]Finding, error) {
 			if keep.Replacement == "" {
 				keep.Replacement = other.Replacement
 			}
+			if keep.Fix.IsZero() {
+				keep.Fix = other.Fix
+			}
 			out[i] = keep
 			merged = true
 			break
@@ -199,6 +202,9 @@ func corroborate(found []Finding) []Finding {
 			k.Message += alsoFound(f)
 			if k.Replacement == "" && k.Line == f.Line {
 				k.Replacement = f.Replacement
+			}
+			if k.Fix.IsZero() && !f.Fix.IsZero() && f.Fix.From <= k.Line && k.Line <= f.Fix.To {
+				k.Fix = f.Fix // the other's edit covers the kept finding's line
 			}
 			merged = true
 			break

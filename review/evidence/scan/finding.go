@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -38,6 +39,10 @@ type Finding struct {
 	// traversal at a file call, an SSRF at a fetch): findings of that weakness by other
 	// analyzers at the same place are the same defect (see absorbWeakness).
 	CWE string `json:"-"`
+	// Fix is the edit the analyzer proposes (a go/analysis SuggestedFix, an ESLint fix), as the
+	// whole lines of the tree's file it replaces. Record keeps it only when it applies to the
+	// head's lines inside one hunk of the diff and covers the finding's line (see keepFix).
+	Fix change.LineFix `json:"-"`
 	// Snippet is the cited line of head as posted (redacted, clipped), and Replacement the
 	// line's fix when the rule has a mechanical one; the scan fills both when it records the
 	// finding (Record), so an analyzer leaves them empty.

@@ -160,6 +160,9 @@ func (s *Scan) Record(f Finding) {
 			f.Replacement = lineFix(f.Rule, cf.Language(), text)
 		}
 	}
+	if f.Fix = s.keepFix(f); f.Fix.IsZero() {
+		f.Replacement = "" // the rule's fixed line does not apply as a suggestion either
+	}
 	s.found = append(s.found, f)
 }
 
