@@ -184,7 +184,7 @@ func (a *OfflineAgent) groups(ev []toulmin.Evidence) [][]toulmin.Evidence {
 func concern(items []toulmin.Evidence) toulmin.Argument {
 	rule := rules.Rules[items[0].Rule]
 	first := items[0]
-	claim := strings.ToUpper(first.Message[:1]) + first.Message[1:]
+	claim := render.Sentence(first.Message, first.Snippet) // "h.db.QueryRow runs…" keeps its case
 	if first.Path != "" && first.Line > 0 {
 		claim += " at " + first.Location() // a note about a whole file names it in its message
 	}

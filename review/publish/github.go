@@ -33,6 +33,9 @@ type Publisher struct {
 	// concluding again and repeating annotations, which GitHub appends.
 	concluded int64
 	annotated int
+	// inlined are the keys of the findings that have a review comment on their line (posted by
+	// Review, or by an earlier review of the pull request): the check run does not annotate them.
+	inlined map[string]bool
 	// Link points to the dashboard page of the debate, when there is one.
 	Link string
 	// Bot is the App's login ("<slug>[bot]"); when set, only its comments are edited.
@@ -231,7 +234,10 @@ func (p *Publisher) FinishCheck(ctx context.Context, t *toulmin.Transcript) erro
 		return &github.CheckRunOutput{Title: github.String(render.DecisionTitle(t.Record.Decision)), Summary: github.String(summary),
 			Text: github.String(render.FitComment(text, render.MaxCommentChars, "")), Annotations: annotations}
 	}
-	annotations := Annotations(render.StandingFindings(t))
+	annotations, err := p.annotationsOf(ctx, t)
+	if err != nil {
+		return err
+	}
 	if p.concluded != p.checkRunID {
 		first := annotations[:min(MaxAnnotationsPerRequest, len(annotations))]
 		opts := github.UpdateCheckRunOptions{
@@ -257,6 +263,31 @@ func (p *Publisher) FinishCheck(ctx context.Context, t *toulmin.Transcript) erro
 	}
 	p.concluded, p.annotated = 0, 0
 	return nil
+}
+
+// annotationsOf are the annotations of the debate's standing findings that have no review
+// comment on their line, so that GitHub shows each finding once in a pull request's files. When
+// this publisher posted no review (a retried publication whose review was posted before), the
+// pull request's review comments tell which findings have one.
+func (p *Publisher) annotationsOf(ctx context.Context, t *toulmin.Transcript) ([]*github.CheckRunAnnotation, error) {
+	if p.inlined == nil && t.Record.HeadSHA != "" && t.Record.Synthesis == nil {
+		threads, _, err := p.reviewThreads(ctx)
+		if err != nil {
+			return nil, err
+		}
+		p.inlined = map[string]bool{}
+		for key := range threads {
+			p.inlined[key] = true
+		}
+	}
+	standing, keys := render.StandingFindings(t), render.FindingKeys(t)
+	var left []toulmin.Evidence
+	for i, e := range standing {
+		if !p.inlined[keys[i]] {
+			left = append(left, e)
+		}
+	}
+	return Annotations(left), nil
 }
 
 // Annotations turns findings into check-run annotations, in their order: each on its file and
