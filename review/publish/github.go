@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/google/go-github/v62/github"
+	"github.com/rs/zerolog"
 
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/evidence/redact"
@@ -234,10 +235,7 @@ func (p *Publisher) FinishCheck(ctx context.Context, t *toulmin.Transcript) erro
 		return &github.CheckRunOutput{Title: github.String(render.DecisionTitle(t.Record.Decision)), Summary: github.String(summary),
 			Text: github.String(render.FitComment(text, render.MaxCommentChars, "")), Annotations: annotations}
 	}
-	annotations, err := p.annotationsOf(ctx, t)
-	if err != nil {
-		return err
-	}
+	annotations := p.annotationsOf(ctx, t)
 	if p.concluded != p.checkRunID {
 		first := annotations[:min(MaxAnnotationsPerRequest, len(annotations))]
 		opts := github.UpdateCheckRunOptions{
@@ -269,11 +267,13 @@ func (p *Publisher) FinishCheck(ctx context.Context, t *toulmin.Transcript) erro
 // comment on their line, so that GitHub shows each finding once in a pull request's files. When
 // this publisher posted no review (a retried publication whose review was posted before), the
 // pull request's review comments tell which findings have one.
-func (p *Publisher) annotationsOf(ctx context.Context, t *toulmin.Transcript) ([]*github.CheckRunAnnotation, error) {
+func (p *Publisher) annotationsOf(ctx context.Context, t *toulmin.Transcript) []*github.CheckRunAnnotation {
 	if p.inlined == nil && t.Record.HeadSHA != "" && t.Record.Synthesis == nil {
 		threads, _, err := p.reviewThreads(ctx)
 		if err != nil {
-			return nil, err
+			// Not knowing which findings have a comment is no reason to leave the check run
+			// unconcluded: every finding is annotated, as none would be lost.
+			zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not list the review comments; annotating every standing finding.")
 		}
 		p.inlined = map[string]bool{}
 		for key := range threads {
@@ -287,7 +287,7 @@ func (p *Publisher) annotationsOf(ctx context.Context, t *toulmin.Transcript) ([
 			left = append(left, e)
 		}
 	}
-	return Annotations(left), nil
+	return Annotations(left)
 }
 
 // Annotations turns findings into check-run annotations, in their order: each on its file and
