@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,7 +15,32 @@ import (
 	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/llmtest"
 	"github.com/debatebot/debatebot/review/render"
+	"github.com/debatebot/debatebot/toulmin"
 )
+
+// wholeDebate is the last decided debate of acme/shop#7 as its page has it: the stored
+// transcript in Markdown (the summary comment is short and links there).
+func (a *app) wholeDebate() string {
+	a.t.Helper()
+	ctx := context.Background()
+	latest, err := a.srv.Store.LatestDecided(ctx, "acme/shop", 7)
+	if err != nil || latest == nil {
+		a.t.Fatalf("no decided debate of acme/shop#7 in the store: %v", err)
+	}
+	d, err := a.srv.Store.Debate(ctx, latest.ID)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	var tr toulmin.Transcript
+	if err := json.Unmarshal(d.Checkpoint, &tr); err != nil {
+		a.t.Fatalf("the stored debate does not read: %v", err)
+	}
+	md, err := render.Markdown(&tr, render.Options{})
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	return md
+}
 
 // conversation is what one push left on acme/shop#7, as a person reads it.
 type conversation struct {
@@ -245,6 +272,21 @@ func TestConversationFigures(t *testing.T) {
 					t.Errorf("without a public address the summary does not say why the full debate is not linked")
 				}
 			})
+		}
+	}
+}
+
+// The answer to /help speaks plainly: no internal document names or jargon.
+func TestHelpTextIsPlain(t *testing.T) {
+	for _, isPR := range []bool{true, false} {
+		text := HelpText(config.Default(), isPR, "main", "")
+		for _, jargon := range []string{"seed", "Seed", "Toulmin", "toulmin"} {
+			if strings.Contains(text, jargon) {
+				t.Errorf("/help says %q:\n%s", jargon, text)
+			}
+		}
+		if !strings.Contains(text, "a planning debate over TEXT: an advocate and a critic argue") {
+			t.Errorf("/help does not say what a planning debate is:\n%s", text)
 		}
 	}
 }

@@ -446,7 +446,7 @@ func (a *OfflineAgent) rebut(target toulmin.Argument, ev []toulmin.Evidence) (to
 			r.Claim = fmt.Sprintf("%s cites lines that are not in the change: %s", target.ID, strings.Join(target.Quality.BadCitations, ", "))
 			r.Grounds = []toulmin.Ground{{Text: "the cited lines are neither added, removed nor shown as context by the diff"}}
 			r.Warrant = "A claim about code the change does not contain is outside its scope and cannot be checked"
-			r.Backing = []toulmin.Backing{{Reference: "seed 004 evidence standards: code references must include file:line citations of the change"}}
+			r.Backing = []toulmin.Backing{{Reference: "evidence standards: code references must include file:line citations of the change"}}
 			return r, true
 		}
 	}

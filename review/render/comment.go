@@ -18,7 +18,7 @@ func FitComment(body string, max int, link string) string {
 	if len(body) <= max {
 		return body
 	}
-	note := "\n\n> The transcript was cut to fit GitHub's comment limit."
+	note := "\n\n> Cut to fit GitHub's comment limit."
 	if link != "" {
 		note += " The whole debate is at " + link + "."
 	}

@@ -15,6 +15,7 @@ import (
 const (
 	digestClaims    = 4
 	digestClaimLen  = 160
+	digestNoteLen   = 400
 	maxDigestLength = 6000
 )
 
@@ -31,7 +32,11 @@ func phaseDigest(t *toulmin.Transcript) string {
 			}
 		}
 		if p.Phase == toulmin.PhaseEvidence {
+			// Its notes say what the analyzers could read (whole trees, hunks only, and why).
 			fmt.Fprintf(&b, "- **%s**: %d finding(s) from the analyzers.\n", p.Phase.Title(), len(t.Evidence))
+			for _, n := range p.Notes {
+				fmt.Fprintf(&b, "  - %s\n", Inline(scan.Clip(n, digestNoteLen)))
+			}
 			continue
 		}
 		if len(args) == 0 && p.Status == toulmin.StatusCompleted {
@@ -43,6 +48,17 @@ func phaseDigest(t *toulmin.Transcript) string {
 			break
 		}
 		b.WriteString(line)
+	}
+	for _, c := range t.Checkpoints {
+		// The guidance is whatever its author wrote: quoted inline, like the change's text.
+		line := fmt.Sprintf("- Checkpoint after round %d: **%s**", c.AfterRound, c.Action)
+		if c.By != "" {
+			line += " by " + Inline(c.By)
+		}
+		if c.Guidance != "" {
+			line += ": " + Inline(scan.Clip(c.Guidance, digestNoteLen))
+		}
+		b.WriteString(line + "\n")
 	}
 	var shares []string
 	for _, o := range []voting.Option{voting.Approve, voting.ApproveWithChanges, voting.RequestChanges, voting.Escalate} {
@@ -65,6 +81,9 @@ func digestLine(t *toulmin.Transcript, p toulmin.PhaseRecord, args []toulmin.Arg
 	}
 	if p.Status != toulmin.StatusCompleted {
 		fmt.Fprintf(&b, ", %s", p.Status)
+		if len(p.Notes) > 0 {
+			fmt.Fprintf(&b, " (%s)", Inline(scan.Clip(strings.Join(p.Notes, "; "), digestNoteLen)))
+		}
 	}
 	if len(args) == 0 {
 		b.WriteString(": no arguments.\n")

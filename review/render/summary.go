@@ -46,21 +46,42 @@ func SummaryComment(t *toulmin.Transcript, opts SummaryOptions) (string, error) 
 		max = MaxSummaryChars
 	}
 	top := summaryTop(t, opts, MaxSummaryTop-1)
-	var folds []string
+	type section struct{ title, body string }
+	var folds []section
+	if t.Record.Synthesis != nil {
+		// A design question's answer is its synthesis: the perspectives, tensions and caveats.
+		var sb strings.Builder
+		renderSynthesis(&sb, t)
+		folds = append(folds, section{"Synthesis", strings.TrimPrefix(sb.String(), "## Synthesis\n")})
+	}
+	if len(t.Carried) > 0 {
+		var cb strings.Builder
+		renderCarried(&cb, t)
+		body := cb.String()
+		if i := strings.Index(body, "\n\n"); i >= 0 {
+			body = body[i+2:] // the fold's title says where they were carried from
+		}
+		folds = append(folds, section{"Carried forward from " + code(ShortSHA(t.Carried[0].From)), body})
+	}
 	if d := phaseDigest(t); d != "" {
-		folds = append(folds, fold("How the debate went", d))
+		folds = append(folds, section{"How the debate went", d})
 	}
 	if w := walkthrough(t); w != "" {
-		folds = append(folds, fold(fmt.Sprintf("Files (%d)", len(t.Files)), w))
+		folds = append(folds, section{fmt.Sprintf("Files (%d)", len(t.Files)), w})
 	}
 	var b strings.Builder
 	b.WriteString(top)
 	for _, f := range folds {
-		if b.Len()+len(f) > max {
-			// A fold that does not fit is left to the debate's page, whole.
-			continue
+		text := fold(f.title, f.body)
+		if room := max - b.Len(); len(text) > room {
+			// Cut to the room left, the rest on the debate's page; a fold with no room is left
+			// out whole.
+			if room < 400 {
+				continue
+			}
+			text = fold(f.title, FitComment(f.body, room-len(f.title)-80, opts.Link))
 		}
-		b.WriteString(f)
+		b.WriteString(text)
 	}
 	return FitComment(b.String(), max, opts.Link), nil
 }
@@ -135,8 +156,10 @@ func summaryTopShowing(t *toulmin.Transcript, opts SummaryOptions, shown int) st
 	}
 	tk := r.Tokens
 	w("**Tokens** %d prompt (%d cached) + %d completion · $%.4f", tk.Prompt, tk.CachedPrompt, tk.Completion, tk.CostUSD)
-	if t.Offline {
-		w(" · offline agents")
+	if t.Offline && t.OfflineReason != "" {
+		w(" · offline agents: %s", Inline(scan.Clip(t.OfflineReason, 300)))
+	} else if t.Offline {
+		w(" · offline agents (no model configured)")
 	}
 	w("\n\n")
 	if opts.Link != "" {

@@ -42,7 +42,7 @@ func TestSummaryCommentOfExample(t *testing.T) {
 		"**Consensus 0.75** (consensus)",
 		"- [ ] [`internal/export/users.go:30`](https://github.com/o/r/blob/abc1234def/internal/export/users.go#L30) use a parameterised query",
 		"**Dissent**\n\n- Performance Stakeholder (approve with changes): 1 performance concern(s) stand after rebuttal and clarification, the most serious medium: h.db.QueryRow runs",
-		"**Tokens** 0 prompt (0 cached) + 0 completion · $0.0000 · offline agents",
+		"**Tokens** 0 prompt (0 cached) + 0 completion · $0.0000 · offline agents (no model configured)",
 		"is on [its page](https://bot.example/debates/" + tr.DebateID + ")",
 	} {
 		if !strings.Contains(top, want) {
