@@ -276,7 +276,7 @@ func TestNewPushTreesStartAtTheDebatedHead(t *testing.T) {
 	}
 	a.gh.SetHead("acme/shop#7", gittest.Rev(t, g.Dir, "feature"))
 	tr, _ := a.debate("pull_request.synchronize.json", "d-s2")
-	if !strings.Contains(tr, "<summary>Carried forward from ") || !strings.Contains(tr, "| `api/wait.go:10` | lostcancel |") {
+	if !strings.Contains(tr, "## Carried forward from ") || !strings.Contains(tr, "| `api/wait.go:10` | lostcancel |") {
 		t.Errorf("the new push's lost cancel is not debated incrementally:\n%s", tr)
 	}
 	if !strings.Contains(tr, "; 2 new finding(s), 2 pre-existing finding(s) left out") || strings.Contains(tr, nilDeref) {
