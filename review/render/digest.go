@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -92,12 +93,24 @@ func digestLine(t *toulmin.Transcript, p toulmin.PhaseRecord, args []toulmin.Arg
 	fmt.Fprintf(&b, ": %d argument(s).\n", len(args))
 	ordered := append([]toulmin.Argument(nil), args...)
 	sort.SliceStable(ordered, func(i, j int) bool { return severityRank(ordered[i]) > severityRank(ordered[j]) })
-	for i, a := range ordered {
+	// Agents that claim the same are one line.
+	var claims []string
+	who := map[string][]string{}
+	for _, a := range ordered {
+		c := strings.TrimSpace(a.Claim)
+		if _, ok := who[c]; !ok {
+			claims = append(claims, c)
+		}
+		if name := title(t, a.Agent); !slices.Contains(who[c], name) {
+			who[c] = append(who[c], name)
+		}
+	}
+	for i, c := range claims {
 		if i == digestClaims {
-			fmt.Fprintf(&b, "  - %d more.\n", len(ordered)-digestClaims)
+			fmt.Fprintf(&b, "  - %d more.\n", len(claims)-digestClaims)
 			break
 		}
-		fmt.Fprintf(&b, "  - %s: %s\n", title(t, a.Agent), Inline(scan.Clip(a.Claim, digestClaimLen)))
+		fmt.Fprintf(&b, "  - %s: %s\n", strings.Join(who[c], ", "), Inline(scan.Clip(c, digestClaimLen)))
 	}
 	return b.String()
 }

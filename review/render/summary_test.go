@@ -52,6 +52,8 @@ func TestSummaryCommentOfExample(t *testing.T) {
 	for _, want := range []string{"<details><summary>How the debate went</summary>", "- **Evidence Gathering**: 8 finding(s) from the analyzers.",
 		"- **Opening Arguments**: 7 argument(s).\n  - Security Stakeholder: h.db.Query receives SQL built from strings (query) at internal/export/users.go:30",
 		"- **Weighted vote:** approve 8%, approve with changes 17%, request changes 75%.",
+		// Agents that claim the same are one line.
+		"  - Architecture Maintainer, Core Maintainer: Request changes: 6 verified concern(s) stand, the most serious high\n",
 		"<details><summary>Files (4)</summary>", "| `internal/export/users.go` | added +69 −0 | 5, the worst high |"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("summary lacks %q", want)
