@@ -293,8 +293,8 @@ func (p *Publisher) annotationsOf(ctx context.Context, t *toulmin.Transcript) []
 // Annotations turns findings into check-run annotations, in their order: each on its file and
 // line (a finding about a whole file on its first line), failure for high and critical findings,
 // warning for medium, notice below, titled with the rule and saying what to do. Findings that
-// name no file (the title, the description, commit messages) cannot be annotated; the transcript
-// and the summary carry them.
+// name no file (the title, the description, commit messages) cannot be annotated; the review's
+// body and the debate's page carry them.
 func Annotations(findings []toulmin.Evidence) []*github.CheckRunAnnotation {
 	var out []*github.CheckRunAnnotation
 	for _, e := range findings {
