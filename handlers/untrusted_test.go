@@ -110,7 +110,7 @@ func TestInjectionIsEscalatedNotApproved(t *testing.T) {
 				if agents == "model" && !strings.Contains(dec[0].Body, "vote: approve") {
 					t.Errorf("the model agents did not vote approve, so the test proves nothing:\n%s", dec[0].Body)
 				}
-				if runs := a.gh.Checks("acme/shop"); len(runs) != 1 || runs[0].Conclusion != "action_required" || !strings.Contains(runs[0].Summary, "escalated: prompt_injection") {
+				if runs := a.gh.Checks("acme/shop"); len(runs) != 1 || runs[0].Conclusion != "action_required" || !strings.Contains(runs[0].Summary, "escalated: the change contains text addressed to the reviewer") {
 					t.Errorf("check runs = %+v", runs)
 				}
 				labelled := false
