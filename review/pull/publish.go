@@ -29,9 +29,11 @@ type PublishOptions struct {
 	Review *ReviewScope
 }
 
-// Publish writes a finished debate where the App and the Action publish it: the summary with the
-// transcript, the decision, the check run, the inline review and the escalation label; each write
-// is tried three times with backoff. pub.Link, when set, is the debate's dashboard page.
+// Publish writes a finished debate where the App and the Action publish it: the summary comment,
+// the decision comment, the inline review, then the check run (annotating the findings the review
+// did not comment on) and the escalation label; each write is tried three times with backoff.
+// pub.Link, when set, is the debate's page (the dashboard's, or the Action's run), which the
+// summary links to for the whole debate.
 func Publish(ctx context.Context, pub *publish.Publisher, t *toulmin.Transcript, opts PublishOptions) error {
 	how := opts.Review
 	if how == nil {
