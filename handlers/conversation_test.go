@@ -290,3 +290,22 @@ func TestHelpTextIsPlain(t *testing.T) {
 		}
 	}
 }
+
+// A finding on a line the diff does not show (the whole-tree analysis finds a nil dereference the
+// change made reachable at api/user.go:19) is one line of the review's body and one annotation,
+// never a review comment; the summary still requires its fix.
+func TestFindingOutsideTheDiffIsInTheBodyAndAnnotatedOnce(t *testing.T) {
+	a, _ := treesApp(t, nil)
+	a.debate("pull_request.opened.json", "d-out")
+	c := a.conversation()
+	onLine, inBody, annotated := c.where()
+	t.Logf("on lines %v; in the review's body %v; annotated %v", onLine, inBody, annotated)
+	const f = "api/user.go nilness"
+	if onLine[f] != 0 || inBody[f] != 1 || annotated[f] != 1 {
+		t.Errorf("%s: %d review comment(s), %d line(s) in the review's body, %d annotation(s); want 0, 1, 1", f, onLine[f], inBody[f], annotated[f])
+	}
+	if !strings.Contains(c.summary, "api/user.go#L19) handle the nil case before the dereference") {
+		t.Errorf("the summary does not require the fix:\n%s", c.summary)
+	}
+	a.checkCalls()
+}
