@@ -1,6 +1,7 @@
 package render_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -155,5 +156,41 @@ func TestDecisionCommentIsShort(t *testing.T) {
 	rec, err := voting.ParseRecord([]byte(d[strings.Index(d, "```yaml\n")+8 : strings.LastIndex(d, "```")]))
 	if err != nil || rec.Decision != voting.RequestChanges {
 		t.Errorf("the folded record does not parse back: %v", err)
+	}
+}
+
+// However long the model's text and however many its changes, the summary stays under 3,000
+// characters above its folds and 12,000 in all, and its folds stay balanced.
+func TestSummaryBoundsWithLongModelText(t *testing.T) {
+	long := strings.Repeat("the handler builds its query from the request and sends it to the database ", 30)
+	tr := &toulmin.Transcript{Title: long, Question: "", Protocol: "standard", Shares: map[voting.Option]float64{voting.RequestChanges: 0.6, voting.Approve: 0.4}}
+	for i := 0; i < 8; i++ {
+		name := fmt.Sprintf("agent%d", i)
+		tr.Participants = append(tr.Participants, toulmin.Participant{Name: name, Title: fmt.Sprintf("Stakeholder %d", i)})
+		tr.Record.Votes = append(tr.Record.Votes, voting.Ballot{Agent: name, Vote: voting.Approve})
+		tr.Record.DissentingOpinions = append(tr.Record.DissentingOpinions, voting.Dissent{Agent: name, Concern: "votes approve: " + long})
+	}
+	for _, p := range []toulmin.PhaseKind{toulmin.PhaseEvidence, toulmin.PhaseOpening, toulmin.PhaseRebuttal, toulmin.PhaseFinal, toulmin.PhaseSynthesis} {
+		tr.Timeline = append(tr.Timeline, toulmin.PhaseRecord{Phase: p, Round: 1, Status: toulmin.StatusCompleted, Notes: []string{long, long}})
+		for i := 0; i < 40; i++ {
+			tr.Arguments = append(tr.Arguments, toulmin.Argument{ID: fmt.Sprintf("%s-%d", p, i), Phase: p, Round: 1, Agent: fmt.Sprintf("agent%d", i%8), Claim: fmt.Sprintf("%d %s", i, long)})
+		}
+	}
+	for i := 0; i < 200; i++ {
+		tr.Files = append(tr.Files, toulmin.ChangedFile{Path: fmt.Sprintf("internal/%s/file%03d.go", strings.Repeat("deep/", 20), i), Status: "added", Added: 40})
+		tr.Record.RequiredChanges = append(tr.Record.RequiredChanges, fmt.Sprintf("internal/file%03d.go:%d: %s", i, i+1, long))
+	}
+	tr.Record.Decision = voting.RequestChanges
+	s, err := render.SummaryComment(tr, render.SummaryOptions{BlobURL: "https://github.com/o/r/blob/" + strings.Repeat("a", 40) + "/", Link: "https://bot.example/debates/deb-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	top := summaryTopOf(t, s)
+	t.Logf("summary: %d characters above the folds, %d in all", len(top), len(s))
+	if len(top) >= render.MaxSummaryTop || len(s) >= render.MaxSummaryChars || strings.Count(s, "<details>") != strings.Count(s, "</details>") {
+		t.Errorf("summary: %d characters above the folds, %d in all, %d <details> and %d </details>", len(top), len(s), strings.Count(s, "<details>"), strings.Count(s, "</details>"))
+	}
+	if !strings.Contains(top, "more required change(s), on the debate's page") || !strings.Contains(top, "[its page](https://bot.example/debates/deb-1)") {
+		t.Errorf("the summary does not count what it left to the debate's page, or lost its link:\n%s", top)
 	}
 }
