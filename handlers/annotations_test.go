@@ -23,10 +23,11 @@ func queriesDiff(n int) string {
 	return changetest.NewFileDiff("internal/report/queries.go", strings.Join(lines, "\n"))
 }
 
-// A pull request with more findings than GitHub takes in one request: every standing finding
-// arrives on the check run as an annotation, no request carries more than 50, and the check run
-// concludes once.
-func TestCheckRunAnnotatesEveryStandingFinding(t *testing.T) {
+// A pull request with more findings than GitHub takes in one request: every finding of
+// substance is a review comment on its line, one review for all; the check run annotates only
+// what has no comment (the note about untested code), and concludes once. (Batches of 50
+// annotations: review/publish's TestAnnotationsBatchedByFifty.)
+func TestCheckRunAnnotatesOnlyFindingsWithoutAComment(t *testing.T) {
 	const n = 110
 	a := newApp(t)
 	a.gh.PRs["acme/shop#7"].Diff = queriesDiff(n)
@@ -38,61 +39,45 @@ func TestCheckRunAnnotatesEveryStandingFinding(t *testing.T) {
 	if len(runs) != 1 || runs[0].Status != "completed" || runs[0].Conclusion != "action_required" || runs[0].Conclusions != 1 {
 		t.Fatalf("check runs = %+v, want one, concluded once with action_required", runs)
 	}
-	lines := map[int]bool{}
-	others := 0
-	for _, an := range runs[0].Annotations {
-		if an.Path != "internal/report/queries.go" {
-			t.Errorf("annotation on %s: %+v", an.Path, an)
-			continue
+	lines := map[int]int{}
+	for _, c := range a.gh.ReviewCommentsOn("acme/shop#7") {
+		if c.Path == "internal/report/queries.go" && strings.Contains(c.Body, "(`sql-injection`)") && strings.Contains(c.Body, "db.Query receives SQL built from strings") {
+			lines[c.Line]++
 		}
-		if !strings.Contains(an.Title, "sql-injection") {
-			others++ // the untested-change note
-			continue
-		}
-		if an.Level != "failure" || an.EndLine != an.StartLine || !strings.Contains(an.Message, "db.Query receives SQL built from strings") {
-			t.Errorf("annotation %+v, want a failure on one line saying what is wrong", an)
-		}
-		if lines[an.StartLine] {
-			t.Errorf("line %d annotated twice", an.StartLine)
-		}
-		lines[an.StartLine] = true
 	}
 	for i := 0; i < n; i++ {
-		if line := 7 + 5*i; !lines[line] {
-			t.Errorf("the finding at line %d has no annotation", line)
+		if line := 7 + 5*i; lines[line] != 1 {
+			t.Errorf("the finding at line %d has %d review comments, want one", line, lines[line])
 		}
 	}
-	if len(lines) != n || others != 1 {
-		t.Errorf("%d sql-injection annotations and %d others, want %d and the untested-change note", len(lines), others, n)
+	if reviews := a.gh.ReviewsOn("acme/shop#7"); len(reviews) != 1 {
+		t.Errorf("%d reviews, want one", len(reviews))
 	}
-	// GitHub takes 50 a request: 111 annotations are three requests, the first with the conclusion.
-	var batches []int
+	var titles []string
+	for _, an := range runs[0].Annotations {
+		titles = append(titles, an.Title)
+		if strings.Contains(an.Title, "sql-injection") {
+			t.Errorf("annotation at line %d repeats a review comment", an.StartLine)
+		}
+	}
+	if len(titles) != 1 || !strings.Contains(titles[0], "untested-change") {
+		t.Errorf("annotations %v, want the untested-change note only", titles)
+	}
 	for _, c := range a.gh.Calls() {
 		if c.Operation == "" || !strings.Contains(c.Path, "/check-runs") || c.Body == "" {
 			continue
 		}
 		var in struct {
-			Conclusion string `json:"conclusion"`
-			Output     *struct {
+			Output *struct {
 				Annotations []json.RawMessage `json:"annotations"`
 			} `json:"output"`
 		}
 		if err := json.Unmarshal([]byte(c.Body), &in); err != nil {
 			t.Fatalf("%s %s: %v", c.Method, c.Path, err)
 		}
-		if in.Output == nil || len(in.Output.Annotations) == 0 {
-			continue
+		if in.Output != nil && len(in.Output.Annotations) > githubtest.MaxAnnotations {
+			t.Errorf("%s %s carried %d annotations", c.Method, c.Path, len(in.Output.Annotations))
 		}
-		if k := len(in.Output.Annotations); k > githubtest.MaxAnnotations {
-			t.Errorf("%s %s carried %d annotations", c.Method, c.Path, k)
-		}
-		if (in.Conclusion != "") != (len(batches) == 0) {
-			t.Errorf("request %d of annotations has conclusion %q; want it on the first only", len(batches)+1, in.Conclusion)
-		}
-		batches = append(batches, len(in.Output.Annotations))
-	}
-	if fmt.Sprint(batches) != "[50 50 11]" {
-		t.Errorf("annotations per request = %v, want [50 50 11]", batches)
 	}
 	a.checkCalls()
 }

@@ -308,7 +308,7 @@ func TestPublishFailureDoesNotDebateAgain(t *testing.T) {
 		t.Errorf("%d model calls when publishing failed once, %d when it did not: the debate was held again", n, first)
 	}
 	tr, dec := b.comments(render.TranscriptMarker), b.comments(render.DecisionMarker)
-	if len(tr) != 1 || len(dec) != 1 || !strings.Contains(tr[0].Body, "<summary>Decision Record</summary>") {
+	if len(tr) != 1 || len(dec) != 1 || !strings.Contains(tr[0].Body, "<summary>How the debate went</summary>") {
 		t.Errorf("%d transcript and %d decision comments, want 1 and 1, complete", len(tr), len(dec))
 	}
 	if runs := b.gh.Checks("acme/shop"); len(runs) != 1 || runs[0].Status != "completed" {

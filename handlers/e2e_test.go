@@ -507,7 +507,7 @@ func TestHumanReviewStopsRunningDebate(t *testing.T) {
 	a.post("issue_comment", "d-h", body, secret)
 	a.srv.Queue.Wait()
 	dec := a.comments(render.DecisionMarker)
-	if len(dec) != 1 || !strings.Contains(dec[0].Body, "decision: escalate") || !strings.Contains(dec[0].Body, "human_review") {
+	if len(dec) != 1 || !strings.Contains(dec[0].Body, "decision: escalate") || !strings.Contains(dec[0].Body, "a human review was asked for") {
 		t.Fatalf("decision after /human-review = %+v", dec)
 	}
 	tr := a.comments(render.TranscriptMarker)
@@ -547,8 +547,8 @@ func TestPublishIsRetriedLater(t *testing.T) {
 	a.srv.Queue.Wait()
 	dec := a.comments(render.DecisionMarker)
 	tr := a.comments(render.TranscriptMarker)
-	if len(dec) != 1 || len(tr) != 1 || !strings.Contains(tr[0].Body, "<summary>Decision Record</summary>") {
-		t.Fatalf("after GitHub recovered: %d decision and %d transcript comments (transcript complete: %v)", len(dec), len(tr), len(tr) == 1 && strings.Contains(tr[0].Body, "<summary>Decision Record</summary>"))
+	if len(dec) != 1 || len(tr) != 1 || !strings.Contains(tr[0].Body, "<summary>How the debate went</summary>") {
+		t.Fatalf("after GitHub recovered: %d decision and %d transcript comments (transcript complete: %v)", len(dec), len(tr), len(tr) == 1 && strings.Contains(tr[0].Body, "<summary>How the debate went</summary>"))
 	}
 	if runs := a.gh.Checks("acme/shop"); len(runs) != 1 || runs[0].Status != "completed" {
 		t.Errorf("check runs = %+v", runs)

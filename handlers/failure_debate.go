@@ -64,7 +64,7 @@ func (r *Runner) escalateFailure(ctx context.Context, pub *publish.Publisher, t 
 	if err != nil {
 		return err
 	}
-	note := fmt.Sprintf("\n\n**Escalated to a human** after attempt %d on %s failed again with the same error (`%s`): seed 000 allows %d more attempt after a failure debate, and it was spent. No further debate is held; comment `/debate fresh` to start counting again.",
+	note := fmt.Sprintf("\n\n**Escalated to a human** after attempt %d on %s failed again with the same error (`%s`): %d more attempt is allowed after a failure debate, and it was spent. No further debate is held; comment `/debate fresh` to start counting again.",
 		t.Streak, render.ShortSHA(f.HeadSHA), strings.ReplaceAll(f.Fingerprint, "`", "'"), dialectic.MaxAttemptsAfterDebate)
 	d := &store.DialecticDebate{ID: "escalation/" + f.RunKey, Type: "escalation", PR: f.PR, TaskID: t.TaskID, HeadSHA: f.HeadSHA,
 		Resolution: string(dialectic.Escalate), Agents: "rules", At: r.now(), Record: []byte(prior + note)}

@@ -35,8 +35,8 @@ func TestInlineReviewAcrossPushes(t *testing.T) {
 	if len(reviews) != 1 || reviews[0].State != "CHANGES_REQUESTED" || reviews[0].CommitID != "abc123" {
 		t.Fatalf("reviews after the first push = %+v, want one requesting changes on abc123", reviews)
 	}
-	if first["internal/export/users.go:30"] != 1 || first["internal/export/users.go:47"] != 2 || len(first) != 2 {
-		t.Fatalf("comments on lines = %v, want the SQL injection at :30 and two findings at :47", first)
+	if first["internal/export/users.go:30"] != 1 || first["internal/export/users.go:47"] != 1 || len(first) != 2 {
+		t.Fatalf("comments on lines = %v, want the SQL injection at :30 and the two findings at :47 in one comment", first)
 	}
 	// The summary links the required changes to their lines at the head.
 	tr := a.comments(render.TranscriptMarker)

@@ -436,8 +436,8 @@ func TestCodeScanningAlertOnPullRequestRerunsItsDebate(t *testing.T) {
 	if !strings.Contains(tr[0].Body, "CodeQL alert #3 (go/sql-injection)") || !strings.Contains(dec[0].Body, "trigger: code_scanning_alert.created") {
 		t.Errorf("the alert is not evidence of the debate:\n%s", tr[0].Body)
 	}
-	if !strings.Contains(tr[0].Body, "| security-alert | security | CodeQL alert #3 (go/sql-injection): This query depends on a user-provided value. |") {
-		t.Errorf("the alert is not in the evidence table:\n%s", tr[0].Body)
+	if whole := a.wholeDebate(); !strings.Contains(whole, "| security-alert | security | CodeQL alert #3 (go/sql-injection): This query depends on a user-provided value. |") {
+		t.Errorf("the alert is not in the evidence table of the debate:\n%s", whole)
 	}
 	// An alert fixed, or on another branch, starts nothing.
 	n := len(a.gh.Calls())

@@ -60,7 +60,7 @@ func HelpText(repo *config.Repo, isPR bool, ref, broken string) string {
 	w("| `/debate continue`, `/debate guide TEXT`, `/debate end` | answers a debate paused at a checkpoint: runs the next round, with your guidance, or ends the rounds | `%s` permission or more |\n", repo.CommandPermission)
 	w("| `/human-review` | stops the debates, publishes what was said, and leaves the decision to a human | `%s` permission or more |\n", repo.HumanReviewPermission)
 	w("| `/human-review approve`, `/human-review request-changes` | the human decision after `/human-review`, final | `maintain` permission or more |\n")
-	w("| `/debate plan TEXT` | a planning debate over TEXT (seed 000): advocate, critic, then PROCEED, MODIFY or ESCALATE; `stakes=high` marks it high-stakes | `%s` permission or more; counts toward the hourly bound |\n", repo.CommandPermission)
+	w("| `/debate plan TEXT` | a planning debate over TEXT: an advocate and a critic argue, then the plan is to PROCEED, MODIFY or ESCALATE; `stakes=high` marks it high-stakes | `%s` permission or more; counts toward the hourly bound |\n", repo.CommandPermission)
 	if isPR {
 		w("| `/debate fresh` | resets the failure counts of this pull request's CI tasks (failure debates) | `%s` permission or more |\n", repo.CommandPermission)
 	}

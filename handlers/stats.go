@@ -33,7 +33,7 @@ func newStatsCollector(st *store.Store) *statsCollector {
 		duration:  d("debate_mean_seconds", "Mean debate duration by protocol.", "protocol"),
 		decisions: d("recorded_decisions", "Debates by decision, from the store.", "decision"),
 		humanDone: d("human_decisions", "Debates a human decided."),
-		dialectic: d("dialectic_debates", "Failure and planning debates (seed 000) by type and resolution; type escalation counts the failures escalated without another debate.", "type", "resolution"),
+		dialectic: d("dialectic_debates", "Failure and planning debates by type and resolution; type escalation counts the failures escalated without another debate.", "type", "resolution"),
 		helped:    d("dialectic_helped_rate", "Share of failure debates whose task's next run succeeded on a new commit."),
 		falsePositive: d("dialectic_false_positive_rate",
 			"Share of failure debates whose task's next run succeeded on the debated commit (a flaky failure: the debate was not needed)."),

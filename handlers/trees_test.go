@@ -66,7 +66,7 @@ func treesAppOf(t *testing.T, head string, edit func(*config.Server), more func(
 }
 
 // debate posts the pull request's opening (or another pull_request event) and returns the
-// published transcript and decision.
+// whole debate (as its page has it) and the decision comment.
 func (a *app) debate(event, delivery string) (transcript, decision string) {
 	a.t.Helper()
 	head := a.gh.PRs["acme/shop#7"].HeadSHA
@@ -79,7 +79,8 @@ func (a *app) debate(event, delivery string) (transcript, decision string) {
 	if len(tr) != 1 || len(dec) != 1 {
 		a.t.Fatalf("%d transcript and %d decision comments, want one each", len(tr), len(dec))
 	}
-	return tr[0].Body, dec[0].Body
+	// The summary comment is short; the whole debate (evidence, notes, arguments) is on its page.
+	return a.wholeDebate(), dec[0].Body
 }
 
 // gitRequests counts the fake's git requests (ref advertisements and upload-pack POSTs) and the
@@ -275,7 +276,7 @@ func TestNewPushTreesStartAtTheDebatedHead(t *testing.T) {
 	}
 	a.gh.SetHead("acme/shop#7", gittest.Rev(t, g.Dir, "feature"))
 	tr, _ := a.debate("pull_request.synchronize.json", "d-s2")
-	if !strings.Contains(tr, "<summary>Carried forward from ") || !strings.Contains(tr, "| `api/wait.go:10` | lostcancel |") {
+	if !strings.Contains(tr, "## Carried forward from ") || !strings.Contains(tr, "| `api/wait.go:10` | lostcancel |") {
 		t.Errorf("the new push's lost cancel is not debated incrementally:\n%s", tr)
 	}
 	if !strings.Contains(tr, "; 2 new finding(s), 2 pre-existing finding(s) left out") || strings.Contains(tr, nilDeref) {

@@ -101,16 +101,16 @@ func TestInjectionIsEscalatedNotApproved(t *testing.T) {
 				if len(dec) != 1 || len(tr) != 1 {
 					t.Fatalf("decision comments %d, transcript comments %d", len(dec), len(tr))
 				}
-				if !strings.Contains(dec[0].Body, "decision: escalate") || !strings.Contains(dec[0].Body, "**Escalated (prompt_injection):**") {
+				if !strings.Contains(dec[0].Body, "decision: escalate") || !strings.Contains(dec[0].Body, "- **The change contains text addressed to the reviewer:**") {
 					t.Errorf("the decision is not an escalation for prompt injection:\n%s", dec[0].Body)
 				}
-				if !strings.Contains(tr[0].Body, "Escalated (prompt_injection):") || !strings.Contains(tr[0].Body, c.quote) {
-					t.Errorf("the transcript does not quote the text addressed to the reviewer (%q)", c.quote)
+				if !strings.Contains(tr[0].Body, "**Escalated to a human:** the change contains text addressed to the reviewer") || !strings.Contains(dec[0].Body, c.quote) {
+					t.Errorf("the comments do not quote the text addressed to the reviewer (%q)", c.quote)
 				}
 				if agents == "model" && !strings.Contains(dec[0].Body, "vote: approve") {
 					t.Errorf("the model agents did not vote approve, so the test proves nothing:\n%s", dec[0].Body)
 				}
-				if runs := a.gh.Checks("acme/shop"); len(runs) != 1 || runs[0].Conclusion != "action_required" || !strings.Contains(runs[0].Summary, "escalated: prompt_injection") {
+				if runs := a.gh.Checks("acme/shop"); len(runs) != 1 || runs[0].Conclusion != "action_required" || !strings.Contains(runs[0].Summary, "escalated: the change contains text addressed to the reviewer") {
 					t.Errorf("check runs = %+v", runs)
 				}
 				labelled := false

@@ -362,7 +362,7 @@ func TestNoConsensusWritesTradeOffs(t *testing.T) {
 	if sec.Assumes != "Unvalidated input in SQL query construction enables injection attacks (SS-1)" || sec.OtherSideRight != "every interpolated value is a constant or already converted to a number" {
 		t.Errorf("security's assumption = %+v", sec)
 	}
-	if !strings.HasPrefix(pay.OtherSideRight, "SS-1 holds: H.db.Query receives SQL built from strings") {
+	if !strings.HasPrefix(pay.OtherSideRight, "SS-1 holds: h.db.Query receives SQL built from strings") {
 		t.Errorf("the payments maintainer's assumption = %+v", pay)
 	}
 	for _, want := range []string{"## Trade-offs (no consensus)", "**Core disagreement:**", "| Perspective | Position | Assumes | The other position is right if |",

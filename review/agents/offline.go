@@ -184,7 +184,7 @@ func (a *OfflineAgent) groups(ev []toulmin.Evidence) [][]toulmin.Evidence {
 func concern(items []toulmin.Evidence) toulmin.Argument {
 	rule := rules.Rules[items[0].Rule]
 	first := items[0]
-	claim := strings.ToUpper(first.Message[:1]) + first.Message[1:]
+	claim := render.Sentence(first.Message, first.Snippet) // "h.db.QueryRow runs…" keeps its case
 	if first.Path != "" && first.Line > 0 {
 		claim += " at " + first.Location() // a note about a whole file names it in its message
 	}
@@ -446,7 +446,7 @@ func (a *OfflineAgent) rebut(target toulmin.Argument, ev []toulmin.Evidence) (to
 			r.Claim = fmt.Sprintf("%s cites lines that are not in the change: %s", target.ID, strings.Join(target.Quality.BadCitations, ", "))
 			r.Grounds = []toulmin.Ground{{Text: "the cited lines are neither added, removed nor shown as context by the diff"}}
 			r.Warrant = "A claim about code the change does not contain is outside its scope and cannot be checked"
-			r.Backing = []toulmin.Backing{{Reference: "seed 004 evidence standards: code references must include file:line citations of the change"}}
+			r.Backing = []toulmin.Backing{{Reference: "evidence standards: code references must include file:line citations of the change"}}
 			return r, true
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/google/go-github/v62/github"
+	"github.com/rs/zerolog"
 
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/evidence/redact"
@@ -33,6 +34,9 @@ type Publisher struct {
 	// concluding again and repeating annotations, which GitHub appends.
 	concluded int64
 	annotated int
+	// inlined are the keys of the findings that have a review comment on their line (posted by
+	// Review, or by an earlier review of the pull request): the check run does not annotate them.
+	inlined map[string]bool
 	// Link points to the dashboard page of the debate, when there is one.
 	Link string
 	// Bot is the App's login ("<slug>[bot]"); when set, only its comments are edited.
@@ -231,7 +235,7 @@ func (p *Publisher) FinishCheck(ctx context.Context, t *toulmin.Transcript) erro
 		return &github.CheckRunOutput{Title: github.String(render.DecisionTitle(t.Record.Decision)), Summary: github.String(summary),
 			Text: github.String(render.FitComment(text, render.MaxCommentChars, "")), Annotations: annotations}
 	}
-	annotations := Annotations(render.StandingFindings(t))
+	annotations := p.annotationsOf(ctx, t)
 	if p.concluded != p.checkRunID {
 		first := annotations[:min(MaxAnnotationsPerRequest, len(annotations))]
 		opts := github.UpdateCheckRunOptions{
@@ -259,11 +263,38 @@ func (p *Publisher) FinishCheck(ctx context.Context, t *toulmin.Transcript) erro
 	return nil
 }
 
+// annotationsOf are the annotations of the debate's standing findings that have no review
+// comment on their line, so that GitHub shows each finding once in a pull request's files. When
+// this publisher posted no review (a retried publication whose review was posted before), the
+// pull request's review comments tell which findings have one.
+func (p *Publisher) annotationsOf(ctx context.Context, t *toulmin.Transcript) []*github.CheckRunAnnotation {
+	if p.inlined == nil && t.Record.HeadSHA != "" && t.Record.Synthesis == nil {
+		threads, _, err := p.reviewThreads(ctx)
+		if err != nil {
+			// Not knowing which findings have a comment is no reason to leave the check run
+			// unconcluded: every finding is annotated, as none would be lost.
+			zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not list the review comments; annotating every standing finding.")
+		}
+		p.inlined = map[string]bool{}
+		for key := range threads {
+			p.inlined[key] = true
+		}
+	}
+	standing, keys := render.StandingFindings(t), render.FindingKeys(t)
+	var left []toulmin.Evidence
+	for i, e := range standing {
+		if !p.inlined[keys[i]] {
+			left = append(left, e)
+		}
+	}
+	return Annotations(left)
+}
+
 // Annotations turns findings into check-run annotations, in their order: each on its file and
 // line (a finding about a whole file on its first line), failure for high and critical findings,
 // warning for medium, notice below, titled with the rule and saying what to do. Findings that
-// name no file (the title, the description, commit messages) cannot be annotated; the transcript
-// and the summary carry them.
+// name no file (the title, the description, commit messages) cannot be annotated; the review's
+// body and the debate's page carry them.
 func Annotations(findings []toulmin.Evidence) []*github.CheckRunAnnotation {
 	var out []*github.CheckRunAnnotation
 	for _, e := range findings {

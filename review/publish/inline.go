@@ -86,6 +86,10 @@ func (p *Publisher) Review(ctx context.Context, t *toulmin.Transcript, opts Revi
 	if err != nil {
 		return res, err
 	}
+	p.inlined = map[string]bool{}
+	for key := range threads {
+		p.inlined[key] = true
+	}
 	fresh, current := newFindings(onLines, noLine, threads, &res)
 	if opts.Change != nil {
 		n, err := p.answerResolved(ctx, t, opts, threads, answered, current)
@@ -152,17 +156,24 @@ func (p *Publisher) postReview(ctx context.Context, t *toulmin.Transcript, event
 	for attempt := 0; ; attempt++ {
 		req := &github.PullRequestReviewRequest{CommitID: github.String(t.Record.HeadSHA), Event: github.String(event),
 			Body: github.String(render.ReviewBody(t, fresh, noLine, link))}
-		for _, f := range fresh {
-			c := &github.DraftReviewComment{Path: github.String(f.Path), Line: github.Int(f.Line),
-				Side: github.String("RIGHT"), Body: github.String(f.CommentBody())}
-			if _, from, to, ok := render.Suggestion(f.Evidence); ok && from < to {
-				c.StartLine, c.StartSide, c.Line = github.Int(from), github.String("RIGHT"), github.Int(to) // a multi-line suggestion
+		// The findings on one line are one comment.
+		for _, c := range render.ByLine(fresh) {
+			dc := &github.DraftReviewComment{Path: github.String(c.Path), Line: github.Int(c.Line),
+				Side: github.String("RIGHT"), Body: github.String(c.Body())}
+			if from, to, ok := c.SuggestedLines(); ok {
+				dc.Line = github.Int(to) // the suggestion replaces from..to, which covers the findings' line
+				if from < to {
+					dc.StartLine, dc.StartSide = github.Int(from), github.String("RIGHT") // a multi-line suggestion
+				}
 			}
-			req.Comments = append(req.Comments, c)
+			req.Comments = append(req.Comments, dc)
 		}
 		_, _, err := p.gh.PullRequests.CreateReview(ctx, p.pr.Owner, p.pr.Repo, p.pr.Number, req)
 		if err == nil {
 			res.Posted, res.Body = len(fresh), len(noLine)
+			for _, f := range fresh {
+				p.inlined[f.Key] = true
+			}
 			return res, nil
 		}
 		var er *github.ErrorResponse
@@ -205,7 +216,8 @@ func (p *Publisher) reviewThreads(ctx context.Context) (map[string]thread, map[i
 				}
 				continue
 			}
-			if m := findingMarkerRe.FindStringSubmatch(c.GetBody()); m != nil {
+			// A comment carries the marker of each finding on its line.
+			for _, m := range findingMarkerRe.FindAllStringSubmatch(c.GetBody(), -1) {
 				if _, dup := threads[m[1]]; !dup {
 					line := c.GetOriginalLine()
 					if line == 0 {

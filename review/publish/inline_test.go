@@ -51,8 +51,18 @@ func TestReviewPostsFindingsOnTheirLinesOnce(t *testing.T) {
 	}
 	got := reviewComments(srv)
 	t.Logf("first push: %d comment(s) on lines, %d in the body: %v", res.Posted, res.Body, githubtest.Keys(got))
-	if res.Posted != 3 || len(got["internal/export/users.go:30"]) != 1 || len(got["internal/export/users.go:47"]) != 2 {
-		t.Fatalf("comments = %v (posted %d), want the SQL injection at :30 and the two findings at :47", githubtest.Keys(got), res.Posted)
+	if res.Posted != 3 || len(got["internal/export/users.go:30"]) != 1 || len(got["internal/export/users.go:47"]) != 1 {
+		t.Fatalf("comments = %v (posted %d), want the SQL injection at :30 and the two findings at :47 in one comment", githubtest.Keys(got), res.Posted)
+	}
+	// The two findings of line 47 are one comment, each with its own required change and marker.
+	at47 := got["internal/export/users.go:47"][0]
+	ie, io := strings.Index(at47, "(`ignored-error`)"), strings.Index(at47, "(`io-call-in-loop`)")
+	handle, batch := strings.Index(at47, "**Required change:** handle the error"), strings.Index(at47, "**Required change:** fetch in one batched query")
+	if ie < 0 || io < 0 || handle < 0 || batch < 0 || strings.Count(at47, "<!-- debatebot:finding ") != 2 {
+		t.Fatalf("comment at :47 lacks a finding, its required change or its marker:\n%s", at47)
+	}
+	if (ie < io) != (handle < batch) || (ie < io && handle > io) || (io < ie && batch > ie) {
+		t.Errorf("a required change is under another finding:\n%s", at47)
 	}
 	sql := got["internal/export/users.go:30"][0]
 	for _, want := range []string{"**high · SQL built from strings", "**Required change:** use a parameterised query", "<!-- debatebot:finding "} {
@@ -325,6 +335,54 @@ func TestReviewDismissesTheBotsEarlierBlock(t *testing.T) {
 			t.Errorf("the bot's block stands after a debate approving with changes: %+v", r)
 		case r.User != "carol" && r.ID == srv.ReviewsOn("acme/shop#7")[0].ID && !strings.Contains(r.Dismissal, "decided: Approve with changes"):
 			t.Errorf("dismissal message %q", r.Dismissal)
+		}
+	}
+}
+
+// The check run annotates only the findings that have no review comment: after the review, the
+// same publisher knows which it posted; a later publisher (a retried job, the review posted
+// before) finds them among the pull request's review comments.
+func TestAnnotationsLeaveOutFindingsWithAComment(t *testing.T) {
+	srv := githubtest.New(t)
+	reviewtest.SeedExamplePR(t, srv, filepath.Join("..", "..", "examples", "admin-export.diff"))
+	ctx := context.Background()
+	tr := exampleTranscript(t)
+	annotated := func(p *Publisher) map[string]bool {
+		t.Helper()
+		if err := p.StartCheck(ctx, "abc123"); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.FinishCheck(ctx, tr); err != nil {
+			t.Fatal(err)
+		}
+		runs := srv.Checks("acme/shop")
+		out := map[string]bool{}
+		for _, an := range runs[len(runs)-1].Annotations {
+			out[toulmin.Cite(an.Path, an.StartLine)+" "+an.Title] = true
+		}
+		return out
+	}
+	p := NewPublisher(reviewtest.GitHubClient(t, srv), reviewtest.ExamplePR)
+	if _, err := p.Review(ctx, tr, ReviewOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	first := annotated(p)
+	later := annotated(NewPublisher(reviewtest.GitHubClient(t, srv), reviewtest.ExamplePR))
+	for _, got := range []map[string]bool{first, later} {
+		t.Logf("annotations: %v", githubtest.Keys(got))
+		for key := range got {
+			if strings.HasPrefix(key, "internal/export/users.go:30 ") || strings.HasPrefix(key, "internal/export/users.go:47 ") {
+				t.Errorf("annotation %q repeats a review comment", key)
+			}
+		}
+		for _, want := range []string{"go.mod:7 New dependency (new-dependency)", "internal/export/users.go:1 "} {
+			found := false
+			for key := range got {
+				found = found || strings.HasPrefix(key, want)
+			}
+			if !found {
+				t.Errorf("no annotation %q among %v", want, githubtest.Keys(got))
+			}
 		}
 	}
 }

@@ -29,9 +29,11 @@ type PublishOptions struct {
 	Review *ReviewScope
 }
 
-// Publish writes a finished debate where the App and the Action publish it: the summary with the
-// transcript, the decision, the check run, the inline review and the escalation label; each write
-// is tried three times with backoff. pub.Link, when set, is the debate's dashboard page.
+// Publish writes a finished debate where the App and the Action publish it: the summary comment,
+// the decision comment, the inline review, then the check run (annotating the findings the review
+// did not comment on) and the escalation label; each write is tried three times with backoff.
+// pub.Link, when set, is the debate's page (the dashboard's, or the Action's run), which the
+// summary links to for the whole debate.
 func Publish(ctx context.Context, pub *publish.Publisher, t *toulmin.Transcript, opts PublishOptions) error {
 	how := opts.Review
 	if how == nil {
@@ -48,41 +50,43 @@ func Publish(ctx context.Context, pub *publish.Publisher, t *toulmin.Transcript,
 	steps := []func() error{
 		func() error { return pub.Upsert(ctx, render.TranscriptMarker, md) },
 		func() error { return pub.Upsert(ctx, render.DecisionMarker, dc) },
-		func() error {
-			if opts.NoCheck {
-				return nil
-			}
-			// A retry of the job (a later step failed) publishes the same stored transcript (the
-			// same end): it does not conclude the check run again, as GitHub would show its
-			// annotations twice.
-			concluded := fmt.Sprintf("concluded:%s@%d", t.DebateID, t.EndedAt.UnixNano())
-			if opts.Memo == nil {
-				return pub.FinishCheck(ctx, t)
-			}
-			if id, err := opts.Memo.Publication(ctx, pub.PR().String(), concluded); err == nil && id != 0 && (pub.CheckRunID() == 0 || id == pub.CheckRunID()) {
-				return nil
-			}
-			had := pub.CheckRunID()
-			if err := pub.FinishCheck(ctx, t); err != nil {
-				return err
-			}
-			if id := pub.CheckRunID(); id != had {
-				// Created now, as its creation failed when the debate started.
-				if err := opts.Memo.SaveCheckRun(ctx, t.DebateID, id); err != nil {
-					zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not remember the check run.")
-				}
-			}
-			if id := pub.CheckRunID(); id != 0 {
-				if err := opts.Memo.SavePublication(ctx, pub.PR().String(), concluded, id); err != nil {
-					zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not remember that the check run was concluded.")
-				}
-			}
-			return nil
-		},
 	}
 	if t.Record.HeadSHA != "" && t.Record.Synthesis == nil {
+		// The review comes before the check run, whose annotations are the findings that got no
+		// review comment.
 		steps = append(steps, func() error { return reviewOnce(ctx, pub, t, how, opts.Memo) })
 	}
+	steps = append(steps, func() error {
+		if opts.NoCheck {
+			return nil
+		}
+		// A retry of the job (a later step failed) publishes the same stored transcript (the
+		// same end): it does not conclude the check run again, as GitHub would show its
+		// annotations twice.
+		concluded := fmt.Sprintf("concluded:%s@%d", t.DebateID, t.EndedAt.UnixNano())
+		if opts.Memo == nil {
+			return pub.FinishCheck(ctx, t)
+		}
+		if id, err := opts.Memo.Publication(ctx, pub.PR().String(), concluded); err == nil && id != 0 && (pub.CheckRunID() == 0 || id == pub.CheckRunID()) {
+			return nil
+		}
+		had := pub.CheckRunID()
+		if err := pub.FinishCheck(ctx, t); err != nil {
+			return err
+		}
+		if id := pub.CheckRunID(); id != had {
+			// Created now, as its creation failed when the debate started.
+			if err := opts.Memo.SaveCheckRun(ctx, t.DebateID, id); err != nil {
+				zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not remember the check run.")
+			}
+		}
+		if id := pub.CheckRunID(); id != 0 {
+			if err := opts.Memo.SavePublication(ctx, pub.PR().String(), concluded, id); err != nil {
+				zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not remember that the check run was concluded.")
+			}
+		}
+		return nil
+	})
 	if t.Record.Decision == voting.Escalate {
 		steps = append(steps, func() error { return pub.Label(ctx, publish.EscalationLabel) })
 	}

@@ -30,7 +30,9 @@ type InlineFinding struct {
 
 // InlineFindings are what a debate puts on the lines of the pull request, in the evidence's order
 // (most serious first), and the findings of substance that have no line (a whole file, the
-// change's text), which the review's body lists. Required changes carried from an earlier head
+// change's text), which the review's body lists. A required change tied to a line goes with the
+// finding on that line whose rule it is the fix of, else with the line's first finding; one that
+// no finding carries is a comment of its own. Required changes carried from an earlier head
 // ("still open") were commented on then and are left out.
 func InlineFindings(t *toulmin.Transcript) (onLines, noLine []InlineFinding) {
 	required := map[string][]string{} // path:line -> texts
@@ -50,39 +52,99 @@ func InlineFindings(t *toulmin.Transcript) (onLines, noLine []InlineFinding) {
 		}
 		required[at] = append(required[at], strings.TrimPrefix(r, m[0]))
 	}
-	seen := map[string]int{}
-	used := map[string]bool{}
-	for _, e := range StandingFindings(t) {
-		at := toulmin.Cite(e.Path, e.Line)
-		req := required[at]
-		if e.Line <= 0 || e.Path == "" {
-			req = nil
-		}
-		if e.Severity.Rank() < voting.SeverityMedium.Rank() && len(req) == 0 {
+	standing, keys := StandingFindings(t), FindingKeys(t)
+	var kept []InlineFinding
+	for i, e := range standing {
+		if e.Severity.Rank() < voting.SeverityMedium.Rank() && (e.Line <= 0 || len(required[toulmin.Cite(e.Path, e.Line)]) == 0) {
 			continue
 		}
-		f := InlineFinding{Key: findingKey(e, seen), Evidence: e}
-		if len(req) > 0 && !used[at] {
-			// The required change goes with the first finding on its line only.
-			f.Required, used[at] = req, true
-		}
-		if e.Path == "" || e.Line <= 0 {
+		kept = append(kept, InlineFinding{Key: keys[i], Evidence: e})
+	}
+	used := attachRequired(kept, required)
+	for _, f := range kept {
+		if f.Path == "" || f.Line <= 0 {
 			noLine = append(noLine, f)
-			continue
+		} else {
+			onLines = append(onLines, f)
 		}
-		onLines = append(onLines, f)
 	}
 	for _, at := range requiredOrder {
-		if used[at] {
+		var left []string
+		for i, r := range required[at] {
+			if !used[at][i] {
+				left = append(left, r)
+			}
+		}
+		if len(left) == 0 {
 			continue
 		}
 		m := Citation.FindStringSubmatch(at + ": ")
 		line, _ := strconv.Atoi(m[2])
-		text := strings.Join(required[at], "; ")
-		onLines = append(onLines, InlineFinding{Key: textKey("required", m[1], text), Evidence: toulmin.Evidence{Path: m[1], Line: line, Message: text}, Required: required[at]})
+		text := strings.Join(left, "; ")
+		onLines = append(onLines, InlineFinding{Key: textKey("required", m[1], text), Evidence: toulmin.Evidence{Path: m[1], Line: line, Message: text}, Required: left})
 	}
 	withAgentFixes(t, onLines)
 	return onLines, noLine
+}
+
+// attachRequired gives each required change tied to a line to the finding on that line whose
+// rule it is the fix of; the others on a line with findings go to the line's first finding. It
+// returns which required changes (by location and index) a finding took.
+func attachRequired(kept []InlineFinding, required map[string][]string) map[string]map[int]bool {
+	used := map[string]map[int]bool{}
+	first := map[string]int{}
+	for i := range kept {
+		f := &kept[i]
+		if f.Path == "" || f.Line <= 0 {
+			continue
+		}
+		at := toulmin.Cite(f.Path, f.Line)
+		if _, ok := first[at]; !ok {
+			first[at] = i
+		}
+		fix := strings.ToLower(strings.TrimSpace(rules.Rules[f.Rule].Fix))
+		for j, r := range required[at] {
+			if used[at][j] || fix == "" || !sameFix(r, fix) {
+				continue
+			}
+			if used[at] == nil {
+				used[at] = map[int]bool{}
+			}
+			used[at][j] = true
+			f.Required = append(f.Required, r)
+		}
+	}
+	for at, i := range first {
+		for j, r := range required[at] {
+			if !used[at][j] {
+				if used[at] == nil {
+					used[at] = map[int]bool{}
+				}
+				used[at][j] = true
+				kept[i].Required = append(kept[i].Required, r)
+			}
+		}
+	}
+	return used
+}
+
+// sameFix reports whether a required change's text is a rule's fix (either may be the other's
+// start: a model or the engine may add detail).
+func sameFix(required, fix string) bool {
+	r := strings.ToLower(strings.TrimSpace(required))
+	return strings.HasPrefix(r, fix) || strings.HasPrefix(fix, r)
+}
+
+// FindingKeys are the keys of StandingFindings(t), in its order: what marks a finding's review
+// comment, so that the check run can leave out the findings that have one.
+func FindingKeys(t *toulmin.Transcript) []string {
+	standing := StandingFindings(t)
+	seen := map[string]int{}
+	out := make([]string, len(standing))
+	for i, e := range standing {
+		out[i] = findingKey(e, seen)
+	}
+	return out
 }
 
 // findingKey identifies a finding by its rule, file and line text (whitespace collapsed), not by
@@ -104,10 +166,79 @@ func textKey(kind, path, text string) string {
 	return hex.EncodeToString(sum[:8]) + ":1"
 }
 
-// CommentBody is the review comment of a finding: severity and rule, what was found, the required
-// change, what to do, a suggestion when the fix of the line is known, and the hidden marker.
-func (f InlineFinding) CommentBody() string {
+// InlineComment is one review comment: the findings on one line, merged.
+type InlineComment struct {
+	Path     string
+	Line     int
+	Findings []InlineFinding
+}
+
+// ByLine merges the findings on one line into one comment each, in the order of their first
+// finding (most serious first).
+func ByLine(findings []InlineFinding) []InlineComment {
+	var out []InlineComment
+	index := map[string]int{}
+	for _, f := range findings {
+		at := toulmin.Cite(f.Path, f.Line)
+		i, ok := index[at]
+		if !ok {
+			i = len(out)
+			index[at] = i
+			out = append(out, InlineComment{Path: f.Path, Line: f.Line})
+		}
+		out[i].Findings = append(out[i].Findings, f)
+	}
+	return out
+}
+
+// Body is the review comment of the findings on one line: each finding with what was found, its
+// own required change or fix, and a committable suggestion where one is known; the hidden marker
+// of each finding ends the comment.
+func (c InlineComment) Body() string {
 	var b strings.Builder
+	with, _, _ := c.suggestion()
+	for i, f := range c.Findings {
+		if i > 0 {
+			b.WriteString("\n---\n\n")
+		}
+		f.writeSection(&b, i == with)
+	}
+	b.WriteString("\n")
+	for _, f := range c.Findings {
+		fmt.Fprintf(&b, "<!-- debatebot:finding %s -->", f.Key)
+		b.WriteString(FingerprintMarker(f.Evidence))
+	}
+	return redact.Redact(b.String())
+}
+
+// CommentBody is the review comment of one finding alone.
+func (f InlineFinding) CommentBody() string {
+	return InlineComment{Path: f.Path, Line: f.Line, Findings: []InlineFinding{f}}.Body()
+}
+
+// SuggestedLines are the head lines from..to the comment's suggestion replaces (the review
+// comment's start_line and line on side RIGHT), ok false when it carries none.
+func (c InlineComment) SuggestedLines() (from, to int, ok bool) {
+	i, from, to := c.suggestion()
+	return from, to, i >= 0
+}
+
+// suggestion picks the comment's one committable suggestion: the first finding's (the most
+// serious) that has one, since GitHub applies a comment's suggestion to the comment's lines and
+// two findings' edits of different lines cannot share them. It returns the finding's index, -1
+// when none has one.
+func (c InlineComment) suggestion() (i, from, to int) {
+	for i, f := range c.Findings {
+		if _, from, to, ok := Suggestion(f.Evidence); ok {
+			return i, from, to
+		}
+	}
+	return -1, 0, 0
+}
+
+// writeSection writes a finding's part of its line's comment: severity and rule, what was found,
+// its required changes (or the rule's fix), and its suggestion when withFix.
+func (f InlineFinding) writeSection(b *strings.Builder, withFix bool) {
 	head := "Required change"
 	if f.Rule != "" {
 		head = f.Rule
@@ -118,32 +249,29 @@ func (f InlineFinding) CommentBody() string {
 	if f.Severity != "" {
 		head = string(f.Severity) + " · " + head
 	}
-	fmt.Fprintf(&b, "**%s**\n\n", head)
+	fmt.Fprintf(b, "**%s**\n\n", head)
 	if f.Rule != "" {
-		fmt.Fprintf(&b, "%s\n", Inline(f.Message))
+		fmt.Fprintf(b, "%s\n", Inline(f.Message))
 	}
 	for _, r := range f.Required {
-		fmt.Fprintf(&b, "\n**Required change:** %s\n", Inline(r))
+		fmt.Fprintf(b, "\n**Required change:** %s\n", Inline(r))
 	}
 	if fix := rules.Rules[f.Rule].Fix; fix != "" && len(f.Required) == 0 {
-		fmt.Fprintf(&b, "\n**Fix:** %s\n", Inline(fix))
+		fmt.Fprintf(b, "\n**Fix:** %s\n", Inline(fix))
 	}
-	if block, _, _, ok := Suggestion(f.Evidence); ok {
-		b.WriteString("\n" + block)
+	if block, _, _, ok := Suggestion(f.Evidence); ok && withFix {
+		fmt.Fprintf(b, "\n%s\n", block)
 	}
-	fmt.Fprintf(&b, "\n<!-- debatebot:finding %s -->", f.Key)
-	b.WriteString(FingerprintMarker(f.Evidence))
-	return redact.Redact(b.String())
 }
 
-// reviewBody is the review's text: the decision, and the findings that are not on a line.
+// ReviewBody is the review's text: the decision, and the findings that are not on a line.
 func ReviewBody(t *toulmin.Transcript, onLines, noLine []InlineFinding, link string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**debatebot: %s** (consensus %.2f, %s)", DecisionTitle(t.Record.Decision), t.Record.ConsensusScore, t.Record.ConsensusLevel)
 	if len(onLines) > 0 {
 		fmt.Fprintf(&b, " · %d finding(s) on their lines below", len(onLines))
 	}
-	b.WriteString(". The summary comment has the decision, the walkthrough and the debate")
+	b.WriteString(". The summary comment has the decision and the required changes")
 	if link != "" {
 		fmt.Fprintf(&b, "; the whole debate is at %s", link)
 	}

@@ -449,15 +449,7 @@ func fence(s string) string {
 func Summary(t *toulmin.Transcript) string {
 	r := t.Record
 	parts := []string{fmt.Sprintf("%s (consensus %.2f, %s)", DecisionTitle(r.Decision), r.ConsensusScore, r.ConsensusLevel)}
-	if len(t.Escalations) > 0 {
-		var reasons []string
-		seen := map[voting.EscalationReason]bool{}
-		for _, e := range t.Escalations {
-			if !seen[e.Reason] {
-				seen[e.Reason] = true
-				reasons = append(reasons, string(e.Reason))
-			}
-		}
+	if reasons := escalationReasons(t); len(reasons) > 0 {
 		parts = append(parts, "escalated: "+strings.Join(reasons, ", "))
 	}
 	if n := len(r.RequiredChanges); n > 0 {
@@ -466,10 +458,10 @@ func Summary(t *toulmin.Transcript) string {
 	if t.OfflineReason != "" {
 		parts = append(parts, "offline agents: the repository's model budget for the day is spent")
 	}
-	if n := len(r.DissentingOpinions); n > 0 {
-		names := make([]string, 0, n)
-		for _, d := range r.DissentingOpinions {
-			names = append(names, d.Agent)
+	if ds := Dissent(t); len(ds) > 0 {
+		names := make([]string, 0, len(ds))
+		for _, d := range ds {
+			names = append(names, title(t, d.Agent))
 		}
 		sort.Strings(names)
 		parts = append(parts, "dissent: "+strings.Join(names, ", "))

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"net/url"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // SummaryOptions are what the summary comment links to.
@@ -16,61 +16,96 @@ type SummaryOptions struct {
 	// BlobURL is the web address of the head's files, "https://github.com/o/r/blob/<sha>/",
 	// for links to the lines of required changes; empty renders plain locations.
 	BlobURL string
-	// Link is the debate's dashboard page (DEBATEBOT_PUBLIC_URL/debates/{id}), where sections
-	// cut for length are whole.
+	// Link is the debate's page (the dashboard's DEBATEBOT_PUBLIC_URL/debates/{id}, or the
+	// Action's run), where the whole debate is: every argument, the evidence and the record.
 	Link string
-	// Max is the longest the comment may be (GitHub's 65,536 characters when 0).
+	// Max is the longest the comment may be (MaxSummaryChars when 0).
 	Max int
 }
 
-// walkthroughRows is how many files the walkthrough shows before the rest fold into a block.
-const walkthroughRows = 10
+// Sizes of the summary comment: the part above its first fold is what a reviewer reads on the
+// pull request's page; the whole stays well under GitHub's limit, as the debate itself is on
+// its page.
+const (
+	MaxSummaryTop   = 3000
+	MaxSummaryChars = 12000
+)
 
-// SummaryComment is the transcript comment of a decided debate: first what a reviewer needs in
-// ten seconds (the decision and its consensus, the required changes as a checklist linked to
-// their lines, each dissent in one line, tokens and cost), then a walkthrough of the changed
-// files, then the whole transcript folded into <details> blocks, one per section and one per
-// phase of the arguments. When it does not fit, whole blocks are cut, the last first, and named
-// with a link to the dashboard page of the debate.
+// walkthroughRows is how many files the folded walkthrough lists before it counts the rest.
+const walkthroughRows = 30
+
+// SummaryComment is the summary comment of a decided debate: first what a reviewer needs in ten
+// seconds (the decision and its consensus, the required changes as a checklist linked to their
+// lines, the dissent that matters, tokens and cost, and where the whole debate is), under
+// MaxSummaryTop characters; then, folded, a short digest of each phase of the debate and the
+// changed files. The arguments, the evidence and the decision record are on the debate's page
+// (and the record in the decision comment), not here; the comment stays under opts.Max.
 func SummaryComment(t *toulmin.Transcript, opts SummaryOptions) (string, error) {
-	md, err := Markdown(t, Options{})
-	if err != nil {
-		return "", err
-	}
 	max := opts.Max
 	if max == 0 {
-		max = MaxCommentChars
+		max = MaxSummaryChars
 	}
-	top := summaryTop(t, opts)
-	blocks := transcriptBlocks(md)
-	var cut []string
+	top := summaryTop(t, opts, MaxSummaryTop-1)
+	type section struct{ title, body string }
+	var folds []section
+	if t.Record.Synthesis != nil {
+		// A design question's answer is its synthesis: the perspectives, tensions and caveats.
+		var sb strings.Builder
+		renderSynthesis(&sb, t)
+		folds = append(folds, section{"Synthesis", strings.TrimPrefix(sb.String(), "## Synthesis\n")})
+	}
+	if len(t.Carried) > 0 {
+		var cb strings.Builder
+		renderCarried(&cb, t)
+		body := cb.String()
+		if i := strings.Index(body, "\n\n"); i >= 0 {
+			body = body[i+2:] // the fold's title says where they were carried from
+		}
+		folds = append(folds, section{"Carried forward from " + code(ShortSHA(t.Carried[0].From)), body})
+	}
+	if d := phaseDigest(t); d != "" {
+		folds = append(folds, section{"How the debate went", d})
+	}
+	if w := walkthrough(t); w != "" {
+		folds = append(folds, section{fmt.Sprintf("Files (%d)", len(t.Files)), w})
+	}
+	var b strings.Builder
+	b.WriteString(top)
+	for _, f := range folds {
+		text := fold(f.title, f.body)
+		if room := max - b.Len(); len(text) > room {
+			// Cut to the room left, the rest on the debate's page; a fold with no room is left
+			// out whole.
+			if room < 400 {
+				continue
+			}
+			text = fold(f.title, FitComment(f.body, room-len(f.title)-80, opts.Link))
+		}
+		b.WriteString(text)
+	}
+	return FitComment(b.String(), max, opts.Link), nil
+}
+
+// fold is a <details> block.
+func fold(title, body string) string {
+	return fmt.Sprintf("\n<details><summary>%s</summary>\n\n%s\n</details>\n", title, strings.TrimSpace(body))
+}
+
+// summaryTop is the part above the first fold, under limit characters: past it, the required
+// changes it cannot list are counted and left to the debate's page.
+func summaryTop(t *toulmin.Transcript, opts SummaryOptions, limit int) string {
+	shown := len(t.Record.RequiredChanges)
 	for {
-		var b strings.Builder
-		b.WriteString(top)
-		for _, bl := range blocks {
-			fmt.Fprintf(&b, "\n<details><summary>%s</summary>\n\n%s\n\n</details>\n", bl.title, strings.TrimSpace(bl.body))
+		s := summaryTopShowing(t, opts, shown)
+		if len(s) <= limit || shown == 0 {
+			return FitComment(s, limit, opts.Link)
 		}
-		if len(cut) > 0 {
-			names := make([]string, len(cut))
-			for i, c := range cut {
-				names[len(cut)-1-i] = c // in the transcript's order
-			}
-			where := "run `debatebot debate` on the change for the whole transcript"
-			if opts.Link != "" {
-				where = "the whole debate is at " + opts.Link
-			}
-			fmt.Fprintf(&b, "\n> Cut to fit GitHub's comment limit: %s; %s.\n", strings.Join(names, ", "), where)
-		}
-		if b.Len() <= max || len(blocks) == 0 {
-			return b.String(), nil
-		}
-		cut = append(cut, blocks[len(blocks)-1].title)
-		blocks = blocks[:len(blocks)-1]
+		shown--
 	}
 }
 
-// summaryTop is the part above the first <details>: the ten-second summary and the walkthrough.
-func summaryTop(t *toulmin.Transcript, opts SummaryOptions) string {
+// summaryTopShowing is the summary's top with the first shown required changes listed.
+func summaryTopShowing(t *toulmin.Transcript, opts SummaryOptions, shown int) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	r := t.Record
@@ -80,55 +115,151 @@ func summaryTop(t *toulmin.Transcript, opts SummaryOptions) string {
 	} else {
 		w("## debatebot: %s\n\n", DecisionTitle(r.Decision))
 	}
-	w("**Consensus %.2f** (%s) · convergence %.2f · protocol %s · %s", r.ConsensusScore, r.ConsensusLevel, t.Convergence, t.Protocol, Inline(scan.Clip(t.Title, 120)))
-	if opts.Link != "" {
-		w(" · [the debate](%s)", opts.Link)
-	}
-	w("\n\n")
+	w("**Consensus %.2f** (%s) · convergence %.2f · protocol %s · %s\n\n", r.ConsensusScore, r.ConsensusLevel, t.Convergence, t.Protocol, Inline(scan.Clip(t.Title, 120)))
 	if t.Question != "" {
 		w("**Question:** %s\n\n", Inline(scan.Clip(t.Question, 300)))
 	}
 	if t.Offline && t.OfflineReason != "" {
-		w("> **Offline debate.** %s\n\n", t.OfflineReason)
+		w("> **Offline debate.** %s\n\n", Inline(scan.Clip(t.OfflineReason, 300)))
 	}
 	if h := r.HumanDecision; h != "" && h != "pending" {
 		w("**Human decision (final): %s.**\n\n", strings.ReplaceAll(h, "_", " "))
 	}
-	if len(t.Escalations) > 0 {
-		seen := map[string]bool{}
-		var reasons []string
-		for _, e := range t.Escalations {
-			if !seen[string(e.Reason)] {
-				seen[string(e.Reason)] = true
-				reasons = append(reasons, string(e.Reason))
-			}
-		}
-		w("**Escalated to a human:** %s.\n\n", strings.Join(reasons, ", "))
+	if reasons := escalationReasons(t); len(reasons) > 0 {
+		w("**Escalated to a human:** %s.\n\n", strings.Join(reasons, "; "))
 	}
-	if len(r.RequiredChanges) > 0 {
+	if n := len(r.RequiredChanges); n > 0 {
 		w("**Required changes**\n\n")
-		for _, rc := range r.RequiredChanges {
-			w("- [ ] %s\n", requiredItem(rc, opts.BlobURL))
+		for _, rc := range r.RequiredChanges[:shown] {
+			w("- [ ] %s\n", requiredItem(scan.Clip(rc, 300), opts.BlobURL))
+		}
+		if n > shown {
+			w("- %d more required change(s), on the debate's page\n", n-shown)
 		}
 		w("\n")
 	}
-	if len(r.DissentingOpinions) > 0 {
+	if ds := Dissent(t); len(ds) > 0 {
 		w("**Dissent**\n\n")
-		for _, d := range r.DissentingOpinions {
-			w("- %s: %s\n", title(t, d.Agent), Inline(scan.Clip(d.Concern, 160)))
+		for i, d := range ds {
+			if i == 4 {
+				w("- %d more, on the debate's page\n", len(ds)-4)
+				break
+			}
+			vote, concern := DissentText(d.Concern)
+			if vote != "" {
+				w("- %s (%s): %s\n", title(t, d.Agent), vote, Inline(scan.Clip(concern, 200)))
+			} else {
+				w("- %s: %s\n", title(t, d.Agent), Inline(scan.Clip(concern, 200)))
+			}
 		}
 		w("\n")
 	}
 	tk := r.Tokens
 	w("**Tokens** %d prompt (%d cached) + %d completion · $%.4f", tk.Prompt, tk.CachedPrompt, tk.Completion, tk.CostUSD)
 	if t.Offline && t.OfflineReason != "" {
-		w(" · offline agents: %s", t.OfflineReason)
+		w(" · offline agents: %s", Inline(scan.Clip(t.OfflineReason, 300)))
 	} else if t.Offline {
 		w(" · offline agents (no model configured)")
 	}
-	w("\n")
-	walkthrough(&b, t)
+	w("\n\n")
+	if opts.Link != "" {
+		w("The whole debate (every argument, the evidence and the decision record) is on [its page](%s).\n", opts.Link)
+	} else {
+		w("The whole debate (every argument, the evidence and the decision record) is not linked here: no public address is configured for the dashboard (`DEBATEBOT_PUBLIC_URL`).\n")
+	}
 	return b.String()
+}
+
+// escalationReasons are why the debate escalated, in words, each once.
+func escalationReasons(t *toulmin.Transcript) []string {
+	seen := map[voting.EscalationReason]bool{}
+	var out []string
+	for _, e := range t.Escalations {
+		if !seen[e.Reason] {
+			seen[e.Reason] = true
+			out = append(out, EscalationText(e.Reason))
+		}
+	}
+	return out
+}
+
+// EscalationText says why a debate escalated in plain words.
+func EscalationText(r voting.EscalationReason) string {
+	switch r {
+	case voting.ReasonNoConsensus:
+		return "the reviewers did not agree"
+	case voting.ReasonCriticalUnrebutted:
+		return "a critical finding stands unanswered"
+	case voting.ReasonHumanReview:
+		return "a human review was asked for"
+	case voting.ReasonPhaseFailed:
+		return "a step of the debate failed"
+	case voting.ReasonVoted:
+		return "the reviewers voted to escalate"
+	case voting.ReasonPromptInjection:
+		return "the change contains text addressed to the reviewer"
+	case voting.ReasonDisputeEscalated:
+		return "a disputed point was left to a human"
+	}
+	return strings.ReplaceAll(string(r), "_", " ")
+}
+
+// Dissent is the dissent that matters: the agents whose final vote differs from the decision
+// (from the vote's winner when the debate escalated, as nobody votes to escalate) and that said
+// something in the debate, with their concern.
+func Dissent(t *toulmin.Transcript) []voting.Dissent {
+	against := t.Record.Decision
+	if against == voting.Escalate {
+		if w, ok := winner(t); ok {
+			against = w
+		}
+	}
+	votes := map[string]voting.Option{}
+	for _, b := range t.Record.Votes {
+		votes[b.Agent] = b.Vote
+	}
+	spoke := map[string]bool{}
+	for _, a := range t.Arguments {
+		if strings.TrimSpace(a.Claim) != "" {
+			spoke[a.Agent] = true
+		}
+	}
+	var out []voting.Dissent
+	for _, d := range t.Record.DissentingOpinions {
+		v, ok := votes[d.Agent]
+		if ok && v == against || !spoke[d.Agent] || strings.TrimSpace(d.Concern) == "" {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// DissentText splits a dissent's concern as the record words it ("votes approve_with_changes:
+// why") into the vote in words ("approve with changes") and why; a concern worded otherwise is
+// returned whole with no vote.
+func DissentText(concern string) (vote, why string) {
+	rest, ok := strings.CutPrefix(concern, "votes ")
+	if !ok {
+		return "", concern
+	}
+	v, why, ok := strings.Cut(rest, ": ")
+	if !ok || strings.ContainsAny(v, " ") {
+		return "", concern
+	}
+	return strings.ReplaceAll(v, "_", " "), why
+}
+
+// winner is the option with the largest share of the weighted vote.
+func winner(t *toulmin.Transcript) (voting.Option, bool) {
+	var best voting.Option
+	share := -1.0
+	for _, o := range []voting.Option{voting.RequestChanges, voting.ApproveWithChanges, voting.Approve, voting.Escalate} {
+		if s, ok := t.Shares[o]; ok && s > share {
+			best, share = o, s
+		}
+	}
+	return best, share >= 0
 }
 
 // requiredItem is a required change with its location linked to the line at the head.
@@ -148,16 +279,17 @@ func requiredItem(rc, blobURL string) string {
 	return loc + " " + Inline(strings.TrimPrefix(rc, m[0]))
 }
 
-// walkthrough is one line per changed file: what changed and what was found there. Files with
-// findings come first; past walkthroughRows, the rest fold into a block of their own.
-func walkthrough(b *strings.Builder, t *toulmin.Transcript) {
+// walkthrough is one line per changed file: what changed and how many findings stand there
+// (the findings themselves are on their lines, in the review). Files with the worst findings
+// come first; past walkthroughRows, the rest are counted.
+func walkthrough(t *toulmin.Transcript) string {
 	if len(t.Files) == 0 {
-		return
+		return ""
 	}
 	type row struct {
-		f        toulmin.ChangedFile
-		worst    int
-		findings []toulmin.Evidence
+		f            toulmin.ChangedFile
+		worst, count int
+		sev          voting.Severity
 	}
 	rows := make([]row, len(t.Files))
 	index := map[string]int{}
@@ -167,8 +299,10 @@ func walkthrough(b *strings.Builder, t *toulmin.Transcript) {
 	}
 	for _, e := range StandingFindings(t) {
 		if i, ok := index[e.Path]; ok {
-			rows[i].findings = append(rows[i].findings, e)
-			rows[i].worst = max(rows[i].worst, e.Severity.Rank())
+			rows[i].count++
+			if e.Severity.Rank() > rows[i].worst {
+				rows[i].worst, rows[i].sev = e.Severity.Rank(), e.Severity
+			}
 		}
 	}
 	sort.SliceStable(rows, func(i, j int) bool {
@@ -177,103 +311,22 @@ func walkthrough(b *strings.Builder, t *toulmin.Transcript) {
 		}
 		return rows[i].f.Added+rows[i].f.Deleted > rows[j].f.Added+rows[j].f.Deleted
 	})
-	line := func(r row) string {
+	var b strings.Builder
+	b.WriteString("| File | Change | Findings |\n|---|---|---|\n")
+	for i, r := range rows {
+		if i == walkthroughRows {
+			added, deleted := 0, 0
+			for _, r := range rows[i:] {
+				added, deleted = added+r.f.Added, deleted+r.f.Deleted
+			}
+			fmt.Fprintf(&b, "| %d more file(s) | +%d −%d | |\n", len(rows)-i, added, deleted)
+			break
+		}
 		found := "—"
-		if len(r.findings) > 0 {
-			var parts []string
-			for i, e := range r.findings {
-				if i == 3 {
-					parts = append(parts, fmt.Sprintf("+%d more", len(r.findings)-3))
-					break
-				}
-				at := e.Rule
-				if e.Line > 0 {
-					at += " L" + strconv.Itoa(e.Line)
-				}
-				parts = append(parts, string(e.Severity)+" "+at)
-			}
-			found = strings.Join(parts, ", ")
+		if r.count > 0 {
+			found = fmt.Sprintf("%d, the worst %s", r.count, r.sev)
 		}
-		return fmt.Sprintf("| `%s` | %s +%d −%d | %s |\n", cell(code(r.f.Path)), r.f.Status, r.f.Added, r.f.Deleted, found)
+		fmt.Fprintf(&b, "| `%s` | %s +%d −%d | %s |\n", cell(code(scan.Clip(r.f.Path, 120))), r.f.Status, r.f.Added, r.f.Deleted, found)
 	}
-	fmt.Fprintf(b, "\n**Walkthrough** (%d file(s))\n\n| File | Change | Findings |\n|---|---|---|\n", len(rows))
-	shown := min(len(rows), walkthroughRows)
-	if len(rows) > walkthroughRows {
-		shown = walkthroughRows - 1
-	}
-	for _, r := range rows[:shown] {
-		b.WriteString(line(r))
-	}
-	if rest := rows[shown:]; len(rest) > 0 {
-		added, deleted, withFindings := 0, 0, 0
-		for _, r := range rest {
-			added, deleted = added+r.f.Added, deleted+r.f.Deleted
-			if len(r.findings) > 0 {
-				withFindings++
-			}
-		}
-		fmt.Fprintf(b, "| %d more file(s) | +%d −%d | %d with findings, listed below |\n", len(rest), added, deleted, withFindings)
-		fmt.Fprintf(b, "\n<details><summary>Walkthrough: the other %d file(s)</summary>\n\n| File | Change | Findings |\n|---|---|---|\n", len(rest))
-		for _, r := range rest {
-			b.WriteString(line(r))
-		}
-		b.WriteString("\n</details>\n")
-	}
-}
-
-// block is one folded section of the transcript.
-type block struct {
-	title, body string
-	lines       []string
-}
-
-// transcriptSections are the level-two headings Markdown writes after its header; the arguments
-// fold per phase (level three). Only these lines split the transcript: everything Markdown
-// writes from the change's text below its header is prefixed (a list item, a table cell, a bold
-// label) or fenced, so that no untrusted line can pass for a heading.
-var transcriptSections = []string{"Synthesis", "Participants", "Moderator", "Timeline", "Evidence", "Arguments", "Position history", "Scoring Matrix",
-	"Trade-offs (no consensus)", "Decision Rationale", "Action Items", "Decision Record"}
-
-// transcriptBlocks splits Markdown's transcript into its sections; the header above the first
-// (title, decision line, question) is what the summary restates.
-func transcriptBlocks(md string) []block {
-	known := map[string]bool{}
-	for _, s := range transcriptSections {
-		known[s] = true
-	}
-	var out []block
-	cur := -1
-	inArguments := false
-	inFence := false
-	for _, l := range strings.Split(md, "\n") {
-		if strings.HasPrefix(l, "```") {
-			inFence = !inFence
-		}
-		if !inFence {
-			if h, ok := strings.CutPrefix(l, "## "); ok && (known[h] || strings.HasPrefix(h, "Carried forward from ")) {
-				inArguments = h == "Arguments"
-				if inArguments {
-					cur = -1 // the arguments fold per phase
-					continue
-				}
-				out = append(out, block{title: h})
-				cur = len(out) - 1
-				continue
-			}
-			if h, ok := strings.CutPrefix(l, "### "); ok && inArguments {
-				out = append(out, block{title: "Arguments: " + h})
-				cur = len(out) - 1
-				continue
-			}
-		}
-		if cur >= 0 {
-			out[cur].lines = append(out[cur].lines, l)
-		}
-	}
-	for i := range out {
-		out[i].body = strings.Join(out[i].lines, "\n")
-		// The title names the section in HTML: no markup from it.
-		out[i].title = strings.NewReplacer("<", "&lt;", ">", "&gt;", "`", "").Replace(out[i].title)
-	}
-	return out
+	return b.String()
 }

@@ -22,9 +22,9 @@ func summaryTopOf(t testing.TB, s string) string {
 }
 
 // TestSummaryCommentOfExample checks the summary of the bundled example: the ten-second part
-// first, with the decision, the required changes linked to their lines at the head, the dissent,
-// tokens and the walkthrough, under 3,000 characters; then the transcript folded per section and
-// per phase.
+// first, with the decision, the required changes linked to their lines at the head, the dissent
+// with its vote in words, tokens and the link to the debate's page, under 3,000 characters; then
+// a folded digest of the phases and the files; no transcript, no record, under 12,000 in all.
 func TestSummaryCommentOfExample(t *testing.T) {
 	tr := reviewtest.RunDebate(t, reviewtest.ReadChange(t, filepath.Join("..", "..", "examples", "admin-export.diff")), toulmin.ProtocolStandard)
 	tr.Record.HeadSHA = "abc1234def"
@@ -33,26 +33,28 @@ func TestSummaryCommentOfExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	top := summaryTopOf(t, s)
-	t.Logf("summary above the first <details>: %d characters (whole comment %d)\n%s", len(top), len(s), top)
-	if len(top) >= 3000 {
-		t.Errorf("the part above the first <details> is %d characters, want under 3,000", len(top))
+	t.Logf("summary above the first <details>: %d characters (whole comment %d)\n%s", len(top), len(s), s)
+	if len(top) >= render.MaxSummaryTop || len(s) >= render.MaxSummaryChars {
+		t.Errorf("the part above the first <details> is %d characters and the whole %d, want under 3,000 and 12,000", len(top), len(s))
 	}
 	for _, want := range []string{
 		render.TranscriptMarker + "\n## debatebot: Request changes\n",
 		"**Consensus 0.75** (consensus)",
 		"- [ ] [`internal/export/users.go:30`](https://github.com/o/r/blob/abc1234def/internal/export/users.go#L30) use a parameterised query",
-		"**Dissent**\n\n- Performance Stakeholder: votes approve_with_changes",
-		"**Tokens** 0 prompt (0 cached) + 0 completion · $0.0000 · offline agents",
-		"| `internal/export/users.go` | added +69 −0 | high sql-injection L30, medium untested-change, medium ignored-error L47, +2 more |",
-		"[the debate](https://bot.example/debates/" + tr.DebateID + ")",
+		"**Dissent**\n\n- Performance Stakeholder (approve with changes): 1 performance concern(s) stand after rebuttal and clarification, the most serious medium: h.db.QueryRow runs",
+		"**Tokens** 0 prompt (0 cached) + 0 completion · $0.0000 · offline agents (no model configured)",
+		"is on [its page](https://bot.example/debates/" + tr.DebateID + ")",
 	} {
 		if !strings.Contains(top, want) {
 			t.Errorf("summary top lacks %q", want)
 		}
 	}
-	for _, want := range []string{"<details><summary>Participants</summary>", "<details><summary>Evidence</summary>",
-		"<details><summary>Arguments: Opening Arguments</summary>", "<details><summary>Arguments: Rebuttals (round 1)</summary>",
-		"<details><summary>Decision Record</summary>\n\n```yaml\ndecision:"} {
+	for _, want := range []string{"<details><summary>How the debate went</summary>", "- **Evidence Gathering**: 8 finding(s) from the analyzers.",
+		"- **Opening Arguments**: 7 argument(s).\n  - Security Stakeholder: h.db.Query receives SQL built from strings (query) at internal/export/users.go:30",
+		"- **Weighted vote:** approve 8%, approve with changes 17%, request changes 75%.",
+		// Agents that claim the same are one line.
+		"  - Architecture Maintainer, Core Maintainer: Request changes: 6 verified concern(s) stand, the most serious high\n",
+		"<details><summary>Files (4)</summary>", "| `internal/export/users.go` | added +69 −0 | 5, the worst high |"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("summary lacks %q", want)
 		}
@@ -60,73 +62,68 @@ func TestSummaryCommentOfExample(t *testing.T) {
 	if strings.Count(s, "<details>") != strings.Count(s, "</details>") {
 		t.Errorf("unbalanced <details> blocks")
 	}
-	// Every section of the transcript is in the comment, folded.
-	md, _ := render.Markdown(tr, render.Options{})
-	for _, h := range []string{"SS-1 · Security Stakeholder · high", "## Scoring Matrix", "## Position history"} {
-		if strings.Contains(md, h) && !strings.Contains(s, strings.TrimPrefix(h, "## ")) {
-			t.Errorf("summary lost %q of the transcript", h)
+	// The transcript and the record are on the debate's page and in the decision comment.
+	for _, gone := range []string{"```yaml", "debate_id", "## Scoring Matrix", "**Warrant:**", "Position history"} {
+		if strings.Contains(s, gone) {
+			t.Errorf("the summary still holds %q", gone)
 		}
 	}
 }
 
-// TestSummaryCommentCutsWholeBlocks makes the comment too long for a small limit: whole
-// <details> blocks go, the last first, and the note names them and links to the dashboard.
-func TestSummaryCommentCutsWholeBlocks(t *testing.T) {
+// TestSummaryCommentWithoutALink says plainly where the whole debate is not, and a small limit
+// leaves out whole folds, never the decision.
+func TestSummaryCommentWithoutALink(t *testing.T) {
 	tr := reviewtest.RunDebate(t, reviewtest.ReadChange(t, filepath.Join("..", "..", "examples", "admin-export.diff")), toulmin.ProtocolStandard)
-	full, err := render.SummaryComment(tr, render.SummaryOptions{})
+	s, err := render.SummaryComment(tr, render.SummaryOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	link := "https://bot.example/debates/" + tr.DebateID
-	s, err := render.SummaryComment(tr, render.SummaryOptions{Link: link, Max: len(full) / 2})
+	if !strings.Contains(s, "is not linked here: no public address is configured for the dashboard (`DEBATEBOT_PUBLIC_URL`)") {
+		t.Errorf("the summary does not say why the debate is not linked:\n%s", s)
+	}
+	top := len(summaryTopOf(t, s))
+	small, err := render.SummaryComment(tr, render.SummaryOptions{Max: top + 200})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s) > len(full)/2 {
-		t.Fatalf("cut comment is %d characters, limit %d", len(s), len(full)/2)
-	}
-	if strings.Count(s, "<details>") != strings.Count(s, "</details>") {
-		t.Fatalf("a block was cut in the middle")
-	}
-	if strings.Contains(s, "<summary>Decision Record</summary>") || !strings.Contains(s, "<summary>Participants</summary>") {
-		t.Errorf("the last blocks should go first")
-	}
-	if !strings.Contains(s, "> Cut to fit GitHub's comment limit: ") || !strings.Contains(s, "Decision Record; the whole debate is at "+link+".") {
-		t.Errorf("the cut is not named with its link:\n%s", s[len(s)-400:])
+	if len(small) > top+200 || strings.Count(small, "<details>") != strings.Count(small, "</details>") || !strings.Contains(small, "## debatebot: Request changes") {
+		t.Errorf("a small limit cut the summary badly (%d characters):\n%s", len(small), small)
 	}
 }
 
-// TestSummaryCommentOfSixtyFiles debates a change of 60 files: the walkthrough shows the files
-// with findings first, folds the rest, and the part above the first <details> stays under
-// 3,000 characters.
+// TestSummaryCommentOfSixtyFiles debates a change of 60 files: the required changes are listed
+// while the part above the first <details> stays under 3,000 characters, the rest counted; the
+// folded files list those with findings first and counts the rest.
 func TestSummaryCommentOfSixtyFiles(t *testing.T) {
 	files := map[string]string{}
 	for i := 0; i < 60; i++ {
 		body := fmt.Sprintf("package svc\n\nfunc Handler%d(x int) int {\n\treturn x + %d\n}\n", i, i)
-		if i%15 == 0 {
+		if i%3 == 0 {
 			body = fmt.Sprintf("package svc\n\nimport \"crypto/tls\"\n\nvar Conf%d = &tls.Config{InsecureSkipVerify: true}\n", i)
 		}
 		files[fmt.Sprintf("internal/service%02d/handler.go", i)] = body
 	}
 	tr := reviewtest.RunDebate(t, reviewtest.ChangeOf(t, files), toulmin.ProtocolStandard)
 	tr.Record.HeadSHA = "abc1234def"
+	// A model may require a change on each file: 40 of them.
+	tr.Record.RequiredChanges = nil
+	for i := 0; i < 40; i++ {
+		tr.Record.RequiredChanges = append(tr.Record.RequiredChanges, fmt.Sprintf("internal/service%02d/handler.go:5: keep verification on; trust a private CA through a configured root pool instead", i))
+	}
 	s, err := render.SummaryComment(tr, render.SummaryOptions{BlobURL: "https://github.com/o/r/blob/abc1234def/", Link: "https://bot.example/debates/" + tr.DebateID})
 	if err != nil {
 		t.Fatal(err)
 	}
 	top := summaryTopOf(t, s)
-	t.Logf("60 files: summary above the first <details>: %d characters (whole comment %d)", len(top), len(s))
-	if len(top) >= 3000 {
-		t.Errorf("the part above the first <details> is %d characters, want under 3,000:\n%s", len(top), top)
+	t.Logf("60 files, %d required changes: summary above the first <details>: %d characters (whole comment %d)", len(tr.Record.RequiredChanges), len(top), len(s))
+	if len(top) >= render.MaxSummaryTop || len(s) >= render.MaxSummaryChars {
+		t.Errorf("the part above the first <details> is %d characters and the whole %d, want under 3,000 and 12,000:\n%s", len(top), len(s), top)
 	}
-	if !strings.Contains(top, "**Walkthrough** (60 file(s))") || !strings.Contains(top, "| 51 more file(s) |") {
-		t.Errorf("walkthrough does not fold the rest:\n%s", top)
+	listed := strings.Count(top, "- [ ] ")
+	if listed < 5 || listed >= 40 || !strings.Contains(top, fmt.Sprintf("- %d more required change(s), on the debate's page", 40-listed)) {
+		t.Errorf("%d required changes, %d listed: the rest are not counted:\n%s", len(tr.Record.RequiredChanges), listed, top)
 	}
-	// The files with findings come first.
-	if !strings.Contains(top, "| `internal/service00/handler.go` | added +5 −0 | high tls-verification-disabled L5 |") {
-		t.Errorf("walkthrough lacks the finding's file first:\n%s", top)
-	}
-	if !strings.Contains(s, "<details><summary>Walkthrough: the other 51 file(s)</summary>") {
-		t.Errorf("the other files are not listed")
+	if !strings.Contains(s, "| `internal/service00/handler.go` | added +5 −0 | 1, the worst high |") || !strings.Contains(s, "| 30 more file(s) | +") {
+		t.Errorf("the files are not listed worst first with the rest counted:\n%s", s)
 	}
 }
