@@ -68,3 +68,21 @@ func TestREADMEListsAppYML(t *testing.T) {
 		t.Errorf("README.md lists the events %v; app.yml subscribes to %v", events, want)
 	}
 }
+
+// TestUserDocsNameNoProtocolDocument: what a user reads to install and use debatebot (the
+// README, app.yml, action.yml, the example configuration) never names the internal protocol
+// documents the product was specified from ("seed 004", "the seed's rules").
+func TestUserDocsNameNoProtocolDocument(t *testing.T) {
+	internal := regexp.MustCompile(`(?i)\bseeds?\b(\s+0\d\d|'s)`)
+	for _, name := range []string{"README.md", "app.yml", "action.yml", ".github/debatebot.yml"} {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if m := internal.FindString(line); m != "" {
+				t.Errorf("%s:%d names an internal document (%q): %s", name, i+1, m, strings.TrimSpace(line))
+			}
+		}
+	}
+}

@@ -47,7 +47,7 @@ func (rec *Record) Markdown() string {
 			between = append(between, string(r))
 		}
 		last := len(between) - 1
-		fmt.Fprintf(&b, "\nThe seed's rules left this open between %s and %s; the orchestrator (%s) judged it.\n", strings.Join(between[:last], ", "), between[last], cell(s.JudgedBy))
+		fmt.Fprintf(&b, "\nThe synthesis rules left this open between %s and %s; the orchestrator (%s) judged it.\n", strings.Join(between[:last], ", "), between[last], cell(s.JudgedBy))
 	}
 	if u := rec.Usage; u.Calls > 0 {
 		fmt.Fprintf(&b, "\nModel calls: %d (%d prompt and %d completion tokens, $%.4f).\n", u.Calls, u.Prompt, u.Completion, u.CostUSD)
