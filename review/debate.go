@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/debatebot/debatebot/review/agents"
 	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review/codectx"
 	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/toulmin"
@@ -169,8 +171,11 @@ func (d *Debate) subject(c *change.Change) *toulmin.Subject {
 	subject := &toulmin.Subject{
 		DebateID:   d.ID(),
 		Repository: d.Repository, PRNumber: d.PRNumber, HeadSHA: c.HeadSHA, Trigger: d.trigger(),
-		Title: title, Question: d.Question, Index: c, Data: c,
+		Title: title, Question: d.Question, Index: codectx.NewHeadIndex(c), Data: c,
 	}
+	// The head-tree files beside the changed ones are read while the trees exist, for the code
+	// the model is shown around the change and the citations into it.
+	analyzers = append(slices.Clip(analyzers), codectx.Reader{})
 	var notes []string
 	subject.Gather = func(ctx context.Context) ([]toulmin.Evidence, error) {
 		found, n, err := scan.GatherWithNotes(ctx, c, analyzers)

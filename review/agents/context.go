@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review/codectx"
 	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -20,6 +21,11 @@ type ChangeContext struct {
 	Text string
 	// Tokens counts Text.
 	Tokens int
+	// Code is the code a reviewer opens around the change, from the head tree (codectx.Build):
+	// the definitions the hunks change, whole, then what they call and what calls them, each line
+	// with its head-tree number. It is built once per debate from what the diff left of the
+	// budget, and is the same bytes in every call.
+	Code string
 	// Omitted lists what was left out and why, one entry per file or group.
 	Omitted []string
 }
@@ -75,7 +81,23 @@ func BuildContext(ctx context.Context, c *change.Change, ev []toulmin.Evidence, 
 	omitted = append(omitted, deletionOnly...)
 	omitted = append(omitted, generated...)
 	omitted = append(omitted, c.Notes...)
-	return ChangeContext{Text: b.String(), Tokens: used, Omitted: omitted}, nil
+	code, err := codectx.Build(ctx, c, evidenceCites(ev), budget-used, tok)
+	if err != nil {
+		return ChangeContext{}, err
+	}
+	omitted = append(omitted, code.Omitted...)
+	return ChangeContext{Text: b.String(), Tokens: used + code.Tokens, Code: code.Text, Omitted: omitted}, nil
+}
+
+// evidenceCites are the places the evidence points at, for ranking the code around the change.
+func evidenceCites(ev []toulmin.Evidence) []codectx.Cite {
+	out := make([]codectx.Cite, 0, len(ev))
+	for _, e := range ev {
+		if e.Path != "" && e.Line > 0 {
+			out = append(out, codectx.Cite{Path: e.Path, Line: e.Line})
+		}
+	}
+	return out
 }
 
 // rankFiles orders the change's files as BuildContext reads them: evidence first (the most

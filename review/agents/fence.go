@@ -10,12 +10,12 @@ import (
 )
 
 // untrustedFences are the names of the fences that hold data from the change in a prompt
-// (prompts/context.tmpl and prompts/diff.tmpl), and the agents' arguments that quote it
+// (prompts/context.tmpl, prompts/diff.tmpl and prompts/code.tmpl), and the agents' arguments that quote it
 // (prompts/digest.tmpl and prompts/turn.tmpl), and a human's guidance at a checkpoint
 // (prompts/instruction.tmpl), and a failing CI log or a proposal in a failure or planning debate
 // (dialectic_llm.go): "<<<UNTRUSTED NAME" opens one, "UNTRUSTED NAME>>>"
 // closes it.
-var untrustedFences = []string{"TITLE", "QUESTION", "DESCRIPTION", "FILES", "EVIDENCE", "OMITTED", "DIFF", "ARGUMENTS", "GUIDANCE",
+var untrustedFences = []string{"TITLE", "QUESTION", "DESCRIPTION", "FILES", "EVIDENCE", "OMITTED", "DIFF", "CODE", "ARGUMENTS", "GUIDANCE",
 	// The failure and planning debates' data (dialectic_llm.go).
 	"TASK", "ATTEMPTS", "LOG", "CHANGED", "PROPOSAL", "ADVOCATE", "CRITIC"}
 

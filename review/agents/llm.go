@@ -24,8 +24,8 @@ var promptFS embed.FS
 // Prompts are the Go templates the model-backed agents speak through.
 type Prompts struct {
 	// rules is the system message's fixed part; the panel follows it.
-	rules                                                      string
-	panel, context, diff, digest, instruction, turn, arguments *template.Template
+	rules                                                            string
+	panel, context, diff, code, digest, instruction, turn, arguments *template.Template
 }
 
 // LoadPrompts parses the embedded prompt templates.
@@ -37,7 +37,7 @@ func LoadPrompts() (*Prompts, error) {
 	p := &Prompts{rules: string(sys)}
 	funcs := template.FuncMap{"join": strings.Join}
 	for name, dst := range map[string]**template.Template{
-		"panel": &p.panel, "context": &p.context, "diff": &p.diff, "digest": &p.digest,
+		"panel": &p.panel, "context": &p.context, "diff": &p.diff, "code": &p.code, "digest": &p.digest,
 		"instruction": &p.instruction, "turn": &p.turn, "arguments": &p.arguments,
 	} {
 		t, err := template.New(name+".tmpl").Funcs(funcs).ParseFS(promptFS, "prompts/"+name+".tmpl")
@@ -191,6 +191,13 @@ func (s *sharedContext) render(ctx context.Context, req *toulmin.Request) (ctxTe
 		if diffText, err = renderPrompt(s.prompts.diff, untrusted(cc.Text)); err != nil {
 			return "", "", err
 		}
+	}
+	if cc.Code != "" {
+		code, err := renderPrompt(s.prompts.code, untrusted(cc.Code))
+		if err != nil {
+			return "", "", err
+		}
+		diffText += "\n" + code
 	}
 	return ctxText, diffText, nil
 }

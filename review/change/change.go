@@ -178,6 +178,10 @@ type Change struct {
 	// TreesNotes are what Trees said, when it ran, about the trees it wrote (why whole trees could
 	// not be had and what was read instead); the transcript says them beside the analysis's note.
 	TreesNotes []string
+	// Beside holds head-tree files beside the changed source files (same directory, same
+	// language), read while the trees existed (review/codectx), for the model's view of the code
+	// around the change and for the citations into it. Keyed by path.
+	Beside map[string][]byte
 	// reached holds lines outside the diff that whole-tree analysis found new defects on (a
 	// guard removed elsewhere made them reachable): citing them stays within the change.
 	reached map[string]map[int]bool

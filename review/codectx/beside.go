@@ -1,0 +1,123 @@
+package codectx
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+
+	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review/evidence/scan"
+)
+
+// Limits of reading the files beside the changed ones: how many of one directory, and how many
+// bytes in all.
+const (
+	maxBesideFiles = 200
+	maxBesideBytes = 8 << 20
+)
+
+// Reader keeps, while the evidence is gathered and the trees exist, the head-tree files beside
+// the changed source files (the same directory and language family, tests left out) in the
+// change's Beside, for Build and HeadIndex. It reports no findings. A change without trees (a
+// bare diff) keeps none, and the code around it comes from the changed files alone.
+type Reader struct{}
+
+// Name implements scan.Analyzer.
+func (Reader) Name() string { return "code around the change" }
+
+// Analyze implements scan.Analyzer.
+func (Reader) Analyze(s *scan.Scan) {
+	c := s.Change
+	dirs := changedDirs(c)
+	if c.Trees == nil || len(dirs) == 0 {
+		return
+	}
+	_, head, err := s.Trees()
+	if err != nil {
+		return // the analyzers that need the trees say why they are missing
+	}
+	root, err := os.OpenRoot(head)
+	if err != nil {
+		s.Note(fmt.Sprintf("the files beside the changed ones could not be read: %v", err))
+		return
+	}
+	defer func() { _ = root.Close() }()
+	if c.Beside == nil {
+		c.Beside = map[string][]byte{}
+	}
+	budget := maxBesideBytes
+	var skipped int
+	for _, dir := range dirs {
+		skipped += readBeside(root, dir, c, &budget)
+	}
+	if skipped > 0 {
+		s.Note(fmt.Sprintf("%d file(s) beside the changed ones were not read for the code around the change (over %d per directory, over 1 MiB, or over %d MiB in all)",
+			skipped, maxBesideFiles, maxBesideBytes>>20))
+	}
+}
+
+// changedDirs are the directories of the changed source files still in the head, sorted.
+func changedDirs(c *change.Change) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, f := range c.Files {
+		if f.Status == change.StatusDeleted || !parsable(f.Path) || f.IsGenerated() {
+			continue
+		}
+		if d := dirOf(f.Path); !seen[d] && fs.ValidPath(d) {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// readBeside reads dir's source files of a changed language family into c.Beside, within the
+// limits, and returns how many it left out. The root keeps every read inside the head tree; a
+// link is not followed.
+func readBeside(root *os.Root, dir string, c *change.Change, budget *int) int {
+	families := map[string]bool{}
+	for _, f := range c.Files {
+		if dirOf(f.Path) == dir {
+			families[family(f.Path)] = true
+		}
+	}
+	entries, err := fs.ReadDir(root.FS(), dir)
+	if err != nil {
+		return 0
+	}
+	kept, skipped := 0, 0
+	for _, e := range entries {
+		p := path.Join(dir, e.Name())
+		if !e.Type().IsRegular() || !parsable(p) || !families[family(p)] || change.IsTestPath(p) || change.IsGeneratedPath(p) || c.File(p) != nil {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || info.Size() > MaxFileBytes || int(info.Size()) > *budget || kept >= maxBesideFiles {
+			skipped++
+			continue
+		}
+		data, err := readAtMost(root, p, MaxFileBytes)
+		if err != nil {
+			skipped++
+			continue
+		}
+		*budget -= len(data)
+		c.Beside[p] = data
+		kept++
+	}
+	return skipped
+}
+
+func readAtMost(root *os.Root, p string, n int64) ([]byte, error) {
+	f, err := root.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Close() }()
+	return io.ReadAll(io.LimitReader(f, n))
+}

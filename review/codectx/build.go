@@ -1,0 +1,252 @@
+package codectx
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/debatebot/debatebot/review/change"
+)
+
+// Cite is a place the evidence points at; definitions holding one are shown first.
+type Cite struct {
+	Path string
+	Line int
+}
+
+// Counter counts a text's tokens up to a limit (llm.Tokenizer).
+type Counter interface {
+	Count(s string) int
+	CountUpTo(ctx context.Context, s string, limit int) (int, error)
+}
+
+// Code is the code around a change that fit the budget, with what was left out.
+type Code struct {
+	// Text is the definitions, each under a header line, every line with its head-tree number.
+	Text string
+	// Tokens counts Text.
+	Tokens int
+	// Omitted names the definitions left out and the files that could not be read, and why.
+	Omitted []string
+}
+
+// Limits of the work besides the parsers': how many definitions related to the changed ones
+// are weighed, and how long a shown line may be (a longer one is clipped, its number kept).
+const (
+	maxRelated  = 400
+	maxLineText = 400
+	// maxNamed bounds the definitions left out that are named one by one; the rest are counted.
+	maxNamed = 20
+	// maxTokenBytes bounds the bytes of one token of the prompt's tokenizer, generously.
+	maxTokenBytes = 64
+)
+
+// candidate is a definition to show, and why.
+type candidate struct {
+	s *Scope
+	// why says how it relates to the change ("changed here", "called by X", "calls X").
+	why      string
+	changed  bool
+	evidence bool
+	// use is set for a definition only used, not called (a type, a method value): it comes after
+	// the calls and callers.
+	use bool
+	// distance is how far it is from the changed definition it relates to (0 for a changed
+	// one; a definition of another file is farther than any of the same file).
+	distance int
+}
+
+// Build selects the code a reviewer opens around the change c, within budget tokens: the
+// definitions the hunks change, whole, then the definitions they call and their callers in the
+// changed packages (the changed files and the head-tree files beside them, c.Beside), those the
+// evidence cites first, then the closest. What does not fit is named in Omitted.
+func Build(ctx context.Context, c *change.Change, cites []Cite, budget int, tok Counter) (Code, error) {
+	if c == nil {
+		return Code{}, nil
+	}
+	g := readGraph(ctx, c)
+	cands := g.candidates(c, cites)
+	var b strings.Builder
+	left := 0
+	out := Code{Omitted: g.notes}
+	for _, cand := range cands {
+		if err := ctx.Err(); err != nil {
+			return Code{}, fmt.Errorf("building the code around the change: %w", err)
+		}
+		room := budget - out.Tokens
+		// Every shown line costs at least a token, and no token is longer than maxTokenBytes:
+		// a definition too long for the room is not rendered.
+		text, whole := render(cand, g.lines[cand.s.Path], room*maxTokenBytes)
+		n := room + 1
+		if room > 0 && whole && cand.s.size() <= room {
+			var err error
+			if n, err = tok.CountUpTo(ctx, text, room); err != nil {
+				return Code{}, fmt.Errorf("sizing %s for the prompt: %w", cand.s.Path, err)
+			}
+		}
+		if n > room {
+			left++
+			if left <= maxNamed {
+				out.Omitted = append(out.Omitted, fmt.Sprintf("%s:%d-%d %s (%s, %d lines): over the budget for code around the change",
+					cand.s.Path, cand.s.Start, cand.s.End, cand.s.Label, cand.why, cand.s.size()))
+			}
+			continue
+		}
+		out.Tokens += n
+		b.WriteString(text)
+	}
+	if left > maxNamed {
+		out.Omitted = append(out.Omitted, fmt.Sprintf("%d more definitions around the change: over the budget for code around the change", left-maxNamed))
+	}
+	out.Text = b.String()
+	return out, nil
+}
+
+// candidates ranks the definitions to show: the changed ones (evidence first, then in the
+// change's order), then the related ones (evidence first, then closest).
+func (g *graph) candidates(c *change.Change, cites []Cite) []candidate {
+	cited := func(s *Scope) bool {
+		for _, ct := range cites {
+			if ct.Path == s.Path && s.contains(ct.Line) {
+				return true
+			}
+		}
+		return false
+	}
+	seen := map[*Scope]bool{}
+	var changed, related []candidate
+	for _, s := range g.changedScopes(c) {
+		if !seen[s] {
+			seen[s] = true
+			changed = append(changed, candidate{s: s, why: "changed here", changed: true, evidence: cited(s)})
+		}
+	}
+	for _, ch := range changed {
+		if !ch.s.Function {
+			continue
+		}
+		for _, r := range g.related(ch.s) {
+			if len(related) >= maxRelated {
+				g.notes = append(g.notes, fmt.Sprintf("definitions related to the change beyond the first %d were not weighed", maxRelated))
+				break
+			}
+			if !seen[r.s] {
+				seen[r.s] = true
+				r.evidence = cited(r.s)
+				related = append(related, r)
+			}
+		}
+	}
+	sort.SliceStable(changed, func(i, j int) bool { return changed[i].evidence && !changed[j].evidence })
+	sort.SliceStable(related, func(i, j int) bool {
+		a, b := related[i], related[j]
+		if a.evidence != b.evidence {
+			return a.evidence
+		}
+		if a.use != b.use {
+			return b.use
+		}
+		return a.distance < b.distance
+	})
+	return append(changed, related...)
+}
+
+// related are the definitions m calls and those that call it, in m's package.
+func (g *graph) related(m *Scope) []candidate {
+	pkg := g.pkgOf(m.Path)
+	var out []candidate
+	dist := func(s *Scope) int {
+		if s.Path != m.Path {
+			return 1<<20 + s.Start
+		}
+		if s.Start > m.End {
+			return s.Start - m.End
+		}
+		return m.Start - s.End
+	}
+	add := func(names []string, lookup map[string][]*Scope, why string) {
+		use := strings.HasPrefix(why, "use")
+		for _, name := range names {
+			for _, s := range lookup[name] {
+				if s != m {
+					out = append(out, candidate{s: s, why: why + m.Name, distance: dist(s), use: use})
+				}
+			}
+		}
+	}
+	add(m.Calls, pkg.defs, "called by ")
+	add(m.Refs, pkg.defs, "used by ")
+	add([]string{m.Name}, pkg.callers, "calls ")
+	add([]string{m.Name}, pkg.users, "uses ")
+	return out
+}
+
+// changedScopes are the innermost definitions holding the hunks' added lines (a hunk that only
+// removes lines counts its place in the head), in the change's order; a file that could not be
+// parsed is named in the notes and its hunks stand alone.
+func (g *graph) changedScopes(c *change.Change) []*Scope {
+	var out []*Scope
+	for _, f := range c.Files {
+		p, ok := g.files[f.Path]
+		if !ok {
+			continue
+		}
+		if p.err != "" {
+			g.notes = append(g.notes, fmt.Sprintf("%s: the code around its hunks is not shown (%s)", f.Path, p.err))
+			continue
+		}
+		for _, line := range changedLines(f) {
+			if s := innermost(p.scopes, line); s != nil && (len(out) == 0 || out[len(out)-1] != s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// changedLines are the head lines a file's hunks change: the added lines, and for a hunk that
+// only removes, the head line after the removal.
+func changedLines(f *change.File) []int {
+	var out []int
+	for _, h := range f.Hunks {
+		added := false
+		for i, l := range h.Lines {
+			switch {
+			case l.Kind == change.Added:
+				out = append(out, l.New)
+				added = true
+			case l.Kind == change.Deleted && !added && i+1 < len(h.Lines) && h.Lines[i+1].Kind == change.Context:
+				out = append(out, h.Lines[i+1].New)
+			}
+		}
+	}
+	return out
+}
+
+// render writes a definition under its header, each line with its head-tree number; whole is
+// false when it stopped past limit bytes.
+func render(c candidate, lines []string, limit int) (text string, whole bool) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "--- %s:%d-%d %s: %s\n", c.s.Path, c.s.Start, c.s.End, c.s.Label, c.why)
+	for n := c.s.Start; n <= c.s.End && n <= len(lines); n++ {
+		if b.Len() > limit {
+			return "", false
+		}
+		fmt.Fprintf(&b, "%5d| %s\n", n, clipLine(lines[n-1]))
+	}
+	return b.String(), true
+}
+
+// clipLine cuts a line longer than maxLineText bytes (on a rune boundary), saying so.
+func clipLine(s string) string {
+	if len(s) <= maxLineText {
+		return s
+	}
+	cut := maxLineText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s … (%d more bytes on this line)", s[:cut], len(s)-cut)
+}
