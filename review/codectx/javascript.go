@@ -59,10 +59,14 @@ type jsWalk struct {
 	out   []Scope
 }
 
-// line is the source line of a position of the generated JavaScript.
-func (w *jsWalk) line(idx file.Idx) int {
-	n := w.file.Position(int(idx) - w.file.Base()).Line
-	return min(max(n, 1), len(w.lines))
+// line is the source line of a position of the generated JavaScript; ok is false for a
+// position the source map does not cover (a helper esbuild added).
+func (w *jsWalk) line(idx file.Idx) (n int, ok bool) {
+	pos := w.file.Position(int(idx) - w.file.Base())
+	if pos.Filename == w.file.Name() || len(w.lines) == 0 {
+		return 0, false
+	}
+	return min(max(pos.Line, 1), len(w.lines)), true
 }
 
 func (w *jsWalk) stmt(s ast.Statement) {
@@ -103,7 +107,12 @@ func (w *jsWalk) class(c *ast.ClassLiteral) {
 		return
 	}
 	name := string(c.Name.Name)
-	w.out = append(w.out, Scope{Path: w.path, Name: name, Label: "class " + name, Start: w.line(c.Idx0()), End: w.line(c.Idx1() - 1)})
+	start, ok1 := w.line(c.Idx0())
+	end, ok2 := w.line(c.Idx1() - 1)
+	if !ok1 || !ok2 {
+		return
+	}
+	w.out = append(w.out, Scope{Path: w.path, Name: name, Label: "class " + name, Start: start, End: max(start, end)})
 	for _, e := range c.Body {
 		m, ok := e.(*ast.MethodDefinition)
 		if !ok || m.Computed {
@@ -121,10 +130,12 @@ func (w *jsWalk) add(name, kind string, n ast.Node) { w.addAt(name, kind, n.Idx0
 
 // addAt adds the function name over the source lines of the generated span [from, to).
 func (w *jsWalk) addAt(name, kind string, from, to file.Idx) {
-	start, end := w.line(from), w.line(to-1)
-	if end < start {
-		end = start
+	start, ok1 := w.line(from)
+	end, ok2 := w.line(to - 1)
+	if !ok1 || !ok2 {
+		return
 	}
+	end = max(start, end)
 	w.out = append(w.out, Scope{Path: w.path, Name: name, Label: kind + name, Function: true, Start: start, End: end,
 		Calls: callsIn(w.lines[start-1:end], name)})
 }

@@ -106,6 +106,8 @@ func pyIndentScopes(p string, src []byte) []Scope {
 	type open struct {
 		scope  Scope
 		indent int
+		// inner are the lines of the definitions nested in it, whose calls are theirs.
+		inner [][2]int
 	}
 	var (
 		stack []open
@@ -113,13 +115,18 @@ func pyIndentScopes(p string, src []byte) []Scope {
 	)
 	closeTo := func(indent, end int) {
 		for len(stack) > 0 && stack[len(stack)-1].indent >= indent {
-			s := stack[len(stack)-1].scope
+			top := stack[len(stack)-1]
+			s := top.scope
 			s.End = end
 			if s.Function {
-				s.Calls = callsIn(lines[s.Start-1:s.End], s.Name)
+				s.Calls = callsIn(ownLines(lines, s.Start, s.End, top.inner), s.Name)
 			}
 			out = append(out, s)
 			stack = stack[:len(stack)-1]
+			if len(stack) > 0 {
+				parent := &stack[len(stack)-1]
+				parent.inner = append(parent.inner, [2]int{s.Start, s.End})
+			}
 		}
 	}
 	for k, l := range ll {
@@ -141,6 +148,23 @@ func pyIndentScopes(p string, src []byte) []Scope {
 	}
 	if len(ll) > 0 {
 		closeTo(0, ll[len(ll)-1].end)
+	}
+	return out
+}
+
+// ownLines are lines start..end (1-based) without the nested definitions' lines, so that each
+// line's calls are read once, by its innermost definition.
+func ownLines(lines []string, start, end int, inner [][2]int) []string {
+	var out []string
+	n := start
+	for _, r := range inner {
+		if r[0] > n {
+			out = append(out, lines[n-1:r[0]-1]...)
+		}
+		n = max(n, r[1]+1)
+	}
+	if n <= end {
+		out = append(out, lines[n-1:end]...)
 	}
 	return out
 }

@@ -27,14 +27,28 @@ def called(node):
     return None
 
 
+DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def own_nodes(fn):
+    """The nodes of fn's own code: not those of the definitions nested in it, whose calls are
+    theirs (each node is visited once in all)."""
+    todo = list(ast.iter_child_nodes(fn))
+    while todo:
+        n = todo.pop()
+        yield n
+        if not isinstance(n, DEFS):
+            todo.extend(ast.iter_child_nodes(n))
+
+
 def calls(fn):
+    """The names fn calls, each once, in the order of the source."""
+    found = sorted((n.func.lineno, n.func.col_offset, called(n)) for n in own_nodes(fn) if isinstance(n, ast.Call) and called(n))
     seen, out = {fn.name}, []
-    for n in ast.walk(fn):
-        if isinstance(n, ast.Call):
-            c = called(n)
-            if c and c not in seen:
-                seen.add(c)
-                out.append(c)
+    for _, _, c in found:
+        if c not in seen:
+            seen.add(c)
+            out.append(c)
     return out
 
 

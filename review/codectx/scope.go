@@ -21,7 +21,7 @@ import (
 // handed to a parser that recurses.
 const (
 	MaxFileBytes = 1 << 20
-	MaxScopes    = 20000
+	MaxScopes    = 100000
 	MaxDepth     = 400
 )
 
