@@ -1,0 +1,127 @@
+package agents_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review/change/changetest"
+	"github.com/debatebot/debatebot/review/llmtest"
+	"github.com/debatebot/debatebot/toulmin"
+)
+
+// handlerChange is a pull request whose defect lies outside its hunk: it only rewords an error
+// message, while the handler goes on after the error reply (no return) into saving the order,
+// and writeError, in another file of the package, says the caller must return. Its base and
+// head trees are on disk, as the App's checkout writes them.
+func handlerChange(t *testing.T) *change.Change {
+	t.Helper()
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join("..", "codectx", "testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	base, head := read("handler_base.go.txt"), read("handler_head.go.txt")
+	c := changetest.Versions(t, [3]string{"api/handler.go", base, head})
+	f := c.Files[0]
+	f.Hunks = changetest.NarrowHunks(f.Hunks[0].Lines, 3)
+	f.Reindex()
+	c.Source, c.Title = "example/orders#7", "Reword the quantity error"
+	dir := t.TempDir()
+	for side, handler := range map[string]string{"base": base, "head": head} {
+		files := map[string]string{"go.mod": "module example.com/orders\n\ngo 1.22\n", "api/handler.go": handler,
+			"api/errors.go": read("errors.go.txt"), "api/store.go": read("store.go.txt")}
+		for p, text := range files {
+			name := filepath.Join(dir, side, filepath.FromSlash(p))
+			if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	c.Trees = func(context.Context) (string, string, func(), error) {
+		return filepath.Join(dir, "base"), filepath.Join(dir, "head"), func() {}, nil
+	}
+	return c
+}
+
+var firstGround = regexp.MustCompile(`"grounds":\[\{"line":\d+,"path":"[^"]*"`)
+
+// The model reads the enclosing function of the hunk, whole, and the helper it calls from
+// another file, with the head's line numbers, in the change message every call shares; a claim
+// citing a line of that function outside the hunk is verified, one past the file's end is not.
+// With DEBATEBOT_PROMPT_OUT set, the first opening call's prompt is written there.
+func TestLLMPromptShowsTheCodeAroundTheChange(t *testing.T) {
+	cite := map[string]int{"SS": 30, "PS": 400}
+	srv := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
+		resp := llmtest.Valid(n, r)
+		if phase, who := llmtest.Phase(r); phase == "opening_arguments" && cite[who] > 0 {
+			resp.Content = firstGround.ReplaceAllString(resp.Content, `"grounds":[{"line":`+itoa(cite[who])+`,"path":"api/handler.go"`)
+		}
+		return resp
+	})
+	tr := llmDebate(t, srv, toulmin.Standard(), handlerChange(t))
+	reqs := srv.Requests()
+	var first *llmtest.Request
+	for _, r := range reqs {
+		if phase, _ := llmtest.Phase(r); phase == "opening_arguments" && first == nil {
+			first = r
+		}
+		if r.Messages[1].Content != reqs[0].Messages[1].Content {
+			t.Fatal("the change message differs between calls; it must be the same bytes in every call")
+		}
+	}
+	msg := first.Messages[1].Content
+	for _, want := range []string{
+		"<<<UNTRUSTED CODE\n--- api/handler.go:18-33 func (s *Server) handleOrder: changed here\n",
+		"   25| \tif o.Quantity <= 0 {\n   26| \t\twriteError(w, http.StatusBadRequest, \"the quantity must be at least 1\")\n   27| \t}\n   28| \tif err := s.store.Save(r.Context(), o); err != nil {\n",
+		"   32| \tw.WriteHeader(http.StatusCreated)\n   33| }\n",
+		"--- api/errors.go:8-14 func writeError: called by handleOrder\n    8| // writeError replies with status and a JSON error message. It does not end the handler: the\n    9| // caller must return after it.\n",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the prompt lacks %q", want)
+		}
+	}
+	if strings.Index(msg, "<<<UNTRUSTED DIFF") > strings.Index(msg, "<<<UNTRUSTED CODE") {
+		t.Error("the code around the change comes before the diff")
+	}
+	if out := os.Getenv("DEBATEBOT_PROMPT_OUT"); out != "" {
+		var b strings.Builder
+		for _, m := range first.Messages {
+			b.WriteString("===== " + m.Role + " =====\n" + m.Content + "\n")
+		}
+		if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ss, ok1 := tr.Argument("SS-1")
+	ps, ok2 := tr.Argument("PS-1")
+	if !ok1 || !ok2 {
+		t.Fatalf("no SS-1 or PS-1; notes %v", tr.Timeline[1].Notes)
+	}
+	if len(ss.Grounds) == 0 || ss.Grounds[0].Citation() != "api/handler.go:30" {
+		t.Fatalf("SS-1's grounds %+v do not cite the line the fake was told to", ss.Grounds)
+	}
+	if !ss.Quality.Verified() || len(ss.Quality.BadCitations) != 0 {
+		t.Errorf("SS-1 cites api/handler.go:30, a line of the shown function outside the hunk, and is refused: %+v", ss.Quality)
+	}
+	if ps.Quality.Verified() || strings.Join(ps.Quality.BadCitations, ",") != "api/handler.go:400" {
+		t.Errorf("PS-1 cites a line past the head file's end and is accepted: %+v", ps.Quality)
+	}
+}
+
+func itoa(n int) string {
+	s := ""
+	for ; n > 0; n /= 10 {
+		s = string(rune('0'+n%10)) + s
+	}
+	return s
+}
