@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review/agents"
 	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/change/changetest"
+	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/review/llmtest"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -124,4 +126,42 @@ func itoa(n int) string {
 		s = string(rune('0'+n%10)) + s
 	}
 	return s
+}
+
+// The hunks come first in the budget and the code around the change gets what they leave; what
+// does not fit is named. A file that does not parse keeps its hunks, and says why it has no code.
+func TestBuildContextSharesTheBudgetWithTheCode(t *testing.T) {
+	tok, err := llm.DefaultTokenizer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := handlerChange(t)
+	whole, err := agents.BuildContext(context.Background(), c, nil, 100000, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hunks := tok.Count(whole.Text)
+	budget := hunks + 300 // the hunk, the changed function, not all the rest
+	cc, err := agents.BuildContext(context.Background(), c, nil, budget, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cc.Text != whole.Text || !strings.HasPrefix(cc.Code, "--- api/handler.go:18-33 func (s *Server) handleOrder: changed here\n") {
+		t.Fatalf("the hunk and the changed function should fit %d tokens:\n%s\n%s", budget, cc.Text, cc.Code)
+	}
+	if cc.Tokens > budget || tok.Count(cc.Text)+tok.Count(cc.Code) > budget+20 {
+		t.Errorf("%d tokens (counted %d + %d) over the budget of %d", cc.Tokens, tok.Count(cc.Text), tok.Count(cc.Code), budget)
+	}
+	if len(cc.Code) >= len(whole.Code) || !strings.Contains(strings.Join(cc.Omitted, "\n"), "api/handler.go:13-16 func (s *Server) Routes (uses handleOrder, 4 lines): over the budget for code around the change") {
+		t.Errorf("the code was not trimmed, or what was left out is not named: %q", cc.Omitted)
+	}
+
+	broken := changetest.Versions(t, [3]string{"api/broken.go", "package api\n\nfunc F() {\n}\n", "package api\n\nfunc F( {\n\treturn\n}\n"})
+	bc, err := agents.BuildContext(context.Background(), broken, nil, 6000, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(bc.Text, "+func F( {") || bc.Code != "" || !strings.Contains(strings.Join(bc.Omitted, "\n"), "api/broken.go: the code around its hunks is not shown (go: ") {
+		t.Errorf("a file that does not parse: hunk %q, code %q, left out %q", bc.Text, bc.Code, bc.Omitted)
+	}
 }

@@ -42,7 +42,10 @@ type fileRank struct {
 // and deletion-only hunks are the first to go; whatever does not fit is listed by name with its
 // stats so that every agent knows what it did not see. A hunk is counted only up to what is left
 // of the budget, so a huge hunk (one 1 MB line) costs the budget's worth of work; counting stops
-// with the context's error when ctx ends.
+// with the context's error when ctx ends. What the hunks leave of the budget goes to the code
+// around the change (codectx.Build): the functions the hunks change, whole, from the head tree,
+// then what they call and what calls them, those the evidence cites first; what does not fit
+// joins Omitted.
 func BuildContext(ctx context.Context, c *change.Change, ev []toulmin.Evidence, budget int, tok *llm.Tokenizer) (ChangeContext, error) {
 	if budget <= 0 {
 		budget = DefaultContextTokens
