@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review/evidence/redact"
 )
 
 // Cite is a place the evidence points at; definitions holding one are shown first.
@@ -78,7 +79,7 @@ func Build(ctx context.Context, c *change.Change, cites []Cite, budget int, tok 
 		room := budget - out.Tokens
 		// Every shown line costs at least a token, and no token is longer than maxTokenBytes:
 		// a definition too long for the room is not rendered.
-		text, whole := render(cand, g.lines[cand.s.Path], room*maxTokenBytes)
+		text, whole := render(cand, g.lines[cand.s.Path], room*maxTokenBytes, c.File(cand.s.Path) == nil)
 		n := room + 1
 		if room > 0 && whole && cand.s.size() <= room {
 			var err error
@@ -226,17 +227,62 @@ func changedLines(f *change.File) []int {
 }
 
 // render writes a definition under its header, each line with its head-tree number; whole is
-// false when it stopped past limit bytes.
-func render(c candidate, lines []string, limit int) (text string, whole bool) {
+// false when it stopped past limit bytes. A definition of a file the change does not touch
+// (beside) has its secrets masked first: the change's own lines are in the diff as they are,
+// but the model is not sent secrets the change does not show.
+func render(c candidate, lines []string, limit int, beside bool) (text string, whole bool) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "--- %s:%d-%d %s: %s\n", c.s.Path, c.s.Start, c.s.End, c.s.Label, c.why)
-	for n := c.s.Start; n <= c.s.End && n <= len(lines); n++ {
-		if b.Len() > limit {
+	end := min(c.s.End, len(lines))
+	if c.s.Start > end {
+		return b.String(), true
+	}
+	shown := make([]string, 0, end-c.s.Start+1)
+	size := 0
+	for n := c.s.Start; n <= end; n++ {
+		l := clipLine(lines[n-1])
+		if size += len(l) + 8; size > limit {
 			return "", false
 		}
-		fmt.Fprintf(&b, "%5d| %s\n", n, clipLine(lines[n-1]))
+		shown = append(shown, l)
+	}
+	if beside {
+		shown = hideSecrets(shown)
+	}
+	for i, l := range shown {
+		fmt.Fprintf(&b, "%5d| %s\n", c.s.Start+i, l)
 	}
 	return b.String(), true
+}
+
+// hideSecrets masks the secrets in lines, keeping one line per line: a secret over several lines
+// (a private key) has each of its lines masked.
+func hideSecrets(lines []string) []string {
+	text := strings.Join(lines, "\n")
+	red := redact.Redact(text)
+	if red == text {
+		return lines
+	}
+	if out := strings.Split(red, "\n"); len(out) == len(lines) {
+		return out
+	}
+	out := make([]string, len(lines))
+	inKey := false
+	for i, l := range lines {
+		switch {
+		case strings.Contains(l, "-----BEGIN") && strings.Contains(l, "PRIVATE KEY"):
+			inKey = true
+			out[i] = l
+		case strings.Contains(l, "-----END"):
+			inKey = false
+			out[i] = l
+		case inKey:
+			out[i] = "[a line of a private key, hidden]"
+		default:
+			out[i] = redact.Redact(l)
+		}
+	}
+	return out
 }
 
 // clipLine cuts a line longer than maxLineText bytes (on a rune boundary), saying so.

@@ -110,3 +110,36 @@ func TestQualityCheckReadsTheHeadTree(t *testing.T) {
 		t.Errorf("a line past the head file's end is accepted: %+v", q)
 	}
 }
+
+// A secret in a file beside the change, which the change does not show, is masked in the code
+// the model reads; the lines keep their numbers.
+func TestSecretsBesideTheChangeAreMasked(t *testing.T) {
+	token := "ghp_" + "Zq8rT2vLk9XwPm4Nc7Yb1Hd6Jf3Gs5Ae0Ru8"
+	key := "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\nVTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK\n-----END RSA PRIVATE KEY-----"
+	beside := "package api\n\n// client calls the API.\nfunc client() string {\n\ttok := \"" + token + "\"\n\tpem := `" + key + "`\n\treturn tok + pem\n}\n"
+	base := "package api\n\nfunc Call() string {\n\treturn client()\n}\n"
+	head := "package api\n\nfunc Call() string {\n\treturn client() + \"!\"\n}\n"
+	c := narrowed(t, [3]string{"api/call.go", base, head})
+	c.Beside = map[string][]byte{"api/client.go": []byte(beside)}
+	code, err := Build(context.Background(), c, nil, 4000, tokenizer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(code.Text, "--- api/client.go:3-11 func client: called by Call\n") {
+		t.Fatalf("the helper is not shown:\n%s", code.Text)
+	}
+	if strings.Contains(code.Text, token) || strings.Contains(code.Text, "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun") {
+		t.Errorf("a secret beside the change reached the model:\n%s", code.Text)
+	}
+	for _, want := range []string{"    5| \ttok := \"ghp_", "   11| }\n", "    7| MIIEow"} {
+		if want == "    7| MIIEow" {
+			if strings.Contains(code.Text, want) {
+				t.Errorf("a line of the private key is shown:\n%s", code.Text)
+			}
+			continue
+		}
+		if !strings.Contains(code.Text, want) {
+			t.Errorf("the code lacks %q (lines keep their numbers):\n%s", want, code.Text)
+		}
+	}
+}
