@@ -157,6 +157,10 @@ func (g *graph) candidates(c *change.Change, cites []Cite) []candidate {
 // related are the definitions m calls and those that call it, in m's package.
 func (g *graph) related(m *Scope) []candidate {
 	pkg := g.pkgOf(m.Path)
+	who := m.Name
+	if who == "" {
+		who = m.Label // a callback
+	}
 	var out []candidate
 	dist := func(s *Scope) int {
 		if s.Path != m.Path {
@@ -172,7 +176,7 @@ func (g *graph) related(m *Scope) []candidate {
 		for _, name := range names {
 			for _, s := range lookup[name] {
 				if s != m {
-					out = append(out, candidate{s: s, why: why + m.Name, distance: dist(s), use: use})
+					out = append(out, candidate{s: s, why: why + who, distance: dist(s), use: use})
 				}
 			}
 		}

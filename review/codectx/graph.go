@@ -99,7 +99,9 @@ func readGraph(ctx context.Context, c *change.Change) *graph {
 		}
 		for i := range r.scopes {
 			s := &r.scopes[i]
-			k.defs[s.Name] = append(k.defs[s.Name], s)
+			if s.Name != "" { // a callback has no name to be called by
+				k.defs[s.Name] = append(k.defs[s.Name], s)
+			}
 			for _, call := range s.Calls {
 				k.callers[call] = append(k.callers[call], s)
 			}

@@ -81,6 +81,47 @@ func (w *jsWalk) stmt(s ast.Statement) {
 		w.bindings(s.List)
 	case *ast.LexicalDeclaration:
 		w.bindings(s.List)
+	case *ast.ExpressionStatement:
+		w.expression(s)
+	}
+}
+
+// expression reads a top-level statement that defines code: an assignment of a function
+// (exports.handler = async (event) => {...}), or a call given a callback
+// (app.post("/orders", (req, res) => {...})), which is read whole.
+func (w *jsWalk) expression(s *ast.ExpressionStatement) {
+	switch e := s.Expression.(type) {
+	case *ast.AssignExpression:
+		name := ""
+		switch l := e.Left.(type) {
+		case *ast.Identifier:
+			name = string(l.Name)
+		case *ast.DotExpression:
+			name = string(l.Identifier.Name)
+		}
+		switch e.Right.(type) {
+		case *ast.FunctionLiteral, *ast.ArrowFunctionLiteral:
+			if name != "" {
+				w.add(name, "function ", e.Right)
+			}
+		}
+	case *ast.CallExpression:
+		for _, a := range e.ArgumentList {
+			switch a.(type) {
+			case *ast.FunctionLiteral, *ast.ArrowFunctionLiteral:
+				start, ok := w.line(s.Idx0())
+				if !ok {
+					return
+				}
+				callee := strings.TrimSpace(w.lines[start-1])
+				if len(callee) > 60 {
+					callee = callee[:60] + "…"
+				}
+				w.addAt("", "the callback of ", s.Idx0(), s.Idx1())
+				w.out[len(w.out)-1].Label = fmt.Sprintf("callback (%s)", callee)
+				return
+			}
+		}
 	}
 }
 

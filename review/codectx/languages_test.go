@@ -122,12 +122,32 @@ method Widget.draw 20-22`
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = `class Loader 12-16
+	want = `callback (app.post("/orders", (req, res) => {) 24-27
+class Loader 12-16
+function handler 20-22
 function parse 8-10
 function readConfig 3-6
 method Loader.load 13-15`
 	if got := spans(js); got != want {
 		t.Errorf("JavaScript scopes:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// A change inside a route's callback shows the callback whole, then the function it calls.
+func TestJavaScriptCallbackEnclosesTheChange(t *testing.T) {
+	head := testdata(t, "util.js.txt")
+	base := strings.Replace(head, "res.json(cfg);", "res.send(cfg);", 1)
+	c := narrowed(t, [3]string{"lib/util.js", base, head})
+	code, err := Build(context.Background(), c, nil, 4000, tokenizer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(headers(code.Text), ",")
+	if want := `callback (app.post("/orders", (req, res) => {),function readConfig`; got != want {
+		t.Errorf("shown %q, want %q:\n%s", got, want, code.Text)
+	}
+	if !strings.Contains(code.Text, "function readConfig: called by callback (app.post(\"/orders\", (req, res) => {)\n") {
+		t.Errorf("the callee does not say which callback calls it:\n%s", code.Text)
 	}
 }
 
