@@ -9,6 +9,7 @@ import (
 
 	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence/redact"
+	"github.com/rs/zerolog/log"
 )
 
 // Cite is a place the evidence points at; definitions holding one are shown first.
@@ -102,6 +103,8 @@ func Build(ctx context.Context, c *change.Change, cites []Cite, budget int, tok 
 		out.Omitted = append(out.Omitted, fmt.Sprintf("%d more definitions around the change: over the budget for code around the change", left-maxNamed))
 	}
 	out.Text = b.String()
+	log.Debug().Int("candidates", len(cands)).Int("left_out", left).Int("tokens", out.Tokens).Int("budget", budget).
+		Int("files", len(g.files)).Msg("built the code around the change")
 	return out, nil
 }
 
