@@ -128,9 +128,6 @@ func (g *graph) candidates(c *change.Change, cites []Cite) []candidate {
 		}
 	}
 	for _, ch := range changed {
-		if !ch.s.Function {
-			continue
-		}
 		for _, r := range g.related(ch.s) {
 			if len(related) >= maxRelated {
 				g.notes = append(g.notes, fmt.Sprintf("definitions related to the change beyond the first %d were not weighed", maxRelated))
@@ -157,7 +154,8 @@ func (g *graph) candidates(c *change.Change, cites []Cite) []candidate {
 	return append(changed, related...)
 }
 
-// related are the definitions m calls and those that call it, in m's package.
+// related are the definitions m calls or uses and those that call or use it, in m's package (for
+// a changed type or class: the code that uses or constructs it).
 func (g *graph) related(m *Scope) []candidate {
 	pkg := g.pkgOf(m.Path)
 	who := m.Name

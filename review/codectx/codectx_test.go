@@ -200,3 +200,20 @@ func TestHeadIndexCitesContextLines(t *testing.T) {
 		t.Error("the change has files")
 	}
 }
+
+// A changed struct brings the functions that use it: the constructor that must set a new field.
+func TestChangedTypeShowsItsUsers(t *testing.T) {
+	base := "package p\n\n// Pool holds connections.\ntype Pool struct {\n\tsize int\n}\n\n// NewPool makes a pool.\nfunc NewPool(n int) *Pool {\n\treturn &Pool{size: n}\n}\n\nfunc unrelated() {}\n"
+	head := strings.Replace(base, "\tsize int\n", "\tsize int\n\tmu   sync.Mutex\n", 1)
+	c := narrowed(t, [3]string{"p/pool.go", base, head})
+	code, err := Build(context.Background(), c, nil, 4000, tokenizer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(headers(code.Text), ","); got != "type Pool,func NewPool" {
+		t.Errorf("shown %q, want the changed type and the function that builds it:\n%s", got, code.Text)
+	}
+	if !strings.Contains(code.Text, "--- p/pool.go:9-12 func NewPool: uses Pool\n") {
+		t.Errorf("the user does not say what it uses:\n%s", code.Text)
+	}
+}
