@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -66,7 +67,7 @@ func TestLLMPromptShowsTheCodeAroundTheChange(t *testing.T) {
 	srv := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
 		resp := llmtest.Valid(n, r)
 		if phase, who := llmtest.Phase(r); phase == "opening_arguments" && cite[who] > 0 {
-			resp.Content = firstGround.ReplaceAllString(resp.Content, `"grounds":[{"line":`+itoa(cite[who])+`,"path":"api/handler.go"`)
+			resp.Content = firstGround.ReplaceAllString(resp.Content, `"grounds":[{"line":`+strconv.Itoa(cite[who])+`,"path":"api/handler.go"`)
 		}
 		return resp
 	})
@@ -118,14 +119,6 @@ func TestLLMPromptShowsTheCodeAroundTheChange(t *testing.T) {
 	if ps.Quality.Verified() || strings.Join(ps.Quality.BadCitations, ",") != "api/handler.go:400" {
 		t.Errorf("PS-1 cites a line past the head file's end and is accepted: %+v", ps.Quality)
 	}
-}
-
-func itoa(n int) string {
-	s := ""
-	for ; n > 0; n /= 10 {
-		s = string(rune('0'+n%10)) + s
-	}
-	return s
 }
 
 // The hunks come first in the budget and the code around the change gets what they leave; what

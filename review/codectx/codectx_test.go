@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -42,10 +43,10 @@ func narrowed(t *testing.T, files ...[3]string) *change.Change {
 	return c
 }
 
-// HandlerChange is the fixture of a defect outside the hunk: the change only rewords an error
+// handlerChange is the fixture of a defect outside the hunk: the change only rewords an error
 // message, and the handler goes on after the error reply (no return) into saving the order;
 // writeError, in another file of the package, says the caller must return.
-func HandlerChange(t *testing.T) *change.Change {
+func handlerChange(t *testing.T) *change.Change {
 	c := narrowed(t, [3]string{"api/handler.go", testdata(t, "handler_base.go.txt"), testdata(t, "handler_head.go.txt")})
 	c.Beside = map[string][]byte{
 		"api/errors.go": []byte(testdata(t, "errors.go.txt")),
@@ -55,7 +56,7 @@ func HandlerChange(t *testing.T) *change.Change {
 }
 
 func TestGoEnclosingFunctionCalleesAndCallers(t *testing.T) {
-	c := HandlerChange(t)
+	c := handlerChange(t)
 	if h := c.Files[0].Hunks; len(h) != 1 || h[0].NewStart+h[0].NewLines-1 >= 32 {
 		t.Fatalf("the fixture's hunk should stop before the end of handleOrder: %+v", h)
 	}
@@ -98,14 +99,7 @@ func TestGoEnclosingFunctionCalleesAndCallers(t *testing.T) {
 	}
 }
 
-func itoa(n int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(n)) }
-
-func fmtInt(n int) string {
-	if n < 10 {
-		return string(rune('0' + n))
-	}
-	return fmtInt(n/10) + string(rune('0'+n%10))
-}
+func itoa(n int) string { return strconv.Itoa(n) }
 
 // A package whose changed function calls many helpers: evidence ranks first, then closeness, and
 // the budget cuts the rest, which is named.
@@ -173,7 +167,7 @@ func headers(text string) []string {
 }
 
 func TestHeadIndexCitesContextLines(t *testing.T) {
-	c := HandlerChange(t)
+	c := handlerChange(t)
 	x := NewHeadIndex(c)
 	f := c.Files[0]
 	// Line 29 (the Save call) is in handleOrder but outside the hunk: the diff does not show it,

@@ -34,7 +34,7 @@ func headTree(t *testing.T, files map[string]string) func(context.Context) (stri
 }
 
 func TestReaderKeepsTheFilesBesideTheChangedOnes(t *testing.T) {
-	c := HandlerChange(t)
+	c := handlerChange(t)
 	c.Beside = nil
 	outside := filepath.Join(t.TempDir(), "secret.go")
 	if err := os.WriteFile(outside, []byte("package api\n\nfunc Secret() {}\n"), 0o644); err != nil {
@@ -77,7 +77,7 @@ func TestReaderKeepsTheFilesBesideTheChangedOnes(t *testing.T) {
 }
 
 func TestReaderWithoutTreesKeepsNothing(t *testing.T) {
-	c := HandlerChange(t)
+	c := handlerChange(t)
 	c.Beside = nil
 	if _, _, err := scan.GatherWithNotes(context.Background(), c, []scan.Analyzer{Reader{}}); err != nil {
 		t.Fatal(err)
@@ -90,7 +90,7 @@ func TestReaderWithoutTreesKeepsNothing(t *testing.T) {
 // The debate's quality check, given HeadIndex, accepts a claim citing a line of the enclosing
 // function that the diff does not show, and refuses one citing past the head file's end.
 func TestQualityCheckReadsTheHeadTree(t *testing.T) {
-	c := HandlerChange(t)
+	c := handlerChange(t)
 	arg := func(line int) *toulmin.Argument {
 		return &toulmin.Argument{ID: "a", Phase: toulmin.PhaseOpening, Claim: "the handler saves an order it refused",
 			Grounds:   []toulmin.Ground{{Path: "api/handler.go", Line: line, Text: "writeError without return"}},

@@ -107,7 +107,7 @@ var callPattern = regexp.MustCompile(`([A-Za-z_$][A-Za-z0-9_$]*)\s*\(`)
 var notCalls = map[string]bool{
 	"if": true, "for": true, "while": true, "switch": true, "catch": true, "return": true,
 	"function": true, "typeof": true, "await": true, "elif": true, "and": true, "or": true,
-	"not": true, "in": true, "def": true, "class": true, "print": false, "with": true,
+	"not": true, "in": true, "def": true, "class": true, "with": true,
 	"except": true, "lambda": true, "yield": true, "super": true, "new": true, "import": true,
 	"assert": true, "del": true, "is": true, "async": true, "constructor": true,
 }
