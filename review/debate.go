@@ -85,8 +85,10 @@ func (d *Debate) Run(ctx context.Context) (*toulmin.Transcript, error) {
 	subject := d.subject(c)
 	if d.Prior != nil {
 		// A resumed debate does not gather again: the whole-tree findings it already has keep
-		// their lines in scope.
+		// their lines in scope, and the files beside the change are read again for the code
+		// the model is shown and the citations into it.
 		scopeEvidence(c, d.Prior.Evidence)
+		codectx.ReadBeside(ctx, c)
 	}
 	t, err := engine.Resume(ctx, subject, d.Prior)
 	if err != nil {

@@ -1,6 +1,7 @@
 package codectx
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence/scan"
+	"github.com/rs/zerolog/log"
 )
 
 // Limits of reading the files beside the changed ones: how many of one directory, and how many
@@ -56,6 +58,18 @@ func (Reader) Analyze(s *scan.Scan) {
 	if skipped > 0 {
 		s.Note(fmt.Sprintf("%d file(s) beside the changed ones were not read for the code around the change (over %d per directory, over 1 MiB, or over %d MiB in all)",
 			skipped, maxBesideFiles, maxBesideBytes>>20))
+	}
+}
+
+// ReadBeside keeps the files beside the changed ones in c.Beside outside evidence gathering (a
+// resumed debate does not gather again), writing the trees for it; a change without trees, or
+// whose files beside are already read, is left as it is.
+func ReadBeside(ctx context.Context, c *change.Change) {
+	if c.Trees == nil || c.Beside != nil || len(changedDirs(c)) == 0 {
+		return
+	}
+	if _, notes, err := scan.GatherWithNotes(ctx, c, []scan.Analyzer{Reader{}}); err != nil {
+		log.Warn().Err(err).Strs("notes", notes).Msg("the files beside the change could not be read")
 	}
 }
 

@@ -143,3 +143,20 @@ func TestSecretsBesideTheChangeAreMasked(t *testing.T) {
 		}
 	}
 }
+
+// A resumed debate reads the files beside the change without gathering evidence again; a change
+// whose files beside were read is not read twice.
+func TestReadBesideOnResume(t *testing.T) {
+	c := handlerChange(t)
+	c.Beside = nil
+	c.Trees = headTree(t, map[string]string{"api/handler.go": testdata(t, "handler_head.go.txt"), "api/errors.go": testdata(t, "errors.go.txt")})
+	ReadBeside(context.Background(), c)
+	if len(c.Beside) != 1 || c.Beside["api/errors.go"] == nil {
+		t.Fatalf("read %d files beside, want api/errors.go", len(c.Beside))
+	}
+	c.Trees = func(context.Context) (string, string, func(), error) {
+		t.Fatal("the trees were written again")
+		return "", "", nil, nil
+	}
+	ReadBeside(context.Background(), c)
+}
