@@ -458,6 +458,9 @@ func Summary(t *toulmin.Transcript) string {
 	if t.OfflineReason != "" {
 		parts = append(parts, "offline agents: the repository's model budget for the day is spent")
 	}
+	if t.BudgetStop != nil {
+		parts = append(parts, "ended early: the debate's model budget was spent")
+	}
 	if ds := Dissent(t); len(ds) > 0 {
 		names := make([]string, 0, len(ds))
 		for _, d := range ds {
