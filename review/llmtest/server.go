@@ -104,11 +104,11 @@ type Server struct {
 	// history holds the prompts received and cache those answered (what the cache holds), by
 	// model and prompt_cache_key.
 	history, cache map[string][][]int
-	latency time.Duration
-	enc     *tiktoken.Tiktoken
-	billed  Usage
-	hung    int
-	tokens  map[string][]int // by role and content
+	latency        time.Duration
+	enc            *tiktoken.Tiktoken
+	billed         Usage
+	hung           int
+	tokens         map[string][]int // by role and content
 }
 
 // New starts a server that answers with respond (Valid when nil) and stops with the test.
