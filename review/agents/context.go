@@ -22,6 +22,10 @@ type ChangeContext struct {
 	Tokens int
 	// Omitted lists what was left out and why, one entry per file or group.
 	Omitted []string
+	// Code is the code a reviewer would open beside the diff (the head tree's enclosing
+	// functions and their neighbours), "" when none; the prompt places it in the part every call
+	// of the debate shares.
+	Code string
 }
 
 type fileRank struct {

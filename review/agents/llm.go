@@ -24,8 +24,8 @@ var promptFS embed.FS
 // Prompts are the Go templates the model-backed agents speak through.
 type Prompts struct {
 	// rules is the system message's fixed part; the panel follows it.
-	rules                                                      string
-	panel, context, diff, digest, instruction, turn, arguments *template.Template
+	rules                                                            string
+	panel, context, diff, code, digest, instruction, turn, arguments *template.Template
 }
 
 // LoadPrompts parses the embedded prompt templates.
@@ -37,7 +37,7 @@ func LoadPrompts() (*Prompts, error) {
 	p := &Prompts{rules: string(sys)}
 	funcs := template.FuncMap{"join": strings.Join}
 	for name, dst := range map[string]**template.Template{
-		"panel": &p.panel, "context": &p.context, "diff": &p.diff, "digest": &p.digest,
+		"panel": &p.panel, "context": &p.context, "diff": &p.diff, "code": &p.code, "digest": &p.digest,
 		"instruction": &p.instruction, "turn": &p.turn, "arguments": &p.arguments,
 	} {
 		t, err := template.New(name+".tmpl").Funcs(funcs).ParseFS(promptFS, "prompts/"+name+".tmpl")
@@ -99,11 +99,14 @@ type sharedContext struct {
 	// persp holds the panel's perspectives by name, for their priorities and trade-offs.
 	persp map[string]Perspective
 
+	// build fits the change to the budget (BuildContext).
+	build func(ctx context.Context, c *change.Change, ev []toulmin.Evidence, budget int, tok *llm.Tokenizer) (ChangeContext, error)
+
 	// lock is held while the context is built; waiting for it honours the caller's context.
 	lock     chan struct{}
 	debateID string
 	system   string // the rules and the panel
-	change   string // files, evidence, what was left out, and the budgeted diff
+	change   string // files, evidence, what was left out, the budgeted diff and the code around it
 }
 
 func newSharedContext(p *Prompts, tok *llm.Tokenizer, budget int, ps []Perspective) *sharedContext {
@@ -111,7 +114,7 @@ func newSharedContext(p *Prompts, tok *llm.Tokenizer, budget int, ps []Perspecti
 	for _, p := range ps {
 		persp[p.Name] = p
 	}
-	return &sharedContext{prompts: p, tok: tok, budget: budget, persp: persp, lock: make(chan struct{}, 1)}
+	return &sharedContext{prompts: p, tok: tok, budget: budget, persp: persp, lock: make(chan struct{}, 1), build: BuildContext}
 }
 
 // panelMember is one line of the panel in the system message.
@@ -131,7 +134,7 @@ func (s *sharedContext) get(ctx context.Context, req *toulmin.Request) (system, 
 	if s.debateID == req.Subject.DebateID && s.change != "" {
 		return s.system, s.change, nil
 	}
-	ctxText, diffText, err := s.render(ctx, req)
+	ctxText, parts, err := s.render(ctx, req)
 	if err != nil {
 		return "", "", err
 	}
@@ -154,23 +157,24 @@ func (s *sharedContext) get(ctx context.Context, req *toulmin.Request) (system, 
 	}
 	s.system = s.prompts.rules + members
 	s.change = ctxText
-	if diffText != "" {
-		s.change += "\n" + diffText
+	for _, part := range parts {
+		s.change += "\n" + part
 	}
 	s.debateID = req.Subject.DebateID
 	return s.system, s.change, nil
 }
 
-// render renders the change: its files, evidence and what was left out (ctxText), and the diff
-// fitted to the budget (diffText, "" when nothing fits).
-func (s *sharedContext) render(ctx context.Context, req *toulmin.Request) (ctxText, diffText string, err error) {
+// render renders the change: its files, evidence and what was left out (ctxText), then the diff
+// fitted to the budget and the code around it (parts, each left out when empty): the same bytes
+// in every call of the debate.
+func (s *sharedContext) render(ctx context.Context, req *toulmin.Request) (ctxText string, parts []string, err error) {
 	c, _ := req.Subject.Data.(*change.Change)
 	if c == nil {
 		c = &change.Change{}
 	}
-	cc, err := BuildContext(ctx, c, req.Evidence, s.budget, s.tok)
+	cc, err := s.build(ctx, c, req.Evidence, s.budget, s.tok)
 	if err != nil {
-		return "", "", err
+		return "", nil, err
 	}
 	files, added, deleted := c.Stats()
 	var list []string
@@ -185,14 +189,22 @@ func (s *sharedContext) render(ctx context.Context, req *toulmin.Request) (ctxTe
 		data["Body"] = ""
 	}
 	if ctxText, err = renderPrompt(s.prompts.context, data); err != nil {
-		return "", "", err
+		return "", nil, err
 	}
-	if cc.Text != "" {
-		if diffText, err = renderPrompt(s.prompts.diff, untrusted(cc.Text)); err != nil {
-			return "", "", err
+	for _, part := range []struct {
+		t    *template.Template
+		text string
+	}{{s.prompts.diff, cc.Text}, {s.prompts.code, cc.Code}} {
+		if part.text == "" {
+			continue
 		}
+		text, err := renderPrompt(part.t, untrusted(part.text))
+		if err != nil {
+			return "", nil, err
+		}
+		parts = append(parts, text)
 	}
-	return ctxText, diffText, nil
+	return ctxText, parts, nil
 }
 
 // LLMAgent argues through an OpenAI-compatible chat completions endpoint.
@@ -510,10 +522,10 @@ func SingleCallPromptTokens(c *change.Change, ev []toulmin.Evidence, budget int)
 	}
 	s := newSharedContext(prompts, tok, budget, nil)
 	req := &toulmin.Request{Subject: &toulmin.Subject{DebateID: "single", Title: c.Title, Data: c}, Evidence: ev}
-	ctxText, diffText, err := s.render(context.Background(), req)
+	ctxText, parts, err := s.render(context.Background(), req)
 	if err != nil {
 		return 0, err
 	}
 	instruction := "Review this change: list the problems with path:line, and say whether to approve, approve with changes or request changes."
-	return tok.Count(prompts.rules) + tok.Count(ctxText+"\n"+diffText) + tok.Count(instruction), nil
+	return tok.Count(prompts.rules) + tok.Count(ctxText+"\n"+strings.Join(parts, "\n")) + tok.Count(instruction), nil
 }
