@@ -109,9 +109,10 @@ func TestLLMPromptPrefixIsShared(t *testing.T) {
 	for k, phase := range order {
 		first := phases[phase][0]
 		// Every message but the agent's tail is the same for every agent of a phase: the
-		// system message, the change, one digest per earlier phase, the phase's instruction.
-		if len(first.Messages) != 2+k+2 {
-			t.Errorf("%s: %d messages, want system, change, %d digests, instruction, turn", phase, len(first.Messages), k)
+		// system message, the change, the panel, one digest per earlier phase, the phase's
+		// instruction.
+		if len(first.Messages) != 3+k+2 || !strings.HasPrefix(first.Messages[2].Content, "# The panel\n") {
+			t.Errorf("%s: %d messages, want system, change, panel, %d digests, instruction, turn", phase, len(first.Messages), k)
 		}
 		for _, r := range phases[phase][1:] {
 			if len(r.Messages) != len(first.Messages) {

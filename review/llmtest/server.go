@@ -358,8 +358,11 @@ const ModeratorSchema = "moderator_panel"
 func Moderator(r *Request) Response {
 	var seated []any
 	catalog := r.Last()
-	if i := strings.Index(catalog, "# The change"); i >= 0 {
-		catalog = catalog[:i]
+	if i := strings.Index(catalog, "# Catalog of perspectives\n"); i >= 0 {
+		catalog = catalog[i:]
+	}
+	if i := strings.Index(catalog, "\n# "); i >= 0 {
+		catalog = catalog[:i] // the catalog ends where the next section starts
 	}
 	for _, m := range catalogRe.FindAllStringSubmatch(catalog, -1) {
 		if len(seated) == 4 {
