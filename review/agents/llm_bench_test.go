@@ -114,6 +114,9 @@ func measure(tb testing.TB, srv *llmtest.Server, c *change.Change, d *review.Deb
 			continue
 		}
 		out.stages++
+		if ph.ByAgent[toulmin.ModeratorName].Calls > 0 {
+			out.stages++ // the moderator's call comes before the openings
+		}
 		if first.IsZero() {
 			first = ph.StartedAt
 		}
@@ -288,3 +291,4 @@ func BenchmarkLLMDebateLongLine(b *testing.B) {
 	}
 	b.ReportMetric(secs, "s/debate")
 }
+
