@@ -291,4 +291,3 @@ func BenchmarkLLMDebateLongLine(b *testing.B) {
 	}
 	b.ReportMetric(secs, "s/debate")
 }
-

@@ -77,20 +77,7 @@ func (m *llmModerator) Seat(ctx context.Context, req *toulmin.SeatRequest) (*tou
 		fallback.Notes = append(fallback.Notes, "the model was not asked ("+scan.Clip(err.Error(), 200)+"); the rules chose")
 		return fallback, nil
 	}
-	params := openai.ChatCompletionNewParams{
-		Model: m.a.client.Model,
-		Messages: []openai.ChatCompletionMessageParamUnion{
-			openai.SystemMessage(m.a.shared.prompts.rules), openai.UserMessage(change), openai.UserMessage(m.prompt(req)),
-		},
-		ResponseFormat: openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &openai.ResponseFormatJSONSchemaParam{
-			JSONSchema: openai.ResponseFormatJSONSchemaJSONSchemaParam{Name: "moderator_panel", Schema: moderatorSchema, Strict: openai.Bool(true)},
-		}},
-		MaxCompletionTokens: openai.Int(DefaultModeratorTokens),
-	}
-	if req.Subject.DebateID != "" {
-		params.PromptCacheKey = openai.String(req.Subject.DebateID)
-	}
-	res := m.a.client.Call(ctx, params)
+	res := m.a.client.Call(ctx, m.params(change, req))
 	fail := func(why string) (*toulmin.Panel, error) {
 		fallback.Usage = res.Usage
 		fallback.Notes = append(fallback.Notes, "the model's choice could not be used ("+scan.Clip(why, 200)+"); the rules chose")
@@ -146,6 +133,24 @@ func (m *llmModerator) Seat(ctx context.Context, req *toulmin.SeatRequest) (*tou
 	}
 	seatAll(panel, seated, left)
 	return panel, nil
+}
+
+// params is the moderator's call: the rules, the change and its task, under the debate's key.
+func (m *llmModerator) params(change string, req *toulmin.SeatRequest) openai.ChatCompletionNewParams {
+	params := openai.ChatCompletionNewParams{
+		Model: m.a.client.Model,
+		Messages: []openai.ChatCompletionMessageParamUnion{
+			openai.SystemMessage(m.a.shared.prompts.rules), openai.UserMessage(change), openai.UserMessage(m.prompt(req)),
+		},
+		ResponseFormat: openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &openai.ResponseFormatJSONSchemaParam{
+			JSONSchema: openai.ResponseFormatJSONSchemaJSONSchemaParam{Name: "moderator_panel", Schema: moderatorSchema, Strict: openai.Bool(true)},
+		}},
+		MaxCompletionTokens: openai.Int(DefaultModeratorTokens),
+	}
+	if req.Subject.DebateID != "" {
+		params.PromptCacheKey = openai.String(req.Subject.DebateID)
+	}
+	return params
 }
 
 // prompt is the moderator's task: the catalog and the evidence per perspective (the change's
