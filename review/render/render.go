@@ -110,6 +110,9 @@ func renderTimeline(b *strings.Builder, t *toulmin.Transcript) {
 			}
 		}
 	}
+	if b := t.BudgetStop; b != nil {
+		w("- Model budget reached: %s\n", Inline(b.Sentence()))
+	}
 	if t.Rounds > 0 {
 		w("- Rounds: %d (%s)\n", t.Rounds, t.ExitReason)
 	}

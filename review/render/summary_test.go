@@ -148,6 +148,13 @@ func TestSummaryCommentSaysTheBudgetEndedTheDebate(t *testing.T) {
 	if !strings.Contains(top, "**Model budget reached.**") || !strings.Contains(top, "reached its limit of $0.0500") || !strings.Contains(top, "ended early") {
 		t.Errorf("the summary's top does not say the budget ended the debate:\n%s", top)
 	}
+	md, err := render.Markdown(tr, render.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md, "- Model budget reached: the debate's model spend ($0.0512) reached its limit of $0.0500") {
+		t.Errorf("the transcript's timeline does not say the budget ended the debate")
+	}
 	if !strings.Contains(render.Summary(tr), "ended early: the debate's model budget was spent") {
 		t.Errorf("short summary %q does not say the budget ended the debate", render.Summary(tr))
 	}
