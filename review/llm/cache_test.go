@@ -16,7 +16,9 @@ import (
 // The client sends the cache key, counts the cached tokens the server reports and prices them
 // at the cached rate.
 func TestCompleteCountsAndPricesCachedTokens(t *testing.T) {
-	srv := llmtest.New(t, func(int, *llmtest.Request) llmtest.Response { return llmtest.Response{Content: "{}", CompletionTokens: 10} })
+	srv := llmtest.New(t, func(int, *llmtest.Request) llmtest.Response {
+		return llmtest.Response{Content: "{}", CompletionTokens: 10}
+	})
 	o := llm.Options{APIKey: "k", BaseURL: srv.BaseURL(), Model: "gpt-4.1"}.WithDefaults()
 	cl := &llm.Client{API: o.API(), Model: o.Model, Prices: o.Prices, MaxRetries: 0}
 	rules := openai.SystemMessage(strings.Repeat(" word", 1500))
