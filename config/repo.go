@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"regexp"
 	"slices"
 	"sort"
@@ -205,6 +206,18 @@ type LLM struct {
 	RequestTimeout Duration `yaml:"request_timeout,omitempty"`
 	// Prices adds to or replaces entries of the built-in price table (US dollars per million tokens).
 	Prices llm.PriceTable `yaml:"prices"`
+	// MaxCostUSD, when set, is each debate's model budget in US dollars, priced with Prices:
+	// once a debate has spent it, its rounds end early, the maintainers synthesise and the
+	// summary says so. Unset: no limit.
+	MaxCostUSD *float64 `yaml:"max_cost_usd,omitempty" jsonschema:"exclusiveMinimum=0"`
+}
+
+// MaxCost is the debate's model budget in US dollars, 0 for none.
+func (l LLM) MaxCost() float64 {
+	if l.MaxCostUSD == nil {
+		return 0
+	}
+	return *l.MaxCostUSD
 }
 
 // DefaultMaxAlertIssues is max_alert_issues when unset, and MaxMaxAlertIssues its bound.
@@ -513,6 +526,9 @@ func (r *Repo) fillLLM(bad func(format string, args ...any)) {
 	}
 	if r.LLM.Concurrency < 0 || r.LLM.ContextTokens < 500 || r.LLM.MaxRetries < 0 || r.LLM.MaxRetries > 10 {
 		bad("llm: concurrency must be positive, context_tokens at least 500 and max_retries between 0 and 10 (got %d, %d, %d)", r.LLM.Concurrency, r.LLM.ContextTokens, r.LLM.MaxRetries)
+	}
+	if c := r.LLM.MaxCostUSD; c != nil && (*c <= 0 || math.IsNaN(*c) || math.IsInf(*c, 0)) {
+		bad("llm.max_cost_usd: must be a positive number of US dollars per debate, such as 0.50 (leave it out for no limit), got %v", *c)
 	}
 	for model, p := range r.LLM.Prices {
 		if p.Input < 0 || p.CachedInput < 0 || p.Output < 0 {

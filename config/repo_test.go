@@ -282,3 +282,27 @@ func TestMaxAlertIssues(t *testing.T) {
 		t.Errorf("the schema does not say alert issues are for private repositories only (%v)", err)
 	}
 }
+
+// llm.max_cost_usd is no limit when unset, a debate's budget when set, and refused with a clear
+// error when it is not a positive amount; the debate of the repository carries it.
+func TestMaxCostUSD(t *testing.T) {
+	if c := Default().LLM.MaxCost(); c != 0 {
+		t.Errorf("default max cost = %v, want none (0)", c)
+	}
+	r, err := Parse([]byte("llm:\n  max_cost_usd: 0.25\n"), RepoPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := r.LLM.MaxCost(); c != 0.25 {
+		t.Errorf("max cost = %v, want 0.25", c)
+	}
+	for _, bad := range []string{"0", "-1", ".nan", ".inf"} {
+		_, err := Parse([]byte("llm:\n  max_cost_usd: "+bad+"\n"), RepoPath)
+		if err == nil || !strings.Contains(err.Error(), "llm.max_cost_usd: must be a positive number of US dollars") {
+			t.Errorf("max_cost_usd %s: %v, want a clear error", bad, err)
+		}
+	}
+	if _, err := Parse([]byte("llm:\n  max_cost_usd: cheap\n"), RepoPath); err == nil {
+		t.Error("max_cost_usd: cheap was accepted")
+	}
+}

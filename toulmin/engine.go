@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -288,6 +289,9 @@ func (r *run) phases(total *totalTime, done []PhaseRecord) error {
 		if (r.stopped || r.skipped) && spec.Kind != PhaseDecision {
 			continue
 		}
+		if r.budgetSkips(spec.Kind) {
+			continue
+		}
 		if loop != nil && spec.Kind == loop.From {
 			roundStart = len(r.t.Arguments)
 			if step < len(done) {
@@ -305,6 +309,9 @@ func (r *run) phases(total *totalTime, done []PhaseRecord) error {
 			continue
 		}
 		r.t.Rounds = round
+		if r.t.BudgetStop != nil {
+			continue
+		}
 		again := false
 		if replayed && step < len(done) {
 			// The checkpoint shows what the loop did after this round.
@@ -374,6 +381,11 @@ func (r *run) restore(prior *Transcript) []PhaseRecord {
 	t.Stances = append([]Stance(nil), prior.Stances...)
 	t.Rounds, t.ExitReason = prior.Rounds, prior.ExitReason
 	t.Panel, t.FastExit = prior.Panel, prior.FastExit
+	if prior.BudgetStop != nil {
+		b := *prior.BudgetStop
+		b.Skipped = slices.Clone(b.Skipped)
+		t.BudgetStop = &b
+	}
 	t.Judgements = append([]Judgement(nil), prior.Judgements...)
 	t.Checkpoints = append([]Checkpoint(nil), prior.Checkpoints...)
 	r.skipped = prior.FastExit != nil && prior.FastExit.Taken
@@ -496,6 +508,7 @@ func (r *run) phase(ctx context.Context, spec PhaseSpec, round int) error {
 			if spec.Kind == PhaseOpening {
 				r.fastExit(&rec)
 			}
+			r.checkBudget(spec, round, &rec)
 		}
 	}
 	rec.EndedAt = r.e.clock()
@@ -988,6 +1001,9 @@ func (r *run) decide(rec *PhaseRecord) {
 		t.Record.Synthesis = r.questionSynthesis(out, t.Convergence)
 	}
 	rec.Notes = append(rec.Notes, fmt.Sprintf("%s with %.0f%% of the weighted vote (%s)", out.Decision, out.Tally.Score*100, out.Tally.Level))
+	if t.BudgetStop != nil {
+		rec.Notes = append(rec.Notes, t.BudgetStop.Sentence())
+	}
 }
 
 func (r *run) humanReview() bool {

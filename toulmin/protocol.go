@@ -2,6 +2,7 @@ package toulmin
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"time"
 )
@@ -142,6 +143,10 @@ type Protocol struct {
 	Loop   *Loop       `yaml:"loop,omitempty" json:"loop,omitempty"`
 	// TotalTimeout bounds the whole debate.
 	TotalTimeout time.Duration `yaml:"total_timeout" json:"total_timeout"`
+	// MaxCostUSD, when positive, is the debate's model budget in US dollars: once the debate has
+	// spent it, the phases still ahead are skipped but for the synthesis and the decision
+	// (Transcript.BudgetStop). Zero: no limit.
+	MaxCostUSD float64 `yaml:"max_cost_usd,omitempty" json:"max_cost_usd,omitempty"`
 	// Agents restricts the participants by name; empty means every agent given to the engine.
 	Agents []string `yaml:"agents,omitempty" json:"agents,omitempty"`
 	// FastExit skips to the decision when every stakeholder's opening agrees, substantively,
@@ -356,6 +361,9 @@ func (p *Protocol) index(kind PhaseKind) int {
 func (p *Protocol) Validate() error {
 	if len(p.Phases) == 0 {
 		return fmt.Errorf("protocol %q has no phases", p.Name)
+	}
+	if p.MaxCostUSD < 0 || math.IsNaN(p.MaxCostUSD) || math.IsInf(p.MaxCostUSD, 0) {
+		return fmt.Errorf("protocol %q: the model budget must be a positive number of US dollars (0: no limit), got %v", p.Name, p.MaxCostUSD)
 	}
 	seen := map[PhaseKind]bool{}
 	for i, ph := range p.Phases {

@@ -94,6 +94,9 @@ type Transcript struct {
 	// FastExit says whether the openings' agreement ended the debate early, or why it did not
 	// although they agreed.
 	FastExit *FastExit `json:"fast_exit,omitempty" yaml:"fast_exit,omitempty"`
+	// BudgetStop, when set, says that the debate's model spend reached the protocol's
+	// MaxCostUSD and which phases were skipped for it.
+	BudgetStop *BudgetStop `json:"budget_stop,omitempty" yaml:"budget_stop,omitempty"`
 	// Judgements are the moderator's verdicts after each round of confrontation.
 	Judgements []Judgement `json:"judgements,omitempty" yaml:"judgements,omitempty"`
 	// Checkpoints are the human's answers at the pauses between rounds (seed 002).

@@ -19,12 +19,13 @@ const DefaultContextTokens = 6000
 type ChangeContext struct {
 	// Text is the selected hunks as a unified diff, file by file.
 	Text string
-	// Tokens counts Text.
+	// Tokens counts Text and Code.
 	Tokens int
 	// Code is the code a reviewer opens around the change, from the head tree (codectx.Build):
 	// the definitions the hunks change, whole, then what they call and what calls them, each line
 	// with its head-tree number. It is built once per debate from what the diff left of the
-	// budget, and is the same bytes in every call.
+	// budget, and is the same bytes in every call: the prompt places it in the part every call of
+	// the debate shares ("" when there is none).
 	Code string
 	// Omitted lists what was left out and why, one entry per file or group.
 	Omitted []string

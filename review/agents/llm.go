@@ -23,7 +23,7 @@ var promptFS embed.FS
 
 // Prompts are the Go templates the model-backed agents speak through.
 type Prompts struct {
-	// rules is the system message's fixed part; the panel follows it.
+	// rules is the system message, the same for every debate.
 	rules                                                            string
 	panel, context, diff, code, digest, instruction, turn, arguments *template.Template
 }
@@ -90,20 +90,23 @@ func LLMPanel(ps []Perspective, o llm.Options) ([]toulmin.Agent, error) {
 	return agents, nil
 }
 
-// sharedContext renders what every call of a debate starts with, once per debate: the system
-// message (the rules and the panel) and the change.
+// sharedContext renders what every call of a debate starts with, once per debate: the change.
+// The system message before it (the rules) is the same for every debate, and the panel after it
+// is the same for every call once the panel is seated, so that the moderator's call, which comes
+// before the panel is known, shares the rules and the change with every later call.
 type sharedContext struct {
 	prompts *Prompts
 	tok     *llm.Tokenizer
 	budget  int
 	// persp holds the panel's perspectives by name, for their priorities and trade-offs.
 	persp map[string]Perspective
+	// build fits the change to the budget (BuildContext).
+	build func(ctx context.Context, c *change.Change, ev []toulmin.Evidence, budget int, tok *llm.Tokenizer) (ChangeContext, error)
 
 	// lock is held while the context is built; waiting for it honours the caller's context.
 	lock     chan struct{}
 	debateID string
-	system   string // the rules and the panel
-	change   string // files, evidence, what was left out, and the budgeted diff
+	change   string // files, evidence, what was left out, the budgeted diff and the code around it
 }
 
 func newSharedContext(p *Prompts, tok *llm.Tokenizer, budget int, ps []Perspective) *sharedContext {
@@ -111,32 +114,44 @@ func newSharedContext(p *Prompts, tok *llm.Tokenizer, budget int, ps []Perspecti
 	for _, p := range ps {
 		persp[p.Name] = p
 	}
-	return &sharedContext{prompts: p, tok: tok, budget: budget, persp: persp, lock: make(chan struct{}, 1)}
+	return &sharedContext{prompts: p, tok: tok, budget: budget, persp: persp, lock: make(chan struct{}, 1), build: BuildContext}
 }
 
-// panelMember is one line of the panel in the system message.
+// panelMember is one line of the panel's message.
 type panelMember struct {
 	toulmin.Participant
 	Summary               string
 	Priorities, TradeOffs []string
 }
 
-func (s *sharedContext) get(ctx context.Context, req *toulmin.Request) (system, change string, err error) {
+// get returns the change's message of the debate on subject, rendered on the first call.
+func (s *sharedContext) get(ctx context.Context, subject *toulmin.Subject, ev []toulmin.Evidence) (string, error) {
 	select {
 	case s.lock <- struct{}{}:
 		defer func() { <-s.lock }()
 	case <-ctx.Done():
-		return "", "", fmt.Errorf("waiting for the change's context: %w", ctx.Err())
+		return "", fmt.Errorf("waiting for the change's context: %w", ctx.Err())
 	}
-	if s.debateID == req.Subject.DebateID && s.change != "" {
-		return s.system, s.change, nil
+	if s.debateID == subject.DebateID && s.change != "" {
+		return s.change, nil
 	}
-	ctxText, diffText, err := s.render(ctx, req)
+	ctxText, parts, err := s.render(ctx, subject, ev)
 	if err != nil {
-		return "", "", err
+		return "", err
 	}
+	s.change = ctxText
+	for _, part := range parts {
+		s.change += "\n" + part
+	}
+	s.debateID = subject.DebateID
+	return s.change, nil
+}
+
+// panel renders the seated panel, every participant's persona on one line: the same bytes for
+// every call of the debate after the moderator.
+func (s *sharedContext) panel(participants []toulmin.Participant) (string, error) {
 	var panel []panelMember
-	for _, p := range req.Participants {
+	for _, p := range participants {
 		m := panelMember{Participant: p, Summary: oneLine(p.Perspective, 300)}
 		if persp, ok := s.persp[p.Name]; ok {
 			for _, t := range persp.Priorities {
@@ -148,29 +163,21 @@ func (s *sharedContext) get(ctx context.Context, req *toulmin.Request) (system, 
 		}
 		panel = append(panel, m)
 	}
-	members, err := renderPrompt(s.prompts.panel, panel)
-	if err != nil {
-		return "", "", err
-	}
-	s.system = s.prompts.rules + members
-	s.change = ctxText
-	if diffText != "" {
-		s.change += "\n" + diffText
-	}
-	s.debateID = req.Subject.DebateID
-	return s.system, s.change, nil
+	text, err := renderPrompt(s.prompts.panel, panel)
+	return strings.TrimLeft(text, "\n"), err
 }
 
-// render renders the change: its files, evidence and what was left out (ctxText), and the diff
-// fitted to the budget (diffText, "" when nothing fits).
-func (s *sharedContext) render(ctx context.Context, req *toulmin.Request) (ctxText, diffText string, err error) {
-	c, _ := req.Subject.Data.(*change.Change)
+// render renders the change: its files, evidence and what was left out (ctxText), then the diff
+// fitted to the budget and the code around it (parts, each left out when empty): the same bytes
+// in every call of the debate.
+func (s *sharedContext) render(ctx context.Context, subject *toulmin.Subject, ev []toulmin.Evidence) (ctxText string, parts []string, err error) {
+	c, _ := subject.Data.(*change.Change)
 	if c == nil {
 		c = &change.Change{}
 	}
-	cc, err := BuildContext(ctx, c, req.Evidence, s.budget, s.tok)
+	cc, err := s.build(ctx, c, ev, s.budget, s.tok)
 	if err != nil {
-		return "", "", err
+		return "", nil, err
 	}
 	files, added, deleted := c.Stats()
 	var list []string
@@ -178,28 +185,29 @@ func (s *sharedContext) render(ctx context.Context, req *toulmin.Request) (ctxTe
 		list = append(list, fmt.Sprintf("%s (%s, +%d -%d)", untrustedName(f.Path), f.Status, f.Added, f.Deleted))
 	}
 	data := map[string]any{
-		"Title": untrusted(req.Subject.Title), "Question": untrusted(req.Subject.Question), "Body": untrusted(c.Body),
-		"Files": files, "Added": added, "Deleted": deleted, "FileList": list, "Evidence": untrustedEvidence(req.Evidence), "Omitted": untrustedList(cc.Omitted),
+		"Title": untrusted(subject.Title), "Question": untrusted(subject.Question), "Body": untrusted(c.Body),
+		"Files": files, "Added": added, "Deleted": deleted, "FileList": list, "Evidence": untrustedEvidence(ev), "Omitted": untrustedList(cc.Omitted),
 	}
-	if req.Subject.Question != "" {
+	if subject.Question != "" {
 		data["Body"] = ""
 	}
 	if ctxText, err = renderPrompt(s.prompts.context, data); err != nil {
-		return "", "", err
+		return "", nil, err
 	}
-	if cc.Text != "" {
-		if diffText, err = renderPrompt(s.prompts.diff, untrusted(cc.Text)); err != nil {
-			return "", "", err
+	for _, part := range []struct {
+		t    *template.Template
+		text string
+	}{{s.prompts.diff, cc.Text}, {s.prompts.code, cc.Code}} {
+		if part.text == "" {
+			continue
 		}
-	}
-	if cc.Code != "" {
-		code, err := renderPrompt(s.prompts.code, untrusted(cc.Code))
+		text, err := renderPrompt(part.t, untrusted(part.text))
 		if err != nil {
-			return "", "", err
+			return "", nil, err
 		}
-		diffText += "\n" + code
+		parts = append(parts, text)
 	}
-	return ctxText, diffText, nil
+	return ctxText, parts, nil
 }
 
 // LLMAgent argues through an OpenAI-compatible chat completions endpoint.
@@ -351,25 +359,30 @@ func rebuttedIDs(rebuttals []toulmin.Argument) []string {
 
 // messages lays the prompt out so that what calls share comes first, byte for byte:
 //
-//  1. the system message, the same for the whole debate: the rules and the panel (every
-//     participant's persona on one line);
-//  2. the change (files, evidence, what was left out, and the diff, in every phase so that
-//     rebuttals can see the lines they cite);
-//  3. one digest per phase held so far (each argument's id, author, phase, severity, target,
+//  1. the system message, the same for every debate: the rules;
+//  2. the change (files, evidence, what was left out, the diff and the code around it, in every
+//     phase so that rebuttals can see the lines they cite), the same for every call of the
+//     debate, the moderator's included, so that a provider's prompt cache serves it;
+//  3. the seated panel (every participant's persona on one line);
+//  4. one digest per phase held so far (each argument's id, author, phase, severity, target,
 //     claim and first citation, and the stances taken), appended phase by phase, so that the
 //     prompts of a phase start with the shared part of every earlier phase's prompts;
-//  4. the phase's instruction, the same for every agent of the phase;
-//  5. last, the agent's short tail: who it is, its arguments so far and, in a clarification, the
+//  5. the phase's instruction, the same for every agent of the phase;
+//  6. last, the agent's short tail: who it is, its arguments so far and, in a clarification, the
 //     rebuttals it must answer in full.
 //
 // Everything from the pull request, and the agents' arguments that quote it, is fenced as
 // untrusted.
 func (a *LLMAgent) messages(ctx context.Context, req *toulmin.Request, answer []toulmin.Argument) ([]openai.ChatCompletionMessageParamUnion, error) {
-	system, change, err := a.shared.get(ctx, req)
+	change, err := a.shared.get(ctx, req.Subject, req.Evidence)
 	if err != nil {
 		return nil, err
 	}
-	msgs := []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(system), openai.UserMessage(change)}
+	panel, err := a.shared.panel(req.Participants)
+	if err != nil {
+		return nil, err
+	}
+	msgs := []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(a.shared.prompts.rules), openai.UserMessage(change), openai.UserMessage(panel)}
 	for _, g := range digestGroups(req) {
 		d, err := renderPrompt(a.shared.prompts.digest, g)
 		if err != nil {
@@ -516,11 +529,10 @@ func SingleCallPromptTokens(c *change.Change, ev []toulmin.Evidence, budget int)
 		return 0, err
 	}
 	s := newSharedContext(prompts, tok, budget, nil)
-	req := &toulmin.Request{Subject: &toulmin.Subject{DebateID: "single", Title: c.Title, Data: c}, Evidence: ev}
-	ctxText, diffText, err := s.render(context.Background(), req)
+	ctxText, parts, err := s.render(context.Background(), &toulmin.Subject{DebateID: "single", Title: c.Title, Data: c}, ev)
 	if err != nil {
 		return 0, err
 	}
 	instruction := "Review this change: list the problems with path:line, and say whether to approve, approve with changes or request changes."
-	return tok.Count(prompts.rules) + tok.Count(ctxText+"\n"+diffText) + tok.Count(instruction), nil
+	return tok.Count(prompts.rules) + tok.Count(ctxText+"\n"+strings.Join(parts, "\n")) + tok.Count(instruction), nil
 }

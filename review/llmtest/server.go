@@ -44,11 +44,15 @@ type Request struct {
 		} `json:"json_schema"`
 	} `json:"response_format"`
 	// Received is when the request arrived; Tokens is its prompt size and SharedPrefix how many
-	// of its leading tokens an earlier request of the server with the same prompt_cache_key
-	// started with (what a prompt cache could serve, before the provider's rounding).
+	// of its leading tokens an earlier request of the server with the same model and
+	// prompt_cache_key started with, answered or not (the prompt's structure: what a cache could
+	// serve at best). Cached is what the server's cache served, as OpenAI reports it in
+	// usage.prompt_tokens_details.cached_tokens (see CachedTokens): only prefixes of requests of
+	// the same model and key that were answered before this one arrived count.
 	Received     time.Time `json:"-"`
 	Tokens       int       `json:"-"`
 	SharedPrefix int       `json:"-"`
+	Cached       int       `json:"-"`
 }
 
 // Last returns the content of the last message.
@@ -97,12 +101,14 @@ type Server struct {
 	mu      sync.Mutex
 	respond Responder
 	reqs    []*Request
-	history map[string][][]int // prompts received, by prompt_cache_key
-	latency time.Duration
-	enc     *tiktoken.Tiktoken
-	billed  Usage
-	hung    int
-	tokens  map[string][]int // by role and content
+	// history holds the prompts received and cache those answered (what the cache holds), by
+	// model and prompt_cache_key.
+	history, cache map[string][][]int
+	latency        time.Duration
+	enc            *tiktoken.Tiktoken
+	billed         Usage
+	hung           int
+	tokens         map[string][]int // by role and content
 }
 
 // New starts a server that answers with respond (Valid when nil) and stops with the test.
@@ -116,7 +122,7 @@ func New(t testing.TB, respond Responder) *Server {
 	if respond == nil {
 		respond = Valid
 	}
-	s := &Server{t: t, respond: respond, enc: enc, tokens: map[string][]int{}, history: map[string][][]int{}}
+	s := &Server{t: t, respond: respond, enc: enc, tokens: map[string][]int{}, history: map[string][][]int{}, cache: map[string][][]int{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.handle))
 	t.Cleanup(s.Close)
 	return s
@@ -187,13 +193,11 @@ func (s *Server) handle(w http.ResponseWriter, hr *http.Request) {
 	for _, m := range req.Messages {
 		tokens = append(tokens, s.encode(m)...)
 	}
+	key := req.Model + "\x00" + req.PromptCacheKey
 	s.mu.Lock()
-	shared := 0
-	for _, h := range s.history[req.PromptCacheKey] {
-		shared = max(shared, commonPrefix(h, tokens))
-	}
-	s.history[req.PromptCacheKey] = append(s.history[req.PromptCacheKey], tokens)
-	req.Tokens, req.SharedPrefix = len(tokens), shared
+	req.Tokens, req.SharedPrefix = len(tokens), longestPrefix(s.history[key], tokens)
+	req.Cached = CachedTokens(longestPrefix(s.cache[key], tokens))
+	s.history[key] = append(s.history[key], tokens)
 	s.reqs = append(s.reqs, req)
 	n := len(s.reqs)
 	latency := s.latency
@@ -238,15 +242,17 @@ func (s *Server) handle(w http.ResponseWriter, hr *http.Request) {
 	if completion == 0 {
 		completion = len(s.enc.EncodeOrdinary(resp.Content))
 	}
-	cached := CachedTokens(shared)
+	cached := req.Cached
 	if hr.Context().Err() != nil {
-		return // the client gave up: nothing is sent, nothing billed
+		return // the client gave up: nothing is sent, nothing billed, nothing cached
 	}
 	s.mu.Lock()
 	s.billed.Prompt += int64(len(tokens))
 	s.billed.Completion += int64(completion)
 	s.billed.CachedPrompt += int64(cached)
 	s.billed.Calls++
+	// The prompt is cached once it has been answered: later requests with its prefix hit.
+	s.cache[key] = append(s.cache[key], tokens)
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{
@@ -278,13 +284,23 @@ func (s *Server) encode(m Message) []int {
 }
 
 // CachedTokens is what OpenAI reports in prompt_tokens_details.cached_tokens for a prompt whose
-// first shared tokens an earlier prompt (with the same prompt_cache_key) started with: nothing
-// below 1024 tokens, then the shared part rounded down to a multiple of 128.
+// first shared tokens an earlier answered prompt (of the same model, with the same
+// prompt_cache_key) started with: nothing below 1024 tokens, then the shared part rounded down
+// to a multiple of 128.
 func CachedTokens(shared int) int {
 	if shared < 1024 {
 		return 0
 	}
 	return shared / 128 * 128
+}
+
+// longestPrefix is the longest prefix of tokens that one of prompts starts with.
+func longestPrefix(prompts [][]int, tokens []int) int {
+	n := 0
+	for _, p := range prompts {
+		n = max(n, commonPrefix(p, tokens))
+	}
+	return n
 }
 
 func commonPrefix(a, b []int) int {
@@ -342,8 +358,11 @@ const ModeratorSchema = "moderator_panel"
 func Moderator(r *Request) Response {
 	var seated []any
 	catalog := r.Last()
-	if i := strings.Index(catalog, "# The change"); i >= 0 {
-		catalog = catalog[:i]
+	if i := strings.Index(catalog, "# Catalog of perspectives\n"); i >= 0 {
+		catalog = catalog[i:]
+	}
+	if i := strings.Index(catalog, "\n# "); i >= 0 {
+		catalog = catalog[:i] // the catalog ends where the next section starts
 	}
 	for _, m := range catalogRe.FindAllStringSubmatch(catalog, -1) {
 		if len(seated) == 4 {

@@ -25,9 +25,10 @@ func Agents(repo *config.Repo, getenv func(string) string, offline bool) ([]toul
 }
 
 // NewDebate is a debate under a repository's configuration (its panel, ignored paths, weights,
-// thresholds and concurrency) with protocol and agents; trigger says what started it. Its
+// thresholds, concurrency and model budget) with protocol and agents; trigger says what started it. Its
 // subject is the Source's.
 func NewDebate(repo *config.Repo, protocol toulmin.Protocol, agents []toulmin.Agent, trigger string) *review.Debate {
+	protocol.MaxCostUSD = repo.LLM.MaxCost()
 	return &review.Debate{
 		Trigger: trigger, Protocol: protocol, Agents: agents, Panel: repo.Panel(), Ignore: repo.Ignore,
 		Weights: *repo.Weights, Thresholds: repo.VotingThresholds(), Concurrency: repo.LLM.Concurrency,

@@ -175,3 +175,17 @@ func TestRunPublishesADebateStoppedForHumanReview(t *testing.T) {
 		t.Errorf("a debate stopped for human review must be kept and published on a live context: published %v, live %v", pub.published != nil, pub.liveCtx)
 	}
 }
+
+// The repository's llm.max_cost_usd is the debate's model budget.
+func TestNewDebateCarriesTheModelBudget(t *testing.T) {
+	repo, err := config.Parse([]byte("llm:\n  max_cost_usd: 0.3\n"), config.RepoPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := pipeline.NewDebate(repo, toulmin.Standard(), nil, "cli"); d.Protocol.MaxCostUSD != 0.3 {
+		t.Errorf("the debate's budget is %v, want 0.3", d.Protocol.MaxCostUSD)
+	}
+	if d := pipeline.NewDebate(config.Default(), toulmin.Standard(), nil, "cli"); d.Protocol.MaxCostUSD != 0 {
+		t.Errorf("without max_cost_usd the debate's budget is %v, want none", d.Protocol.MaxCostUSD)
+	}
+}

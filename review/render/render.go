@@ -110,6 +110,9 @@ func renderTimeline(b *strings.Builder, t *toulmin.Transcript) {
 			}
 		}
 	}
+	if b := t.BudgetStop; b != nil {
+		w("- Model budget reached: %s\n", Inline(b.Sentence()))
+	}
 	if t.Rounds > 0 {
 		w("- Rounds: %d (%s)\n", t.Rounds, t.ExitReason)
 	}
@@ -457,6 +460,9 @@ func Summary(t *toulmin.Transcript) string {
 	}
 	if t.OfflineReason != "" {
 		parts = append(parts, "offline agents: the repository's model budget for the day is spent")
+	}
+	if t.BudgetStop != nil {
+		parts = append(parts, "ended early: the debate's model budget was spent")
 	}
 	if ds := Dissent(t); len(ds) > 0 {
 		names := make([]string, 0, len(ds))

@@ -122,6 +122,9 @@ func summaryTopShowing(t *toulmin.Transcript, opts SummaryOptions, shown int) st
 	if t.Offline && t.OfflineReason != "" {
 		w("> **Offline debate.** %s\n\n", Inline(scan.Clip(t.OfflineReason, 300)))
 	}
+	if b := t.BudgetStop; b != nil {
+		w("> **Model budget reached.** %s.\n\n", Inline(b.Sentence()))
+	}
 	if h := r.HumanDecision; h != "" && h != "pending" {
 		w("**Human decision (final): %s.**\n\n", strings.ReplaceAll(h, "_", " "))
 	}

@@ -127,3 +127,35 @@ func TestSummaryCommentOfSixtyFiles(t *testing.T) {
 		t.Errorf("the files are not listed worst first with the rest counted:\n%s", s)
 	}
 }
+
+// A debate that spent its model budget says so at the top of its summary and in the short one.
+func TestSummaryCommentSaysTheBudgetEndedTheDebate(t *testing.T) {
+	tr := reviewtest.RunDebate(t, reviewtest.ReadChange(t, filepath.Join("..", "..", "examples", "admin-export.diff")), toulmin.ProtocolStandard)
+	s, err := render.SummaryComment(tr, render.SummaryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(s, "budget") || strings.Contains(render.Summary(tr), "budget") {
+		t.Fatalf("a debate within its budget mentions one:\n%s", s)
+	}
+	tr.BudgetStop = &toulmin.BudgetStop{LimitUSD: 0.05, SpentUSD: 0.0512, After: toulmin.PhaseOpening, Round: 1,
+		Skipped: []toulmin.PhaseKind{toulmin.PhaseRebuttal, toulmin.PhaseFinal}}
+	s, err = render.SummaryComment(tr, render.SummaryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	top := summaryTopOf(t, s)
+	if !strings.Contains(top, "**Model budget reached.**") || !strings.Contains(top, "reached its limit of $0.0500") || !strings.Contains(top, "ended early") {
+		t.Errorf("the summary's top does not say the budget ended the debate:\n%s", top)
+	}
+	md, err := render.Markdown(tr, render.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md, "- Model budget reached: the debate's model spend ($0.0512) reached its limit of $0.0500") {
+		t.Errorf("the transcript's timeline does not say the budget ended the debate")
+	}
+	if !strings.Contains(render.Summary(tr), "ended early: the debate's model budget was spent") {
+		t.Errorf("short summary %q does not say the budget ended the debate", render.Summary(tr))
+	}
+}
