@@ -17,6 +17,7 @@ type Processor interface {
 // scanChain makes the evidence of what the scan's analyzers reported, in order.
 func scanChain() []Processor {
 	return []Processor{
+		placeOrder{},     // a total order by place, rule and source: what follows does not depend on which analyzer ran first
 		uniquePlace{},    // the same rule at the same place once
 		processNotes{},   // process notes never decide: at most medium
 		absorbWeakness{}, // a type-checked finding of another weakness than its rule's takes in that weakness's earlier findings
@@ -82,34 +83,79 @@ func (processNotes) Process(found []Finding) ([]Finding, error) {
 	return out, nil
 }
 
-// absorbWeakness lets a finding whose weakness is not its rule's (Finding.cwe: a removed check
-// before a file call is a path traversal) take in the findings of that weakness reported before
-// it a few lines away in its file (the same defect, found by another analyzer), naming them in
-// its message as corroborated does, with the more severe severity of them all.
+// placeOrder sorts the findings by a total order: path, line, column, rule, source, what a
+// mitigation weakens, severity (the most severe first) and message. The processors after it keep
+// or merge the earlier of two findings; with this order, "earlier" is a property of the findings,
+// not of the order in which the analyzers ran, so that splitting or reordering analyzers leaves
+// the evidence as it was.
+type placeOrder struct{}
+
+func (placeOrder) Name() string { return "place order" }
+
+func (placeOrder) Process(found []Finding) ([]Finding, error) {
+	out := append([]Finding(nil), found...)
+	sort.SliceStable(out, func(i, j int) bool { return placeLess(out[i], out[j]) })
+	return out, nil
+}
+
+// placeLess is placeOrder's order.
+func placeLess(a, b Finding) bool {
+	switch {
+	case a.Path != b.Path:
+		return a.Path < b.Path
+	case a.Line != b.Line:
+		return a.Line < b.Line
+	case a.Column != b.Column:
+		return a.Column < b.Column
+	case a.Rule != b.Rule:
+		return a.Rule < b.Rule
+	case a.Source != b.Source:
+		return a.Source < b.Source
+	case a.Mitigates != b.Mitigates:
+		return a.Mitigates < b.Mitigates
+	case a.Severity.Rank() != b.Severity.Rank():
+		return a.Severity.Rank() > b.Severity.Rank()
+	case a.Message != b.Message:
+		return a.Message < b.Message
+	}
+	return a.CWE < b.CWE
+}
+
+// absorbWeakness lets a finding whose weakness is not its rule's (Finding.CWE: a removed check
+// before a file call is a path traversal) take in the findings of that weakness a few lines away
+// in its file, before or after it (the same defect, found by another analyzer), naming them in
+// its message as corroborated does, with the more severe severity of them all. A finding that
+// two such findings could take in goes to the first of them; they never take in each other.
 type absorbWeakness struct{}
 
 func (absorbWeakness) Name() string { return "absorb weakness" }
 
 func (absorbWeakness) Process(found []Finding) ([]Finding, error) {
-	out := make([]Finding, 0, len(found))
-	for _, f := range found {
-		if f.CWE != "" {
-			kept := out[:0]
-			for _, e := range out {
-				if e.Mitigates == "" && e.Path == f.Path && rules.Rules[e.Rule].CWE == f.CWE && abs(e.Line-f.Line) <= corroborateSpan {
-					f.Message += alsoFound(e)
-					if e.Severity.Rank() > f.Severity.Rank() {
-						f.Severity = e.Severity
-					}
-					continue
-				}
-				kept = append(kept, e)
-			}
-			out = kept
+	out := append([]Finding(nil), found...)
+	taken := make([]bool, len(out))
+	for i := range out {
+		f := &out[i]
+		if f.CWE == "" {
+			continue
 		}
-		out = append(out, f)
+		for j, e := range out {
+			if taken[j] || e.CWE != "" || e.Mitigates != "" || e.Path != f.Path || rules.Rules[e.Rule].CWE != f.CWE || abs(e.Line-f.Line) > corroborateSpan {
+				continue
+			}
+			taken[j] = true
+			f.Message += alsoFound(e)
+			if e.Severity.Rank() > f.Severity.Rank() {
+				f.Severity = e.Severity
+			}
+		}
 	}
-	return out, nil
+	kept := out[:0]
+	for i, f := range out {
+		if !taken[i] {
+			kept = append(kept, f)
+		}
+	}
+	return kept, nil
 }
 
 // restatements are the hand-written rules a maintained linter's rule says again, by the linter's

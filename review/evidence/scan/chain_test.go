@@ -3,6 +3,7 @@ package scan
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -101,30 +102,81 @@ func TestProcessNotesAreAtMostMedium(t *testing.T) {
 	})
 }
 
-func TestAbsorbWeaknessTakesInEarlierFindingsOfItsWeakness(t *testing.T) {
+func TestAbsorbWeaknessTakesInNearbyFindingsOfItsWeakness(t *testing.T) {
 	removed := Finding{Severity: voting.SeverityMedium, Rule: rules.RuleCheckRemoved, Source: rules.SourceDebatebot, Path: "a.go", Line: 20, Message: "check removed", CWE: "CWE-22"}
 	runProcessorCases(t, absorbWeakness{}, []processorCase{
 		{"a path traversal two lines away, before it", []Finding{
 			{Severity: voting.SeverityHigh, Rule: rules.RulePathTraversal, Source: "go-ast", Path: "a.go", Line: 22, Message: "open"},
 			removed,
 		}, []string{"high check-removed debatebot a.go:20 check removed; also found by go-ast (path-traversal at line 22)"}},
-		{"apart, in another file, a mitigation, another weakness, or after it", []Finding{
+		{"after it as well", []Finding{
+			removed,
+			{Severity: voting.SeverityHigh, Rule: rules.RulePathTraversal, Source: "go-ast", Path: "a.go", Line: 21, Message: "after"},
+		}, []string{"high check-removed debatebot a.go:20 check removed; also found by go-ast (path-traversal at line 21)"}},
+		{"apart, in another file, a mitigation, another weakness", []Finding{
 			{Severity: voting.SeverityHigh, Rule: rules.RulePathTraversal, Source: "go-ast", Path: "a.go", Line: 24, Message: "far"},
 			{Severity: voting.SeverityHigh, Rule: rules.RulePathTraversal, Source: "go-ast", Path: "b.go", Line: 20, Message: "other file"},
 			{Severity: voting.SeverityLow, Rule: rules.RuleMitigation, Source: "go-ast", Path: "a.go", Line: 20, Message: "check", Mitigates: rules.RulePathTraversal},
 			{Severity: voting.SeverityHigh, Rule: rules.RuleSQLInjection, Source: "go-ast", Path: "a.go", Line: 20, Message: "query"},
 			removed,
-			{Severity: voting.SeverityHigh, Rule: rules.RulePathTraversal, Source: "go-ast", Path: "a.go", Line: 21, Message: "after"},
 		}, []string{
 			"high path-traversal go-ast a.go:24 far", "high path-traversal go-ast b.go:20 other file",
 			"low mitigation go-ast a.go:20 check mitigates path-traversal", "high sql-injection go-ast a.go:20 query",
-			"medium check-removed debatebot a.go:20 check removed", "high path-traversal go-ast a.go:21 after",
+			"medium check-removed debatebot a.go:20 check removed",
+		}},
+		{"one finding is taken in once, by the first that can", []Finding{
+			removed,
+			{Severity: voting.SeverityHigh, Rule: rules.RulePathTraversal, Source: "go-ast", Path: "a.go", Line: 21, Message: "open"},
+			{Severity: voting.SeverityLow, Rule: rules.RuleCheckRemoved, Source: rules.SourceDebatebot, Path: "a.go", Line: 22, Message: "second", CWE: "CWE-22"},
+		}, []string{
+			"high check-removed debatebot a.go:20 check removed; also found by go-ast (path-traversal at line 21)",
+			"low check-removed debatebot a.go:22 second",
 		}},
 		{"a finding of its rule's own weakness takes in nothing", []Finding{
 			{Severity: voting.SeverityHigh, Rule: rules.RulePathTraversal, Source: "go-ast", Path: "a.go", Line: 22, Message: "open"},
 			{Severity: voting.SeverityMedium, Rule: rules.RuleCheckRemoved, Source: rules.SourceDebatebot, Path: "a.go", Line: 20, Message: "check removed"},
 		}, []string{"high path-traversal go-ast a.go:22 open", "medium check-removed debatebot a.go:20 check removed"}},
 	})
+}
+
+// TestScanChainDoesNotDependOnArrivalOrder runs the scan's chain over 400 orders of findings
+// that the order-sensitive processors (unique place, absorb weakness, restated, corroborated)
+// would each resolve differently by arrival, and wants one result.
+func TestScanChainDoesNotDependOnArrivalOrder(t *testing.T) {
+	in := []Finding{
+		{Severity: voting.SeverityMedium, Rule: rules.RuleCheckRemoved, Source: rules.SourceDebatebot, Path: "a.go", Line: 20, Message: "check removed", CWE: "CWE-22"},
+		{Severity: voting.SeverityHigh, Rule: rules.RulePathTraversal, Source: "go-ast", Path: "a.go", Line: 21, Message: "open"},
+		{Severity: voting.SeverityMedium, Rule: rules.RuleIgnoredError, Source: "go-ast", Path: "a.go", Line: 7, Message: "not checked"},
+		{Severity: voting.SeverityMedium, Rule: "errcheck", Source: rules.AnalyzerGoLinter, Path: "a.go", Line: 7, Message: "dropped"},
+		{Severity: voting.SeverityHigh, Rule: rules.RuleSQLInjection, Source: "go-ast", Path: "b.go", Line: 10, Message: "query"},
+		{Severity: voting.SeverityHigh, Rule: "gosec:G201", Source: rules.AnalyzerGosec, Path: "b.go", Line: 9, Message: "formatted"},
+		{Severity: voting.SeverityHigh, Rule: "gosec:G202", Source: rules.AnalyzerGosec, Path: "b.go", Line: 9, Message: "concatenated"},
+		{Severity: voting.SeverityLow, Rule: rules.RuleTodo, Source: "lines", Path: "c.go", Line: 3, Message: "first"},
+		{Severity: voting.SeverityLow, Rule: rules.RuleTodo, Source: "lines", Path: "c.go", Line: 3, Message: "second"},
+	}
+	want := ""
+	rng := rand.New(rand.NewPCG(19, 2))
+	order := append([]Finding(nil), in...)
+	for n := range 400 {
+		got, errs := RunChain(scanChain(), append([]Finding(nil), order...))
+		if len(errs) > 0 {
+			t.Fatalf("chain failed: %v", errs)
+		}
+		if n == 0 {
+			want = brief(got)
+		} else if b := brief(got); b != want {
+			t.Fatalf("order %d gave:\n%swhere the first order gave:\n%s", n, b, want)
+		}
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	}
+	for _, part := range []string{"also found by go-ast (path-traversal at line 21)", "errcheck go linter a.go:7 dropped; also found by go-ast", "c.go:3 first"} {
+		if !strings.Contains(want, part) {
+			t.Errorf("the merged findings lack %q:\n%s", part, want)
+		}
+	}
+	if strings.Contains(want, "c.go:3 second") {
+		t.Errorf("the same rule at one place is kept twice:\n%s", want)
+	}
 }
 
 func TestRestatedFoldsAMaintainedLinterIntoTheHandWrittenRuleItRestates(t *testing.T) {
@@ -214,7 +266,7 @@ func TestScanChainOrder(t *testing.T) {
 	for _, p := range scanChain() {
 		names = append(names, p.Name())
 	}
-	want := "unique place, process notes, absorb weakness, restated, corroborated, by severity"
+	want := "place order, unique place, process notes, absorb weakness, restated, corroborated, by severity"
 	if got := strings.Join(names, ", "); got != want {
 		t.Errorf("scan chain = %s, want %s", got, want)
 	}
