@@ -1,6 +1,9 @@
 package evidence
 
-import "github.com/debatebot/debatebot/review/evidence/scan"
+import (
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
+)
 
 // Processors turn what the analyzers found into what the debate sees, as golangci-lint's
 // pkg/result/processors do: each takes the findings and returns those it keeps, changed or
@@ -69,11 +72,17 @@ func (c *treeComparison) checkedByCallers(fresh []scan.Finding) ([]scan.Finding,
 // weakened adds the protections the change removed or weakened, new by construction; they
 // supersede the new findings of other rules they restate at the same line.
 func (c *treeComparison) weakened(fresh []scan.Finding) ([]scan.Finding, error) {
+	if !c.opts.runs(rules.SourceDebatebot) {
+		return fresh, nil
+	}
 	weak, twins := weakened(c.base.summary, c.head.summary)
 	return mergeWeakened(fresh, weak, twins), nil
 }
 
 // blinded adds the packages the change hid from the analysis, new by construction too.
 func (c *treeComparison) blinded(fresh []scan.Finding) ([]scan.Finding, error) {
+	if !c.opts.runs(rules.SourceDebatebot) {
+		return fresh, nil
+	}
 	return append(fresh, blinded(c.opts, c.base, c.head, c.env)...), nil
 }

@@ -37,6 +37,10 @@ func GatherWithNotes(ctx context.Context, c *change.Change, analyzers []Analyzer
 	}
 	times := TimingsOf(ctx)
 	defer times.Since("evidence (all analyzers)", time.Now())
+	s.running = map[string]bool{}
+	for _, a := range analyzers {
+		s.running[a.Name()] = true
+	}
 	for _, a := range analyzers {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, fmt.Errorf("evidence gathering stopped before %s: %w", a.Name(), err)
