@@ -367,11 +367,11 @@ func (p *Publisher) PublishDebate(ctx context.Context, t *toulmin.Transcript, op
 	}
 	md, err := render.SummaryComment(t, render.SummaryOptions{BlobURL: blobURL(p.DetailsURL, t.Record.HeadSHA), Link: p.Link})
 	if err != nil {
-		return err
+		return fmt.Errorf("failed to render the summary of debate %s: %w", t.DebateID, err)
 	}
 	dc, err := render.DecisionComment(t)
 	if err != nil {
-		return err
+		return fmt.Errorf("failed to render the decision of debate %s: %w", t.DebateID, err)
 	}
 	steps := []func() error{
 		func() error { return p.Upsert(ctx, render.TranscriptMarker, md) },
