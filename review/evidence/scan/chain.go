@@ -17,7 +17,7 @@ type Processor interface {
 // scanChain makes the evidence of what the scan's analyzers reported, in order.
 func scanChain() []Processor {
 	return []Processor{
-		placeOrder{},     // a total order by place, rule and source: what follows does not depend on which analyzer ran first
+		placeOrder{},     // a total order by the analyzer's precedence, place, rule and source: not the order findings came in
 		uniquePlace{},    // the same rule at the same place once
 		processNotes{},   // process notes never decide: at most medium
 		absorbWeakness{}, // a type-checked finding of another weakness than its rule's takes in that weakness's earlier findings
@@ -83,10 +83,12 @@ func (processNotes) Process(found []Finding) ([]Finding, error) {
 	return out, nil
 }
 
-// placeOrder sorts the findings by a total order: path, line, column, rule, source, what a
-// mitigation weakens, severity (the most severe first) and message. The processors after it keep
-// or merge the earlier of two findings; with this order, "earlier" is a property of the findings,
-// not of the order in which the analyzers ran, so that splitting or reordering analyzers leaves
+// placeOrder sorts the findings by a total order: the precedence of the analyzer that reported
+// them (Finding.rank: its place in the gathering's list of analyzers, the type-checked families
+// sharing one), then path, line, column, rule, source, what a mitigation weakens, severity (the
+// most severe first) and message. The processors after it keep or merge the earlier of two
+// findings; with this order, "earlier" is a property of the findings, not of the order in which
+// they were reported, so that splitting an analyzer, or the order its findings come in, leaves
 // the evidence as it was.
 type placeOrder struct{}
 
@@ -101,6 +103,8 @@ func (placeOrder) Process(found []Finding) ([]Finding, error) {
 // placeLess is placeOrder's order.
 func placeLess(a, b Finding) bool {
 	switch {
+	case a.rank != b.rank:
+		return a.rank < b.rank
 	case a.Path != b.Path:
 		return a.Path < b.Path
 	case a.Line != b.Line:
@@ -121,41 +125,34 @@ func placeLess(a, b Finding) bool {
 	return a.CWE < b.CWE
 }
 
-// absorbWeakness lets a finding whose weakness is not its rule's (Finding.CWE: a removed check
-// before a file call is a path traversal) take in the findings of that weakness a few lines away
-// in its file, before or after it (the same defect, found by another analyzer), naming them in
-// its message as corroborated does, with the more severe severity of them all. A finding that
-// two such findings could take in goes to the first of them; they never take in each other.
+// absorbWeakness lets a finding whose weakness is not its rule's (Finding.cwe: a removed check
+// before a file call is a path traversal) take in the findings of that weakness reported before
+// it a few lines away in its file (the same defect, found by another analyzer), naming them in
+// its message as corroborated does, with the more severe severity of them all.
 type absorbWeakness struct{}
 
 func (absorbWeakness) Name() string { return "absorb weakness" }
 
 func (absorbWeakness) Process(found []Finding) ([]Finding, error) {
-	out := append([]Finding(nil), found...)
-	taken := make([]bool, len(out))
-	for i := range out {
-		f := &out[i]
-		if f.CWE == "" {
-			continue
-		}
-		for j, e := range out {
-			if taken[j] || e.CWE != "" || e.Mitigates != "" || e.Path != f.Path || rules.Rules[e.Rule].CWE != f.CWE || abs(e.Line-f.Line) > corroborateSpan {
-				continue
+	out := make([]Finding, 0, len(found))
+	for _, f := range found {
+		if f.CWE != "" {
+			kept := out[:0]
+			for _, e := range out {
+				if e.Mitigates == "" && e.Path == f.Path && rules.Rules[e.Rule].CWE == f.CWE && abs(e.Line-f.Line) <= corroborateSpan {
+					f.Message += alsoFound(e)
+					if e.Severity.Rank() > f.Severity.Rank() {
+						f.Severity = e.Severity
+					}
+					continue
+				}
+				kept = append(kept, e)
 			}
-			taken[j] = true
-			f.Message += alsoFound(e)
-			if e.Severity.Rank() > f.Severity.Rank() {
-				f.Severity = e.Severity
-			}
+			out = kept
 		}
+		out = append(out, f)
 	}
-	kept := out[:0]
-	for i, f := range out {
-		if !taken[i] {
-			kept = append(kept, f)
-		}
-	}
-	return kept, nil
+	return out, nil
 }
 
 // restatements are the hand-written rules a maintained linter's rule says again, by the linter's

@@ -102,35 +102,24 @@ func TestProcessNotesAreAtMostMedium(t *testing.T) {
 	})
 }
 
-func TestAbsorbWeaknessTakesInNearbyFindingsOfItsWeakness(t *testing.T) {
+func TestAbsorbWeaknessTakesInEarlierFindingsOfItsWeakness(t *testing.T) {
 	removed := Finding{Severity: voting.SeverityMedium, Rule: rules.RuleCheckRemoved, Source: rules.SourceDebatebot, Path: "a.go", Line: 20, Message: "check removed", CWE: "CWE-22"}
 	runProcessorCases(t, absorbWeakness{}, []processorCase{
 		{"a path traversal two lines away, before it", []Finding{
 			{Severity: voting.SeverityHigh, Rule: rules.RulePathTraversal, Source: "go-ast", Path: "a.go", Line: 22, Message: "open"},
 			removed,
 		}, []string{"high check-removed debatebot a.go:20 check removed; also found by go-ast (path-traversal at line 22)"}},
-		{"after it as well", []Finding{
-			removed,
-			{Severity: voting.SeverityHigh, Rule: rules.RulePathTraversal, Source: "go-ast", Path: "a.go", Line: 21, Message: "after"},
-		}, []string{"high check-removed debatebot a.go:20 check removed; also found by go-ast (path-traversal at line 21)"}},
-		{"apart, in another file, a mitigation, another weakness", []Finding{
+		{"apart, in another file, a mitigation, another weakness, or after it", []Finding{
 			{Severity: voting.SeverityHigh, Rule: rules.RulePathTraversal, Source: "go-ast", Path: "a.go", Line: 24, Message: "far"},
 			{Severity: voting.SeverityHigh, Rule: rules.RulePathTraversal, Source: "go-ast", Path: "b.go", Line: 20, Message: "other file"},
 			{Severity: voting.SeverityLow, Rule: rules.RuleMitigation, Source: "go-ast", Path: "a.go", Line: 20, Message: "check", Mitigates: rules.RulePathTraversal},
 			{Severity: voting.SeverityHigh, Rule: rules.RuleSQLInjection, Source: "go-ast", Path: "a.go", Line: 20, Message: "query"},
 			removed,
+			{Severity: voting.SeverityHigh, Rule: rules.RulePathTraversal, Source: "go-ast", Path: "a.go", Line: 21, Message: "after"},
 		}, []string{
 			"high path-traversal go-ast a.go:24 far", "high path-traversal go-ast b.go:20 other file",
 			"low mitigation go-ast a.go:20 check mitigates path-traversal", "high sql-injection go-ast a.go:20 query",
-			"medium check-removed debatebot a.go:20 check removed",
-		}},
-		{"one finding is taken in once, by the first that can", []Finding{
-			removed,
-			{Severity: voting.SeverityHigh, Rule: rules.RulePathTraversal, Source: "go-ast", Path: "a.go", Line: 21, Message: "open"},
-			{Severity: voting.SeverityLow, Rule: rules.RuleCheckRemoved, Source: rules.SourceDebatebot, Path: "a.go", Line: 22, Message: "second", CWE: "CWE-22"},
-		}, []string{
-			"high check-removed debatebot a.go:20 check removed; also found by go-ast (path-traversal at line 21)",
-			"low check-removed debatebot a.go:22 second",
+			"medium check-removed debatebot a.go:20 check removed", "high path-traversal go-ast a.go:21 after",
 		}},
 		{"a finding of its rule's own weakness takes in nothing", []Finding{
 			{Severity: voting.SeverityHigh, Rule: rules.RulePathTraversal, Source: "go-ast", Path: "a.go", Line: 22, Message: "open"},
@@ -143,16 +132,19 @@ func TestAbsorbWeaknessTakesInNearbyFindingsOfItsWeakness(t *testing.T) {
 // that the order-sensitive processors (unique place, absorb weakness, restated, corroborated)
 // would each resolve differently by arrival, and wants one result.
 func TestScanChainDoesNotDependOnArrivalOrder(t *testing.T) {
+	// The ranks are the analyzers' places in the registry: go-ast 1, the type-checked families
+	// 2, lines 4.
 	in := []Finding{
-		{Severity: voting.SeverityMedium, Rule: rules.RuleCheckRemoved, Source: rules.SourceDebatebot, Path: "a.go", Line: 20, Message: "check removed", CWE: "CWE-22"},
-		{Severity: voting.SeverityHigh, Rule: rules.RulePathTraversal, Source: "go-ast", Path: "a.go", Line: 21, Message: "open"},
-		{Severity: voting.SeverityMedium, Rule: rules.RuleIgnoredError, Source: "go-ast", Path: "a.go", Line: 7, Message: "not checked"},
-		{Severity: voting.SeverityMedium, Rule: "errcheck", Source: rules.AnalyzerGoLinter, Path: "a.go", Line: 7, Message: "dropped"},
-		{Severity: voting.SeverityHigh, Rule: rules.RuleSQLInjection, Source: "go-ast", Path: "b.go", Line: 10, Message: "query"},
-		{Severity: voting.SeverityHigh, Rule: "gosec:G201", Source: rules.AnalyzerGosec, Path: "b.go", Line: 9, Message: "formatted"},
-		{Severity: voting.SeverityHigh, Rule: "gosec:G202", Source: rules.AnalyzerGosec, Path: "b.go", Line: 9, Message: "concatenated"},
-		{Severity: voting.SeverityLow, Rule: rules.RuleTodo, Source: "lines", Path: "c.go", Line: 3, Message: "first"},
-		{Severity: voting.SeverityLow, Rule: rules.RuleTodo, Source: "lines", Path: "c.go", Line: 3, Message: "second"},
+		{Severity: voting.SeverityHigh, Rule: rules.RulePathTraversal, Source: "go-ast", Path: "a.go", Line: 21, Message: "open", rank: 1},
+		{Severity: voting.SeverityMedium, Rule: rules.RuleCheckRemoved, Source: rules.SourceDebatebot, Path: "a.go", Line: 20, Message: "check removed", CWE: "CWE-22", rank: 2},
+		{Severity: voting.SeverityMedium, Rule: rules.RuleIgnoredError, Source: "go-ast", Path: "a.go", Line: 7, Message: "not checked", rank: 1},
+		{Severity: voting.SeverityMedium, Rule: "errcheck", Source: rules.AnalyzerGoLinter, Path: "a.go", Line: 7, Message: "dropped", rank: 2},
+		{Severity: voting.SeverityHigh, Rule: rules.RuleSQLInjection, Source: "go-ast", Path: "b.go", Line: 10, Message: "query", rank: 1},
+		{Severity: voting.SeverityHigh, Rule: rules.RuleSQLInjection, Source: "lines", Path: "b.go", Line: 9, Message: "formats", rank: 4},
+		{Severity: voting.SeverityHigh, Rule: "gosec:G201", Source: rules.AnalyzerGosec, Path: "c.go", Line: 9, Message: "formatted", rank: 2},
+		{Severity: voting.SeverityHigh, Rule: "gosec:G202", Source: rules.AnalyzerGosec, Path: "c.go", Line: 9, Message: "concatenated", rank: 2},
+		{Severity: voting.SeverityLow, Rule: rules.RuleTodo, Source: "lines", Path: "d.go", Line: 3, Message: "first", rank: 4},
+		{Severity: voting.SeverityLow, Rule: rules.RuleTodo, Source: "lines", Path: "d.go", Line: 3, Message: "second", rank: 4},
 	}
 	want := ""
 	rng := rand.New(rand.NewPCG(19, 2))
@@ -169,12 +161,18 @@ func TestScanChainDoesNotDependOnArrivalOrder(t *testing.T) {
 		}
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 	}
-	for _, part := range []string{"also found by go-ast (path-traversal at line 21)", "errcheck go linter a.go:7 dropped; also found by go-ast", "c.go:3 first"} {
+	for _, part := range []string{
+		"check removed; also found by go-ast (path-traversal at line 21)", // an earlier analyzer's, a line after
+		"errcheck go linter a.go:7 dropped; also found by go-ast",
+		"sql-injection go-ast b.go:10 query; also found by lines (sql-injection at line 9)", // the earlier analyzer's stays on a tie
+		"gosec:G201 gosec c.go:9 formatted; also found by gosec (gosec:G202 at line 9)",
+		"d.go:3 first",
+	} {
 		if !strings.Contains(want, part) {
 			t.Errorf("the merged findings lack %q:\n%s", part, want)
 		}
 	}
-	if strings.Contains(want, "c.go:3 second") {
+	if strings.Contains(want, "d.go:3 second") {
 		t.Errorf("the same rule at one place is kept twice:\n%s", want)
 	}
 }

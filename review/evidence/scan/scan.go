@@ -32,8 +32,10 @@ type Scan struct {
 	ctx context.Context
 	// notes say what analyzers did beyond their findings, for the transcript.
 	notes []string
-	// analyzer is the name of the analyzer running now, stamped on what it reports.
+	// analyzer is the name of the analyzer running now, stamped on what it reports, and rank
+	// its precedence (see Finding.rank).
 	analyzer string
+	rank     int
 	// found are the findings in the order they were reported; the processors (chain.go)
 	// make the evidence of them.
 	found   []Finding
@@ -189,6 +191,7 @@ func (s *Scan) Record(f Finding) {
 	if f.Fix = s.keepFix(f); f.Fix.IsZero() {
 		f.Replacement = "" // the rule's fixed line does not apply as a suggestion either
 	}
+	f.rank = s.rank
 	s.found = append(s.found, f)
 }
 

@@ -82,3 +82,13 @@ func TestRunsNamesTheGatheringsAnalyzers(t *testing.T) {
 		t.Errorf("a scan outside a gathering does not run every analyzer")
 	}
 }
+
+func TestTypedFamiliesShareOneRank(t *testing.T) {
+	var as []Analyzer
+	for _, n := range []string{"secrets", "go-ast", rules.AnalyzerGoVet, rules.AnalyzerStaticcheck, rules.AnalyzerGosec, "lines"} {
+		as = append(as, runsNamed{name: n, got: new(bool)})
+	}
+	if got := fmt.Sprint(analyzerRanks(as)); got != "[0 1 2 2 2 5]" {
+		t.Errorf("ranks = %s", got)
+	}
+}
