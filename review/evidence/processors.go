@@ -15,10 +15,11 @@ import (
 //     its reports of base and head are read: the catalog's severity cap, then what is new in
 //     head (compareExternal: by key, then by the text of the line).
 //   - scan's chain (scan/chain.go), over everything the scan's analyzers reported
-//     (Scan.Findings): put in a total order by place, rule and source (so that the order the
-//     analyzers ran in does not matter), duplicates folded, process notes capped, the same
-//     defect found by several analyzers merged, then ordered. The result is what Gather returns;
-//     the debate's evidence is made of it in review (review.Evidence), outside these packages.
+//     (Scan.Findings): put in a total order by the reporting analyzer's precedence, place, rule
+//     and source (so that the order in which findings come in does not matter), duplicates
+//     folded, process notes capped, the same defect found by several analyzers merged, then
+//     ordered. The result is what Gather returns; the debate's evidence is made of it in review
+//     (review.Evidence), outside these packages.
 //
 // To add a processor: write a type with Name and Process (or a processorFunc), give it a table
 // test on Findings of your own (processors_test.go, scan/chain_test.go, external/external_test.go), and put it in its chain where it belongs
