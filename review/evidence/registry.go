@@ -29,8 +29,8 @@ import (
 // DefaultAnalyzers returns every built-in analyzer, in the order it runs: an analyzer may read
 // what those before it left (the trees they materialised, the lines whole-tree analysis reached).
 // The order is also the precedence of their findings: when two analyzers found one defect with
-// the same severity, the scan's processors keep the earlier analyzer's (the type-checked
-// families count as one).
+// the same severity, the scan's processors keep the type-checked finding, else the earlier
+// analyzer's (the type-checked families count as one).
 func DefaultAnalyzers() []scan.Analyzer {
 	out := []scan.Analyzer{
 		secretsAnalyzer{}, // credentials in added lines (secrets.go)
