@@ -7,7 +7,6 @@ import (
 
 	"github.com/debatebot/debatebot/review/agents"
 	"github.com/debatebot/debatebot/review/publish"
-	"github.com/debatebot/debatebot/review/pull"
 
 	"github.com/rs/zerolog"
 
@@ -60,7 +59,7 @@ func (r *Runner) budgetSpent(ctx context.Context, pub *publish.Publisher, head s
 		limit, config.RepoPath, next.UTC().Format("15:04 MST, 2 January 2006"))
 	key := pub.PR().String()
 	if until, err := r.Store.Publication(ctx, key, budgetNoted); err != nil || r.now().Unix() >= until {
-		if err := pull.Retry(ctx, 3, func() error { return pub.Upsert(ctx, BudgetMarker, msg) }); err != nil {
+		if err := publish.Retry(ctx, 3, func() error { return pub.Upsert(ctx, BudgetMarker, msg) }); err != nil {
 			return err
 		}
 		if err := r.Store.SavePublication(ctx, key, budgetNoted, next.Unix()); err != nil {
@@ -70,7 +69,7 @@ func (r *Runner) budgetSpent(ctx context.Context, pub *publish.Publisher, head s
 	if head == "" {
 		return nil
 	}
-	return pull.Retry(ctx, 3, func() error {
+	return publish.Retry(ctx, 3, func() error {
 		return pub.NeutralCheck(ctx, head, "Debate skipped: the repository's budget is spent", msg)
 	})
 }

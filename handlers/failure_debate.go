@@ -12,7 +12,6 @@ import (
 	"github.com/debatebot/debatebot/dialectic"
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/publish"
-	"github.com/debatebot/debatebot/review/pull"
 	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/store"
 )
@@ -83,7 +82,7 @@ func (r *Runner) publishFailure(ctx context.Context, pub *publish.Publisher, d *
 		steps = append(steps, func() error { return pub.Label(ctx, publish.EscalationLabel) })
 	}
 	for _, step := range steps {
-		if err := pull.Retry(ctx, 3, step); err != nil {
+		if err := publish.Retry(ctx, 3, step); err != nil {
 			return fmt.Errorf("failed to publish the failure debate of task %s on %s: %w", d.TaskID, d.PR, err)
 		}
 	}
@@ -124,5 +123,5 @@ func (r *Runner) noteOnDebate(ctx context.Context, pub *publish.Publisher, pr re
 	if err != nil || prior == "" {
 		return err
 	}
-	return pull.Retry(ctx, 3, func() error { return pub.Upsert(ctx, FailureMarker(taskID), prior+"\n\n"+note) })
+	return publish.Retry(ctx, 3, func() error { return pub.Upsert(ctx, FailureMarker(taskID), prior+"\n\n"+note) })
 }

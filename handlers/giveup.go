@@ -51,7 +51,7 @@ func (r *Runner) GiveUp(ctx context.Context, job *Job, cause error) {
 	}
 	why := notReviewedReason(cause, subject)
 	msg := fmt.Sprintf("**debatebot could not %s %s**: %s.\n\nIt will not try again on its own: %s to try again.", what, subject, why, again)
-	if err := pull.Retry(ctx, 3, func() error { return pub.Upsert(ctx, pull.CannotDebateMarker, msg) }); err != nil {
+	if err := publish.Retry(ctx, 3, func() error { return pub.Upsert(ctx, pull.CannotDebateMarker, msg) }); err != nil {
 		log.Error().Err(err).Msg("Could not say that the debate could not be held.")
 	}
 	if job.Kind != KindReview {
@@ -65,7 +65,7 @@ func (r *Runner) GiveUp(ctx context.Context, job *Job, cause error) {
 	if pub.CheckRunID() == 0 && job.HeadSHA == "" {
 		return // no check run was started, and no head to start one on
 	}
-	if err := pull.Retry(ctx, 3, func() error { return pub.FailCheck(ctx, job.HeadSHA, errors.New(why)) }); err != nil {
+	if err := publish.Retry(ctx, 3, func() error { return pub.FailCheck(ctx, job.HeadSHA, errors.New(why)) }); err != nil {
 		log.Error().Err(err).Msg("Could not report the failed debate on the check run.")
 	}
 }

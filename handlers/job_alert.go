@@ -82,10 +82,10 @@ func (g issueGitHub) CreateIssue(ctx context.Context, pr review.PullRequest, tit
 // CloseIssue comments and closes through the publisher, each step retried.
 func (g issueGitHub) CloseIssue(ctx context.Context, pr review.PullRequest, number int, marker, comment, reason string) error {
 	pub := publish.NewPublisher(g.gh, review.PullRequest{Owner: pr.Owner, Repo: pr.Repo, Number: number})
-	if err := pull.Retry(ctx, 3, func() error { return pub.Upsert(ctx, marker, comment) }); err != nil {
+	if err := publish.Retry(ctx, 3, func() error { return pub.Upsert(ctx, marker, comment) }); err != nil {
 		return err
 	}
-	return pull.Retry(ctx, 3, func() error { return pub.CloseIssue(ctx, reason) })
+	return publish.Retry(ctx, 3, func() error { return pub.CloseIssue(ctx, reason) })
 }
 
 // AlertMarker names the issue opened for an alert on the default branch (kept in the store's

@@ -140,7 +140,7 @@ func (r *Runner) finalise(ctx context.Context, pub *publish.Publisher, id, human
 		steps = append(steps, func() error { return pub.ConcludeHuman(ctx, t.Record.HeadSHA, human, by, &t) })
 	}
 	for _, step := range steps {
-		if err := pull.Retry(ctx, 3, step); err != nil {
+		if err := publish.Retry(ctx, 3, step); err != nil {
 			return fmt.Errorf("failed to publish the human decision on debate %s: %w", id, err)
 		}
 	}

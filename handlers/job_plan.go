@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/debatebot/debatebot/review/publish"
-	"github.com/debatebot/debatebot/review/pull"
 
 	"github.com/rs/zerolog"
 
@@ -50,7 +49,7 @@ func (r *Runner) plan(ctx context.Context, gh commandGitHub, pub *publish.Publis
 		return err
 	}
 	zerolog.Ctx(ctx).Info().Str("resolution", string(rec.Synthesis.Resolution)).Str("stakes", string(req.Stakes)).Msg("Held a planning debate.")
-	return pull.Retry(ctx, 3, func() error { return pub.Upsert(ctx, PlanMarker(job.CommentID), md) })
+	return publish.Retry(ctx, 3, func() error { return pub.Upsert(ctx, PlanMarker(job.CommentID), md) })
 }
 
 // planAllowed checks a "/debate plan" command before anything is spent: the requester's

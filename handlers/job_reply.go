@@ -15,6 +15,7 @@ import (
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/converse"
 	"github.com/debatebot/debatebot/review/evidence/redact"
+	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/pull"
 	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/store"
@@ -310,7 +311,7 @@ func (r *Runner) threadAnswer(ctx context.Context, gh *github.Client, job *Job, 
 func (r *Runner) postReply(ctx context.Context, gh *github.Client, job *Job, body string) error {
 	body = redact.Redact(strings.TrimSpace(body)) + "\n\n" + converse.ReplyMarker(job.CommentID)
 	u := fmt.Sprintf("repos/%s/%s/pulls/%d/comments/%d/replies", url.PathEscape(job.PR.Owner), url.PathEscape(job.PR.Repo), job.PR.Number, job.InReplyTo)
-	return pull.Retry(ctx, 3, func() error {
+	return publish.Retry(ctx, 3, func() error {
 		req, err := gh.NewRequest(http.MethodPost, u, map[string]string{"body": body})
 		if err != nil {
 			return fmt.Errorf("failed to reply in the thread of review comment %d on %s: %w", job.InReplyTo, job.PR, err)

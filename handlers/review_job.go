@@ -260,7 +260,7 @@ func (p *jobPublisher) Start(ctx context.Context, d *review.Debate) {
 // Progress implements pipeline.Publisher: the transcript comment shows which phase runs.
 func (p *jobPublisher) Progress(ctx context.Context, e toulmin.Event) {
 	if p.show == nil {
-		p.show = pull.ShowProgress(ctx, p.pub, func(err error) { zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not show the debate's progress.") })
+		p.show = p.pub.ShowProgress(ctx, func(err error) { zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not show the debate's progress.") })
 	}
 	p.show(e)
 }
@@ -270,7 +270,7 @@ func (p *jobPublisher) Progress(ctx context.Context, e toulmin.Event) {
 func (p *jobPublisher) Publish(ctx context.Context, res *pipeline.Result) error {
 	t := res.Transcript
 	log := zerolog.Ctx(ctx).With().Str("debate_id", t.DebateID).Logger()
-	scope := &pull.ReviewScope{Event: p.event}
+	scope := &publish.ReviewScope{Event: p.event}
 	if res.Kept {
 		zerolog.Ctx(ctx).Info().Str("debate_id", t.DebateID).Msg("Publishing a decided debate from the store.")
 	} else {
@@ -399,7 +399,7 @@ func (r *Runner) startCheck(ctx context.Context, pub *publish.Publisher, d *revi
 			return
 		}
 	}
-	if err := pull.Retry(ctx, 3, func() error { return pub.StartCheck(ctx, d.Change.HeadSHA) }); err != nil {
+	if err := publish.Retry(ctx, 3, func() error { return pub.StartCheck(ctx, d.Change.HeadSHA) }); err != nil {
 		// Publishing creates it once GitHub answers again.
 		log.Warn().Err(err).Msg("Could not create the check run.")
 		return
@@ -455,22 +455,22 @@ func (r *Runner) since(ctx context.Context, gh pull.SinceReader, pub *publish.Pu
 // dashboard's link. When GitHub keeps failing, the error fails the job, which the queue retries
 // with backoff from the store: the retry publishes the stored transcript (Runner.decided), it
 // does not debate again, and a restart loses nothing.
-func (r *Runner) publish(ctx context.Context, pub *publish.Publisher, t *toulmin.Transcript, how *pull.ReviewScope) error {
-	opts := pull.PublishOptions{Review: how}
+func (r *Runner) publish(ctx context.Context, pub *publish.Publisher, t *toulmin.Transcript, how *publish.ReviewScope) error {
+	opts := publish.DebateOptions{Review: how}
 	if r.Store != nil {
 		opts.Memo = r.Store
 	}
 	if r.PublicURL != "" && t.DebateID != "" {
 		pub.Link = strings.TrimSuffix(r.PublicURL, "/") + "/debates/" + url.PathEscape(t.DebateID)
 	}
-	return pull.Publish(ctx, pub, t, opts)
+	return pub.PublishDebate(ctx, t, opts)
 }
 
 // cannotDebate says once, edited in place, why the change cannot be debated (binary-only, empty,
 // every file ignored), and concludes a neutral check run on its head.
 func (r *Runner) cannotDebate(ctx context.Context, pub *publish.Publisher, job *Job, ie *review.InputError) error {
 	msg := fmt.Sprintf("debatebot cannot debate this pull request: %v", ie.Problem)
-	if err := pull.Retry(ctx, 3, func() error { return pub.Upsert(ctx, pull.CannotDebateMarker, msg) }); err != nil {
+	if err := publish.Retry(ctx, 3, func() error { return pub.Upsert(ctx, pull.CannotDebateMarker, msg) }); err != nil {
 		return err
 	}
 	if job.HeadSHA == "" {
@@ -480,7 +480,7 @@ func (r *Runner) cannotDebate(ctx context.Context, pub *publish.Publisher, job *
 	if id, err := r.Store.CheckRun(ctx, key); err == nil {
 		pub.UseCheckRun(id)
 	}
-	if err := pull.Retry(ctx, 3, func() error { return pub.NeutralCheck(ctx, job.HeadSHA, "Nothing to debate", msg) }); err != nil {
+	if err := publish.Retry(ctx, 3, func() error { return pub.NeutralCheck(ctx, job.HeadSHA, "Nothing to debate", msg) }); err != nil {
 		return err
 	}
 	return r.Store.SaveCheckRun(ctx, key, pub.CheckRunID())

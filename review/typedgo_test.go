@@ -11,6 +11,7 @@ import (
 	"github.com/debatebot/debatebot/review/change/changetest"
 	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/review/gittest"
 	"github.com/debatebot/debatebot/review/reviewtest"
 	"github.com/debatebot/debatebot/toulmin"
@@ -83,6 +84,41 @@ func TestDiffWithoutTreesRunsNoTypedAnalysis(t *testing.T) {
 		}
 	}
 	if len(notes) != 0 {
+		t.Errorf("notes = %q", notes)
+	}
+}
+
+// TestTypedFamiliesAreAnalyzersOfTheirOwn gathers a git range without the go vet family: the
+// other families still report from the one shared analysis (one note), and no go vet pass runs.
+func TestTypedFamiliesAreAnalyzersOfTheirOwn(t *testing.T) {
+	repo := gittest.FromTrees(t, "evidence/testdata/basic/base", "evidence/testdata/basic/head")
+	ctx := context.Background()
+	c, err := review.FromGit(ctx, repo, "main..feature")
+	if err != nil {
+		t.Fatalf("FromGit: %v", err)
+	}
+	var without []scan.Analyzer
+	for _, a := range evidence.DefaultAnalyzers() {
+		if a.Name() != rules.AnalyzerGoVet {
+			without = append(without, a)
+		}
+	}
+	if len(without) != len(evidence.DefaultAnalyzers())-1 {
+		t.Fatalf("the go vet family is not an analyzer of its own")
+	}
+	ev, notes, err := review.GatherEvidence(ctx, c, without)
+	if err != nil {
+		t.Fatalf("GatherEvidence: %v", err)
+	}
+	for _, e := range ev {
+		if e.Analyzer == rules.AnalyzerGoVet {
+			t.Errorf("a go vet finding without the go vet analyzer: %+v", e)
+		}
+	}
+	if len(reviewtest.Found(ev, "SA5007")) == 0 {
+		t.Errorf("no staticcheck evidence:\n%s", reviewtest.Dump(ev))
+	}
+	if len(notes) != 1 || strings.Contains(notes[0], "go vet") || !strings.Contains(notes[0], "staticcheck") {
 		t.Errorf("notes = %q", notes)
 	}
 }

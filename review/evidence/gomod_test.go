@@ -114,7 +114,7 @@ func TestBrokenGoModIsABlindingFinding(t *testing.T) {
 	if blind == nil || blind.Path != "go.mod" || blind.Line != 5 {
 		t.Fatalf("blinding finding = %+v, want one at go.mod:5; new: %+v", blind, res.New)
 	}
-	for _, text := range append([]string{blind.Message, typedGoNote(res)}, res.Notes...) {
+	for _, text := range append([]string{blind.Message, typedGoNote(res, typedFamilies)}, res.Notes...) {
 		if strings.Contains(text, root) || strings.Contains(text, "debatebot-gomod-") {
 			t.Errorf("a host path is reported: %q", text)
 		}

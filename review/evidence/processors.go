@@ -1,6 +1,9 @@
 package evidence
 
-import "github.com/debatebot/debatebot/review/evidence/scan"
+import (
+	"github.com/debatebot/debatebot/review/evidence/rules"
+	"github.com/debatebot/debatebot/review/evidence/scan"
+)
 
 // Processors turn what the analyzers found into what the debate sees, as golangci-lint's
 // pkg/result/processors do: each takes the findings and returns those it keeps, changed or
@@ -12,9 +15,11 @@ import "github.com/debatebot/debatebot/review/evidence/scan"
 //     its reports of base and head are read: the catalog's severity cap, then what is new in
 //     head (compareExternal: by key, then by the text of the line).
 //   - scan's chain (scan/chain.go), over everything the scan's analyzers reported
-//     (Scan.Findings): duplicates folded, process notes capped, the same defect found by
-//     several analyzers merged, then ordered. The result is what Gather returns; the debate's
-//     evidence is made of it in review (review.Evidence), outside these packages.
+//     (Scan.Findings): put in a total order by the reporting analyzer's precedence, place, rule
+//     and source (so that the order in which findings come in does not matter), duplicates
+//     folded, process notes capped, the same defect found by several analyzers merged, then
+//     ordered. The result is what Gather returns; the debate's evidence is made of it in review
+//     (review.Evidence), outside these packages.
 //
 // To add a processor: write a type with Name and Process (or a processorFunc), give it a table
 // test on Findings of your own (processors_test.go, scan/chain_test.go, external/external_test.go), and put it in its chain where it belongs
@@ -69,11 +74,17 @@ func (c *treeComparison) checkedByCallers(fresh []scan.Finding) ([]scan.Finding,
 // weakened adds the protections the change removed or weakened, new by construction; they
 // supersede the new findings of other rules they restate at the same line.
 func (c *treeComparison) weakened(fresh []scan.Finding) ([]scan.Finding, error) {
+	if !c.opts.runs(rules.SourceDebatebot) {
+		return fresh, nil
+	}
 	weak, twins := weakened(c.base.summary, c.head.summary)
 	return mergeWeakened(fresh, weak, twins), nil
 }
 
 // blinded adds the packages the change hid from the analysis, new by construction too.
 func (c *treeComparison) blinded(fresh []scan.Finding) ([]scan.Finding, error) {
+	if !c.opts.runs(rules.SourceDebatebot) {
+		return fresh, nil
+	}
 	return append(fresh, blinded(c.opts, c.base, c.head, c.env)...), nil
 }

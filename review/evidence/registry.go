@@ -17,9 +17,10 @@ import (
 //     do), add it to DefaultAnalyzers below, and test it on code you write (testdata/) both
 //     firing and not firing on the correct variant;
 //   - a go/analysis pass (a maintained Go linter, a vet pass, a check of the project's own): add
-//     it to its list in checks.go (vetPasses), maintained.go or debatebot.go; the type-checked Go
-//     analysis (typedGoAnalyzer) runs every Check over base and head and reports what is new in
-//     head (comparisonChain);
+//     it to its list in checks.go (vetPasses), maintained.go or debatebot.go; its family's
+//     analyzer (typedAnalyzer: go vet, staticcheck, go linter, gosec, debatebot) reports what it
+//     finds new in head (comparisonChain). The families share one load of base and head per
+//     scan (typedLoad), in which every family the gathering runs is analysed;
 //   - an external tool of another language: implement external.Tool in a file of its own and add
 //     it to DefaultTools (external/external.go); it runs here as its own analyzer (toolAnalyzer), over the
 //     changed files of its language in base and head;
@@ -27,11 +28,18 @@ import (
 
 // DefaultAnalyzers returns every built-in analyzer, in the order it runs: an analyzer may read
 // what those before it left (the trees they materialised, the lines whole-tree analysis reached).
+// The order is also the precedence of their findings: when two analyzers found one defect with
+// the same severity, the scan's processors keep the type-checked finding, else the earlier
+// analyzer's (the type-checked families count as one).
 func DefaultAnalyzers() []scan.Analyzer {
 	out := []scan.Analyzer{
 		secretsAnalyzer{}, // credentials in added lines (secrets.go)
 		goAnalyzer{},      // AST checks of Go files whose head content parses, without types (goast.go)
-		typedGoAnalyzer{}, // the type-checked Go analysis of base and head: Checks() (typed.go, runner.go)
+	}
+	for _, src := range typedFamilies {
+		// The type-checked Go analysis of base and head, one analyzer per family of checks (go
+		// vet, staticcheck, go linter, gosec, debatebot), sharing one load (typed.go, runner.go).
+		out = append(out, typedAnalyzer{source: src})
 	}
 	for _, t := range external.DefaultTools() {
 		out = append(out, toolAnalyzer{tool: t.Name()}) // bandit, pyflakes, pylint, ESLint, ShellCheck, Cppcheck

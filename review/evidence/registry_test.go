@@ -26,12 +26,12 @@ func TestRegistryHasEachAnalyzerOnceAndEachExternalToolAsItsOwn(t *testing.T) {
 			t.Errorf("external tool %s is not registered as an analyzer of its own: %s", tool.Name(), strings.Join(names, ", "))
 		}
 	}
-	for _, n := range []string{"secrets", "go-ast", "go-typed", "lines", "removed", "timers", "nullish-check", "prompt-injection", "change"} {
+	for _, n := range []string{"secrets", "go-ast", "go vet", "staticcheck", "go linter", "gosec", "debatebot", "lines", "removed", "timers", "nullish-check", "prompt-injection", "change"} {
 		if seen[n] != 1 {
 			t.Errorf("analyzer %s is not registered: %s", n, strings.Join(names, ", "))
 		}
 	}
-	want := "secrets, go-ast, go-typed, bandit, pyflakes, pylint, eslint, shellcheck, cppcheck, lines, removed, timers, nullish-check, prompt-injection, change"
+	want := "secrets, go-ast, go vet, staticcheck, go linter, gosec, debatebot, bandit, pyflakes, pylint, eslint, shellcheck, cppcheck, lines, removed, timers, nullish-check, prompt-injection, change"
 	if got := strings.Join(names, ", "); got != want {
 		t.Errorf("analyzers run in the order %s, want %s", got, want)
 	}

@@ -81,6 +81,16 @@ type Options struct {
 	// Modules say how the trees' dependencies are downloaded and cached; nil reads them from
 	// the process's environment (ModuleSettingsFromEnv).
 	Modules *ModuleSettings
+	// Sources are the families of checks to run, by their source (rules.AnalyzerGoVet,
+	// rules.AnalyzerStaticcheck, rules.AnalyzerGoLinter, rules.AnalyzerGosec,
+	// rules.AnalyzerDebatebot); nil runs every family. The summary of protections runs whatever
+	// they are: what is new in head is decided with it (checkedByCallers).
+	Sources []string
+}
+
+// runs reports whether the options run the checks of source.
+func (o Options) runs(source string) bool {
+	return o.Sources == nil || slices.Contains(o.Sources, source)
 }
 
 // Run analyses the packages the change touches in both trees and reports what is new in head.
@@ -107,9 +117,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		base, baseErr = analyzeTree(ctx, opts.BaseDir, opts.Files, env, m, &loads)
+		base, baseErr = analyzeTree(ctx, opts.BaseDir, opts.Files, env, m, &loads, opts.runs)
 	}()
-	head, headErr = analyzeTree(ctx, opts.HeadDir, opts.Files, env, m, &loads)
+	head, headErr = analyzeTree(ctx, opts.HeadDir, opts.Files, env, m, &loads, opts.runs)
 	wg.Wait()
 	if err := errors.Join(baseErr, headErr); err != nil {
 		return nil, err
@@ -170,12 +180,13 @@ func AnalyzeTree(ctx context.Context, root string, files []string, env []string)
 		return nil, err
 	}
 	defer release()
-	return analyzeTree(ctx, root, files, env, m, &sync.Mutex{})
+	return analyzeTree(ctx, root, files, env, m, &sync.Mutex{}, Options{}.runs)
 }
 
 // analyzeTree is AnalyzeTree with the module settings m, the caller holding the module cache;
-// loads is held while the go command resolves and loads packages.
-func analyzeTree(ctx context.Context, root string, files []string, env []string, m ModuleSettings, loads *sync.Mutex) (*TreeReport, error) {
+// loads is held while the go command resolves and loads packages, and runs says which families
+// of checks run, by source.
+func analyzeTree(ctx context.Context, root string, files []string, env []string, m ModuleSettings, loads *sync.Mutex, runs func(source string) bool) (*TreeReport, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, fmt.Errorf("failed to resolve tree %s: %w", root, err)
@@ -190,7 +201,7 @@ func analyzeTree(ctx context.Context, root string, files []string, env []string,
 		return nil, fmt.Errorf("failed to make a directory for the analysis copies of go.mod: %w", err)
 	}
 	defer os.RemoveAll(scratch)
-	t := &treeRun{ctx: ctx, root: abs, env: env, mods: m, loads: loads, scratch: scratch, rep: rep, bctx: cgoContext(env), scrub: &scan.PathScrubber{}, times: scan.TimingsOf(ctx)}
+	t := &treeRun{ctx: ctx, root: abs, env: env, mods: m, loads: loads, runs: runs, scratch: scratch, rep: rep, bctx: cgoContext(env), scrub: &scan.PathScrubber{}, times: scan.TimingsOf(ctx)}
 	t.scrub.Add(abs, "")
 	if len(modules) > 0 {
 		// Without an answer there is no go command, and loading says so for every package.
@@ -268,6 +279,8 @@ type treeRun struct {
 	mods ModuleSettings
 	// loads is held while the go command resolves and loads packages (see Run).
 	loads *sync.Mutex
+	// runs says which families of checks run, by source (see Options.Sources).
+	runs func(source string) bool
 	// goVersion is the go command's ("go1.26.8"), empty when it did not say.
 	goVersion string
 	// scratch holds the analysis copies of the modules' go.mod files.
@@ -427,10 +440,14 @@ func (t *treeRun) pkgDir(pkg *packages.Package) string {
 	return ""
 }
 
-// analyzePackage runs every check, the summary of protections and gosec over the package of d.
+// analyzePackage runs the checks of the families that run, the summary of protections and gosec
+// (when it runs) over the package of d.
 func (t *treeRun) analyzePackage(d *driver, seenFinding map[scan.Finding]bool) {
 	rep, pkg := t.rep, d.pkg
 	for _, c := range checks {
+		if !t.runs(c.Source) {
+			continue
+		}
 		out := d.run(c.Analyzer)
 		if out.err != nil {
 			rep.Degraded = append(rep.Degraded, Degraded{Package: pkg.PkgPath, Reason: fmt.Sprintf("%s did not run: %s", c.Rule, scan.Clip(t.scrub.Clean(out.err.Error()), 200))})
@@ -448,6 +465,9 @@ func (t *treeRun) analyzePackage(d *driver, seenFinding map[scan.Finding]bool) {
 		rep.Degraded = append(rep.Degraded, Degraded{Package: pkg.PkgPath, Reason: "the comparison of protections did not run: " + scan.Clip(t.scrub.Clean(out.err.Error()), 200)})
 	} else if s, ok := out.result.(*pkgSummary); ok {
 		rep.summary.add(s)
+	}
+	if !t.runs(rules.SourceGosec) {
+		return
 	}
 	found, err := d.runGosec(t.root)
 	if err != nil {

@@ -77,17 +77,59 @@ func init() {
 	}
 }
 
-// typedGoAnalyzer runs the type-checked Go analysis (review/evidence) over the change's whole
-// base and head trees, when the change can materialise them (a git range), and reports the
-// findings that are new in head. The hand-written Go analyzer keeps running beside it.
-type typedGoAnalyzer struct{}
+// typedFamilies are the families of go/analysis checks, by source, in the order their analyzers
+// run: the go vet passes, staticcheck, the maintained Go linters, gosec, and debatebot's own
+// passes with the comparison of protections in base and head.
+var typedFamilies = []string{rules.AnalyzerGoVet, rules.AnalyzerStaticcheck, rules.AnalyzerGoLinter, rules.AnalyzerGosec, rules.AnalyzerDebatebot}
 
-func (typedGoAnalyzer) Name() string { return "go-typed" }
+// typedAnalyzer is one family of the type-checked Go analysis as an analyzer of the registry: it
+// reports the findings of its family's checks that are new in head. The families share one load
+// of the change's whole base and head trees (typedLoad): the first of them to run loads,
+// type-checks and analyses both trees once, with the checks of every family the gathering runs,
+// and the others read what it found. The hand-written Go analyzer keeps running beside them.
+type typedAnalyzer struct {
+	source string
+}
 
-func (typedGoAnalyzer) Analyze(s *scan.Scan) {
+func (a typedAnalyzer) Name() string { return a.source }
+
+func (a typedAnalyzer) Analyze(s *scan.Scan) {
+	res := typedLoad(s)
+	if res == nil {
+		return
+	}
+	c := s.Change
+	for _, f := range res.New {
+		if f.Source != a.source {
+			continue
+		}
+		msg := f.Message
+		if f.Func != "" {
+			msg += " (in " + f.Func + ")"
+		}
+		if !c.HasLine(f.Path, f.Line) {
+			msg += "; new in head on a line the diff does not show: the change made it reachable"
+		}
+		c.Reach(f.Path, f.Line)
+		f.Message = msg
+		s.Record(f) // with its weakness (f.CWE), which absorbWeakness reads
+	}
+}
+
+// typedLoad is the type-checked analysis of the scan's change, made once per scan (nil when the
+// change has no Go file, no trees, or the analysis failed; a note says why).
+func typedLoad(s *scan.Scan) *Result {
+	res, _ := s.Shared("go/analysis", func() any { return analyzeTyped(s) }).(*Result)
+	return res
+}
+
+// analyzeTyped runs the type-checked Go analysis over the change's whole base and head trees,
+// when the change can materialise them (a git range), with the checks of the families the scan
+// runs, and says what it did in a note.
+func analyzeTyped(s *scan.Scan) *Result {
 	c := s.Change
 	if c.Trees == nil {
-		return
+		return nil
 	}
 	var files []string
 	for _, f := range c.Files {
@@ -98,42 +140,37 @@ func (typedGoAnalyzer) Analyze(s *scan.Scan) {
 		}
 	}
 	if len(files) == 0 {
-		return
+		return nil
+	}
+	var sources []string
+	for _, src := range typedFamilies {
+		if s.Runs(src) {
+			sources = append(sources, src)
+		}
 	}
 	ctx := s.Context()
 	base, head, err := s.Trees()
 	if err != nil {
 		s.Note("type-checked Go analysis skipped: " + scan.Clip(err.Error(), 300))
-		return
+		return nil
 	}
 	tctx, cancel, budget := typedBudget(ctx)
 	defer cancel()
-	res, err := Run(tctx, Options{BaseDir: base, HeadDir: head, Files: files})
+	res, err := Run(tctx, Options{BaseDir: base, HeadDir: head, Files: files, Sources: sources})
 	if err != nil {
 		addUncovered(ctx, head, files)
 	}
 	if err != nil && ctx.Err() == nil && errors.Is(tctx.Err(), context.DeadlineExceeded) {
 		s.Note(fmt.Sprintf("type-checked Go analysis stopped: it took longer than its share of the time for evidence (%s; compiling the dependencies takes longest the first time), so it reports nothing; the other analyzers' evidence stands", budget.Round(time.Second)))
-		return
+		return nil
 	}
 	if err != nil {
 		s.Note("type-checked Go analysis failed: " + scan.Clip(err.Error(), 300))
-		return
+		return nil
 	}
 	addCoverage(ctx, res.Head)
-	for _, f := range res.New {
-		msg := f.Message
-		if f.Func != "" {
-			msg += " (in " + f.Func + ")"
-		}
-		if !c.HasLine(f.Path, f.Line) {
-			msg += "; new in head on a line the diff does not show: the change made it reachable"
-		}
-		c.Reach(f.Path, f.Line)
-		f.Message = msg
-		s.Record(f) // with its weakness (f.cwe), which absorbWeakness reads
-	}
-	s.Note(typedGoNote(res))
+	s.Note(typedGoNote(res, sources))
+	return res
 }
 
 // typedShare is the share of the time left for evidence that the type-checked analysis may take,
@@ -162,10 +199,23 @@ func fix(c rules.Check) string {
 	return "fix what " + c.Source + " " + c.Rule + " reports: " + strings.ToLower(c.Title[:1]) + c.Title[1:] + " (" + c.URL + ")"
 }
 
-func typedGoNote(res *Result) string {
+// familyWords name each family of checks in the analysis's note.
+var familyWords = map[string]string{
+	rules.AnalyzerGoVet:       "go vet passes",
+	rules.AnalyzerStaticcheck: "staticcheck",
+	rules.AnalyzerGoLinter:    "bodyclose, sqlclosecheck, rowserrcheck, noctx, errcheck, nilaway",
+	rules.AnalyzerGosec:       "gosec",
+	rules.AnalyzerDebatebot:   "debatebot's own analyzers and comparison of protections",
+}
+
+func typedGoNote(res *Result, sources []string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "type-checked Go analysis (go vet passes, staticcheck, bodyclose, sqlclosecheck, rowserrcheck, noctx, errcheck, nilaway, gosec, debatebot's own analyzers and comparison of protections) of %d package(s) in base and head: %s; %d new finding(s), %d pre-existing finding(s) left out",
-		len(res.Packages), strings.Join(scan.LimitNames(res.Packages, 8), ", "), len(res.New), res.Preexisting)
+	var ran []string
+	for _, src := range sources {
+		ran = append(ran, familyWords[src])
+	}
+	fmt.Fprintf(&b, "type-checked Go analysis (%s) of %d package(s) in base and head: %s; %d new finding(s), %d pre-existing finding(s) left out",
+		strings.Join(ran, ", "), len(res.Packages), strings.Join(scan.LimitNames(res.Packages, 8), ", "), len(res.New), res.Preexisting)
 	if len(res.Degraded) > 0 {
 		var d []string
 		for _, x := range res.Degraded {

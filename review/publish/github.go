@@ -7,13 +7,14 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/google/go-github/v62/github"
 	"github.com/rs/zerolog"
 
 	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence/redact"
-	"github.com/debatebot/debatebot/review/evidence/rules"
 	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/toulmin"
@@ -263,63 +264,6 @@ func (p *Publisher) FinishCheck(ctx context.Context, t *toulmin.Transcript) erro
 	return nil
 }
 
-// annotationsOf are the annotations of the debate's standing findings that have no review
-// comment on their line, so that GitHub shows each finding once in a pull request's files. When
-// this publisher posted no review (a retried publication whose review was posted before), the
-// pull request's review comments tell which findings have one.
-func (p *Publisher) annotationsOf(ctx context.Context, t *toulmin.Transcript) []*github.CheckRunAnnotation {
-	if p.inlined == nil && t.Record.HeadSHA != "" && t.Record.Synthesis == nil {
-		threads, _, err := p.reviewThreads(ctx)
-		if err != nil {
-			// Not knowing which findings have a comment is no reason to leave the check run
-			// unconcluded: every finding is annotated, as none would be lost.
-			zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not list the review comments; annotating every standing finding.")
-		}
-		p.inlined = map[string]bool{}
-		for key := range threads {
-			p.inlined[key] = true
-		}
-	}
-	standing, keys := render.StandingFindings(t), render.FindingKeys(t)
-	var left []toulmin.Evidence
-	for i, e := range standing {
-		if !p.inlined[keys[i]] {
-			left = append(left, e)
-		}
-	}
-	return Annotations(left)
-}
-
-// Annotations turns findings into check-run annotations, in their order: each on its file and
-// line (a finding about a whole file on its first line), failure for high and critical findings,
-// warning for medium, notice below, titled with the rule and saying what to do. Findings that
-// name no file (the title, the description, commit messages) cannot be annotated; the review's
-// body and the debate's page carry them.
-func Annotations(findings []toulmin.Evidence) []*github.CheckRunAnnotation {
-	var out []*github.CheckRunAnnotation
-	for _, e := range findings {
-		if e.Path == "" {
-			continue
-		}
-		line := max(e.Line, 1)
-		rule := rules.Rules[e.Rule]
-		title := e.Rule
-		if rule.Title != "" {
-			title = rule.Title + " (" + e.Rule + ")"
-		}
-		msg := e.Message
-		if rule.Fix != "" {
-			msg += "\n\nFix: " + rule.Fix
-		}
-		out = append(out, &github.CheckRunAnnotation{
-			Path: github.String(e.Path), StartLine: github.Int(line), EndLine: github.Int(line),
-			AnnotationLevel: github.String(render.AnnotationLevel(e.Severity)),
-			Message:         github.String(scan.Clip(msg, 4000)), Title: github.String(scan.Clip(title, 255)),
-		})
-	}
-	return out
-}
-
 func (p *Publisher) detailsURL() string {
 	switch {
 	case p.Link != "":
@@ -398,21 +342,185 @@ func (p *Publisher) Unlabel(ctx context.Context, label string) error {
 	return nil
 }
 
-// CreateIssue opens an issue in the pull request's repository (a security alert on the default
-// branch, debated there) and returns its number.
-func (p *Publisher) CreateIssue(ctx context.Context, title, body string) (int, error) {
-	is, _, err := p.gh.Issues.Create(ctx, p.pr.Owner, p.pr.Repo, &github.IssueRequest{Title: github.String(title), Body: github.String(render.FitComment(body, render.MaxCommentChars, ""))})
-	if err != nil {
-		return 0, fmt.Errorf("failed to open an issue in %s: %w", p.pr.Repository(), err)
-	}
-	return is.GetNumber(), nil
+// DebateOptions are what differs between the App's publication of a debate and the Action's.
+type DebateOptions struct {
+	// Memo, when set, remembers the check run, its conclusion and the inline review, so that a
+	// retried job does not conclude or review twice; the Action, which publishes once, has none.
+	Memo Memo
+	// NoCheck leaves the check run out: the Action's token may not create one (a pull request
+	// from a fork).
+	NoCheck bool
+	// Review says what the inline review covers (nil: the whole pull request, the review event
+	// COMMENT).
+	Review *ReviewScope
 }
 
-// CloseIssue closes the publisher's issue with a state reason ("completed" or "not_planned").
-func (p *Publisher) CloseIssue(ctx context.Context, reason string) error {
-	_, _, err := p.gh.Issues.Edit(ctx, p.pr.Owner, p.pr.Repo, p.pr.Number, &github.IssueRequest{State: github.String("closed"), StateReason: github.String(reason)})
+// PublishDebate writes a decided debate where the App and the Action publish it: the summary
+// comment, the decision comment, the inline review, then the check run (annotating the findings
+// the review did not comment on) and the escalation label; each write is tried three times with
+// backoff. p.Link, when set, is the debate's page (the dashboard's, or the Action's run), which
+// the summary links to for the whole debate.
+func (p *Publisher) PublishDebate(ctx context.Context, t *toulmin.Transcript, opts DebateOptions) error {
+	how := opts.Review
+	if how == nil {
+		how = &ReviewScope{}
+	}
+	md, err := render.SummaryComment(t, render.SummaryOptions{BlobURL: blobURL(p.DetailsURL, t.Record.HeadSHA), Link: p.Link})
 	if err != nil {
-		return fmt.Errorf("failed to close issue %s as %s: %w", p.pr, reason, err)
+		return fmt.Errorf("failed to render the summary of debate %s: %w", t.DebateID, err)
+	}
+	dc, err := render.DecisionComment(t)
+	if err != nil {
+		return fmt.Errorf("failed to render the decision of debate %s: %w", t.DebateID, err)
+	}
+	steps := []func() error{
+		func() error { return p.Upsert(ctx, render.TranscriptMarker, md) },
+		func() error { return p.Upsert(ctx, render.DecisionMarker, dc) },
+	}
+	if t.Record.HeadSHA != "" && t.Record.Synthesis == nil {
+		// The review comes before the check run, whose annotations are the findings that got no
+		// review comment.
+		steps = append(steps, func() error { return p.reviewOnce(ctx, t, how, opts.Memo) })
+	}
+	if !opts.NoCheck {
+		steps = append(steps, func() error { return p.concludeOnce(ctx, t, opts.Memo) })
+	}
+	if t.Record.Decision == voting.Escalate {
+		steps = append(steps, func() error { return p.Label(ctx, EscalationLabel) })
+	}
+	for _, step := range steps {
+		if err := Retry(ctx, 3, step); err != nil {
+			return fmt.Errorf("failed to publish debate %s: %w", t.DebateID, err)
+		}
+	}
+	zerolog.Ctx(ctx).Info().Str("decision", string(t.Record.Decision)).Msg("Published the debate.")
+	return nil
+}
+
+// concludeOnce concludes the debate's check run. A retry of the job (a later step failed)
+// publishes the same stored transcript (the same end): it does not conclude the check run again,
+// as GitHub would show its annotations twice.
+func (p *Publisher) concludeOnce(ctx context.Context, t *toulmin.Transcript, memo Memo) error {
+	concluded := fmt.Sprintf("concluded:%s@%d", t.DebateID, t.EndedAt.UnixNano())
+	if memo == nil {
+		return p.FinishCheck(ctx, t)
+	}
+	if id, err := memo.Publication(ctx, p.PR().String(), concluded); err == nil && id != 0 && (p.CheckRunID() == 0 || id == p.CheckRunID()) {
+		return nil
+	}
+	had := p.CheckRunID()
+	if err := p.FinishCheck(ctx, t); err != nil {
+		return err
+	}
+	if id := p.CheckRunID(); id != had {
+		// Created now, as its creation failed when the debate started.
+		if err := memo.SaveCheckRun(ctx, t.DebateID, id); err != nil {
+			zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not remember the check run.")
+		}
+	}
+	if id := p.CheckRunID(); id != 0 {
+		if err := memo.SavePublication(ctx, p.PR().String(), concluded, id); err != nil {
+			zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not remember that the check run was concluded.")
+		}
 	}
 	return nil
+}
+
+// Retry runs a publishing step up to attempts times while it fails for a reason that may pass: a
+// network error or a server error the transport did not repeat (a POST's 5xx). GitHub's refusals
+// (4xx: no permission, not found, validation, a rate limit the transport already waited on as
+// long as it may) come back the same, so they return at once.
+func Retry(ctx context.Context, attempts int, f func() error) error {
+	var err error
+	delay := 200 * time.Millisecond
+	for i := 0; i < attempts; i++ {
+		if err = f(); err == nil || refused(err) || i == attempts-1 {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Join(err, ctx.Err())
+		case <-time.After(delay):
+		}
+		delay *= 2
+	}
+	return err
+}
+
+// refused reports whether err is GitHub answering with a client error (4xx), which repeating the
+// request does not change.
+func refused(err error) bool {
+	var er *github.ErrorResponse
+	var rl *github.RateLimitError
+	var ab *github.AbuseRateLimitError
+	switch {
+	case errors.As(err, &er):
+		return er.Response != nil && er.Response.StatusCode >= 400 && er.Response.StatusCode < 500
+	case errors.As(err, &rl), errors.As(err, &ab):
+		return true
+	}
+	return false
+}
+
+// ShowProgress is the debate's observer on the pull request: the transcript comment shows which
+// phase runs, edited at most once per phase; failed hears of an edit GitHub refused.
+func (p *Publisher) ShowProgress(ctx context.Context, failed func(error)) func(toulmin.Event) {
+	return func(e toulmin.Event) {
+		if e.Kind != toulmin.EventPhaseStarted || e.Phase.Phase == toulmin.PhaseDecision {
+			return
+		}
+		if err := p.Upsert(ctx, render.TranscriptMarker, render.ProgressComment(e.Transcript, e.Phase.Phase)); err != nil {
+			failed(err)
+		}
+	}
+}
+
+// ReviewScope is what the inline review of a debate covers beside its transcript: the change
+// the debate saw and the head that change was compared with (empty for the whole pull request);
+// no change for a debate published from the store; and the review event of debatebot.yml.
+type ReviewScope struct {
+	Change *change.Change
+	Since  string
+	Event  string
+}
+
+// reviewOnce posts the debate's inline review once: a retry of the publication (a later step
+// failed) finds it remembered in memo and does not post it again.
+func (p *Publisher) reviewOnce(ctx context.Context, t *toulmin.Transcript, how *ReviewScope, memo Memo) error {
+	key := fmt.Sprintf("reviewed:%s@%d", t.DebateID, t.EndedAt.UnixNano())
+	if memo != nil {
+		if id, err := memo.Publication(ctx, p.PR().String(), key); err == nil && id != 0 {
+			return nil
+		}
+	}
+	res, err := p.Review(ctx, t, ReviewOptions{Event: how.Event, Change: how.Change, Since: how.Since, Link: p.Link})
+	if err != nil {
+		return err
+	}
+	zerolog.Ctx(ctx).Info().Int("posted", res.Posted).Int("repeated", res.Repeated).Int("in_body", res.Body).Int("moved", res.Moved).
+		Int("resolved", res.Resolved).Msg("Reviewed the pull request's lines.")
+	if memo != nil {
+		if err := memo.SavePublication(ctx, p.PR().String(), key, 1); err != nil {
+			zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not remember that the review was posted.")
+		}
+	}
+	return nil
+}
+
+// blobURL is the web address of the files at a commit, from the pull request's page
+// ("https://github.com/o/r/pull/5" -> "https://github.com/o/r/blob/<sha>/"), or "".
+func blobURL(prURL, sha string) string {
+	i := strings.LastIndex(prURL, "/pull/")
+	if i < 0 || sha == "" {
+		return ""
+	}
+	return prURL[:i] + "/blob/" + sha + "/"
+}
+
+// Memo keeps, outside GitHub, what a publication did (the App's store): the check run it
+// created and that it concluded it, and that the inline review was posted.
+type Memo interface {
+	Publication(ctx context.Context, pr, marker string) (int64, error)
+	SavePublication(ctx context.Context, pr, marker string, id int64) error
+	SaveCheckRun(ctx context.Context, debateID string, id int64) error
 }

@@ -140,7 +140,7 @@ func (p *publisher) Start(ctx context.Context, d *review.Debate) {
 func (p *publisher) Progress(ctx context.Context, e toulmin.Event) {
 	a := p.a
 	if p.show == nil {
-		p.show = pull.ShowProgress(ctx, p.pub, func(err error) {
+		p.show = p.pub.ShowProgress(ctx, func(err error) {
 			if denied(err) {
 				a.noComments = true
 				a.notice("warning", "The token cannot comment on %s (%v): the debate is in the job summary only. A pull request from a fork gets a read-only token; use pull_request_target or give the workflow `pull-requests: write` and `issues: write`.", a.pr, err)
@@ -160,8 +160,8 @@ func (p *publisher) Publish(ctx context.Context, res *pipeline.Result) error {
 	a, t := p.a, res.Transcript
 	published := !a.noComments
 	if published {
-		scope := &pull.ReviewScope{Change: res.Subject.Change, Since: res.Subject.Since, Event: p.event}
-		if err := pull.Publish(ctx, p.pub, t, pull.PublishOptions{Review: scope, NoCheck: p.noCheck}); err != nil {
+		scope := &publish.ReviewScope{Change: res.Subject.Change, Since: res.Subject.Since, Event: p.event}
+		if err := p.pub.PublishDebate(ctx, t, publish.DebateOptions{Review: scope, NoCheck: p.noCheck}); err != nil {
 			if !denied(err) {
 				a.summary(t, false)
 				return err

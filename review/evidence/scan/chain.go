@@ -17,6 +17,7 @@ type Processor interface {
 // scanChain makes the evidence of what the scan's analyzers reported, in order.
 func scanChain() []Processor {
 	return []Processor{
+		placeOrder{},     // a total order by the analyzer's precedence, place, rule and source: not the order findings came in
 		uniquePlace{},    // the same rule at the same place once
 		processNotes{},   // process notes never decide: at most medium
 		absorbWeakness{}, // a type-checked finding of another weakness than its rule's takes in that weakness's earlier findings
@@ -80,6 +81,48 @@ func (processNotes) Process(found []Finding) ([]Finding, error) {
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+// placeOrder sorts the findings by a total order: the precedence of the analyzer that reported
+// them (Finding.rank: its place in the gathering's list of analyzers, the type-checked families
+// sharing one), then path, line, column, rule, source, what a mitigation weakens, severity (the
+// most severe first) and message. The processors after it keep or merge the earlier of two
+// findings; with this order, "earlier" is a property of the findings, not of the order in which
+// they were reported, so that splitting an analyzer, or the order its findings come in, leaves
+// the evidence as it was.
+type placeOrder struct{}
+
+func (placeOrder) Name() string { return "place order" }
+
+func (placeOrder) Process(found []Finding) ([]Finding, error) {
+	out := append([]Finding(nil), found...)
+	sort.SliceStable(out, func(i, j int) bool { return placeLess(out[i], out[j]) })
+	return out, nil
+}
+
+// placeLess is placeOrder's order.
+func placeLess(a, b Finding) bool {
+	switch {
+	case a.rank != b.rank:
+		return a.rank < b.rank
+	case a.Path != b.Path:
+		return a.Path < b.Path
+	case a.Line != b.Line:
+		return a.Line < b.Line
+	case a.Column != b.Column:
+		return a.Column < b.Column
+	case a.Rule != b.Rule:
+		return a.Rule < b.Rule
+	case a.Source != b.Source:
+		return a.Source < b.Source
+	case a.Mitigates != b.Mitigates:
+		return a.Mitigates < b.Mitigates
+	case a.Severity.Rank() != b.Severity.Rank():
+		return a.Severity.Rank() > b.Severity.Rank()
+	case a.Message != b.Message:
+		return a.Message < b.Message
+	}
+	return a.CWE < b.CWE
 }
 
 // absorbWeakness lets a finding whose weakness is not its rule's (Finding.cwe: a removed check

@@ -51,6 +51,10 @@ type Finding struct {
 	// Fingerprint identifies the finding on its code for dismissals (see Fingerprint); the
 	// gathering fills it.
 	Fingerprint string `json:"-"`
+	// rank is the precedence of the analyzer that reported it: its place in the gathering's list
+	// (the type-checked families share the first one's), which orders findings before the
+	// processors (placeOrder). The scan fills it.
+	rank int
 }
 
 // lineFixes are the findings whose fix the analyzers know exactly: the line with one constant

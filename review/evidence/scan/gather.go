@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/debatebot/debatebot/review/change"
+	"github.com/debatebot/debatebot/review/evidence/rules"
 )
 
 // Findings returns what was found, through the processors (chain.go): once per rule and
@@ -37,11 +38,16 @@ func GatherWithNotes(ctx context.Context, c *change.Change, analyzers []Analyzer
 	}
 	times := TimingsOf(ctx)
 	defer times.Since("evidence (all analyzers)", time.Now())
+	s.running = map[string]bool{}
+	ranks := analyzerRanks(analyzers)
 	for _, a := range analyzers {
+		s.running[a.Name()] = true
+	}
+	for i, a := range analyzers {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, fmt.Errorf("evidence gathering stopped before %s: %w", a.Name(), err)
 		}
-		s.analyzer = a.Name()
+		s.analyzer, s.rank = a.Name(), ranks[i]
 		start := time.Now()
 		a.Analyze(s)
 		times.Since("analyzer "+a.Name(), start)
@@ -51,4 +57,22 @@ func GatherWithNotes(ctx context.Context, c *change.Change, analyzers []Analyzer
 		found[i].Fingerprint = Fingerprint(c, found[i])
 	}
 	return found, s.notes, nil
+}
+
+// analyzerRanks are the precedences of the analyzers' findings (Finding.rank): their places in
+// the list, except that the families of the type-checked Go analysis, which are one analysis of
+// one load, share the place of the first of them.
+func analyzerRanks(analyzers []Analyzer) []int {
+	out := make([]int, len(analyzers))
+	typed := -1
+	for i, a := range analyzers {
+		out[i] = i
+		if rules.IsTypedGo(a.Name()) {
+			if typed < 0 {
+				typed = i
+			}
+			out[i] = typed
+		}
+	}
+	return out
 }

@@ -32,8 +32,10 @@ type Scan struct {
 	ctx context.Context
 	// notes say what analyzers did beyond their findings, for the transcript.
 	notes []string
-	// analyzer is the name of the analyzer running now, stamped on what it reports.
+	// analyzer is the name of the analyzer running now, stamped on what it reports, and rank
+	// its precedence (see Finding.rank).
 	analyzer string
+	rank     int
 	// found are the findings in the order they were reported; the processors (chain.go)
 	// make the evidence of them.
 	found   []Finding
@@ -44,6 +46,10 @@ type Scan struct {
 	// hidden are the host's directories (the trees', temporary ones) that nothing posted names:
 	// notes and messages say tree-relative paths instead.
 	hidden PathScrubber
+	// shared are what several analyzers use and is made once per scan (see Shared).
+	shared map[string]any
+	// running are the names of the analyzers the gathering runs (nil: not known, every one).
+	running map[string]bool
 }
 
 type scanTrees struct {
@@ -74,6 +80,28 @@ func (s *Scan) Trees() (base, head string, err error) {
 		}
 	}
 	return s.trees.base, s.trees.head, s.trees.err
+}
+
+// Shared returns what make built for key in this scan, building it on first use: what several
+// analyzers need and is costly to make (the type-checked load and analysis of base and head,
+// which each family of go/analysis passes reports from) is made once per gathering, by the first
+// analyzer that asks, and shared by the others.
+func (s *Scan) Shared(key string, make func() any) any {
+	if v, ok := s.shared[key]; ok {
+		return v
+	}
+	if s.shared == nil {
+		s.shared = map[string]any{}
+	}
+	v := make()
+	s.shared[key] = v
+	return v
+}
+
+// Runs reports whether the gathering runs the analyzer named name, so that work shared by several
+// analyzers is done only for those that run; a scan made outside Gather runs every analyzer.
+func (s *Scan) Runs(name string) bool {
+	return s.running == nil || s.running[name]
 }
 
 // closeTrees removes the trees Trees materialised.
@@ -163,6 +191,7 @@ func (s *Scan) Record(f Finding) {
 	if f.Fix = s.keepFix(f); f.Fix.IsZero() {
 		f.Replacement = "" // the rule's fixed line does not apply as a suggestion either
 	}
+	f.rank = s.rank
 	s.found = append(s.found, f)
 }
 
