@@ -57,21 +57,7 @@ func TestBrowserDebatePage(t *testing.T) {
 	if os.Getenv("DEBATEBOT_UPDATE_SCREENSHOTS") != "" {
 		dir = committed
 	}
-	shot := func(name string) chromedp.Action {
-		return chromedp.ActionFunc(func(ctx context.Context) error {
-			var png []byte
-			if err := chromedp.CaptureScreenshot(&png).Do(ctx); err != nil {
-				return err
-			}
-			return os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644)
-		})
-	}
-	run := func(what string, actions ...chromedp.Action) {
-		t.Helper()
-		if err := chromedp.Run(ctx, actions...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
+	shot, run := screenshots(dir), browse(t, ctx)
 
 	var at positions
 	run("sign in and open the debate",

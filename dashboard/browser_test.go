@@ -167,21 +167,7 @@ func TestBrowser(t *testing.T) {
 	if os.Getenv("DEBATEBOT_UPDATE_SCREENSHOTS") != "" {
 		dir = filepath.Join("testdata", "screenshots")
 	}
-	shot := func(name string) chromedp.Action {
-		return chromedp.ActionFunc(func(ctx context.Context) error {
-			var png []byte
-			if err := chromedp.CaptureScreenshot(&png).Do(ctx); err != nil {
-				return err
-			}
-			return os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644)
-		})
-	}
-	run := func(what string, actions ...chromedp.Action) {
-		t.Helper()
-		if err := chromedp.Run(ctx, actions...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
+	shot, run := screenshots(dir), browse(t, ctx)
 
 	// Signing in: the list sends the visitor to GitHub, which sends alice back.
 	var list string
@@ -268,4 +254,27 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("the pull request does not say alice ended the rounds: %+v", a.gh.CommentsOn("acme/shop#8"))
 	}
 	run("metrics", chromedp.Navigate(a.url+"/metrics-overview"), chromedp.WaitVisible("svg", chromedp.ByQuery), shot("7-metrics"))
+}
+
+// screenshots is the action that saves the page as dir/NAME.png.
+func screenshots(dir string) func(name string) chromedp.Action {
+	return func(name string) chromedp.Action {
+		return chromedp.ActionFunc(func(ctx context.Context) error {
+			var png []byte
+			if err := chromedp.CaptureScreenshot(&png).Do(ctx); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644)
+		})
+	}
+}
+
+// browse runs a step of actions in the browser, failing the test with what the step was.
+func browse(t *testing.T, ctx context.Context) func(what string, actions ...chromedp.Action) {
+	return func(what string, actions ...chromedp.Action) {
+		t.Helper()
+		if err := chromedp.Run(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
 }
