@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 
@@ -100,29 +101,21 @@ func (placeOrder) Process(found []Finding) ([]Finding, error) {
 	return out, nil
 }
 
-// placeLess is placeOrder's order.
+// placeLess is placeOrder's order: the reporting analyzer's precedence, then the place, rule,
+// source and what the finding mitigates, the more severe first, then the message and weakness.
 func placeLess(a, b Finding) bool {
-	switch {
-	case a.rank != b.rank:
-		return a.rank < b.rank
-	case a.Path != b.Path:
-		return a.Path < b.Path
-	case a.Line != b.Line:
-		return a.Line < b.Line
-	case a.Column != b.Column:
-		return a.Column < b.Column
-	case a.Rule != b.Rule:
-		return a.Rule < b.Rule
-	case a.Source != b.Source:
-		return a.Source < b.Source
-	case a.Mitigates != b.Mitigates:
-		return a.Mitigates < b.Mitigates
-	case a.Severity.Rank() != b.Severity.Rank():
-		return a.Severity.Rank() > b.Severity.Rank()
-	case a.Message != b.Message:
-		return a.Message < b.Message
-	}
-	return a.CWE < b.CWE
+	return cmp.Or(
+		cmp.Compare(a.rank, b.rank),
+		cmp.Compare(a.Path, b.Path),
+		cmp.Compare(a.Line, b.Line),
+		cmp.Compare(a.Column, b.Column),
+		cmp.Compare(a.Rule, b.Rule),
+		cmp.Compare(a.Source, b.Source),
+		cmp.Compare(a.Mitigates, b.Mitigates),
+		cmp.Compare(b.Severity.Rank(), a.Severity.Rank()),
+		cmp.Compare(a.Message, b.Message),
+		cmp.Compare(a.CWE, b.CWE),
+	) < 0
 }
 
 // absorbWeakness lets a finding whose weakness is not its rule's (Finding.cwe: a removed check
