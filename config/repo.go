@@ -201,6 +201,11 @@ type LLM struct {
 	ContextTokens int `yaml:"context_tokens"`
 	// MaxRetries bounds the retries of a call on 429, 5xx and request timeouts.
 	MaxRetries int `yaml:"max_retries"`
+	// Calls is how the model is asked: "panel" (the default), one call per phase that speaks for
+	// the whole panel, a round's three phases and the final arguments with the synthesis each in
+	// one call; "agent", one call per agent per phase, each turn written on its own, at several
+	// times the tokens.
+	Calls string `yaml:"calls,omitempty" jsonschema:"enum=panel,enum=agent"`
 	// RequestTimeout bounds each model request (each retry has its own); one that times out is
 	// retried like a 5xx.
 	RequestTimeout Duration `yaml:"request_timeout,omitempty"`
@@ -210,6 +215,20 @@ type LLM struct {
 	// once a debate has spent it, its rounds end early, the maintainers synthesise and the
 	// summary says so. Unset: no limit.
 	MaxCostUSD *float64 `yaml:"max_cost_usd,omitempty" jsonschema:"exclusiveMinimum=0"`
+}
+
+// The values of llm.calls.
+const (
+	CallsPanel = "panel"
+	CallsAgent = "agent"
+)
+
+// Options are the model calls' options under this section, for the model at baseURL.
+func (l LLM) Options(apiKey, baseURL, model string) llm.Options {
+	return llm.Options{
+		APIKey: apiKey, BaseURL: baseURL, Model: model, MaxRetries: l.MaxRetries, RequestTimeout: time.Duration(l.RequestTimeout),
+		ContextTokens: l.ContextTokens, Prices: l.PriceTable(), PerAgent: l.Calls == CallsAgent,
+	}
 }
 
 // MaxCost is the debate's model budget in US dollars, 0 for none.
@@ -523,6 +542,12 @@ func (r *Repo) fillLLM(bad func(format string, args ...any)) {
 	}
 	if r.LLM.RequestTimeout == 0 {
 		r.LLM.RequestTimeout = Duration(llm.DefaultRequestTimeout)
+	}
+	if r.LLM.Calls == "" {
+		r.LLM.Calls = CallsPanel
+	}
+	if r.LLM.Calls != CallsPanel && r.LLM.Calls != CallsAgent {
+		bad("llm.calls: must be %q (one call per phase for the whole panel) or %q (one call per agent per phase), got %q", CallsPanel, CallsAgent, r.LLM.Calls)
 	}
 	if r.LLM.Concurrency < 0 || r.LLM.ContextTokens < 500 || r.LLM.MaxRetries < 0 || r.LLM.MaxRetries > 10 {
 		bad("llm: concurrency must be positive, context_tokens at least 500 and max_retries between 0 and 10 (got %d, %d, %d)", r.LLM.Concurrency, r.LLM.ContextTokens, r.LLM.MaxRetries)

@@ -195,11 +195,7 @@ func agentFactory(cfg *config.Server) AgentFactory {
 		if cfg.OpenAIKey == "" {
 			return agents.OfflinePanel(repo.Stakeholders), nil
 		}
-		return agents.LLMPanel(repo.Stakeholders, llm.Options{
-			APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.Model, MaxRetries: repo.LLM.MaxRetries,
-			RequestTimeout: time.Duration(repo.LLM.RequestTimeout),
-			ContextTokens:  repo.LLM.ContextTokens, Prices: repo.LLM.PriceTable(),
-		})
+		return agents.LLMPanel(repo.Stakeholders, repo.LLM.Options(cfg.OpenAIKey, cfg.OpenAIBaseURL, cfg.Model))
 	}
 }
 

@@ -68,6 +68,10 @@ type Request struct {
 	// Guidance is a human's guidance from the checkpoint before this round (seed 002), "" when
 	// none. It is untrusted text: an agent weighs it, it does not obey it.
 	Guidance string
+	// Ahead lists the phases the protocol holds after this one, in order, as far as it runs
+	// straight on (a later stop, fast exit or the loop's verdict may still skip them), so that an
+	// agent that answers several phases in one call knows what follows.
+	Ahead []PhaseSpec
 }
 
 // Turn is an agent's reply in one phase.
@@ -591,7 +595,23 @@ func (r *run) request(spec PhaseSpec, round int, self Participant) *Request {
 		Phase: spec, Round: round, Subject: r.subject, Self: self, Participants: r.participants,
 		Evidence: r.t.Evidence, Arguments: append([]Argument(nil), r.t.Arguments...),
 		Positions: r.t.LatestPositions(), Transcript: r.t, Guidance: r.guidance(spec.Kind, round),
+		Ahead: r.ahead(spec.Kind),
 	}
+}
+
+// ahead is the protocol's phases after kind, the decision excluded.
+func (r *run) ahead(kind PhaseKind) []PhaseSpec {
+	i := r.e.protocol.index(kind)
+	if i < 0 {
+		return nil
+	}
+	var out []PhaseSpec
+	for _, p := range r.e.protocol.Phases[i+1:] {
+		if p.Kind != PhaseDecision {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // guidance is the human's guidance for a phase of the round, which only the round's phases get.

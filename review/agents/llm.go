@@ -23,9 +23,11 @@ var promptFS embed.FS
 
 // Prompts are the Go templates the model-backed agents speak through.
 type Prompts struct {
-	// rules is the system message, the same for every debate.
-	rules                                                            string
-	panel, context, diff, code, digest, instruction, turn, arguments *template.Template
+	// rules is the system message, the same for every debate, when each agent makes its own
+	// calls; panelRules when one call speaks for the panel (with every phase's instruction, so
+	// that the message of each call is short).
+	rules, panelRules                                                       string
+	panel, context, diff, code, digest, instruction, turn, arguments, stage *template.Template
 }
 
 // LoadPrompts parses the embedded prompt templates.
@@ -34,11 +36,15 @@ func LoadPrompts() (*Prompts, error) {
 	if err != nil {
 		return nil, fmt.Errorf("failed to read the system prompt: %w", err)
 	}
-	p := &Prompts{rules: string(sys)}
+	panelSys, err := promptFS.ReadFile("prompts/panel_system.tmpl")
+	if err != nil {
+		return nil, fmt.Errorf("failed to read the panel's system prompt: %w", err)
+	}
+	p := &Prompts{rules: string(sys), panelRules: string(panelSys)}
 	funcs := template.FuncMap{"join": strings.Join}
 	for name, dst := range map[string]**template.Template{
 		"panel": &p.panel, "context": &p.context, "diff": &p.diff, "code": &p.code, "digest": &p.digest,
-		"instruction": &p.instruction, "turn": &p.turn, "arguments": &p.arguments,
+		"instruction": &p.instruction, "turn": &p.turn, "arguments": &p.arguments, "panel_stage": &p.stage,
 	} {
 		t, err := template.New(name+".tmpl").Funcs(funcs).ParseFS(promptFS, "prompts/"+name+".tmpl")
 		if err != nil {
@@ -58,7 +64,8 @@ func renderPrompt(t *template.Template, data any) (string, error) {
 }
 
 // LLMPanel builds the model-backed agents for one debate. They share the rendered change context,
-// so that every agent's prompt starts with the same bytes and providers' prompt caching applies.
+// so that every agent's prompt starts with the same bytes and providers' prompt caching applies;
+// unless o.PerAgent, the agents of one model speak in one call per phase (panelVoice).
 func LLMPanel(ps []Perspective, o llm.Options) ([]toulmin.Agent, error) {
 	prompts, err := LoadPrompts()
 	if err != nil {
@@ -71,6 +78,10 @@ func LLMPanel(ps []Perspective, o llm.Options) ([]toulmin.Agent, error) {
 	o = o.WithDefaults()
 	api := o.API()
 	shared := newSharedContext(prompts, tok, o.ContextTokens, ps)
+	if !o.PerAgent {
+		shared.rules = prompts.panelRules
+	}
+	voices := map[string]*panelVoice{}
 	agents := make([]toulmin.Agent, len(ps))
 	for i, p := range ps {
 		model := p.Model
@@ -81,11 +92,20 @@ func LLMPanel(ps []Perspective, o llm.Options) ([]toulmin.Agent, error) {
 		if trust == 0 {
 			trust = 1
 		}
-		agents[i] = &LLMAgent{
+		a := &LLMAgent{
 			p:     toulmin.Participant{Name: p.Name, Title: p.Title, Abbrev: p.Abbrev, Role: p.Role, Perspective: p.Summary, Trust: trust, Model: model},
 			persp: p, shared: shared,
 			client: &llm.Client{API: api, Model: model, Prices: o.Prices, MaxRetries: o.MaxRetries, RequestTimeout: o.RequestTimeout},
 		}
+		if !o.PerAgent {
+			// One voice per model: the agents of one model speak in one call per phase.
+			if voices[model] == nil {
+				voices[model] = newPanelVoice(a.client, shared)
+			}
+			a.voice = voices[model]
+			a.voice.members[p.Name] = a
+		}
+		agents[i] = a
 	}
 	return agents, nil
 }
@@ -96,8 +116,10 @@ func LLMPanel(ps []Perspective, o llm.Options) ([]toulmin.Agent, error) {
 // before the panel is known, shares the rules and the change with every later call.
 type sharedContext struct {
 	prompts *Prompts
-	tok     *llm.Tokenizer
-	budget  int
+	// rules is the system message of every call of the debate.
+	rules  string
+	tok    *llm.Tokenizer
+	budget int
 	// persp holds the panel's perspectives by name, for their priorities and trade-offs.
 	persp map[string]Perspective
 	// build fits the change to the budget (BuildContext).
@@ -114,7 +136,7 @@ func newSharedContext(p *Prompts, tok *llm.Tokenizer, budget int, ps []Perspecti
 	for _, p := range ps {
 		persp[p.Name] = p
 	}
-	return &sharedContext{prompts: p, tok: tok, budget: budget, persp: persp, lock: make(chan struct{}, 1), build: BuildContext}
+	return &sharedContext{prompts: p, rules: p.rules, tok: tok, budget: budget, persp: persp, lock: make(chan struct{}, 1), build: BuildContext}
 }
 
 // panelMember is one line of the panel's message.
@@ -216,13 +238,16 @@ type LLMAgent struct {
 	persp  Perspective
 	client *llm.Client
 	shared *sharedContext
+	// voice, when set, speaks for the agent and the rest of its panel in one call per phase.
+	voice *panelVoice
 }
 
 // Participant implements toulmin.Agent.
 func (a *LLMAgent) Participant() toulmin.Participant { return a.p }
 
-// Take implements toulmin.Agent: one structured call, and at most one more when the reply is
-// unusable. A garbled reply (not a JSON object of the schema) is asked again unchanged, so the
+// Take implements toulmin.Agent. An agent of a panel that speaks in one call per phase
+// (panelVoice) takes its turn from that call. Otherwise it is one structured call of its own,
+// and at most one more when the reply is unusable. A garbled reply (not a JSON object of the schema) is asked again unchanged, so the
 // second call is served from the prompt cache; a reply cut off at the token limit, or with parts
 // that do not validate, gets a repair request that says what was wrong (and which argument ids
 // may be answered) but does not send the rejected reply back. A reply that still does not parse
@@ -232,9 +257,17 @@ func (a *LLMAgent) Participant() toulmin.Participant { return a.p }
 // Take fails.
 func (a *LLMAgent) Take(ctx context.Context, req *toulmin.Request) (*toulmin.Turn, error) {
 	answer := a.toAnswer(req)
-	if (req.Phase.Kind == toulmin.PhaseClarification || req.Phase.Kind == toulmin.PhaseResponse) && len(answer) == 0 {
+	if a.voice != nil {
+		return a.voice.take(ctx, a, req, answer)
+	}
+	if !mustSpeak(req.Phase.Kind, answer) {
 		return &toulmin.Turn{}, nil // nothing to answer: no call
 	}
+	return a.takeAlone(ctx, req, answer)
+}
+
+// takeAlone is the agent's turn from a call of its own (see Take).
+func (a *LLMAgent) takeAlone(ctx context.Context, req *toulmin.Request, answer []toulmin.Argument) (*toulmin.Turn, error) {
 	base, err := a.messages(ctx, req, answer)
 	if err != nil {
 		return nil, err
@@ -374,21 +407,9 @@ func rebuttedIDs(rebuttals []toulmin.Argument) []string {
 // Everything from the pull request, and the agents' arguments that quote it, is fenced as
 // untrusted.
 func (a *LLMAgent) messages(ctx context.Context, req *toulmin.Request, answer []toulmin.Argument) ([]openai.ChatCompletionMessageParamUnion, error) {
-	change, err := a.shared.get(ctx, req.Subject, req.Evidence)
+	msgs, err := a.shared.prefix(ctx, req)
 	if err != nil {
 		return nil, err
-	}
-	panel, err := a.shared.panel(req.Participants)
-	if err != nil {
-		return nil, err
-	}
-	msgs := []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(a.shared.prompts.rules), openai.UserMessage(change), openai.UserMessage(panel)}
-	for _, g := range digestGroups(req) {
-		d, err := renderPrompt(a.shared.prompts.digest, g)
-		if err != nil {
-			return nil, err
-		}
-		msgs = append(msgs, openai.UserMessage(d))
 	}
 	instruction, err := renderPrompt(a.shared.prompts.instruction, map[string]any{
 		"Phase": string(req.Phase.Kind), "Round": req.Round, "TokenLimit": req.Phase.TokenLimit, "MaxPerAgent": req.Phase.MaxPerAgent,
@@ -425,6 +446,28 @@ func (a *LLMAgent) messages(ctx context.Context, req *toulmin.Request, answer []
 		return nil, err
 	}
 	return append(msgs, openai.UserMessage(instruction), openai.UserMessage(turn)), nil
+}
+
+// prefix is what every call of the debate after the moderator's starts with: the rules, the
+// change, the panel and the debate so far in brief (see LLMAgent.messages).
+func (s *sharedContext) prefix(ctx context.Context, req *toulmin.Request) ([]openai.ChatCompletionMessageParamUnion, error) {
+	change, err := s.get(ctx, req.Subject, req.Evidence)
+	if err != nil {
+		return nil, err
+	}
+	panel, err := s.panel(req.Participants)
+	if err != nil {
+		return nil, err
+	}
+	msgs := []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(s.rules), openai.UserMessage(change), openai.UserMessage(panel)}
+	for _, g := range digestGroups(req) {
+		d, err := renderPrompt(s.prompts.digest, g)
+		if err != nil {
+			return nil, err
+		}
+		msgs = append(msgs, openai.UserMessage(d))
+	}
+	return msgs, nil
 }
 
 // digest is one phase of the debate in brief, as the prompts of later phases show it.

@@ -140,7 +140,7 @@ func (m *llmModerator) params(change string, req *toulmin.SeatRequest) openai.Ch
 	params := openai.ChatCompletionNewParams{
 		Model: m.a.client.Model,
 		Messages: []openai.ChatCompletionMessageParamUnion{
-			openai.SystemMessage(m.a.shared.prompts.rules), openai.UserMessage(change), openai.UserMessage(m.prompt(req)),
+			openai.SystemMessage(m.a.shared.rules), openai.UserMessage(change), openai.UserMessage(m.prompt(req)),
 		},
 		ResponseFormat: openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &openai.ResponseFormatJSONSchemaParam{
 			JSONSchema: openai.ResponseFormatJSONSchemaJSONSchemaParam{Name: "moderator_panel", Schema: moderatorSchema, Strict: openai.Bool(true)},

@@ -44,6 +44,9 @@ type Options struct {
 	RequestTimeout time.Duration
 	// ContextTokens is the budget for the change in the opening prompt.
 	ContextTokens int
+	// PerAgent gives every agent its own call in every phase: turns written independently, at
+	// several times the tokens. By default one call per phase speaks for the whole panel.
+	PerAgent bool
 	Prices        PriceTable
 	// HTTPClient replaces the default transport (tests, proxies).
 	HTTPClient option.HTTPClient
@@ -75,11 +78,17 @@ type Completion struct {
 // cacheKey (the debate's id) is sent as prompt_cache_key, so that the provider routes the calls
 // of one debate to the same prompt cache.
 func (cl *Client) Complete(ctx context.Context, msgs []openai.ChatCompletionMessageParamUnion, limit int, cacheKey string) (out Completion) {
+	return cl.Call(ctx, cl.params(msgs, limit, cacheKey, "debate_turn", ReplySchema))
+}
+
+// params is a structured call's parameters: its reply held to schema, at most limit tokens
+// (0: the model's own limit), under the prompt cache key (none when "").
+func (cl *Client) params(msgs []openai.ChatCompletionMessageParamUnion, limit int, cacheKey, name string, schema map[string]any) openai.ChatCompletionNewParams {
 	params := openai.ChatCompletionNewParams{
 		Model:    cl.Model,
 		Messages: msgs,
 		ResponseFormat: openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &openai.ResponseFormatJSONSchemaParam{
-			JSONSchema: openai.ResponseFormatJSONSchemaJSONSchemaParam{Name: "debate_turn", Schema: ReplySchema, Strict: openai.Bool(true)},
+			JSONSchema: openai.ResponseFormatJSONSchemaJSONSchemaParam{Name: name, Schema: schema, Strict: openai.Bool(true)},
 		}},
 	}
 	if limit > 0 {
@@ -88,7 +97,7 @@ func (cl *Client) Complete(ctx context.Context, msgs []openai.ChatCompletionMess
 	if cacheKey != "" {
 		params.PromptCacheKey = openai.String(cacheKey)
 	}
-	return cl.Call(ctx, params)
+	return params
 }
 
 // Call makes one chat completion call with the retries Complete describes.

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/invopop/jsonschema"
-
 	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
@@ -83,21 +81,7 @@ type ReplySynthesis struct {
 }
 
 // ReplySchema is the JSON schema of Reply for structured outputs.
-var ReplySchema = func() map[string]any {
-	r := jsonschema.Reflector{AllowAdditionalProperties: false, DoNotReference: true}
-	s := r.Reflect(&Reply{})
-	b, err := json.Marshal(s)
-	if err != nil {
-		panic(fmt.Sprintf("review: the reply schema does not encode: %v", err))
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		panic(fmt.Sprintf("review: the reply schema does not decode: %v", err))
-	}
-	delete(m, "$schema")
-	delete(m, "$id")
-	return m
-}()
+var ReplySchema = reflectSchema(&Reply{})
 
 // ErrTruncated is a reply cut off by the token limit.
 var ErrTruncated = errors.New("the reply was cut off at the token limit")
@@ -105,14 +89,9 @@ var ErrTruncated = errors.New("the reply was cut off at the token limit")
 // ParseReply reads a model's reply. Servers that ignore the schema may wrap the JSON in a code
 // fence or prose; the outermost object is taken.
 func ParseReply(content string) (*Reply, error) {
-	s := strings.TrimSpace(content)
-	if s == "" {
-		return nil, errors.New("the reply is empty")
-	}
-	if i, j := strings.IndexByte(s, '{'), strings.LastIndexByte(s, '}'); i >= 0 && j > i {
-		s = s[i : j+1]
-	} else {
-		return nil, fmt.Errorf("the reply is not a JSON object: %q", scan.Clip(s, 80))
+	s, err := outermostObject(content)
+	if err != nil {
+		return nil, err
 	}
 	var r Reply
 	if err := json.Unmarshal([]byte(s), &r); err != nil {

@@ -342,7 +342,7 @@ func Truncated(r *Request) Response {
 
 var (
 	selfRe     = regexp.MustCompile(`You are the (.+?) \(([A-Z0-9]+)\), role (\w+)`)
-	phaseRe    = regexp.MustCompile(`Phase: (\w+) \(round (\d+)\)`)
+	phaseRe    = regexp.MustCompile(`(?:Phase|This call): (\w+)`)
 	citeRe     = regexp.MustCompile(`(?m)^- E\d+ \[(\w+)\] [\w-]+ \((\w+)\) at ([^\s:]+):(\d+): (.*)$`)
 	argRe      = regexp.MustCompile(`(?m)^- ([A-Z0-9]+-\d+) by (\w+) \((\w+)`)
 	rebuttedRe = regexp.MustCompile(`Answer each rebuttal of your arguments: ((?:[A-Z0-9]+-\d+ )+)`)
@@ -397,14 +397,35 @@ func Phase(r *Request) (phase, abbrev string) {
 // (each with a steelman), rejections of rebuttals, challengers maintaining their rebuttals, and a
 // synthesis; and the moderator's call with a choice of the catalog.
 func Valid(_ int, r *Request) Response {
-	if r.ResponseFormat.JSONSchema.Name == ModeratorSchema {
+	switch r.ResponseFormat.JSONSchema.Name {
+	case ModeratorSchema:
 		return Moderator(r)
+	case PanelSchema:
+		return Panel(r)
 	}
 	phase, abbrev := Phase(r)
-	all := ""
+	b, _ := json.Marshal(validTurn(phase, abbrev, r.all(), turnOf{}))
+	return Response{Content: string(b)}
+}
+
+// all is every message of the request, one after another.
+func (r *Request) all() string {
+	var b strings.Builder
 	for _, m := range r.Messages {
-		all += m.Content + "\n"
+		b.WriteString(m.Content)
+		b.WriteString("\n")
 	}
+	return b.String()
+}
+
+// turnOf fixes what a turn answers when one call writes several turns (Panel); empty, the turn
+// reads it from its own request.
+type turnOf struct {
+	targets []string
+}
+
+// validTurn is Valid's reply for the phase and agent, as a JSON object.
+func validTurn(phase, abbrev, all string, of turnOf) map[string]any {
 	ground := map[string]any{"path": "", "line": 0, "text": "the change as a whole"}
 	severity := "info"
 	if m := citeRe.FindStringSubmatch(all); m != nil {
@@ -435,32 +456,104 @@ func Valid(_ int, r *Request) Response {
 	case "opening_arguments", "final_arguments", "design_review":
 		reply["arguments"] = []any{arg("", "")}
 	case "rebuttal":
-		for _, m := range argRe.FindAllStringSubmatch(all, -1) {
-			if m[3] == "opening_arguments" && !strings.HasPrefix(m[1], abbrev+"-") {
-				reply["arguments"] = []any{arg(m[1], "")}
-				break
-			}
+		if t := rebuttalTarget(all, abbrev); t != "" {
+			reply["arguments"] = []any{arg(t, "")}
 		}
-	case "clarification":
-		if m := rebuttedRe.FindStringSubmatch(all); m != nil {
-			var out []any
-			for _, id := range strings.Fields(m[1]) {
-				out = append(out, arg(id, "reject"))
-			}
-			reply["arguments"] = out
+	case "clarification", "response":
+		answer, re := "reject", rebuttedRe
+		if phase == "response" {
+			answer, re = "maintain", answeredRe
 		}
-	case "response":
-		if m := answeredRe.FindStringSubmatch(all); m != nil {
-			var out []any
-			for _, id := range strings.Fields(m[1]) {
-				out = append(out, arg(id, "maintain"))
-			}
-			reply["arguments"] = out
+		targets := of.targets
+		if m := re.FindStringSubmatch(all); m != nil && targets == nil {
+			targets = strings.Fields(m[1])
 		}
+		var out []any
+		for _, id := range targets {
+			out = append(out, arg(id, answer))
+		}
+		reply["arguments"] = out
 	case "synthesis":
 		reply["arguments"] = []any{arg("", "")}
 		reply["synthesis"] = map[string]any{"consensus_points": []any{"the cited line needs a fix"}, "conflicts": []any{}, "resolution": "approve once the cited line is fixed"}
 	}
-	b, _ := json.Marshal(reply)
+	return reply
+}
+
+// rebuttalTarget is the first opening argument in the request's digests that is not abbrev's.
+func rebuttalTarget(all, abbrev string) string {
+	for _, m := range argRe.FindAllStringSubmatch(all, -1) {
+		if m[3] == "opening_arguments" && !strings.HasPrefix(m[1], abbrev+"-") {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+// PanelSchema is the name of the response format of a call that speaks for the whole panel.
+const PanelSchema = "debate_panel"
+
+var (
+	stageRe   = regexp.MustCompile(`(?m)^- (\w+): (.+?); at most \d+ tokens a turn\.$`)
+	abbrevRe  = regexp.MustCompile(`\b[A-Z][A-Z0-9]+\b`)
+	inFullRe  = regexp.MustCompile(`(?m)^### ([A-Z0-9]+-\d+) by \S+ \(rebuttal, answers ([A-Z0-9]+-\d+)`)
+	roundOfRe = regexp.MustCompile(`# This call: .* \(round (\d+)\)`)
+)
+
+// Panel answers a call that speaks for the panel as Valid answers each agent's: in a round, every
+// speaker of the rebuttal rebuts the first opening of another member, the authors reject the
+// rebuttals, and the rebutters maintain them; in every other phase each speaker argues once.
+// Speakers are the abbreviations of the call's list of phases.
+func Panel(r *Request) Response {
+	all := r.all()
+	if roundOfRe.FindString(all) == "" {
+		return NotJSON()
+	}
+	var turns []any
+	turn := func(phase, abbrev string, of turnOf) {
+		t := validTurn(phase, abbrev, all, of)
+		t["agent"], t["phase"] = abbrev, phase
+		turns = append(turns, t)
+	}
+	rebutted := map[string][]string{} // target -> rebutters
+	var order []string
+	for _, m := range stageRe.FindAllStringSubmatch(r.Last(), -1) {
+		phase, who := m[1], abbrevRe.FindAllString(m[2], -1)
+		switch phase {
+		case "rebuttal":
+			for _, a := range who {
+				if t := rebuttalTarget(all, a); t != "" {
+					if rebutted[t] == nil {
+						order = append(order, t)
+					}
+					rebutted[t] = append(rebutted[t], a)
+					turn(phase, a, turnOf{})
+				}
+			}
+		case "clarification":
+			if len(order) == 0 {
+				for _, in := range inFullRe.FindAllStringSubmatch(r.Last(), -1) {
+					if rebutted[in[2]] == nil {
+						order = append(order, in[2])
+					}
+					rebutted[in[2]] = append(rebutted[in[2]], strings.SplitN(in[1], "-", 2)[0])
+				}
+			}
+			for _, t := range order {
+				turn(phase, strings.SplitN(t, "-", 2)[0], turnOf{targets: []string{t}})
+			}
+		case "response":
+			for _, t := range order {
+				for _, a := range rebutted[t] {
+					turn(phase, a, turnOf{targets: []string{t}})
+				}
+			}
+		default:
+			for _, a := range who {
+				turn(phase, a, turnOf{})
+			}
+		}
+	}
+	b, _ := json.Marshal(map[string]any{"turns": turns})
 	return Response{Content: string(b)}
 }

@@ -1,12 +1,10 @@
 package pipeline
 
 import (
-	"time"
 
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/agents"
-	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
@@ -17,11 +15,7 @@ func Agents(repo *config.Repo, getenv func(string) string, offline bool) ([]toul
 	if key == "" || offline {
 		return agents.OfflinePanel(repo.Stakeholders), nil
 	}
-	return agents.LLMPanel(repo.Stakeholders, llm.Options{
-		APIKey: key, BaseURL: getenv("OPENAI_BASE_URL"), Model: getenv("DEBATEBOT_MODEL"),
-		MaxRetries: repo.LLM.MaxRetries, RequestTimeout: time.Duration(repo.LLM.RequestTimeout),
-		ContextTokens: repo.LLM.ContextTokens, Prices: repo.LLM.PriceTable(),
-	})
+	return agents.LLMPanel(repo.Stakeholders, repo.LLM.Options(key, getenv("OPENAI_BASE_URL"), getenv("DEBATEBOT_MODEL")))
 }
 
 // NewDebate is a debate under a repository's configuration (its panel, ignored paths, weights,
