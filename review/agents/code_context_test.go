@@ -58,8 +58,9 @@ func handlerChange(t *testing.T) *change.Change {
 
 var firstGround = regexp.MustCompile(`"grounds":\[\{"line":\d+,"path":"[^"]*"`)
 
-// The model reads the enclosing function of the hunk, whole, and the helper it calls from
-// another file, with the head's line numbers, in the change message every call shares; a claim
+// The model reads the enclosing function of the hunk (its lines the diff does not show: the
+// missing return after the error reply) and the helper it calls from another file, with the
+// head's line numbers, in the change message every call shares; a claim
 // citing a line of that function outside the hunk is verified, one past the file's end is not.
 // With DEBATEBOT_PROMPT_OUT set, the first opening call's prompt is written there.
 func TestLLMPromptShowsTheCodeAroundTheChange(t *testing.T) {
@@ -85,13 +86,17 @@ func TestLLMPromptShowsTheCodeAroundTheChange(t *testing.T) {
 	msg := first.Messages[1].Content
 	for _, want := range []string{
 		"<<<UNTRUSTED CODE\n--- api/handler.go:18-33 func (s *Server) handleOrder: changed here\n",
-		"   25| \tif o.Quantity <= 0 {\n   26| \t\twriteError(w, http.StatusBadRequest, \"the quantity must be at least 1\")\n   27| \t}\n   28| \tif err := s.store.Save(r.Context(), o); err != nil {\n",
+		"   22| \t\twriteError(w, http.StatusBadRequest, \"bad order\")\n    ⋮ lines 23-29: in the diff above\n   30| \t\treturn\n",
 		"   32| \tw.WriteHeader(http.StatusCreated)\n   33| }\n",
 		"--- api/errors.go:8-14 func writeError: called by handleOrder\n    8| // writeError replies with status and a JSON error message. It does not end the handler: the\n    9| // caller must return after it.\n",
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the prompt lacks %q", want)
 		}
+	}
+	// The lines of the hunk are in the diff, and only there.
+	if code := msg[strings.Index(msg, "<<<UNTRUSTED CODE"):]; strings.Contains(code, "   26| ") || !strings.Contains(msg, "  26 +\t\twriteError(w, http.StatusBadRequest, \"the quantity must be at least 1\")\n") {
+		t.Error("the changed line is not in the diff, or is repeated in the code around the change")
 	}
 	if strings.Index(msg, "<<<UNTRUSTED DIFF") > strings.Index(msg, "<<<UNTRUSTED CODE") {
 		t.Error("the code around the change comes before the diff")
@@ -134,7 +139,8 @@ func TestBuildContextSharesTheBudgetWithTheCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	hunks := tok.Count(whole.Text)
-	budget := hunks + 300 // the hunk, the changed function, not all the rest
+	changed, _, _ := strings.Cut(whole.Code, "\n--- ")
+	budget := hunks + tok.Count(changed) + 20 // the hunk, the changed function, not all the rest
 	cc, err := agents.BuildContext(context.Background(), c, nil, budget, tok)
 	if err != nil {
 		t.Fatal(err)
