@@ -2,6 +2,7 @@ package agents_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,6 +16,7 @@ import (
 	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/review/llmtest"
 	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // handlerChange is a pull request whose defect lies outside its hunk: it only rewords an error
@@ -162,5 +164,59 @@ func TestBuildContextSharesTheBudgetWithTheCode(t *testing.T) {
 	}
 	if !strings.Contains(bc.Text, "+func F( {") || bc.Code != "" || !strings.Contains(strings.Join(bc.Omitted, "\n"), "api/broken.go: the code around its hunks is not shown (go: ") {
 		t.Errorf("a file that does not parse: hunk %q, code %q, left out %q", bc.Text, bc.Code, bc.Omitted)
+	}
+}
+
+// A hunk the budget leaves out of the diff is not shown there, so the code around the change
+// shows its lines: Sum's rewrite (sixty removed lines, costly in the diff) does not fit, the
+// short head version of Sum does, whole; Inc's hunk is kept (the evidence is on it), and Inc,
+// which the diff shows whole, is not repeated.
+func TestHunkLeftOutForTheBudgetIsInTheCode(t *testing.T) {
+	tok, err := llm.DefaultTokenizer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var base strings.Builder
+	base.WriteString("package p\n\n// Inc adds one.\nfunc Inc(x int) int {\n\ty := x\n\treturn y + 1\n}\n\n")
+	base.WriteString("// Unrelated stands between.\nfunc Unrelated() {\n\tprintln(1)\n\tprintln(2)\n\tprintln(3)\n\tprintln(4)\n}\n\n")
+	base.WriteString("// Sum adds the first items.\nfunc Sum(xs []int) int {\n\ttotal := 0\n")
+	for i := 0; i < 60; i++ {
+		fmt.Fprintf(&base, "\ttotal += xs[%d] // the item number %d, added by hand\n", i, i)
+	}
+	base.WriteString("\treturn total\n}\n")
+	head := strings.Replace(base.String(), "return y + 1", "return y + 2", 1)
+	head = head[:strings.Index(head, "\ttotal += xs[0]")] + "\tfor _, x := range xs {\n\t\ttotal += x\n\t}\n\treturn total\n}\n"
+	c := changetest.Versions(t, [3]string{"p/p.go", base.String(), head})
+	f := c.Files[0]
+	f.Hunks = changetest.NarrowHunks(f.Hunks[0].Lines, 3)
+	f.Reindex()
+	if len(f.Hunks) != 2 {
+		t.Fatalf("the fixture should have two hunks: %+v", f.Hunks)
+	}
+	ev := []toulmin.Evidence{{Path: "p/p.go", Line: 6, Severity: voting.SeverityMedium, Message: "off by one"}}
+	header := fmt.Sprintf("--- p/p.go (modified, +%d -%d)\n", f.Added, f.Deleted)
+	budget := tok.Count(header+agents.HunkText(f.Hunks[0])) + 150
+	if tok.Count(agents.HunkText(f.Hunks[1])) <= 150 {
+		t.Fatal("Sum's hunk should not fit what is left of the budget")
+	}
+	cc, err := agents.BuildContext(context.Background(), c, ev, budget, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(cc.Text, "return y + 2") || strings.Contains(cc.Text, "xs[0]") ||
+		!strings.Contains(strings.Join(cc.Omitted, "\n"), "p/p.go: 1 of 2 hunks (over budget)") {
+		t.Fatalf("the diff should keep Inc's hunk and leave Sum's out: %q\n%s", cc.Omitted, cc.Text)
+	}
+	lines := strings.Split(head, "\n")
+	var want strings.Builder
+	want.WriteString("--- p/p.go:17-24 func Sum: changed here\n")
+	for n := 17; n <= 24; n++ {
+		fmt.Fprintf(&want, "%5d| %s\n", n, lines[n-1])
+	}
+	if cc.Code != want.String() {
+		t.Errorf("the code around the change:\n%s\nwant Sum whole, and not Inc:\n%s", cc.Code, want.String())
+	}
+	if cc.Tokens > budget {
+		t.Errorf("%d tokens over the budget of %d", cc.Tokens, budget)
 	}
 }
