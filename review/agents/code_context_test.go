@@ -2,6 +2,7 @@ package agents_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,6 +16,7 @@ import (
 	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/review/llmtest"
 	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
 )
 
 // handlerChange is a pull request whose defect lies outside its hunk: it only rewords an error
@@ -58,8 +60,9 @@ func handlerChange(t *testing.T) *change.Change {
 
 var firstGround = regexp.MustCompile(`"grounds":\[\{"line":\d+,"path":"[^"]*"`)
 
-// The model reads the enclosing function of the hunk, whole, and the helper it calls from
-// another file, with the head's line numbers, in the change message every call shares; a claim
+// The model reads the enclosing function of the hunk (its lines the diff does not show: the
+// missing return after the error reply) and the helper it calls from another file, with the
+// head's line numbers, in the change message every call shares; a claim
 // citing a line of that function outside the hunk is verified, one past the file's end is not.
 // With DEBATEBOT_PROMPT_OUT set, the first opening call's prompt is written there.
 func TestLLMPromptShowsTheCodeAroundTheChange(t *testing.T) {
@@ -85,13 +88,17 @@ func TestLLMPromptShowsTheCodeAroundTheChange(t *testing.T) {
 	msg := first.Messages[1].Content
 	for _, want := range []string{
 		"<<<UNTRUSTED CODE\n--- api/handler.go:18-33 func (s *Server) handleOrder: changed here\n",
-		"   25| \tif o.Quantity <= 0 {\n   26| \t\twriteError(w, http.StatusBadRequest, \"the quantity must be at least 1\")\n   27| \t}\n   28| \tif err := s.store.Save(r.Context(), o); err != nil {\n",
+		"   22| \t\twriteError(w, http.StatusBadRequest, \"bad order\")\n    ⋮ lines 23-29: in the diff above\n   30| \t\treturn\n",
 		"   32| \tw.WriteHeader(http.StatusCreated)\n   33| }\n",
 		"--- api/errors.go:8-14 func writeError: called by handleOrder\n    8| // writeError replies with status and a JSON error message. It does not end the handler: the\n    9| // caller must return after it.\n",
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the prompt lacks %q", want)
 		}
+	}
+	// The lines of the hunk are in the diff, and only there.
+	if code := msg[strings.Index(msg, "<<<UNTRUSTED CODE"):]; strings.Contains(code, "   26| ") || !strings.Contains(msg, "  26 +\t\twriteError(w, http.StatusBadRequest, \"the quantity must be at least 1\")\n") {
+		t.Error("the changed line is not in the diff, or is repeated in the code around the change")
 	}
 	if strings.Index(msg, "<<<UNTRUSTED DIFF") > strings.Index(msg, "<<<UNTRUSTED CODE") {
 		t.Error("the code around the change comes before the diff")
@@ -134,7 +141,8 @@ func TestBuildContextSharesTheBudgetWithTheCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	hunks := tok.Count(whole.Text)
-	budget := hunks + 300 // the hunk, the changed function, not all the rest
+	changed, _, _ := strings.Cut(whole.Code, "\n--- ")
+	budget := hunks + tok.Count(changed) + 20 // the hunk, the changed function, not all the rest
 	cc, err := agents.BuildContext(context.Background(), c, nil, budget, tok)
 	if err != nil {
 		t.Fatal(err)
@@ -156,5 +164,59 @@ func TestBuildContextSharesTheBudgetWithTheCode(t *testing.T) {
 	}
 	if !strings.Contains(bc.Text, "+func F( {") || bc.Code != "" || !strings.Contains(strings.Join(bc.Omitted, "\n"), "api/broken.go: the code around its hunks is not shown (go: ") {
 		t.Errorf("a file that does not parse: hunk %q, code %q, left out %q", bc.Text, bc.Code, bc.Omitted)
+	}
+}
+
+// A hunk the budget leaves out of the diff is not shown there, so the code around the change
+// shows its lines: Sum's rewrite (sixty removed lines, costly in the diff) does not fit, the
+// short head version of Sum does, whole; Inc's hunk is kept (the evidence is on it), and Inc,
+// which the diff shows whole, is not repeated.
+func TestHunkLeftOutForTheBudgetIsInTheCode(t *testing.T) {
+	tok, err := llm.DefaultTokenizer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var base strings.Builder
+	base.WriteString("package p\n\n// Inc adds one.\nfunc Inc(x int) int {\n\ty := x\n\treturn y + 1\n}\n\n")
+	base.WriteString("// Unrelated stands between.\nfunc Unrelated() {\n\tprintln(1)\n\tprintln(2)\n\tprintln(3)\n\tprintln(4)\n}\n\n")
+	base.WriteString("// Sum adds the first items.\nfunc Sum(xs []int) int {\n\ttotal := 0\n")
+	for i := 0; i < 60; i++ {
+		fmt.Fprintf(&base, "\ttotal += xs[%d] // the item number %d, added by hand\n", i, i)
+	}
+	base.WriteString("\treturn total\n}\n")
+	head := strings.Replace(base.String(), "return y + 1", "return y + 2", 1)
+	head = head[:strings.Index(head, "\ttotal += xs[0]")] + "\tfor _, x := range xs {\n\t\ttotal += x\n\t}\n\treturn total\n}\n"
+	c := changetest.Versions(t, [3]string{"p/p.go", base.String(), head})
+	f := c.Files[0]
+	f.Hunks = changetest.NarrowHunks(f.Hunks[0].Lines, 3)
+	f.Reindex()
+	if len(f.Hunks) != 2 {
+		t.Fatalf("the fixture should have two hunks: %+v", f.Hunks)
+	}
+	ev := []toulmin.Evidence{{Path: "p/p.go", Line: 6, Severity: voting.SeverityMedium, Message: "off by one"}}
+	header := fmt.Sprintf("--- p/p.go (modified, +%d -%d)\n", f.Added, f.Deleted)
+	budget := tok.Count(header+agents.HunkText(f.Hunks[0])) + 150
+	if tok.Count(agents.HunkText(f.Hunks[1])) <= 150 {
+		t.Fatal("Sum's hunk should not fit what is left of the budget")
+	}
+	cc, err := agents.BuildContext(context.Background(), c, ev, budget, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(cc.Text, "return y + 2") || strings.Contains(cc.Text, "xs[0]") ||
+		!strings.Contains(strings.Join(cc.Omitted, "\n"), "p/p.go: 1 of 2 hunks (over budget)") {
+		t.Fatalf("the diff should keep Inc's hunk and leave Sum's out: %q\n%s", cc.Omitted, cc.Text)
+	}
+	lines := strings.Split(head, "\n")
+	var want strings.Builder
+	want.WriteString("--- p/p.go:17-24 func Sum: changed here\n")
+	for n := 17; n <= 24; n++ {
+		fmt.Fprintf(&want, "%5d| %s\n", n, lines[n-1])
+	}
+	if cc.Code != want.String() {
+		t.Errorf("the code around the change:\n%s\nwant Sum whole, and not Inc:\n%s", cc.Code, want.String())
+	}
+	if cc.Tokens > budget {
+		t.Errorf("%d tokens over the budget of %d", cc.Tokens, budget)
 	}
 }

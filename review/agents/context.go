@@ -22,10 +22,11 @@ type ChangeContext struct {
 	// Tokens counts Text and Code.
 	Tokens int
 	// Code is the code a reviewer opens around the change, from the head tree (codectx.Build):
-	// the definitions the hunks change, whole, then what they call and what calls them, each line
-	// with its head-tree number. It is built once per debate from what the diff left of the
-	// budget, and is the same bytes in every call: the prompt places it in the part every call of
-	// the debate shares ("" when there is none).
+	// the definitions the hunks change, then what they call and what calls them, each line with
+	// its head-tree number, without the lines Text shows (a marker line says where they are; a
+	// definition Text shows whole is not repeated). It is built once per debate from what the
+	// diff left of the budget, and is the same bytes in every call: the prompt places it in the
+	// part every call of the debate shares ("" when there is none).
 	Code string
 	// Omitted lists what was left out and why, one entry per file or group.
 	Omitted []string
@@ -44,9 +45,10 @@ type fileRank struct {
 // stats so that every agent knows what it did not see. A hunk is counted only up to what is left
 // of the budget, so a huge hunk (one 1 MB line) costs the budget's worth of work; counting stops
 // with the context's error when ctx ends. What the hunks leave of the budget goes to the code
-// around the change (codectx.Build): the functions the hunks change, whole, from the head tree,
-// then what they call and what calls them, those the evidence cites first; what does not fit
-// joins Omitted.
+// around the change (codectx.Build): the functions the hunks change, from the head tree, then
+// what they call and what calls them, those the evidence cites first, none repeating the lines
+// of the hunks kept (a hunk left out for the budget is not shown, so its lines are); what does
+// not fit joins Omitted.
 func BuildContext(ctx context.Context, c *change.Change, ev []toulmin.Evidence, budget int, tok *llm.Tokenizer) (ChangeContext, error) {
 	if budget <= 0 {
 		budget = DefaultContextTokens
@@ -55,11 +57,12 @@ func BuildContext(ctx context.Context, c *change.Change, ev []toulmin.Evidence, 
 	var b strings.Builder
 	used := 0
 	var omitted, deletionOnly []string
+	shown := codectx.Shown{}
 	for _, r := range ranks {
 		f := r.f
 		header := fmt.Sprintf("--- %s (%s, +%d -%d)\n", f.Path, f.Status, f.Added, f.Deleted)
 		hunks := r.orderedHunks()
-		kept, left, err := fitHunks(ctx, tok, f, hunks, header, budget, &used)
+		kept, text, left, err := fitHunks(ctx, tok, f, hunks, header, budget, &used)
 		if err != nil {
 			return ChangeContext{}, err
 		}
@@ -75,8 +78,9 @@ func BuildContext(ctx context.Context, c *change.Change, ev []toulmin.Evidence, 
 			continue
 		}
 		b.WriteString(header)
-		for _, k := range kept {
-			b.WriteString(k)
+		b.WriteString(text)
+		for _, h := range kept {
+			shown.Add(f.Path, h)
 		}
 		if over := left - countDeletionOnly(hunks, f); over > 0 {
 			omitted = append(omitted, fmt.Sprintf("%s: %d of %d hunks (over budget)", f.Path, over, len(hunks)))
@@ -85,7 +89,7 @@ func BuildContext(ctx context.Context, c *change.Change, ev []toulmin.Evidence, 
 	omitted = append(omitted, deletionOnly...)
 	omitted = append(omitted, generated...)
 	omitted = append(omitted, c.Notes...)
-	code, err := codectx.Build(ctx, c, evidenceCites(ev), budget-used, tok)
+	code, err := codectx.Build(ctx, c, evidenceCites(ev), shown, budget-used, tok)
 	if err != nil {
 		return ChangeContext{}, err
 	}
@@ -138,15 +142,16 @@ func rankFiles(c *change.Change, ev []toulmin.Evidence) (ranks []*fileRank, gene
 }
 
 // fitHunks keeps the hunks of f, whole, that fit what is left of the budget (*used is what is
-// spent, the file's header counted with its first hunk kept), and counts those left out;
-// deletion-only hunks of a file still there are left out.
-func fitHunks(ctx context.Context, tok *llm.Tokenizer, f *change.File, hunks []change.Hunk, header string, budget int, used *int) (kept []string, left int, err error) {
+// spent, the file's header counted with its first hunk kept), returns them with their text, and
+// counts those left out; deletion-only hunks of a file still there are left out.
+func fitHunks(ctx context.Context, tok *llm.Tokenizer, f *change.File, hunks []change.Hunk, header string, budget int, used *int) (kept []change.Hunk, text string, left int, err error) {
+	var b strings.Builder
 	for _, h := range hunks {
 		if hunkDeletionOnly(h) && f.Status != change.StatusDeleted {
 			left++
 			continue
 		}
-		text := HunkText(h)
+		ht := HunkText(h)
 		cost := 0
 		if len(kept) == 0 {
 			cost = tok.Count(header)
@@ -156,9 +161,9 @@ func fitHunks(ctx context.Context, tok *llm.Tokenizer, f *change.File, hunks []c
 			left++
 			continue
 		}
-		n, err := tok.CountUpTo(ctx, text, room)
+		n, err := tok.CountUpTo(ctx, ht, room)
 		if err != nil {
-			return nil, 0, fmt.Errorf("failed to size %s for the prompt: %w", f.Path, err)
+			return nil, "", 0, fmt.Errorf("failed to size %s for the prompt: %w", f.Path, err)
 		}
 		cost += n
 		if *used+cost > budget {
@@ -166,9 +171,10 @@ func fitHunks(ctx context.Context, tok *llm.Tokenizer, f *change.File, hunks []c
 			continue
 		}
 		*used += cost
-		kept = append(kept, text)
+		kept = append(kept, h)
+		b.WriteString(ht)
 	}
-	return kept, left, nil
+	return kept, b.String(), left, nil
 }
 
 // orderedHunks puts hunks with evidence first, keeping file order otherwise, so that a file cut

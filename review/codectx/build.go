@@ -24,9 +24,29 @@ type Counter interface {
 	CountUpTo(ctx context.Context, s string, limit int) (int, error)
 }
 
+// Shown is what the prompt's diff already shows of the head tree: by path, the new-side lines
+// (context and added) of the hunks the diff kept. Build leaves these lines out of the code it
+// renders; a nil Shown shows every definition whole.
+type Shown map[string]map[int]bool
+
+// Add records that the diff shows hunk h of the file at path (its new-side path).
+func (s Shown) Add(path string, h change.Hunk) {
+	lines := s[path]
+	if lines == nil {
+		lines = map[int]bool{}
+		s[path] = lines
+	}
+	for _, l := range h.Lines {
+		if l.Kind != change.Deleted && l.New > 0 {
+			lines[l.New] = true
+		}
+	}
+}
+
 // Code is the code around a change that fit the budget, with what was left out.
 type Code struct {
-	// Text is the definitions, each under a header line, every line with its head-tree number.
+	// Text is the definitions, each under a header line, every line with its head-tree number;
+	// the runs of lines the diff shows are each one marker line saying where they are.
 	Text string
 	// Tokens counts Text.
 	Tokens int
@@ -61,17 +81,20 @@ type candidate struct {
 }
 
 // Build selects the code a reviewer opens around the change c, within budget tokens: the
-// definitions the hunks change, whole, then the definitions they call and their callers in the
+// definitions the hunks change, then the definitions they call and their callers in the
 // changed packages (the changed files and the head-tree files beside them, c.Beside), those the
-// evidence cites first, then the closest. What does not fit is named in Omitted.
-func Build(ctx context.Context, c *change.Change, cites []Cite, budget int, tok Counter) (Code, error) {
+// evidence cites first, then the closest. The lines the prompt's diff shows (shown) are not
+// repeated: each run of them is one marker line naming its lines, and a definition the diff
+// shows whole is left out, though what it calls and what calls it are still weighed. What does
+// not fit is named in Omitted.
+func Build(ctx context.Context, c *change.Change, cites []Cite, shown Shown, budget int, tok Counter) (Code, error) {
 	if c == nil {
 		return Code{}, nil
 	}
 	g := readGraph(ctx, c)
 	cands := g.candidates(c, cites)
 	var b strings.Builder
-	left := 0
+	left, inDiff := 0, 0
 	out := Code{Omitted: g.notes}
 	for _, cand := range cands {
 		if err := ctx.Err(); err != nil {
@@ -80,9 +103,13 @@ func Build(ctx context.Context, c *change.Change, cites []Cite, budget int, tok 
 		room := budget - out.Tokens
 		// Every shown line costs at least a token, and no token is longer than maxTokenBytes:
 		// a definition too long for the room is not rendered.
-		text, whole := render(cand, g.lines[cand.s.Path], room*maxTokenBytes, c.File(cand.s.Path) == nil)
+		text, lines, whole := render(cand, g.lines[cand.s.Path], shown[cand.s.Path], room*maxTokenBytes, c.File(cand.s.Path) == nil)
+		if whole && text == "" {
+			inDiff++
+			continue
+		}
 		n := room + 1
-		if room > 0 && whole && cand.s.size() <= room {
+		if room > 0 && whole && lines <= room {
 			var err error
 			if n, err = tok.CountUpTo(ctx, text, room); err != nil {
 				return Code{}, fmt.Errorf("sizing %s for the prompt: %w", cand.s.Path, err)
@@ -103,7 +130,7 @@ func Build(ctx context.Context, c *change.Change, cites []Cite, budget int, tok 
 		out.Omitted = append(out.Omitted, fmt.Sprintf("%d more definitions around the change: over the budget for code around the change", left-maxNamed))
 	}
 	out.Text = b.String()
-	log.Debug().Int("candidates", len(cands)).Int("left_out", left).Int("tokens", out.Tokens).Int("budget", budget).
+	log.Debug().Int("candidates", len(cands)).Int("left_out", left).Int("in_diff", inDiff).Int("tokens", out.Tokens).Int("budget", budget).
 		Int("files", len(g.files)).Msg("built the code around the change")
 	return out, nil
 }
@@ -231,33 +258,107 @@ func changedLines(f *change.File) []int {
 	return out
 }
 
-// render writes a definition under its header, each line with its head-tree number; whole is
-// false when it stopped past limit bytes. A definition of a file the change does not touch
-// (beside) has its secrets masked first: the change's own lines are in the diff as they are,
-// but the model is not sent secrets the change does not show.
-func render(c candidate, lines []string, limit int, beside bool) (text string, whole bool) {
-	var b strings.Builder
-	fmt.Fprintf(&b, "--- %s:%d-%d %s: %s\n", c.s.Path, c.s.Start, c.s.End, c.s.Label, c.why)
+// render writes a definition under its header, each line with its head-tree number, and each run
+// of the lines the diff shows (inDiff) as one marker line saying where they are (a run shorter
+// than its marker is written as it is); a definition the diff shows whole is "" with whole true.
+// rows counts the lines written under the header; whole is false when it stopped past limit
+// bytes. A definition of a file the change does not touch (beside) has its secrets masked first:
+// the change's own lines are in the diff as they are, but the model is not sent secrets the
+// change does not show.
+func render(c candidate, lines []string, inDiff map[int]bool, limit int, beside bool) (text string, rows int, whole bool) {
+	header := fmt.Sprintf("--- %s:%d-%d %s: %s\n", c.s.Path, c.s.Start, c.s.End, c.s.Label, c.why)
 	end := min(c.s.End, len(lines))
 	if c.s.Start > end {
-		return b.String(), true
+		return header, 0, true
 	}
-	shown := make([]string, 0, end-c.s.Start+1)
+	if shownWhole(inDiff, c.s.Start, end) {
+		return "", 0, true
+	}
+	var out []row
 	size := 0
 	for n := c.s.Start; n <= end; n++ {
-		l := clipLine(lines[n-1])
-		if size += len(l) + 8; size > limit {
-			return "", false
+		r := row{n: n}
+		if inDiff[n] {
+			r = foldRun(lines, inDiff, n, end)
 		}
-		shown = append(shown, l)
+		if r.last == 0 {
+			r.text = clipLine(lines[n-1])
+		}
+		if size += len(r.text) + 8; size > limit {
+			return "", 0, false
+		}
+		out = append(out, r)
+		n = max(n, r.last)
 	}
 	if beside {
-		shown = hideSecrets(shown)
+		hideRowSecrets(out)
 	}
-	for i, l := range shown {
-		fmt.Fprintf(&b, "%5d| %s\n", c.s.Start+i, l)
+	var b strings.Builder
+	b.WriteString(header)
+	for _, r := range out {
+		if r.last > 0 {
+			b.WriteString(r.text)
+		} else {
+			fmt.Fprintf(&b, "%5d| %s\n", r.n, r.text)
+		}
 	}
-	return b.String(), true
+	return b.String(), len(out), true
+}
+
+// row is one line written under a definition's header: head line n, or (last > 0) the marker of
+// the run of lines n to last that the diff shows.
+type row struct {
+	n, last int
+	text    string
+}
+
+// foldRun is the marker of the run of lines the diff shows from line first (at most to end), or
+// the plain row of line first when its run is shorter than its marker.
+func foldRun(lines []string, inDiff map[int]bool, first, end int) row {
+	last, size := first, 0
+	for ; last <= end && inDiff[last]; last++ {
+		size += len(clipLine(lines[last-1])) + 8
+	}
+	last--
+	marker := fmt.Sprintf("    ⋮ lines %d-%d: in the diff above\n", first, last)
+	if last == first {
+		marker = fmt.Sprintf("    ⋮ line %d: in the diff above\n", first)
+	}
+	if size <= len(marker) {
+		return row{n: first}
+	}
+	return row{n: first, last: last, text: marker}
+}
+
+// shownWhole reports whether the diff shows every line from first to last.
+func shownWhole(inDiff map[int]bool, first, last int) bool {
+	for n := first; n <= last; n++ {
+		if !inDiff[n] {
+			return false
+		}
+	}
+	return true
+}
+
+// hideRowSecrets masks the secrets in the rows' lines (not in their markers), as hideSecrets
+// does, each run of lines between markers read as one text.
+func hideRowSecrets(rows []row) {
+	for i := 0; i < len(rows); {
+		j := i
+		for j < len(rows) && rows[j].last == 0 {
+			j++
+		}
+		if j > i {
+			texts := make([]string, j-i)
+			for k := range texts {
+				texts[k] = rows[i+k].text
+			}
+			for k, t := range hideSecrets(texts) {
+				rows[i+k].text = t
+			}
+		}
+		i = j + 1
+	}
 }
 
 // hideSecrets masks the secrets in lines, keeping one line per line: a secret over several lines

@@ -60,7 +60,7 @@ func TestGoEnclosingFunctionCalleesAndCallers(t *testing.T) {
 	if h := c.Files[0].Hunks; len(h) != 1 || h[0].NewStart+h[0].NewLines-1 >= 32 {
 		t.Fatalf("the fixture's hunk should stop before the end of handleOrder: %+v", h)
 	}
-	code, err := Build(context.Background(), c, nil, 4000, tokenizer(t))
+	code, err := Build(context.Background(), c, nil, nil, 4000, tokenizer(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestRelatedRankedByEvidenceThenClosenessAndTrimmed(t *testing.T) {
 		}
 	}
 	tok := tokenizer(t)
-	all, err := Build(context.Background(), c, []Cite{{"p/p.go", citedAt}}, 10000, tok)
+	all, err := Build(context.Background(), c, []Cite{{"p/p.go", citedAt}}, nil, 10000, tok)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestRelatedRankedByEvidenceThenClosenessAndTrimmed(t *testing.T) {
 	// A budget that holds the changed function and two more: the farthest are left out, named.
 	first3 := strings.Join(strings.SplitAfter(all.Text, "\n--- ")[:3], "")
 	budget := tok.Count(first3) + 2
-	cut, err := Build(context.Background(), c, []Cite{{"p/p.go", citedAt}}, budget, tok)
+	cut, err := Build(context.Background(), c, []Cite{{"p/p.go", citedAt}}, nil, budget, tok)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestChangedTypeShowsItsUsers(t *testing.T) {
 	base := "package p\n\n// Pool holds connections.\ntype Pool struct {\n\tsize int\n}\n\n// NewPool makes a pool.\nfunc NewPool(n int) *Pool {\n\treturn &Pool{size: n}\n}\n\nfunc unrelated() {}\n"
 	head := strings.Replace(base, "\tsize int\n", "\tsize int\n\tmu   sync.Mutex\n", 1)
 	c := narrowed(t, [3]string{"p/pool.go", base, head})
-	code, err := Build(context.Background(), c, nil, 4000, tokenizer(t))
+	code, err := Build(context.Background(), c, nil, nil, 4000, tokenizer(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func oneLineChange(path, src string, n int) *change.Change {
 func bounded(t *testing.T, c *change.Change, budget int) Code {
 	t.Helper()
 	start := time.Now()
-	code, err := Build(context.Background(), c, nil, budget, tokenizer(t))
+	code, err := Build(context.Background(), c, nil, nil, budget, tokenizer(t))
 	if err != nil {
 		t.Fatal(err)
 	}

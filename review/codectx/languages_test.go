@@ -89,7 +89,7 @@ func TestPythonEnclosingMethod(t *testing.T) {
 			head := testdata(t, "cart.py.txt")
 			base := strings.Replace(head, "self.items.append(item)", "self.items.insert(0, item)", 1)
 			c := narrowed(t, [3]string{"shop/cart.py", base, head})
-			code, err := Build(context.Background(), c, nil, 4000, tokenizer(t))
+			code, err := Build(context.Background(), c, nil, nil, 4000, tokenizer(t))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -138,7 +138,7 @@ func TestJavaScriptCallbackEnclosesTheChange(t *testing.T) {
 	head := testdata(t, "util.js.txt")
 	base := strings.Replace(head, "res.json(cfg);", "res.send(cfg);", 1)
 	c := narrowed(t, [3]string{"lib/util.js", base, head})
-	code, err := Build(context.Background(), c, nil, 4000, tokenizer(t))
+	code, err := Build(context.Background(), c, nil, nil, 4000, tokenizer(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestTypeScriptEnclosingMethodAndCallers(t *testing.T) {
 	head := testdata(t, "widget.ts.txt")
 	base := strings.Replace(head, `throw new Error("full");`, `return;`, 1)
 	c := narrowed(t, [3]string{"ui/widget.ts", base, head})
-	code, err := Build(context.Background(), c, nil, 4000, tokenizer(t))
+	code, err := Build(context.Background(), c, nil, nil, 4000, tokenizer(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -121,7 +121,7 @@ func TestSecretsBesideTheChangeAreMasked(t *testing.T) {
 	head := "package api\n\nfunc Call() string {\n\treturn client() + \"!\"\n}\n"
 	c := narrowed(t, [3]string{"api/call.go", base, head})
 	c.Beside = map[string][]byte{"api/client.go": []byte(beside)}
-	code, err := Build(context.Background(), c, nil, 4000, tokenizer(t))
+	code, err := Build(context.Background(), c, nil, nil, 4000, tokenizer(t))
 	if err != nil {
 		t.Fatal(err)
 	}
