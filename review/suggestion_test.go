@@ -290,7 +290,7 @@ func withModelFix(n int, r *llmtest.Request) llmtest.Response {
 func TestModelSuggestionAppliesToTheHead(t *testing.T) {
 	repo, c := pullRequest(t, map[string]string{"app/db.py": pyBase}, map[string]string{"app/db.py": pyHead})
 	srv := llmtest.New(t, withModelFix)
-	panel, err := agents.LLMPanel(agents.DefaultPerspectives(), llm.Options{APIKey: "test-key", BaseURL: srv.BaseURL(), Model: "gpt-4o-mini", MaxRetries: 1})
+	panel, err := agents.LLMPanel(agents.DefaultPerspectives(), llm.Options{APIKey: "test-key", BaseURL: srv.BaseURL(), Model: "gpt-4o-mini", PerAgent: true, MaxRetries: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 // maintainers' synthesis, decides, and says so in the decision's notes and the summary.
 func TestLLMDebateBudgetEndsRoundsEarly(t *testing.T) {
 	srv := llmtest.New(t, nil)
-	panel, err := agents.LLMPanel(agents.DefaultPerspectives(), llm.Options{APIKey: "test-key", BaseURL: srv.BaseURL(), Model: "gpt-4o-mini"})
+	panel, err := agents.LLMPanel(agents.DefaultPerspectives(), llm.Options{APIKey: "test-key", BaseURL: srv.BaseURL(), Model: "gpt-4o-mini", PerAgent: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ import (
 // llmDebate runs the example change through model-backed agents against the fake server.
 func llmDebate(t testing.TB, srv *llmtest.Server, p toulmin.Protocol, c *change.Change) *toulmin.Transcript {
 	t.Helper()
-	panel, err := agents.LLMPanel(agents.DefaultPerspectives(), llm.Options{APIKey: "test-key", BaseURL: srv.BaseURL(), Model: "gpt-4o-mini", MaxRetries: 3})
+	panel, err := agents.LLMPanel(agents.DefaultPerspectives(), llm.Options{APIKey: "test-key", BaseURL: srv.BaseURL(), Model: "gpt-4o-mini", PerAgent: true, MaxRetries: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +233,7 @@ func TestLLMConcurrencyBound(t *testing.T) {
 		mu.Unlock()
 		return llmtest.Valid(n, r)
 	})
-	panel, err := agents.LLMPanel(agents.DefaultPerspectives(), llm.Options{APIKey: "k", BaseURL: srv.BaseURL()})
+	panel, err := agents.LLMPanel(agents.DefaultPerspectives(), llm.Options{APIKey: "k", BaseURL: srv.BaseURL(), PerAgent: true})
 	if err != nil {
 		t.Fatal(err)
 	}

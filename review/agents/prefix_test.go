@@ -20,7 +20,7 @@ import (
 func TestLLMCodeContextIsInTheSharedPrefix(t *testing.T) {
 	const code = "internal/export/export.go\n  80| func (h *Handler) Users(w http.ResponseWriter, r *http.Request) {\n  81| \tcountry := r.URL.Query().Get(\"country\")\n"
 	srv := llmtest.New(t, nil)
-	panel, err := agents.LLMPanel(agents.DefaultPerspectives(), llm.Options{APIKey: "test-key", BaseURL: srv.BaseURL(), Model: "gpt-4o-mini"})
+	panel, err := agents.LLMPanel(agents.DefaultPerspectives(), llm.Options{APIKey: "test-key", BaseURL: srv.BaseURL(), Model: "gpt-4o-mini", PerAgent: true})
 	if err != nil {
 		t.Fatal(err)
 	}

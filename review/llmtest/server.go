@@ -344,7 +344,7 @@ var (
 	selfRe     = regexp.MustCompile(`You are the (.+?) \(([A-Z0-9]+)\), role (\w+)`)
 	phaseRe    = regexp.MustCompile(`(?:Phase|This call): (\w+)`)
 	citeRe     = regexp.MustCompile(`(?m)^- E\d+ \[(\w+)\] [\w-]+ \((\w+)\) at ([^\s:]+):(\d+): (.*)$`)
-	argRe      = regexp.MustCompile(`(?m)^- ([A-Z0-9]+-\d+) by (\w+) \((\w+)`)
+	argRe      = regexp.MustCompile(`(?m)^- ([A-Z0-9]+-\d+) \((\w+)`)
 	rebuttedRe = regexp.MustCompile(`Answer each rebuttal of your arguments: ((?:[A-Z0-9]+-\d+ )+)`)
 	answeredRe = regexp.MustCompile(`The authors answered your rebuttals: ((?:[A-Z0-9]+-\d+ )+)`)
 	catalogRe  = regexp.MustCompile(`(?m)^- ([\w.-]+): `)
@@ -483,7 +483,7 @@ func validTurn(phase, abbrev, all string, of turnOf) map[string]any {
 // rebuttalTarget is the first opening argument in the request's digests that is not abbrev's.
 func rebuttalTarget(all, abbrev string) string {
 	for _, m := range argRe.FindAllStringSubmatch(all, -1) {
-		if m[3] == "opening_arguments" && !strings.HasPrefix(m[1], abbrev+"-") {
+		if m[2] == "opening_arguments" && !strings.HasPrefix(m[1], abbrev+"-") {
 			return m[1]
 		}
 	}
