@@ -47,7 +47,7 @@ type Options struct {
 	// PerAgent gives every agent its own call in every phase: turns written independently, at
 	// several times the tokens. By default one call per phase speaks for the whole panel.
 	PerAgent bool
-	Prices        PriceTable
+	Prices   PriceTable
 	// HTTPClient replaces the default transport (tests, proxies).
 	HTTPClient option.HTTPClient
 }

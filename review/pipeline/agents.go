@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/agents"
