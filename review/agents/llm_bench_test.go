@@ -70,9 +70,20 @@ type debateCost struct {
 // The panel is the six default perspectives, every one seated.
 func measureDebate(tb testing.TB, c *change.Change, p toulmin.Protocol, respond llmtest.Responder, latency time.Duration) debateCost {
 	tb.Helper()
+	return measureWith(tb, c, p, respond, latency, false)
+}
+
+// measureDebateEach is measureDebate with one call per agent per phase (llm.calls: agent).
+func measureDebateEach(tb testing.TB, c *change.Change, p toulmin.Protocol, respond llmtest.Responder, latency time.Duration) debateCost {
+	tb.Helper()
+	return measureWith(tb, c, p, respond, latency, true)
+}
+
+func measureWith(tb testing.TB, c *change.Change, p toulmin.Protocol, respond llmtest.Responder, latency time.Duration, perAgent bool) debateCost {
+	tb.Helper()
 	srv := llmtest.New(tb, respond)
 	srv.SetLatency(latency)
-	panel, err := agents.LLMPanel(agents.DefaultPerspectives(), llm.Options{APIKey: "test-key", BaseURL: srv.BaseURL(), Model: "gpt-4o-mini"})
+	panel, err := agents.LLMPanel(agents.DefaultPerspectives(), llm.Options{APIKey: "test-key", BaseURL: srv.BaseURL(), Model: "gpt-4o-mini", PerAgent: perAgent})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -214,6 +225,13 @@ func BenchmarkLLMDebateCost(b *testing.B) {
 		}
 		m.reportWall(b, perCall)
 		b.ReportMetric(float64(fast.stages), "agreeing-stages")
+	})
+	b.Run("six-per-agent", func(b *testing.B) {
+		var m debateCost
+		for b.Loop() {
+			m = measureDebateEach(b, c, toulmin.Standard(), nil, perCall)
+		}
+		m.reportWall(b, perCall)
 	})
 	b.Run("default", func(b *testing.B) {
 		var m debateCost

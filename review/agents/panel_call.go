@@ -202,6 +202,7 @@ func (v *panelVoice) call(ctx context.Context, key stageKey, req *toulmin.Reques
 func (v *panelVoice) speak(ctx context.Context, key stageKey, req *toulmin.Request) error {
 	phases := stage(req)
 	speakers := v.speakers(req, phases[0])
+	payers := v.payers(key, req, phases, speakers)
 	msgs, limit, err := v.messages(ctx, req, phases, speakers)
 	if err != nil {
 		return err
@@ -213,7 +214,7 @@ func (v *panelVoice) speak(ctx context.Context, key stageKey, req *toulmin.Reque
 		spent.Usage.Add(res.Usage)
 		spent.Notes = append(spent.Notes, res.Notes...)
 		if res.Err != nil {
-			v.bill(key, speakers, spent)
+			v.bill(payers, spent)
 			return res.Err
 		}
 		r, perr := llm.ParsePanelReply(res.Content)
@@ -235,7 +236,7 @@ func (v *panelVoice) speak(ctx context.Context, key stageKey, req *toulmin.Reque
 	if reply != nil {
 		v.hold(key, phases, reply, &spent.Notes)
 	}
-	v.billLocked(key, speakers, spent)
+	v.billLocked(payers, spent)
 	return nil
 }
 
@@ -259,20 +260,46 @@ func (v *panelVoice) hold(key stageKey, phases []toulmin.PhaseSpec, reply *llm.P
 	}
 }
 
-// bill records what the call cost, split evenly among the speakers of its first phase.
-func (v *panelVoice) bill(key stageKey, speakers []*LLMAgent, spent *toulmin.Turn) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.billLocked(key, speakers, spent)
+// payer is a member that pays a share of a call, with its turn in the phase.
+type payer struct {
+	key   stageKey
+	agent string
 }
 
-func (v *panelVoice) billLocked(key stageKey, speakers []*LLMAgent, spent *toulmin.Turn) {
-	for i, u := range splitUsage(spent.Usage, len(speakers)) {
+// payers are who share a call's cost: the speakers of its first phase, and the takers of a later
+// phase that others take (the maintainers of a synthesis after the final arguments).
+func (v *panelVoice) payers(key stageKey, req *toulmin.Request, phases []toulmin.PhaseSpec, speakers []*LLMAgent) []payer {
+	var out []payer
+	for _, m := range speakers {
+		out = append(out, payer{key, m.p.Name})
+	}
+	for _, ph := range phases[1:] {
+		if ph.Takers == phases[0].Takers {
+			continue
+		}
+		for _, p := range req.Participants {
+			if v.members[p.Name] != nil && takes(ph.Takers, p.Role) {
+				out = append(out, payer{stageKey{key.debate, ph.Kind, key.round}, p.Name})
+			}
+		}
+	}
+	return out
+}
+
+// bill records what the call cost, split evenly among its payers.
+func (v *panelVoice) bill(payers []payer, spent *toulmin.Turn) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.billLocked(payers, spent)
+}
+
+func (v *panelVoice) billLocked(payers []payer, spent *toulmin.Turn) {
+	for i, u := range splitUsage(spent.Usage, len(payers)) {
 		t := &toulmin.Turn{Usage: u}
 		if i == 0 {
 			t.Notes = spent.Notes
 		}
-		v.owed[turnKey{key, speakers[i].p.Name}] = t
+		v.owed[turnKey{payers[i].key, payers[i].agent}] = t
 	}
 }
 

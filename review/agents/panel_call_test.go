@@ -1,0 +1,163 @@
+package agents_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/debatebot/debatebot/review"
+	"github.com/debatebot/debatebot/review/agents"
+	"github.com/debatebot/debatebot/review/llm"
+	"github.com/debatebot/debatebot/review/llmtest"
+	"github.com/debatebot/debatebot/review/reviewtest"
+	"github.com/debatebot/debatebot/toulmin"
+	"github.com/debatebot/debatebot/voting"
+)
+
+// panelDebate holds a debate of the six default perspectives in the default mode, one call per
+// phase for the whole panel, over srv.
+func panelDebate(t *testing.T, srv *llmtest.Server, p toulmin.Protocol) *toulmin.Transcript {
+	t.Helper()
+	panel, err := agents.LLMPanel(agents.DefaultPerspectives(), llm.Options{APIKey: "test-key", BaseURL: srv.BaseURL(), Model: "gpt-4o-mini", MaxRetries: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := reviewtest.ReadChange(t, filepath.Join("..", "..", "examples", "admin-export.diff"))
+	tr, err := (&review.Debate{Change: c, Protocol: p, Agents: panel}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// A standard debate is three calls: the openings; the round's rebuttals, clarifications and
+// responses; the final arguments with the synthesis. Every member's turn is recorded in its phase
+// as if it had spoken alone: the responses answer the clarifications by their ids, and the
+// record counts every billed token once.
+func TestPanelDebateIsOneCallPerStage(t *testing.T) {
+	srv := llmtest.New(t, nil)
+	tr := panelDebate(t, srv, toulmin.Standard())
+	var got []string
+	for _, r := range srv.Requests() {
+		phase, who := llmtest.Phase(r)
+		if who != "" || r.ResponseFormat.JSONSchema.Name != llmtest.PanelSchema {
+			t.Errorf("a call for %s answered as one agent's (%q, %s)", phase, who, r.ResponseFormat.JSONSchema.Name)
+		}
+		got = append(got, phase)
+	}
+	if strings.Join(got, " ") != "opening_arguments rebuttal final_arguments" {
+		t.Fatalf("calls %v, want one for the openings, one for the round, one for the final arguments and the synthesis", got)
+	}
+	if r := srv.Requests()[1]; r.MaxCompletionTokens != 4*(300+200+200) {
+		t.Errorf("the round's call may answer %d tokens, want every stakeholder's limit in each of its phases", r.MaxCompletionTokens)
+	}
+	count := map[toulmin.PhaseKind]int{}
+	for _, a := range tr.Arguments {
+		count[a.Phase]++
+		if a.Phase != toulmin.PhaseResponse {
+			continue
+		}
+		c, ok := tr.Argument(a.Target)
+		if !ok || c.Phase != toulmin.PhaseClarification {
+			t.Errorf("response %s answers %q, want a clarification", a.ID, a.Target)
+		}
+	}
+	// The fake rebuts SS-1 three times and PS-1 once; SS and PS reject, and the four rebutters maintain.
+	want := map[toulmin.PhaseKind]int{toulmin.PhaseOpening: 4, toulmin.PhaseRebuttal: 4, toulmin.PhaseClarification: 2, toulmin.PhaseResponse: 4, toulmin.PhaseFinal: 4, toulmin.PhaseSynthesis: 2}
+	for k, n := range want {
+		if count[k] != n {
+			t.Errorf("%s: %d arguments, want %d", k, count[k], n)
+		}
+	}
+	billed := srv.Billed()
+	if tr.Record.Tokens.Prompt != billed.Prompt || tr.Record.Tokens.Completion != billed.Completion || tr.Record.Tokens.CachedPrompt != billed.CachedPrompt {
+		t.Errorf("record tokens %+v, the fake billed %+v", tr.Record.Tokens, billed)
+	}
+	var sum voting.Usage
+	for _, u := range tr.UsageByAgent {
+		sum.Add(u)
+	}
+	if sum.Prompt != billed.Prompt || sum.Calls != 3 {
+		t.Errorf("usage by agent sums to %d prompt tokens in %d calls, want %d in 3", sum.Prompt, sum.Calls, billed.Prompt)
+	}
+	if tr.UsageByAgent["security"].Prompt == 0 || tr.UsageByAgent["core_maintainer"].Prompt == 0 {
+		t.Errorf("the calls' cost is not shared among the members they spoke for: %+v", tr.UsageByAgent)
+	}
+}
+
+// A member the panel's reply leaves without a turn is asked alone, and the phase says so.
+func TestPanelMemberLeftOutOfTheReplyIsAskedAlone(t *testing.T) {
+	srv := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
+		resp := llmtest.Valid(n, r)
+		if phase, who := llmtest.Phase(r); phase != "opening_arguments" || who != "" {
+			return resp
+		}
+		var reply struct {
+			Turns []map[string]any `json:"turns"`
+		}
+		if err := json.Unmarshal([]byte(resp.Content), &reply); err != nil {
+			panic(err)
+		}
+		var kept []map[string]any
+		for _, t := range reply.Turns {
+			if t["agent"] != "PS" {
+				kept = append(kept, t)
+			}
+		}
+		reply.Turns = kept
+		b, _ := json.Marshal(reply)
+		return llmtest.Response{Content: string(b)}
+	})
+	tr := panelDebate(t, srv, toulmin.Standard())
+	alone := 0
+	for _, r := range srv.Requests() {
+		if phase, who := llmtest.Phase(r); phase == "opening_arguments" && who != "" {
+			alone++
+			if who != "PS" {
+				t.Errorf("%s was asked alone, want only PS", who)
+			}
+		}
+	}
+	if alone != 1 || len(tr.Timeline[1].Agents) != 4 {
+		t.Fatalf("%d calls of PS alone, %v spoke; want PS asked once and all four in the openings", alone, tr.Timeline[1].Agents)
+	}
+	if !strings.Contains(strings.Join(tr.Timeline[1].Notes, "\n"), "Performance Stakeholder: the panel's reply had no turn for it in this phase; asked alone") {
+		t.Errorf("the openings' notes do not say PS was asked alone: %v", tr.Timeline[1].Notes)
+	}
+}
+
+// A panel reply that is unusable twice costs what was billed, and each member is asked alone:
+// nothing of the phase is lost.
+func TestPanelUnusableReplyAsksEachMemberAlone(t *testing.T) {
+	srv := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
+		if phase, who := llmtest.Phase(r); phase == "opening_arguments" && who == "" {
+			return llmtest.NotJSON()
+		}
+		return llmtest.Valid(n, r)
+	})
+	tr := panelDebate(t, srv, toulmin.Standard())
+	panelCalls, alone := 0, map[string]bool{}
+	for _, r := range srv.Requests() {
+		if phase, who := llmtest.Phase(r); phase == "opening_arguments" {
+			if who == "" {
+				panelCalls++
+			} else {
+				alone[who] = true
+			}
+		}
+	}
+	if panelCalls != 2 || len(alone) != 4 {
+		t.Fatalf("%d panel calls and %v asked alone in the openings, want 2 (one asked again) and all four alone", panelCalls, alone)
+	}
+	if got := len(tr.ArgumentsIn(toulmin.PhaseOpening)); got != 4 {
+		t.Errorf("%d opening arguments, want 4", got)
+	}
+	if b := srv.Billed(); tr.Record.Tokens.Prompt != b.Prompt {
+		t.Errorf("record counts %d prompt tokens, the fake billed %d", tr.Record.Tokens.Prompt, b.Prompt)
+	}
+	if !strings.Contains(strings.Join(tr.Timeline[1].Notes, "\n"), "the panel's reply was unusable") {
+		t.Errorf("the notes do not say the panel's reply was unusable: %v", tr.Timeline[1].Notes)
+	}
+}
