@@ -190,14 +190,21 @@ func agreeingOpenings(n int, r *llmtest.Request) llmtest.Response {
 	if err := json.Unmarshal([]byte(resp.Content), &reply); err != nil {
 		panic(err)
 	}
-	for _, a := range reply["arguments"].([]any) {
-		arg := a.(map[string]any)
-		arg["severity"] = "low"
-		for _, act := range arg["actions"].([]any) {
-			act.(map[string]any)["required"] = false
-		}
+	turns := []any{reply}
+	if t, ok := reply["turns"].([]any); ok {
+		turns = t // one call for the whole panel
 	}
-	reply["position"].(map[string]any)["vote"] = "approve"
+	for _, t := range turns {
+		turn := t.(map[string]any)
+		for _, a := range turn["arguments"].([]any) {
+			arg := a.(map[string]any)
+			arg["severity"] = "low"
+			for _, act := range arg["actions"].([]any) {
+				act.(map[string]any)["required"] = false
+			}
+		}
+		turn["position"].(map[string]any)["vote"] = "approve"
+	}
 	b, _ := json.Marshal(reply)
 	return llmtest.Response{Content: string(b)}
 }
