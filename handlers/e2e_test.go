@@ -51,13 +51,24 @@ type app struct {
 	skew atomic.Int64
 }
 
+// appKey is the App's private key of every test, generated once per test run: a 2048-bit key
+// takes a noticeable fraction of a second under the race detector, and the fake GitHub accepts
+// any key.
+var appKey = sync.OnceValues(func() (string, error) {
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return "", err
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)})), nil
+})
+
 func testKey(t testing.TB) string {
 	t.Helper()
-	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	k, err := appKey()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)}))
+	return k
 }
 
 // newApp starts the whole App against a fake GitHub that holds the example pull request acme/shop#7.

@@ -3,11 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"net"
 	"net/http"
@@ -60,14 +56,31 @@ func (s *syncBuffer) Reset() {
 	s.b.Reset()
 }
 
-func buildBinary(t *testing.T) string {
+// built is the debatebot binary the process tests run, built once per test run.
+var built struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+// buildBinary returns the debatebot binary, built on the first call into the directory TestMain
+// made (binDir) and shared by every test after it: each test still runs a process of its own. It
+// is built without the race detector, as it ships: the race detector checks the test process.
+func buildBinary(t testing.TB) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "debatebot")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.once.Do(func() {
+		bin := filepath.Join(binDir, "debatebot")
+		out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+		if err != nil {
+			built.err = fmt.Errorf("go build: %w\n%s", err, out)
+			return
+		}
+		built.bin = bin
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return bin
+	return built.bin
 }
 
 func freeAddr(t *testing.T) string {
@@ -331,10 +344,9 @@ func TestBurstWithKillAndRestart(t *testing.T) {
 // acknowledges deliveries it cannot keep.
 func TestServeWithDatabaseDown(t *testing.T) {
 	gh := githubtest.New(t)
-	key, _ := rsa.GenerateKey(rand.Reader, 2048)
 	env := map[string]string{
 		"GITHUB_V3_API_URL": gh.URL + "/", "GITHUB_APP_INTEGRATION_ID": "1", "GITHUB_APP_WEBHOOK_SECRET": "s3cret",
-		"GITHUB_APP_PRIVATE_KEY": string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})),
+		"GITHUB_APP_PRIVATE_KEY": testAppKey(t),
 		"DEBATEBOT_DATABASE_URL": "postgres://debatebot:hunter2@127.0.0.1:1/debatebot?sslmode=disable&connect_timeout=2",
 		"DEBATEBOT_ADDR":         freeAddr(t),
 		"DEBATEBOT_LOG_LEVEL":    "error",

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,13 +26,9 @@ import (
 // model at llmURL; extra come last (and win).
 func appEnv(t testing.TB, gh *githubtest.Server, db, llmURL string, extra ...string) []string {
 	t.Helper()
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
 	env := []string{
 		"GITHUB_V3_API_URL=" + gh.URL + "/", "GITHUB_APP_INTEGRATION_ID=1", "GITHUB_APP_WEBHOOK_SECRET=s3cret",
-		"GITHUB_APP_PRIVATE_KEY=" + string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})),
+		"GITHUB_APP_PRIVATE_KEY=" + testAppKey(t),
 		"DEBATEBOT_DATABASE_URL=sqlite:" + db, "DEBATEBOT_CACHE_DIR=" + filepath.Join(t.TempDir(), "cache"),
 		"DEBATEBOT_GOPROXY=off", // no test reaches the network
 	}
@@ -39,6 +36,27 @@ func appEnv(t testing.TB, gh *githubtest.Server, db, llmURL string, extra ...str
 		env = append(env, "OPENAI_API_KEY=sk-test", "OPENAI_BASE_URL="+llmURL)
 	}
 	return append(env, extra...)
+}
+
+// appKey is the App's private key of every test, generated once per test run: a 2048-bit key
+// takes a noticeable fraction of a second under the race detector, and the fake GitHub accepts
+// any key.
+var appKey = sync.OnceValues(func() (string, error) {
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return "", err
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)})), nil
+})
+
+// testAppKey is appKey, PEM-encoded, or fails t.
+func testAppKey(t testing.TB) string {
+	t.Helper()
+	k, err := appKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
 }
 
 // newServe is `debatebot serve` from bin, not started yet, on a free loopback address.

@@ -2,11 +2,7 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
 	"net/http"
 	"os"
 	"os/exec"
@@ -135,14 +131,10 @@ func TestServeRedactsSecretsInLogsAndPosts(t *testing.T) {
 	gh := githubtest.New(t)
 	gh.PRs["acme/shop#7"] = &githubtest.PR{Title: "Document stopping", BaseRef: "main", HeadRef: "docs", HeadSHA: "abc123", Diff: harmlessDiff}
 	llm := llmtest.New(t, approving("The script holds "+reviewtest.AWSKey+" and "+reviewtest.GitHubToken+"."))
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
 	addr := freeAddr(t)
 	env := map[string]string{
 		"GITHUB_V3_API_URL": gh.URL + "/", "GITHUB_APP_INTEGRATION_ID": "1", "GITHUB_APP_WEBHOOK_SECRET": "s3cret",
-		"GITHUB_APP_PRIVATE_KEY": string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})),
+		"GITHUB_APP_PRIVATE_KEY": testAppKey(t),
 		"OPENAI_API_KEY":         "sk-test", "OPENAI_BASE_URL": llm.BaseURL(),
 		"DEBATEBOT_DATABASE_URL": "sqlite:" + filepath.Join(t.TempDir(), "debatebot.db"),
 		"DEBATEBOT_ADDR":         addr, "DEBATEBOT_LOG_LEVEL": "debug",

@@ -2,10 +2,6 @@ package main
 
 import (
 	"bufio"
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
-	"encoding/pem"
 	"fmt"
 	"io"
 	"net"
@@ -32,10 +28,7 @@ import (
 //
 //	go test ./cmd/debatebot -run '^$' -bench OversizedDeliveries -benchtime 3x
 func BenchmarkOversizedDeliveries(b *testing.B) {
-	bin := filepath.Join(b.TempDir(), "debatebot")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildBinary(b)
 	for _, mode := range []string{"content-length", "chunked"} {
 		b.Run(mode, func(b *testing.B) {
 			addr, pid := startServe(b, bin)
@@ -92,7 +85,6 @@ func BenchmarkOversizedDeliveries(b *testing.B) {
 // startServe runs the binary as `serve` against a fake GitHub and returns its address and pid.
 func startServe(b *testing.B, bin string) (string, int) {
 	gh := githubtest.New(b)
-	key, _ := rsa.GenerateKey(rand.Reader, 2048)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
@@ -102,7 +94,7 @@ func startServe(b *testing.B, bin string) (string, int) {
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = []string{
 		"GITHUB_V3_API_URL=" + gh.URL + "/", "GITHUB_APP_INTEGRATION_ID=1", "GITHUB_APP_WEBHOOK_SECRET=s3cret",
-		"GITHUB_APP_PRIVATE_KEY=" + string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})),
+		"GITHUB_APP_PRIVATE_KEY=" + testAppKey(b),
 		"DEBATEBOT_DATABASE_URL=sqlite:" + filepath.Join(b.TempDir(), "debatebot.db"), "DEBATEBOT_ADDR=" + addr,
 		"DEBATEBOT_LOG_LEVEL=error", "DEBATEBOT_GOPROXY=off",
 	}
