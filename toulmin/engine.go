@@ -68,9 +68,10 @@ type Request struct {
 	// Guidance is a human's guidance from the checkpoint before this round (seed 002), "" when
 	// none. It is untrusted text: an agent weighs it, it does not obey it.
 	Guidance string
-	// Ahead lists the phases the protocol holds after this one, in order, as far as it runs
-	// straight on (a later stop, fast exit or the loop's verdict may still skip them), so that an
-	// agent that answers several phases in one call knows what follows.
+	// Ahead lists the phases that follow this one, in order, as far as the debate runs them
+	// unless it stops early (a budget stop, or the loop's verdict ending a round that could have
+	// been followed by another), so that an agent that answers several phases in one call knows
+	// what follows.
 	Ahead []PhaseSpec
 }
 
@@ -595,20 +596,27 @@ func (r *run) request(spec PhaseSpec, round int, self Participant) *Request {
 		Phase: spec, Round: round, Subject: r.subject, Self: self, Participants: r.participants,
 		Evidence: r.t.Evidence, Arguments: append([]Argument(nil), r.t.Arguments...),
 		Positions: r.t.LatestPositions(), Transcript: r.t, Guidance: r.guidance(spec.Kind, round),
-		Ahead: r.ahead(spec.Kind),
+		Ahead: r.ahead(spec.Kind, round),
 	}
 }
 
-// ahead is the protocol's phases after kind, the decision excluded.
-func (r *run) ahead(kind PhaseKind) []PhaseSpec {
-	i := r.e.protocol.index(kind)
+// ahead is the phases that follow kind, the decision excluded, as far as the debate will run
+// them unless it stops early: within a round of the loop, the rest of the round, and the phases
+// after it only in the loop's last round (an earlier round may be followed by another).
+func (r *run) ahead(kind PhaseKind, round int) []PhaseSpec {
+	p := r.e.protocol
+	i := p.index(kind)
 	if i < 0 {
 		return nil
 	}
+	end := len(p.Phases)
+	if l := p.Loop; l != nil && r.inLoop(kind) && round < l.MaxRounds {
+		end = p.index(l.To) + 1
+	}
 	var out []PhaseSpec
-	for _, p := range r.e.protocol.Phases[i+1:] {
-		if p.Kind != PhaseDecision {
-			out = append(out, p)
+	for _, ph := range p.Phases[i+1 : end] {
+		if ph.Kind != PhaseDecision {
+			out = append(out, ph)
 		}
 	}
 	return out

@@ -45,6 +45,9 @@ type SeatRequest struct {
 	Candidates []Participant
 	// Min and Max bound how many to seat (fewer than Min when there are fewer candidates).
 	Min, Max int
+	// Opening is the phase the seated panel opens with, for a moderator whose call also writes
+	// the openings.
+	Opening PhaseSpec
 }
 
 // Panel is the moderator's choice and its reasons.
@@ -92,7 +95,7 @@ func (r *run) seat(ctx context.Context, spec PhaseSpec, rec *PhaseRecord) {
 	}
 	pctx, cancel := context.WithTimeout(ctx, spec.Timeout)
 	defer cancel()
-	panel, err := r.e.moderator.Seat(pctx, &SeatRequest{Subject: r.subject, Evidence: r.t.Evidence, Candidates: cands, Min: MinPerspectives, Max: MaxPerspectives})
+	panel, err := r.e.moderator.Seat(pctx, &SeatRequest{Subject: r.subject, Evidence: r.t.Evidence, Candidates: cands, Min: MinPerspectives, Max: MaxPerspectives, Opening: spec})
 	if panel != nil {
 		r.addUsage(ModeratorName, panel.Usage, rec)
 	}

@@ -3,7 +3,9 @@ package toulmin
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -410,4 +412,46 @@ func containsRule(rules []ExitRule, r ExitRule) bool {
 		}
 	}
 	return false
+}
+
+// A request names the phases that follow it as far as the debate surely runs them: the rest of
+// a round, and what comes after the loop only in its last round.
+func TestRequestAheadStopsAtTheRoundThatMayRepeat(t *testing.T) {
+	p := Standard()
+	p.Loop.MaxRounds, p.Loop.ExitWhen, p.FastExit = 2, nil, false
+	var mu sync.Mutex
+	seen := map[string]string{}
+	record := func(take func(context.Context, *Request) (*Turn, error)) func(context.Context, *Request) (*Turn, error) {
+		return func(ctx context.Context, req *Request) (*Turn, error) {
+			var kinds []string
+			for _, ph := range req.Ahead {
+				kinds = append(kinds, string(ph.Kind))
+			}
+			mu.Lock()
+			seen[fmt.Sprintf("%s/%d", req.Phase.Kind, req.Round)] = strings.Join(kinds, " ")
+			mu.Unlock()
+			return take(ctx, req)
+		}
+	}
+	e, err := NewEngine(p, []Agent{
+		stakeholder("security", "SS", record(opener(voting.RequestChanges))),
+		stakeholder("performance", "PS", record(opener(voting.Approve))),
+		maintainer("core", "CM", voting.RoleCoreMaintainer, voting.ApproveWithChanges),
+	}, WithClock(fixedClock()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Run(context.Background(), subject()); err != nil {
+		t.Fatal(err)
+	}
+	for phase, want := range map[string]string{
+		"opening_arguments/1": "rebuttal clarification response final_arguments synthesis",
+		"rebuttal/1":          "clarification response",
+		"rebuttal/2":          "clarification response final_arguments synthesis",
+		"final_arguments/2":   "synthesis",
+	} {
+		if got, ok := seen[phase]; !ok || got != want {
+			t.Errorf("%s: ahead %q (asked: %v), want %q", phase, got, ok, want)
+		}
+	}
 }

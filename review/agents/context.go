@@ -30,6 +30,8 @@ type ChangeContext struct {
 	Code string
 	// Omitted lists what was left out and why, one entry per file or group.
 	Omitted []string
+	// InDiff holds the paths of the files Text shows hunks of (their header gives their stats).
+	InDiff map[string]bool
 }
 
 type fileRank struct {
@@ -58,9 +60,10 @@ func BuildContext(ctx context.Context, c *change.Change, ev []toulmin.Evidence, 
 	used := 0
 	var omitted, deletionOnly []string
 	shown := codectx.Shown{}
+	inDiff := map[string]bool{}
 	for _, r := range ranks {
 		f := r.f
-		header := fmt.Sprintf("--- %s (%s, +%d -%d)\n", f.Path, f.Status, f.Added, f.Deleted)
+		header := fmt.Sprintf("--- %s (%s, +%d -%d)\n", quoteControl(f.Path), f.Status, f.Added, f.Deleted)
 		hunks := r.orderedHunks()
 		kept, text, left, err := fitHunks(ctx, tok, f, hunks, header, budget, &used)
 		if err != nil {
@@ -79,6 +82,7 @@ func BuildContext(ctx context.Context, c *change.Change, ev []toulmin.Evidence, 
 		}
 		b.WriteString(header)
 		b.WriteString(text)
+		inDiff[f.Path] = true
 		for _, h := range kept {
 			shown.Add(f.Path, h)
 		}
@@ -94,7 +98,7 @@ func BuildContext(ctx context.Context, c *change.Change, ev []toulmin.Evidence, 
 		return ChangeContext{}, err
 	}
 	omitted = append(omitted, code.Omitted...)
-	return ChangeContext{Text: b.String(), Tokens: used + code.Tokens, Code: code.Text, Omitted: omitted}, nil
+	return ChangeContext{Text: b.String(), Tokens: used + code.Tokens, Code: code.Text, Omitted: omitted, InDiff: inDiff}, nil
 }
 
 // evidenceCites are the places the evidence points at, for ranking the code around the change.

@@ -34,10 +34,15 @@ func untrusted(s string) string { return fenceBreakers.Replace(s) }
 // untrustedName is a file name as a prompt shows it: on one line (a name with control characters
 // is quoted, as git quotes it) and unable to close its fence.
 func untrustedName(p string) string {
+	return untrusted(quoteControl(p))
+}
+
+// quoteControl quotes a name with control characters or line breaks, so that it stays on its line.
+func quoteControl(p string) string {
 	if strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f || r == 0x2028 || r == 0x2029 }) {
-		p = strconv.Quote(p)
+		return strconv.Quote(p)
 	}
-	return untrusted(p)
+	return p
 }
 
 // untrustedList applies untrusted to each entry.

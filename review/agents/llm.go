@@ -26,8 +26,8 @@ type Prompts struct {
 	// rules is the system message, the same for every debate, when each agent makes its own
 	// calls; panelRules when one call speaks for the panel (with every phase's instruction, so
 	// that the message of each call is short).
-	rules, panelRules                                                       string
-	panel, context, diff, code, digest, instruction, turn, arguments, stage *template.Template
+	rules, panelRules                                                             string
+	panel, context, diff, code, digest, instruction, turn, arguments, stage, seat *template.Template
 }
 
 // LoadPrompts parses the embedded prompt templates.
@@ -44,7 +44,7 @@ func LoadPrompts() (*Prompts, error) {
 	funcs := template.FuncMap{"join": strings.Join}
 	for name, dst := range map[string]**template.Template{
 		"panel": &p.panel, "context": &p.context, "diff": &p.diff, "code": &p.code, "digest": &p.digest,
-		"instruction": &p.instruction, "turn": &p.turn, "arguments": &p.arguments, "panel_stage": &p.stage,
+		"instruction": &p.instruction, "turn": &p.turn, "arguments": &p.arguments, "panel_stage": &p.stage, "panel_seat": &p.seat,
 	} {
 		t, err := template.New(name+".tmpl").Funcs(funcs).ParseFS(promptFS, "prompts/"+name+".tmpl")
 		if err != nil {
@@ -104,6 +104,7 @@ func LLMPanel(ps []Perspective, o llm.Options) ([]toulmin.Agent, error) {
 			}
 			a.voice = voices[model]
 			a.voice.members[p.Name] = a
+			shared.roster = append(shared.roster, a.p)
 		}
 		agents[i] = a
 	}
@@ -117,7 +118,10 @@ func LLMPanel(ps []Perspective, o llm.Options) ([]toulmin.Agent, error) {
 type sharedContext struct {
 	prompts *Prompts
 	// rules is the system message of every call of the debate.
-	rules  string
+	rules string
+	// roster, when set, is the panel every call shows: every member the debate may seat, so that
+	// the call that seats the panel shares it with every later call (one call per phase).
+	roster []toulmin.Participant
 	tok    *llm.Tokenizer
 	budget int
 	// persp holds the panel's perspectives by name, for their priorities and trade-offs.
@@ -172,6 +176,9 @@ func (s *sharedContext) get(ctx context.Context, subject *toulmin.Subject, ev []
 // panel renders the seated panel, every participant's persona on one line: the same bytes for
 // every call of the debate after the moderator.
 func (s *sharedContext) panel(participants []toulmin.Participant) (string, error) {
+	if s.roster != nil {
+		participants = s.roster
+	}
 	var panel []panelMember
 	for _, p := range participants {
 		m := panelMember{Participant: p, Summary: oneLine(p.Perspective, 300)}
@@ -204,7 +211,9 @@ func (s *sharedContext) render(ctx context.Context, subject *toulmin.Subject, ev
 	files, added, deleted := c.Stats()
 	var list []string
 	for _, f := range c.Files {
-		list = append(list, fmt.Sprintf("%s (%s, +%d -%d)", untrustedName(f.Path), f.Status, f.Added, f.Deleted))
+		if !cc.InDiff[f.Path] { // the diff's header of a file gives the same
+			list = append(list, fmt.Sprintf("%s (%s, +%d -%d)", untrustedName(f.Path), f.Status, f.Added, f.Deleted))
+		}
 	}
 	data := map[string]any{
 		"Title": untrusted(subject.Title), "Question": untrusted(subject.Question), "Body": untrusted(c.Body),

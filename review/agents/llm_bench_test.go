@@ -96,15 +96,21 @@ func measureDefault(tb testing.TB, c *change.Change, latency time.Duration) deba
 	tb.Helper()
 	srv := llmtest.New(tb, nil)
 	srv.SetLatency(latency)
+	d := defaultDebate(tb, srv)
+	d.Change = c
+	return measure(tb, srv, c, d)
+}
+
+// defaultDebate is the debate a repository without a debatebot.yml gets, over srv.
+func defaultDebate(tb testing.TB, srv *llmtest.Server) *review.Debate {
+	tb.Helper()
 	repo := config.Default()
 	env := map[string]string{"OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": srv.BaseURL(), "DEBATEBOT_MODEL": "gpt-4o-mini"}
 	panel, err := pipeline.Agents(repo, func(k string) string { return env[k] }, false)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	d := pipeline.NewDebate(repo, toulmin.Standard(), panel, "cli")
-	d.Change = c
-	return measure(tb, srv, c, d)
+	return pipeline.NewDebate(repo, toulmin.Standard(), panel, "cli")
 }
 
 // measure runs d against srv and measures what it cost.

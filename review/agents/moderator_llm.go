@@ -7,10 +7,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/invopop/jsonschema"
 	"github.com/openai/openai-go"
 
 	"github.com/debatebot/debatebot/review/evidence/scan"
+	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/toulmin"
 	"github.com/debatebot/debatebot/voting"
 )
@@ -38,20 +38,7 @@ type moderatorSeat struct {
 	Reason string `json:"reason" jsonschema_description:"What in the change calls for this perspective, in one sentence"`
 }
 
-var moderatorSchema = func() map[string]any {
-	r := jsonschema.Reflector{AllowAdditionalProperties: false, DoNotReference: true}
-	b, err := json.Marshal(r.Reflect(&moderatorReply{}))
-	if err != nil {
-		panic(fmt.Sprintf("review: the moderator schema does not encode: %v", err))
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		panic(fmt.Sprintf("review: the moderator schema does not decode: %v", err))
-	}
-	delete(m, "$schema")
-	delete(m, "$id")
-	return m
-}()
+var moderatorSchema = llm.Schema(&moderatorReply{})
 
 // moderatorTask opens the moderator's own message, after the rules and the change that every
 // call of the debate starts with.
@@ -69,6 +56,9 @@ func (m *llmModerator) Seat(ctx context.Context, req *toulmin.SeatRequest) (*tou
 	if err != nil {
 		return nil, err
 	}
+	if m.a.voice != nil {
+		return m.seatAndOpen(ctx, req, fallback), nil
+	}
 	// The call starts with the rules and the change, the bytes every later call of the debate
 	// starts with, under the debate's cache key: once it is answered, the openings are served
 	// from the provider's prompt cache.
@@ -78,13 +68,8 @@ func (m *llmModerator) Seat(ctx context.Context, req *toulmin.SeatRequest) (*tou
 		return fallback, nil
 	}
 	res := m.a.client.Call(ctx, m.params(change, req))
-	fail := func(why string) (*toulmin.Panel, error) {
-		fallback.Usage = res.Usage
-		fallback.Notes = append(fallback.Notes, "the model's choice could not be used ("+scan.Clip(why, 200)+"); the rules chose")
-		return fallback, nil
-	}
 	if res.Err != nil {
-		return fail(res.Err.Error())
+		return m.fallBack(fallback, res.Usage, res.Err.Error()), nil
 	}
 	var r moderatorReply
 	s := strings.TrimSpace(res.Content)
@@ -92,14 +77,31 @@ func (m *llmModerator) Seat(ctx context.Context, req *toulmin.SeatRequest) (*tou
 		s = s[i : j+1]
 	}
 	if err := json.Unmarshal([]byte(s), &r); err != nil {
-		return fail("the reply is not valid JSON for the schema: " + err.Error())
+		return m.fallBack(fallback, res.Usage, "the reply is not valid JSON for the schema: "+err.Error()), nil
 	}
+	panel, why := m.choose(req, r, res.Usage)
+	if panel == nil {
+		return m.fallBack(fallback, res.Usage, why), nil
+	}
+	return panel, nil
+}
+
+// fallBack is the rules' choice when the model's could not be used, with what the call cost.
+func (m *llmModerator) fallBack(rules *toulmin.Panel, spent voting.Usage, why string) *toulmin.Panel {
+	rules.Usage = spent
+	rules.Notes = append(rules.Notes, "the model's choice could not be used ("+scan.Clip(why, 200)+"); the rules chose")
+	return rules
+}
+
+// choose holds the model's choice to the catalog and the bounds and completes it by the rules;
+// nil and why when it seated nobody of the catalog.
+func (m *llmModerator) choose(req *toulmin.SeatRequest, r moderatorReply, spent voting.Usage) (*toulmin.Panel, string) {
 	ranked := m.rules.rank(req)
 	byName := map[string]*candidate{}
 	for _, c := range ranked {
 		byName[c.p.Name] = c
 	}
-	panel := &toulmin.Panel{Method: "model " + m.a.client.Model, Usage: res.Usage}
+	panel := &toulmin.Panel{Method: "model " + m.a.client.Model, Usage: spent}
 	var seated []*candidate
 	for _, st := range r.Seated {
 		c, ok := byName[strings.TrimSpace(st.Name)]
@@ -118,7 +120,7 @@ func (m *llmModerator) Seat(ctx context.Context, req *toulmin.SeatRequest) (*tou
 		seated = append(seated, c)
 	}
 	if len(seated) == 0 {
-		return fail("it seated no perspective of the catalog")
+		return nil, "it seated no perspective of the catalog"
 	}
 	for _, c := range ranked {
 		if !slices.Contains(seated, c) {
@@ -132,7 +134,7 @@ func (m *llmModerator) Seat(ctx context.Context, req *toulmin.SeatRequest) (*tou
 		panel.Notes = append(panel.Notes, "the rules completed the model's choice: too few perspectives, or none with opposing trade-offs")
 	}
 	seatAll(panel, seated, left)
-	return panel, nil
+	return panel, ""
 }
 
 // params is the moderator's call: the rules, the change and its task, under the debate's key.
@@ -174,10 +176,30 @@ func (m *llmModerator) prompt(req *toulmin.SeatRequest) string {
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "Seat %d to %d of them.\n", req.Min, req.Max)
+	b.WriteString(evidencePerPerspective(req.Evidence))
+	return b.String()
+}
+
+func sameSet(a, b []*candidate) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, c := range a {
+		if !slices.Contains(b, c) {
+			return false
+		}
+	}
+	return true
+}
+
+// evidencePerPerspective counts the analyzers' evidence of each perspective, with its worst
+// severity, for the moderator.
+func evidencePerPerspective(ev []toulmin.Evidence) string {
+	var b strings.Builder
 	b.WriteString("\n# Evidence from the analyzers, per perspective\n")
 	counts, worst := map[string]int{}, map[string]voting.Severity{}
 	var order []string
-	for _, e := range req.Evidence {
+	for _, e := range ev {
 		if e.Stakeholder == "" {
 			continue
 		}
@@ -196,16 +218,4 @@ func (m *llmModerator) prompt(req *toulmin.SeatRequest) string {
 		fmt.Fprintf(&b, "- %s: %d item(s), the worst %s\n", s, counts[s], worst[s])
 	}
 	return b.String()
-}
-
-func sameSet(a, b []*candidate) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for _, c := range a {
-		if !slices.Contains(b, c) {
-			return false
-		}
-	}
-	return true
 }

@@ -70,11 +70,13 @@ func newPanelVoice(client *llm.Client, shared *sharedContext) *panelVoice {
 }
 
 // carries reports whether a call that covers phase a also covers b, which follows it: a round's
-// phases go together, and a synthesis goes with the phase before it.
+// phases go together, the final arguments with the last round (the request's Ahead lists them
+// only then), and a synthesis with the phase before it.
 func carries(a, b toulmin.PhaseKind) bool {
 	switch {
 	case a == toulmin.PhaseRebuttal && b == toulmin.PhaseClarification,
 		a == toulmin.PhaseClarification && b == toulmin.PhaseResponse,
+		a == toulmin.PhaseResponse && b == toulmin.PhaseFinal,
 		(a == toulmin.PhaseFinal || a == toulmin.PhaseDesignReview) && b == toulmin.PhaseSynthesis:
 		return true
 	}
@@ -455,9 +457,9 @@ func (v *panelVoice) whoSpeaks(req *toulmin.Request, ph toulmin.PhaseSpec, first
 	}
 	switch ph.Kind {
 	case toulmin.PhaseClarification:
-		return "each of " + strings.Join(names, ", ") + " whose argument a rebuttal of this reply disputes", len(names)
+		return "those of " + strings.Join(names, ", ") + " rebutted above", len(names)
 	case toulmin.PhaseResponse:
-		return "each of " + strings.Join(names, ", ") + " whose rebuttal this reply answered partial or reject", len(names)
+		return "those of " + strings.Join(names, ", ") + " answered partial or reject above", len(names)
 	}
 	return strings.Join(names, ", "), len(names)
 }

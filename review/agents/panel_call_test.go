@@ -32,8 +32,8 @@ func panelDebate(t *testing.T, srv *llmtest.Server, p toulmin.Protocol) *toulmin
 	return tr
 }
 
-// A standard debate is three calls: the openings; the round's rebuttals, clarifications and
-// responses; the final arguments with the synthesis. Every member's turn is recorded in its phase
+// A standard debate is two calls: the openings; the round's rebuttals, clarifications and
+// responses with the final arguments and the synthesis (its one round is its last). Every member's turn is recorded in its phase
 // as if it had spoken alone: the responses answer the clarifications by their ids, and the
 // record counts every billed token once.
 func TestPanelDebateIsOneCallPerStage(t *testing.T) {
@@ -47,11 +47,11 @@ func TestPanelDebateIsOneCallPerStage(t *testing.T) {
 		}
 		got = append(got, phase)
 	}
-	if strings.Join(got, " ") != "opening_arguments rebuttal final_arguments" {
-		t.Fatalf("calls %v, want one for the openings, one for the round, one for the final arguments and the synthesis", got)
+	if strings.Join(got, " ") != "opening_arguments rebuttal" {
+		t.Fatalf("calls %v, want one for the openings and one for the round to the synthesis", got)
 	}
-	if r := srv.Requests()[1]; r.MaxCompletionTokens != 4*(300+200+200) {
-		t.Errorf("the round's call may answer %d tokens, want every stakeholder's limit in each of its phases", r.MaxCompletionTokens)
+	if r := srv.Requests()[1]; r.MaxCompletionTokens != 4*(300+200+200+400)+2*800 {
+		t.Errorf("the round's call may answer %d tokens, want every speaker's limit in each of its phases", r.MaxCompletionTokens)
 	}
 	count := map[toulmin.PhaseKind]int{}
 	for _, a := range tr.Arguments {
@@ -79,8 +79,8 @@ func TestPanelDebateIsOneCallPerStage(t *testing.T) {
 	for _, u := range tr.UsageByAgent {
 		sum.Add(u)
 	}
-	if sum.Prompt != billed.Prompt || sum.Calls != 3 {
-		t.Errorf("usage by agent sums to %d prompt tokens in %d calls, want %d in 3", sum.Prompt, sum.Calls, billed.Prompt)
+	if sum.Prompt != billed.Prompt || sum.Calls != 2 {
+		t.Errorf("usage by agent sums to %d prompt tokens in %d calls, want %d in 2", sum.Prompt, sum.Calls, billed.Prompt)
 	}
 	if tr.UsageByAgent["security"].Prompt == 0 || tr.UsageByAgent["core_maintainer"].Prompt == 0 {
 		t.Errorf("the calls' cost is not shared among the members they spoke for: %+v", tr.UsageByAgent)
@@ -159,5 +159,65 @@ func TestPanelUnusableReplyAsksEachMemberAlone(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(tr.Timeline[1].Notes, "\n"), "the panel's reply was unusable") {
 		t.Errorf("the notes do not say the panel's reply was unusable: %v", tr.Timeline[1].Notes)
+	}
+}
+
+// A moderated debate seats its panel in the call that writes the openings: the debate a
+// repository without a debatebot.yml gets is two calls, the seating billed to the moderator.
+func TestPanelSeatingCallWritesTheOpenings(t *testing.T) {
+	c := reviewtest.ReadChange(t, filepath.Join("..", "..", "examples", "admin-export.diff"))
+	srv := llmtest.New(t, nil)
+	d := defaultDebate(t, srv)
+	d.Change = c
+	tr, err := d.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || reqs[0].ResponseFormat.JSONSchema.Name != llmtest.PanelSeatSchema {
+		t.Fatalf("%d calls, the first %q; want two, the first seating the panel and opening", len(reqs), reqs[0].ResponseFormat.JSONSchema.Name)
+	}
+	if tr.Panel == nil || tr.Panel.Method != "model gpt-4o-mini" || len(tr.Panel.Seated) != 4 {
+		t.Fatalf("panel %+v, want the model's choice of four", tr.Panel)
+	}
+	opening := tr.Timeline[1]
+	if len(opening.Agents) != 4 || opening.ByAgent[toulmin.ModeratorName].Calls != 1 {
+		t.Errorf("openings by %v, the moderator's usage %+v; want the four seated, from the moderator's one call", opening.Agents, opening.ByAgent[toulmin.ModeratorName])
+	}
+	// The later call starts with every byte the seating call had before its task.
+	if reqs[1].SharedPrefix < reqs[0].Tokens-300 {
+		t.Errorf("the round's call shares %d of the seating call's %d tokens", reqs[1].SharedPrefix, reqs[0].Tokens)
+	}
+}
+
+// When the seating call's reply cannot be used, the rules seat the panel and the openings get a
+// call of their own.
+func TestPanelSeatingUnusableFallsBackToTheRules(t *testing.T) {
+	c := reviewtest.ReadChange(t, filepath.Join("..", "..", "examples", "admin-export.diff"))
+	srv := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
+		if r.ResponseFormat.JSONSchema.Name == llmtest.PanelSeatSchema {
+			return llmtest.NotJSON()
+		}
+		return llmtest.Valid(n, r)
+	})
+	d := defaultDebate(t, srv)
+	d.Change = c
+	tr, err := d.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Panel == nil || tr.Panel.Method != "rules" {
+		t.Fatalf("panel %+v, want the rules' choice", tr.Panel)
+	}
+	var phases []string
+	for _, r := range srv.Requests() {
+		p, _ := llmtest.Phase(r)
+		phases = append(phases, p)
+	}
+	if strings.Join(phases, " ") != "seat opening_arguments rebuttal" {
+		t.Errorf("calls %v, want the failed seating, the openings and the round", phases)
+	}
+	if len(tr.Timeline[1].Agents) != len(tr.Panel.Seated) {
+		t.Errorf("openings by %v, want every seated stakeholder", tr.Timeline[1].Agents)
 	}
 }

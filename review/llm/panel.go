@@ -30,11 +30,11 @@ type PanelTurn struct {
 }
 
 // PanelSchema is the JSON schema of PanelReply for structured outputs.
-var PanelSchema = reflectSchema(&PanelReply{})
+var PanelSchema = Schema(&PanelReply{})
 
-// reflectSchema is the strict structured-output schema of v: no additional properties, no
+// Schema is the strict structured-output schema of v's type: no additional properties, no
 // references.
-func reflectSchema(v any) map[string]any {
+func Schema(v any) map[string]any {
 	r := jsonschema.Reflector{AllowAdditionalProperties: false, DoNotReference: true}
 	b, err := json.Marshal(r.Reflect(v))
 	if err != nil {
@@ -51,7 +51,7 @@ func reflectSchema(v any) map[string]any {
 
 // ParsePanelReply reads a panel call's reply, as ParseReply reads a turn's.
 func ParsePanelReply(content string) (*PanelReply, error) {
-	s, err := outermostObject(content)
+	s, err := OutermostObject(content)
 	if err != nil {
 		return nil, err
 	}
@@ -62,9 +62,9 @@ func ParsePanelReply(content string) (*PanelReply, error) {
 	return &r, nil
 }
 
-// outermostObject is the outermost JSON object of a reply: servers that ignore the schema may
+// OutermostObject is the outermost JSON object of a reply: servers that ignore the schema may
 // wrap it in a code fence or prose.
-func outermostObject(content string) (string, error) {
+func OutermostObject(content string) (string, error) {
 	s := strings.TrimSpace(content)
 	if s == "" {
 		return "", errors.New("the reply is empty")
@@ -91,5 +91,10 @@ func (t *PanelTurn) Reply(target func(string) string) *Reply {
 
 // CompletePanel makes one panel call: Complete's retries, its reply held to PanelSchema.
 func (cl *Client) CompletePanel(ctx context.Context, msgs []openai.ChatCompletionMessageParamUnion, limit int, cacheKey string) Completion {
-	return cl.Call(ctx, cl.params(msgs, limit, cacheKey, "debate_panel", PanelSchema))
+	return cl.Structured(ctx, msgs, limit, cacheKey, "debate_panel", PanelSchema)
+}
+
+// Structured makes one call with Complete's retries, its reply held to the schema of that name.
+func (cl *Client) Structured(ctx context.Context, msgs []openai.ChatCompletionMessageParamUnion, limit int, cacheKey, name string, schema map[string]any) Completion {
+	return cl.Call(ctx, cl.params(msgs, limit, cacheKey, name, schema))
 }

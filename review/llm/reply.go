@@ -81,7 +81,7 @@ type ReplySynthesis struct {
 }
 
 // ReplySchema is the JSON schema of Reply for structured outputs.
-var ReplySchema = reflectSchema(&Reply{})
+var ReplySchema = Schema(&Reply{})
 
 // ErrTruncated is a reply cut off by the token limit.
 var ErrTruncated = errors.New("the reply was cut off at the token limit")
@@ -89,7 +89,7 @@ var ErrTruncated = errors.New("the reply was cut off at the token limit")
 // ParseReply reads a model's reply. Servers that ignore the schema may wrap the JSON in a code
 // fence or prose; the outermost object is taken.
 func ParseReply(content string) (*Reply, error) {
-	s, err := outermostObject(content)
+	s, err := OutermostObject(content)
 	if err != nil {
 		return nil, err
 	}

@@ -402,6 +402,8 @@ func Valid(_ int, r *Request) Response {
 		return Moderator(r)
 	case PanelSchema:
 		return Panel(r)
+	case PanelSeatSchema:
+		return PanelSeat(r)
 	}
 	phase, abbrev := Phase(r)
 	b, _ := json.Marshal(validTurn(phase, abbrev, r.all(), turnOf{}))
@@ -490,11 +492,41 @@ func rebuttalTarget(all, abbrev string) string {
 	return ""
 }
 
-// PanelSchema is the name of the response format of a call that speaks for the whole panel.
-const PanelSchema = "debate_panel"
+// PanelSchema is the name of the response format of a call that speaks for the whole panel, and
+// PanelSeatSchema of the call that seats the panel and writes its openings.
+const (
+	PanelSchema     = "debate_panel"
+	PanelSeatSchema = "debate_panel_seat"
+)
+
+var seatLineRe = regexp.MustCompile(`(?m)^- ([\w.-]+): ([A-Z][A-Z0-9]*)`)
+
+// PanelSeat answers the call that seats the panel and opens as Moderator answers the moderator's
+// call, with the opening of each perspective it seated as Panel writes it.
+func PanelSeat(r *Request) Response {
+	var seat map[string]any
+	if err := json.Unmarshal([]byte(Moderator(r).Content), &seat); err != nil {
+		panic(err)
+	}
+	abbrev := map[string]string{}
+	for _, m := range seatLineRe.FindAllStringSubmatch(r.Last(), -1) {
+		abbrev[m[1]] = m[2]
+	}
+	turns := []any{}
+	all := r.all()
+	for _, s := range seat["seated"].([]any) {
+		a := abbrev[s.(map[string]any)["name"].(string)]
+		t := validTurn("opening_arguments", a, all, turnOf{})
+		t["agent"], t["phase"] = a, "opening_arguments"
+		turns = append(turns, t)
+	}
+	seat["turns"] = turns
+	b, _ := json.Marshal(seat)
+	return Response{Content: string(b)}
+}
 
 var (
-	stageRe   = regexp.MustCompile(`(?m)^- (\w+): (.+?); at most \d+ tokens a turn\.$`)
+	stageRe   = regexp.MustCompile(`(?m)^- (\w+) \(≤\d+ tokens a turn\): (.+)$`)
 	abbrevRe  = regexp.MustCompile(`\b[A-Z][A-Z0-9]+\b`)
 	inFullRe  = regexp.MustCompile(`(?m)^### ([A-Z0-9]+-\d+) by \S+ \(rebuttal, answers ([A-Z0-9]+-\d+)`)
 	roundOfRe = regexp.MustCompile(`# This call: .* \(round (\d+)\)`)
