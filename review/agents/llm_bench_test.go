@@ -131,8 +131,8 @@ func measure(tb testing.TB, srv *llmtest.Server, c *change.Change, d *review.Deb
 			continue
 		}
 		out.stages++
-		if ph.ByAgent[toulmin.ModeratorName].Calls > 0 {
-			out.stages++ // the moderator's call comes before the openings
+		if mod := ph.ByAgent[toulmin.ModeratorName].Calls; mod > 0 && ph.Usage.Calls > mod {
+			out.stages++ // the moderator's call comes before the openings' own
 		}
 		if first.IsZero() {
 			first = ph.StartedAt

@@ -211,7 +211,13 @@ func (s *Server) handle(w http.ResponseWriter, hr *http.Request) {
 		<-hr.Context().Done()
 		return
 	}
-	if d := latency + resp.Delay; d > 0 {
+	completion := resp.CompletionTokens
+	if completion == 0 {
+		completion = len(s.enc.EncodeOrdinary(resp.Content))
+	}
+	// The latency counts from the request's arrival, the fake's own work included, as a
+	// provider's does.
+	if d := latency + resp.Delay - time.Since(req.Received); d > 0 {
 		select {
 		case <-time.After(d):
 		case <-hr.Context().Done():
@@ -237,10 +243,6 @@ func (s *Server) handle(w http.ResponseWriter, hr *http.Request) {
 	finish := resp.Finish
 	if finish == "" {
 		finish = "stop"
-	}
-	completion := resp.CompletionTokens
-	if completion == 0 {
-		completion = len(s.enc.EncodeOrdinary(resp.Content))
 	}
 	cached := req.Cached
 	if hr.Context().Err() != nil {
