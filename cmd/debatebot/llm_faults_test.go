@@ -239,7 +239,7 @@ func TestDebateAllRebuttalsInvalidDoesNotEscalate(t *testing.T) {
 					t.Errorf("the debate escalated because a phase failed: %s", out)
 				}
 			}
-			phases := covered(srv)
+			phases := phaseCalls(srv)
 			if phases["final_arguments"] != mode.finals || phases["synthesis"] != mode.syntheses {
 				t.Errorf("calls per phase %v: the debate stopped after the rebuttals", phases)
 			}
@@ -255,18 +255,6 @@ func TestDebateAllRebuttalsInvalidDoesNotEscalate(t *testing.T) {
 			}
 		})
 	}
-}
-
-// covered counts the calls that asked for each phase: a panel's call counts for every phase it
-// covers.
-func covered(srv *llmtest.Server) map[string]int {
-	out := map[string]int{}
-	for _, r := range srv.Requests() {
-		for _, phase := range llmtest.Phases(r) {
-			out[phase]++
-		}
-	}
-	return out
 }
 
 // The record's tokens are what the server billed, for every call: repaired replies, replies that

@@ -21,21 +21,51 @@ import (
 // the rebuttal phase of a debate past the shutdown's grace period. The interrupted phase is not
 // saved as final ("timed_out"): the checkpoint ends with the last completed phase, and after a
 // restart the debate resumes, asks the rebuttals again, and decides on the votes rather than
-// escalating for a failed phase; the comments are edited, not duplicated.
+// escalating for a failed phase; the comments are edited, not duplicated. With a call per agent,
+// the first agent's rebuttal is answered and the others' are held; with a call for the panel, the
+// panel's call is answered but one member's rebuttal in it is unusable, and that member's own
+// call is held. Either way a call of the interrupted phase is answered (and billed) before
+// SIGTERM.
 func TestSIGTERMMidPhaseRunsThePhaseAgain(t *testing.T) {
 	bin := buildBinary(t)
+	for _, mode := range callModes {
+		t.Run(mode.name, func(t *testing.T) { sigtermRunsThePhaseAgain(t, bin, mode.config) })
+	}
+}
+
+func sigtermRunsThePhaseAgain(t *testing.T, bin, config string) {
 	gh := githubtest.New(t)
 	putExample(t, gh, 7, "abc123")
-	// Until the restart, the model sits on every rebuttal (the request's cancellation ends it).
-	// The first rebuttal is answered (and billed) before SIGTERM.
+	perAgent := config != ""
+	if perAgent {
+		gh.Contents["acme/shop@main:.github/debatebot.yml"] = config
+	}
+	// Until the restart, the model sits on the rebuttals it holds (the request's cancellation
+	// ends them).
 	var hold atomic.Bool
-	var rebuttals atomic.Int32
+	var rebuttals, held atomic.Int32
 	hold.Store(true)
 	llm := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
 		resp := llmtest.Valid(n, r)
-		if phase, _ := llmtest.Phase(r); phase == string(toulmin.PhaseRebuttal) && hold.Load() && rebuttals.Add(1) > 1 {
-			resp.Delay = 10 * time.Minute
+		if phase, _ := llmtest.Phase(r); phase != string(toulmin.PhaseRebuttal) || !hold.Load() {
+			return resp
 		}
+		if r.ResponseFormat.JSONSchema.Name == llmtest.PanelSchema {
+			// MS's rebuttals target no argument of the debate: MS is asked alone.
+			return llmtest.EditTurns(r, resp, func(turn llmtest.Turn) {
+				args, _ := turn.Fields["arguments"].([]any)
+				for _, a := range args {
+					if turn.Phase == "rebuttal" && turn.Agent == "MS" {
+						a.(map[string]any)["target"] = "ZZ-9"
+					}
+				}
+			})
+		}
+		if perAgent && rebuttals.Add(1) == 1 {
+			return resp
+		}
+		held.Add(1)
+		resp.Delay = 10 * time.Minute
 		return resp
 	})
 	db := filepath.Join(t.TempDir(), "debatebot.db")
@@ -45,11 +75,11 @@ func TestSIGTERMMidPhaseRunsThePhaseAgain(t *testing.T) {
 		t.Fatalf("delivery answered %d\n%s", code, p.logs.String())
 	}
 	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) && phaseCalls(llm)["rebuttal"] == 0 {
+	for time.Now().Before(deadline) && held.Load() == 0 {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if phaseCalls(llm)["rebuttal"] == 0 {
-		t.Fatalf("the debate never reached the rebuttals:\n%s", p.logs.String())
+	if held.Load() == 0 {
+		t.Fatalf("the debate never reached the rebuttals the model holds (%v):\n%s", phaseCalls(llm), p.logs.String())
 	}
 	start := time.Now()
 	p.stop() // SIGTERM, and wait for the process to exit
@@ -118,6 +148,7 @@ func TestSIGTERMMidPhaseRunsThePhaseAgain(t *testing.T) {
 	if billed := llm.Billed(); d.Prompt != billed.Prompt || d.Completion != billed.Completion {
 		t.Errorf("the record counts %d prompt and %d completion tokens; the model billed %+v", d.Prompt, d.Completion, billed)
 	}
+	checkAskedAs(t, llm.Requests(), config)
 	checkPublishedOnce(t, gh, "SIGTERM and restart")
 }
 
