@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -34,6 +35,19 @@ func approving(say string) llmtest.Responder {
 			turn.Fields["position"] = map[string]any{"vote": "approve", "confidence": 0.95, "reason": "fine. " + say, "priorities": []any{}, "trade_offs": []any{}}
 		})
 	}
+}
+
+var voteRe = regexp.MustCompile(`\bvote: (\w+)`)
+
+// allApprove reports whether the decision record in out holds votes and every one is approve.
+func allApprove(out string) bool {
+	votes := voteRe.FindAllStringSubmatch(out, -1)
+	for _, v := range votes {
+		if v[1] != "approve" {
+			return false
+		}
+	}
+	return len(votes) > 0
 }
 
 // callModes are the two ways of asking the model, as the llm section of debatebot.yml says them:
@@ -115,8 +129,8 @@ func TestDebateEscalatesTextAddressedToTheReviewer(t *testing.T) {
 				if !strings.Contains(out, "**Escalated (prompt_injection):**") || !strings.Contains(out, c.quote) {
 					t.Errorf("the transcript does not say why, quoting %q:\n%s", c.quote, out)
 				}
-				if a.env != nil && (len(llm.Requests()) == calls || !strings.Contains(out, "vote: approve")) {
-					t.Errorf("the model agents did not all vote approve; the test proves nothing")
+				if a.env != nil && (len(llm.Requests()) == calls || !allApprove(out)) {
+					t.Errorf("the model agents did not all vote approve; the test proves nothing:\n%s", out)
 				}
 				if a.env != nil {
 					checkAskedAs(t, llm.Requests()[calls:], a.config)
