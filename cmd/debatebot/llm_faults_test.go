@@ -212,6 +212,44 @@ func TestDebateInvalidRebuttalsAreDropped(t *testing.T) {
 	}
 }
 
+// The same bad rebuttals in a panel's call: the panel's reply is not asked again for a field of
+// one turn; each member's bad rebuttals are dropped with a note, its valid one is kept, and no
+// member is asked alone or left out.
+func TestPanelInvalidRebuttalsAreDropped(t *testing.T) {
+	srv := llmtest.New(t, badRebuttals(true))
+	code, out, errOut := runCmd(t, "", modelEnv(srv), "debate", "--diff", example)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, r := range srv.Requests() {
+		if name := r.ResponseFormat.JSONSchema.Name; name != llmtest.PanelSchema && name != llmtest.ModeratorSchema {
+			phase, who := llmtest.Phase(r)
+			t.Errorf("%s was asked alone in %s", who, phase)
+		}
+	}
+	if calls := phaseCalls(srv); calls["rebuttal"] != 1 {
+		t.Errorf("calls per phase %v: want one call for the round", calls)
+	}
+	for _, title := range []string{"Security", "Performance", "Architecture", "Maintainability"} {
+		for _, want := range []string{
+			title + ` Stakeholder: dropped from the panel's reply: arguments[2].target: no argument "ZZ-9" in the debate`,
+			title + ` Stakeholder: dropped from the panel's reply: arguments[1].target: `,
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("no note %q", want)
+			}
+		}
+	}
+	if strings.Contains(out, "was left out of this phase") {
+		t.Errorf("an agent was left out for one bad field")
+	}
+	for _, id := range []string{"SS-2 → ", "PS-2 → ", "AS-2 → ", "MS-2 → "} {
+		if !strings.Contains(out, "#### "+id) {
+			t.Errorf("the valid rebuttal %s... was not kept", id)
+		}
+	}
+}
+
 // When every agent's rebuttals are all invalid, the phase still completes (with nothing rebutted)
 // and the debate goes on to its final arguments and synthesis instead of escalating: with a call
 // per agent (four final arguments, two syntheses), and with a call for the panel (its rebuttals
