@@ -130,8 +130,9 @@ func prOpened(t *testing.T, head string) []byte {
 // TestKillDashNineMidDebateResumes kills `debatebot serve` with SIGKILL in the middle of a
 // model-backed debate and starts it again: the debate continues from its last completed phase,
 // no model call of a completed phase is made again, the comments are edited rather than
-// duplicated, and the check run is concluded; whether the model is asked as a panel (the turns
-// its call held for the phases after the kill are asked again) or each agent on its own.
+// duplicated, and the check run is concluded; whether the model is asked as a panel (a round's
+// phases its one call covered and the checkpoint holds are not asked again) or each agent on its
+// own.
 func TestKillDashNineMidDebateResumes(t *testing.T) {
 	bin := buildBinary(t)
 	for _, mode := range callModes {
