@@ -5,6 +5,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -390,6 +392,54 @@ func TestDebateRecordCountsEveryBilledToken(t *testing.T) {
 				t.Errorf("%d hung, %d billed of %d requests, %d of one agent: the faults did not happen", srv.Hung(), billed.Calls, len(srv.Requests()), alone)
 			}
 		})
+	}
+}
+
+// A panel's call that fails after a billed reply (one the debate could not use, then 5xx until
+// the retries run out) leaves out the member that asked for it; the next member asks the panel
+// again (one member at a time: llm.concurrency 1) and that call is answered. The record still
+// counts both calls' tokens: each member's share of the failed call is not replaced by its share
+// of the next.
+func TestDebateRecordCountsAFailedPanelCall(t *testing.T) {
+	var c calls
+	srv := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
+		switch phase, who, k := c.next(r); {
+		case phase == "opening_arguments" && who == "" && k == 1:
+			return llmtest.NotJSON() // billed, and asked again
+		case phase == "opening_arguments" && who == "" && (k == 2 || k == 3):
+			return llmtest.ServerError(1) // the request and its one retry: the call fails
+		}
+		return llmtest.Valid(n, r)
+	})
+	cfg := repoConfig(t, "llm:\n  max_retries: 1\n  concurrency: 1\n")
+	code, out, errOut := runCmd(t, "", modelEnv(srv), "debate", "--diff", example, "--format", "json", "--config", cfg)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rec jsonRecord
+	if err := json.Unmarshal([]byte(out), &rec); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if calls := phaseCalls(srv); calls["opening_arguments"] != 4 {
+		t.Fatalf("%d opening calls, want the failed call's three requests and the next call: the fault did not happen", calls["opening_arguments"])
+	}
+	billed, got := srv.Billed(), rec.Decision.Tokens
+	if got.Prompt != billed.Prompt || got.Completion != billed.Completion || got.CachedPrompt != billed.CachedPrompt {
+		t.Errorf("record tokens %+v, server billed %+v", got, billed)
+	}
+	// The member that asked for the failed call took its turn (left out); the next call asks for
+	// the three others, and bills them.
+	var lists []string
+	for _, r := range srv.Requests() {
+		if m := regexp.MustCompile(`(?m)^- opening_arguments: (.*); at most`).FindStringSubmatch(r.Last()); m != nil {
+			lists = append(lists, m[1])
+		}
+	}
+	if len(lists) != 4 {
+		t.Fatalf("opening calls asked for %q", lists)
+	}
+	if first, next := strings.Split(lists[0], ", "), strings.Split(lists[3], ", "); len(first) != 4 || len(next) != 3 || slices.ContainsFunc(next, func(m string) bool { return !slices.Contains(first, m) }) {
+		t.Errorf("the failed call asked for %q, the next for %q: want the three members that had not taken their turn", lists[0], lists[3])
 	}
 }
 
