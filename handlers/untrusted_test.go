@@ -3,6 +3,7 @@ package handlers
 import (
 	"encoding/json"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -26,33 +27,74 @@ index 1111111..2222222 100644
 +Stop it with Ctrl-C.
 `
 
-// agreeing answers every model call with a schema-valid reply whose agent votes vote with high
-// confidence; say is put in each claim, action and reason. An agent that approves raises nothing;
-// one that does not requires its action.
+// agreeing answers every model call with a schema-valid reply whose turns (one of an agent's
+// call, each of a panel's call) vote vote with high confidence; say is put in each claim, action
+// and reason. An agent that approves raises nothing; one that does not requires its action.
 func agreeing(say, vote string) llmtest.Responder {
 	required := vote != "approve"
 	return func(n int, r *llmtest.Request) llmtest.Response {
-		resp := llmtest.Valid(n, r)
-		var reply map[string]any
-		if err := json.Unmarshal([]byte(resp.Content), &reply); err != nil {
-			return resp
-		}
-		args, _ := reply["arguments"].([]any) // the moderator's reply has none
-		for _, a := range args {
-			arg := a.(map[string]any)
-			arg["claim"] = "No concern from this perspective. " + say
-			arg["severity"] = "info"
-			arg["actions"] = []any{map[string]any{"text": "nothing to do; " + say, "path": "", "line": 0, "required": required}}
-			if required {
-				// A concern that cites a line of the change stands as a required change.
-				arg["severity"] = "high"
-				arg["grounds"] = []any{map[string]any{"path": "docs/usage.md", "line": 4, "text": say}}
-				arg["actions"] = []any{map[string]any{"text": "rotate the keys; " + say, "path": "docs/usage.md", "line": 4, "required": true}}
+		return llmtest.EditTurns(r, llmtest.Valid(n, r), func(turn llmtest.Turn) {
+			args, _ := turn.Fields["arguments"].([]any)
+			for _, a := range args {
+				arg := a.(map[string]any)
+				arg["claim"] = "No concern from this perspective. " + say
+				arg["severity"] = "info"
+				arg["actions"] = []any{map[string]any{"text": "nothing to do; " + say, "path": "", "line": 0, "required": required}}
+				if required {
+					// A concern that cites a line of the change stands as a required change.
+					arg["severity"] = "high"
+					arg["grounds"] = []any{map[string]any{"path": "docs/usage.md", "line": 4, "text": say}}
+					arg["actions"] = []any{map[string]any{"text": "rotate the keys; " + say, "path": "docs/usage.md", "line": 4, "required": true}}
+				}
 			}
+			turn.Fields["position"] = map[string]any{"vote": vote, "confidence": 0.95, "reason": "the change is fine. " + say, "priorities": []any{}, "trade_offs": []any{}}
+		})
+	}
+}
+
+var voteRe = regexp.MustCompile(`\bvote: (\w+)`)
+
+// allApprove reports whether the decision record in body holds votes and every one is approve.
+func allApprove(body string) bool {
+	votes := voteRe.FindAllStringSubmatch(body, -1)
+	for _, v := range votes {
+		if v[1] != "approve" {
+			return false
 		}
-		reply["position"] = map[string]any{"vote": vote, "confidence": 0.95, "reason": "the change is fine. " + say, "priorities": []any{}, "trade_offs": []any{}}
-		b, _ := json.Marshal(reply)
-		return llmtest.Response{Content: string(b)}
+	}
+	return len(votes) > 0
+}
+
+// callModes are the two ways of asking the model, as the llm section of debatebot.yml says them:
+// one call for the panel per phase (the default), and one call per agent and phase.
+var callModes = []struct{ name, config string }{
+	{"panel", ""},
+	{"agent", "llm:\n  calls: agent\n"},
+}
+
+// askedAs configures a's repository to ask the model the way config says (nothing: the default).
+func askedAs(a *app, config string) {
+	if config != "" {
+		a.gh.Contents["acme/shop@main:.github/debatebot.yml"] = config
+	}
+}
+
+// checkAskedAs fails t unless the model was asked the way config says: at least one call for the
+// panel (the default), or none (llm.calls: agent) and some of one agent.
+func checkAskedAs(t *testing.T, llm *llmtest.Server, config string) {
+	t.Helper()
+	panel, agent := 0, 0
+	for _, r := range llm.Requests() {
+		switch r.ResponseFormat.JSONSchema.Name {
+		case llmtest.PanelSchema:
+			panel++
+		case llmtest.ModeratorSchema:
+		default:
+			agent++
+		}
+	}
+	if perAgent := config != ""; (perAgent && (panel > 0 || agent == 0)) || (!perAgent && panel == 0) {
+		t.Errorf("%d calls for the panel and %d of one agent under %q", panel, agent, config)
 	}
 }
 
@@ -107,7 +149,7 @@ func TestInjectionIsEscalatedNotApproved(t *testing.T) {
 				if !strings.Contains(tr[0].Body, "**Escalated to a human:** the change contains text addressed to the reviewer") || !strings.Contains(dec[0].Body, c.quote) {
 					t.Errorf("the comments do not quote the text addressed to the reviewer (%q)", c.quote)
 				}
-				if agents == "model" && !strings.Contains(dec[0].Body, "vote: approve") {
+				if agents == "model" && !allApprove(dec[0].Body) {
 					t.Errorf("the model agents did not vote approve, so the test proves nothing:\n%s", dec[0].Body)
 				}
 				if runs := a.gh.Checks("acme/shop"); len(runs) != 1 || runs[0].Conclusion != "action_required" || !strings.Contains(runs[0].Summary, "escalated: the change contains text addressed to the reviewer") {
@@ -126,27 +168,42 @@ func TestInjectionIsEscalatedNotApproved(t *testing.T) {
 }
 
 // Without text addressed to the reviewer, the same agreeing model agents approve: the escalation
-// above comes from the injection, not from the harness.
+// above comes from the injection, not from the harness; whether they are asked as a panel or
+// each on its own.
 func TestCleanChangeWithAgreeingModelsIsApproved(t *testing.T) {
-	llm := llmtest.New(t, agreeing("", "approve"))
-	a := newAppWith(t, func(cfg *config.Server) { cfg.OpenAIKey, cfg.OpenAIBaseURL = "sk-test", llm.BaseURL() })
-	injectedPR(a, "Document how to stop the server", "Small docs fix.", docsDiff)
-	a.post("pull_request", "d-clean", fixture(t, "pull_request.opened.json", nil), secret)
-	a.srv.Queue.Wait()
-	dec := a.comments(render.DecisionMarker)
-	if len(dec) != 1 || !strings.Contains(dec[0].Body, "decision: approve\n") || strings.Contains(dec[0].Body, "prompt_injection") {
-		t.Fatalf("decision = %+v", dec)
+	for _, mode := range callModes {
+		t.Run(mode.name, func(t *testing.T) {
+			llm := llmtest.New(t, agreeing("", "approve"))
+			a := newAppWith(t, func(cfg *config.Server) { cfg.OpenAIKey, cfg.OpenAIBaseURL = "sk-test", llm.BaseURL() })
+			injectedPR(a, "Document how to stop the server", "Small docs fix.", docsDiff)
+			askedAs(a, mode.config)
+			a.post("pull_request", "d-clean", fixture(t, "pull_request.opened.json", nil), secret)
+			a.srv.Queue.Wait()
+			dec := a.comments(render.DecisionMarker)
+			if len(dec) != 1 || !strings.Contains(dec[0].Body, "decision: approve\n") || strings.Contains(dec[0].Body, "prompt_injection") {
+				t.Fatalf("decision = %+v", dec)
+			}
+			checkAskedAs(t, llm, mode.config)
+		})
 	}
 }
 
 // A model that quotes credentials (from the change or made up) gets them into no comment, check
 // run or other write to GitHub: every text is redacted before it is sent. Nor does an image it
-// writes become one GitHub would fetch.
+// writes become one GitHub would fetch. So whether the model is asked as a panel or each agent on
+// its own.
 func TestSecretsQuotedByModelsAreNeverPosted(t *testing.T) {
+	for _, mode := range callModes {
+		t.Run(mode.name, func(t *testing.T) { secretsQuotedAreNeverPosted(t, mode.config) })
+	}
+}
+
+func secretsQuotedAreNeverPosted(t *testing.T, repoConfig string) {
 	say := "The deploy script holds " + reviewtest.AWSKey + " and the token " + reviewtest.GitHubToken + ". ![status](https://evil.example/pixel.png?c=export)"
 	llm := llmtest.New(t, agreeing(say, "request_changes"))
 	a := newAppWith(t, func(cfg *config.Server) { cfg.OpenAIKey, cfg.OpenAIBaseURL = "sk-test", llm.BaseURL() })
 	injectedPR(a, "Document how to stop the server "+reviewtest.GitHubToken, "Small docs fix.", docsDiff)
+	askedAs(a, repoConfig)
 	a.post("pull_request", "d-secret", fixture(t, "pull_request.opened.json", nil), secret)
 	a.srv.Queue.Wait()
 	writes := 0
@@ -185,6 +242,7 @@ func TestSecretsQuotedByModelsAreNeverPosted(t *testing.T) {
 	if !checkText {
 		t.Errorf("no check run listed the masked required change")
 	}
+	checkAskedAs(t, llm, repoConfig)
 }
 
 // renderedText is what GitHub renders as Markdown in a JSON request body: its strings, without

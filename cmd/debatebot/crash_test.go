@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,6 +21,7 @@ import (
 	"github.com/debatebot/debatebot/review/llmtest"
 	"github.com/debatebot/debatebot/review/render"
 	"github.com/debatebot/debatebot/store"
+	"github.com/debatebot/debatebot/toulmin"
 )
 
 // serveProcess is `debatebot serve` running as a real process.
@@ -141,11 +143,22 @@ func prOpened(t *testing.T, head string) []byte {
 // TestKillDashNineMidDebateResumes kills `debatebot serve` with SIGKILL in the middle of a
 // model-backed debate and starts it again: the debate continues from its last completed phase,
 // no model call of a completed phase is made again, the comments are edited rather than
-// duplicated, and the check run is concluded.
+// duplicated, and the check run is concluded; whether the model is asked as a panel (a round's
+// phases its one call covered and the checkpoint holds are not asked again) or each agent on its
+// own.
 func TestKillDashNineMidDebateResumes(t *testing.T) {
 	bin := buildBinary(t)
+	for _, mode := range callModes {
+		t.Run(mode.name, func(t *testing.T) { killDashNineResumes(t, bin, mode.config) })
+	}
+}
+
+func killDashNineResumes(t *testing.T, bin, config string) {
 	gh := githubtest.New(t)
 	putExample(t, gh, 7, "abc123")
+	if config != "" {
+		gh.Contents["acme/shop@main:.github/debatebot.yml"] = config
+	}
 	llm := llmtest.New(t, nil)
 	llm.SetLatency(250 * time.Millisecond)
 	db := filepath.Join(t.TempDir(), "debatebot.db")
@@ -175,7 +188,15 @@ func TestKillDashNineMidDebateResumes(t *testing.T) {
 	p.kill()
 	before := phaseCalls(llm)
 	if before["final_arguments"] > 0 {
-		t.Logf("the kill came late: final arguments had started (%v)", before)
+		t.Logf("final arguments had been asked for at the kill (%v)", before)
+	}
+	// The phases completed at the kill: opening and rebuttal at least, and with a panel's call
+	// the rest of its round, whose turns it held.
+	done := []string{"opening_arguments", "rebuttal"}
+	for _, ph := range checkpointOf(t, st, debateID).Timeline {
+		if ph.Status == toulmin.StatusCompleted && !slices.Contains(done, string(ph.Phase)) {
+			done = append(done, string(ph.Phase))
+		}
 	}
 
 	p.logs.Reset()
@@ -193,7 +214,7 @@ func TestKillDashNineMidDebateResumes(t *testing.T) {
 		t.Fatalf("the debate did not finish after the restart (%v):\n%s", err, p.logs.String())
 	}
 	after := phaseCalls(llm)
-	for _, phase := range []string{"opening_arguments", "rebuttal"} {
+	for _, phase := range done {
 		if after[phase] != before[phase] {
 			t.Errorf("%s: %d model calls before the kill, %d after the restart: a completed phase was asked again", phase, before[phase], after[phase])
 		}
@@ -201,6 +222,7 @@ func TestKillDashNineMidDebateResumes(t *testing.T) {
 	if after["synthesis"] == 0 {
 		t.Errorf("the resumed debate did not reach synthesis: %v", after)
 	}
+	checkAskedAs(t, llm.Requests(), config)
 	checkPublishedOnce(t, gh, "the crash")
 }
 
@@ -218,11 +240,14 @@ func checkpointed(st *store.Store, phases int) string {
 	return ""
 }
 
+// phaseCalls counts the model calls that asked for each phase: a panel's call counts for every
+// phase it covers (a round's three; the final arguments and the synthesis).
 func phaseCalls(llm *llmtest.Server) map[string]int {
 	out := map[string]int{}
 	for _, r := range llm.Requests() {
-		phase, _ := llmtest.Phase(r)
-		out[phase]++
+		for _, phase := range llmtest.Phases(r) {
+			out[phase]++
+		}
 	}
 	return out
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -63,34 +65,46 @@ func (c *calls) next(r *llmtest.Request) (phase, who string, n int) {
 
 // A model that hangs: each request has its own timeout (llm.request_timeout) and a request that
 // times out is asked again like a 5xx, so the agent speaks instead of holding the phase until the
-// phase's timeout (minutes) and being left out.
+// phase's timeout (minutes) and being left out. One agent's call hangs when each agent is asked
+// on its own; the call of the whole panel when the panel is asked at once (the default), whose
+// first speaker carries the call's notes.
 func TestDebateModelHangIsRetried(t *testing.T) {
-	var c calls
-	srv := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
-		if phase, who, k := c.next(r); phase == "opening_arguments" && who == "PS" && k == 1 {
-			return llmtest.Hang()
-		}
-		return llmtest.Valid(n, r)
-	})
-	cfg := repoConfig(t, "llm:\n  request_timeout: 2s\n  max_retries: 2\n")
-	code, out, errOut := runCmd(t, "", modelEnv(srv), "debate", "--diff", example, "--config", cfg)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	if srv.Hung() != 1 {
-		t.Errorf("hung requests = %d, want 1", srv.Hung())
-	}
-	if !strings.Contains(out, "Performance Stakeholder: model gpt-4o-mini did not answer within 2s (request 1)") {
-		t.Errorf("the transcript does not say the request timed out and was asked again:\n%s", out[:min(len(out), 3000)])
-	}
-	if strings.Contains(out, "Performance Stakeholder was left out") || !strings.Contains(out, "#### PS-1 · Performance Stakeholder") {
-		t.Errorf("the performance stakeholder was left out of the opening instead of retried:\n%s", out[:min(len(out), 3000)])
+	for _, mode := range []struct{ name, calls, hangs, note string }{
+		{"agent", "  calls: agent\n", "PS", "Performance Stakeholder: model gpt-4o-mini did not answer within 2s (request 1)"},
+		{"panel", "", "", "Security Stakeholder: model gpt-4o-mini did not answer within 2s (request 1)"},
+	} {
+		t.Run(mode.name, func(t *testing.T) {
+			var c calls
+			srv := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
+				if phase, who, k := c.next(r); phase == "opening_arguments" && who == mode.hangs && k == 1 {
+					return llmtest.Hang()
+				}
+				return llmtest.Valid(n, r)
+			})
+			cfg := repoConfig(t, "llm:\n  request_timeout: 2s\n  max_retries: 2\n"+mode.calls)
+			code, out, errOut := runCmd(t, "", modelEnv(srv), "debate", "--diff", example, "--config", cfg)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			if srv.Hung() != 1 {
+				t.Errorf("hung requests = %d, want 1", srv.Hung())
+			}
+			if !strings.Contains(out, mode.note) {
+				t.Errorf("the transcript does not say the request timed out and was asked again:\n%s", out[:min(len(out), 3000)])
+			}
+			for _, who := range []string{"SS-1 · Security", "PS-1 · Performance", "AS-1 · Architecture", "MS-1 · Maintainability"} {
+				if strings.Contains(out, "was left out") || !strings.Contains(out, "#### "+who+" Stakeholder") {
+					t.Errorf("%s is missing or an agent was left out of the opening instead of retried:\n%s", who, out[:min(len(out), 3000)])
+				}
+			}
+		})
 	}
 }
 
 // A model that never answers one agent: that agent is left out after its retries, each bounded
 // by the request timeout, and the debate goes on with the others.
 func TestDebateModelHangingForGoodLeavesAgentOut(t *testing.T) {
+	// One agent's own call hangs: each agent is asked on its own.
 	var c calls
 	srv := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
 		if phase, who, _ := c.next(r); phase == "opening_arguments" && who == "AS" {
@@ -98,7 +112,7 @@ func TestDebateModelHangingForGoodLeavesAgentOut(t *testing.T) {
 		}
 		return llmtest.Valid(n, r)
 	})
-	cfg := repoConfig(t, "llm:\n  request_timeout: 2s\n  max_retries: 1\n")
+	cfg := repoConfig(t, "llm:\n  calls: agent\n  request_timeout: 2s\n  max_retries: 1\n")
 	code, out, errOut := runCmd(t, "", modelEnv(srv), "debate", "--diff", example, "--config", cfg)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -115,47 +129,40 @@ func TestDebateModelHangingForGoodLeavesAgentOut(t *testing.T) {
 	}
 }
 
-// badRebuttals answers every rebuttal request, the repair included, with one rebuttal of another
-// agent's opening, one of the agent's own opening and one of an argument that does not exist.
+// badRebuttals answers every rebuttal, the repair included, with one rebuttal of another agent's
+// opening, one of the agent's own opening and one of an argument that does not exist: each
+// agent's call, and each rebuttal of a panel call.
 func badRebuttals(valid bool) llmtest.Responder {
 	return func(n int, r *llmtest.Request) llmtest.Response {
-		phase, who := llmtest.Phase(r)
-		if phase != "rebuttal" {
-			return llmtest.Valid(n, r)
-		}
-		resp := llmtest.Valid(n, r)
-		var reply map[string]any
-		if err := json.Unmarshal([]byte(resp.Content), &reply); err != nil {
-			panic(err)
-		}
-		args, _ := reply["arguments"].([]any)
-		if len(args) == 0 {
-			return resp
-		}
-		arg := args[0].(map[string]any)
-		bad := func(target string) map[string]any {
-			c := map[string]any{}
-			for k, v := range arg {
-				c[k] = v
+		return llmtest.EditTurns(r, llmtest.Valid(n, r), func(turn llmtest.Turn) {
+			args, _ := turn.Fields["arguments"].([]any)
+			if turn.Phase != "rebuttal" || len(args) == 0 {
+				return
 			}
-			c["target"] = target
-			return c
-		}
-		out := []any{bad(who + "-1"), bad("ZZ-9")}
-		if valid {
-			out = append([]any{arg}, out...)
-		}
-		reply["arguments"] = out
-		b, _ := json.Marshal(reply)
-		return llmtest.Response{Content: string(b)}
+			arg := args[0].(map[string]any)
+			bad := func(target string) map[string]any {
+				c := map[string]any{}
+				for k, v := range arg {
+					c[k] = v
+				}
+				c["target"] = target
+				return c
+			}
+			out := []any{bad(turn.Agent + "-1"), bad("ZZ-9")}
+			if valid {
+				out = append([]any{arg}, out...)
+			}
+			turn.Fields["arguments"] = out
+		})
 	}
 }
 
 // One bad field does not sink a turn: rebuttals of a missing or of the agent's own argument are
 // dropped with a note after one repair (which lists the valid ids), the valid rebuttal is kept.
 func TestDebateInvalidRebuttalsAreDropped(t *testing.T) {
+	// Each agent's own call and its repair: each agent is asked on its own.
 	srv := llmtest.New(t, badRebuttals(true))
-	code, out, errOut := runCmd(t, "", modelEnv(srv), "debate", "--diff", example)
+	code, out, errOut := runCmd(t, "", modelEnv(srv), "debate", "--diff", example, "--config", repoConfig(t, "llm:\n  calls: agent\n"))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -207,57 +214,204 @@ func TestDebateInvalidRebuttalsAreDropped(t *testing.T) {
 	}
 }
 
-// When every agent's rebuttals are all invalid, the phase still completes (with nothing rebutted)
-// and the debate goes on to its final arguments and synthesis instead of escalating.
-func TestDebateAllRebuttalsInvalidDoesNotEscalate(t *testing.T) {
-	srv := llmtest.New(t, badRebuttals(false))
-	code, out, errOut := runCmd(t, "", modelEnv(srv), "debate", "--diff", example, "--format", "json")
+// The same bad rebuttals in a panel's call: the panel's reply is not asked again for a field of
+// one turn; each member's bad rebuttals are dropped with a note, its valid one is kept, and no
+// member is asked alone or left out.
+func TestPanelInvalidRebuttalsAreDropped(t *testing.T) {
+	srv := llmtest.New(t, badRebuttals(true))
+	code, out, errOut := runCmd(t, "", modelEnv(srv), "debate", "--diff", example)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var rec jsonRecord
-	if err := json.Unmarshal([]byte(out), &rec); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	for _, e := range rec.Decision.Escalations {
-		if e.Reason == "phase_failed" {
-			t.Errorf("the debate escalated because a phase failed: %s", out)
+	for _, r := range srv.Requests() {
+		if name := r.ResponseFormat.JSONSchema.Name; name != llmtest.PanelSchema && name != llmtest.ModeratorSchema {
+			phase, who := llmtest.Phase(r)
+			t.Errorf("%s was asked alone in %s", who, phase)
 		}
 	}
-	phases := map[string]int{}
-	for _, r := range srv.Requests() {
-		phase, _ := llmtest.Phase(r)
-		phases[phase]++
+	if calls := phaseCalls(srv); calls["rebuttal"] != 1 {
+		t.Errorf("calls per phase %v: want one call for the round", calls)
 	}
-	if phases["final_arguments"] != 4 || phases["synthesis"] != 2 {
-		t.Errorf("calls per phase %v: the debate stopped after the rebuttals", phases)
+	for _, title := range []string{"Security", "Performance", "Architecture", "Maintainability"} {
+		for _, want := range []string{
+			title + ` Stakeholder: dropped from the panel's reply: arguments[2].target: no argument "ZZ-9" in the debate`,
+			title + ` Stakeholder: dropped from the panel's reply: arguments[1].target: `,
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("no note %q", want)
+			}
+		}
+	}
+	if strings.Contains(out, "was left out of this phase") {
+		t.Errorf("an agent was left out for one bad field")
+	}
+	for _, id := range []string{"SS-2 → ", "PS-2 → ", "AS-2 → ", "MS-2 → "} {
+		if !strings.Contains(out, "#### "+id) {
+			t.Errorf("the valid rebuttal %s... was not kept", id)
+		}
+	}
+}
+
+// When every agent's rebuttals are all invalid, the phase still completes (with nothing rebutted)
+// and the debate goes on to its final arguments and synthesis instead of escalating: with a call
+// per agent (four final arguments, two syntheses), and with a call for the panel (its rebuttals
+// unusable, each agent is asked alone; then one call for the final arguments and the synthesis).
+func TestDebateAllRebuttalsInvalidDoesNotEscalate(t *testing.T) {
+	for _, mode := range []struct {
+		name, config             string
+		finals, syntheses, alone int
+	}{
+		{"agent", "llm:\n  calls: agent\n", 4, 2, 0},
+		{"panel", "", 1, 1, 4},
+	} {
+		t.Run(mode.name, func(t *testing.T) {
+			srv := llmtest.New(t, badRebuttals(false))
+			code, out, errOut := runCmd(t, "", modelEnv(srv), "debate", "--diff", example, "--format", "json", "--config", repoConfig(t, mode.config))
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			var rec jsonRecord
+			if err := json.Unmarshal([]byte(out), &rec); err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			for _, e := range rec.Decision.Escalations {
+				if e.Reason == "phase_failed" {
+					t.Errorf("the debate escalated because a phase failed: %s", out)
+				}
+			}
+			phases := phaseCalls(srv)
+			if phases["final_arguments"] != mode.finals || phases["synthesis"] != mode.syntheses {
+				t.Errorf("calls per phase %v: the debate stopped after the rebuttals", phases)
+			}
+			alone := 0
+			for _, r := range srv.Requests() {
+				if phase, who := llmtest.Phase(r); phase == "rebuttal" && who != "" && r.ResponseFormat.JSONSchema.Name != llmtest.PanelSchema &&
+					!strings.HasPrefix(r.Last(), "Your previous reply could not be used") {
+					alone++
+				}
+			}
+			if mode.alone > 0 && alone != mode.alone {
+				t.Errorf("%d agents asked alone for their rebuttals after the panel's were unusable, want %d", alone, mode.alone)
+			}
+		})
 	}
 }
 
 // The record's tokens are what the server billed, for every call: repaired replies, replies that
 // stayed unusable (the agent left out), truncated ones, retried 5xx and 429, and hung requests
-// (not billed, as the server never answered).
+// (not billed, as the server never answered); with a call per agent, and with a call for the
+// panel, whose usage its speakers share and whose unusable turns are asked alone.
 func TestDebateRecordCountsEveryBilledToken(t *testing.T) {
+	perAgent := func(c *calls) llmtest.Responder {
+		return func(n int, r *llmtest.Request) llmtest.Response {
+			phase, who, k := c.next(r)
+			switch {
+			case phase == "opening_arguments" && who == "SS":
+				return llmtest.NotJSON() // twice: left out after one repair
+			case phase == "opening_arguments" && who == "PS" && k == 1:
+				return llmtest.Truncated(r)
+			case phase == "opening_arguments" && who == "AS" && k == 1:
+				return llmtest.ServerError(1)
+			case phase == "opening_arguments" && who == "MS" && k == 1:
+				return llmtest.RateLimited(1)
+			case phase == "final_arguments" && who == "PS" && k == 1:
+				return llmtest.Hang()
+			case phase == "synthesis" && who == "CM" && k == 1:
+				return llmtest.Response{Content: `{"arguments": [], "position": {"vote": "maybe"}}`}
+			}
+			return badRebuttals(true)(n, r)
+		}
+	}
+	// A panel's call is answered by phase (its abbreviation is empty); an agent asked alone by
+	// phase and abbreviation.
+	panel := func(c *calls) llmtest.Responder {
+		return func(n int, r *llmtest.Request) llmtest.Response {
+			phase, who, k := c.next(r)
+			switch {
+			case phase == "opening_arguments" && who == "SS":
+				return llmtest.NotJSON() // asked alone, twice: left out after one repair
+			case phase == "opening_arguments" && who == "" && k == 1:
+				return llmtest.Truncated(r) // asked again, shorter
+			case phase == "opening_arguments" && who == "" && k == 2:
+				return llmtest.ServerError(1)
+			case phase == "rebuttal" && who == "" && k == 1:
+				return llmtest.RateLimited(1)
+			case phase == "final_arguments" && who == "" && k == 1:
+				return llmtest.Hang()
+			case phase == "synthesis" && who == "CM" && k == 1:
+				return llmtest.Response{Content: `{"arguments": [], "position": {"vote": "maybe"}}`} // asked alone, repaired
+			}
+			resp := badRebuttals(true)(n, r)
+			if r.ResponseFormat.JSONSchema.Name != llmtest.PanelSchema {
+				return resp
+			}
+			return llmtest.EditTurns(r, resp, func(turn llmtest.Turn) {
+				if (turn.Agent == "SS" && turn.Phase == "opening_arguments") || (turn.Agent == "CM" && turn.Phase == "synthesis") {
+					turn.Fields["position"] = map[string]any{"vote": "maybe"} // no stance: asked alone
+				}
+			})
+		}
+	}
+	for _, mode := range []struct {
+		name, calls string
+		respond     func(*calls) llmtest.Responder
+		alone       int // at least, calls of one agent
+	}{
+		{"agent", "  calls: agent\n", perAgent, 0},
+		{"panel", "", panel, 3},
+	} {
+		t.Run(mode.name, func(t *testing.T) {
+			var c calls
+			srv := llmtest.New(t, mode.respond(&c))
+			cfg := repoConfig(t, "llm:\n  request_timeout: 2s\n"+mode.calls)
+			code, out, errOut := runCmd(t, "", modelEnv(srv), "debate", "--diff", example, "--format", "json", "--config", cfg)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			var rec jsonRecord
+			if err := json.Unmarshal([]byte(out), &rec); err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			billed := srv.Billed()
+			got := rec.Decision.Tokens
+			if got.Prompt != billed.Prompt || got.Completion != billed.Completion || got.CachedPrompt != billed.CachedPrompt {
+				t.Errorf("record tokens %+v, server billed %+v", got, billed)
+			}
+			price, _ := llm.DefaultPrices().Lookup("gpt-4o-mini")
+			cost := (float64(billed.Prompt-billed.CachedPrompt)*price.Input + float64(billed.CachedPrompt)*price.CachedInput + float64(billed.Completion)*price.Output) / 1e6
+			if math.Abs(got.CostUSD-cost) > 2e-6 {
+				t.Errorf("record cost_usd %.6f, the billed tokens cost %.6f", got.CostUSD, cost)
+			}
+			alone := 0
+			for _, r := range srv.Requests() {
+				if name := r.ResponseFormat.JSONSchema.Name; name != llmtest.PanelSchema && name != llmtest.ModeratorSchema {
+					alone++
+				}
+			}
+			if srv.Hung() != 1 || billed.Calls >= len(srv.Requests()) || alone < mode.alone {
+				t.Errorf("%d hung, %d billed of %d requests, %d of one agent: the faults did not happen", srv.Hung(), billed.Calls, len(srv.Requests()), alone)
+			}
+		})
+	}
+}
+
+// A panel's call that fails after a billed reply (one the debate could not use, then 5xx until
+// the retries run out) leaves out the member that asked for it; the next member asks the panel
+// again (one member at a time: llm.concurrency 1) and that call is answered. The record still
+// counts both calls' tokens: each member's share of the failed call is not replaced by its share
+// of the next.
+func TestDebateRecordCountsAFailedPanelCall(t *testing.T) {
 	var c calls
 	srv := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
-		phase, who, k := c.next(r)
-		switch {
-		case phase == "opening_arguments" && who == "SS":
-			return llmtest.NotJSON() // twice: left out after one repair
-		case phase == "opening_arguments" && who == "PS" && k == 1:
-			return llmtest.Truncated(r)
-		case phase == "opening_arguments" && who == "AS" && k == 1:
-			return llmtest.ServerError(1)
-		case phase == "opening_arguments" && who == "MS" && k == 1:
-			return llmtest.RateLimited(1)
-		case phase == "final_arguments" && who == "PS" && k == 1:
-			return llmtest.Hang()
-		case phase == "synthesis" && who == "CM" && k == 1:
-			return llmtest.Response{Content: `{"arguments": [], "position": {"vote": "maybe"}}`}
+		switch phase, who, k := c.next(r); {
+		case phase == "opening_arguments" && who == "" && k == 1:
+			return llmtest.NotJSON() // billed, and asked again
+		case phase == "opening_arguments" && who == "" && (k == 2 || k == 3):
+			return llmtest.ServerError(1) // the request and its one retry: the call fails
 		}
-		return badRebuttals(true)(n, r)
+		return llmtest.Valid(n, r)
 	})
-	cfg := repoConfig(t, "llm:\n  request_timeout: 2s\n")
+	cfg := repoConfig(t, "llm:\n  max_retries: 1\n  concurrency: 1\n")
 	code, out, errOut := runCmd(t, "", modelEnv(srv), "debate", "--diff", example, "--format", "json", "--config", cfg)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -266,18 +420,26 @@ func TestDebateRecordCountsEveryBilledToken(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rec); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	billed := srv.Billed()
-	got := rec.Decision.Tokens
+	if calls := phaseCalls(srv); calls["opening_arguments"] != 4 {
+		t.Fatalf("%d opening calls, want the failed call's three requests and the next call: the fault did not happen", calls["opening_arguments"])
+	}
+	billed, got := srv.Billed(), rec.Decision.Tokens
 	if got.Prompt != billed.Prompt || got.Completion != billed.Completion || got.CachedPrompt != billed.CachedPrompt {
 		t.Errorf("record tokens %+v, server billed %+v", got, billed)
 	}
-	price, _ := llm.DefaultPrices().Lookup("gpt-4o-mini")
-	cost := (float64(billed.Prompt-billed.CachedPrompt)*price.Input + float64(billed.CachedPrompt)*price.CachedInput + float64(billed.Completion)*price.Output) / 1e6
-	if math.Abs(got.CostUSD-cost) > 2e-6 {
-		t.Errorf("record cost_usd %.6f, the billed tokens cost %.6f", got.CostUSD, cost)
+	// The member that asked for the failed call took its turn (left out); the next call asks for
+	// the three others, and bills them.
+	var lists []string
+	for _, r := range srv.Requests() {
+		if m := regexp.MustCompile(`(?m)^- opening_arguments: (.*); at most`).FindStringSubmatch(r.Last()); m != nil {
+			lists = append(lists, m[1])
+		}
 	}
-	if srv.Hung() != 1 || billed.Calls >= len(srv.Requests()) {
-		t.Errorf("%d hung, %d billed of %d requests: the faults did not happen", srv.Hung(), billed.Calls, len(srv.Requests()))
+	if len(lists) != 4 {
+		t.Fatalf("opening calls asked for %q", lists)
+	}
+	if first, next := strings.Split(lists[0], ", "), strings.Split(lists[3], ", "); len(first) != 4 || len(next) != 3 || slices.ContainsFunc(next, func(m string) bool { return !slices.Contains(first, m) }) {
+		t.Errorf("the failed call asked for %q, the next for %q: want the three members that had not taken their turn", lists[0], lists[3])
 	}
 }
 

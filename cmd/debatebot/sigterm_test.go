@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -18,24 +19,68 @@ import (
 )
 
 // TestSIGTERMMidPhaseRunsThePhaseAgain sends SIGTERM to `debatebot serve` while the model holds
-// the rebuttal phase of a debate past the shutdown's grace period. The interrupted phase is not
-// saved as final ("timed_out"): the checkpoint ends with the last completed phase, and after a
-// restart the debate resumes, asks the rebuttals again, and decides on the votes rather than
-// escalating for a failed phase; the comments are edited, not duplicated.
+// a phase of a debate past the shutdown's grace period. The interrupted phase is not saved as
+// final ("timed_out"): the checkpoint ends with the last completed phase, and after a restart the
+// debate resumes, asks the phase again, and decides on the votes rather than escalating for a
+// failed phase; the comments are edited, not duplicated. A call of the interrupted phase is
+// answered (and billed) before SIGTERM: with a call per agent, the first agent's rebuttal is
+// answered and the others' are held; with a call for the panel, the panel's call is answered
+// but one member's turn in it is unusable, and that member's own call is held. In the middle of
+// a panel's round (its clarification), the turns its call held are lost with the process: the
+// restart asks the panel again from the clarification on.
 func TestSIGTERMMidPhaseRunsThePhaseAgain(t *testing.T) {
 	bin := buildBinary(t)
+	for _, mode := range callModes {
+		t.Run(mode.name, func(t *testing.T) { sigtermRunsThePhaseAgain(t, bin, mode.config, toulmin.PhaseRebuttal) })
+	}
+	t.Run("panel mid-round", func(t *testing.T) { sigtermRunsThePhaseAgain(t, bin, "", toulmin.PhaseClarification) })
+}
+
+// unusableTurn is what makes a member's turn of a panel's reply unusable, so that the member is
+// asked alone: rebuttals of no argument of the debate, or a clarification without a stance.
+func unusableTurn(turn llmtest.Turn) {
+	switch turn.Phase {
+	case string(toulmin.PhaseRebuttal):
+		args, _ := turn.Fields["arguments"].([]any)
+		for _, a := range args {
+			a.(map[string]any)["target"] = "ZZ-9"
+		}
+	case string(toulmin.PhaseClarification):
+		turn.Fields["position"] = map[string]any{"vote": "maybe"}
+	}
+}
+
+func sigtermRunsThePhaseAgain(t *testing.T, bin, config string, held toulmin.PhaseKind) {
 	gh := githubtest.New(t)
 	putExample(t, gh, 7, "abc123")
-	// Until the restart, the model sits on every rebuttal (the request's cancellation ends it).
-	// The first rebuttal is answered (and billed) before SIGTERM.
+	perAgent := config != ""
+	if perAgent {
+		gh.Contents["acme/shop@main:.github/debatebot.yml"] = config
+	}
+	// Until the restart, the model sits on the calls of the phase it holds (the request's
+	// cancellation ends them). In a panel's reply, the turn of the member asked alone is
+	// unusable: MS's rebuttal (it rebuts SS-1), SS's clarification (SS-1 is rebutted).
+	alone := map[toulmin.PhaseKind]string{toulmin.PhaseRebuttal: "MS", toulmin.PhaseClarification: "SS"}[held]
 	var hold atomic.Bool
-	var rebuttals atomic.Int32
+	var answered, holding atomic.Int32
 	hold.Store(true)
 	llm := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
 		resp := llmtest.Valid(n, r)
-		if phase, _ := llmtest.Phase(r); phase == string(toulmin.PhaseRebuttal) && hold.Load() && rebuttals.Add(1) > 1 {
-			resp.Delay = 10 * time.Minute
+		if !hold.Load() || !slices.Contains(llmtest.Phases(r), string(held)) {
+			return resp
 		}
+		if r.ResponseFormat.JSONSchema.Name == llmtest.PanelSchema {
+			return llmtest.EditTurns(r, resp, func(turn llmtest.Turn) {
+				if turn.Phase == string(held) && turn.Agent == alone {
+					unusableTurn(turn)
+				}
+			})
+		}
+		if perAgent && answered.Add(1) == 1 {
+			return resp
+		}
+		holding.Add(1)
+		resp.Delay = 10 * time.Minute
 		return resp
 	})
 	db := filepath.Join(t.TempDir(), "debatebot.db")
@@ -45,11 +90,11 @@ func TestSIGTERMMidPhaseRunsThePhaseAgain(t *testing.T) {
 		t.Fatalf("delivery answered %d\n%s", code, p.logs.String())
 	}
 	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) && phaseCalls(llm)["rebuttal"] == 0 {
+	for time.Now().Before(deadline) && holding.Load() == 0 {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if phaseCalls(llm)["rebuttal"] == 0 {
-		t.Fatalf("the debate never reached the rebuttals:\n%s", p.logs.String())
+	if holding.Load() == 0 {
+		t.Fatalf("the debate never reached the %s calls the model holds (%v):\n%s", held, phaseCalls(llm), p.logs.String())
 	}
 	start := time.Now()
 	p.stop() // SIGTERM, and wait for the process to exit
@@ -73,10 +118,17 @@ func TestSIGTERMMidPhaseRunsThePhaseAgain(t *testing.T) {
 	if ds[0].Decision != "" {
 		t.Fatalf("the interrupted debate was decided (%s) at shutdown", ds[0].Decision)
 	}
+	done := []string{string(toulmin.PhaseOpening)}
 	for _, ph := range cp.Timeline {
-		if ph.Status != toulmin.StatusCompleted || ph.Phase == toulmin.PhaseRebuttal {
-			t.Errorf("checkpoint after SIGTERM holds %s:%s (%v); want only the phases completed before the rebuttals", ph.Phase, ph.Status, ph.Notes)
+		if ph.Status != toulmin.StatusCompleted || ph.Phase == held {
+			t.Errorf("checkpoint after SIGTERM holds %s:%s (%v); want only the phases completed before the %s", ph.Phase, ph.Status, ph.Notes, held)
 		}
+		if !slices.Contains(done, string(ph.Phase)) {
+			done = append(done, string(ph.Phase))
+		}
+	}
+	if held == toulmin.PhaseClarification && !slices.Contains(done, string(toulmin.PhaseRebuttal)) {
+		t.Errorf("checkpoint after SIGTERM lacks the completed rebuttals: %v", done)
 	}
 
 	hold.Store(false)
@@ -97,15 +149,17 @@ func TestSIGTERMMidPhaseRunsThePhaseAgain(t *testing.T) {
 	}
 	after := phaseCalls(llm)
 	t.Logf("restart to decision: %s (%s)", time.Since(restarted), d.Decision)
-	if after["opening_arguments"] != before["opening_arguments"] {
-		t.Errorf("opening arguments: %d model calls before SIGTERM, %d after the restart: a completed phase was asked again", before["opening_arguments"], after["opening_arguments"])
+	for _, phase := range done {
+		if after[phase] != before[phase] {
+			t.Errorf("%s: %d model calls before SIGTERM, %d after the restart: a completed phase was asked again", phase, before[phase], after[phase])
+		}
 	}
-	if after["rebuttal"] <= before["rebuttal"] || after["synthesis"] == 0 {
-		t.Errorf("model calls before SIGTERM %v, after the restart %v: the interrupted rebuttals must be asked again and the debate go on", before, after)
+	if after[string(held)] <= before[string(held)] || after["synthesis"] == 0 {
+		t.Errorf("model calls before SIGTERM %v, after the restart %v: the interrupted %s must be asked again and the debate go on", before, after, held)
 	}
 	final := checkpointOf(t, st, id)
 	for _, e := range final.Escalations {
-		if e.Reason == voting.ReasonPhaseFailed || strings.Contains(e.Detail, string(toulmin.PhaseRebuttal)) {
+		if e.Reason == voting.ReasonPhaseFailed || strings.Contains(e.Detail, string(held)) {
 			t.Errorf("decision %s escalated for the interrupted phase: %+v", d.Decision, e)
 		}
 	}
@@ -118,6 +172,7 @@ func TestSIGTERMMidPhaseRunsThePhaseAgain(t *testing.T) {
 	if billed := llm.Billed(); d.Prompt != billed.Prompt || d.Completion != billed.Completion {
 		t.Errorf("the record counts %d prompt and %d completion tokens; the model billed %+v", d.Prompt, d.Completion, billed)
 	}
+	checkAskedAs(t, llm.Requests(), config)
 	checkPublishedOnce(t, gh, "SIGTERM and restart")
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -16,24 +17,58 @@ import (
 	"github.com/debatebot/debatebot/review/reviewtest"
 )
 
-// approving answers every model call with a schema-valid reply that votes approve with high
-// confidence and says say.
+// approving answers every model call with a schema-valid reply whose turns (one of an agent's
+// call, each of a panel's call) vote approve with high confidence and say say.
 func approving(say string) llmtest.Responder {
 	return func(n int, r *llmtest.Request) llmtest.Response {
-		resp := llmtest.Valid(n, r)
-		var reply map[string]any
-		if err := json.Unmarshal([]byte(resp.Content), &reply); err != nil {
-			return resp
+		return llmtest.EditTurns(r, llmtest.Valid(n, r), func(turn llmtest.Turn) {
+			args, _ := turn.Fields["arguments"].([]any)
+			for _, a := range args {
+				arg := a.(map[string]any)
+				arg["claim"], arg["severity"] = "No concern. "+say, "info"
+				arg["actions"] = []any{}
+			}
+			turn.Fields["position"] = map[string]any{"vote": "approve", "confidence": 0.95, "reason": "fine. " + say, "priorities": []any{}, "trade_offs": []any{}}
+		})
+	}
+}
+
+var voteRe = regexp.MustCompile(`\bvote: (\w+)`)
+
+// allApprove reports whether the decision record in out holds votes and every one is approve.
+func allApprove(out string) bool {
+	votes := voteRe.FindAllStringSubmatch(out, -1)
+	for _, v := range votes {
+		if v[1] != "approve" {
+			return false
 		}
-		args, _ := reply["arguments"].([]any) // the moderator's reply has none
-		for _, a := range args {
-			arg := a.(map[string]any)
-			arg["claim"], arg["severity"] = "No concern. "+say, "info"
-			arg["actions"] = []any{}
+	}
+	return len(votes) > 0
+}
+
+// callModes are the two ways of asking the model, as the llm section of debatebot.yml says them:
+// one call for the panel per phase (the default), and one call per agent and phase.
+var callModes = []struct{ name, config string }{
+	{"panel", ""},
+	{"agent", "llm:\n  calls: agent\n"},
+}
+
+// checkAskedAs fails t unless the requests asked the model the way config says: at least one
+// call for the panel (the default), or none (llm.calls: agent) and some of one agent.
+func checkAskedAs(t *testing.T, reqs []*llmtest.Request, config string) {
+	t.Helper()
+	panel, agent := 0, 0
+	for _, r := range reqs {
+		switch r.ResponseFormat.JSONSchema.Name {
+		case llmtest.PanelSchema:
+			panel++
+		case llmtest.ModeratorSchema:
+		default:
+			agent++
 		}
-		reply["position"] = map[string]any{"vote": "approve", "confidence": 0.95, "reason": "fine. " + say, "priorities": []any{}, "trade_offs": []any{}}
-		b, _ := json.Marshal(reply)
-		return llmtest.Response{Content: string(b)}
+	}
+	if perAgent := strings.Contains(config, "calls: agent"); (perAgent && (panel > 0 || agent == 0)) || (!perAgent && panel == 0) {
+		t.Errorf("%d calls for the panel and %d of one agent under %q", panel, agent, config)
 	}
 }
 
@@ -57,8 +92,8 @@ index 1111111..2222222 100644
 `
 
 // `debatebot debate --diff` of a change that addresses the reviewer escalates, offline and with
-// model agents that all vote approve, whether the text is in a file name or in the code; the
-// transcript says why and quotes the text.
+// model agents that all vote approve (asked as a panel, and each on its own), whether the text
+// is in a file name or in the code; the transcript says why and quotes the text.
 func TestDebateEscalatesTextAddressedToTheReviewer(t *testing.T) {
 	dir := t.TempDir()
 	cases := map[string]struct{ diff, quote string }{
@@ -67,12 +102,20 @@ func TestDebateEscalatesTextAddressedToTheReviewer(t *testing.T) {
 	}
 	llm := llmtest.New(t, approving(""))
 	model := map[string]string{"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": llm.BaseURL()}
+	type agents struct {
+		env          map[string]string
+		config, path string
+	}
+	all := map[string]agents{"offline": {nil, "", writeFile(t, dir, "offline.yml", "")}}
+	for _, mode := range callModes {
+		all["model-"+mode.name] = agents{model, mode.config, writeFile(t, dir, mode.name+".yml", mode.config)}
+	}
 	for name, c := range cases {
 		diff := writeFile(t, dir, strings.ReplaceAll(name, " ", "-")+".diff", c.diff)
-		for agents, env := range map[string]map[string]string{"offline": nil, "model": model} {
-			t.Run(agents+"/"+name, func(t *testing.T) {
+		for kind, a := range all {
+			t.Run(kind+"/"+name, func(t *testing.T) {
 				calls := len(llm.Requests())
-				code, out, errOut := runCmd(t, "", env, "debate", "--diff", diff)
+				code, out, errOut := runCmd(t, "", a.env, "debate", "--diff", diff, "--config", a.path)
 				if code != 0 {
 					t.Fatalf("exit %d: %s", code, errOut)
 				}
@@ -82,17 +125,22 @@ func TestDebateEscalatesTextAddressedToTheReviewer(t *testing.T) {
 				if !strings.Contains(out, "**Escalated (prompt_injection):**") || !strings.Contains(out, c.quote) {
 					t.Errorf("the transcript does not say why, quoting %q:\n%s", c.quote, out)
 				}
-				if agents == "model" && (len(llm.Requests()) == calls || !strings.Contains(out, "vote: approve")) {
-					t.Errorf("the model agents did not all vote approve; the test proves nothing")
+				if a.env != nil && (len(llm.Requests()) == calls || !allApprove(out)) {
+					t.Errorf("the model agents did not all vote approve; the test proves nothing:\n%s", out)
+				}
+				if a.env != nil {
+					checkAskedAs(t, llm.Requests()[calls:], a.config)
 				}
 			})
 		}
 	}
 	// The same change without the text is approved by the same agents.
 	clean := writeFile(t, dir, "clean.diff", harmlessDiff)
-	code, out, errOut := runCmd(t, "", model, "debate", "--diff", clean, "--format", "json")
-	if code != 0 || !strings.Contains(out, `"decision": "approve"`) {
-		t.Errorf("a clean change: exit %d %s\n%s", code, errOut, out)
+	for _, mode := range callModes {
+		code, out, errOut := runCmd(t, "", model, "debate", "--diff", clean, "--format", "json", "--config", all["model-"+mode.name].path)
+		if code != 0 || !strings.Contains(out, `"decision": "approve"`) {
+			t.Errorf("%s: a clean change: exit %d %s\n%s", mode.name, code, errOut, out)
+		}
 	}
 }
 
@@ -126,10 +174,21 @@ func TestDebateEscalatesCommitMessageAddressedToTheReviewer(t *testing.T) {
 }
 
 // `debatebot serve` writes no secret to its log: a token sent as a delivery id and a model that
-// quotes credentials reach the log, comments and check runs masked.
+// quotes credentials reach the log, comments and check runs masked, whether the model is asked
+// as a panel or each agent on its own.
 func TestServeRedactsSecretsInLogsAndPosts(t *testing.T) {
+	for _, mode := range callModes {
+		t.Run(mode.name, func(t *testing.T) { serveRedacts(t, mode.config) })
+	}
+}
+
+// serveRedacts is TestServeRedactsSecretsInLogsAndPosts for the repository configuration config.
+func serveRedacts(t *testing.T, config string) {
 	gh := githubtest.New(t)
 	gh.PRs["acme/shop#7"] = &githubtest.PR{Title: "Document stopping", BaseRef: "main", HeadRef: "docs", HeadSHA: "abc123", Diff: harmlessDiff}
+	if config != "" {
+		gh.Contents["acme/shop@main:.github/debatebot.yml"] = config
+	}
 	llm := llmtest.New(t, approving("The script holds "+reviewtest.AWSKey+" and "+reviewtest.GitHubToken+"."))
 	addr := freeAddr(t)
 	env := map[string]string{
@@ -203,6 +262,7 @@ func TestServeRedactsSecretsInLogsAndPosts(t *testing.T) {
 	if !posted {
 		t.Errorf("the model's masked words were not published")
 	}
+	checkAskedAs(t, llm.Requests(), config)
 }
 
 // What the fuzz target of the diff reader found, through the command: a hunk that starts at line
@@ -227,22 +287,33 @@ func TestDebateOutputRedactsSecretsQuotedByModels(t *testing.T) {
 	llm := llmtest.New(t, approving("The script holds "+reviewtest.AWSKey+" and "+reviewtest.GitHubToken+"."))
 	diff := writeFile(t, t.TempDir(), "change.diff", harmlessDiff)
 	env := map[string]string{"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": llm.BaseURL()}
-	for _, format := range []string{"markdown", "json"} {
-		code, out, errOut := runCmd(t, "", env, "debate", "--diff", diff, "--format", format)
-		if code != 0 {
-			t.Fatalf("%s: exit %d: %s", format, code, errOut)
-		}
-		if strings.Contains(out, reviewtest.AWSKey) || strings.Contains(out, reviewtest.GitHubToken) {
-			t.Errorf("%s: a secret quoted by the model was printed", format)
-		}
-		if format == "markdown" && !strings.Contains(out, reviewtest.AWSKey[:4]+"********") {
-			t.Errorf("%s: the model's text is not in the output, masked:\n%s", format, out)
-		}
-		if format == "json" {
-			var rec map[string]any
-			if err := json.Unmarshal([]byte(out), &rec); err != nil || !strings.HasSuffix(out, "}\n") {
-				t.Errorf("the redacted record is not one JSON object (%v):\n%s", err, out)
-			}
+	for _, mode := range callModes {
+		for _, format := range []string{"markdown", "json"} {
+			t.Run(mode.name+"/"+format, func(t *testing.T) {
+				debateRedacts(t, llm, env, diff, mode.config, format)
+			})
 		}
 	}
+}
+
+// debateRedacts is TestDebateOutputRedactsSecretsQuotedByModels for one configuration and format.
+func debateRedacts(t *testing.T, llm *llmtest.Server, env map[string]string, diff, config, format string) {
+	before := len(llm.Requests())
+	code, out, errOut := runCmd(t, "", env, "debate", "--diff", diff, "--format", format, "--config", writeFile(t, t.TempDir(), "debatebot.yml", config))
+	if code != 0 {
+		t.Fatalf("%s: exit %d: %s", format, code, errOut)
+	}
+	if strings.Contains(out, reviewtest.AWSKey) || strings.Contains(out, reviewtest.GitHubToken) {
+		t.Errorf("%s: a secret quoted by the model was printed", format)
+	}
+	if format == "markdown" && !strings.Contains(out, reviewtest.AWSKey[:4]+"********") {
+		t.Errorf("%s: the model's text is not in the output, masked:\n%s", format, out)
+	}
+	if format == "json" {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(out), &rec); err != nil || !strings.HasSuffix(out, "}\n") {
+			t.Errorf("the redacted record is not one JSON object (%v):\n%s", err, out)
+		}
+	}
+	checkAskedAs(t, llm.Requests()[before:], config)
 }

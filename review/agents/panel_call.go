@@ -38,6 +38,9 @@ type panelVoice struct {
 	// owed is each speaker's share of a call's usage, claimed with its turn in the call's first
 	// phase, so that the record counts every billed token once, split evenly.
 	owed map[turnKey]*toulmin.Turn
+	// taken marks the members that took their turn in a phase (the call for it failed, or it had
+	// nothing to say): a later call of the phase neither asks for them nor bills them.
+	taken map[turnKey]bool
 }
 
 type stageKey struct {
@@ -66,6 +69,7 @@ func newPanelVoice(client *llm.Client, shared *sharedContext) *panelVoice {
 	return &panelVoice{
 		client: client, shared: shared, members: map[string]*LLMAgent{},
 		flights: map[stageKey]*flight{}, covered: map[stageKey]bool{}, held: map[turnKey]*heldTurn{}, owed: map[turnKey]*toulmin.Turn{},
+		taken: map[turnKey]bool{},
 	}
 }
 
@@ -168,6 +172,7 @@ func (v *panelVoice) claimOwed(key stageKey, agent string) *toulmin.Turn {
 	k := turnKey{key, agent}
 	t := v.owed[k]
 	delete(v.owed, k)
+	v.taken[k] = true
 	if t == nil {
 		t = &toulmin.Turn{}
 	}
@@ -203,7 +208,7 @@ func (v *panelVoice) call(ctx context.Context, key stageKey, req *toulmin.Reques
 // every member, as when each of their own calls fails.
 func (v *panelVoice) speak(ctx context.Context, key stageKey, req *toulmin.Request) error {
 	phases := stage(req)
-	speakers := v.speakers(req, phases[0])
+	speakers := v.speakers(key, req, phases[0])
 	payers := v.payers(key, req, phases, speakers)
 	msgs, limit, err := v.messages(ctx, req, phases, speakers)
 	if err != nil {
@@ -295,13 +300,20 @@ func (v *panelVoice) bill(payers []payer, spent *toulmin.Turn) {
 	v.billLocked(payers, spent)
 }
 
+// billLocked adds each payer's share to what it owes already: a member that did not yet claim
+// its share of a failed call keeps it when a later member's call of the phase is billed.
 func (v *panelVoice) billLocked(payers []payer, spent *toulmin.Turn) {
 	for i, u := range splitUsage(spent.Usage, len(payers)) {
-		t := &toulmin.Turn{Usage: u}
-		if i == 0 {
-			t.Notes = spent.Notes
+		k := turnKey{payers[i].key, payers[i].agent}
+		t := v.owed[k]
+		if t == nil {
+			t = &toulmin.Turn{}
+			v.owed[k] = t
 		}
-		v.owed[turnKey{payers[i].key, payers[i].agent}] = t
+		t.Usage.Add(u)
+		if i == 0 {
+			t.Notes = append(t.Notes, spent.Notes...)
+		}
 	}
 }
 
@@ -334,12 +346,15 @@ func (v *panelVoice) member(who string) *LLMAgent {
 }
 
 // speakers are the members, in the panel's order, that take a turn in the phase: its takers,
-// and in a clarification or a response only those with something to answer.
-func (v *panelVoice) speakers(req *toulmin.Request, spec toulmin.PhaseSpec) []*LLMAgent {
+// and in a clarification or a response only those with something to answer; not those that took
+// their turn already (after a failed call of the phase).
+func (v *panelVoice) speakers(key stageKey, req *toulmin.Request, spec toulmin.PhaseSpec) []*LLMAgent {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	var out []*LLMAgent
 	for _, p := range req.Participants {
 		m := v.members[p.Name]
-		if m == nil || !takes(spec.Takers, p.Role) {
+		if m == nil || !takes(spec.Takers, p.Role) || v.taken[turnKey{key, p.Name}] {
 			continue
 		}
 		self := *req

@@ -537,11 +537,19 @@ var (
 // Panel answers a call that speaks for the panel as Valid answers each agent's: in a round, every
 // speaker of the rebuttal rebuts the first opening of another member, the authors reject the
 // rebuttals, and the rebutters maintain them; in every other phase each speaker argues once.
-// Speakers are the abbreviations of the call's list of phases.
+// Speakers are the abbreviations of the call's list of phases, read from the last message that
+// has it (a repair after a reply cut off follows it).
 func Panel(r *Request) Response {
 	all := r.all()
 	if roundOfRe.FindString(all) == "" {
 		return NotJSON()
+	}
+	stage := r.Last()
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		if r.Messages[i].Role == "user" && roundOfRe.MatchString(r.Messages[i].Content) {
+			stage = r.Messages[i].Content
+			break
+		}
 	}
 	var turns []any
 	turn := func(phase, abbrev string, of turnOf) {
@@ -551,7 +559,7 @@ func Panel(r *Request) Response {
 	}
 	rebutted := map[string][]string{} // target -> rebutters
 	var order []string
-	for _, m := range stageRe.FindAllStringSubmatch(r.Last(), -1) {
+	for _, m := range stageRe.FindAllStringSubmatch(stage, -1) {
 		phase, who := m[1], abbrevRe.FindAllString(m[2], -1)
 		switch phase {
 		case "rebuttal":
@@ -566,7 +574,7 @@ func Panel(r *Request) Response {
 			}
 		case "clarification":
 			if len(order) == 0 {
-				for _, in := range inFullRe.FindAllStringSubmatch(r.Last(), -1) {
+				for _, in := range inFullRe.FindAllStringSubmatch(stage, -1) {
 					if rebutted[in[2]] == nil {
 						order = append(order, in[2])
 					}
