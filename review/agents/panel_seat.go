@@ -73,7 +73,9 @@ func (m *llmModerator) seatAndOpen(ctx context.Context, req *toulmin.SeatRequest
 	}
 	panel, why := m.choose(req, r.moderatorReply, res.Usage)
 	if panel == nil {
-		panel = m.fallBack(rules, res.Usage, why)
+		// Nobody of the catalog seated: the reply's openings, if any, speak for a panel the model
+		// did not choose; the rules' panel opens in a call of its own.
+		return m.fallBack(rules, res.Usage, why)
 	}
 	key := stageKey{req.Subject.DebateID, req.Opening.Kind, 1}
 	v.mu.Lock()
