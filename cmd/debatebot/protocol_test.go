@@ -683,7 +683,7 @@ func TestModelConfrontation(t *testing.T) {
 	}
 	modes := []struct{ name, config, asks string }{
 		{"agent", "llm:\n  calls: agent\n", "The authors answered your rebuttals: "},
-		{"panel", "", "whose rebuttal this reply answered partial or reject; at most"},
+		{"panel", "", "\n- response (≤200 tokens a turn): those of SS, PS, AS, MS answered partial or reject above\n"},
 	}
 	for _, mode := range modes {
 		for name, tc := range tests {
