@@ -52,8 +52,13 @@ type calls struct {
 	n  map[string]int
 }
 
+// next counts r under its first phase (opening_arguments for the call that seats the panel and
+// opens, rebuttal for a round's call of the panel) and its agent (none for the panel's calls).
 func (c *calls) next(r *llmtest.Request) (phase, who string, n int) {
 	phase, who = llmtest.Phase(r)
+	if phases := llmtest.Phases(r); len(phases) > 0 {
+		phase = phases[0]
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.n == nil {
@@ -66,17 +71,22 @@ func (c *calls) next(r *llmtest.Request) (phase, who string, n int) {
 // A model that hangs: each request has its own timeout (llm.request_timeout) and a request that
 // times out is asked again like a 5xx, so the agent speaks instead of holding the phase until the
 // phase's timeout (minutes) and being left out. One agent's call hangs when each agent is asked
-// on its own; the call of the whole panel when the panel is asked at once (the default), whose
-// first speaker carries the call's notes.
+// on its own; when the panel is asked at once (the default), the call that seats the panel and
+// writes its openings (the moderator's section says so), or the round's call of the whole panel,
+// whose first speaker carries the call's notes.
 func TestDebateModelHangIsRetried(t *testing.T) {
-	for _, mode := range []struct{ name, calls, hangs, note string }{
-		{"agent", "  calls: agent\n", "PS", "Performance Stakeholder: model gpt-4o-mini did not answer within 2s (request 1)"},
-		{"panel", "", "", "Security Stakeholder: model gpt-4o-mini did not answer within 2s (request 1)"},
+	for _, mode := range []struct {
+		name, calls, phase, hangs string
+		notes                     []string
+	}{
+		{"agent", "  calls: agent\n", "opening_arguments", "PS", []string{"Performance Stakeholder: model gpt-4o-mini did not answer within 2s (request 1)"}},
+		{"panel seat", "", "opening_arguments", "", []string{"## Moderator\n\nThe moderator (model gpt-4o-mini) seated 4 perspective(s)", "\n> model gpt-4o-mini did not answer within 2s (request 1)\n"}},
+		{"panel round", "", "rebuttal", "", []string{"Security Stakeholder: model gpt-4o-mini did not answer within 2s (request 1)"}},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
 			var c calls
 			srv := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
-				if phase, who, k := c.next(r); phase == "opening_arguments" && who == mode.hangs && k == 1 {
+				if phase, who, k := c.next(r); phase == mode.phase && who == mode.hangs && k == 1 {
 					return llmtest.Hang()
 				}
 				return llmtest.Valid(n, r)
@@ -89,8 +99,10 @@ func TestDebateModelHangIsRetried(t *testing.T) {
 			if srv.Hung() != 1 {
 				t.Errorf("hung requests = %d, want 1", srv.Hung())
 			}
-			if !strings.Contains(out, mode.note) {
-				t.Errorf("the transcript does not say the request timed out and was asked again:\n%s", out[:min(len(out), 3000)])
+			for _, note := range mode.notes {
+				if !strings.Contains(out, note) {
+					t.Errorf("the transcript lacks %q: it does not say the request timed out and was asked again:\n%s", note, out[:min(len(out), 3000)])
+				}
 			}
 			for _, who := range []string{"SS-1 · Security", "PS-1 · Performance", "AS-1 · Architecture", "MS-1 · Maintainability"} {
 				if strings.Contains(out, "was left out") || !strings.Contains(out, "#### "+who+" Stakeholder") {
