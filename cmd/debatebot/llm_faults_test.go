@@ -236,13 +236,13 @@ func TestPanelInvalidRebuttalsAreDropped(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, r := range srv.Requests() {
-		if name := r.ResponseFormat.JSONSchema.Name; name != llmtest.PanelSchema && name != llmtest.ModeratorSchema {
+		if name := r.ResponseFormat.JSONSchema.Name; name != llmtest.PanelSchema && name != llmtest.PanelSeatSchema {
 			phase, who := llmtest.Phase(r)
-			t.Errorf("%s was asked alone in %s", who, phase)
+			t.Errorf("%s was asked alone in %s (%s)", who, phase, name)
 		}
 	}
-	if calls := phaseCalls(srv); calls["rebuttal"] != 1 {
-		t.Errorf("calls per phase %v: want one call for the round", calls)
+	if calls := phaseCalls(srv); calls["opening_arguments"] != 1 || calls["rebuttal"] != 1 || len(srv.Requests()) != 2 {
+		t.Errorf("calls per phase %v in %d calls: want the seating call with the openings, and one call for the round", calls, len(srv.Requests()))
 	}
 	for _, title := range []string{"Security", "Performance", "Architecture", "Maintainability"} {
 		for _, want := range []string{
@@ -312,7 +312,8 @@ func TestDebateAllRebuttalsInvalidDoesNotEscalate(t *testing.T) {
 // The record's tokens are what the server billed, for every call: repaired replies, replies that
 // stayed unusable (the agent left out), truncated ones, retried 5xx and 429, and hung requests
 // (not billed, as the server never answered); with a call per agent, and with a call for the
-// panel, whose usage its speakers share and whose unusable turns are asked alone.
+// panel, whose usage its speakers share and whose unusable turns are asked alone (a seating call
+// cut off is billed to the moderator, and the openings get a call of their own).
 func TestDebateRecordCountsEveryBilledToken(t *testing.T) {
 	perAgent := func(c *calls) llmtest.Responder {
 		return func(n int, r *llmtest.Request) llmtest.Response {
@@ -334,8 +335,8 @@ func TestDebateRecordCountsEveryBilledToken(t *testing.T) {
 			return badRebuttals(true)(n, r)
 		}
 	}
-	// A panel's call is answered by phase (its abbreviation is empty); an agent asked alone by
-	// phase and abbreviation.
+	// A panel's call is answered by its first phase (its abbreviation is empty): the seating
+	// call's is the openings; an agent asked alone by phase and abbreviation.
 	panel := func(c *calls) llmtest.Responder {
 		return func(n int, r *llmtest.Request) llmtest.Response {
 			phase, who, k := c.next(r)
@@ -343,12 +344,14 @@ func TestDebateRecordCountsEveryBilledToken(t *testing.T) {
 			case phase == "opening_arguments" && who == "SS":
 				return llmtest.NotJSON() // asked alone, twice: left out after one repair
 			case phase == "opening_arguments" && who == "" && k == 1:
-				return llmtest.Truncated(r) // asked again, shorter
+				return llmtest.Truncated(r) // the seating call: the rules seat, the openings get a call
 			case phase == "opening_arguments" && who == "" && k == 2:
 				return llmtest.ServerError(1)
 			case phase == "rebuttal" && who == "" && k == 1:
+				return llmtest.Truncated(r) // the round's call through the synthesis: asked again, shorter
+			case phase == "rebuttal" && who == "" && k == 2:
 				return llmtest.RateLimited(1)
-			case phase == "final_arguments" && who == "" && k == 1:
+			case phase == "rebuttal" && who == "" && k == 3:
 				return llmtest.Hang()
 			case phase == "synthesis" && who == "CM" && k == 1:
 				return llmtest.Response{Content: `{"arguments": [], "position": {"vote": "maybe"}}`} // asked alone, repaired
@@ -396,12 +399,15 @@ func TestDebateRecordCountsEveryBilledToken(t *testing.T) {
 			}
 			alone := 0
 			for _, r := range srv.Requests() {
-				if name := r.ResponseFormat.JSONSchema.Name; name != llmtest.PanelSchema && name != llmtest.ModeratorSchema {
+				if name := r.ResponseFormat.JSONSchema.Name; name != llmtest.PanelSchema && name != llmtest.PanelSeatSchema && name != llmtest.ModeratorSchema {
 					alone++
 				}
 			}
 			if srv.Hung() != 1 || billed.Calls >= len(srv.Requests()) || alone < mode.alone {
 				t.Errorf("%d hung, %d billed of %d requests, %d of one agent: the faults did not happen", srv.Hung(), billed.Calls, len(srv.Requests()), alone)
+			}
+			if mode.calls == "" && !panelOpens(srv.Requests()) {
+				t.Error("the seating call was cut off, and no call for the panel asked for the openings")
 			}
 		})
 	}
@@ -409,16 +415,16 @@ func TestDebateRecordCountsEveryBilledToken(t *testing.T) {
 
 // A panel's call that fails after a billed reply (one the debate could not use, then 5xx until
 // the retries run out) leaves out the member that asked for it; the next member asks the panel
-// again (one member at a time: llm.concurrency 1) and that call is answered. The record still
-// counts both calls' tokens: each member's share of the failed call is not replaced by its share
-// of the next.
+// again (one member at a time: llm.concurrency 1) and that call is answered. The call is the
+// round's, which the maintainers' synthesis pays a share of too. The record still counts both
+// calls' tokens: each member's share of the failed call is not replaced by its share of the next.
 func TestDebateRecordCountsAFailedPanelCall(t *testing.T) {
 	var c calls
 	srv := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
 		switch phase, who, k := c.next(r); {
-		case phase == "opening_arguments" && who == "" && k == 1:
+		case phase == "rebuttal" && who == "" && k == 1:
 			return llmtest.NotJSON() // billed, and asked again
-		case phase == "opening_arguments" && who == "" && (k == 2 || k == 3):
+		case phase == "rebuttal" && who == "" && (k == 2 || k == 3):
 			return llmtest.ServerError(1) // the request and its one retry: the call fails
 		}
 		return llmtest.Valid(n, r)
@@ -432,23 +438,23 @@ func TestDebateRecordCountsAFailedPanelCall(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rec); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if calls := phaseCalls(srv); calls["opening_arguments"] != 4 {
-		t.Fatalf("%d opening calls, want the failed call's three requests and the next call: the fault did not happen", calls["opening_arguments"])
+	if calls := phaseCalls(srv); calls["rebuttal"] != 4 || calls["synthesis"] != 4 {
+		t.Fatalf("calls per phase %v, want the failed call's three requests and the next call, each through the synthesis: the fault did not happen", calls)
 	}
 	billed, got := srv.Billed(), rec.Decision.Tokens
 	if got.Prompt != billed.Prompt || got.Completion != billed.Completion || got.CachedPrompt != billed.CachedPrompt {
 		t.Errorf("record tokens %+v, server billed %+v", got, billed)
 	}
 	// The member that asked for the failed call took its turn (left out); the next call asks for
-	// the three others, and bills them.
+	// the rebuttals of the three others, and bills them.
 	var lists []string
 	for _, r := range srv.Requests() {
-		if m := regexp.MustCompile(`(?m)^- opening_arguments: (.*); at most`).FindStringSubmatch(r.Last()); m != nil {
+		if m := regexp.MustCompile(`(?m)^- rebuttal \(≤\d+ tokens a turn\): (.*)$`).FindStringSubmatch(r.Last()); m != nil {
 			lists = append(lists, m[1])
 		}
 	}
 	if len(lists) != 4 {
-		t.Fatalf("opening calls asked for %q", lists)
+		t.Fatalf("round calls asked for %q", lists)
 	}
 	if first, next := strings.Split(lists[0], ", "), strings.Split(lists[3], ", "); len(first) != 4 || len(next) != 3 || slices.ContainsFunc(next, func(m string) bool { return !slices.Contains(first, m) }) {
 		t.Errorf("the failed call asked for %q, the next for %q: want the three members that had not taken their turn", lists[0], lists[3])
@@ -483,7 +489,7 @@ func TestDebateLongLine(t *testing.T) {
 	}
 	var opening string
 	for _, r := range srv.Requests() {
-		if phase, _ := llmtest.Phase(r); phase == "opening_arguments" {
+		if slices.Contains(llmtest.Phases(r), "opening_arguments") {
 			opening = r.Messages[1].Content
 			break
 		}
