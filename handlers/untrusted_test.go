@@ -80,13 +80,14 @@ func askedAs(a *app, config string) {
 }
 
 // checkAskedAs fails t unless the model was asked the way config says: at least one call for the
-// panel (the default), or none (llm.calls: agent) and some of one agent.
+// panel (the default; the call that seats the panel and writes its openings is one, and the only
+// one when the openings agree), or none (llm.calls: agent) and some of one agent.
 func checkAskedAs(t *testing.T, llm *llmtest.Server, config string) {
 	t.Helper()
 	panel, agent := 0, 0
 	for _, r := range llm.Requests() {
 		switch r.ResponseFormat.JSONSchema.Name {
-		case llmtest.PanelSchema:
+		case llmtest.PanelSchema, llmtest.PanelSeatSchema:
 			panel++
 		case llmtest.ModeratorSchema:
 		default:

@@ -10,7 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -143,17 +143,25 @@ func prOpened(t *testing.T, head string) []byte {
 // TestKillDashNineMidDebateResumes kills `debatebot serve` with SIGKILL in the middle of a
 // model-backed debate and starts it again: the debate continues from its last completed phase,
 // no model call of a completed phase is made again, the comments are edited rather than
-// duplicated, and the check run is concluded; whether the model is asked as a panel (a round's
-// phases its one call covered and the checkpoint holds are not asked again) or each agent on its
-// own.
+// duplicated, and the check run is concluded; whether each agent is asked on its own (killed
+// once the rebuttals are checkpointed) or the model is asked as a panel: a deep debate, whose
+// first round's call stops at the responses, killed once that round is checkpointed, while the
+// next call is in flight; neither the call that seated the panel and opened nor the first
+// round's is made again. (The evidence gathering is the checkpoint's first phase.)
 func TestKillDashNineMidDebateResumes(t *testing.T) {
 	bin := buildBinary(t)
-	for _, mode := range callModes {
-		t.Run(mode.name, func(t *testing.T) { killDashNineResumes(t, bin, mode.config) })
+	for _, mode := range []struct {
+		name, config string
+		phases       int
+	}{
+		{"panel", "depth: deep\n", 5},
+		{"agent", "llm:\n  calls: agent\n", 3},
+	} {
+		t.Run(mode.name, func(t *testing.T) { killDashNineResumes(t, bin, mode.config, mode.phases) })
 	}
 }
 
-func killDashNineResumes(t *testing.T, bin, config string) {
+func killDashNineResumes(t *testing.T, bin, config string, phases int) {
 	gh := githubtest.New(t)
 	putExample(t, gh, 7, "abc123")
 	if config != "" {
@@ -167,7 +175,7 @@ func killDashNineResumes(t *testing.T, bin, config string) {
 	if code := p.post("pull_request", "d-1", prOpened(t, "abc123")); code != http.StatusOK && code != http.StatusAccepted {
 		t.Fatalf("delivery answered %d\n%s", code, p.logs.String())
 	}
-	// Kill once the rebuttal phase has been checkpointed.
+	// Kill once phases phases have been checkpointed.
 	st, err := store.Open(context.Background(), "sqlite:"+db)
 	if err != nil {
 		t.Fatal(err)
@@ -176,27 +184,26 @@ func killDashNineResumes(t *testing.T, bin, config string) {
 	var debateID string
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		if ids := checkpointed(st, 3); ids != "" {
+		if ids := checkpointed(st, phases); ids != "" {
 			debateID = ids
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	if debateID == "" {
-		t.Fatalf("no checkpoint after three phases:\n%s", p.logs.String())
+		t.Fatalf("no checkpoint after %d phases:\n%s", phases, p.logs.String())
 	}
 	p.kill()
-	before := phaseCalls(llm)
-	if before["final_arguments"] > 0 {
-		t.Logf("final arguments had been asked for at the kill (%v)", before)
-	}
-	// The phases completed at the kill: opening and rebuttal at least, and with a panel's call
-	// the rest of its round, whose turns it held.
-	done := []string{"opening_arguments", "rebuttal"}
+	before := roundCalls(llm)
+	// The phases completed at the kill, each in its round.
+	var done []string
 	for _, ph := range checkpointOf(t, st, debateID).Timeline {
-		if ph.Status == toulmin.StatusCompleted && !slices.Contains(done, string(ph.Phase)) {
-			done = append(done, string(ph.Phase))
+		if ph.Status == toulmin.StatusCompleted {
+			done = append(done, fmt.Sprintf("%s@%d", ph.Phase, ph.Round))
 		}
+	}
+	if len(done) < phases || before["opening_arguments@1"] == 0 {
+		t.Fatalf("completed at the kill: %q, calls %v: want %d phases, the openings first", done, before, phases)
 	}
 
 	p.logs.Reset()
@@ -213,13 +220,14 @@ func killDashNineResumes(t *testing.T, bin, config string) {
 	if err != nil || d.Decision == "" {
 		t.Fatalf("the debate did not finish after the restart (%v):\n%s", err, p.logs.String())
 	}
-	after := phaseCalls(llm)
+	after := roundCalls(llm)
+	t.Logf("completed at the kill: %q; model calls by phase before the kill %v, after the restart %v", done, before, after)
 	for _, phase := range done {
 		if after[phase] != before[phase] {
 			t.Errorf("%s: %d model calls before the kill, %d after the restart: a completed phase was asked again", phase, before[phase], after[phase])
 		}
 	}
-	if after["synthesis"] == 0 {
+	if phaseCalls(llm)["synthesis"] == 0 {
 		t.Errorf("the resumed debate did not reach synthesis: %v", after)
 	}
 	checkAskedAs(t, llm.Requests(), config)
@@ -241,12 +249,35 @@ func checkpointed(st *store.Store, phases int) string {
 }
 
 // phaseCalls counts the model calls that asked for each phase: a panel's call counts for every
-// phase it covers (a round's three; the final arguments and the synthesis).
+// phase it covers (the seating call's openings; the last round's phases, the final arguments and
+// the synthesis).
 func phaseCalls(llm *llmtest.Server) map[string]int {
 	out := map[string]int{}
 	for _, r := range llm.Requests() {
 		for _, phase := range llmtest.Phases(r) {
 			out[phase]++
+		}
+	}
+	return out
+}
+
+var callRoundRe = regexp.MustCompile(`(?m)^# (?:Phase|This call): .*\(round (\d+)\)$`)
+
+// roundCalls counts the model calls as phaseCalls does, each phase under its round
+// ("rebuttal@2"), read from the call's instruction (an agent's phase, or what a panel's call
+// covers).
+func roundCalls(llm *llmtest.Server) map[string]int {
+	out := map[string]int{}
+	for _, r := range llm.Requests() {
+		round := "?"
+		for i := len(r.Messages) - 1; i >= 0; i-- {
+			if m := callRoundRe.FindStringSubmatch(r.Messages[i].Content); m != nil && r.Messages[i].Role == "user" {
+				round = m[1]
+				break
+			}
+		}
+		for _, phase := range llmtest.Phases(r) {
+			out[phase+"@"+round]++
 		}
 	}
 	return out

@@ -52,8 +52,13 @@ type calls struct {
 	n  map[string]int
 }
 
+// next counts r under its first phase (opening_arguments for the call that seats the panel and
+// opens, rebuttal for a round's call of the panel) and its agent (none for the panel's calls).
 func (c *calls) next(r *llmtest.Request) (phase, who string, n int) {
 	phase, who = llmtest.Phase(r)
+	if phases := llmtest.Phases(r); len(phases) > 0 {
+		phase = phases[0]
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.n == nil {
@@ -66,17 +71,22 @@ func (c *calls) next(r *llmtest.Request) (phase, who string, n int) {
 // A model that hangs: each request has its own timeout (llm.request_timeout) and a request that
 // times out is asked again like a 5xx, so the agent speaks instead of holding the phase until the
 // phase's timeout (minutes) and being left out. One agent's call hangs when each agent is asked
-// on its own; the call of the whole panel when the panel is asked at once (the default), whose
-// first speaker carries the call's notes.
+// on its own; when the panel is asked at once (the default), the call that seats the panel and
+// writes its openings (the moderator's section says so), or the round's call of the whole panel,
+// whose first speaker carries the call's notes.
 func TestDebateModelHangIsRetried(t *testing.T) {
-	for _, mode := range []struct{ name, calls, hangs, note string }{
-		{"agent", "  calls: agent\n", "PS", "Performance Stakeholder: model gpt-4o-mini did not answer within 2s (request 1)"},
-		{"panel", "", "", "Security Stakeholder: model gpt-4o-mini did not answer within 2s (request 1)"},
+	for _, mode := range []struct {
+		name, calls, phase, hangs string
+		notes                     []string
+	}{
+		{"agent", "  calls: agent\n", "opening_arguments", "PS", []string{"Performance Stakeholder: model gpt-4o-mini did not answer within 2s (request 1)"}},
+		{"panel seat", "", "opening_arguments", "", []string{"## Moderator\n\nThe moderator (model gpt-4o-mini) seated 4 perspective(s)", "\n> model gpt-4o-mini did not answer within 2s (request 1)\n"}},
+		{"panel round", "", "rebuttal", "", []string{"Security Stakeholder: model gpt-4o-mini did not answer within 2s (request 1)"}},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
 			var c calls
 			srv := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
-				if phase, who, k := c.next(r); phase == "opening_arguments" && who == mode.hangs && k == 1 {
+				if phase, who, k := c.next(r); phase == mode.phase && who == mode.hangs && k == 1 {
 					return llmtest.Hang()
 				}
 				return llmtest.Valid(n, r)
@@ -89,8 +99,10 @@ func TestDebateModelHangIsRetried(t *testing.T) {
 			if srv.Hung() != 1 {
 				t.Errorf("hung requests = %d, want 1", srv.Hung())
 			}
-			if !strings.Contains(out, mode.note) {
-				t.Errorf("the transcript does not say the request timed out and was asked again:\n%s", out[:min(len(out), 3000)])
+			for _, note := range mode.notes {
+				if !strings.Contains(out, note) {
+					t.Errorf("the transcript lacks %q: it does not say the request timed out and was asked again:\n%s", note, out[:min(len(out), 3000)])
+				}
 			}
 			for _, who := range []string{"SS-1 · Security", "PS-1 · Performance", "AS-1 · Architecture", "MS-1 · Maintainability"} {
 				if strings.Contains(out, "was left out") || !strings.Contains(out, "#### "+who+" Stakeholder") {
@@ -224,13 +236,13 @@ func TestPanelInvalidRebuttalsAreDropped(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, r := range srv.Requests() {
-		if name := r.ResponseFormat.JSONSchema.Name; name != llmtest.PanelSchema && name != llmtest.ModeratorSchema {
+		if name := r.ResponseFormat.JSONSchema.Name; name != llmtest.PanelSchema && name != llmtest.PanelSeatSchema {
 			phase, who := llmtest.Phase(r)
-			t.Errorf("%s was asked alone in %s", who, phase)
+			t.Errorf("%s was asked alone in %s (%s)", who, phase, name)
 		}
 	}
-	if calls := phaseCalls(srv); calls["rebuttal"] != 1 {
-		t.Errorf("calls per phase %v: want one call for the round", calls)
+	if calls := phaseCalls(srv); calls["opening_arguments"] != 1 || calls["rebuttal"] != 1 || len(srv.Requests()) != 2 {
+		t.Errorf("calls per phase %v in %d calls: want the seating call with the openings, and one call for the round", calls, len(srv.Requests()))
 	}
 	for _, title := range []string{"Security", "Performance", "Architecture", "Maintainability"} {
 		for _, want := range []string{
@@ -300,7 +312,8 @@ func TestDebateAllRebuttalsInvalidDoesNotEscalate(t *testing.T) {
 // The record's tokens are what the server billed, for every call: repaired replies, replies that
 // stayed unusable (the agent left out), truncated ones, retried 5xx and 429, and hung requests
 // (not billed, as the server never answered); with a call per agent, and with a call for the
-// panel, whose usage its speakers share and whose unusable turns are asked alone.
+// panel, whose usage its speakers share and whose unusable turns are asked alone (a seating call
+// cut off is billed to the moderator, and the openings get a call of their own).
 func TestDebateRecordCountsEveryBilledToken(t *testing.T) {
 	perAgent := func(c *calls) llmtest.Responder {
 		return func(n int, r *llmtest.Request) llmtest.Response {
@@ -322,8 +335,8 @@ func TestDebateRecordCountsEveryBilledToken(t *testing.T) {
 			return badRebuttals(true)(n, r)
 		}
 	}
-	// A panel's call is answered by phase (its abbreviation is empty); an agent asked alone by
-	// phase and abbreviation.
+	// A panel's call is answered by its first phase (its abbreviation is empty): the seating
+	// call's is the openings; an agent asked alone by phase and abbreviation.
 	panel := func(c *calls) llmtest.Responder {
 		return func(n int, r *llmtest.Request) llmtest.Response {
 			phase, who, k := c.next(r)
@@ -331,12 +344,14 @@ func TestDebateRecordCountsEveryBilledToken(t *testing.T) {
 			case phase == "opening_arguments" && who == "SS":
 				return llmtest.NotJSON() // asked alone, twice: left out after one repair
 			case phase == "opening_arguments" && who == "" && k == 1:
-				return llmtest.Truncated(r) // asked again, shorter
+				return llmtest.Truncated(r) // the seating call: the rules seat, the openings get a call
 			case phase == "opening_arguments" && who == "" && k == 2:
 				return llmtest.ServerError(1)
 			case phase == "rebuttal" && who == "" && k == 1:
+				return llmtest.Truncated(r) // the round's call through the synthesis: asked again, shorter
+			case phase == "rebuttal" && who == "" && k == 2:
 				return llmtest.RateLimited(1)
-			case phase == "final_arguments" && who == "" && k == 1:
+			case phase == "rebuttal" && who == "" && k == 3:
 				return llmtest.Hang()
 			case phase == "synthesis" && who == "CM" && k == 1:
 				return llmtest.Response{Content: `{"arguments": [], "position": {"vote": "maybe"}}`} // asked alone, repaired
@@ -384,12 +399,15 @@ func TestDebateRecordCountsEveryBilledToken(t *testing.T) {
 			}
 			alone := 0
 			for _, r := range srv.Requests() {
-				if name := r.ResponseFormat.JSONSchema.Name; name != llmtest.PanelSchema && name != llmtest.ModeratorSchema {
+				if name := r.ResponseFormat.JSONSchema.Name; name != llmtest.PanelSchema && name != llmtest.PanelSeatSchema && name != llmtest.ModeratorSchema {
 					alone++
 				}
 			}
 			if srv.Hung() != 1 || billed.Calls >= len(srv.Requests()) || alone < mode.alone {
 				t.Errorf("%d hung, %d billed of %d requests, %d of one agent: the faults did not happen", srv.Hung(), billed.Calls, len(srv.Requests()), alone)
+			}
+			if mode.calls == "" && !panelOpens(srv.Requests()) {
+				t.Error("the seating call was cut off, and no call for the panel asked for the openings")
 			}
 		})
 	}
@@ -397,16 +415,16 @@ func TestDebateRecordCountsEveryBilledToken(t *testing.T) {
 
 // A panel's call that fails after a billed reply (one the debate could not use, then 5xx until
 // the retries run out) leaves out the member that asked for it; the next member asks the panel
-// again (one member at a time: llm.concurrency 1) and that call is answered. The record still
-// counts both calls' tokens: each member's share of the failed call is not replaced by its share
-// of the next.
+// again (one member at a time: llm.concurrency 1) and that call is answered. The call is the
+// round's, which the maintainers' synthesis pays a share of too. The record still counts both
+// calls' tokens: each member's share of the failed call is not replaced by its share of the next.
 func TestDebateRecordCountsAFailedPanelCall(t *testing.T) {
 	var c calls
 	srv := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
 		switch phase, who, k := c.next(r); {
-		case phase == "opening_arguments" && who == "" && k == 1:
+		case phase == "rebuttal" && who == "" && k == 1:
 			return llmtest.NotJSON() // billed, and asked again
-		case phase == "opening_arguments" && who == "" && (k == 2 || k == 3):
+		case phase == "rebuttal" && who == "" && (k == 2 || k == 3):
 			return llmtest.ServerError(1) // the request and its one retry: the call fails
 		}
 		return llmtest.Valid(n, r)
@@ -420,23 +438,23 @@ func TestDebateRecordCountsAFailedPanelCall(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rec); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if calls := phaseCalls(srv); calls["opening_arguments"] != 4 {
-		t.Fatalf("%d opening calls, want the failed call's three requests and the next call: the fault did not happen", calls["opening_arguments"])
+	if calls := phaseCalls(srv); calls["rebuttal"] != 4 || calls["synthesis"] != 4 {
+		t.Fatalf("calls per phase %v, want the failed call's three requests and the next call, each through the synthesis: the fault did not happen", calls)
 	}
 	billed, got := srv.Billed(), rec.Decision.Tokens
 	if got.Prompt != billed.Prompt || got.Completion != billed.Completion || got.CachedPrompt != billed.CachedPrompt {
 		t.Errorf("record tokens %+v, server billed %+v", got, billed)
 	}
 	// The member that asked for the failed call took its turn (left out); the next call asks for
-	// the three others, and bills them.
+	// the rebuttals of the three others, and bills them.
 	var lists []string
 	for _, r := range srv.Requests() {
-		if m := regexp.MustCompile(`(?m)^- opening_arguments: (.*); at most`).FindStringSubmatch(r.Last()); m != nil {
+		if m := regexp.MustCompile(`(?m)^- rebuttal \(≤\d+ tokens a turn\): (.*)$`).FindStringSubmatch(r.Last()); m != nil {
 			lists = append(lists, m[1])
 		}
 	}
 	if len(lists) != 4 {
-		t.Fatalf("opening calls asked for %q", lists)
+		t.Fatalf("round calls asked for %q", lists)
 	}
 	if first, next := strings.Split(lists[0], ", "), strings.Split(lists[3], ", "); len(first) != 4 || len(next) != 3 || slices.ContainsFunc(next, func(m string) bool { return !slices.Contains(first, m) }) {
 		t.Errorf("the failed call asked for %q, the next for %q: want the three members that had not taken their turn", lists[0], lists[3])
@@ -471,7 +489,7 @@ func TestDebateLongLine(t *testing.T) {
 	}
 	var opening string
 	for _, r := range srv.Requests() {
-		if phase, _ := llmtest.Phase(r); phase == "opening_arguments" {
+		if slices.Contains(llmtest.Phases(r), "opening_arguments") {
 			opening = r.Messages[1].Content
 			break
 		}

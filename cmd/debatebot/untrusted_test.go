@@ -54,13 +54,14 @@ var callModes = []struct{ name, config string }{
 }
 
 // checkAskedAs fails t unless the requests asked the model the way config says: at least one
-// call for the panel (the default), or none (llm.calls: agent) and some of one agent.
+// call for the panel (the default; the call that seats the panel and writes its openings is one,
+// and the only one when the openings agree), or none (llm.calls: agent) and some of one agent.
 func checkAskedAs(t *testing.T, reqs []*llmtest.Request, config string) {
 	t.Helper()
 	panel, agent := 0, 0
 	for _, r := range reqs {
 		switch r.ResponseFormat.JSONSchema.Name {
-		case llmtest.PanelSchema:
+		case llmtest.PanelSchema, llmtest.PanelSeatSchema:
 			panel++
 		case llmtest.ModeratorSchema:
 		default:

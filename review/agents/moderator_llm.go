@@ -69,7 +69,7 @@ func (m *llmModerator) Seat(ctx context.Context, req *toulmin.SeatRequest) (*tou
 	}
 	res := m.a.client.Call(ctx, m.params(change, req))
 	if res.Err != nil {
-		return m.fallBack(fallback, res.Usage, res.Err.Error()), nil
+		return m.fallBack(fallback, &res, res.Err.Error()), nil
 	}
 	var r moderatorReply
 	s := strings.TrimSpace(res.Content)
@@ -77,31 +77,34 @@ func (m *llmModerator) Seat(ctx context.Context, req *toulmin.SeatRequest) (*tou
 		s = s[i : j+1]
 	}
 	if err := json.Unmarshal([]byte(s), &r); err != nil {
-		return m.fallBack(fallback, res.Usage, "the reply is not valid JSON for the schema: "+err.Error()), nil
+		return m.fallBack(fallback, &res, "the reply is not valid JSON for the schema: "+err.Error()), nil
 	}
-	panel, why := m.choose(req, r, res.Usage)
+	panel, why := m.choose(req, r, &res)
 	if panel == nil {
-		return m.fallBack(fallback, res.Usage, why), nil
+		return m.fallBack(fallback, &res, why), nil
 	}
 	return panel, nil
 }
 
-// fallBack is the rules' choice when the model's could not be used, with what the call cost.
-func (m *llmModerator) fallBack(rules *toulmin.Panel, spent voting.Usage, why string) *toulmin.Panel {
-	rules.Usage = spent
+// fallBack is the rules' choice when the model's could not be used, with what the call cost and
+// what happened to it (a request that timed out and was asked again).
+func (m *llmModerator) fallBack(rules *toulmin.Panel, res *llm.Completion, why string) *toulmin.Panel {
+	rules.Usage = res.Usage
+	rules.Notes = append(rules.Notes, res.Notes...)
 	rules.Notes = append(rules.Notes, "the model's choice could not be used ("+scan.Clip(why, 200)+"); the rules chose")
 	return rules
 }
 
-// choose holds the model's choice to the catalog and the bounds and completes it by the rules;
-// nil and why when it seated nobody of the catalog.
-func (m *llmModerator) choose(req *toulmin.SeatRequest, r moderatorReply, spent voting.Usage) (*toulmin.Panel, string) {
+// choose holds the model's choice to the catalog and the bounds and completes it by the rules,
+// with what the call that made it cost and its notes; nil and why when it seated nobody of the
+// catalog.
+func (m *llmModerator) choose(req *toulmin.SeatRequest, r moderatorReply, res *llm.Completion) (*toulmin.Panel, string) {
 	ranked := m.rules.rank(req)
 	byName := map[string]*candidate{}
 	for _, c := range ranked {
 		byName[c.p.Name] = c
 	}
-	panel := &toulmin.Panel{Method: "model " + m.a.client.Model, Usage: spent}
+	panel := &toulmin.Panel{Method: "model " + m.a.client.Model, Usage: res.Usage, Notes: slices.Clone(res.Notes)}
 	var seated []*candidate
 	for _, st := range r.Seated {
 		c, ok := byName[strings.TrimSpace(st.Name)]

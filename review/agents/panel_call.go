@@ -18,9 +18,10 @@ import (
 // panelVoice makes one model call per phase for every model-backed member of the panel that
 // shares its model, instead of one call per member: the call carries the shared prefix once
 // and the model writes every member's turn. A round's rebuttals, clarifications and responses
-// are one call, and so are the final arguments with the synthesis that follows them: the
-// turns of the later phases are held until the engine asks for them. A debate of the standard
-// protocol thus makes three calls after the moderator's instead of one per member and phase.
+// are one call, and the last round's carries the final arguments and the synthesis too: the
+// turns of the later phases are held until the engine asks for them. The moderator's call
+// seats the panel and writes the openings (panel_seat.go), so that a debate of the standard
+// protocol makes two calls instead of one per member and phase.
 //
 // Nothing is lost when the reply falls short: a member the reply has no usable turn for is asked
 // alone, as in a debate of one call per member.
@@ -209,7 +210,7 @@ func (v *panelVoice) call(ctx context.Context, key stageKey, req *toulmin.Reques
 func (v *panelVoice) speak(ctx context.Context, key stageKey, req *toulmin.Request) error {
 	phases := stage(req)
 	speakers := v.speakers(key, req, phases[0])
-	payers := v.payers(key, req, phases, speakers)
+	payers := v.payers(key, speakers)
 	msgs, limit, err := v.messages(ctx, req, phases, speakers)
 	if err != nil {
 		return err
@@ -273,22 +274,15 @@ type payer struct {
 	agent string
 }
 
-// payers are who share a call's cost: the speakers of its first phase, and the takers of a later
-// phase that others take (the maintainers of a synthesis after the final arguments).
-func (v *panelVoice) payers(key stageKey, req *toulmin.Request, phases []toulmin.PhaseSpec, speakers []*LLMAgent) []payer {
-	var out []payer
+// payers are who share a call's cost: the speakers of its first phase, who claim their shares
+// with their turns in the phase the engine is running. A member that speaks only in a later
+// phase of the call (a maintainer's synthesis after the round) pays nothing of it: its share
+// would wait for a phase the debate may never reach in this process (SIGTERM in the middle of
+// the round), and the record would lose tokens the server billed.
+func (v *panelVoice) payers(key stageKey, speakers []*LLMAgent) []payer {
+	out := make([]payer, 0, len(speakers))
 	for _, m := range speakers {
 		out = append(out, payer{key, m.p.Name})
-	}
-	for _, ph := range phases[1:] {
-		if ph.Takers == phases[0].Takers {
-			continue
-		}
-		for _, p := range req.Participants {
-			if v.members[p.Name] != nil && takes(ph.Takers, p.Role) {
-				out = append(out, payer{stageKey{key.debate, ph.Kind, key.round}, p.Name})
-			}
-		}
 	}
 	return out
 }

@@ -82,8 +82,12 @@ func TestPanelDebateIsOneCallPerStage(t *testing.T) {
 	if sum.Prompt != billed.Prompt || sum.Calls != 2 {
 		t.Errorf("usage by agent sums to %d prompt tokens in %d calls, want %d in 2", sum.Prompt, sum.Calls, billed.Prompt)
 	}
-	if tr.UsageByAgent["security"].Prompt == 0 || tr.UsageByAgent["core_maintainer"].Prompt == 0 {
-		t.Errorf("the calls' cost is not shared among the members they spoke for: %+v", tr.UsageByAgent)
+	// The round's call is shared by the members of its first phase, who claim their shares with
+	// their rebuttals: a share left for the synthesis would be lost if the debate stopped before.
+	for _, who := range []string{"security", "performance", "architecture", "maintainability"} {
+		if tr.UsageByAgent[who].Prompt == 0 {
+			t.Errorf("the calls' cost is not shared among the members they spoke for: %+v", tr.UsageByAgent)
+		}
 	}
 }
 

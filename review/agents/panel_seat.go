@@ -61,7 +61,7 @@ func (m *llmModerator) seatAndOpen(ctx context.Context, req *toulmin.SeatRequest
 	limit := DefaultModeratorTokens + req.Opening.TokenLimit*req.Max
 	res := v.client.Structured(ctx, append(msgs, openai.UserMessage(task)), limit, req.Subject.DebateID, seatSchemaName, seatSchema)
 	if res.Err != nil {
-		return m.fallBack(rules, res.Usage, res.Err.Error())
+		return m.fallBack(rules, &res, res.Err.Error())
 	}
 	s, err := llm.OutermostObject(res.Content)
 	var r seatReply
@@ -69,11 +69,13 @@ func (m *llmModerator) seatAndOpen(ctx context.Context, req *toulmin.SeatRequest
 		err = json.Unmarshal([]byte(s), &r)
 	}
 	if err != nil {
-		return m.fallBack(rules, res.Usage, "the reply is not valid JSON for the schema: "+err.Error())
+		return m.fallBack(rules, &res, "the reply is not valid JSON for the schema: "+err.Error())
 	}
-	panel, why := m.choose(req, r.moderatorReply, res.Usage)
+	panel, why := m.choose(req, r.moderatorReply, &res)
 	if panel == nil {
-		panel = m.fallBack(rules, res.Usage, why)
+		// Nobody of the catalog seated: the reply's openings, if any, speak for a panel the model
+		// did not choose; the rules' panel opens in a call of its own.
+		return m.fallBack(rules, &res, why)
 	}
 	key := stageKey{req.Subject.DebateID, req.Opening.Kind, 1}
 	v.mu.Lock()
