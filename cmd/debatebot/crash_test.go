@@ -143,6 +143,7 @@ func prOpened(t *testing.T, head string) []byte {
 // no model call of a completed phase is made again, the comments are edited rather than
 // duplicated, and the check run is concluded.
 func TestKillDashNineMidDebateResumes(t *testing.T) {
+	t.Parallel() // a process of its own: waits on it overlap another test's
 	bin := buildBinary(t)
 	gh := githubtest.New(t)
 	putExample(t, gh, 7, "abc123")
@@ -232,6 +233,7 @@ func phaseCalls(llm *llmtest.Server) map[string]int {
 // acknowledged are redelivered, as GitHub's redelivery would. Every acknowledged delivery must
 // end as one debate or one dedupe, and no pull request gets a comment twice.
 func TestBurstWithKillAndRestart(t *testing.T) {
+	t.Parallel() // a process of its own: waits on it overlap another test's
 	bin := buildBinary(t)
 	gh := githubtest.New(t)
 	diff, err := os.ReadFile(example)

@@ -20,6 +20,7 @@ import (
 // debate: the running debate stops at its next heartbeat all the same, and a debate still queued
 // is stopped before it asks the model anything.
 func TestHumanReviewAcrossReplicas(t *testing.T) {
+	t.Parallel() // a process of its own: waits on it overlap another test's
 	bin := buildBinary(t)
 	gh := githubtest.New(t)
 	for _, n := range []int{7, 8, 9} {
@@ -144,6 +145,7 @@ func TestHumanReviewAcrossReplicas(t *testing.T) {
 // takes the job over: the job is resumed already stopped, from its checkpoint, so what was said
 // before the crash is kept and published, not replaced by an empty debate.
 func TestHumanReviewAfterCrashKeepsWhatWasSaid(t *testing.T) {
+	t.Parallel() // a process of its own: waits on it overlap another test's
 	bin := buildBinary(t)
 	gh := githubtest.New(t)
 	putExample(t, gh, 7, "abc123")

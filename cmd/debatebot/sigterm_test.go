@@ -23,6 +23,7 @@ import (
 // restart the debate resumes, asks the rebuttals again, and decides on the votes rather than
 // escalating for a failed phase; the comments are edited, not duplicated.
 func TestSIGTERMMidPhaseRunsThePhaseAgain(t *testing.T) {
+	t.Parallel() // a process of its own: waits on it overlap another test's
 	bin := buildBinary(t)
 	gh := githubtest.New(t)
 	putExample(t, gh, 7, "abc123")
