@@ -24,7 +24,7 @@ import (
 
 	"github.com/debatebot/debatebot/review/publish"
 	"github.com/debatebot/debatebot/review/pull"
-	"github.com/debatebot/debatebot/store"
+	"github.com/debatebot/debatebot/store/storetest"
 
 	"github.com/rs/zerolog"
 
@@ -72,41 +72,6 @@ func testKey(t testing.TB) string {
 	return k
 }
 
-// migratedDB is a SQLite database with the store's whole schema, made once per test run: each
-// test's App starts from a copy of it, as a restarted server finds its database, instead of
-// running every migration again (a tenth of the package's CPU under the race detector). The
-// migrations themselves are the store's tests' business.
-var migratedDB = sync.OnceValues(func() ([]byte, error) {
-	dir, err := os.MkdirTemp("", "debatebot-handlers-db-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "debatebot.db")
-	st, err := store.Open(context.Background(), "sqlite:"+path)
-	if err != nil {
-		return nil, fmt.Errorf("a migrated database: %w", err)
-	}
-	if err := st.Close(); err != nil { // the last connection checkpoints the WAL into the file
-		return nil, fmt.Errorf("a migrated database: %w", err)
-	}
-	return os.ReadFile(path)
-})
-
-// migratedCopy writes a copy of migratedDB in the test's temporary directory and returns its path.
-func migratedCopy(t testing.TB) string {
-	t.Helper()
-	db, err := migratedDB()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "debatebot.db")
-	if err := os.WriteFile(path, db, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // newApp starts the whole App against a fake GitHub that holds the example pull request acme/shop#7.
 func newApp(t testing.TB) *app { return newAppWith(t, nil) }
 
@@ -126,7 +91,7 @@ func newAppClocked(t testing.TB, edit func(*config.Server), qo func(*QueueOption
 	gh.PRs["acme/shop#7"] = &githubtest.PR{Title: "Add admin user export", BaseRef: "main", HeadRef: "export", HeadSHA: "abc123", Diff: string(diff)}
 	gh.Permissions["acme/shop:alice"] = "write"
 	gh.Permissions["acme/shop:mallory"] = "read"
-	cfg := &config.Server{Workers: 2, DatabaseURL: "sqlite:" + migratedCopy(t)}
+	cfg := &config.Server{Workers: 2, DatabaseURL: "sqlite:" + storetest.SQLite(t)}
 	cfg.GitHub.WebURL = gh.URL
 	cfg.GitHub.V3APIURL = gh.URL + "/"
 	cfg.GitHub.V4APIURL = gh.URL + "/graphql"
