@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debatebot/debatebot/review/githubtest"
 	"github.com/debatebot/debatebot/review/pull"
 	"github.com/debatebot/debatebot/store"
 )
@@ -19,7 +20,9 @@ import (
 func TestJobFailedForGoodIsAnsweredOnce(t *testing.T) {
 	a := newAppClocked(t, nil, func(o *QueueOptions) { o.MaxAttempts = 2 }, false)
 	// GitHub refuses the inline review each time: the debate is decided, its publication fails.
-	a.gh.Fail("POST", "/repos/acme/shop/pulls/7/reviews", http.StatusForbidden, 1000)
+	a.gh.Deny(func(c githubtest.Call) bool {
+		return c.Method == http.MethodPost && c.Path == "/repos/acme/shop/pulls/7/reviews"
+	})
 	body := fixture(t, "pull_request.opened.json", nil)
 	if code := a.post("pull_request", "d-1", body, secret); code != http.StatusOK && code != http.StatusAccepted {
 		t.Fatalf("delivery answered %d", code)

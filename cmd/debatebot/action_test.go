@@ -170,6 +170,7 @@ func bodies(t *testing.T, gh *githubtest.Server) map[string][]string {
 // the transcript and the decision by marker, the check run concluded with its annotations. A
 // synchronize payload then edits the same two comments. The token is nowhere.
 func TestActionDebatesPullRequestFromCheckout(t *testing.T) {
+	t.Parallel() // a process of its own: waits on it overlap another test's
 	bin := buildBinary(t)
 	gh, dir := actionRepo(t)
 	pr := gh.PRs["acme/shop#7"]
@@ -268,6 +269,7 @@ func TestActionDebatesPullRequestFromCheckout(t *testing.T) {
 // "Resource not accessible by integration". The action does not fail for it, nor try again: the
 // comments are published, and a notice says why the check run is missing.
 func TestActionWithoutChecksPermissionStillComments(t *testing.T) {
+	t.Parallel() // a process of its own: waits on it overlap another test's
 	bin := buildBinary(t)
 	gh, dir := actionRepo(t)
 	gh.Deny(func(c githubtest.Call) bool { return strings.HasPrefix(c.Operation, "checks/") })
@@ -295,6 +297,7 @@ func TestActionWithoutChecksPermissionStillComments(t *testing.T) {
 // A read-only token (a fork's pull_request event) can publish nothing: the debate is in the job
 // summary, a warning says so, and the run does not fail.
 func TestActionReadOnlyTokenWritesTheJobSummary(t *testing.T) {
+	t.Parallel() // a process of its own: waits on it overlap another test's
 	bin := buildBinary(t)
 	gh, dir := actionRepo(t)
 	gh.Deny(func(c githubtest.Call) bool { return c.Method != "GET" })
@@ -318,6 +321,7 @@ func TestActionReadOnlyTokenWritesTheJobSummary(t *testing.T) {
 // the API as the App reads it, and the changed packages' directories through the contents API,
 // which the transcript says.
 func TestActionShallowCheckoutFallsBackToTheAPI(t *testing.T) {
+	t.Parallel() // a process of its own: waits on it overlap another test's
 	bin := buildBinary(t)
 	gh, dir := actionRepo(t)
 	gh.AddGitRepo("acme/shop", dir)
@@ -498,6 +502,7 @@ func TestActionFailsWhenGitHubKeepsFailing(t *testing.T) {
 // debated head (from the checkout, with both heads' whole trees), with the earlier required
 // changes carried forward, resolved where the push changed their line.
 func TestActionDebatesOnlyWhatAPushChanged(t *testing.T) {
+	t.Parallel() // a process of its own: waits on it overlap another test's
 	bin := buildBinary(t)
 	gh, dir := actionRepo(t)
 	pr := gh.PRs["acme/shop#7"]
@@ -557,6 +562,7 @@ func TestActionDebatesOnlyWhatAPushChanged(t *testing.T) {
 // comparison and, as the App reads it (Runner.since), the ignored paths are left out before the
 // rest is read: an ignored file's content is never fetched.
 func TestActionPushReadFromGitHubLeavesIgnoredFilesUnread(t *testing.T) {
+	t.Parallel() // a process of its own: waits on it overlap another test's
 	bin := buildBinary(t)
 	gh, dir := actionRepo(t)
 	pr := gh.PRs["acme/shop#7"]

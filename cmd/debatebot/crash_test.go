@@ -67,12 +67,13 @@ var built struct {
 
 // buildBinary returns the debatebot binary, built on the first call into the directory TestMain
 // made (binDir) and shared by every test after it: each test still runs a process of its own. It
-// is built without the race detector, as it ships: the race detector checks the test process.
+// is built as the image builds it (Dockerfile: no symbol table or debug information, which also
+// links faster) and without the race detector: the race detector checks the test process.
 func buildBinary(t testing.TB) string {
 	t.Helper()
 	built.once.Do(func() {
 		bin := filepath.Join(binDir, "debatebot")
-		out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+		out, err := exec.Command("go", "build", "-ldflags=-s -w", "-o", bin, ".").CombinedOutput()
 		if err != nil {
 			built.err = fmt.Errorf("go build: %w\n%s", err, out)
 			return
@@ -149,6 +150,7 @@ func prOpened(t *testing.T, head string) []byte {
 // next call is in flight; neither the call that seated the panel and opened nor the first
 // round's is made again. (The evidence gathering is the checkpoint's first phase.)
 func TestKillDashNineMidDebateResumes(t *testing.T) {
+	t.Parallel() // a process of its own: waits on it overlap another test's
 	bin := buildBinary(t)
 	for _, mode := range []struct {
 		name, config string
@@ -288,6 +290,7 @@ func roundCalls(llm *llmtest.Server) map[string]int {
 // acknowledged are redelivered, as GitHub's redelivery would. Every acknowledged delivery must
 // end as one debate or one dedupe, and no pull request gets a comment twice.
 func TestBurstWithKillAndRestart(t *testing.T) {
+	t.Parallel() // a process of its own: waits on it overlap another test's
 	bin := buildBinary(t)
 	gh := githubtest.New(t)
 	diff, err := os.ReadFile(example)

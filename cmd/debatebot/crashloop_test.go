@@ -27,6 +27,7 @@ const maxAttempts = 5
 // killed processes left are removed at start, while a live replica's workspace on the same
 // machine is left alone.
 func TestJobThatKillsItsWorkerEndsFailedAndAnswered(t *testing.T) {
+	t.Parallel() // a process of its own: waits on it overlap another test's
 	githubtest.RequireGitHTTPBackend(t)
 	bin := buildBinary(t)
 	gh := githubtest.New(t)

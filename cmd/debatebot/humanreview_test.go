@@ -20,6 +20,7 @@ import (
 // debate: the running debate stops at its next heartbeat all the same, and a debate still queued
 // is stopped before it asks the model anything.
 func TestHumanReviewAcrossReplicas(t *testing.T) {
+	t.Parallel() // a process of its own: waits on it overlap another test's
 	bin := buildBinary(t)
 	gh := githubtest.New(t)
 	for _, n := range []int{7, 8, 9} {
@@ -145,6 +146,7 @@ func TestHumanReviewAcrossReplicas(t *testing.T) {
 // before the crash is kept and published, not replaced by an empty debate. The replica dies once
 // the openings are checkpointed (after the evidence), while the panel's round is asked.
 func TestHumanReviewAfterCrashKeepsWhatWasSaid(t *testing.T) {
+	t.Parallel() // a process of its own: waits on it overlap another test's
 	bin := buildBinary(t)
 	gh := githubtest.New(t)
 	putExample(t, gh, 7, "abc123")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/debatebot/debatebot/review/llmtest"
 	"github.com/debatebot/debatebot/store"
+	"github.com/debatebot/debatebot/store/storetest"
 )
 
 const example = "../../examples/admin-export.diff"
@@ -22,12 +23,13 @@ func runCmd(t *testing.T, stdin string, env map[string]string, args ...string) (
 	t.Helper()
 	var out, errOut bytes.Buffer
 	if _, ok := env["DEBATEBOT_DATABASE_URL"]; !ok {
-		// Local debates are kept in a store: each test its own, never the package directory's.
+		// Local debates are kept in a store: each test its own, never the package directory's
+		// (a copy of one migrated once, which spares each test the migrations).
 		env = maps.Clone(env)
 		if env == nil {
 			env = map[string]string{}
 		}
-		env["DEBATEBOT_DATABASE_URL"] = "sqlite:" + filepath.Join(t.TempDir(), "local.db")
+		env["DEBATEBOT_DATABASE_URL"] = "sqlite:" + storetest.SQLite(t)
 	}
 	code := run(context.Background(), args, strings.NewReader(stdin), &out, &errOut, func(k string) string { return env[k] })
 	return code, out.String(), errOut.String()

@@ -29,6 +29,7 @@ const deepJSNote = "web/deep.js: not compared: nesting deeper than 1000"
 // normal one together: it stays up throughout, both are reviewed and published, and the
 // hostile one's transcript names the file as not compared.
 func TestServeSurvivesDeeplyNestedJavaScript(t *testing.T) {
+	t.Parallel() // a process of its own: waits on it overlap another test's
 	bin := buildBinary(t)
 	gh := githubtest.New(t)
 	gh.PRs["acme/shop#7"] = &githubtest.PR{Title: "Add a table", BaseRef: "main", HeadRef: "deep", HeadSHA: "dee9000", Diff: deepJSDiff()}

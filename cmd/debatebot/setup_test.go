@@ -30,6 +30,7 @@ var (
 // browser back; serve stores the credentials and goes on serving with them: a webhook signed
 // with the new App's secret is taken, one signed otherwise is not, and a restart needs no setup.
 func TestServeRegistersTheAppByTheManifestFlow(t *testing.T) {
+	t.Parallel() // a process of its own: waits on it overlap another test's
 	bin := buildBinary(t)
 	gh := githubtest.New(t)
 	file := filepath.Join(t.TempDir(), "data", "github-app.yml")

@@ -24,6 +24,7 @@ import (
 // with Retry-After (GitHub's delivery log shows a failure someone can redeliver) rather than a
 // refused connection, and it is not stored; once the debate is done the process exits 0.
 func TestDeliveryDuringDrainIs503(t *testing.T) {
+	t.Parallel() // a process of its own: waits on it overlap another test's
 	bin := buildBinary(t)
 	gh := githubtest.New(t)
 	putExample(t, gh, 7, "abc123")

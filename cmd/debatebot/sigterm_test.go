@@ -29,6 +29,7 @@ import (
 // a panel's round (its clarification), the turns its call held are lost with the process: the
 // restart asks the panel again from the clarification on.
 func TestSIGTERMMidPhaseRunsThePhaseAgain(t *testing.T) {
+	t.Parallel() // a process of its own: waits on it overlap another test's
 	bin := buildBinary(t)
 	for _, mode := range callModes {
 		t.Run(mode.name, func(t *testing.T) { sigtermRunsThePhaseAgain(t, bin, mode.config, toulmin.PhaseRebuttal) })

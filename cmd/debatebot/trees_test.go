@@ -18,6 +18,7 @@ import (
 // and check run. The same commits debated again are not fetched again. No token the fake issued
 // appears in the logs, the comments or the check runs.
 func TestServeDebatesWholeTreesFetchedOverGit(t *testing.T) {
+	t.Parallel() // a process of its own: waits on it overlap another test's
 	githubtest.RequireGitHTTPBackend(t)
 	bin := buildBinary(t)
 	gh := githubtest.New(t)

@@ -111,11 +111,18 @@ type Server struct {
 	tokens         map[string][]int // by role and content
 }
 
+// encoding is o200k_base, built once per test process and shared by every server (it is safe for
+// concurrent use): building it takes a good part of a second under the race detector, and a
+// package's tests start a server each.
+var encoding = sync.OnceValues(func() (*tiktoken.Tiktoken, error) {
+	tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader())
+	return tiktoken.GetEncoding(tiktoken.MODEL_O200K_BASE)
+})
+
 // New starts a server that answers with respond (Valid when nil) and stops with the test.
 func New(t testing.TB, respond Responder) *Server {
 	t.Helper()
-	tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader())
-	enc, err := tiktoken.GetEncoding(tiktoken.MODEL_O200K_BASE)
+	enc, err := encoding()
 	if err != nil {
 		t.Fatalf("llmtest: %v", err)
 	}
