@@ -98,7 +98,21 @@ func TestReplaceInsideTreeKept(t *testing.T) {
 // A go.mod the change breaks hides the package: the finding is at the line the go command
 // complains of, and it names no host path.
 func TestBrokenGoModIsABlindingFinding(t *testing.T) {
-	root := t.TempDir()
+	t.Run("temporary directory elsewhere", func(t *testing.T) { brokenGoModIsABlindingFinding(t, t.TempDir()) })
+	// serve points TMPDIR into its workspace, beside the trees: the go command then names the
+	// analysis copy of go.mod by a relative path, which must not be reported either.
+	t.Run("temporary directory beside the tree", func(t *testing.T) {
+		root := t.TempDir()
+		tmp := filepath.Join(root, "tmp")
+		if err := os.MkdirAll(tmp, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("TMPDIR", tmp)
+		brokenGoModIsABlindingFinding(t, root)
+	})
+}
+
+func brokenGoModIsABlindingFinding(t *testing.T, root string) {
 	base := shopTree(t, filepath.Join(root, "base"), "module example.com/shop\n\ngo 1.22\n")
 	head := shopTree(t, filepath.Join(root, "head"), "module example.com/shop\n\ngo 1.22\n\nnonsense here\n")
 	res, err := Run(context.Background(), Options{BaseDir: base, HeadDir: head, Files: []string{"api/user.go"}})

@@ -365,7 +365,13 @@ func (t *treeRun) analyzeModule(mod string, idx int, patterns []string, tests bo
 func (t *treeRun) prepare(mod string, idx int, patterns []string, tests bool) (*packages.Config, *resolution, error) {
 	rep := t.rep
 	scratch := filepath.Join(t.scratch, strconv.Itoa(idx))
-	t.scrub.Add(scratch, strings.TrimSuffix(path.Dir(relSlash(t.root, filepath.Join(mod, "go.mod"))), "."))
+	to := strings.TrimSuffix(path.Dir(relSlash(t.root, filepath.Join(mod, "go.mod"))), ".")
+	t.scrub.Add(scratch, to)
+	// The go command names the copy relative to the module's directory, where it runs, when
+	// that is shorter ("../../debatebot-gomod-1/0/go.mod" under a TMPDIR beside the tree).
+	if rel, err := filepath.Rel(mod, scratch); err == nil {
+		t.scrub.Add(rel, to)
+	}
 	goMod, readErr := os.ReadFile(filepath.Join(mod, "go.mod"))
 	var mc *modCopy
 	var err error
