@@ -57,3 +57,36 @@ func TestLLMDebateBudgetEndsRoundsEarly(t *testing.T) {
 		t.Errorf("the summary does not say the budget ended the debate:\n%s", s)
 	}
 }
+
+// With one call per phase for the panel, a budget the openings' call spends skips the round's
+// call: the synthesis is asked alone, in one call for both maintainers.
+func TestPanelBudgetEndsRoundsEarly(t *testing.T) {
+	srv := llmtest.New(t, nil)
+	panel, err := agents.LLMPanel(agents.DefaultPerspectives(), llm.Options{APIKey: "test-key", BaseURL: srv.BaseURL(), Model: "gpt-4o-mini"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := toulmin.Standard()
+	p.MaxCostUSD = 0.0003
+	c := reviewtest.ReadChange(t, filepath.Join("..", "..", "examples", "admin-export.diff"))
+	tr, err := (&review.Debate{Change: c, Protocol: p, Agents: panel}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []string
+	for _, r := range srv.Requests() {
+		calls = append(calls, strings.Join(llmtest.Phases(r), "+"))
+	}
+	if strings.Join(calls, " ") != "opening_arguments synthesis" {
+		t.Errorf("calls %v, want the openings' and the synthesis' only", calls)
+	}
+	if tr.BudgetStop == nil || tr.BudgetStop.After != toulmin.PhaseOpening {
+		t.Fatalf("budget stop %+v, want one after the openings", tr.BudgetStop)
+	}
+	if got := len(tr.ArgumentsIn(toulmin.PhaseSynthesis)); got != 2 {
+		t.Errorf("%d synthesis arguments, want both maintainers'", got)
+	}
+	if b := srv.Billed(); tr.Record.Tokens.Prompt != b.Prompt {
+		t.Errorf("record counts %d prompt tokens, the fake billed %d", tr.Record.Tokens.Prompt, b.Prompt)
+	}
+}
