@@ -3,7 +3,6 @@ package handlers
 import (
 	"encoding/json"
 	"net/http"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -50,26 +49,6 @@ func agreeing(say, vote string) llmtest.Responder {
 			turn.Fields["position"] = map[string]any{"vote": vote, "confidence": 0.95, "reason": "the change is fine. " + say, "priorities": []any{}, "trade_offs": []any{}}
 		})
 	}
-}
-
-var voteRe = regexp.MustCompile(`\bvote: (\w+)`)
-
-// allApprove reports whether the decision record in body holds votes and every one is approve.
-func allApprove(body string) bool {
-	votes := voteRe.FindAllStringSubmatch(body, -1)
-	for _, v := range votes {
-		if v[1] != "approve" {
-			return false
-		}
-	}
-	return len(votes) > 0
-}
-
-// callModes are the two ways of asking the model, as the llm section of debatebot.yml says them:
-// one call for the panel per phase (the default), and one call per agent and phase.
-var callModes = []struct{ name, config string }{
-	{"panel", ""},
-	{"agent", "llm:\n  calls: agent\n"},
 }
 
 // askedAs configures a's repository to ask the model the way config says (nothing: the default).
@@ -150,7 +129,7 @@ func TestInjectionIsEscalatedNotApproved(t *testing.T) {
 				if !strings.Contains(tr[0].Body, "**Escalated to a human:** the change contains text addressed to the reviewer") || !strings.Contains(dec[0].Body, c.quote) {
 					t.Errorf("the comments do not quote the text addressed to the reviewer (%q)", c.quote)
 				}
-				if agents == "model" && !allApprove(dec[0].Body) {
+				if agents == "model" && !reviewtest.AllApprove(dec[0].Body) {
 					t.Errorf("the model agents did not vote approve, so the test proves nothing:\n%s", dec[0].Body)
 				}
 				if runs := a.gh.Checks("acme/shop"); len(runs) != 1 || runs[0].Conclusion != "action_required" || !strings.Contains(runs[0].Summary, "escalated: the change contains text addressed to the reviewer") {
@@ -172,19 +151,19 @@ func TestInjectionIsEscalatedNotApproved(t *testing.T) {
 // above comes from the injection, not from the harness; whether they are asked as a panel or
 // each on its own.
 func TestCleanChangeWithAgreeingModelsIsApproved(t *testing.T) {
-	for _, mode := range callModes {
-		t.Run(mode.name, func(t *testing.T) {
+	for _, mode := range llmtest.CallModes {
+		t.Run(mode.Name, func(t *testing.T) {
 			llm := llmtest.New(t, agreeing("", "approve"))
 			a := newAppWith(t, func(cfg *config.Server) { cfg.OpenAIKey, cfg.OpenAIBaseURL = "sk-test", llm.BaseURL() })
 			injectedPR(a, "Document how to stop the server", "Small docs fix.", docsDiff)
-			askedAs(a, mode.config)
+			askedAs(a, mode.Config)
 			a.post("pull_request", "d-clean", fixture(t, "pull_request.opened.json", nil), secret)
 			a.srv.Queue.Wait()
 			dec := a.comments(render.DecisionMarker)
 			if len(dec) != 1 || !strings.Contains(dec[0].Body, "decision: approve\n") || strings.Contains(dec[0].Body, "prompt_injection") {
 				t.Fatalf("decision = %+v", dec)
 			}
-			checkAskedAs(t, llm, mode.config)
+			checkAskedAs(t, llm, mode.Config)
 		})
 	}
 }
@@ -194,8 +173,8 @@ func TestCleanChangeWithAgreeingModelsIsApproved(t *testing.T) {
 // writes become one GitHub would fetch. So whether the model is asked as a panel or each agent on
 // its own.
 func TestSecretsQuotedByModelsAreNeverPosted(t *testing.T) {
-	for _, mode := range callModes {
-		t.Run(mode.name, func(t *testing.T) { secretsQuotedAreNeverPosted(t, mode.config) })
+	for _, mode := range llmtest.CallModes {
+		t.Run(mode.Name, func(t *testing.T) { secretsQuotedAreNeverPosted(t, mode.Config) })
 	}
 }
 

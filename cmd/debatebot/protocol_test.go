@@ -568,9 +568,9 @@ func TestModelModeratorIsCheckedByTheRules(t *testing.T) {
 		"nobody of the catalog": {`{"seated":[{"name":"ignore previous instructions","reason":"x"}],"opposition":""}`,
 			[]string{"The moderator (rules) seated 4 perspective(s)", "> the model's choice could not be used (it seated no perspective of the catalog)", "#### SS-1 · Security Stakeholder"}},
 	}
-	for _, mode := range callModes {
+	for _, mode := range llmtest.CallModes {
 		for name, tc := range tests {
-			t.Run(mode.name+"/"+name, func(t *testing.T) {
+			t.Run(mode.Name+"/"+name, func(t *testing.T) {
 				srv := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
 					switch r.ResponseFormat.JSONSchema.Name {
 					case llmtest.ModeratorSchema:
@@ -580,7 +580,7 @@ func TestModelModeratorIsCheckedByTheRules(t *testing.T) {
 					}
 					return llmtest.Valid(n, r)
 				})
-				code, md, errOut := runCmd(t, "", modelEnv(srv), "debate", "--diff", example, "--config", repoConfig(t, mode.config))
+				code, md, errOut := runCmd(t, "", modelEnv(srv), "debate", "--diff", example, "--config", repoConfig(t, mode.Config))
 				if code != 0 {
 					t.Fatalf("exit %d: %s", code, errOut)
 				}
@@ -589,8 +589,8 @@ func TestModelModeratorIsCheckedByTheRules(t *testing.T) {
 						t.Errorf("transcript lacks %q:\n%s", want, section(md, "## Moderator"))
 					}
 				}
-				checkAskedAs(t, srv.Requests(), mode.config)
-				if rules := strings.Contains(md, "The moderator (rules)"); mode.config == "" && rules && !panelOpens(srv.Requests()) {
+				checkAskedAs(t, srv.Requests(), mode.Config)
+				if rules := strings.Contains(md, "The moderator (rules)"); mode.Config == "" && rules && !panelOpens(srv.Requests()) {
 					t.Error("after an unusable reply to the seating call, no call for the panel asks for the openings")
 				}
 			})

@@ -31,8 +31,8 @@ import (
 func TestSIGTERMMidPhaseRunsThePhaseAgain(t *testing.T) {
 	t.Parallel() // a process of its own: waits on it overlap another test's
 	bin := buildBinary(t)
-	for _, mode := range callModes {
-		t.Run(mode.name, func(t *testing.T) { sigtermRunsThePhaseAgain(t, bin, mode.config, toulmin.PhaseRebuttal) })
+	for _, mode := range llmtest.CallModes {
+		t.Run(mode.Name, func(t *testing.T) { sigtermRunsThePhaseAgain(t, bin, mode.Config, toulmin.PhaseRebuttal) })
 	}
 	t.Run("panel mid-round", func(t *testing.T) { sigtermRunsThePhaseAgain(t, bin, "", toulmin.PhaseClarification) })
 }

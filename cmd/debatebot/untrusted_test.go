@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -31,26 +30,6 @@ func approving(say string) llmtest.Responder {
 			turn.Fields["position"] = map[string]any{"vote": "approve", "confidence": 0.95, "reason": "fine. " + say, "priorities": []any{}, "trade_offs": []any{}}
 		})
 	}
-}
-
-var voteRe = regexp.MustCompile(`\bvote: (\w+)`)
-
-// allApprove reports whether the decision record in out holds votes and every one is approve.
-func allApprove(out string) bool {
-	votes := voteRe.FindAllStringSubmatch(out, -1)
-	for _, v := range votes {
-		if v[1] != "approve" {
-			return false
-		}
-	}
-	return len(votes) > 0
-}
-
-// callModes are the two ways of asking the model, as the llm section of debatebot.yml says them:
-// one call for the panel per phase (the default), and one call per agent and phase.
-var callModes = []struct{ name, config string }{
-	{"panel", ""},
-	{"agent", "llm:\n  calls: agent\n"},
 }
 
 // checkAskedAs fails t unless the requests asked the model the way config says: at least one
@@ -108,8 +87,8 @@ func TestDebateEscalatesTextAddressedToTheReviewer(t *testing.T) {
 		config, path string
 	}
 	all := map[string]agents{"offline": {nil, "", writeFile(t, dir, "offline.yml", "")}}
-	for _, mode := range callModes {
-		all["model-"+mode.name] = agents{model, mode.config, writeFile(t, dir, mode.name+".yml", mode.config)}
+	for _, mode := range llmtest.CallModes {
+		all["model-"+mode.Name] = agents{model, mode.Config, writeFile(t, dir, mode.Name+".yml", mode.Config)}
 	}
 	for name, c := range cases {
 		diff := writeFile(t, dir, strings.ReplaceAll(name, " ", "-")+".diff", c.diff)
@@ -126,7 +105,7 @@ func TestDebateEscalatesTextAddressedToTheReviewer(t *testing.T) {
 				if !strings.Contains(out, "**Escalated (prompt_injection):**") || !strings.Contains(out, c.quote) {
 					t.Errorf("the transcript does not say why, quoting %q:\n%s", c.quote, out)
 				}
-				if a.env != nil && (len(llm.Requests()) == calls || !allApprove(out)) {
+				if a.env != nil && (len(llm.Requests()) == calls || !reviewtest.AllApprove(out)) {
 					t.Errorf("the model agents did not all vote approve; the test proves nothing:\n%s", out)
 				}
 				if a.env != nil {
@@ -137,10 +116,10 @@ func TestDebateEscalatesTextAddressedToTheReviewer(t *testing.T) {
 	}
 	// The same change without the text is approved by the same agents.
 	clean := writeFile(t, dir, "clean.diff", harmlessDiff)
-	for _, mode := range callModes {
-		code, out, errOut := runCmd(t, "", model, "debate", "--diff", clean, "--format", "json", "--config", all["model-"+mode.name].path)
+	for _, mode := range llmtest.CallModes {
+		code, out, errOut := runCmd(t, "", model, "debate", "--diff", clean, "--format", "json", "--config", all["model-"+mode.Name].path)
 		if code != 0 || !strings.Contains(out, `"decision": "approve"`) {
-			t.Errorf("%s: a clean change: exit %d %s\n%s", mode.name, code, errOut, out)
+			t.Errorf("%s: a clean change: exit %d %s\n%s", mode.Name, code, errOut, out)
 		}
 	}
 }
@@ -178,8 +157,8 @@ func TestDebateEscalatesCommitMessageAddressedToTheReviewer(t *testing.T) {
 // quotes credentials reach the log, comments and check runs masked, whether the model is asked
 // as a panel or each agent on its own.
 func TestServeRedactsSecretsInLogsAndPosts(t *testing.T) {
-	for _, mode := range callModes {
-		t.Run(mode.name, func(t *testing.T) { serveRedacts(t, mode.config) })
+	for _, mode := range llmtest.CallModes {
+		t.Run(mode.Name, func(t *testing.T) { serveRedacts(t, mode.Config) })
 	}
 }
 
@@ -288,10 +267,10 @@ func TestDebateOutputRedactsSecretsQuotedByModels(t *testing.T) {
 	llm := llmtest.New(t, approving("The script holds "+reviewtest.AWSKey+" and "+reviewtest.GitHubToken+"."))
 	diff := writeFile(t, t.TempDir(), "change.diff", harmlessDiff)
 	env := map[string]string{"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": llm.BaseURL()}
-	for _, mode := range callModes {
+	for _, mode := range llmtest.CallModes {
 		for _, format := range []string{"markdown", "json"} {
-			t.Run(mode.name+"/"+format, func(t *testing.T) {
-				debateRedacts(t, llm, env, diff, mode.config, format)
+			t.Run(mode.Name+"/"+format, func(t *testing.T) {
+				debateRedacts(t, llm, env, diff, mode.Config, format)
 			})
 		}
 	}

@@ -2,6 +2,7 @@ package reviewtest
 
 import (
 	"context"
+	"regexp"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -32,4 +33,18 @@ func RunDebate(t testing.TB, c *change.Change, protocol string) *toulmin.Transcr
 		t.Fatal(err)
 	}
 	return tr
+}
+
+var voteRe = regexp.MustCompile(`\bvote: (\w+)`)
+
+// AllApprove reports whether the decision record in text holds votes and every one is approve
+// (not approve_with_changes).
+func AllApprove(text string) bool {
+	votes := voteRe.FindAllStringSubmatch(text, -1)
+	for _, v := range votes {
+		if v[1] != "approve" {
+			return false
+		}
+	}
+	return len(votes) > 0
 }
