@@ -210,7 +210,6 @@ func (v *panelVoice) call(ctx context.Context, key stageKey, req *toulmin.Reques
 func (v *panelVoice) speak(ctx context.Context, key stageKey, req *toulmin.Request) error {
 	phases := stage(req)
 	speakers := v.speakers(key, req, phases[0])
-	payers := v.payers(key, speakers)
 	msgs, limit, err := v.messages(ctx, req, phases, speakers)
 	if err != nil {
 		return err
@@ -222,7 +221,7 @@ func (v *panelVoice) speak(ctx context.Context, key stageKey, req *toulmin.Reque
 		spent.Usage.Add(res.Usage)
 		spent.Notes = append(spent.Notes, res.Notes...)
 		if res.Err != nil {
-			v.bill(payers, spent)
+			v.bill(key, speakers, spent)
 			return res.Err
 		}
 		r, perr := llm.ParsePanelReply(res.Content)
@@ -244,7 +243,7 @@ func (v *panelVoice) speak(ctx context.Context, key stageKey, req *toulmin.Reque
 	if reply != nil {
 		v.hold(key, phases, reply, &spent.Notes)
 	}
-	v.billLocked(payers, spent)
+	v.billLocked(key, speakers, spent)
 	return nil
 }
 
@@ -268,37 +267,22 @@ func (v *panelVoice) hold(key stageKey, phases []toulmin.PhaseSpec, reply *llm.P
 	}
 }
 
-// payer is a member that pays a share of a call, with its turn in the phase.
-type payer struct {
-	key   stageKey
-	agent string
-}
-
-// payers are who share a call's cost: the speakers of its first phase, who claim their shares
-// with their turns in the phase the engine is running. A member that speaks only in a later
-// phase of the call (a maintainer's synthesis after the round) pays nothing of it: its share
-// would wait for a phase the debate may never reach in this process (SIGTERM in the middle of
-// the round), and the record would lose tokens the server billed.
-func (v *panelVoice) payers(key stageKey, speakers []*LLMAgent) []payer {
-	out := make([]payer, 0, len(speakers))
-	for _, m := range speakers {
-		out = append(out, payer{key, m.p.Name})
-	}
-	return out
-}
-
-// bill records what the call cost, split evenly among its payers.
-func (v *panelVoice) bill(payers []payer, spent *toulmin.Turn) {
+// bill records what the call cost, split evenly among the speakers of its first phase, who claim
+// their shares with their turns in the phase the engine is running. A member that speaks only in
+// a later phase of the call (a maintainer's synthesis after the round) pays nothing of it: its
+// share would wait for a phase the debate may never reach in this process (SIGTERM in the middle
+// of the round), and the record would lose tokens the server billed.
+func (v *panelVoice) bill(key stageKey, speakers []*LLMAgent, spent *toulmin.Turn) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.billLocked(payers, spent)
+	v.billLocked(key, speakers, spent)
 }
 
-// billLocked adds each payer's share to what it owes already: a member that did not yet claim
+// billLocked adds each speaker's share to what it owes already: a member that did not yet claim
 // its share of a failed call keeps it when a later member's call of the phase is billed.
-func (v *panelVoice) billLocked(payers []payer, spent *toulmin.Turn) {
-	for i, u := range splitUsage(spent.Usage, len(payers)) {
-		k := turnKey{payers[i].key, payers[i].agent}
+func (v *panelVoice) billLocked(key stageKey, speakers []*LLMAgent, spent *toulmin.Turn) {
+	for i, u := range splitUsage(spent.Usage, len(speakers)) {
+		k := turnKey{key, speakers[i].p.Name}
 		t := v.owed[k]
 		if t == nil {
 			t = &toulmin.Turn{}
