@@ -81,7 +81,7 @@ func TestDebateModelHangIsRetried(t *testing.T) {
 	}{
 		{"agent", "  calls: agent\n", "opening_arguments", "PS", []string{"Performance Stakeholder: model gpt-4o-mini did not answer within 2s (request 1)"}},
 		{"panel seat", "", "opening_arguments", "", []string{"## Moderator\n\nThe moderator (model gpt-4o-mini) seated 4 perspective(s)", "\n> model gpt-4o-mini did not answer within 2s (request 1)\n"}},
-		{"panel round", "", "rebuttal", "", []string{"Security Stakeholder: model gpt-4o-mini did not answer within 2s (request 1)"}},
+		{"panel round", "", "rebuttal", "", []string{"Security Stakeholder: the panel's call: model gpt-4o-mini did not answer within 2s (request 1)"}},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
 			var c calls

@@ -219,7 +219,10 @@ func (v *panelVoice) speak(ctx context.Context, key stageKey, req *toulmin.Reque
 	for attempt := 0; attempt < 2 && reply == nil; attempt++ {
 		res := v.client.CompletePanel(ctx, msgs, limit, req.Subject.DebateID)
 		spent.Usage.Add(res.Usage)
-		spent.Notes = append(spent.Notes, res.Notes...)
+		for _, n := range res.Notes {
+			// Shown under the first speaker's name: say whose call it was.
+			spent.Notes = append(spent.Notes, "the panel's call: "+n)
+		}
 		if res.Err != nil {
 			v.bill(key, speakers, spent)
 			return res.Err
