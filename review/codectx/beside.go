@@ -19,6 +19,9 @@ import (
 const (
 	maxBesideFiles = 200
 	maxBesideBytes = 8 << 20
+	// maxBesideEntries bounds the entries of one directory listed: a directory of a million
+	// files costs its first ones, not a million names in memory.
+	maxBesideEntries = 10_000
 )
 
 // Reader keeps, while the evidence is gathered and the trees exist, the head-tree files beside
@@ -53,7 +56,11 @@ func (Reader) Analyze(s *scan.Scan) {
 	budget := maxBesideBytes
 	var skipped int
 	for _, dir := range dirs {
-		skipped += readBeside(root, dir, c, &budget)
+		n, cut := readBeside(root, dir, c, &budget)
+		skipped += n
+		if cut {
+			s.Note(fmt.Sprintf("%s has over %d entries: only %d of them were looked at for the code around the change", dirLabel(dir), maxBesideEntries, maxBesideEntries))
+		}
 	}
 	if skipped > 0 {
 		s.Note(fmt.Sprintf("%d file(s) beside the changed ones were not read for the code around the change (over %d per directory, over 1 MiB, or over %d MiB in all)",
@@ -91,20 +98,20 @@ func changedDirs(c *change.Change) []string {
 }
 
 // readBeside reads dir's source files of a changed language family into c.Beside, within the
-// limits, and returns how many it left out. The root keeps every read inside the head tree; a
+// limits, and returns how many it left out, and whether dir had more entries than were listed. The root keeps every read inside the head tree; a
 // link is not followed.
-func readBeside(root *os.Root, dir string, c *change.Change, budget *int) int {
+func readBeside(root *os.Root, dir string, c *change.Change, budget *int) (skipped int, cut bool) {
 	families := map[string]bool{}
 	for _, f := range c.Files {
 		if dirOf(f.Path) == dir {
 			families[family(f.Path)] = true
 		}
 	}
-	entries, err := fs.ReadDir(root.FS(), dir)
+	entries, cut, err := listAtMost(root, dir, maxBesideEntries)
 	if err != nil {
-		return 0
+		return 0, false
 	}
-	kept, skipped := 0, 0
+	kept := 0
 	for _, e := range entries {
 		p := path.Join(dir, e.Name())
 		if !e.Type().IsRegular() || !parsable(p) || !families[family(p)] || change.IsTestPath(p) || change.IsGeneratedPath(p) || c.File(p) != nil {
@@ -124,7 +131,44 @@ func readBeside(root *os.Root, dir string, c *change.Change, budget *int) int {
 		c.Beside[p] = data
 		kept++
 	}
-	return skipped
+	return skipped, cut
+}
+
+// dirLabel names a tree directory in a note ("." is the tree's root).
+func dirLabel(dir string) string {
+	if dir == "." || dir == "" {
+		return "the tree's root"
+	}
+	return dir
+}
+
+// listAtMost lists at most n entries of dir, sorted by name, and says whether it has more.
+// Entries are read in batches, so that a huge directory costs n names, not all of them;
+// which n those are is the file system's order, the same for the same tree.
+func listAtMost(root *os.Root, dir string, n int) ([]fs.DirEntry, bool, error) {
+	f, err := root.Open(dir)
+	if err != nil {
+		return nil, false, err
+	}
+	defer func() { _ = f.Close() }()
+	var out []fs.DirEntry
+	for len(out) < n {
+		batch, err := f.ReadDir(min(1024, n-len(out)))
+		out = append(out, batch...)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, false, err
+		}
+	}
+	more := false
+	if len(out) == n {
+		next, _ := f.ReadDir(1)
+		more = len(next) > 0
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
+	return out, more, nil
 }
 
 func readAtMost(root *os.Root, p string, n int64) ([]byte, error) {

@@ -2,6 +2,7 @@ package codectx
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -159,4 +160,27 @@ func TestReadBesideOnResume(t *testing.T) {
 		return "", "", nil, nil
 	}
 	ReadBeside(context.Background(), c)
+}
+
+// A directory with more entries than are listed costs the first ones only, says so, and still
+// gives the files beside the change that were listed.
+func TestReaderListsAHugeDirectoryInPart(t *testing.T) {
+	files := map[string]string{}
+	for i := range maxBesideEntries + 50 {
+		files[fmt.Sprintf("api/f%05d.txt", i)] = ""
+	}
+	for p, text := range map[string]string{"api/handler.go": testdata(t, "handler_head.go.txt"), "api/errors.go": testdata(t, "errors.go.txt")} {
+		files[p] = text
+	}
+	c := handlerChange(t)
+	c.Beside = nil
+	c.Trees = headTree(t, files)
+	_, notes, err := scan.GatherWithNotes(context.Background(), c, []scan.Analyzer{Reader{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("api has over %d entries: only %d of them were looked at", maxBesideEntries, maxBesideEntries)
+	if !strings.Contains(strings.Join(notes, "\n"), want) {
+		t.Errorf("notes %v, want %q", notes, want)
+	}
 }
