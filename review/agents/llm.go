@@ -173,8 +173,9 @@ func (s *sharedContext) get(ctx context.Context, subject *toulmin.Subject, ev []
 	return s.change, nil
 }
 
-// panel renders the seated panel, every participant's persona on one line: the same bytes for
-// every call of the debate after the moderator.
+// panel renders the panel, every participant's persona on one line: the same bytes for every
+// call of the debate after the moderator's. With one call per phase it is the roster, every
+// member the moderator may seat, so that the moderator's call shares it too.
 func (s *sharedContext) panel(participants []toulmin.Participant) (string, error) {
 	if s.roster != nil {
 		participants = s.roster
@@ -256,8 +257,8 @@ func (a *LLMAgent) Participant() toulmin.Participant { return a.p }
 
 // Take implements toulmin.Agent. An agent of a panel that speaks in one call per phase
 // (panelVoice) takes its turn from that call. Otherwise it is one structured call of its own,
-// and at most one more when the reply is unusable. A garbled reply (not a JSON object of the schema) is asked again unchanged, so the
-// second call is served from the prompt cache; a reply cut off at the token limit, or with parts
+// and at most one more when the reply is unusable. A garbled reply (not a JSON object of the
+// schema) is asked again unchanged, so the second call is served from the prompt cache; a reply cut off at the token limit, or with parts
 // that do not validate, gets a repair request that says what was wrong (and which argument ids
 // may be answered) but does not send the rejected reply back. A reply that still does not parse
 // on the second call is an error (the engine leaves the agent out of the phase); parts that

@@ -38,6 +38,9 @@ type moderatorSeat struct {
 	Reason string `json:"reason" jsonschema_description:"What in the change calls for this perspective, in one sentence"`
 }
 
+// moderatorSchemaName names the response format of the moderator's call.
+const moderatorSchemaName = "moderator_panel"
+
 var moderatorSchema = llm.Schema(&moderatorReply{})
 
 // moderatorTask opens the moderator's own message, after the rules and the change that every
@@ -64,26 +67,42 @@ func (m *llmModerator) Seat(ctx context.Context, req *toulmin.SeatRequest) (*tou
 	// from the provider's prompt cache.
 	change, err := m.a.shared.get(ctx, req.Subject, req.Evidence)
 	if err != nil {
-		fallback.Notes = append(fallback.Notes, "the model was not asked ("+scan.Clip(err.Error(), 200)+"); the rules chose")
-		return fallback, nil
+		return notAsked(fallback, err), nil
 	}
-	res := m.a.client.Call(ctx, m.params(change, req))
-	if res.Err != nil {
-		return m.fallBack(fallback, &res, res.Err.Error()), nil
+	msgs := []openai.ChatCompletionMessageParamUnion{
+		openai.SystemMessage(m.a.shared.rules), openai.UserMessage(change), openai.UserMessage(m.prompt(req)),
 	}
+	res := m.a.client.Structured(ctx, msgs, DefaultModeratorTokens, req.Subject.DebateID, moderatorSchemaName, moderatorSchema)
 	var r moderatorReply
-	s := strings.TrimSpace(res.Content)
-	if i, j := strings.IndexByte(s, '{'), strings.LastIndexByte(s, '}'); i >= 0 && j > i {
-		s = s[i : j+1]
-	}
-	if err := json.Unmarshal([]byte(s), &r); err != nil {
-		return m.fallBack(fallback, &res, "the reply is not valid JSON for the schema: "+err.Error()), nil
-	}
-	panel, why := m.choose(req, r, &res)
-	if panel == nil {
-		return m.fallBack(fallback, &res, why), nil
-	}
+	panel, _ := m.chosen(req, fallback, &res, &r, &r)
 	return panel, nil
+}
+
+// chosen is the moderator's choice from its call's reply, decoded into into (r is the choice in
+// it); or the rules' choice, with what the call cost and why, when the call failed, the reply is
+// not JSON of the schema, or it seats nobody of the catalog (ok false).
+func (m *llmModerator) chosen(req *toulmin.SeatRequest, rules *toulmin.Panel, res *llm.Completion, into any, r *moderatorReply) (panel *toulmin.Panel, ok bool) {
+	if res.Err != nil {
+		return m.fallBack(rules, res, res.Err.Error()), false
+	}
+	s, err := llm.OutermostObject(res.Content)
+	if err == nil {
+		err = json.Unmarshal([]byte(s), into)
+	}
+	if err != nil {
+		return m.fallBack(rules, res, "the reply is not valid JSON for the schema: "+err.Error()), false
+	}
+	panel, why := m.choose(req, *r, res)
+	if panel == nil {
+		return m.fallBack(rules, res, why), false
+	}
+	return panel, true
+}
+
+// notAsked is the rules' choice when the model could not be asked.
+func notAsked(rules *toulmin.Panel, err error) *toulmin.Panel {
+	rules.Notes = append(rules.Notes, "the model was not asked ("+scan.Clip(err.Error(), 200)+"); the rules chose")
+	return rules
 }
 
 // fallBack is the rules' choice when the model's could not be used, with what the call cost and
@@ -138,24 +157,6 @@ func (m *llmModerator) choose(req *toulmin.SeatRequest, r moderatorReply, res *l
 	}
 	seatAll(panel, seated, left)
 	return panel, ""
-}
-
-// params is the moderator's call: the rules, the change and its task, under the debate's key.
-func (m *llmModerator) params(change string, req *toulmin.SeatRequest) openai.ChatCompletionNewParams {
-	params := openai.ChatCompletionNewParams{
-		Model: m.a.client.Model,
-		Messages: []openai.ChatCompletionMessageParamUnion{
-			openai.SystemMessage(m.a.shared.rules), openai.UserMessage(change), openai.UserMessage(m.prompt(req)),
-		},
-		ResponseFormat: openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &openai.ResponseFormatJSONSchemaParam{
-			JSONSchema: openai.ResponseFormatJSONSchemaJSONSchemaParam{Name: "moderator_panel", Schema: moderatorSchema, Strict: openai.Bool(true)},
-		}},
-		MaxCompletionTokens: openai.Int(DefaultModeratorTokens),
-	}
-	if req.Subject.DebateID != "" {
-		params.PromptCacheKey = openai.String(req.Subject.DebateID)
-	}
-	return params
 }
 
 // prompt is the moderator's task: the catalog and the evidence per perspective (the change's

@@ -2,11 +2,9 @@ package agents
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/openai/openai-go"
 
-	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/toulmin"
 )
@@ -39,8 +37,7 @@ func (m *llmModerator) seatAndOpen(ctx context.Context, req *toulmin.SeatRequest
 	sub := &toulmin.Request{Phase: req.Opening, Round: 1, Subject: req.Subject, Evidence: req.Evidence}
 	msgs, err := v.shared.prefix(ctx, sub)
 	if err != nil {
-		rules.Notes = append(rules.Notes, "the model was not asked ("+scan.Clip(err.Error(), 200)+"); the rules chose")
-		return rules
+		return notAsked(rules, err)
 	}
 	var cands []seatCandidate
 	for _, c := range req.Candidates {
@@ -55,27 +52,16 @@ func (m *llmModerator) seatAndOpen(ctx context.Context, req *toulmin.SeatRequest
 		"Evidence": evidencePerPerspective(req.Evidence),
 	})
 	if err != nil {
-		rules.Notes = append(rules.Notes, "the model was not asked ("+scan.Clip(err.Error(), 200)+"); the rules chose")
-		return rules
+		return notAsked(rules, err)
 	}
 	limit := DefaultModeratorTokens + req.Opening.TokenLimit*req.Max
 	res := v.client.Structured(ctx, append(msgs, openai.UserMessage(task)), limit, req.Subject.DebateID, seatSchemaName, seatSchema)
-	if res.Err != nil {
-		return m.fallBack(rules, &res, res.Err.Error())
-	}
-	s, err := llm.OutermostObject(res.Content)
 	var r seatReply
-	if err == nil {
-		err = json.Unmarshal([]byte(s), &r)
-	}
-	if err != nil {
-		return m.fallBack(rules, &res, "the reply is not valid JSON for the schema: "+err.Error())
-	}
-	panel, why := m.choose(req, r.moderatorReply, &res)
-	if panel == nil {
-		// Nobody of the catalog seated: the reply's openings, if any, speak for a panel the model
-		// did not choose; the rules' panel opens in a call of its own.
-		return m.fallBack(rules, &res, why)
+	panel, ok := m.chosen(req, rules, &res, &r, &r.moderatorReply)
+	if !ok {
+		// The reply's openings, if any, speak for a panel the model did not choose: the rules'
+		// panel opens in a call of its own.
+		return panel
 	}
 	key := stageKey{req.Subject.DebateID, req.Opening.Kind, 1}
 	v.mu.Lock()

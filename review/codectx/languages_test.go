@@ -44,29 +44,25 @@ func TestPythonScopesThroughPythonAst(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is not installed; install it (Debian: apt-get install python3) to test the ast path")
 	}
-	r := pythonOf(t, "python3")["shop/cart.py"]
-	if r.err != "" {
-		t.Fatal(r.err)
-	}
-	if got := spans(r.scopes); got != cartScopes {
-		t.Errorf("python3's scopes:\n%s\nwant:\n%s", got, cartScopes)
-	}
-	for _, s := range r.scopes {
-		if s.Name == "add" && strings.Join(s.Calls, ",") != "check,range,append,info,total" {
-			t.Errorf("add calls %q", s.Calls)
-		}
-	}
+	checkCartScopes(t, "python3")
 }
 
 // Without python3, the indentation scanner finds the same definitions: strings that hold
 // "def", brackets and backslashes that continue a line at column 0 do not fool it.
 func TestPythonScopesWithoutPython(t *testing.T) {
-	r := pythonOf(t, "/nonexistent/python3")["shop/cart.py"]
+	checkCartScopes(t, "/nonexistent/python3")
+}
+
+// checkCartScopes reads shop/cart.py with the python3 at bin (python3's ast, or the indentation
+// scanner when it does not exist) and checks its definitions and what add calls.
+func checkCartScopes(t *testing.T, bin string) {
+	t.Helper()
+	r := pythonOf(t, bin)["shop/cart.py"]
 	if r.err != "" {
 		t.Fatal(r.err)
 	}
 	if got := spans(r.scopes); got != cartScopes {
-		t.Errorf("the indentation scanner's scopes:\n%s\nwant:\n%s", got, cartScopes)
+		t.Errorf("%s's scopes:\n%s\nwant:\n%s", bin, got, cartScopes)
 	}
 	for _, s := range r.scopes {
 		if s.Name == "add" && strings.Join(s.Calls, ",") != "check,range,append,info,total" {

@@ -51,15 +51,23 @@ func Schema(v any) map[string]any {
 
 // ParsePanelReply reads a panel call's reply, as ParseReply reads a turn's.
 func ParsePanelReply(content string) (*PanelReply, error) {
-	s, err := OutermostObject(content)
-	if err != nil {
+	var r PanelReply
+	if err := Decode(content, &r); err != nil {
 		return nil, err
 	}
-	var r PanelReply
-	if err := json.Unmarshal([]byte(s), &r); err != nil {
-		return nil, fmt.Errorf("the reply is not valid JSON for the panel's schema: %w", err)
-	}
 	return &r, nil
+}
+
+// Decode reads the outermost JSON object of a reply into v.
+func Decode(content string, v any) error {
+	s, err := OutermostObject(content)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal([]byte(s), v); err != nil {
+		return fmt.Errorf("the reply is not valid JSON for the schema: %w", err)
+	}
+	return nil
 }
 
 // OutermostObject is the outermost JSON object of a reply: servers that ignore the schema may

@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -89,13 +88,9 @@ var ErrTruncated = errors.New("the reply was cut off at the token limit")
 // ParseReply reads a model's reply. Servers that ignore the schema may wrap the JSON in a code
 // fence or prose; the outermost object is taken.
 func ParseReply(content string) (*Reply, error) {
-	s, err := OutermostObject(content)
-	if err != nil {
-		return nil, err
-	}
 	var r Reply
-	if err := json.Unmarshal([]byte(s), &r); err != nil {
-		return nil, fmt.Errorf("the reply is not valid JSON for the schema: %w", err)
+	if err := Decode(content, &r); err != nil {
+		return nil, err
 	}
 	return &r, nil
 }

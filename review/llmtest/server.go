@@ -435,6 +435,13 @@ type turnOf struct {
 	targets []string
 }
 
+// panelTurn is validTurn as one turn of a panel call's reply: with its agent and phase.
+func panelTurn(phase, abbrev, all string, of turnOf) map[string]any {
+	t := validTurn(phase, abbrev, all, of)
+	t["agent"], t["phase"] = abbrev, phase
+	return t
+}
+
 // validTurn is Valid's reply for the phase and agent, as a JSON object.
 func validTurn(phase, abbrev, all string, of turnOf) map[string]any {
 	ground := map[string]any{"path": "", "line": 0, "text": "the change as a whole"}
@@ -525,9 +532,7 @@ func PanelSeat(r *Request) Response {
 	all := r.all()
 	for _, s := range seat["seated"].([]any) {
 		a := abbrev[s.(map[string]any)["name"].(string)]
-		t := validTurn("opening_arguments", a, all, turnOf{})
-		t["agent"], t["phase"] = a, "opening_arguments"
-		turns = append(turns, t)
+		turns = append(turns, panelTurn("opening_arguments", a, all, turnOf{}))
 	}
 	seat["turns"] = turns
 	b, _ := json.Marshal(seat)
@@ -560,9 +565,7 @@ func Panel(r *Request) Response {
 	}
 	var turns []any
 	turn := func(phase, abbrev string, of turnOf) {
-		t := validTurn(phase, abbrev, all, of)
-		t["agent"], t["phase"] = abbrev, phase
-		turns = append(turns, t)
+		turns = append(turns, panelTurn(phase, abbrev, all, of))
 	}
 	rebutted := map[string][]string{} // target -> rebutters
 	var order []string
