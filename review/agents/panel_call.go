@@ -24,7 +24,10 @@ import (
 // protocol makes two calls instead of one per member and phase.
 //
 // Nothing is lost when the reply falls short: a member the reply has no usable turn for is asked
-// alone, as in a debate of one call per member.
+// alone, as in a debate of one call per member. A call that fails (the server refused it, or
+// it timed out: a long reply is more likely to) leaves every member of its phases to be asked
+// alone, and so does every later phase of the debate: the smaller calls of one member each are
+// what a model that cannot write the panel's reply can still answer.
 type panelVoice struct {
 	client *llm.Client
 	shared *sharedContext
@@ -33,9 +36,12 @@ type panelVoice struct {
 
 	mu      sync.Mutex
 	flights map[stageKey]*flight
-	// covered marks the phases a call answered: a member with no turn there is asked alone.
-	covered map[stageKey]bool
-	held    map[turnKey]*heldTurn
+	// covered says how a call covered each phase it was made for.
+	covered map[stageKey]cover
+	// failed marks the debates in which a call for the panel failed: their later phases ask each
+	// member alone, with no call for the panel.
+	failed map[string]bool
+	held   map[turnKey]*heldTurn
 	// owed is each speaker's share of a call's usage, claimed with its turn in the call's first
 	// phase, so that the record counts every billed token once, split evenly.
 	owed map[turnKey]*toulmin.Turn
@@ -43,6 +49,20 @@ type panelVoice struct {
 	// nothing to say): a later call of the phase neither asks for them nor bills them.
 	taken map[turnKey]bool
 }
+
+// cover is how a phase was covered by a call for the panel.
+type cover int
+
+const (
+	// uncovered: no call was made for the phase yet.
+	uncovered cover = iota
+	// replied: the reply's turns are held; a member the reply left out of a rebuttal disputes
+	// nothing, and out of another phase is asked alone.
+	replied
+	// alone: the call could not speak for the panel (it failed, or its reply was unusable twice),
+	// or none was made after an earlier one failed: each member is asked alone.
+	alone
+)
 
 type stageKey struct {
 	debate string
@@ -69,8 +89,8 @@ type heldTurn struct {
 func newPanelVoice(client *llm.Client, shared *sharedContext) *panelVoice {
 	return &panelVoice{
 		client: client, shared: shared, members: map[string]*LLMAgent{},
-		flights: map[stageKey]*flight{}, covered: map[stageKey]bool{}, held: map[turnKey]*heldTurn{}, owed: map[turnKey]*toulmin.Turn{},
-		taken: map[turnKey]bool{},
+		flights: map[stageKey]*flight{}, covered: map[stageKey]cover{}, failed: map[string]bool{}, held: map[turnKey]*heldTurn{},
+		owed: map[turnKey]*toulmin.Turn{}, taken: map[turnKey]bool{},
 	}
 }
 
@@ -105,25 +125,29 @@ func stage(req *toulmin.Request) []toulmin.PhaseSpec {
 func (v *panelVoice) take(ctx context.Context, a *LLMAgent, req *toulmin.Request, answer []toulmin.Argument) (*toulmin.Turn, error) {
 	key := stageKey{req.Subject.DebateID, req.Phase.Kind, req.Round}
 	needed := mustSpeak(req.Phase.Kind, answer)
-	if needed && !v.isCovered(key) {
+	cov := v.coverOf(key)
+	if needed && cov == uncovered {
 		if err := v.call(ctx, key, req); err != nil {
 			return v.claimOwed(key, a.p.Name), err
 		}
+		cov = v.coverOf(key)
 	}
 	owed := v.claimOwed(key, a.p.Name)
 	held := v.claim(key, a.p.Name)
-	if !needed {
+	switch {
+	case !needed:
 		return owed, nil // nothing to answer: no call
-	}
-	if held != nil {
+	case held != nil:
 		turn, problems, unusable := v.serve(a, req, held)
 		if !unusable {
 			return withOwed(turn, owed, problems), nil
 		}
 		owed.Notes = append(owed.Notes, "the panel's turn could not be used ("+scan.Clip(strings.Join(problems, "; "), 300)+"); asked alone")
-	} else if req.Phase.Kind == toulmin.PhaseRebuttal {
+	case cov == alone:
+		// The call's note says why.
+	case req.Phase.Kind == toulmin.PhaseRebuttal:
 		return owed, nil // disputes nothing
-	} else {
+	default:
 		owed.Notes = append(owed.Notes, "the panel's reply had no turn for it in this phase; asked alone")
 	}
 	turn, err := a.takeAlone(ctx, req, answer)
@@ -149,7 +173,7 @@ func withOwed(turn, owed *toulmin.Turn, dropped []string) *toulmin.Turn {
 	return turn
 }
 
-func (v *panelVoice) isCovered(key stageKey) bool {
+func (v *panelVoice) coverOf(key stageKey) cover {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return v.covered[key]
@@ -204,11 +228,19 @@ func (v *panelVoice) call(ctx context.Context, key stageKey, req *toulmin.Reques
 }
 
 // speak makes the call: one structured request, asked again once when the reply is unusable
-// (unchanged, or shorter when it was cut off). A reply still unusable covers the phases with no
-// turn, so that every member is asked alone; a call the server did not answer is an error for
-// every member, as when each of their own calls fails.
+// (unchanged, or shorter when it was cut off). A reply still unusable leaves every member of the
+// call's phases to be asked alone; so does a call that failed while the phase still had time,
+// and then no later phase of the debate makes a call for the panel either. Only a phase out of
+// time is an error for every member, as when each of their own calls fails.
 func (v *panelVoice) speak(ctx context.Context, key stageKey, req *toulmin.Request) error {
 	phases := stage(req)
+	v.mu.Lock()
+	if v.failed[key.debate] {
+		v.coverLocked(key, phases, alone)
+		v.mu.Unlock()
+		return nil
+	}
+	v.mu.Unlock()
 	speakers := v.speakers(key, req, phases[0])
 	msgs, limit, err := v.messages(ctx, req, phases, speakers)
 	if err != nil {
@@ -224,8 +256,7 @@ func (v *panelVoice) speak(ctx context.Context, key stageKey, req *toulmin.Reque
 			spent.Notes = append(spent.Notes, "the panel's call: "+n)
 		}
 		if res.Err != nil {
-			v.bill(key, speakers, spent)
-			return res.Err
+			return v.failedCall(ctx, key, phases, speakers, spent, res.Err)
 		}
 		r, perr := llm.ParsePanelReply(res.Content)
 		if perr == nil {
@@ -240,14 +271,38 @@ func (v *panelVoice) speak(ctx context.Context, key stageKey, req *toulmin.Reque
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	for _, ph := range phases {
-		v.covered[stageKey{key.debate, ph.Kind, key.round}] = true
-	}
+	how := alone
 	if reply != nil {
+		how = replied
 		v.hold(key, phases, reply, &spent.Notes)
 	}
+	v.coverLocked(key, phases, how)
 	v.billLocked(key, speakers, spent)
 	return nil
+}
+
+// failedCall records a call for the panel that failed: with the phase out of time, an error for
+// every member; otherwise each member of its phases, and of the debate's later phases, is asked
+// alone.
+func (v *panelVoice) failedCall(ctx context.Context, key stageKey, phases []toulmin.PhaseSpec, speakers []*LLMAgent, spent *toulmin.Turn, err error) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if ctx.Err() != nil {
+		v.billLocked(key, speakers, spent)
+		return err
+	}
+	spent.Notes = append(spent.Notes, "the panel's call failed ("+scan.Clip(err.Error(), 300)+"); each member is asked alone, in this phase and the rest of the debate")
+	v.failed[key.debate] = true
+	v.coverLocked(key, phases, alone)
+	v.billLocked(key, speakers, spent)
+	return nil
+}
+
+// coverLocked records how a call covered its phases; the caller holds v.mu.
+func (v *panelVoice) coverLocked(key stageKey, phases []toulmin.PhaseSpec, how cover) {
+	for _, ph := range phases {
+		v.covered[stageKey{key.debate, ph.Kind, key.round}] = how
+	}
 }
 
 // hold keeps the reply's turns for the phases the call covered; the caller holds v.mu.
@@ -270,19 +325,13 @@ func (v *panelVoice) hold(key stageKey, phases []toulmin.PhaseSpec, reply *llm.P
 	}
 }
 
-// bill records what the call cost, split evenly among the speakers of its first phase, who claim
-// their shares with their turns in the phase the engine is running. A member that speaks only in
-// a later phase of the call (a maintainer's synthesis after the round) pays nothing of it: its
-// share would wait for a phase the debate may never reach in this process (SIGTERM in the middle
-// of the round), and the record would lose tokens the server billed.
-func (v *panelVoice) bill(key stageKey, speakers []*LLMAgent, spent *toulmin.Turn) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.billLocked(key, speakers, spent)
-}
-
-// billLocked adds each speaker's share to what it owes already: a member that did not yet claim
-// its share of a failed call keeps it when a later member's call of the phase is billed.
+// billLocked records what a call cost, split evenly among the speakers of its first phase, who
+// claim their shares with their turns in the phase the engine is running; the caller holds v.mu.
+// A member that speaks only in a later phase of the call (a maintainer's synthesis after the
+// round) pays nothing of it: its share would wait for a phase the debate may never reach in this
+// process (SIGTERM in the middle of the round), and the record would lose tokens the server
+// billed. Each share adds to what the speaker owes already: a member that did not yet claim its
+// share of a failed call keeps it when a later member's call of the phase is billed.
 func (v *panelVoice) billLocked(key stageKey, speakers []*LLMAgent, spent *toulmin.Turn) {
 	for i, u := range splitUsage(spent.Usage, len(speakers)) {
 		k := turnKey{key, speakers[i].p.Name}

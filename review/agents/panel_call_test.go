@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/agents"
@@ -220,6 +221,193 @@ func TestPanelSeatingUnusableFallsBackToTheRules(t *testing.T) {
 	}
 	if strings.Join(phases, " ") != "seat opening_arguments rebuttal" {
 		t.Errorf("calls %v, want the failed seating, the openings and the round", phases)
+	}
+	if len(tr.Timeline[1].Agents) != len(tr.Panel.Seated) {
+		t.Errorf("openings by %v, want every seated stakeholder", tr.Timeline[1].Agents)
+	}
+}
+
+// panelDebateWith is panelDebate with the model options opts (its BaseURL and key set here).
+func panelDebateWith(t *testing.T, srv *llmtest.Server, opts llm.Options) *toulmin.Transcript {
+	t.Helper()
+	opts.APIKey, opts.BaseURL, opts.Model = "test-key", srv.BaseURL(), "gpt-4o-mini"
+	panel, err := agents.LLMPanel(agents.DefaultPerspectives(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := reviewtest.ReadChange(t, filepath.Join("..", "..", "examples", "admin-export.diff"))
+	tr, err := (&review.Debate{Change: c, Protocol: toulmin.Standard(), Agents: panel}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// callsByPhase counts the calls for the panel and the members' own calls of each phase.
+func callsByPhase(srv *llmtest.Server) (panel map[string]int, alone map[string]map[string]bool) {
+	panel, alone = map[string]int{}, map[string]map[string]bool{}
+	for _, r := range srv.Requests() {
+		phase, who := llmtest.Phase(r)
+		if who == "" {
+			panel[phase]++
+			continue
+		}
+		if alone[phase] == nil {
+			alone[phase] = map[string]bool{}
+		}
+		alone[phase][who] = true
+	}
+	return panel, alone
+}
+
+// stakeholders counts the debate's stakeholders.
+func stakeholders(tr *toulmin.Transcript) int {
+	n := 0
+	for _, p := range tr.Participants {
+		if !p.Role.IsMaintainer() {
+			n++
+		}
+	}
+	return n
+}
+
+// checkEveryMemberSpoke asserts that every stakeholder has arguments in the openings and the
+// final arguments, that some rebutted, that a maintainer synthesised, and that the record counts
+// what the fake billed.
+func checkEveryMemberSpoke(t *testing.T, srv *llmtest.Server, tr *toulmin.Transcript) {
+	t.Helper()
+	for _, ph := range []toulmin.PhaseKind{toulmin.PhaseOpening, toulmin.PhaseFinal} {
+		by := map[string]bool{}
+		for _, a := range tr.ArgumentsIn(ph) {
+			by[a.Agent] = true
+		}
+		if len(by) != stakeholders(tr) {
+			t.Errorf("%s: arguments by %v, want all %d stakeholders", ph, by, stakeholders(tr))
+		}
+	}
+	if len(tr.ArgumentsIn(toulmin.PhaseRebuttal)) == 0 {
+		t.Error("no rebuttals: the members were not asked alone in the round")
+	}
+	synthesised := false
+	for _, ph := range tr.Timeline {
+		synthesised = synthesised || (ph.Phase == toulmin.PhaseSynthesis && len(ph.Agents) > 0)
+	}
+	if !synthesised {
+		t.Error("no maintainer synthesised")
+	}
+	if b := srv.Billed(); tr.Record.Tokens.Prompt != b.Prompt || tr.Record.Tokens.Completion != b.Completion {
+		t.Errorf("record counts %d+%d tokens, the fake billed %d+%d", tr.Record.Tokens.Prompt, tr.Record.Tokens.Completion, b.Prompt, b.Completion)
+	}
+}
+
+// A round's call whose reply is unusable twice leaves every member to be asked alone in each of
+// its phases, the rebuttals included: a rebuttal left out of a usable reply disputes nothing,
+// but no reply is not a panel that disputes nothing.
+func TestPanelRoundReplyUnusableAsksEachMemberAlone(t *testing.T) {
+	srv := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
+		if phase, who := llmtest.Phase(r); phase == "rebuttal" && who == "" {
+			return llmtest.NotJSON()
+		}
+		return llmtest.Valid(n, r)
+	})
+	tr := panelDebate(t, srv, toulmin.Standard())
+	panel, alone := callsByPhase(srv)
+	if n := stakeholders(tr); panel["rebuttal"] != 2 || len(alone["rebuttal"]) != n || len(alone["final_arguments"]) != n {
+		t.Fatalf("panel calls %v, asked alone %v; want the round's call asked twice, then each member alone", panel, alone)
+	}
+	checkEveryMemberSpoke(t, srv, tr)
+}
+
+// A call for the panel that the server refuses (a limit the model does not accept, say) costs no
+// phase: each member is asked alone, in that phase and every later one, with no further call for
+// the panel, and the notes say why.
+func TestPanelCallRefusedAsksEachMemberAlone(t *testing.T) {
+	srv := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
+		if phase, who := llmtest.Phase(r); phase == "opening_arguments" && who == "" {
+			return llmtest.Response{Status: 400, ErrorCode: "invalid_request_error", ErrorMessage: "max_tokens is too large: 3000. This model supports at most 2048 completion tokens"}
+		}
+		return llmtest.Valid(n, r)
+	})
+	tr := panelDebate(t, srv, toulmin.Standard())
+	panel, alone := callsByPhase(srv)
+	if panel["opening_arguments"] != 1 || len(panel) != 1 || len(alone["opening_arguments"]) != stakeholders(tr) || len(alone["rebuttal"]) == 0 {
+		t.Fatalf("panel calls %v, asked alone %v; want one refused call, then every member alone in every phase", panel, alone)
+	}
+	checkEveryMemberSpoke(t, srv, tr)
+	notes := strings.Join(tr.Timeline[1].Notes, "\n")
+	if !strings.Contains(notes, "the panel's call failed") || !strings.Contains(notes, "max_tokens is too large") {
+		t.Errorf("the openings' notes do not say the panel's call failed and why: %s", notes)
+	}
+}
+
+// A call for the panel that times out is not asked again: its reply is the longest of the
+// debate, and a model too slow to write it within the request timeout is asked for each
+// member's turn alone.
+func TestPanelCallTimedOutIsNotAskedAgain(t *testing.T) {
+	srv := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
+		if phase, who := llmtest.Phase(r); phase == "opening_arguments" && who == "" {
+			return llmtest.Hang()
+		}
+		return llmtest.Valid(n, r)
+	})
+	tr := panelDebateWith(t, srv, llm.Options{MaxRetries: 2, RequestTimeout: 300 * time.Millisecond})
+	panel, alone := callsByPhase(srv)
+	if panel["opening_arguments"] != 1 || len(panel) != 1 || len(alone["opening_arguments"]) != stakeholders(tr) {
+		t.Fatalf("panel calls %v, asked alone %v; want one call that timed out, then every member alone", panel, alone)
+	}
+	checkEveryMemberSpoke(t, srv, tr)
+}
+
+// The seating call cut off at its limit is asked again, shorter; both calls are the moderator's.
+func TestPanelSeatingCutOffIsAskedAgainShorter(t *testing.T) {
+	c := reviewtest.ReadChange(t, filepath.Join("..", "..", "examples", "admin-export.diff"))
+	srv := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
+		if r.ResponseFormat.JSONSchema.Name == llmtest.PanelSeatSchema && n == 1 {
+			full := llmtest.PanelSeat(r).Content
+			return llmtest.Response{Content: full[:len(full)/2], Finish: "length"}
+		}
+		return llmtest.Valid(n, r)
+	})
+	d := defaultDebate(t, srv)
+	d.Change = c
+	tr, err := d.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 || reqs[1].ResponseFormat.JSONSchema.Name != llmtest.PanelSeatSchema || !strings.Contains(reqs[1].Last(), "cut off") {
+		t.Fatalf("%d calls; want the seating call, its shorter second ask, and the round", len(reqs))
+	}
+	if tr.Panel == nil || !strings.HasPrefix(tr.Panel.Method, "model ") || len(tr.Timeline[1].Agents) != len(tr.Panel.Seated) {
+		t.Fatalf("panel %+v, openings by %v; want the model's choice, opened from the second reply", tr.Panel, tr.Timeline[1].Agents)
+	}
+	if u := tr.Timeline[1].ByAgent[toulmin.ModeratorName]; u.Calls != 2 {
+		t.Errorf("the moderator's usage %+v, want both seating calls", u)
+	}
+}
+
+// A seating call that fails leaves the choice to the rules and every member's opening to a call of
+// its own: the model could not write the panel's reply once, so it is not asked for another.
+func TestPanelSeatingFailedAsksEachMemberAlone(t *testing.T) {
+	c := reviewtest.ReadChange(t, filepath.Join("..", "..", "examples", "admin-export.diff"))
+	srv := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
+		if r.ResponseFormat.JSONSchema.Name == llmtest.PanelSeatSchema {
+			return llmtest.ServerError(0)
+		}
+		return llmtest.Valid(n, r)
+	})
+	d := defaultDebate(t, srv)
+	d.Change = c
+	tr, err := d.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	panel, alone := callsByPhase(srv)
+	if tr.Panel == nil || tr.Panel.Method != "rules" {
+		t.Fatalf("panel %+v, want the rules' choice", tr.Panel)
+	}
+	if len(panel) != 1 || panel["seat"] == 0 || len(alone["opening_arguments"]) != len(tr.Panel.Seated) {
+		t.Errorf("panel calls %v, asked alone %v; want only the seating calls for the panel, then each seated member alone", panel, alone)
 	}
 	if len(tr.Timeline[1].Agents) != len(tr.Panel.Seated) {
 		t.Errorf("openings by %v, want every seated stakeholder", tr.Timeline[1].Agents)

@@ -2,6 +2,8 @@ package agents
 
 import (
 	"context"
+	"fmt"
+	"slices"
 
 	"github.com/openai/openai-go"
 
@@ -55,18 +57,40 @@ func (m *llmModerator) seatAndOpen(ctx context.Context, req *toulmin.SeatRequest
 		return notAsked(rules, err)
 	}
 	limit := DefaultModeratorTokens + req.Opening.TokenLimit*req.Max
-	res := v.client.Structured(ctx, append(msgs, openai.UserMessage(task)), limit, req.Subject.DebateID, seatSchemaName, seatSchema)
+	res := v.seat(ctx, append(msgs, openai.UserMessage(task)), limit, req.Subject.DebateID)
+	key := stageKey{req.Subject.DebateID, req.Opening.Kind, 1}
 	var r seatReply
 	panel, ok := m.chosen(req, rules, &res, &r, &r.moderatorReply)
 	if !ok {
+		if res.Err != nil && ctx.Err() == nil {
+			// A call for the panel failed: from the openings on, each member is asked alone.
+			panel.Notes = append(panel.Notes, "each member is asked alone for the rest of the debate")
+			v.mu.Lock()
+			v.failed[key.debate] = true
+			v.mu.Unlock()
+		}
 		// The reply's openings, if any, speak for a panel the model did not choose: the rules'
 		// panel opens in a call of its own.
 		return panel
 	}
-	key := stageKey{req.Subject.DebateID, req.Opening.Kind, 1}
 	v.mu.Lock()
-	v.covered[key] = true
+	v.coverLocked(key, []toulmin.PhaseSpec{req.Opening}, replied)
 	v.hold(key, []toulmin.PhaseSpec{req.Opening}, &llm.PanelReply{Turns: r.Turns}, &panel.Notes)
 	v.mu.Unlock()
 	return panel
+}
+
+// seat makes the seating call, asked again once, shorter, when its reply was cut off at the limit
+// before it was whole: what both calls cost is the one completion's.
+func (v *panelVoice) seat(ctx context.Context, msgs []openai.ChatCompletionMessageParamUnion, limit int, key string) llm.Completion {
+	res := v.client.Panel(ctx, msgs, limit, key, seatSchemaName, seatSchema)
+	if res.Err != nil || res.Finish != "length" || llm.Decode(res.Content, &seatReply{}) == nil {
+		return res
+	}
+	again := v.client.Panel(ctx, append(slices.Clip(msgs), openai.UserMessage(fmt.Sprintf(
+		"Your previous reply was cut off at the limit of %d tokens. Reply again with one JSON object of the response schema, shorter: fewer arguments, shorter texts.", limit))),
+		limit, key, seatSchemaName, seatSchema)
+	again.Usage.Add(res.Usage)
+	again.Notes = append(append(res.Notes, "the seating reply was cut off at the limit and was asked again, shorter"), again.Notes...)
+	return again
 }

@@ -101,7 +101,12 @@ func (cl *Client) params(msgs []openai.ChatCompletionMessageParamUnion, limit in
 }
 
 // Call makes one chat completion call with the retries Complete describes.
-func (cl *Client) Call(ctx context.Context, params openai.ChatCompletionNewParams) (out Completion) {
+func (cl *Client) Call(ctx context.Context, params openai.ChatCompletionNewParams) Completion {
+	return cl.call(ctx, params, true)
+}
+
+// call is Call; a request that timed out is asked again only when retryTimeouts is set.
+func (cl *Client) call(ctx context.Context, params openai.ChatCompletionNewParams, retryTimeouts bool) (out Completion) {
 	log := zerolog.Ctx(ctx)
 	for attempt := 0; ; attempt++ {
 		resp, httpResp, err := cl.once(ctx, params)
@@ -123,9 +128,9 @@ func (cl *Client) Call(ctx context.Context, params openai.ChatCompletionNewParam
 		if timedOut {
 			out.Notes = append(out.Notes, fmt.Sprintf("model %s did not answer within %s (request %d)", cl.Model, cl.RequestTimeout, attempt+1))
 		}
-		if !retry || attempt >= cl.MaxRetries {
+		if !retry || attempt >= cl.MaxRetries || (timedOut && !retryTimeouts) {
 			out.Err = err
-			if retry {
+			if retry && attempt > 0 {
 				out.Err = fmt.Errorf("%w (gave up after %d tries)", err, attempt+1)
 			}
 			return out

@@ -97,9 +97,17 @@ func (t *PanelTurn) Reply(target func(string) string) *Reply {
 	return r
 }
 
-// CompletePanel makes one panel call: Complete's retries, its reply held to PanelSchema.
+// CompletePanel makes one panel call (Panel), its reply held to PanelSchema.
 func (cl *Client) CompletePanel(ctx context.Context, msgs []openai.ChatCompletionMessageParamUnion, limit int, cacheKey string) Completion {
-	return cl.Structured(ctx, msgs, limit, cacheKey, "debate_panel", PanelSchema)
+	return cl.Panel(ctx, msgs, limit, cacheKey, "debate_panel", PanelSchema)
+}
+
+// Panel makes one call that speaks for the whole panel, its reply held to the schema of that
+// name, with Complete's retries but one: a request that times out is not asked again. The
+// reply carries every member's turns, so it is the longest a debate asks for; a model too slow
+// to write it within the request timeout is asked for each member's turn alone instead.
+func (cl *Client) Panel(ctx context.Context, msgs []openai.ChatCompletionMessageParamUnion, limit int, cacheKey, name string, schema map[string]any) Completion {
+	return cl.call(ctx, cl.params(msgs, limit, cacheKey, name, schema), false)
 }
 
 // Structured makes one call with Complete's retries, its reply held to the schema of that name.

@@ -63,6 +63,17 @@ func (r *Request) Last() string {
 	return r.Messages[len(r.Messages)-1].Content
 }
 
+// catalog is the last message of the request that lists the catalog of perspectives: its last,
+// unless a repair (a reply cut off, asked again shorter) follows it.
+func (r *Request) catalog() string {
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		if strings.Contains(r.Messages[i].Content, "# Catalog of perspectives\n") {
+			return r.Messages[i].Content
+		}
+	}
+	return r.Last()
+}
+
 // Response is what the server answers to one request.
 type Response struct {
 	Status  int
@@ -366,7 +377,7 @@ const ModeratorSchema = "moderator_panel"
 // (all, when it has fewer), each with a reason.
 func Moderator(r *Request) Response {
 	var seated []any
-	catalog := r.Last()
+	catalog := r.catalog()
 	if i := strings.Index(catalog, "# Catalog of perspectives\n"); i >= 0 {
 		catalog = catalog[i:]
 	}
@@ -518,14 +529,14 @@ const (
 var seatLineRe = regexp.MustCompile(`(?m)^- ([\w.-]+): ([A-Z][A-Z0-9]*)`)
 
 // PanelSeat answers the call that seats the panel and opens as Moderator answers the moderator's
-// call, with the opening of each perspective it seated as Panel writes it.
+// call, with the opening of each perspective it seated as Panel writes it; after a repair too.
 func PanelSeat(r *Request) Response {
 	var seat map[string]any
 	if err := json.Unmarshal([]byte(Moderator(r).Content), &seat); err != nil {
 		panic(err)
 	}
 	abbrev := map[string]string{}
-	for _, m := range seatLineRe.FindAllStringSubmatch(r.Last(), -1) {
+	for _, m := range seatLineRe.FindAllStringSubmatch(r.catalog(), -1) {
 		abbrev[m[1]] = m[2]
 	}
 	turns := []any{}
