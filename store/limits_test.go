@@ -78,6 +78,43 @@ func TestAnswerLimitsConcurrent(t *testing.T) {
 	})
 }
 
+// Concurrent answers of both budgets (as from replicas) never give more than each budget's
+// limits, and neither takes the other's places.
+func TestAnswerBudgetsConcurrent(t *testing.T) {
+	forEach(t, func(t *testing.T, open func(testing.TB) *Store) {
+		s, ctx := open(t), context.Background()
+		at := time.Unix(1_700_000_000, 0)
+		var mu sync.Mutex
+		count := map[string]int{}
+		var wg sync.WaitGroup
+		for i := 0; i < 16; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				kind, lim := AnswerHelp, limits
+				if i%2 == 1 {
+					kind, lim = AnswerQuestion, threadLimits
+				}
+				how, err := s.Answer(ctx, fmt.Sprintf("c%d", i), "o/r#1", "mallory", kind, at, lim)
+				if err != nil {
+					t.Error(err)
+				}
+				mu.Lock()
+				count[lim.Budget+"/"+how]++
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		want := map[string]int{
+			CommandBudget + "/" + AnsweredComment: 2, CommandBudget + "/" + AnsweredReaction: 3, CommandBudget + "/" + AnsweredNone: 3,
+			ThreadBudget + "/" + AnsweredComment: 2, ThreadBudget + "/" + AnsweredReaction: 2, ThreadBudget + "/" + AnsweredNone: 4,
+		}
+		if fmt.Sprint(count) != fmt.Sprint(want) {
+			t.Errorf("answers = %v, want %v", count, want)
+		}
+	})
+}
+
 // The two budgets are counted apart: a user whose command answers are spent is still answered
 // in threads, and the reverse; a refusal in a thread does not take the command refusal's comment
 // (nor the reverse); each budget is still spent by its own answers; a retried job keeps its answer
