@@ -292,7 +292,7 @@ func (r *Runner) codeAround(ctx context.Context, gh *github.Client, job *Job, ro
 // threadAnswer answers a reply in its thread as threadLimits allow for kind (counted against the
 // thread budget, never the commands'): with the text (asked for only then), with a reaction on
 // the reply, or not at all.
-func (r *Runner) threadAnswer(ctx context.Context, gh *github.Client, job *Job, kind string, reaction string, text func() (string, error)) error {
+func (r *Runner) threadAnswer(ctx context.Context, gh *github.Client, job *Job, kind, reaction string, text func() (string, error)) error {
 	how := store.AnsweredComment
 	if r.Store != nil {
 		var err error
