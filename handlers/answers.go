@@ -11,11 +11,14 @@ import (
 )
 
 // Anyone may comment, so what the App answers to commands that start nothing (/help, /debate
-// help, and every refusal) is bounded per user and pull request, in the store so that replicas
-// and restarts share the count: within AnswerWindow, HelpComments answers to help and
-// RefusalComments refusal by comment; after them a reaction on the command's comment; after
-// Answers answers of either kind, nothing at all, not even the permission lookup.
-var answerLimits = store.AnswerLimits{Window: AnswerWindow, Total: MaxAnswers, HelpComments: MaxHelpComments, RefusalComments: MaxRefusalComments}
+// help, and every refusal of a command) is bounded per user and pull request, in the store so
+// that replicas and restarts share the count: within AnswerWindow, MaxHelpComments answers to
+// help and MaxRefusalComments refusal by comment; after them a reaction on the command's
+// comment; after MaxAnswers answers of either kind, nothing at all, not even the permission
+// lookup. The answers in review threads have a budget of their own (threadLimits, job_reply.go):
+// neither budget mutes the other's family.
+var answerLimits = store.AnswerLimits{Budget: store.CommandBudget, Window: AnswerWindow, Total: MaxAnswers,
+	Comments: map[string]int{store.AnswerHelp: MaxHelpComments, store.AnswerRefusal: MaxRefusalComments}}
 
 // The bounds of the answers to one user's commands that start nothing on one pull request.
 const (
@@ -29,25 +32,37 @@ const (
 const (
 	// HelpReaction answers /help again: the commands are in the comment above.
 	HelpReaction = "confused"
-	// RefusalReaction answers a command refused again.
+	// RefusalReaction answers a command (or a dismissal in a thread) refused again.
 	RefusalReaction = "-1"
 )
 
-// muted reports whether a command's requester has used up the answers on its pull request: then
-// the command is dropped before anything is asked of GitHub. A command that starts something
-// (a writer's /debate) is never counted, so only those who were answered MaxAnswers times within
-// the window are muted.
+// answerBudget is the budget a job's answers count against, and so the one that mutes it: a
+// reply in a finding's thread is the thread budget's, every other job with a requester (a
+// command) the command budget's.
+func answerBudget(job *Job) (budget string, total int) {
+	if job.Kind == KindReply {
+		return store.ThreadBudget, MaxReplyAnswers
+	}
+	return store.CommandBudget, MaxAnswers
+}
+
+// muted reports whether a job's requester has used up the answers of its family on its pull
+// request: then the job is dropped before anything is asked of GitHub. A command that starts
+// something (a writer's /debate, a writer's dismissal) is never counted, so only those who were
+// answered the budget's total within the window are muted, and only for that family: ten
+// questions in threads do not mute a /debate, nor ten refused commands a question.
 func (r *Runner) muted(ctx context.Context, job *Job) (bool, error) {
 	if r.Store == nil || job.Requester == "" || job.Resume != "" {
 		return false, nil
 	}
-	n, err := r.Store.Answers(ctx, job.PR.String(), job.Requester, r.now(), AnswerWindow)
-	if err != nil || n < MaxAnswers {
+	budget, total := answerBudget(job)
+	n, err := r.Store.Answers(ctx, job.PR.String(), job.Requester, budget, r.now(), AnswerWindow)
+	if err != nil || n < total {
 		return false, err
 	}
 	r.Metrics.refused("muted")
-	zerolog.Ctx(ctx).Info().Str("requester", job.Requester).Int("answers", n).
-		Msg("Ignored a command: its author's answers on this pull request are used up for the hour.")
+	zerolog.Ctx(ctx).Info().Str("requester", job.Requester).Str("budget", budget).Int("answers", n).
+		Msg("Ignored a command or reply: its author's answers of this kind on this pull request are used up for the hour.")
 	return true, nil
 }
 

@@ -33,13 +33,21 @@ const (
 	AskedReaction = "eyes"
 )
 
-// questionLimits bound the answers one person's replies get on one pull request (store.Answer):
-// a question may cost a model call, so after five answers by comment within the hour a reaction
-// says it was seen, and after MaxAnswers nothing does.
-var questionLimits = store.AnswerLimits{Window: AnswerWindow, Total: MaxAnswers, RefusalComments: 5}
+// threadLimits bound the answers one person's replies in the review threads of the bot's
+// findings get on one pull request (store.Answer), apart from the answers to their commands: a
+// question may cost a model call, so after MaxQuestionComments answers by comment within the
+// hour a reaction says it was seen; a refused dismissal is answered by comment
+// MaxRefusalComments times, then by a reaction; after MaxReplyAnswers answers of either kind
+// nothing does, and the person's replies on that pull request are ignored for the rest of the
+// hour (muted).
+var threadLimits = store.AnswerLimits{Budget: store.ThreadBudget, Window: AnswerWindow, Total: MaxReplyAnswers,
+	Comments: map[string]int{store.AnswerQuestion: MaxQuestionComments, store.AnswerRefusal: MaxRefusalComments}}
 
-// answerQuestion is the kind the answers to questions are counted under.
-const answerQuestion = "question"
+// The bounds of the answers to one user's replies in review threads on one pull request.
+const (
+	MaxReplyAnswers     = 10
+	MaxQuestionComments = 5
+)
 
 // thread is a review thread the bot opened on a finding, as a reply's job reads it.
 type thread struct {
@@ -162,7 +170,7 @@ func (r *Runner) dismissFinding(ctx context.Context, gh *github.Client, job *Job
 	if !config.PermissionAtLeast(have, DismissPermission) {
 		r.Metrics.refused("permission")
 		log.Info().Str("permission", have).Msg("Refused a dismissal: its author cannot write to the repository.")
-		return r.threadAnswer(ctx, gh, job, store.AnswerRefusal, answerLimits, RefusalReaction, func() (string, error) {
+		return r.threadAnswer(ctx, gh, job, store.AnswerRefusal, RefusalReaction, func() (string, error) {
 			return converse.NotPermitted(job.Requester, have), nil
 		})
 	}
@@ -193,11 +201,11 @@ func (r *Runner) dismissalsURL(job *Job) string {
 	return strings.TrimSuffix(r.PublicURL, "/") + "/dismissals?repo=" + job.PR.Repository()
 }
 
-// answerReply answers a question in the thread, within questionLimits: with the model when one
+// answerReply answers a question in the thread, within threadLimits: with the model when one
 // is configured and the repository's model budget allows, from the evidence and the rule
 // catalog otherwise (and when the model fails).
 func (r *Runner) answerReply(ctx context.Context, gh *github.Client, job *Job, th *thread) error {
-	return r.threadAnswer(ctx, gh, job, answerQuestion, questionLimits, AskedReaction, func() (string, error) {
+	return r.threadAnswer(ctx, gh, job, store.AnswerQuestion, AskedReaction, func() (string, error) {
 		offline := converse.Offline(job.Requester, th.findings)
 		if r.ReplyModel == nil {
 			return offline, nil
@@ -281,13 +289,14 @@ func (r *Runner) codeAround(ctx context.Context, gh *github.Client, job *Job, ro
 	return start, lines[start-1 : end]
 }
 
-// threadAnswer answers a reply in its thread as limits allow for kind: with the text (asked for
-// only then), with a reaction on the reply, or not at all.
-func (r *Runner) threadAnswer(ctx context.Context, gh *github.Client, job *Job, kind string, limits store.AnswerLimits, reaction string, text func() (string, error)) error {
+// threadAnswer answers a reply in its thread as threadLimits allow for kind (counted against the
+// thread budget, never the commands'): with the text (asked for only then), with a reaction on
+// the reply, or not at all.
+func (r *Runner) threadAnswer(ctx context.Context, gh *github.Client, job *Job, kind, reaction string, text func() (string, error)) error {
 	how := store.AnsweredComment
 	if r.Store != nil {
 		var err error
-		if how, err = r.Store.Answer(ctx, jobKey(job), job.PR.String(), job.Requester, kind, r.now(), limits); err != nil {
+		if how, err = r.Store.Answer(ctx, jobKey(job), job.PR.String(), job.Requester, kind, r.now(), threadLimits); err != nil {
 			return err
 		}
 	}
@@ -302,7 +311,10 @@ func (r *Runner) threadAnswer(ctx context.Context, gh *github.Client, job *Job, 
 		if _, _, err := gh.Reactions.CreatePullRequestCommentReaction(ctx, job.PR.Owner, job.PR.Repo, job.CommentID, reaction); err != nil {
 			zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not react to the reply.")
 		}
+		return nil
 	}
+	zerolog.Ctx(ctx).Info().Str("requester", job.Requester).Str("answer", kind).
+		Msg("Answered nothing: the reply's author was answered enough in this pull request's threads for the hour.")
 	return nil
 }
 

@@ -76,7 +76,8 @@ func (r *Runner) run(ctx context.Context, job *Job) error {
 	if err != nil {
 		return fmt.Errorf("failed to create a client for installation %d: %w", job.Installation, err)
 	}
-	// Cheap checks first: a command whose author's answers are used up costs no request.
+	// Cheap checks first: a command (or a reply in a finding's thread) whose author's answers of
+	// that family are used up costs no request.
 	if muted, err := r.muted(ctx, job); err != nil || muted {
 		return err
 	}

@@ -8,30 +8,55 @@ import (
 	"time"
 )
 
-// Kinds of answers to commands that start nothing.
+// Kinds of answers: to commands that start nothing (help, refusal), and to replies in the
+// review threads of the bot's findings (question, refusal).
 const (
-	AnswerHelp    = "help"
-	AnswerRefusal = "refusal"
+	AnswerHelp     = "help"
+	AnswerRefusal  = "refusal"
+	AnswerQuestion = "question"
 )
 
-// How a command that starts nothing is answered.
+// The budgets of answers one user gets on one pull request, each counted apart so that using up
+// one never silences the other: a row of command_answers names its budget.
 const (
-	// AnsweredComment is a comment on the pull request.
+	// CommandBudget is the budget of the answers to commands that start nothing: /help,
+	// /debate help and the refusals of commands.
+	CommandBudget = "command"
+	// ThreadBudget is the budget of the answers to replies in the review threads of the bot's
+	// findings: questions, and the refusals of dismissals.
+	ThreadBudget = "thread"
+)
+
+// How a command or reply that starts nothing is answered.
+const (
+	// AnsweredComment is a comment on the pull request (or in the thread).
 	AnsweredComment = "comment"
-	// AnsweredReaction is a reaction on the command's comment: the comment answer came before.
+	// AnsweredReaction is a reaction on the command's comment (or the reply): the comment answer
+	// came before.
 	AnsweredReaction = "reaction"
-	// AnsweredNone is silence: the user's answers on the pull request are spent for now.
+	// AnsweredNone is silence: the user's answers of that budget on the pull request are spent
+	// for now.
 	AnsweredNone = "none"
 )
 
-// AnswerLimits bound what one user's commands that start nothing get on one pull request within
-// Window: at most Total answers (comments and reactions), of which HelpComments answers to help
-// and RefusalComments refusals may be comments; the rest are reactions.
+// AnswerLimits bound what one user gets from one Budget (CommandBudget or ThreadBudget) on one
+// pull request within Window: at most Total answers (comments and reactions), of which
+// Comments[kind] answers of each kind may be comments (a kind it does not name gets none); the
+// rest are reactions.
 type AnswerLimits struct {
-	Window          time.Duration
-	Total           int
-	HelpComments    int
-	RefusalComments int
+	Budget   string
+	Window   time.Duration
+	Total    int
+	Comments map[string]int
+}
+
+// validBudget refuses a budget that is neither of the two: its answers would count against
+// nothing that mutes anyone.
+func validBudget(budget string) error {
+	if budget != CommandBudget && budget != ThreadBudget {
+		return fmt.Errorf("unknown answer budget %q (want %q or %q)", budget, CommandBudget, ThreadBudget)
+	}
+	return nil
 }
 
 // serialized runs fn in a transaction that no other call of serialized with the same lock runs
@@ -54,54 +79,58 @@ func (s *Store) serialized(ctx context.Context, lock string, fn func(*sql.Tx) er
 	return tx.Commit()
 }
 
-// Answers counts the answers login's commands that start nothing got on pr within window
-// before at: a cheap read that decides, before anything is asked of GitHub, whether the command
-// is answered at all.
-func (s *Store) Answers(ctx context.Context, pr, login string, at time.Time, window time.Duration) (int, error) {
-	var n int
-	if err := s.db.QueryRowContext(ctx, s.q("SELECT COUNT(*) FROM command_answers WHERE pr_key = ? AND login = ? AND at > ?"),
-		pr, login, at.Add(-window).UnixNano()).Scan(&n); err != nil {
+// Answers counts the answers of budget login got on pr within window before at: a cheap read
+// that decides, before anything is asked of GitHub, whether a command (CommandBudget) or a reply
+// in a thread (ThreadBudget) is answered at all.
+func (s *Store) Answers(ctx context.Context, pr, login, budget string, at time.Time, window time.Duration) (int, error) {
+	if err := validBudget(budget); err != nil {
 		return 0, fmt.Errorf("failed to count the answers to %s on %s: %w", login, pr, err)
+	}
+	var n int
+	if err := s.db.QueryRowContext(ctx, s.q("SELECT COUNT(*) FROM command_answers WHERE pr_key = ? AND login = ? AND budget = ? AND at > ?"),
+		pr, login, budget, at.Add(-window).UnixNano()).Scan(&n); err != nil {
+		return 0, fmt.Errorf("failed to count the %s answers to %s on %s: %w", budget, login, pr, err)
 	}
 	return n, nil
 }
 
-// Answer decides and records how a command that starts nothing (kind: AnswerHelp or
-// AnswerRefusal) is answered: a comment while the user's comments of that kind on pr within the
-// window are under their limit, a reaction after them, nothing once Total answers were given.
-// The count and the record are one serialized step, so that replicas answering together cannot
-// both take the last place; the same key again (a retried job) gets the answer it got.
+// Answer decides and records how a command or a reply that starts nothing (kind: AnswerHelp,
+// AnswerRefusal or AnswerQuestion) is answered, counted against lim.Budget alone: a comment
+// while the user's comments of that kind and budget on pr within the window are under
+// lim.Comments[kind], a reaction after them, nothing once Total answers of the budget were
+// given. The count and the record are one serialized step, so that replicas answering together
+// cannot both take the last place; the same key again (a retried job) gets the answer it got.
 func (s *Store) Answer(ctx context.Context, key, pr, login, kind string, at time.Time, lim AnswerLimits) (string, error) {
+	if err := validBudget(lim.Budget); err != nil {
+		return "", fmt.Errorf("failed to record the answer to %s on %s: %w", login, pr, err)
+	}
 	how := AnsweredNone
-	err := s.serialized(ctx, "answers/"+pr+"/"+login, func(tx *sql.Tx) error {
+	err := s.serialized(ctx, "answers/"+lim.Budget+"/"+pr+"/"+login, func(tx *sql.Tx) error {
 		err := tx.QueryRowContext(ctx, s.q("SELECT how FROM command_answers WHERE answer_key = ?"), key).Scan(&how)
 		if err == nil || !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
 		var total, comments int
 		if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*), COALESCE(SUM(CASE WHEN kind = ? AND how = ? THEN 1 ELSE 0 END), 0)
-			FROM command_answers WHERE pr_key = ? AND login = ? AND at > ?`), kind, AnsweredComment, pr, login, at.Add(-lim.Window).UnixNano()).Scan(&total, &comments); err != nil {
+			FROM command_answers WHERE pr_key = ? AND login = ? AND budget = ? AND at > ?`),
+			kind, AnsweredComment, pr, login, lim.Budget, at.Add(-lim.Window).UnixNano()).Scan(&total, &comments); err != nil {
 			return err
-		}
-		limit := lim.RefusalComments
-		if kind == AnswerHelp {
-			limit = lim.HelpComments
 		}
 		switch {
 		case total >= lim.Total:
 			how = AnsweredNone
 			return nil // silence is not recorded: it costs nothing to repeat
-		case comments < limit:
+		case comments < lim.Comments[kind]:
 			how = AnsweredComment
 		default:
 			how = AnsweredReaction
 		}
-		_, err = tx.ExecContext(ctx, s.q("INSERT INTO command_answers (answer_key, pr_key, login, kind, how, at) VALUES (?, ?, ?, ?, ?, ?)"),
-			key, pr, login, kind, how, at.UnixNano())
+		_, err = tx.ExecContext(ctx, s.q("INSERT INTO command_answers (answer_key, pr_key, login, budget, kind, how, at) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+			key, pr, login, lim.Budget, kind, how, at.UnixNano())
 		return err
 	})
 	if err != nil {
-		return "", fmt.Errorf("failed to record the answer to %s on %s: %w", login, pr, err)
+		return "", fmt.Errorf("failed to record the %s answer to %s on %s: %w", lim.Budget, login, pr, err)
 	}
 	return how, nil
 }
