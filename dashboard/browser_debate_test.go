@@ -43,9 +43,7 @@ func TestBrowserDebatePage(t *testing.T) {
 	e := newEnvWith(t, seedHistory)
 	e.gh.SignInAs("alice")
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,
-		chromedp.Flag("ignore-certificate-errors", true), chromedp.WindowSize(1200, 900))
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), browserOptions(t, path)...)
 	defer cancelAlloc()
 	ctx, cancel := chromedp.NewContext(actx)
 	defer cancel()

@@ -144,6 +144,16 @@ func (a *theApp) paused(t *testing.T, n int) *store.Paused {
 // resumed debate adds appear without reloading the page, and ends another debate's rounds with
 // its button. Screenshots of each step are committed in testdata/screenshots; refresh them with
 // DEBATEBOT_UPDATE_SCREENSHOTS=1 go test -run TestBrowser ./dashboard.
+// browserOptions start the Chromium at path headless, with its profile and its temporary files
+// (Chromium writes org.chromium.Chromium.* directories to TMPDIR) in the test's temporary
+// directory, so that a test run leaves nothing behind.
+func browserOptions(t *testing.T, path string) []chromedp.ExecAllocatorOption {
+	dir := t.TempDir()
+	return append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,
+		chromedp.Flag("ignore-certificate-errors", true), chromedp.WindowSize(1200, 900),
+		chromedp.UserDataDir(filepath.Join(dir, "profile")), chromedp.Env("TMPDIR="+dir))
+}
+
 func TestBrowser(t *testing.T) {
 	path := chromium(t)
 	a := startApp(t)
@@ -152,9 +162,7 @@ func TestBrowser(t *testing.T) {
 	a.deliver(t, "pull_request", "pull_request.opened.json", 8, nil)
 	second := a.paused(t, 8)
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,
-		chromedp.Flag("ignore-certificate-errors", true), chromedp.WindowSize(1200, 900))
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), browserOptions(t, path)...)
 	defer cancelAlloc()
 	ctx, cancel := chromedp.NewContext(actx)
 	defer cancel()
