@@ -13,7 +13,7 @@ import (
 	"github.com/debatebot/debatebot/review/realcases"
 )
 
-const benchUsage = `Usage: debatebot bench --cases PATH [--trees DIR] [--split dev|check|all] [--diff] [--goproxy] [--explain] [--rules] [--stages] [ID...]
+const benchUsage = `Usage: debatebot bench --cases PATH [--trees DIR] [--split dev|check|all] [--diff] [--goproxy] [--explain] [--rules] [--stages] [--context] [ID...]
 
 Debates the real cases of PATH (a case file, or a folder of *.tsv) offline with the embedded
 defaults, each on its trees at DIR/<id> (git repositories with tags base and head, as
@@ -34,13 +34,16 @@ defect cases away from the defect lines, the benign cases it fires on and those 
 (request_changes), and its total findings. With --stages, each case's line is followed by the
 wall time of each stage of its evidence gathering (the go command's loads, each Go analyzer, gosec,
 each external tool, each analyzer of the change; stages of base and head that run side by side add
-up), the longest first.
+up), the longest first. With --context, each defect case's line also says where the change
+message a model-backed debate reads (the diff and the code around the change, within the default
+llm.context_tokens, after the evidence) shows each defect location: in the diff, only in the code
+around it, or not at all; the totals count them, of all and per language.
 `
 
 type benchFlags struct {
-	cases, trees, split                   string
-	diff, goproxy, explain, rules, stages bool
-	ids                                   []string
+	cases, trees, split                            string
+	diff, goproxy, explain, rules, stages, context bool
+	ids                                            []string
 }
 
 func parseBenchFlags(args []string, stderr io.Writer, getenv func(string) string) (*benchFlags, error) {
@@ -60,6 +63,7 @@ func parseBenchFlags(args []string, stderr io.Writer, getenv func(string) string
 	fs.BoolVar(&f.explain, "explain", false, "list each case's findings of substance, then the rule table")
 	fs.BoolVar(&f.stages, "stages", false, "after each case's line, the wall time of each stage of its evidence gathering")
 	fs.BoolVar(&f.rules, "rules", false, "after the totals, the rule table: what each rule found, missed and held back")
+	fs.BoolVar(&f.context, "context", false, "say where the change message a model reads shows each defect location")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return nil, errHelp
@@ -92,5 +96,5 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 		return &pipeline.UsageError{Msg: err.Error()}
 	}
 	return realcases.Bench(ctx, cases, realcases.BenchOptions{Trees: f.trees, Split: f.split, IDs: f.ids,
-		Diff: f.diff, Stages: f.stages, Explain: f.explain, Rules: f.rules}, stdout)
+		Diff: f.diff, Stages: f.stages, Explain: f.explain, Rules: f.rules, Context: f.context}, stdout)
 }

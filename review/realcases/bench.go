@@ -14,39 +14,43 @@ import (
 	"github.com/debatebot/debatebot/config"
 	"github.com/debatebot/debatebot/review"
 	"github.com/debatebot/debatebot/review/agents"
+	"github.com/debatebot/debatebot/review/change"
 	"github.com/debatebot/debatebot/review/evidence"
 	"github.com/debatebot/debatebot/review/evidence/scan"
+	"github.com/debatebot/debatebot/review/llm"
 	"github.com/debatebot/debatebot/review/local"
 	"github.com/debatebot/debatebot/review/pipeline"
 	"github.com/debatebot/debatebot/toulmin"
 )
 
 // debateCase debates one case's base..head offline with the embedded defaults: on the whole
-// trees, as debate --git does, or with diff on the hunks only, as debate --diff does.
-func debateCase(ctx context.Context, dir string, diff bool) (*toulmin.Transcript, error) {
+// trees, as debate --git does, or with diff on the hunks only, as debate --diff does. The change
+// it debated comes with the transcript.
+func debateCase(ctx context.Context, dir string, diff bool) (*toulmin.Transcript, *change.Change, error) {
 	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
-		return nil, fmt.Errorf("no case repository at %s (build it with ../shared/realcases/materialize)", dir)
+		return nil, nil, fmt.Errorf("no case repository at %s (build it with ../shared/realcases/materialize)", dir)
 	}
 	src := &local.Source{Kind: "git", Name: "base..head", Base: dir, Range: "base..head"}
 	if diff {
 		out, err := exec.CommandContext(ctx, "git", "-C", dir, "diff", "--no-color", "--no-ext-diff", "base", "head").Output()
 		if err != nil {
-			return nil, fmt.Errorf("git diff base head in %s: %w", dir, err)
+			return nil, nil, fmt.Errorf("git diff base head in %s: %w", dir, err)
 		}
 		src = &local.Source{Kind: "diff", Name: "base..head", Diff: string(out)}
 	}
-	change, err := src.Change(ctx, review.DefaultMaxDiffBytes)
+	ch, err := src.Change(ctx, review.DefaultMaxDiffBytes)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	repo := config.Default()
 	protocol, err := repo.DebateProtocol("")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	d := pipeline.NewDebate(repo, protocol, agents.OfflinePanel(repo.Stakeholders), "cli")
-	d.Change = change
-	return d.Run(ctx)
+	d.Change = ch
+	tr, err := d.Run(ctx)
+	return tr, d.Change, err
 }
 
 // Offline makes the bench download no module: types come from the go command's own module
@@ -75,8 +79,9 @@ type BenchOptions struct {
 	Trees, Split string
 	IDs          []string
 	// Diff debates the hunks only; Stages, Explain and Rules add the stages' times, the
-	// findings of substance and the rule table.
-	Diff, Stages, Explain, Rules bool
+	// findings of substance and the rule table; Context, where the change message a model would
+	// read shows each defect location (Sights).
+	Diff, Stages, Explain, Rules, Context bool
 }
 
 // Bench debates the selected cases offline with the embedded defaults, each on its trees,
@@ -112,9 +117,18 @@ func benchCase(ctx context.Context, c Case, o BenchOptions, stdout io.Writer) (R
 	var cov evidence.Coverage
 	var times scan.Timings
 	start, cpu := time.Now(), scan.ProcessCPU()
-	tr, err := debateCase(scan.WithTimings(evidence.WithCoverage(ctx, &cov), &times), filepath.Join(o.Trees, c.ID), o.Diff)
+	tr, ch, err := debateCase(scan.WithTimings(evidence.WithCoverage(ctx, &cov), &times), filepath.Join(o.Trees, c.ID), o.Diff)
 	r := Judge(c, tr, err)
 	r.Wall, r.CPU, r.TypesFull, r.TypesChanged = time.Since(start), scan.ProcessCPU()-cpu, cov.Full, cov.Changed
+	if o.Context && c.Defect() && err == nil && tr != nil {
+		tok, terr := llm.DefaultTokenizer()
+		if terr != nil {
+			return r, terr
+		}
+		if r.Sights, err = Sights(ctx, c, ch, tr.Evidence, tok); err != nil {
+			return r, err
+		}
+	}
 	if _, err := fmt.Fprintln(stdout, r.Line()); err != nil {
 		return r, err
 	}

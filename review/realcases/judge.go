@@ -34,6 +34,8 @@ type Result struct {
 	// Wall is how long the case's debate took; CPU the processor time (user and system, of the
 	// process and the tools it ran) it used, which a busy machine does not inflate as it does Wall.
 	Wall, CPU time.Duration
+	// Sights say where the model's change message shows each defect location (bench --context).
+	Sights []Sight
 }
 
 // Judge judges the debate of c (tr, or err when it did not run) as the benchmark's README says.
@@ -98,6 +100,9 @@ func (r Result) Line() string {
 	}
 	if r.TypesChanged > 0 {
 		s += fmt.Sprintf(" [types %d/%d]", r.TypesFull, r.TypesChanged)
+	}
+	if len(r.Sights) > 0 {
+		s += sightLine(r.Sights)
 	}
 	switch {
 	case r.Wall > 0 && r.CPU > 0:
@@ -173,6 +178,7 @@ func WriteTotals(w io.Writer, results []Result) error {
 		}
 		writeTypesAndTimes(w, g.results)
 		writeSuggestions(w, g.results)
+		writeSights(w, g.results)
 		for _, lang := range Languages {
 			if t := byLang[lang]; t != nil {
 				fmt.Fprintf(w, "  %-12s %s\n", lang, t)
