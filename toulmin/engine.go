@@ -81,8 +81,13 @@ type Turn struct {
 	// Position, when set, is the agent's stance after this phase.
 	Position *Position
 	Usage    voting.Usage
-	// Notes are recorded in the timeline (e.g. a reply that needed repair).
+	// Notes are recorded in the timeline (e.g. a reply that needed repair), under the agent's
+	// name.
 	Notes []string
+	// PhaseNotes are recorded in the timeline as the phase's own, without the agent's name: what
+	// a model call that spoke for several agents reports (one call for the whole panel), which is
+	// not the agent's doing. They are kept when the turn failed too.
+	PhaseNotes []string
 }
 
 // Agent is a debate participant: offline (rules over evidence) or backed by a model.
@@ -767,6 +772,9 @@ func call(ctx context.Context, a Agent, req *Request) (res result) {
 // record validates and stores one agent's turn.
 func (r *run) record(spec PhaseSpec, round, i int, res result, rec *PhaseRecord) {
 	p := r.participants[i]
+	if res.turn != nil {
+		rec.Notes = append(rec.Notes, res.turn.PhaseNotes...)
+	}
 	if res.err != nil {
 		// A failed turn may still have cost model calls (an unusable reply, a late one): the
 		// record counts every call the server billed.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -446,5 +447,38 @@ func TestEngineRecordsGatherNotes(t *testing.T) {
 	}
 	if got := tr.Timeline[0].Notes; tr.Timeline[0].Phase != PhaseEvidence || len(got) != 2 || got[1] != "2 packages analysed" {
 		t.Errorf("evidence phase notes = %q", got)
+	}
+}
+
+// A turn's phase notes are the phase's own: recorded without the agent's name, and kept when
+// the turn failed (a call that spoke for several agents and did not answer).
+func TestEngineRecordsPhaseNotesWithoutTheAgentsName(t *testing.T) {
+	shared := func(fail bool) func(context.Context, *Request) (*Turn, error) {
+		return func(ctx context.Context, req *Request) (*Turn, error) {
+			if req.Phase.Kind != PhaseOpening {
+				return opener(voting.Approve)(ctx, req)
+			}
+			turn, _ := opener(voting.Approve)(ctx, req)
+			turn.Notes = []string{"asked again"}
+			turn.PhaseNotes = []string{"the panel's call: timed out"}
+			if fail {
+				return turn, errors.New("no answer")
+			}
+			return turn, nil
+		}
+	}
+	e, err := NewEngine(Standard(), []Agent{stakeholder("first", "F", shared(false)), stakeholder("second", "S", shared(true))}, WithClock(fixedClock()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := e.Run(context.Background(), subject())
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := tr.Timeline[1].Notes
+	if strings.Count(strings.Join(notes, "\n"), "the panel's call: timed out") != 2 || slices.ContainsFunc(notes, func(n string) bool {
+		return strings.HasSuffix(n, ": the panel's call: timed out")
+	}) || !slices.Contains(notes, "first: asked again") {
+		t.Errorf("opening notes %q: want the phase notes of both turns, the failed one's too, without a name, and the agent's note under its name", notes)
 	}
 }

@@ -73,7 +73,8 @@ func (c *calls) next(r *llmtest.Request) (phase, who string, n int) {
 // When the panel is asked at once (the default), the call for the panel that hangs is not asked
 // again (its reply is the longest): each member is asked alone from then on. That call is the one
 // that seats the panel and writes its openings (the moderator's section says so, and the rules
-// seat), or the round's call of the whole panel, whose first speaker carries the call's notes.
+// seat), or the round's call of the whole panel, whose notes are the phase's (not its first
+// speaker's).
 func TestDebateModelHangIsRetried(t *testing.T) {
 	for _, mode := range []struct {
 		name, calls, phase, hangs string
@@ -81,7 +82,7 @@ func TestDebateModelHangIsRetried(t *testing.T) {
 	}{
 		{"agent", "  calls: agent\n", "opening_arguments", "PS", []string{"Performance Stakeholder: model gpt-4o-mini did not answer within 2s (request 1)"}},
 		{"panel seat", "", "opening_arguments", "", []string{"\n> model gpt-4o-mini did not answer within 2s (request 1)\n", "the rules chose", "each member is asked alone for the rest of the debate"}},
-		{"panel round", "", "rebuttal", "", []string{"Security Stakeholder: the panel's call: model gpt-4o-mini did not answer within 2s (request 1)", "each member is asked alone, in this phase and the rest of the debate"}},
+		{"panel round", "", "rebuttal", "", []string{"the panel's call: model gpt-4o-mini did not answer within 2s (request 1)", "each member is asked alone, in this phase and the rest of the debate"}},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
 			var c calls
@@ -98,6 +99,9 @@ func TestDebateModelHangIsRetried(t *testing.T) {
 			}
 			if srv.Hung() != 1 {
 				t.Errorf("hung requests = %d, want 1", srv.Hung())
+			}
+			if strings.Contains(out, "Stakeholder: the panel's call") {
+				t.Error("the panel's call's notes are under a member's name; they are the phase's")
 			}
 			for _, note := range mode.notes {
 				if !strings.Contains(out, note) {

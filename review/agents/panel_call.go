@@ -167,6 +167,7 @@ func mustSpeak(kind toulmin.PhaseKind, answer []toulmin.Argument) bool {
 func withOwed(turn, owed *toulmin.Turn, dropped []string) *toulmin.Turn {
 	turn.Usage.Add(owed.Usage)
 	turn.Notes = append(owed.Notes, turn.Notes...)
+	turn.PhaseNotes = append(owed.PhaseNotes, turn.PhaseNotes...)
 	for _, p := range dropped {
 		turn.Notes = append(turn.Notes, "dropped from the panel's reply: "+scan.Clip(p, 300))
 	}
@@ -252,7 +253,6 @@ func (v *panelVoice) speak(ctx context.Context, key stageKey, req *toulmin.Reque
 		res := v.client.CompletePanel(ctx, msgs, limit, req.Subject.DebateID)
 		spent.Usage.Add(res.Usage)
 		for _, n := range res.Notes {
-			// Shown under the first speaker's name: say whose call it was.
 			spent.Notes = append(spent.Notes, "the panel's call: "+n)
 		}
 		if res.Err != nil {
@@ -331,7 +331,8 @@ func (v *panelVoice) hold(key stageKey, phases []toulmin.PhaseSpec, reply *llm.P
 // round) pays nothing of it: its share would wait for a phase the debate may never reach in this
 // process (SIGTERM in the middle of the round), and the record would lose tokens the server
 // billed. Each share adds to what the speaker owes already: a member that did not yet claim its
-// share of a failed call keeps it when a later member's call of the phase is billed.
+// share of a failed call keeps it when a later member's call of the phase is billed. The call's
+// notes go with the first share, as the phase's notes: they are no member's doing.
 func (v *panelVoice) billLocked(key stageKey, speakers []*LLMAgent, spent *toulmin.Turn) {
 	for i, u := range splitUsage(spent.Usage, len(speakers)) {
 		k := turnKey{key, speakers[i].p.Name}
@@ -342,7 +343,8 @@ func (v *panelVoice) billLocked(key stageKey, speakers []*LLMAgent, spent *toulm
 		}
 		t.Usage.Add(u)
 		if i == 0 {
-			t.Notes = append(t.Notes, spent.Notes...)
+			// The phase's notes, not the first speaker's: the call spoke for them all.
+			t.PhaseNotes = append(t.PhaseNotes, spent.Notes...)
 		}
 	}
 }
