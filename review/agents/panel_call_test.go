@@ -136,12 +136,7 @@ func TestPanelMemberLeftOutOfTheReplyIsAskedAlone(t *testing.T) {
 // A panel reply that is unusable twice costs what was billed, and each member is asked alone:
 // nothing of the phase is lost.
 func TestPanelUnusableReplyAsksEachMemberAlone(t *testing.T) {
-	srv := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
-		if phase, who := llmtest.Phase(r); phase == "opening_arguments" && who == "" {
-			return llmtest.NotJSON()
-		}
-		return llmtest.Valid(n, r)
-	})
+	srv := llmtest.New(t, panelAnswers("opening_arguments", llmtest.NotJSON()))
 	tr := panelDebate(t, srv, toulmin.Standard())
 	panelCalls, alone := 0, map[string]bool{}
 	for _, r := range srv.Requests() {
@@ -227,6 +222,17 @@ func TestPanelSeatingUnusableFallsBackToTheRules(t *testing.T) {
 	}
 }
 
+// panelAnswers answers the calls for the panel whose first phase is phase with resp, and every
+// other call as llmtest.Valid does.
+func panelAnswers(phase string, resp llmtest.Response) llmtest.Responder {
+	return func(n int, r *llmtest.Request) llmtest.Response {
+		if p, who := llmtest.Phase(r); p == phase && who == "" {
+			return resp
+		}
+		return llmtest.Valid(n, r)
+	}
+}
+
 // panelDebateWith is panelDebate with the model options opts (its BaseURL and key set here).
 func panelDebateWith(t *testing.T, srv *llmtest.Server, opts llm.Options) *toulmin.Transcript {
 	t.Helper()
@@ -304,12 +310,7 @@ func checkEveryMemberSpoke(t *testing.T, srv *llmtest.Server, tr *toulmin.Transc
 // its phases, the rebuttals included: a rebuttal left out of a usable reply disputes nothing,
 // but no reply is not a panel that disputes nothing.
 func TestPanelRoundReplyUnusableAsksEachMemberAlone(t *testing.T) {
-	srv := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
-		if phase, who := llmtest.Phase(r); phase == "rebuttal" && who == "" {
-			return llmtest.NotJSON()
-		}
-		return llmtest.Valid(n, r)
-	})
+	srv := llmtest.New(t, panelAnswers("rebuttal", llmtest.NotJSON()))
 	tr := panelDebate(t, srv, toulmin.Standard())
 	panel, alone := callsByPhase(srv)
 	if n := stakeholders(tr); panel["rebuttal"] != 2 || len(alone["rebuttal"]) != n || len(alone["final_arguments"]) != n {
@@ -322,12 +323,7 @@ func TestPanelRoundReplyUnusableAsksEachMemberAlone(t *testing.T) {
 // phase: each member is asked alone, in that phase and every later one, with no further call for
 // the panel, and the notes say why.
 func TestPanelCallRefusedAsksEachMemberAlone(t *testing.T) {
-	srv := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
-		if phase, who := llmtest.Phase(r); phase == "opening_arguments" && who == "" {
-			return llmtest.Response{Status: 400, ErrorCode: "invalid_request_error", ErrorMessage: "max_tokens is too large: 3000. This model supports at most 2048 completion tokens"}
-		}
-		return llmtest.Valid(n, r)
-	})
+	srv := llmtest.New(t, panelAnswers("opening_arguments", llmtest.Response{Status: 400, ErrorCode: "invalid_request_error", ErrorMessage: "max_tokens is too large: 3000. This model supports at most 2048 completion tokens"}))
 	tr := panelDebate(t, srv, toulmin.Standard())
 	panel, alone := callsByPhase(srv)
 	if panel["opening_arguments"] != 1 || len(panel) != 1 || len(alone["opening_arguments"]) != stakeholders(tr) || len(alone["rebuttal"]) == 0 {
@@ -344,12 +340,7 @@ func TestPanelCallRefusedAsksEachMemberAlone(t *testing.T) {
 // debate, and a model too slow to write it within the request timeout is asked for each
 // member's turn alone.
 func TestPanelCallTimedOutIsNotAskedAgain(t *testing.T) {
-	srv := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
-		if phase, who := llmtest.Phase(r); phase == "opening_arguments" && who == "" {
-			return llmtest.Hang()
-		}
-		return llmtest.Valid(n, r)
-	})
+	srv := llmtest.New(t, panelAnswers("opening_arguments", llmtest.Hang()))
 	tr := panelDebateWith(t, srv, llm.Options{MaxRetries: 2, RequestTimeout: 300 * time.Millisecond})
 	panel, alone := callsByPhase(srv)
 	if panel["opening_arguments"] != 1 || len(panel) != 1 || len(alone["opening_arguments"]) != stakeholders(tr) {
