@@ -103,7 +103,7 @@ func (cl *Client) CompletePanel(ctx context.Context, msgs []openai.ChatCompletio
 }
 
 // Panel makes one call that speaks for the whole panel, its reply held to the schema of that
-// name, with Complete's retries but one: a request that times out is not asked again. The
+// name, with Complete's retries except one: a request that times out is not asked again. The
 // reply carries every member's turns, so it is the longest a debate asks for; a model too slow
 // to write it within the request timeout is asked for each member's turn alone instead.
 func (cl *Client) Panel(ctx context.Context, msgs []openai.ChatCompletionMessageParamUnion, limit int, cacheKey, name string, schema map[string]any) Completion {
