@@ -1,8 +1,8 @@
 // Package githubtest is a GitHub REST API for tests, on loopback: installation tokens, pull
 // requests (JSON and diff media types), files and comments with pagination and Link headers,
 // contents, collaborator permissions, check runs, labels and reactions, pull request reviews and
-// review comments (refusing lines outside the diff with 422, as GitHub does), their replies and
-// reactions, and the pull_request_review_comment deliveries about them (replies.go), with rate-limit headers,
+// review comments (refusing lines outside the diff with 422, as GitHub does; listed with since,
+// sort and direction from their times), their replies and reactions, and the pull_request_review_comment deliveries about them (replies.go), with rate-limit headers,
 // GitHub's error bodies, and injectable 5xx and secondary rate limits. Every request is checked
 // against the list of real operations (testdata/github-rest-ops.tsv, from ../shared/fixtures).
 // Repositories added with AddGitRepo are served over git smart HTTP (git http-backend), with the
