@@ -100,17 +100,17 @@ func (r *Runner) readThread(ctx context.Context, gh *github.Client, job *Job) (*
 		log.Info().Msg("Ignored a reply to a comment of the bot that names no finding.")
 		return nil, nil
 	}
-	if err := r.readReplies(ctx, gh, job, th); err != nil {
+	if err := th.readReplies(ctx, gh, job); err != nil {
 		return nil, err
 	}
 	r.findEvidence(ctx, job, th.findings)
 	return th, nil
 }
 
-// readReplies adds the thread's replies to th, oldest first: the pull request's review comments
-// updated since the root was made (no reply is older than its root), 100 a page, in the order
-// they were made.
-func (r *Runner) readReplies(ctx context.Context, gh *github.Client, job *Job, th *thread) error {
+// readReplies adds the thread's replies after its root, oldest first: from the pull request's
+// review comments updated since the root was made (no reply is older than its root), 100 a page,
+// in the order they were made.
+func (th *thread) readReplies(ctx context.Context, gh *github.Client, job *Job) error {
 	opts := &github.PullRequestListCommentsOptions{Sort: "created", Direction: "asc", Since: th.root.GetCreatedAt().Time,
 		ListOptions: github.ListOptions{PerPage: 100}}
 	for {
