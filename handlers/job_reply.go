@@ -74,48 +74,60 @@ func (r *Runner) reply(ctx context.Context, gh *github.Client, job *Job) error {
 	return r.answerReply(ctx, gh, job, th)
 }
 
-// readThread reads the review thread the reply is in. It is nil, with nothing to answer, when
-// the thread was not opened by the bot or its comment names no finding.
+// readThread reads the review thread the reply is in, at a cost in GitHub requests that follows
+// the thread, not the pull request: its root first (one request), and only when the root is the
+// bot's comment on findings, the comments since the root was made. It is nil, with nothing to
+// answer, when the root is gone, was not made by the bot, or names no finding.
 func (r *Runner) readThread(ctx context.Context, gh *github.Client, job *Job) (*thread, error) {
 	log := zerolog.Ctx(ctx).With().Int64("reply", job.CommentID).Int64("in_reply_to", job.InReplyTo).Logger()
-	th := &thread{}
-	opts := &github.PullRequestListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
-	for {
-		page, resp, err := gh.PullRequests.ListComments(ctx, job.PR.Owner, job.PR.Repo, job.PR.Number, opts)
-		if err != nil {
-			return nil, fmt.Errorf("failed to read the review comments of %s: %w", job.PR, err)
-		}
-		for _, c := range page {
-			if c.GetID() == job.InReplyTo {
-				th.root = c
-			}
-			if c.GetID() == job.InReplyTo || c.GetInReplyTo() == job.InReplyTo {
-				th.comments = append(th.comments, c)
-			}
-		}
-		if resp.NextPage == 0 {
-			break
-		}
-		opts.Page = resp.NextPage
-	}
+	root, _, err := gh.PullRequests.GetComment(ctx, job.PR.Owner, job.PR.Repo, job.InReplyTo)
 	switch {
-	case th.root == nil:
+	case review.NotFound(err):
 		log.Info().Msg("Ignored a reply: the comment it answers is gone.")
 		return nil, nil
-	case th.root.GetUser().GetLogin() != r.Bot:
-		log.Debug().Str("author", th.root.GetUser().GetLogin()).Msg("Ignored a reply in a thread the bot did not open.")
+	case err != nil:
+		return nil, fmt.Errorf("failed to read review comment %d, the thread of reply %d on %s: %w", job.InReplyTo, job.CommentID, job.PR, err)
+	case root.GetUser().GetLogin() != r.Bot:
+		log.Debug().Str("author", root.GetUser().GetLogin()).Msg("Ignored a reply in a thread the bot did not open.")
 		return nil, nil
 	}
-	summary := converse.Summary(th.root.GetBody())
-	for _, m := range render.FingerprintMarkers(th.root.GetBody()) {
-		th.findings = append(th.findings, converse.Finding{MarkedFinding: m, Path: th.root.GetPath(), Line: commentLine(th.root), Summary: summary})
+	th := &thread{root: root, comments: []*github.PullRequestComment{root}}
+	summary := converse.Summary(root.GetBody())
+	for _, m := range render.FingerprintMarkers(root.GetBody()) {
+		th.findings = append(th.findings, converse.Finding{MarkedFinding: m, Path: root.GetPath(), Line: commentLine(root), Summary: summary})
 	}
 	if len(th.findings) == 0 {
 		log.Info().Msg("Ignored a reply to a comment of the bot that names no finding.")
 		return nil, nil
 	}
+	if err := th.readReplies(ctx, gh, job); err != nil {
+		return nil, err
+	}
 	r.findEvidence(ctx, job, th.findings)
 	return th, nil
+}
+
+// readReplies adds the thread's replies after its root, oldest first: from the pull request's
+// review comments updated since the root was made (no reply is older than its root), 100 a page,
+// in the order they were made.
+func (th *thread) readReplies(ctx context.Context, gh *github.Client, job *Job) error {
+	opts := &github.PullRequestListCommentsOptions{Sort: "created", Direction: "asc", Since: th.root.GetCreatedAt().Time,
+		ListOptions: github.ListOptions{PerPage: 100}}
+	for {
+		page, resp, err := gh.PullRequests.ListComments(ctx, job.PR.Owner, job.PR.Repo, job.PR.Number, opts)
+		if err != nil {
+			return fmt.Errorf("failed to read the replies to review comment %d on %s: %w", job.InReplyTo, job.PR, err)
+		}
+		for _, c := range page {
+			if c.GetInReplyTo() == th.root.GetID() && c.GetID() != th.root.GetID() {
+				th.comments = append(th.comments, c)
+			}
+		}
+		if resp.NextPage == 0 {
+			return nil
+		}
+		opts.Page = resp.NextPage
+	}
 }
 
 // answered reports whether the bot answered the reply already (a retried job).

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // The review comments' own operations, addressed by the comment's id alone (no pull request in
@@ -45,7 +44,9 @@ func (s *Server) AddReply(key, user string, inReplyTo int64, body string) int64 
 	if pr := s.PRs[key]; pr != nil {
 		sha = pr.HeadSHA
 	}
-	s.ReviewComments[key] = append(s.ReviewComments[key], &ReviewComment{ID: s.nextID, InReplyTo: thread, User: user, Body: body, Path: to.Path, Line: to.Line, Side: to.Side, CommitID: sha})
+	now := s.now()
+	s.ReviewComments[key] = append(s.ReviewComments[key], &ReviewComment{ID: s.nextID, InReplyTo: thread, User: user, Body: body, Path: to.Path, Line: to.Line, Side: to.Side, CommitID: sha,
+		Created: now, Updated: now})
 	return s.nextID
 }
 
@@ -78,13 +79,9 @@ func (s *Server) ReviewCommentEvent(key string, id int64, action string, install
 	owner, name, _ := strings.Cut(repo, "/")
 	number, _ := strconv.Atoi(n)
 	comment := s.reviewCommentJSON(key, c)
-	now := time.Now().UTC().Format(time.RFC3339)
 	comment["url"] = fmt.Sprintf("https://api.github.com/repos/%s/pulls/comments/%d", repo, c.ID)
 	comment["pull_request_url"] = fmt.Sprintf("https://api.github.com/repos/%s/pulls/%d", repo, number)
-	comment["created_at"], comment["updated_at"] = now, now
 	comment["author_association"] = "COLLABORATOR"
-	comment["diff_hunk"] = fmt.Sprintf("@@ -0,0 +1,%d @@", c.Line)
-	comment["start_line"], comment["original_start_line"], comment["subject_type"] = nil, nil, "line"
 	sender := comment["user"]
 	user := func(login, typ string) map[string]any {
 		return map[string]any{"login": login, "id": 1, "type": typ, "site_admin": false, "html_url": "https://github.com/" + login}

@@ -1,10 +1,12 @@
 package githubtest
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -35,6 +37,10 @@ type ReviewComment struct {
 	StartLine int
 	Side      string
 	CommitID  string
+	// Created and Updated are when the comment was made and last edited, at GitHub's resolution
+	// of a second; the fake stamps them with its clock (SetClock), and EditReviewComment moves
+	// Updated. The list operation's since, sort and direction read them.
+	Created, Updated time.Time
 }
 
 var (
@@ -63,8 +69,57 @@ func (s *Server) AddReviewComment(key, user, path string, line int, body string)
 	if pr := s.PRs[key]; pr != nil {
 		sha = pr.HeadSHA
 	}
-	s.ReviewComments[key] = append(s.ReviewComments[key], &ReviewComment{ID: s.nextID, User: user, Body: body, Path: path, Line: line, Side: "RIGHT", CommitID: sha})
+	now := s.now()
+	s.ReviewComments[key] = append(s.ReviewComments[key], &ReviewComment{ID: s.nextID, User: user, Body: body, Path: path, Line: line, Side: "RIGHT", CommitID: sha,
+		Created: now, Updated: now})
 	return s.nextID
+}
+
+// EditReviewComment changes a review comment's body, as its author would: its updated_at moves
+// to the fake's clock, its created_at and its place in the thread stay (s.mu not held).
+func (s *Server) EditReviewComment(key string, id int64, body string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.ReviewComments[key] {
+		if c.ID == id {
+			c.Body, c.Updated = body, s.now()
+			return
+		}
+	}
+	s.t.Fatalf("githubtest: no review comment %d on %s to edit", id, key)
+}
+
+// DeleteReviewComment deletes a review comment, as its author would; the replies in its thread
+// stay (s.mu not held).
+func (s *Server) DeleteReviewComment(key string, id int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	list := s.ReviewComments[key]
+	for i, c := range list {
+		if c.ID == id {
+			s.ReviewComments[key] = slices.Delete(slices.Clone(list), i, i+1)
+			return
+		}
+	}
+	s.t.Fatalf("githubtest: no review comment %d on %s to delete", id, key)
+}
+
+// SetClock makes the fake stamp the review comments made from now on with now's times instead
+// of the wall clock's (nil goes back to the wall clock): a test backdates a pull request's
+// older comments with it.
+func (s *Server) SetClock(now func() time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clock = now
+}
+
+// now is the fake's clock at GitHub's resolution of a second, in UTC (s.mu held).
+func (s *Server) now() time.Time {
+	now := time.Now
+	if s.clock != nil {
+		now = s.clock
+	}
+	return now().UTC().Truncate(time.Second)
 }
 
 // routeReviews answers the reviews and review-comments operations; it reports false for any
@@ -99,17 +154,66 @@ func (s *Server) routeReviews(w http.ResponseWriter, r *http.Request, path strin
 		}
 		s.paginate(w, r, list)
 	case reReviewComment.MatchString(path) && r.Method == http.MethodGet:
-		var list []any
-		for _, c := range s.ReviewComments[key] {
-			list = append(list, s.reviewCommentJSON(key, c))
-		}
-		s.paginate(w, r, list)
+		s.listReviewComments(w, r, key)
 	default:
 		// Creating a single review comment outside a review is a real operation the fake does
 		// not hold: the bot posts its comments as one review.
 		s.writeError(w, http.StatusNotFound, "Not Found")
 	}
 	return true
+}
+
+// listReviewComments answers the list of a pull request's review comments as GitHub documents
+// it: since (ISO 8601) keeps the comments updated at or after that time; sort is created (the
+// default) or updated, direction asc or desc and ignored without sort (ascending when sort comes
+// without it); without sort the comments are in ascending order of id; then per_page and page
+// with the Link header. A value outside these is refused with 422 (s.mu held).
+func (s *Server) listReviewComments(w http.ResponseWriter, r *http.Request, key string) {
+	q := r.URL.Query()
+	var since time.Time
+	if v := q.Get("since"); v != "" {
+		t, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			s.validationFailed(w, "PullRequestReviewComment", "invalid", "since")
+			return
+		}
+		since = t
+	}
+	sortBy, direction := q.Get("sort"), q.Get("direction")
+	if sortBy != "" && sortBy != "created" && sortBy != "updated" {
+		s.validationFailed(w, "PullRequestReviewComment", "invalid", "sort")
+		return
+	}
+	if direction != "" && direction != "asc" && direction != "desc" {
+		s.validationFailed(w, "PullRequestReviewComment", "invalid", "direction")
+		return
+	}
+	var kept []*ReviewComment
+	for _, c := range s.ReviewComments[key] {
+		if !c.Updated.Before(since) {
+			kept = append(kept, c)
+		}
+	}
+	slices.SortStableFunc(kept, func(a, b *ReviewComment) int { return cmp.Compare(a.ID, b.ID) })
+	if sortBy != "" {
+		at := func(c *ReviewComment) time.Time {
+			if sortBy == "updated" {
+				return c.Updated
+			}
+			return c.Created
+		}
+		slices.SortStableFunc(kept, func(a, b *ReviewComment) int {
+			if direction == "desc" {
+				a, b = b, a
+			}
+			return at(a).Compare(at(b))
+		})
+	}
+	list := make([]any, 0, len(kept))
+	for _, c := range kept {
+		list = append(list, s.reviewCommentJSON(key, c))
+	}
+	s.paginate(w, r, list)
 }
 
 // dismiss dismisses a review as GitHub does: a message is required, only an approval or a
@@ -211,6 +315,7 @@ func (s *Server) createReview(w http.ResponseWriter, key string, pr *PR, body []
 		}
 	}
 	s.nextID++
+	now := s.now()
 	rv := &Review{ID: s.nextID, User: s.Slug + "[bot]", Body: in.Body, CommitID: commit, State: state}
 	s.Reviews[key] = append(s.Reviews[key], rv)
 	for _, c := range in.Comments {
@@ -220,7 +325,7 @@ func (s *Server) createReview(w http.ResponseWriter, key string, pr *PR, body []
 			side = "RIGHT"
 		}
 		s.ReviewComments[key] = append(s.ReviewComments[key], &ReviewComment{ID: s.nextID, ReviewID: rv.ID, User: rv.User, Body: c.Body,
-			Path: c.Path, Line: c.Line, StartLine: c.StartLine, Side: side, CommitID: commit})
+			Path: c.Path, Line: c.Line, StartLine: c.StartLine, Side: side, CommitID: commit, Created: now, Updated: now})
 	}
 	s.writeJSON(w, http.StatusOK, s.reviewJSON(key, rv))
 }
@@ -251,7 +356,9 @@ func (s *Server) reply(w http.ResponseWriter, key string, pr *PR, idText string,
 		thread = to.InReplyTo
 	}
 	s.nextID++
-	c := &ReviewComment{ID: s.nextID, InReplyTo: thread, User: s.Slug + "[bot]", Body: in.Body, Path: to.Path, Line: to.Line, Side: to.Side, CommitID: pr.HeadSHA}
+	now := s.now()
+	c := &ReviewComment{ID: s.nextID, InReplyTo: thread, User: s.Slug + "[bot]", Body: in.Body, Path: to.Path, Line: to.Line, Side: to.Side, CommitID: pr.HeadSHA,
+		Created: now, Updated: now}
 	s.ReviewComments[key] = append(s.ReviewComments[key], c)
 	s.writeJSON(w, http.StatusCreated, s.reviewCommentJSON(key, c))
 }
@@ -264,18 +371,27 @@ func (s *Server) reviewJSON(key string, rv *Review) map[string]any {
 		"pull_request_url": fmt.Sprintf("%s/repos/%s/pulls/%s", s.URL, repo, n), "submitted_at": time.Now().UTC().Format(time.RFC3339)}
 }
 
+// reviewCommentJSON is a review comment as the REST API shows it (get, list, and the reply's
+// answer): ids, author, body, place, commits, times and links.
 func (s *Server) reviewCommentJSON(key string, c *ReviewComment) map[string]any {
 	repo, n, _ := strings.Cut(key, "#")
 	typ := "User"
 	if strings.HasSuffix(c.User, "[bot]") {
 		typ = "Bot"
 	}
-	out := map[string]any{"id": c.ID, "node_id": fmt.Sprintf("PRRC_%d", c.ID), "pull_request_review_id": c.ReviewID,
-		"user": map[string]any{"login": c.User, "type": typ}, "body": c.Body, "path": c.Path, "line": c.Line, "original_line": c.Line,
-		"side": c.Side, "commit_id": c.CommitID, "original_commit_id": c.CommitID,
-		"html_url": fmt.Sprintf("https://github.com/%s/pull/%s#discussion_r%d", repo, n, c.ID)}
+	self := fmt.Sprintf("%s/repos/%s/pulls/comments/%d", s.URL, repo, c.ID)
+	html := fmt.Sprintf("https://github.com/%s/pull/%s#discussion_r%d", repo, n, c.ID)
+	pull := fmt.Sprintf("%s/repos/%s/pulls/%s", s.URL, repo, n)
+	out := map[string]any{"url": self, "id": c.ID, "node_id": fmt.Sprintf("PRRC_%d", c.ID), "pull_request_review_id": c.ReviewID,
+		"diff_hunk": fmt.Sprintf("@@ -0,0 +1,%d @@", c.Line), "path": c.Path, "commit_id": c.CommitID, "original_commit_id": c.CommitID,
+		"user": map[string]any{"login": c.User, "id": 1, "type": typ, "site_admin": false, "html_url": "https://github.com/" + c.User},
+		"body": c.Body, "created_at": c.Created.Format(time.RFC3339), "updated_at": c.Updated.Format(time.RFC3339),
+		"html_url": html, "pull_request_url": pull, "author_association": "NONE",
+		"_links":     map[string]any{"self": map[string]any{"href": self}, "html": map[string]any{"href": html}, "pull_request": map[string]any{"href": pull}},
+		"start_line": nil, "original_start_line": nil, "start_side": nil,
+		"line": c.Line, "original_line": c.Line, "side": c.Side, "subject_type": "line"}
 	if c.StartLine != 0 {
-		out["start_line"], out["start_side"] = c.StartLine, c.Side
+		out["start_line"], out["original_start_line"], out["start_side"] = c.StartLine, c.StartLine, c.Side
 	}
 	if c.InReplyTo != 0 {
 		out["in_reply_to_id"] = c.InReplyTo

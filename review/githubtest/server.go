@@ -1,8 +1,8 @@
 // Package githubtest is a GitHub REST API for tests, on loopback: installation tokens, pull
 // requests (JSON and diff media types), files and comments with pagination and Link headers,
 // contents, collaborator permissions, check runs, labels and reactions, pull request reviews and
-// review comments (refusing lines outside the diff with 422, as GitHub does), their replies and
-// reactions, and the pull_request_review_comment deliveries about them (replies.go), with rate-limit headers,
+// review comments (refusing lines outside the diff with 422, as GitHub does; listed with since,
+// sort and direction from their times), their replies and reactions, and the pull_request_review_comment deliveries about them (replies.go), with rate-limit headers,
 // GitHub's error bodies, and injectable 5xx and secondary rate limits. Every request is checked
 // against the list of real operations (testdata/github-rest-ops.tsv, from ../shared/fixtures).
 // Repositories added with AddGitRepo are served over git smart HTTP (git http-backend), with the
@@ -194,6 +194,8 @@ type Server struct {
 	logDownloads map[int64]int
 	// Issues are the issues the bot opened ("owner/repo#n").
 	Issues map[string]*Issue
+	// clock stamps the review comments' times (SetClock); time.Now when nil.
+	clock func() time.Time
 }
 
 // New starts a fake GitHub that stops with the test.
@@ -711,34 +713,42 @@ func (s *Server) paginate(w http.ResponseWriter, r *http.Request, list []any) {
 	s.writeJSON(w, 200, out)
 }
 
-// page returns the page of list the request asks for (per_page, page; 30 a page from the
-// first) and GitHub's Link header to the next and last pages ("" on the last one).
+// page returns the page of list the request asks for (per_page, at most 100 as on GitHub, and
+// page; 30 a page from the first) and GitHub's Link header: the next and last pages, and the
+// first and previous ones after the first ("" when the list fits on one page).
 func (s *Server) page(r *http.Request, list []any) ([]any, string) {
 	per, _ := strconv.Atoi(r.URL.Query().Get("per_page"))
 	if per <= 0 {
 		per = 30
 	}
+	per = min(per, 100)
 	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
 	if page <= 0 {
 		page = 1
 	}
 	last := (len(list) + per - 1) / per
 	start, end := min((page-1)*per, len(list)), min(page*per, len(list))
-	var header string
+	link := func(p int, rel string) string {
+		q := r.URL.Query()
+		q.Set("page", strconv.Itoa(p))
+		q.Set("per_page", strconv.Itoa(per))
+		return fmt.Sprintf("<%s%s?%s>; rel=%q", s.URL, r.URL.Path, q.Encode(), rel)
+	}
+	var links []string
+	if page > 1 && last > 0 {
+		links = append(links, link(min(page-1, last), "prev"))
+	}
 	if page < last {
-		link := func(p int, rel string) string {
-			q := r.URL.Query()
-			q.Set("page", strconv.Itoa(p))
-			q.Set("per_page", strconv.Itoa(per))
-			return fmt.Sprintf("<%s%s?%s>; rel=%q", s.URL, r.URL.Path, q.Encode(), rel)
-		}
-		header = link(page+1, "next") + ", " + link(last, "last")
+		links = append(links, link(page+1, "next"), link(last, "last"))
+	}
+	if page > 1 && last > 0 {
+		links = append(links, link(1, "first"))
 	}
 	out := list[start:end]
 	if out == nil {
 		out = []any{}
 	}
-	return out, header
+	return out, strings.Join(links, ", ")
 }
 
 // Keys lists a map's keys in order, for messages.
