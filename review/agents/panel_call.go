@@ -24,9 +24,9 @@ import (
 // protocol makes two calls instead of one per member and phase.
 //
 // Nothing is lost when the reply falls short: a member the reply has no usable turn for is asked
-// alone, as in a debate of one call per member. A call that fails (the server refused it, or
-// it timed out: a long reply is more likely to) leaves every member of its phases to be asked
-// alone, and so does every later phase of the debate: the smaller calls of one member each are
+// alone, as in a debate of one call per member. A call that fails leaves every member of its
+// phases to be asked alone; when the server refused it or it timed out (a long reply is more
+// likely to), so does every later phase of the debate: the smaller calls of one member each are
 // what a model that cannot write the panel's reply can still answer.
 type panelVoice struct {
 	client *llm.Client
@@ -38,8 +38,8 @@ type panelVoice struct {
 	flights map[stageKey]*flight
 	// covered says how a call covered each phase it was made for.
 	covered map[stageKey]cover
-	// failed marks the debates in which a call for the panel failed: their later phases ask each
-	// member alone, with no call for the panel.
+	// failed marks the debates in which a call for the panel was refused or timed out: their
+	// later phases ask each member alone, with no call for the panel.
 	failed map[string]bool
 	held   map[turnKey]*heldTurn
 	// owed is each speaker's share of a call's usage, claimed with its turn in the call's first
@@ -256,7 +256,7 @@ func (v *panelVoice) speak(ctx context.Context, key stageKey, req *toulmin.Reque
 			spent.Notes = append(spent.Notes, "the panel's call: "+n)
 		}
 		if res.Err != nil {
-			return v.failedCall(ctx, key, phases, speakers, spent, res.Err)
+			return v.failedCall(ctx, key, phases, speakers, spent, &res)
 		}
 		r, perr := llm.ParsePanelReply(res.Content)
 		if perr == nil {
@@ -282,17 +282,23 @@ func (v *panelVoice) speak(ctx context.Context, key stageKey, req *toulmin.Reque
 }
 
 // failedCall records a call for the panel that failed: with the phase out of time, an error for
-// every member; otherwise each member of its phases, and of the debate's later phases, is asked
-// alone.
-func (v *panelVoice) failedCall(ctx context.Context, key stageKey, phases []toulmin.PhaseSpec, speakers []*LLMAgent, spent *toulmin.Turn, err error) error {
+// every member; otherwise each member of its phases is asked alone, and of the debate's later
+// phases too unless the failure was transient (a 5xx or a 429 that outlasted the retries: the
+// next stage asks the panel again). A refusal or a timeout would come back with the same call.
+func (v *panelVoice) failedCall(ctx context.Context, key stageKey, phases []toulmin.PhaseSpec, speakers []*LLMAgent, spent *toulmin.Turn, res *llm.Completion) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if ctx.Err() != nil {
 		v.billLocked(key, speakers, spent)
-		return err
+		return res.Err
 	}
-	spent.Notes = append(spent.Notes, "the panel's call failed ("+scan.Clip(err.Error(), 300)+"); each member is asked alone, in this phase and the rest of the debate")
-	v.failed[key.debate] = true
+	scope := "in this phase and the rest of the debate"
+	if res.Transient {
+		scope = "in this phase"
+	} else {
+		v.failed[key.debate] = true
+	}
+	spent.Notes = append(spent.Notes, "the panel's call failed ("+scan.Clip(res.Err.Error(), 300)+"); each member is asked alone, "+scope)
 	v.coverLocked(key, phases, alone)
 	v.billLocked(key, speakers, spent)
 	return nil

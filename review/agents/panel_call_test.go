@@ -377,13 +377,14 @@ func TestPanelSeatingCutOffIsAskedAgainShorter(t *testing.T) {
 	}
 }
 
-// A seating call that fails leaves the choice to the rules and every member's opening to a call of
-// its own: the model could not write the panel's reply once, so it is not asked for another.
+// A seating call the server refuses leaves the choice to the rules and every member's opening to
+// a call of its own: the model could not write the panel's reply once, so it is not asked for
+// another.
 func TestPanelSeatingFailedAsksEachMemberAlone(t *testing.T) {
 	c := reviewtest.ReadChange(t, filepath.Join("..", "..", "examples", "admin-export.diff"))
 	srv := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
 		if r.ResponseFormat.JSONSchema.Name == llmtest.PanelSeatSchema {
-			return llmtest.ServerError(0)
+			return llmtest.Response{Status: 400, ErrorCode: "invalid_request_error", ErrorMessage: "max_tokens is too large"}
 		}
 		return llmtest.Valid(n, r)
 	})
@@ -402,5 +403,21 @@ func TestPanelSeatingFailedAsksEachMemberAlone(t *testing.T) {
 	}
 	if len(tr.Timeline[1].Agents) != len(tr.Panel.Seated) {
 		t.Errorf("openings by %v, want every seated stakeholder", tr.Timeline[1].Agents)
+	}
+}
+
+// A call for the panel that fails the way retries are for (5xx until they run out) leaves its
+// phase's members to be asked alone, and the next stage asks the panel again: the outage may be
+// over, and one call costs a tenth of the members' own.
+func TestPanelCallTransientFailureAsksThePanelAgainNextStage(t *testing.T) {
+	srv := llmtest.New(t, panelAnswers("opening_arguments", llmtest.ServerError(1)))
+	tr := panelDebate(t, srv, toulmin.Standard())
+	panel, alone := callsByPhase(srv)
+	if panel["opening_arguments"] != 2 || len(alone["opening_arguments"]) != stakeholders(tr) || panel["rebuttal"] != 1 || len(alone["rebuttal"]) != 0 {
+		t.Fatalf("panel calls %v, asked alone %v; want the openings' call and its retry, each member alone, then the round's call for the panel", panel, alone)
+	}
+	checkEveryMemberSpoke(t, srv, tr)
+	if notes := strings.Join(tr.Timeline[1].Notes, "\n"); !strings.Contains(notes, "each member is asked alone, in this phase\n") && !strings.HasSuffix(notes, "each member is asked alone, in this phase") {
+		t.Errorf("the openings' notes do not say the members were asked alone in this phase only: %s", notes)
 	}
 }

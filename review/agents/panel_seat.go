@@ -33,7 +33,9 @@ type seatCandidate struct {
 // debate shares (the rules, the change, every member's line of the panel), so that the seating
 // costs no call of its own. The openings are held for the opening phase; a seated member the
 // reply gave no opening is asked alone there. A call that fails, or a choice that cannot be
-// used, leaves the rules' choice, and the openings are then asked in a call of their own.
+// used, leaves the rules' choice, and the openings are then asked in a call of their own; when
+// the server refused the call or it timed out, each member opens alone, as in the rest of the
+// debate.
 func (m *llmModerator) seatAndOpen(ctx context.Context, req *toulmin.SeatRequest, rules *toulmin.Panel) *toulmin.Panel {
 	v := m.a.voice
 	sub := &toulmin.Request{Phase: req.Opening, Round: 1, Subject: req.Subject, Evidence: req.Evidence}
@@ -62,8 +64,9 @@ func (m *llmModerator) seatAndOpen(ctx context.Context, req *toulmin.SeatRequest
 	var r seatReply
 	panel, ok := m.chosen(req, rules, &res, &r, &r.moderatorReply)
 	if !ok {
-		if res.Err != nil && ctx.Err() == nil {
-			// A call for the panel failed: from the openings on, each member is asked alone.
+		if res.Err != nil && !res.Transient && ctx.Err() == nil {
+			// A call for the panel was refused or timed out: from the openings on, each member
+			// is asked alone.
 			panel.Notes = append(panel.Notes, "each member is asked alone for the rest of the debate")
 			v.mu.Lock()
 			v.failed[key.debate] = true

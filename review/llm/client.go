@@ -69,6 +69,10 @@ type Completion struct {
 	Usage           voting.Usage
 	Notes           []string
 	Err             error
+	// Transient is set on a call that failed the way retries are for (a 5xx, a 429, a lost
+	// connection) until they ran out: the same call may be answered later. A refusal (another
+	// 4xx) or a timeout the call does not retry is not transient.
+	Transient bool
 }
 
 // Complete makes one chat completion call of a debate's turn, its reply held to ReplySchema.
@@ -129,7 +133,7 @@ func (cl *Client) call(ctx context.Context, params openai.ChatCompletionNewParam
 			out.Notes = append(out.Notes, fmt.Sprintf("model %s did not answer within %s (request %d)", cl.Model, cl.RequestTimeout, attempt+1))
 		}
 		if !retry || attempt >= cl.MaxRetries || (timedOut && !retryTimeouts) {
-			out.Err = err
+			out.Err, out.Transient = err, retry && (retryTimeouts || !timedOut)
 			if retry && attempt > 0 {
 				out.Err = fmt.Errorf("%w (gave up after %d tries)", err, attempt+1)
 			}
