@@ -165,14 +165,8 @@ func TestPanelUnusableReplyAsksEachMemberAlone(t *testing.T) {
 // A moderated debate seats its panel in the call that writes the openings: the debate a
 // repository without a debatebot.yml gets is two calls, the seating billed to the moderator.
 func TestPanelSeatingCallWritesTheOpenings(t *testing.T) {
-	c := reviewtest.ReadChange(t, filepath.Join("..", "..", "examples", "admin-export.diff"))
 	srv := llmtest.New(t, nil)
-	d := defaultDebate(t, srv)
-	d.Change = c
-	tr, err := d.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := moderatedDebate(t, srv)
 	reqs := srv.Requests()
 	if len(reqs) != 2 || reqs[0].ResponseFormat.JSONSchema.Name != llmtest.PanelSeatSchema {
 		t.Fatalf("%d calls, the first %q; want two, the first seating the panel and opening", len(reqs), reqs[0].ResponseFormat.JSONSchema.Name)
@@ -193,19 +187,13 @@ func TestPanelSeatingCallWritesTheOpenings(t *testing.T) {
 // When the seating call's reply cannot be used, the rules seat the panel and the openings get a
 // call of their own.
 func TestPanelSeatingUnusableFallsBackToTheRules(t *testing.T) {
-	c := reviewtest.ReadChange(t, filepath.Join("..", "..", "examples", "admin-export.diff"))
 	srv := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
 		if r.ResponseFormat.JSONSchema.Name == llmtest.PanelSeatSchema {
 			return llmtest.NotJSON()
 		}
 		return llmtest.Valid(n, r)
 	})
-	d := defaultDebate(t, srv)
-	d.Change = c
-	tr, err := d.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := moderatedDebate(t, srv)
 	if tr.Panel == nil || tr.Panel.Method != "rules" {
 		t.Fatalf("panel %+v, want the rules' choice", tr.Panel)
 	}
@@ -220,6 +208,19 @@ func TestPanelSeatingUnusableFallsBackToTheRules(t *testing.T) {
 	if len(tr.Timeline[1].Agents) != len(tr.Panel.Seated) {
 		t.Errorf("openings by %v, want every seated stakeholder", tr.Timeline[1].Agents)
 	}
+}
+
+// moderatedDebate holds the debate a repository without a debatebot.yml gets (the moderator
+// seats the panel) of the example change, over srv.
+func moderatedDebate(t *testing.T, srv *llmtest.Server) *toulmin.Transcript {
+	t.Helper()
+	d := defaultDebate(t, srv)
+	d.Change = reviewtest.ReadChange(t, filepath.Join("..", "..", "examples", "admin-export.diff"))
+	tr, err := d.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
 }
 
 // panelAnswers answers the calls for the panel whose first phase is phase with resp, and every
@@ -351,7 +352,6 @@ func TestPanelCallTimedOutIsNotAskedAgain(t *testing.T) {
 
 // The seating call cut off at its limit is asked again, shorter; both calls are the moderator's.
 func TestPanelSeatingCutOffIsAskedAgainShorter(t *testing.T) {
-	c := reviewtest.ReadChange(t, filepath.Join("..", "..", "examples", "admin-export.diff"))
 	srv := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
 		if r.ResponseFormat.JSONSchema.Name == llmtest.PanelSeatSchema && n == 1 {
 			full := llmtest.PanelSeat(r).Content
@@ -359,12 +359,7 @@ func TestPanelSeatingCutOffIsAskedAgainShorter(t *testing.T) {
 		}
 		return llmtest.Valid(n, r)
 	})
-	d := defaultDebate(t, srv)
-	d.Change = c
-	tr, err := d.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := moderatedDebate(t, srv)
 	reqs := srv.Requests()
 	if len(reqs) != 3 || reqs[1].ResponseFormat.JSONSchema.Name != llmtest.PanelSeatSchema || !strings.Contains(reqs[1].Last(), "cut off") {
 		t.Fatalf("%d calls; want the seating call, its shorter second ask, and the round", len(reqs))
@@ -381,19 +376,13 @@ func TestPanelSeatingCutOffIsAskedAgainShorter(t *testing.T) {
 // a call of its own: the model could not write the panel's reply once, so it is not asked for
 // another.
 func TestPanelSeatingFailedAsksEachMemberAlone(t *testing.T) {
-	c := reviewtest.ReadChange(t, filepath.Join("..", "..", "examples", "admin-export.diff"))
 	srv := llmtest.New(t, func(n int, r *llmtest.Request) llmtest.Response {
 		if r.ResponseFormat.JSONSchema.Name == llmtest.PanelSeatSchema {
 			return llmtest.Response{Status: 400, ErrorCode: "invalid_request_error", ErrorMessage: "max_tokens is too large"}
 		}
 		return llmtest.Valid(n, r)
 	})
-	d := defaultDebate(t, srv)
-	d.Change = c
-	tr, err := d.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := moderatedDebate(t, srv)
 	panel, alone := callsByPhase(srv)
 	if tr.Panel == nil || tr.Panel.Method != "rules" {
 		t.Fatalf("panel %+v, want the rules' choice", tr.Panel)
