@@ -77,7 +77,8 @@ func (r *Runner) reply(ctx context.Context, gh *github.Client, job *Job) error {
 // readThread reads the review thread the reply is in, at a cost in GitHub requests that follows
 // the thread, not the pull request: its root first (one request), and only when the root is the
 // bot's comment on findings, the comments since the root was made. It is nil, with nothing to
-// answer, when the root is gone, was not made by the bot, or names no finding.
+// answer, when the root is gone, is on another pull request, was not made by the bot, or names
+// no finding.
 func (r *Runner) readThread(ctx context.Context, gh *github.Client, job *Job) (*thread, error) {
 	log := zerolog.Ctx(ctx).With().Int64("reply", job.CommentID).Int64("in_reply_to", job.InReplyTo).Logger()
 	root, _, err := gh.PullRequests.GetComment(ctx, job.PR.Owner, job.PR.Repo, job.InReplyTo)
@@ -87,6 +88,11 @@ func (r *Runner) readThread(ctx context.Context, gh *github.Client, job *Job) (*
 		return nil, nil
 	case err != nil:
 		return nil, fmt.Errorf("failed to read review comment %d, the thread of reply %d on %s: %w", job.InReplyTo, job.CommentID, job.PR, err)
+	case !strings.HasSuffix(root.GetPullRequestURL(), fmt.Sprintf("/pulls/%d", job.PR.Number)):
+		// The comment is read by its id in the repository: its findings are another pull
+		// request's, and no reply here answers them.
+		log.Info().Str("pull_request_url", root.GetPullRequestURL()).Msg("Ignored a reply: the comment it answers is not on this pull request.")
+		return nil, nil
 	case root.GetUser().GetLogin() != r.Bot:
 		log.Debug().Str("author", root.GetUser().GetLogin()).Msg("Ignored a reply in a thread the bot did not open.")
 		return nil, nil

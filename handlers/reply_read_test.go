@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -75,10 +76,14 @@ func operations(calls []githubtest.Call) map[string]int {
 
 // On a pull request with 250 review comments, a reply in a thread the bot did not open (new or
 // older than the bot's review), or in the bot's thread that names no finding, or to a comment
-// deleted since, costs one request, the root's, and is answered with nothing.
+// deleted since, or naming as its thread the bot's comment on another pull request, costs one
+// request, the root's, and is answered with nothing.
 func TestReplyOutsideTheBotsThreadsCostsOneRequest(t *testing.T) {
-	a, _, older := busyReviewed(t, nil)
+	a, bots, older := busyReviewed(t, nil)
 	note := a.gh.AddReviewComment(examplePR, "debatebot[bot]", "internal/export/users.go", 12, "A note that names no finding.")
+	// The bot's comment on findings of another pull request of the repository, which a delivery
+	// of this one names as the comment replied to.
+	elsewhere := a.gh.AddReviewComment("acme/shop#8", "debatebot[bot]", "internal/export/users.go", 30, bots.Body)
 	gone := a.gh.AddReviewComment(examplePR, "bob", "internal/export/users.go", 14, "Deleted in a moment.")
 	for _, tc := range []struct {
 		name string
@@ -88,9 +93,29 @@ func TestReplyOutsideTheBotsThreadsCostsOneRequest(t *testing.T) {
 		{"an older thread of a person", older},
 		{"the bot's note without a finding", note},
 		{"a deleted comment", gone},
+		{"the bot's comment on another pull request", elsewhere},
 	} {
 		delivery := fmt.Sprintf("r-%d", tc.root)
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.root == elsewhere {
+				reply := a.gh.AddReply(examplePR, "alice", note, "false positive: why would this matter?")
+				payload := a.gh.ReviewCommentEvent(examplePR, reply, "created", 42)
+				payload["comment"].(map[string]any)["in_reply_to_id"] = elsewhere
+				body, err := json.Marshal(payload)
+				if err != nil {
+					t.Fatal(err)
+				}
+				calls := a.requestsFor(t, func() {
+					if status := a.post("pull_request_review_comment", delivery, body, secret); status >= 300 {
+						t.Fatalf("the delivery was answered %d", status)
+					}
+					a.srv.Queue.Wait()
+				})
+				if len(calls) != 1 || len(a.gh.ReactionsOn(reply)) != 0 || len(a.botReplies(note)) != 0 {
+					t.Errorf("a reply naming another pull request's comment cost %d request(s) %v, or was answered", len(calls), operations(calls))
+				}
+				return
+			}
 			reply := a.gh.AddReply(examplePR, "alice", tc.root, "false positive: why would this matter?")
 			if tc.root == gone {
 				a.gh.DeleteReviewComment(examplePR, gone)
