@@ -88,6 +88,11 @@ type Turn struct {
 	// a model call that spoke for several agents reports (one call for the whole panel), which is
 	// not the agent's doing. They are kept when the turn failed too.
 	PhaseNotes []string
+	// UsageFor is what the turn's call spent for other participants, recorded in this phase
+	// under their names, when the turn failed too: one call for the whole panel that also wrote
+	// their turns of a later phase (a maintainer's synthesis with a round) bills them now, so
+	// that no share waits for a phase this process may not reach.
+	UsageFor map[string]voting.Usage
 }
 
 // Agent is a debate participant: offline (rules over evidence) or backed by a model.
@@ -778,15 +783,13 @@ func (r *run) record(spec PhaseSpec, round, i int, res result, rec *PhaseRecord)
 	if res.err != nil {
 		// A failed turn may still have cost model calls (an unusable reply, a late one): the
 		// record counts every call the server billed.
-		if res.turn != nil {
-			r.addUsage(p.Name, res.turn.Usage, rec)
-		}
+		r.addTurnUsage(p.Name, res.turn, rec)
 		rec.Notes = append(rec.Notes, fmt.Sprintf("%s was left out of this phase: %v", p.Title, res.err))
 		return
 	}
 	turn := res.turn
 	rec.Agents = append(rec.Agents, p.Name)
-	r.addUsage(p.Name, turn.Usage, rec)
+	r.addTurnUsage(p.Name, turn, rec)
 	for _, n := range turn.Notes {
 		rec.Notes = append(rec.Notes, p.Title+": "+n)
 	}
@@ -853,9 +856,19 @@ func clamp(v float64) float64 {
 // their calls were billed all the same.
 func (r *run) billed(who []int, results []result, rec *PhaseRecord) {
 	for k, i := range who {
-		if results[k].turn != nil {
-			r.addUsage(r.participants[i].Name, results[k].turn.Usage, rec)
-		}
+		r.addTurnUsage(r.participants[i].Name, results[k].turn, rec)
+	}
+}
+
+// addTurnUsage records what a turn's calls cost (none without a turn): its own usage under the
+// agent's name, and what they spent for others under theirs.
+func (r *run) addTurnUsage(name string, turn *Turn, rec *PhaseRecord) {
+	if turn == nil {
+		return
+	}
+	r.addUsage(name, turn.Usage, rec)
+	for _, other := range slices.Sorted(maps.Keys(turn.UsageFor)) {
+		r.addUsage(other, turn.UsageFor[other], rec)
 	}
 }
 

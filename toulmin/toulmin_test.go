@@ -451,7 +451,8 @@ func TestEngineRecordsGatherNotes(t *testing.T) {
 }
 
 // A turn's phase notes are the phase's own: recorded without the agent's name, and kept when
-// the turn failed (a call that spoke for several agents and did not answer).
+// the turn failed (a call that spoke for several agents and did not answer); what its call spent
+// for others is recorded under their names, when it failed too.
 func TestEngineRecordsPhaseNotesWithoutTheAgentsName(t *testing.T) {
 	shared := func(fail bool) func(context.Context, *Request) (*Turn, error) {
 		return func(ctx context.Context, req *Request) (*Turn, error) {
@@ -461,6 +462,7 @@ func TestEngineRecordsPhaseNotesWithoutTheAgentsName(t *testing.T) {
 			turn, _ := opener(voting.Approve)(ctx, req)
 			turn.Notes = []string{"asked again"}
 			turn.PhaseNotes = []string{"the panel's call: timed out"}
+			turn.UsageFor = map[string]voting.Usage{"maintainer": {Prompt: 7, Completion: 1}}
 			if fail {
 				return turn, errors.New("no answer")
 			}
@@ -480,5 +482,8 @@ func TestEngineRecordsPhaseNotesWithoutTheAgentsName(t *testing.T) {
 		return strings.HasSuffix(n, ": the panel's call: timed out")
 	}) || !slices.Contains(notes, "first: asked again") {
 		t.Errorf("opening notes %q: want the phase notes of both turns, the failed one's too, without a name, and the agent's note under its name", notes)
+	}
+	if got := tr.Timeline[1].ByAgent["maintainer"]; got.Prompt != 14 || tr.UsageByAgent["maintainer"].Completion != 2 {
+		t.Errorf("the maintainer's usage in the openings %+v, in all %+v; want both turns' shares", got, tr.UsageByAgent["maintainer"])
 	}
 }

@@ -168,6 +168,14 @@ func withOwed(turn, owed *toulmin.Turn, dropped []string) *toulmin.Turn {
 	turn.Usage.Add(owed.Usage)
 	turn.Notes = append(owed.Notes, turn.Notes...)
 	turn.PhaseNotes = append(owed.PhaseNotes, turn.PhaseNotes...)
+	for name, u := range owed.UsageFor {
+		if turn.UsageFor == nil {
+			turn.UsageFor = map[string]voting.Usage{}
+		}
+		sum := turn.UsageFor[name]
+		sum.Add(u)
+		turn.UsageFor[name] = sum
+	}
 	for _, p := range dropped {
 		turn.Notes = append(turn.Notes, "dropped from the panel's reply: "+scan.Clip(p, 300))
 	}
@@ -243,6 +251,7 @@ func (v *panelVoice) speak(ctx context.Context, key stageKey, req *toulmin.Reque
 	}
 	v.mu.Unlock()
 	speakers := v.speakers(key, req, phases[0])
+	payers := payers{speakers, v.laterOnly(req, phases)}
 	msgs, limit, err := v.messages(ctx, req, phases, speakers)
 	if err != nil {
 		return err
@@ -256,7 +265,7 @@ func (v *panelVoice) speak(ctx context.Context, key stageKey, req *toulmin.Reque
 			spent.Notes = append(spent.Notes, "the panel's call: "+n)
 		}
 		if res.Err != nil {
-			return v.failedCall(ctx, key, phases, speakers, spent, &res)
+			return v.failedCall(ctx, key, phases, payers, spent, &res)
 		}
 		r, perr := llm.ParsePanelReply(res.Content)
 		if perr == nil {
@@ -277,7 +286,7 @@ func (v *panelVoice) speak(ctx context.Context, key stageKey, req *toulmin.Reque
 		v.hold(key, phases, reply, &spent.Notes)
 	}
 	v.coverLocked(key, phases, how)
-	v.billLocked(key, speakers, spent)
+	v.billLocked(key, payers, spent)
 	return nil
 }
 
@@ -285,11 +294,11 @@ func (v *panelVoice) speak(ctx context.Context, key stageKey, req *toulmin.Reque
 // every member; otherwise each member of its phases is asked alone, and of the debate's later
 // phases too unless the failure was transient (a 5xx or a 429 that outlasted the retries: the
 // next stage asks the panel again). A refusal or a timeout would come back with the same call.
-func (v *panelVoice) failedCall(ctx context.Context, key stageKey, phases []toulmin.PhaseSpec, speakers []*LLMAgent, spent *toulmin.Turn, res *llm.Completion) error {
+func (v *panelVoice) failedCall(ctx context.Context, key stageKey, phases []toulmin.PhaseSpec, payers payers, spent *toulmin.Turn, res *llm.Completion) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if ctx.Err() != nil {
-		v.billLocked(key, speakers, spent)
+		v.billLocked(key, payers, spent)
 		return res.Err
 	}
 	scope := "in this phase and the rest of the debate"
@@ -300,7 +309,7 @@ func (v *panelVoice) failedCall(ctx context.Context, key stageKey, phases []toul
 	}
 	spent.Notes = append(spent.Notes, "the panel's call failed ("+scan.Clip(res.Err.Error(), 300)+"); each member is asked alone, "+scope)
 	v.coverLocked(key, phases, alone)
-	v.billLocked(key, speakers, spent)
+	v.billLocked(key, payers, spent)
 	return nil
 }
 
@@ -331,28 +340,71 @@ func (v *panelVoice) hold(key stageKey, phases []toulmin.PhaseSpec, reply *llm.P
 	}
 }
 
-// billLocked records what a call cost, split evenly among the speakers of its first phase, who
-// claim their shares with their turns in the phase the engine is running; the caller holds v.mu.
-// A member that speaks only in a later phase of the call (a maintainer's synthesis after the
-// round) pays nothing of it: its share would wait for a phase the debate may never reach in this
-// process (SIGTERM in the middle of the round), and the record would lose tokens the server
-// billed. Each share adds to what the speaker owes already: a member that did not yet claim its
-// share of a failed call keeps it when a later member's call of the phase is billed. The call's
-// notes go with the first share, as the phase's notes: they are no member's doing.
-func (v *panelVoice) billLocked(key stageKey, speakers []*LLMAgent, spent *toulmin.Turn) {
-	for i, u := range splitUsage(spent.Usage, len(speakers)) {
-		k := turnKey{key, speakers[i].p.Name}
-		t := v.owed[k]
-		if t == nil {
-			t = &toulmin.Turn{}
-			v.owed[k] = t
+// payers are the members a call is billed to: the speakers of its first phase, and those who
+// speak only in a later phase of it (the maintainers, whose synthesis comes with the last round).
+type payers struct {
+	first, later []*LLMAgent
+}
+
+// laterOnly are the members of the panel who take no part in the call's first phase but may
+// speak in a later one.
+func (v *panelVoice) laterOnly(req *toulmin.Request, phases []toulmin.PhaseSpec) []*LLMAgent {
+	var out []*LLMAgent
+	for _, p := range req.Participants {
+		m := v.members[p.Name]
+		if m == nil || takes(phases[0].Takers, p.Role) {
+			continue
 		}
+		if slices.ContainsFunc(phases[1:], func(ph toulmin.PhaseSpec) bool { return takes(ph.Takers, p.Role) }) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// billLocked records what a call cost, split evenly among its payers; the caller holds v.mu. The
+// speakers of its first phase claim their shares with their turns in the phase the engine is
+// running, and each share adds to what the speaker owes already (a member that did not yet claim
+// its share of a failed call keeps it when a later member's call of the phase is billed). The
+// share of a member who speaks only in a later phase of the call (a maintainer's synthesis after
+// the round) is billed now too, under its name (toulmin.Turn.UsageFor of the first speaker's
+// turn): held for a phase the debate may never reach in this process (SIGTERM in the middle of
+// the round), the record would lose tokens the server billed. The call's notes go with the first
+// share, as the phase's notes: they are no member's doing.
+func (v *panelVoice) billLocked(key stageKey, pay payers, spent *toulmin.Turn) {
+	if len(pay.first) == 0 {
+		return
+	}
+	shares := splitUsage(spent.Usage, len(pay.first)+len(pay.later))
+	for i, u := range shares[:len(pay.first)] {
+		t := v.owedLocked(turnKey{key, pay.first[i].p.Name})
 		t.Usage.Add(u)
 		if i == 0 {
 			// The phase's notes, not the first speaker's: the call spoke for them all.
 			t.PhaseNotes = append(t.PhaseNotes, spent.Notes...)
 		}
 	}
+	first := v.owedLocked(turnKey{key, pay.first[0].p.Name})
+	for i, u := range shares[len(pay.first):] {
+		if first.UsageFor == nil {
+			first.UsageFor = map[string]voting.Usage{}
+		}
+		name := pay.later[i].p.Name
+		sum := first.UsageFor[name]
+		sum.Add(u)
+		first.UsageFor[name] = sum
+	}
+}
+
+// owedLocked is what the member owes in the phase, made when it owes nothing yet; the caller
+// holds v.mu.
+func (v *panelVoice) owedLocked(k turnKey) *toulmin.Turn {
+	t := v.owed[k]
+	if t == nil {
+		t = &toulmin.Turn{}
+		v.owed[k] = t
+	}
+	return t
 }
 
 // splitUsage divides u into n shares that add up to it: the calls and what the integer division
