@@ -169,12 +169,7 @@ func withOwed(turn, owed *toulmin.Turn, dropped []string) *toulmin.Turn {
 	turn.Notes = append(owed.Notes, turn.Notes...)
 	turn.PhaseNotes = append(owed.PhaseNotes, turn.PhaseNotes...)
 	for name, u := range owed.UsageFor {
-		if turn.UsageFor == nil {
-			turn.UsageFor = map[string]voting.Usage{}
-		}
-		sum := turn.UsageFor[name]
-		sum.Add(u)
-		turn.UsageFor[name] = sum
+		spendFor(turn, name, u)
 	}
 	for _, p := range dropped {
 		turn.Notes = append(turn.Notes, "dropped from the panel's reply: "+scan.Clip(p, 300))
@@ -386,14 +381,18 @@ func (v *panelVoice) billLocked(key stageKey, pay payers, spent *toulmin.Turn) {
 	}
 	first := v.owedLocked(turnKey{key, pay.first[0].p.Name})
 	for i, u := range shares[len(pay.first):] {
-		if first.UsageFor == nil {
-			first.UsageFor = map[string]voting.Usage{}
-		}
-		name := pay.later[i].p.Name
-		sum := first.UsageFor[name]
-		sum.Add(u)
-		first.UsageFor[name] = sum
+		spendFor(first, pay.later[i].p.Name, u)
 	}
+}
+
+// spendFor adds u to what turn's calls spent for the participant name.
+func spendFor(turn *toulmin.Turn, name string, u voting.Usage) {
+	if turn.UsageFor == nil {
+		turn.UsageFor = map[string]voting.Usage{}
+	}
+	sum := turn.UsageFor[name]
+	sum.Add(u)
+	turn.UsageFor[name] = sum
 }
 
 // owedLocked is what the member owes in the phase, made when it owes nothing yet; the caller
