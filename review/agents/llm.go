@@ -258,13 +258,13 @@ func (a *LLMAgent) Participant() toulmin.Participant { return a.p }
 // Take implements toulmin.Agent. An agent of a panel that speaks in one call per phase
 // (panelVoice) takes its turn from that call. Otherwise it is one structured call of its own,
 // and at most one more when the reply is unusable. A garbled reply (not a JSON object of the
-// schema) is asked again unchanged, so the second call is served from the prompt cache; a reply cut off at the token limit, or with parts
-// that do not validate, gets a repair request that says what was wrong (and which argument ids
-// may be answered) but does not send the rejected reply back. A reply that still does not parse
-// on the second call is an error (the engine leaves the agent out of the phase); parts that
-// still do not validate are dropped with a note and the rest of the turn is kept. The turn
-// carries the usage of every call the server answered, retries and repairs included, also when
-// Take fails.
+// schema) is asked again unchanged, so the second call is served from the prompt cache; a reply
+// cut off at the token limit, or with parts that do not validate, gets a repair request that
+// says what was wrong (and which argument ids may be answered) but does not send the rejected
+// reply back. A reply that still does not parse on the second call is an error (the engine
+// leaves the agent out of the phase); parts that still do not validate are dropped with a note
+// and the rest of the turn is kept. The turn carries the usage of every call the server
+// answered, retries and repairs included, also when Take fails.
 func (a *LLMAgent) Take(ctx context.Context, req *toulmin.Request) (*toulmin.Turn, error) {
 	answer := a.toAnswer(req)
 	if a.voice != nil {
@@ -274,6 +274,13 @@ func (a *LLMAgent) Take(ctx context.Context, req *toulmin.Request) (*toulmin.Tur
 		return &toulmin.Turn{}, nil // nothing to answer: no call
 	}
 	return a.takeAlone(ctx, req, answer)
+}
+
+// askShorter is msgs and a request to reply again, shorter, after a reply cut off at its limit
+// of tokens; the cut reply is not sent back.
+func askShorter(msgs []openai.ChatCompletionMessageParamUnion, limit int) []openai.ChatCompletionMessageParamUnion {
+	return append(slices.Clip(msgs), openai.UserMessage(fmt.Sprintf(
+		"Your previous reply was cut off at the limit of %d tokens. Reply again with one JSON object that matches the response schema, shorter: fewer arguments, shorter texts.", limit)))
 }
 
 // takeAlone is the agent's turn from a call of its own (see Take).
@@ -312,9 +319,7 @@ func (a *LLMAgent) takeAlone(ctx context.Context, req *toulmin.Request, answer [
 			msgs = base
 		case perr != nil:
 			spent.Notes = append(spent.Notes, "the first reply needed a repair: "+scan.Clip(perr.Error(), 300))
-			msgs = append(slices.Clip(base), openai.UserMessage(fmt.Sprintf(
-				"Your previous reply was cut off at the limit of %d tokens. Reply again with one JSON object that matches the response schema, shorter: fewer arguments, shorter texts.",
-				req.Phase.TokenLimit)))
+			msgs = askShorter(base, req.Phase.TokenLimit)
 		default:
 			spent.Notes = append(spent.Notes, "the first reply needed a repair: "+scan.Clip(strings.Join(problems, "; "), 300))
 			msgs = append(slices.Clip(base), openai.UserMessage(fmt.Sprintf(

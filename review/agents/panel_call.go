@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/openai/openai-go"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/debatebot/debatebot/review/evidence/scan"
 	"github.com/debatebot/debatebot/review/llm"
@@ -34,8 +35,10 @@ type panelVoice struct {
 	// members are the agents the voice speaks for, by participant name.
 	members map[string]*LLMAgent
 
-	mu      sync.Mutex
-	flights map[stageKey]*flight
+	// calls makes one call per stage: the members that ask for it at once wait for the first's.
+	calls singleflight.Group
+
+	mu sync.Mutex
 	// covered says how a call covered each phase it was made for.
 	covered map[stageKey]cover
 	// failed marks the debates in which a call for the panel was refused or timed out: their
@@ -75,11 +78,6 @@ type turnKey struct {
 	agent string
 }
 
-type flight struct {
-	done chan struct{}
-	err  error
-}
-
 // heldTurn is a member's turn as the panel's reply gave it, until the engine asks for it.
 type heldTurn struct {
 	turn  llm.PanelTurn
@@ -89,7 +87,7 @@ type heldTurn struct {
 func newPanelVoice(client *llm.Client, shared *sharedContext) *panelVoice {
 	return &panelVoice{
 		client: client, shared: shared, members: map[string]*LLMAgent{},
-		flights: map[stageKey]*flight{}, covered: map[stageKey]cover{}, failed: map[string]bool{}, held: map[turnKey]*heldTurn{},
+		covered: map[stageKey]cover{}, failed: map[string]bool{}, held: map[turnKey]*heldTurn{},
 		owed: map[turnKey]*toulmin.Turn{}, taken: map[turnKey]bool{},
 	}
 }
@@ -208,27 +206,13 @@ func (v *panelVoice) claimOwed(key stageKey, agent string) *toulmin.Turn {
 	return t
 }
 
-// call makes the panel's call for the stage from key's phase on, or waits for the one in flight.
+// call makes the panel's call for the stage from key's phase on, or waits for the one in flight
+// (the members of a phase share its context, which bounds the call).
 func (v *panelVoice) call(ctx context.Context, key stageKey, req *toulmin.Request) error {
-	v.mu.Lock()
-	if f, ok := v.flights[key]; ok {
-		v.mu.Unlock()
-		select {
-		case <-f.done:
-			return f.err
-		case <-ctx.Done():
-			return fmt.Errorf("waiting for the panel's call: %w", ctx.Err())
-		}
-	}
-	f := &flight{done: make(chan struct{})}
-	v.flights[key] = f
-	v.mu.Unlock()
-	f.err = v.speak(ctx, key, req)
-	v.mu.Lock()
-	delete(v.flights, key)
-	v.mu.Unlock()
-	close(f.done)
-	return f.err
+	_, err, _ := v.calls.Do(fmt.Sprintf("%s\x00%s\x00%d", key.debate, key.phase, key.round), func() (any, error) {
+		return nil, v.speak(ctx, key, req)
+	})
+	return err
 }
 
 // speak makes the call: one structured request, asked again once when the reply is unusable
@@ -269,8 +253,7 @@ func (v *panelVoice) speak(ctx context.Context, key stageKey, req *toulmin.Reque
 		}
 		spent.Notes = append(spent.Notes, "the panel's reply was unusable: "+scan.Clip(perr.Error(), 300))
 		if res.Finish == "length" {
-			msgs = append(slices.Clip(msgs), openai.UserMessage(fmt.Sprintf(
-				"Your previous reply was cut off at the limit of %d tokens. Reply again with one JSON object of the response schema, shorter: fewer arguments, shorter texts.", limit)))
+			msgs = askShorter(msgs, limit)
 		}
 	}
 	v.mu.Lock()

@@ -2,8 +2,6 @@ package agents
 
 import (
 	"context"
-	"fmt"
-	"slices"
 
 	"github.com/openai/openai-go"
 
@@ -90,9 +88,7 @@ func (v *panelVoice) seat(ctx context.Context, msgs []openai.ChatCompletionMessa
 	if res.Err != nil || res.Finish != "length" || llm.Decode(res.Content, &seatReply{}) == nil {
 		return res
 	}
-	again := v.client.Panel(ctx, append(slices.Clip(msgs), openai.UserMessage(fmt.Sprintf(
-		"Your previous reply was cut off at the limit of %d tokens. Reply again with one JSON object of the response schema, shorter: fewer arguments, shorter texts.", limit))),
-		limit, key, seatSchemaName, seatSchema)
+	again := v.client.Panel(ctx, askShorter(msgs, limit), limit, key, seatSchemaName, seatSchema)
 	again.Usage.Add(res.Usage)
 	again.Notes = append(append(res.Notes, "the seating reply was cut off at the limit and was asked again, shorter"), again.Notes...)
 	return again

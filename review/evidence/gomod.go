@@ -29,16 +29,12 @@ type modCopy struct {
 	notes []string
 }
 
-// prepareModule writes, in scratch, the sanitised copy of the go.mod of the module at modDir
-// (and its go.sum, which the go command reads beside the copy), and sanitises the go.mod files
-// of the local replacements it keeps. A go.mod that does not parse is copied as it is: the go
-// command then says what is wrong with it, and it still never writes the tree.
-func prepareModule(treeRoot, modDir, scratch, goVersion string) (*modCopy, error) {
+// prepareModule writes, in scratch, the sanitised copy of data, the go.mod of the module at
+// modDir (and its go.sum, which the go command reads beside the copy), and sanitises the go.mod
+// files of the local replacements it keeps. A go.mod that does not parse is copied as it is: the
+// go command then says what is wrong with it, and it still never writes the tree.
+func prepareModule(treeRoot, modDir, scratch, goVersion string, data []byte) (*modCopy, error) {
 	rel := relSlash(treeRoot, filepath.Join(modDir, "go.mod"))
-	data, err := os.ReadFile(filepath.Join(modDir, "go.mod"))
-	if err != nil {
-		return nil, fmt.Errorf("failed to read %s: %w", rel, err)
-	}
 	mc := &modCopy{overlay: map[string][]byte{}}
 	out, rw, err := gomod.Sanitize(rel, data, treeRoot, modDir, goVersion)
 	if err != nil {

@@ -375,10 +375,13 @@ func (t *treeRun) prepare(mod string, idx int, patterns []string, tests bool) (*
 	goMod, readErr := os.ReadFile(filepath.Join(mod, "go.mod"))
 	var mc *modCopy
 	var err error
-	if errors.Is(readErr, fs.ErrNotExist) {
+	switch {
+	case errors.Is(readErr, fs.ErrNotExist):
 		mc, err = synthesizeModule(t.ctx, mod, scratch, t.mods)
-	} else {
-		mc, err = prepareModule(t.root, mod, scratch, t.goVersion)
+	case readErr != nil:
+		err = fmt.Errorf("failed to read %s: %w", relSlash(t.root, filepath.Join(mod, "go.mod")), readErr)
+	default:
+		mc, err = prepareModule(t.root, mod, scratch, t.goVersion, goMod)
 	}
 	if err != nil {
 		for _, p := range patterns {
