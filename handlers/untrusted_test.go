@@ -58,26 +58,6 @@ func askedAs(a *app, config string) {
 	}
 }
 
-// checkAskedAs fails t unless the model was asked the way config says: at least one call for the
-// panel (the default; the call that seats the panel and writes its openings is one, and the only
-// one when the openings agree), or none (llm.calls: agent) and some of one agent.
-func checkAskedAs(t *testing.T, llm *llmtest.Server, config string) {
-	t.Helper()
-	panel, agent := 0, 0
-	for _, r := range llm.Requests() {
-		switch r.ResponseFormat.JSONSchema.Name {
-		case llmtest.PanelSchema, llmtest.PanelSeatSchema:
-			panel++
-		case llmtest.ModeratorSchema:
-		default:
-			agent++
-		}
-	}
-	if perAgent := config != ""; (perAgent && (panel > 0 || agent == 0)) || (!perAgent && panel == 0) {
-		t.Errorf("%d calls for the panel and %d of one agent under %q", panel, agent, config)
-	}
-}
-
 func injectedPR(a *app, title, body, diff string) {
 	a.gh.PRs["acme/shop#7"] = &githubtest.PR{Title: title, Body: body, BaseRef: "main", HeadRef: "docs", HeadSHA: "abc123", Diff: diff}
 }
@@ -163,7 +143,7 @@ func TestCleanChangeWithAgreeingModelsIsApproved(t *testing.T) {
 			if len(dec) != 1 || !strings.Contains(dec[0].Body, "decision: approve\n") || strings.Contains(dec[0].Body, "prompt_injection") {
 				t.Fatalf("decision = %+v", dec)
 			}
-			checkAskedAs(t, llm, mode.Config)
+			llmtest.CheckAskedAs(t, llm.Requests(), mode.Config)
 		})
 	}
 }
@@ -222,7 +202,7 @@ func secretsQuotedAreNeverPosted(t *testing.T, repoConfig string) {
 	if !checkText {
 		t.Errorf("no check run listed the masked required change")
 	}
-	checkAskedAs(t, llm, repoConfig)
+	llmtest.CheckAskedAs(t, llm.Requests(), repoConfig)
 }
 
 // renderedText is what GitHub renders as Markdown in a JSON request body: its strings, without

@@ -232,7 +232,7 @@ func killDashNineResumes(t *testing.T, bin, config string, phases int) {
 	if phaseCalls(llm)["synthesis"] == 0 {
 		t.Errorf("the resumed debate did not reach synthesis: %v", after)
 	}
-	checkAskedAs(t, llm.Requests(), config)
+	llmtest.CheckAskedAs(t, llm.Requests(), config)
 	checkPublishedOnce(t, gh, "the crash")
 }
 

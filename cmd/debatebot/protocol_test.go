@@ -589,7 +589,7 @@ func TestModelModeratorIsCheckedByTheRules(t *testing.T) {
 						t.Errorf("transcript lacks %q:\n%s", want, section(md, "## Moderator"))
 					}
 				}
-				checkAskedAs(t, srv.Requests(), mode.Config)
+				llmtest.CheckAskedAs(t, srv.Requests(), mode.Config)
 				if rules := strings.Contains(md, "The moderator (rules)"); mode.Config == "" && rules && !panelOpens(srv.Requests()) {
 					t.Error("after an unusable reply to the seating call, no call for the panel asks for the openings")
 				}

@@ -173,7 +173,7 @@ func sigtermRunsThePhaseAgain(t *testing.T, bin, config string, held toulmin.Pha
 	if billed := llm.Billed(); d.Prompt != billed.Prompt || d.Completion != billed.Completion {
 		t.Errorf("the record counts %d prompt and %d completion tokens; the model billed %+v", d.Prompt, d.Completion, billed)
 	}
-	checkAskedAs(t, llm.Requests(), config)
+	llmtest.CheckAskedAs(t, llm.Requests(), config)
 	checkPublishedOnce(t, gh, "SIGTERM and restart")
 }
 

@@ -32,26 +32,6 @@ func approving(say string) llmtest.Responder {
 	}
 }
 
-// checkAskedAs fails t unless the requests asked the model the way config says: at least one
-// call for the panel (the default; the call that seats the panel and writes its openings is one,
-// and the only one when the openings agree), or none (llm.calls: agent) and some of one agent.
-func checkAskedAs(t *testing.T, reqs []*llmtest.Request, config string) {
-	t.Helper()
-	panel, agent := 0, 0
-	for _, r := range reqs {
-		switch r.ResponseFormat.JSONSchema.Name {
-		case llmtest.PanelSchema, llmtest.PanelSeatSchema:
-			panel++
-		case llmtest.ModeratorSchema:
-		default:
-			agent++
-		}
-	}
-	if perAgent := strings.Contains(config, "calls: agent"); (perAgent && (panel > 0 || agent == 0)) || (!perAgent && panel == 0) {
-		t.Errorf("%d calls for the panel and %d of one agent under %q", panel, agent, config)
-	}
-}
-
 func writeFile(t *testing.T, dir, name, data string) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
@@ -109,7 +89,7 @@ func TestDebateEscalatesTextAddressedToTheReviewer(t *testing.T) {
 					t.Errorf("the model agents did not all vote approve; the test proves nothing:\n%s", out)
 				}
 				if a.env != nil {
-					checkAskedAs(t, llm.Requests()[calls:], a.config)
+					llmtest.CheckAskedAs(t, llm.Requests()[calls:], a.config)
 				}
 			})
 		}
@@ -242,7 +222,7 @@ func serveRedacts(t *testing.T, config string) {
 	if !posted {
 		t.Errorf("the model's masked words were not published")
 	}
-	checkAskedAs(t, llm.Requests(), config)
+	llmtest.CheckAskedAs(t, llm.Requests(), config)
 }
 
 // What the fuzz target of the diff reader found, through the command: a hunk that starts at line
@@ -295,5 +275,5 @@ func debateRedacts(t *testing.T, llm *llmtest.Server, env map[string]string, dif
 			t.Errorf("the redacted record is not one JSON object (%v):\n%s", err, out)
 		}
 	}
-	checkAskedAs(t, llm.Requests()[before:], config)
+	llmtest.CheckAskedAs(t, llm.Requests()[before:], config)
 }
